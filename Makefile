@@ -1,0 +1,44 @@
+# Bunko — one entry point for people and CI. `make run` and `make test` set everything up.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+EXTRAS ?= local,e5,aws,dev
+
+.PHONY: install run test lint format eval bench clean
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	touch $(STAMP)
+
+install: $(STAMP)
+
+run: install  ## start Bunko on the embedded default (http://127.0.0.1:3000, drop folder data/drop)
+	$(BIN)/bunko serve
+
+test: install  ## lint, then the whole test suite
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/pytest -q -p no:cacheprovider
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: install
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+EVAL_DIR ?= ../shared/eval
+eval: install  ## retrieval quality on the BEIR sets
+	$(BIN)/bunko eval $(EVAL_DIR)/scifact
+	$(BIN)/bunko eval $(EVAL_DIR)/jsquad-valid
+
+bench: install  ## engine and embedder benchmarks (not part of the tests)
+	$(BIN)/python tests/bench/bench_index.py
+	$(BIN)/python tests/bench/bench_embedders.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""Adapters: the ports implemented for one technology each (local and aws)."""

@@ -1,0 +1,1 @@
+"""Embedded adapters: SQLite, files, the local index, packaged models, in-process worker."""

@@ -1,0 +1,175 @@
+"""The `bunko` command: serve | ingest | search | reindex | eval."""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bunko.config import Settings
+
+app = typer.Typer(help="Bunko: a knowledge base for people and AI agents.", no_args_is_help=True)
+
+DataDir = Annotated[
+    Path | None, typer.Option("--data-dir", help="Data folder (env BUNKO_DATA_DIR).", show_default=False)
+]
+
+
+def _settings(data_dir: Path | None, **overrides) -> Settings:
+    values = {k: v for k, v in overrides.items() if v is not None}
+    if data_dir is not None:
+        values["data_dir"] = data_dir
+    return Settings(**values)
+
+
+def _services(settings: Settings):
+    from bunko.bootstrap import build_services
+
+    return build_services(settings)
+
+
+def _wait_with_progress(services, total: int, label: str) -> None:
+    from tqdm import tqdm
+
+    queue = services.queue
+    with tqdm(total=total, desc=label, unit="doc", disable=total < 2) as bar:
+        done = 0
+        while True:
+            idle = queue.join(timeout=0.5)
+            now = total - min(total, queue.pending)
+            bar.update(now - done)
+            done = now
+            if idle:
+                return
+
+
+@app.command()
+def serve(
+    data_dir: DataDir = None,
+    host: Annotated[str | None, typer.Option(help="Bind address (default 127.0.0.1).")] = None,
+    port: Annotated[int | None, typer.Option(help="REST port (default 3000).")] = None,
+    watch: Annotated[bool, typer.Option(help="Watch the drop folder.")] = True,
+) -> None:
+    """Run the HTTP server and the drop-folder watcher."""
+    import uvicorn
+
+    from bunko.server import run_server
+
+    settings = _settings(data_dir, host=host, port=port)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    run_server(settings, watch=watch, uvicorn_run=uvicorn.run)
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
+    data_dir: DataDir = None,
+    category: Annotated[str | None, typer.Option(help="Category for every file.")] = None,
+) -> None:
+    """Ingest files (folders recursively) and wait until they are indexed."""
+    from bunko.domain import DEFAULT_WORKSPACE_ID
+    from bunko.errors import BunkoError
+
+    services = _services(_settings(data_dir))
+    files = [p for path in paths for p in ([path] if path.is_file() else sorted(path.rglob("*")))]
+    files = [f for f in files if f.is_file() and not f.name.startswith(".")]
+    submitted = []
+    for f in files:
+        try:
+            submitted.append(
+                services.ingest.submit_file(
+                    DEFAULT_WORKSPACE_ID, path=f.as_posix(), data=f.read_bytes(), category=category,
+                    source="cli",
+                )
+            )
+        except BunkoError as exc:
+            typer.echo(f"skipped {f}: {exc}", err=True)
+    _wait_with_progress(services, len(submitted), "indexing")
+    failed = 0
+    for doc in submitted:
+        final = services.metadata.get_document(DEFAULT_WORKSPACE_ID, doc.id)
+        if final and final.status == "failed":
+            failed += 1
+            typer.echo(f"failed {final.path}: {final.error}", err=True)
+    typer.echo(f"{len(submitted) - failed} indexed, {failed} failed")
+    services.close()
+    raise typer.Exit(1 if failed else 0)
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for (English, Japanese, ...).")],
+    data_dir: DataDir = None,
+    limit: Annotated[int, typer.Option(help="Results to show.")] = 5,
+    min_score: Annotated[float, typer.Option(help="Similarity cut-off in [0, 1].")] = 0.3,
+    category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
+    method: Annotated[str | None, typer.Option(help="convex | rrf | max | keyword | vector")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the search_text JSON.")] = False,
+) -> None:
+    """Hybrid search over the knowledge base."""
+    from bunko.domain import DEFAULT_WORKSPACE_ID
+    from bunko.services.search import SearchOptions
+
+    services = _services(_settings(data_dir))
+    result = services.search.search(
+        DEFAULT_WORKSPACE_ID, query,
+        SearchOptions(limit=limit, min_score=min_score, category=category, method=method),
+    )
+    if as_json:
+        typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+    else:
+        if not result.items:
+            typer.echo("no results")
+        for n, item in enumerate(result.items, start=1):
+            snippet = " ".join(item.content.split())[:200]
+            typer.echo(
+                f"{n}. {item.path}  similarity={item.similarity:.3f} "
+                f"(vector {item.vector_score:.3f}, text {item.text_score:.3f})\n   {snippet}"
+            )
+    services.close()
+
+
+@app.command()
+def reindex(
+    data_dir: DataDir = None,
+    retrain: Annotated[bool, typer.Option(help="Retrain the LSA embedder first.")] = False,
+) -> None:
+    """Rebuild the search index from the metadata store."""
+    from tqdm import tqdm
+
+    services = _services(_settings(data_dir))
+    started = time.perf_counter()
+    with tqdm(total=services.metadata.count_chunks(), desc="reindex", unit="chunk") as bar:
+        count = services.pipeline.reindex(retrain=retrain, progress=bar.update)
+    typer.echo(f"{count} chunks indexed in {time.perf_counter() - started:.1f} s")
+    services.close()
+
+
+@app.command(name="eval")
+def evaluate(
+    directory: Annotated[Path, typer.Argument(help="A BEIR-format folder.")],
+    embedder: Annotated[str | None, typer.Option(help="use | lsa | e5 | none")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
+    max_queries: Annotated[int | None, typer.Option(help="Use only the first N test queries.")] = None,
+    vector_weight: Annotated[float | None, typer.Option(help="Weight of the vector score in convex fusion.")] = None,
+) -> None:
+    """Measure retrieval quality (nDCG@10, Recall@100, MRR@10) and throughput."""
+    from bunko.evaluation import format_table, run_evaluation
+
+    report = run_evaluation(
+        directory, embedder=embedder, max_queries=max_queries, vector_weight=vector_weight,
+        progress=not as_json,
+    )
+    typer.echo(json.dumps(report, indent=2) if as_json else format_table(report))
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

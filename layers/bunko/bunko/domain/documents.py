@@ -1,0 +1,92 @@
+"""Documents, their revisions and their chunks, as the stores and services see them."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+
+# The single-user embedded server (auth off) works in this workspace.
+DEFAULT_WORKSPACE_ID = "00000000-0000-4000-8000-000000000001"
+
+# Chunk ids are derived from (document, revision, index) so that a re-delivered ingest
+# event writes the same ids again instead of adding duplicates.
+_CHUNK_NAMESPACE = uuid.UUID("6f1c1a52-7d1e-4b8e-9a43-0b0e5b1f2c11")
+
+
+def new_id() -> str:
+    return str(uuid.uuid4())
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def chunk_id_for(document_id: str, revision: int, index: int) -> str:
+    return str(uuid.uuid5(_CHUNK_NAMESPACE, f"{document_id}:{revision}:{index}"))
+
+
+class DocumentStatus(StrEnum):
+    PENDING = "pending"
+    INDEXING = "indexing"
+    COMPLETED = "completed"
+    FAILED = "failed"
+
+
+@dataclass
+class Workspace:
+    id: str
+    name: str
+    created_at: datetime = field(default_factory=utcnow)
+
+
+@dataclass
+class Document:
+    """One logical file in a workspace; `path` is unique per workspace."""
+
+    id: str
+    workspace_id: str
+    path: str
+    name: str
+    mime: str
+    size: int = 0
+    category: str | None = None
+    status: DocumentStatus = DocumentStatus.PENDING
+    error: str | None = None
+    revision: int = 1
+    content_hash: str = ""
+    chunk_size: int = 1000
+    chunk_overlap: int = 200
+    chunk_count: int = 0
+    source: str = "api"  # api | upload | drop | agent | s3
+    blob_key: str | None = None
+    created_at: datetime = field(default_factory=utcnow)
+    updated_at: datetime = field(default_factory=utcnow)
+
+
+@dataclass
+class Revision:
+    """An immutable revision of a document: its original bytes and its extracted text."""
+
+    document_id: str
+    workspace_id: str
+    revision: int
+    content_hash: str
+    blob_key: str
+    text_key: str | None = None
+    size: int = 0
+    created_at: datetime = field(default_factory=utcnow)
+
+
+@dataclass
+class Chunk:
+    id: str
+    document_id: str
+    workspace_id: str
+    revision: int
+    index: int
+    content: str
+    start: int = 0  # character offsets in the document's extracted text
+    end: int = 0
+    page: int | None = None

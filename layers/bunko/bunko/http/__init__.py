@@ -1,0 +1,1 @@
+"""The HTTP surface: one FastAPI app, deployed embedded, behind Mangum and under uvicorn."""

@@ -1,0 +1,126 @@
+"""Hybrid fusion in the core (DESIGN decision 4): one function ranks both engines' hits.
+
+Every method returns, per chunk, a fused score in [0, 1] plus the two normalised component
+scores, so local and cloud engines rank alike and `similarity` always means the same thing.
+
+- vector_score: cosine similarity clipped to [0, 1] (vectors are L2-normalised).
+- text_score:   BM25 divided by the best BM25 of the query's candidates (so in [0, 1]).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from bunko.ports import IndexHit
+
+FUSION_METHODS = ("convex", "rrf", "max", "keyword", "vector")
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class FusedHit:
+    chunk_id: str
+    document_id: str
+    score: float
+    vector_score: float
+    text_score: float
+
+
+def _component_scores(
+    keyword: Sequence[IndexHit], vector: Sequence[IndexHit]
+) -> tuple[dict[str, float], dict[str, float], dict[str, str]]:
+    best = max((h.score for h in keyword), default=0.0)
+    text = {h.chunk_id: (h.score / best if best > 0 else 0.0) for h in keyword}
+    vec = {h.chunk_id: min(1.0, max(0.0, h.score)) for h in vector}
+    documents = {h.chunk_id: h.document_id for h in (*keyword, *vector)}
+    return text, vec, documents
+
+
+def _minmax(scores: dict[str, float]) -> dict[str, float]:
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if hi - lo <= 1e-12:
+        return dict.fromkeys(scores, 1.0)
+    return {k: (v - lo) / (hi - lo) for k, v in scores.items()}
+
+
+def _ranks(hits: Sequence[IndexHit]) -> dict[str, int]:
+    order = sorted(hits, key=lambda h: -h.score)
+    return {h.chunk_id: rank for rank, h in enumerate(order, start=1)}
+
+
+def fuse(
+    keyword: Sequence[IndexHit],
+    vector: Sequence[IndexHit],
+    *,
+    method: str = "convex",
+    vector_weight: float = 0.3,
+) -> list[FusedHit]:
+    """Fuse keyword (BM25) and vector (cosine) hits; best first.
+
+    convex:  vector_weight * minmax(vector) + (1 - vector_weight) * minmax(text); a chunk
+             missing from one list scores 0 there.
+    rrf:     reciprocal rank fusion (k=60), scaled by its maximum 2/(k+1) into [0, 1].
+    max:     TelosDB's rule, max(vector_score, text_score).
+    keyword / vector: one engine alone.
+    """
+    if method not in FUSION_METHODS:
+        raise ValueError(f"unknown fusion method {method!r}; choose one of {FUSION_METHODS}")
+    text, vec, documents = _component_scores(keyword, vector)
+    scorer = _SCORERS[method]
+    fused = scorer(keyword, vector, text, vec, vector_weight)
+    hits = [
+        FusedHit(
+            chunk_id=cid,
+            document_id=documents[cid],
+            score=min(1.0, max(0.0, score)),
+            vector_score=vec.get(cid, 0.0),
+            text_score=text.get(cid, 0.0),
+        )
+        for cid, score in fused.items()
+    ]
+    hits.sort(key=lambda h: (-h.score, -h.text_score, -h.vector_score, h.chunk_id))
+    return hits
+
+
+def _convex(keyword, vector, text, vec, weight) -> dict[str, float]:
+    if not vector:
+        weight = 0.0
+    elif not keyword:
+        weight = 1.0
+    t, v = _minmax(text), _minmax(vec)
+    return {cid: weight * v.get(cid, 0.0) + (1 - weight) * t.get(cid, 0.0) for cid in {*t, *v}}
+
+
+def _rrf(keyword, vector, text, vec, weight) -> dict[str, float]:
+    lists = [r for r in (_ranks(keyword), _ranks(vector)) if r]
+    if not lists:
+        return {}
+    top = len(lists) / (RRF_K + 1)
+    ids = {cid for ranks in lists for cid in ranks}
+    return {
+        cid: sum(1 / (RRF_K + ranks[cid]) for ranks in lists if cid in ranks) / top for cid in ids
+    }
+
+
+def _max(keyword, vector, text, vec, weight) -> dict[str, float]:
+    return {cid: max(text.get(cid, 0.0), vec.get(cid, 0.0)) for cid in {*text, *vec}}
+
+
+def _keyword(keyword, vector, text, vec, weight) -> dict[str, float]:
+    return dict(text)
+
+
+def _vector(keyword, vector, text, vec, weight) -> dict[str, float]:
+    return dict(vec)
+
+
+_SCORERS: dict[str, Callable[..., dict[str, float]]] = {
+    "convex": _convex,
+    "rrf": _rrf,
+    "max": _max,
+    "keyword": _keyword,
+    "vector": _vector,
+}

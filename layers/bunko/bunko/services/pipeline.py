@@ -1,0 +1,187 @@
+"""IndexingPipeline: parse → chunk → embed (batched across documents) → index.
+
+Called by the ingest worker (in-process locally, SQS on AWS) with a batch of jobs. A file
+that cannot be read ends `failed` with a readable error; the batch goes on. Chunk ids are
+derived from (document, revision, index), so re-delivering a job writes the same rows again.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bunko.chunking import chunk_text
+from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for, utcnow
+from bunko.errors import BunkoError
+from bunko.parsing import parse
+from bunko.ports import (
+    BlobStore,
+    Embedder,
+    IndexEntry,
+    IngestJob,
+    MetadataStore,
+    SearchIndex,
+    TrainableEmbedder,
+)
+from bunko.services.ingest import text_key
+
+log = logging.getLogger(__name__)
+
+Progress = Callable[[int], None]
+
+
+@dataclass
+class _Prepared:
+    doc: Document
+    chunks: list[Chunk]
+
+
+class IndexingPipeline:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        blobs: BlobStore,
+        index: SearchIndex,
+        embedder: Embedder | None,
+        batch_size: int = 64,
+    ) -> None:
+        self.metadata = metadata
+        self.blobs = blobs
+        self.index = index
+        self.embedder = embedder
+        self.batch_size = batch_size
+
+    def process(self, jobs: Sequence[IngestJob]) -> list[Document]:
+        """Index a batch of jobs; returns the documents as they ended."""
+        prepared: list[_Prepared] = []
+        finished: list[Document] = []
+        for job in jobs:
+            doc = self.metadata.get_document(job.workspace_id, job.document_id)
+            if doc is None or doc.revision != job.revision:
+                continue  # deleted, or superseded by a newer revision's job
+            if doc.status is DocumentStatus.COMPLETED:
+                continue  # a re-delivered job for work already done
+            try:
+                prepared.append(_Prepared(doc, self._prepare(doc)))
+            except BunkoError as exc:
+                finished.append(self._fail(doc, str(exc)))
+            except Exception as exc:  # a parser bug must not take the worker down
+                log.exception("ingest of %s failed", doc.path)
+                finished.append(self._fail(doc, f"could not process {doc.name}: {exc}"))
+        if not prepared:
+            return finished
+        try:
+            vectors = self._embed([c.content for p in prepared for c in p.chunks])
+        except Exception as exc:
+            log.exception("embedding failed")
+            return finished + [self._fail(p.doc, f"embedding failed: {exc}") for p in prepared]
+        offset = 0
+        for p in prepared:
+            n = len(p.chunks)
+            doc_vectors = None if vectors is None else vectors[offset : offset + n]
+            offset += n
+            finished.append(self._write(p, doc_vectors))
+        return finished
+
+    def _prepare(self, doc: Document) -> list[Chunk]:
+        doc.status, doc.updated_at = DocumentStatus.INDEXING, utcnow()
+        self.metadata.save_document(doc)
+        parsed = parse(self.blobs.get(doc.blob_key or ""), filename=doc.name, mime=doc.mime)
+        self.blobs.put(
+            text_key(doc.workspace_id, doc.id, doc.revision),
+            parsed.text.encode("utf-8"),
+            content_type="text/plain; charset=utf-8",
+        )
+        pieces = chunk_text(
+            parsed.text, chunk_size=doc.chunk_size, chunk_overlap=doc.chunk_overlap,
+            pages=parsed.pages or None,
+        )
+        if not pieces:
+            raise BunkoError(f"no text could be extracted from {doc.name}")
+        return [
+            Chunk(
+                id=chunk_id_for(doc.id, doc.revision, i), document_id=doc.id,
+                workspace_id=doc.workspace_id, revision=doc.revision, index=i,
+                content=p.content, start=p.start, end=p.end, page=p.page,
+            )
+            for i, p in enumerate(pieces)
+        ]
+
+    def _embed(self, texts: list[str]) -> np.ndarray | None:
+        if self.embedder is None or not texts:
+            return None
+        if isinstance(self.embedder, TrainableEmbedder) and not self.embedder.is_fitted:
+            return None  # LSA before its first training: keyword search only
+        parts = [
+            self.embedder.embed_documents(texts[i : i + self.batch_size])
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        return np.vstack(parts).astype(np.float32, copy=False)
+
+    def _write(self, p: _Prepared, vectors: np.ndarray | None) -> Document:
+        doc = p.doc
+        old_ids = {c.id for c in self.metadata.get_chunks(doc.workspace_id, doc.id)}
+        self.index.index(entries_for(doc, p.chunks, vectors))
+        self.metadata.replace_chunks(doc.workspace_id, doc.id, p.chunks)
+        stale = old_ids - {c.id for c in p.chunks}
+        if stale:
+            self.index.delete_chunks(doc.workspace_id, sorted(stale))
+        doc.status, doc.error = DocumentStatus.COMPLETED, None
+        doc.chunk_count, doc.updated_at = len(p.chunks), utcnow()
+        self.metadata.save_document(doc)
+        return doc
+
+    def _fail(self, doc: Document, message: str) -> Document:
+        doc.status, doc.error, doc.updated_at = DocumentStatus.FAILED, message, utcnow()
+        self.metadata.save_document(doc)
+        return doc
+
+    def reindex(self, workspace_id: str | None = None, *, retrain: bool = False,
+                progress: Progress | None = None) -> int:
+        """Rebuild the index from metadata (DESIGN decision 1); with an LSA embedder and
+        `retrain`, fit it on every chunk first. Returns the number of chunks indexed."""
+        if retrain and isinstance(self.embedder, TrainableEmbedder):
+            self.embedder.fit([c.content for c in self.metadata.iter_chunks(workspace_id)])
+        self.index.clear(workspace_id)
+        documents = {d.id: d for d in self.metadata.iter_documents(workspace_id)}
+        total = 0
+        for batch in _batched(self.metadata.iter_chunks(workspace_id), self.batch_size * 4):
+            vectors = self._embed([c.content for c in batch])
+            entries: list[IndexEntry] = []
+            for i, chunk in enumerate(batch):
+                doc = documents.get(chunk.document_id)
+                if doc is None:
+                    continue
+                vector = None if vectors is None else vectors[i]
+                entries.extend(entries_for(doc, [chunk], None if vector is None else vector[None, :]))
+            self.index.index(entries)
+            total += len(entries)
+            if progress:
+                progress(len(batch))
+        return total
+
+
+def entries_for(doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray | None) -> list[IndexEntry]:
+    return [
+        IndexEntry(
+            chunk_id=c.id, document_id=doc.id, workspace_id=doc.workspace_id, revision=c.revision,
+            text=c.content, category=doc.category,
+            vector=None if vectors is None else vectors[i],
+        )
+        for i, c in enumerate(chunks)
+    ]
+
+
+def _batched(items: Iterable[Chunk], size: int) -> Iterable[list[Chunk]]:
+    batch: list[Chunk] = []
+    for item in items:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch

@@ -1,0 +1,169 @@
+"""SearchService: TelosDB's `search_text`, hybrid and workspace-scoped.
+
+Both engines' hits are fused in the core (`bunko.services.fusion`), then checked against the
+metadata store (DESIGN decision 1): a chunk that is no longer there never comes back, even
+from a stale index.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bunko.domain import Chunk, Document
+from bunko.ports import Embedder, MetadataStore, SearchFilter, SearchIndex
+from bunko.services.fusion import FUSION_METHODS, FusedHit, fuse
+
+log = logging.getLogger(__name__)
+
+# A grouped result joins at most this many of a document's best chunks.
+MAX_JOINED_CHUNKS = 3
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    limit: int = 5
+    min_score: float = 0.3
+    group_by_document: bool = True
+    category: str | None = None
+    document_ids: frozenset[str] | None = None
+    method: str | None = None  # None: the configured default
+
+
+@dataclass
+class SearchItem:
+    id: str  # the chunk id (the best chunk, when grouped by document)
+    document_id: str
+    path: str
+    mime: str
+    category: str | None
+    content: str
+    similarity: float
+    vector_score: float
+    text_score: float
+    chunk_index: int
+    name: str = ""
+
+    def to_dict(self) -> dict:
+        return dict(self.__dict__)
+
+
+@dataclass
+class SearchResult:
+    items: list[SearchItem] = field(default_factory=list)
+    vector_search_used: bool = False
+    method: str = ""
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        out: dict = {
+            "items": [i.to_dict() for i in self.items],
+            "vector_search_used": self.vector_search_used,
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class SearchService:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        index: SearchIndex,
+        embedder: Embedder | None,
+        method: str = "convex",
+        vector_weight: float = 0.3,
+        candidates: int = 100,
+    ) -> None:
+        if method not in FUSION_METHODS:
+            raise ValueError(f"unknown fusion method {method!r}")
+        self.metadata = metadata
+        self.index = index
+        self.embedder = embedder
+        self.method = method
+        self.vector_weight = vector_weight
+        self.candidates = candidates
+
+    def query_vector(self, query: str) -> np.ndarray | None:
+        """The query's embedding, or None when there is no usable embedder."""
+        if self.embedder is None:
+            return None
+        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        return vector if np.any(vector) else None  # an unfitted LSA gives zeros
+
+    def search(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
+        """Hybrid search; raises on engine failure (callers that must not fail catch it)."""
+        method = options.method or self.method
+        if method not in FUSION_METHODS:
+            raise ValueError(f"unknown fusion method {method!r}")
+        if not query or not query.strip() or options.limit <= 0:
+            return SearchResult(method=method)
+        filters = SearchFilter(
+            workspace_id=workspace_id, category=options.category, document_ids=options.document_ids
+        )
+        vector = None if method == "keyword" else self.query_vector(query)
+        fetch = max(self.candidates, options.limit * 4)
+        keyword_hits, vector_hits = self.index.hybrid_search(
+            "" if method == "vector" else query, vector, filters, fetch
+        )
+        fused = fuse(keyword_hits, vector_hits, method=method, vector_weight=self.vector_weight)
+        items = self._materialise(workspace_id, fused, options)
+        return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
+
+    def _materialise(
+        self, workspace_id: str, fused: Sequence[FusedHit], options: SearchOptions
+    ) -> list[SearchItem]:
+        kept = [h for h in fused if h.score >= options.min_score]
+        chunks = {c.id: c for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in kept])}
+        documents: dict[str, Document | None] = {}
+        items: list[SearchItem] = []
+        grouped: dict[str, tuple[SearchItem, list[Chunk]]] = {}
+        for hit in kept:
+            chunk = chunks.get(hit.chunk_id)
+            if chunk is None:
+                continue  # stale index entry: metadata is the source of truth
+            if chunk.document_id not in documents:
+                documents[chunk.document_id] = self.metadata.get_document(workspace_id, chunk.document_id)
+            doc = documents[chunk.document_id]
+            if doc is None:
+                continue
+            if options.group_by_document and doc.id in grouped:
+                if len(grouped[doc.id][1]) < MAX_JOINED_CHUNKS:
+                    grouped[doc.id][1].append(chunk)
+                continue
+            if len(items) >= options.limit:
+                if options.group_by_document:
+                    continue
+                break
+            item = SearchItem(
+                id=chunk.id,
+                document_id=doc.id,
+                path=doc.path,
+                mime=doc.mime,
+                category=doc.category,
+                content=chunk.content,
+                similarity=round(hit.score, 6),
+                vector_score=round(hit.vector_score, 6),
+                text_score=round(hit.text_score, 6),
+                chunk_index=chunk.index,
+                name=doc.name,
+            )
+            items.append(item)
+            grouped[doc.id] = (item, [chunk])
+        if options.group_by_document:
+            for item, matched in grouped.values():
+                # TelosDB joins a document's matching chunks into one result, in reading order.
+                item.content = "\n…\n".join(c.content for c in sorted(matched, key=lambda c: c.index))
+        return items
+
+    def search_safely(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
+        """TelosDB's unified response: never raises; `items` is always a list."""
+        try:
+            return self.search(workspace_id, query, options)
+        except Exception as exc:
+            log.exception("search failed")
+            return SearchResult(error=f"search failed: {exc}")

@@ -1,0 +1,34 @@
+"""Shared fixtures: a real embedded Bunko (SQLite, files, the local index) in a temp folder."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from bunko.bootstrap import Services, build_services
+from bunko.config import Settings
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
+
+
+def make_services(data_dir: Path, **settings) -> Services:
+    return build_services(Settings(data_dir=data_dir, **settings))
+
+
+@pytest.fixture
+def services(tmp_path: Path) -> Iterator[Services]:
+    """Keyword-only Bunko: fast, no model to load."""
+    s = make_services(tmp_path / "data", embedder="none")
+    yield s
+    s.close()
+
+
+@pytest.fixture(scope="session")
+def use_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]:
+    """Bunko with the default multilingual model (loaded once per session)."""
+    s = make_services(tmp_path_factory.mktemp("use") / "data", embedder="use")
+    yield s
+    s.close()

@@ -1,0 +1,202 @@
+"""Every MetadataStore behaves alike: the SQLite one here, DynamoDB under moto later."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+
+from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace, new_id, utcnow
+from bunko.errors import ConflictError, NotFoundError
+
+WS = "11111111-1111-4111-8111-111111111111"
+OTHER_WS = "22222222-2222-4222-8222-222222222222"
+
+
+def make_doc(path: str = "notes/a.txt", workspace_id: str = WS, **kw) -> Document:
+    return Document(
+        id=new_id(), workspace_id=workspace_id, path=path, name=path.rsplit("/", 1)[-1],
+        mime="text/plain", **kw,
+    )
+
+
+def make_chunks(doc: Document, n: int, revision: int = 1) -> list[Chunk]:
+    return [
+        Chunk(id=new_id(), document_id=doc.id, workspace_id=doc.workspace_id,
+              revision=revision, index=i, content=f"chunk {i} 日本語", start=i * 10,
+              end=i * 10 + 9, page=i + 1)
+        for i in range(n)
+    ]
+
+
+def test_workspace_ensure_is_idempotent(metadata_store):
+    ws = metadata_store.ensure_workspace(Workspace(id=WS, name="team"))
+    again = metadata_store.ensure_workspace(Workspace(id=WS, name="renamed"))
+    assert ws.id == again.id == WS
+    assert again.name == "team"
+    assert metadata_store.get_workspace(OTHER_WS) is None
+
+
+def test_document_roundtrip_keeps_every_field(metadata_store):
+    doc = make_doc(category="manuals", size=123, content_hash="abc", chunk_size=500,
+                   chunk_overlap=50, source="drop", blob_key="originals/x")
+    metadata_store.add_document(doc)
+    got = metadata_store.get_document(WS, doc.id)
+    assert got == doc
+    assert metadata_store.get_document_by_path(WS, doc.path) == doc
+
+
+def test_path_is_unique_per_workspace(metadata_store):
+    metadata_store.add_document(make_doc("same.txt"))
+    with pytest.raises(ConflictError):
+        metadata_store.add_document(make_doc("same.txt"))
+    metadata_store.add_document(make_doc("same.txt", workspace_id=OTHER_WS))
+    assert metadata_store.count_documents(WS) == 1
+    assert metadata_store.count_documents(OTHER_WS) == 1
+
+
+def test_save_document_updates_status_and_revision(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    doc.status = DocumentStatus.FAILED
+    doc.error = "not a valid PDF"
+    doc.revision = 2
+    doc.updated_at = utcnow()
+    metadata_store.save_document(doc)
+    got = metadata_store.get_document(WS, doc.id)
+    assert got.status is DocumentStatus.FAILED
+    assert got.error == "not a valid PDF"
+    assert got.revision == 2
+
+
+def test_save_unknown_document_raises(metadata_store):
+    with pytest.raises(NotFoundError):
+        metadata_store.save_document(make_doc())
+
+
+def test_other_workspace_cannot_read_or_delete(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    assert metadata_store.get_document(OTHER_WS, doc.id) is None
+    assert metadata_store.get_document_by_path(OTHER_WS, doc.path) is None
+    assert metadata_store.delete_document(OTHER_WS, doc.id) is False
+    assert metadata_store.get_document(WS, doc.id) is not None
+
+
+def test_list_documents_pages_newest_first(metadata_store):
+    base = utcnow()
+    docs = []
+    for i in range(7):
+        d = make_doc(f"d{i}.txt", category="even" if i % 2 == 0 else "odd")
+        d.created_at = base + timedelta(seconds=i)
+        metadata_store.add_document(d)
+        docs.append(d)
+    first = metadata_store.list_documents(WS, limit=3)
+    assert [d.path for d in first] == ["d6.txt", "d5.txt", "d4.txt"]
+    rest = metadata_store.list_documents(WS, limit=10, offset=3)
+    assert [d.path for d in rest] == ["d3.txt", "d2.txt", "d1.txt", "d0.txt"]
+    assert metadata_store.list_documents(WS, limit=5, offset=100) == []
+    evens = metadata_store.list_documents(WS, limit=10, category="even")
+    assert {d.path for d in evens} == {"d0.txt", "d2.txt", "d4.txt", "d6.txt"}
+    assert metadata_store.count_documents(WS, category="odd") == 3
+    assert metadata_store.list_categories(WS) == ["even", "odd"]
+    assert metadata_store.list_categories(OTHER_WS) == []
+
+
+def test_chunks_replace_get_and_lookup(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    chunks = make_chunks(doc, 3)
+    metadata_store.replace_chunks(WS, doc.id, chunks)
+    assert metadata_store.get_chunks(WS, doc.id) == chunks
+    assert metadata_store.get_chunk(WS, chunks[1].id) == chunks[1]
+    assert metadata_store.get_chunk(OTHER_WS, chunks[1].id) is None
+    ids = [chunks[2].id, "missing", chunks[0].id]
+    assert [c.id for c in metadata_store.get_chunks_by_ids(WS, ids)] == [
+        chunks[2].id, chunks[0].id,
+    ]
+    assert metadata_store.get_chunks_by_ids(OTHER_WS, ids) == []
+    assert metadata_store.count_chunks(WS) == 3
+
+
+def test_replace_chunks_is_idempotent_and_replaces(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    chunks = make_chunks(doc, 4)
+    metadata_store.replace_chunks(WS, doc.id, chunks)
+    metadata_store.replace_chunks(WS, doc.id, chunks)
+    assert metadata_store.count_chunks(WS) == 4
+    newer = make_chunks(doc, 2, revision=2)
+    metadata_store.replace_chunks(WS, doc.id, newer)
+    assert metadata_store.get_chunks(WS, doc.id) == newer
+
+
+def test_replace_chunks_of_unknown_document_raises(metadata_store):
+    with pytest.raises(NotFoundError):
+        metadata_store.replace_chunks(WS, new_id(), [])
+
+
+def test_save_and_delete_chunk(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    chunks = make_chunks(doc, 2)
+    metadata_store.replace_chunks(WS, doc.id, chunks)
+    chunks[0].content = "updated text"
+    metadata_store.save_chunk(chunks[0])
+    assert metadata_store.get_chunk(WS, chunks[0].id).content == "updated text"
+    assert metadata_store.delete_chunk(OTHER_WS, chunks[1].id) is False
+    assert metadata_store.delete_chunk(WS, chunks[1].id) is True
+    assert metadata_store.delete_chunk(WS, chunks[1].id) is False
+    assert metadata_store.get_chunks(WS, doc.id) == [chunks[0]]
+
+
+def test_large_chunk_text_roundtrips(metadata_store):
+    # Larger than a DynamoDB item (400 KB): adapters must spill it, not truncate it.
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    big = Chunk(id=new_id(), document_id=doc.id, workspace_id=WS, revision=1, index=0,
+                content="語" * 200_000)
+    metadata_store.replace_chunks(WS, doc.id, [big])
+    assert metadata_store.get_chunk(WS, big.id).content == big.content
+
+
+def test_delete_document_removes_chunks_and_revisions(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    metadata_store.replace_chunks(WS, doc.id, make_chunks(doc, 3))
+    metadata_store.add_revision(Revision(document_id=doc.id, workspace_id=WS, revision=1,
+                                         content_hash="h1", blob_key="k1", text_key="t1"))
+    assert metadata_store.delete_document(WS, doc.id) is True
+    assert metadata_store.get_document(WS, doc.id) is None
+    assert metadata_store.get_chunks(WS, doc.id) == []
+    assert metadata_store.list_revisions(WS, doc.id) == []
+    assert metadata_store.count_chunks(WS) == 0
+    assert metadata_store.delete_document(WS, doc.id) is False
+
+
+def test_revisions_are_kept_per_number(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    for n in (1, 2):
+        metadata_store.add_revision(Revision(document_id=doc.id, workspace_id=WS, revision=n,
+                                             content_hash=f"h{n}", blob_key=f"k{n}", size=n))
+    assert [r.revision for r in metadata_store.list_revisions(WS, doc.id)] == [1, 2]
+    assert metadata_store.get_revision(WS, doc.id, 1).content_hash == "h1"
+    assert metadata_store.get_revision(OTHER_WS, doc.id, 1) is None
+    assert metadata_store.get_revision(WS, doc.id, 3) is None
+
+
+def test_iter_chunks_and_documents_cover_everything(metadata_store):
+    total = 0
+    for i in range(3):
+        doc = make_doc(f"d{i}.txt")
+        metadata_store.add_document(doc)
+        metadata_store.replace_chunks(WS, doc.id, make_chunks(doc, 5))
+        total += 5
+    other = make_doc("o.txt", workspace_id=OTHER_WS)
+    metadata_store.add_document(other)
+    metadata_store.replace_chunks(OTHER_WS, other.id, make_chunks(other, 2))
+    assert len(list(metadata_store.iter_chunks(WS))) == total
+    assert len(list(metadata_store.iter_chunks())) == total + 2
+    assert len(list(metadata_store.iter_documents(WS))) == 3
+    assert len(list(metadata_store.iter_documents())) == 4

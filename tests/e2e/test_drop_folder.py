@@ -1,0 +1,115 @@
+"""The drop folder, watched for real (watchfiles): add, change, delete, categories, catch-up."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from bunko.adapters.local.watcher import DropFolderWatcher, WatchedFolder
+from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.domain import DocumentStatus
+
+
+def wait_for(predicate, timeout: float = 30.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.1)
+    raise AssertionError("condition not met in time")
+
+
+@pytest.fixture
+def drop(services, tmp_path):
+    folder = tmp_path / "drop"
+    watcher = DropFolderWatcher(services.ingest, WS, [WatchedFolder(folder)])
+    yield folder, watcher
+    watcher.stop()
+
+
+def doc_at(services, path):
+    return services.metadata.get_document_by_path(WS, path)
+
+
+def completed(services, path, revision=1):
+    doc = doc_at(services, path)
+    return doc if doc and doc.status is DocumentStatus.COMPLETED and doc.revision == revision else None
+
+
+def test_add_change_delete(services, drop):
+    folder, watcher = drop
+    watcher.start()
+    (folder / "notes.txt").write_text("The first version mentions lighthouses.", encoding="utf-8")
+    doc = wait_for(lambda: completed(services, "notes.txt"))
+    assert doc.source == "drop" and doc.category is None
+
+    (folder / "notes.txt").write_text("The second version mentions windmills.", encoding="utf-8")
+    doc = wait_for(lambda: completed(services, "notes.txt", revision=2))
+    assert "windmills" in services.metadata.get_chunks(WS, doc.id)[0].content
+
+    (folder / "notes.txt").unlink()
+    wait_for(lambda: doc_at(services, "notes.txt") is None)
+    assert services.index.count(WS) == 0
+
+
+def test_subfolder_is_the_category_and_hidden_files_are_ignored(services, drop):
+    folder, watcher = drop
+    watcher.start()
+    (folder / "manuals").mkdir()
+    (folder / "manuals" / "guide.md").write_text("# Guide\n\nTurn it off and on again.", encoding="utf-8")
+    (folder / ".hidden.txt").write_text("secret", encoding="utf-8")
+    (folder / "download.part").write_text("partial", encoding="utf-8")
+    doc = wait_for(lambda: completed(services, "manuals/guide.md"))
+    assert doc.category == "manuals"
+    time.sleep(1)
+    assert doc_at(services, ".hidden.txt") is None
+    assert doc_at(services, "download.part") is None
+
+
+def test_deleting_a_subfolder_removes_its_documents(services, drop):
+    folder, watcher = drop
+    (folder / "old").mkdir(parents=True)
+    for i in range(3):
+        (folder / "old" / f"{i}.txt").write_text(f"old file {i}", encoding="utf-8")
+    watcher.start()
+    wait_for(lambda: all(completed(services, f"old/{i}.txt") for i in range(3)))
+    for f in (folder / "old").iterdir():
+        f.unlink()
+    (folder / "old").rmdir()
+    wait_for(lambda: services.metadata.count_documents(WS) == 0)
+
+
+def test_catch_up_on_start(services, drop, tmp_path):
+    folder, watcher = drop
+    folder.mkdir(exist_ok=True)
+    (folder / "kept.txt").write_text("kept while stopped", encoding="utf-8")
+    (folder / "gone.txt").write_text("removed while stopped", encoding="utf-8")
+    watcher.sync()
+    assert services.queue.join(timeout=60)
+    (folder / "gone.txt").unlink()
+    watcher.start()  # starts with a catch-up pass
+    assert services.queue.join(timeout=60)
+    assert completed(services, "kept.txt")
+    assert doc_at(services, "gone.txt") is None
+
+
+def test_uploaded_documents_are_never_removed_by_the_watcher(services, drop):
+    folder, watcher = drop
+    services.ingest.submit_file(WS, path="uploaded.txt", data=b"from the API", source="upload")
+    watcher.start()
+    assert services.queue.join(timeout=60)
+    time.sleep(0.5)
+    assert doc_at(services, "uploaded.txt") is not None
+
+
+def test_unreadable_dropped_file_fails_without_stopping_the_watcher(services, drop):
+    folder, watcher = drop
+    watcher.start()
+    Path(folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
+    doc = wait_for(lambda: (d := doc_at(services, "broken.pdf")) and d.status is DocumentStatus.FAILED and d)
+    assert "pdf" in doc.error.lower()
+    (folder / "fine.txt").write_text("still watching", encoding="utf-8")
+    wait_for(lambda: completed(services, "fine.txt"))

@@ -1,0 +1,131 @@
+"""The ingest rules, through real embedded adapters: idempotency, revisions, failures, deletes."""
+
+from __future__ import annotations
+
+import pytest
+
+from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.domain import DocumentStatus
+from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.services.search import SearchOptions
+from tests.fixtures_files import SAMPLE_KINDS, make_file
+
+OTHER_WS = "22222222-2222-4222-8222-222222222222"
+
+
+def ingest(services, path, data, **kw):
+    doc = services.ingest.submit_file(WS, path=path, data=data, **kw)
+    assert services.queue.join(timeout=120)
+    return services.metadata.get_document(WS, doc.id)
+
+
+def test_each_supported_type_reaches_completed(services):
+    for kind in SAMPLE_KINDS:
+        doc = ingest(services, f"samples/sample.{kind}", make_file(kind, f"Bunko reads {kind} files well."))
+        assert doc.status is DocumentStatus.COMPLETED, (kind, doc.error)
+        assert doc.chunk_count >= 1
+        chunks = services.metadata.get_chunks(WS, doc.id)
+        assert any(kind in c.content for c in chunks), kind
+
+
+def test_identical_reingest_adds_no_revision_and_no_chunks(services):
+    first = ingest(services, "a.txt", b"The same content twice.")
+    chunks_before = services.metadata.get_chunks(WS, first.id)
+    again = ingest(services, "a.txt", b"The same content twice.")
+    assert again.id == first.id and again.revision == 1
+    assert services.metadata.get_chunks(WS, first.id) == chunks_before
+    assert services.index.count(WS) == len(chunks_before)
+    assert len(services.metadata.list_revisions(WS, first.id)) == 1
+
+
+def test_changed_content_creates_next_revision_and_keeps_the_old_text(services):
+    first = ingest(services, "a.txt", b"Version one talks about apples.")
+    second = ingest(services, "a.txt", b"Version two talks about pears.")
+    assert second.id == first.id and second.revision == 2
+    revisions = services.metadata.list_revisions(WS, first.id)
+    assert [r.revision for r in revisions] == [1, 2]
+    old_text = services.blobs.get(revisions[0].text_key).decode()
+    assert "apples" in old_text
+    hits = services.search.search(WS, "apples", SearchOptions(min_score=0))
+    assert hits.items == []  # the old revision is no longer searchable
+    assert services.search.search(WS, "pears", SearchOptions(min_score=0)).items[0].document_id == first.id
+    assert services.index.count(WS) == services.metadata.count_chunks(WS)
+
+
+def test_redelivered_job_does_not_duplicate(services):
+    doc = ingest(services, "a.txt", b"Deliver me twice.")
+    from bunko.ports import IngestJob
+
+    services.pipeline.process([IngestJob(WS, doc.id, doc.revision)] * 2)
+    assert services.metadata.count_chunks(WS) == doc.chunk_count
+    assert services.index.count(WS) == doc.chunk_count
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "reason"),
+    [
+        ("broken.pdf", b"%PDF-1.7 this is not really a pdf", "pdf"),
+        ("broken.docx", b"PK\x03\x04 not a zip at all", "docx"),
+        ("empty.txt", b"", "empty"),
+        ("mystery.xyz", b"some bytes", "xyz"),
+        ("binary.txt", bytes(range(256)) * 20, "txt"),
+    ],
+)
+def test_unreadable_files_fail_with_a_readable_error(services, name, data, reason):
+    good = ingest(services, "good.txt", b"Nothing is lost when another file fails.")
+    doc = ingest(services, name, data)
+    assert doc.status is DocumentStatus.FAILED
+    assert doc.error and reason in doc.error.lower()
+    assert "Traceback" not in doc.error
+    assert services.metadata.get_document(WS, good.id).status is DocumentStatus.COMPLETED
+    assert services.search.search(WS, "lost", SearchOptions(min_score=0)).items
+
+
+def test_failed_new_revision_keeps_the_previous_chunks_searchable(services):
+    doc = ingest(services, "report.pdf", make_file("pdf", "Quarterly revenue grew strongly."))
+    assert doc.status is DocumentStatus.COMPLETED
+    broken = ingest(services, "report.pdf", b"%PDF-1.4 garbage")
+    assert broken.status is DocumentStatus.FAILED and broken.revision == 2
+    assert services.search.search(WS, "revenue", SearchOptions(min_score=0)).items
+
+
+def test_too_large_and_bad_paths_are_refused_before_storing(services):
+    services.ingest.defaults = services.ingest.defaults.__class__(1000, 200, max_file_bytes=10)
+    with pytest.raises(PayloadTooLargeError):
+        services.ingest.submit_file(WS, path="big.txt", data=b"x" * 11)
+    for bad in ["", "   ", "../../etc/passwd", "a\x00b", "x" * 2000]:
+        with pytest.raises(ValidationError):
+            services.ingest.submit_file(WS, path=bad, data=b"hello")
+    assert services.metadata.count_documents(WS) == 0
+
+
+def test_traversal_path_is_kept_inside_the_workspace(services):
+    doc = ingest(services, "notes/../../secret.txt", b"traversal attempt")
+    assert doc.path == "secret.txt" or not doc.path.startswith("..")
+
+
+def test_delete_removes_document_chunks_index_entries_and_blobs(services):
+    doc = ingest(services, "gone.txt", b"Delete me entirely.")
+    services.ingest.delete_document(WS, doc.id)
+    assert services.metadata.get_document(WS, doc.id) is None
+    assert services.metadata.count_chunks(WS) == 0
+    assert services.index.count(WS) == 0
+    assert not services.blobs.exists(doc.blob_key)
+    with pytest.raises(NotFoundError):
+        services.ingest.delete_document(WS, doc.id)
+
+
+def test_other_workspace_cannot_delete(services):
+    doc = ingest(services, "mine.txt", b"Mine.")
+    with pytest.raises(NotFoundError):
+        services.ingest.delete_document(OTHER_WS, doc.id)
+    assert services.metadata.get_document(WS, doc.id) is not None
+
+
+def test_reindex_rebuilds_from_metadata(services):
+    ingest(services, "a.txt", b"Alpha bravo charlie.")
+    ingest(services, "b.txt", b"Delta echo foxtrot.")
+    services.index.clear()
+    assert services.search.search(WS, "echo", SearchOptions(min_score=0)).items == []
+    assert services.pipeline.reindex() == services.metadata.count_chunks()
+    assert services.search.search(WS, "echo", SearchOptions(min_score=0)).items[0].path == "b.txt"

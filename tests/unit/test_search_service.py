@@ -1,0 +1,117 @@
+"""search_text semantics (TelosDB §3, §3.1) through real embedded adapters."""
+
+from __future__ import annotations
+
+import pytest
+
+from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.ports import IndexEntry
+from bunko.services.search import SearchOptions
+
+OTHER_WS = "22222222-2222-4222-8222-222222222222"
+
+
+@pytest.fixture
+def kb(services):
+    docs = {
+        "manuals/search.md": ("manuals", "全文検索エンジンは文書の中の単語を探します。ハイブリッド検索も使えます。"),
+        "manuals/backup.md": ("manuals", "Backups run nightly. Restore a backup with the restore command."),
+        "notes/cooking.txt": ("notes", "Slow cooking keeps the stew tender. Add salt at the end."),
+        "notes/long.txt": ("notes", " ".join(f"Paragraph {i} mentions kettles and teapots." for i in range(150))),
+    }
+    for path, (category, text) in docs.items():
+        services.ingest.submit_text(WS, path=path, content=text, category=category)
+    assert services.queue.join(timeout=120)
+    return services
+
+
+def search(services, query, **kw):
+    return services.search.search(WS, query, SearchOptions(**kw))
+
+
+def test_hit_shape_has_every_field(kb):
+    result = search(kb, "backup restore")
+    item = result.items[0].to_dict()
+    for key in ("id", "document_id", "path", "mime", "category", "content", "similarity",
+                "vector_score", "text_score"):
+        assert key in item
+    assert item["path"] == "manuals/backup.md"
+    assert item["mime"] == "text/markdown"
+    assert 0.0 <= item["similarity"] <= 1.0
+    assert result.to_dict()["vector_search_used"] is False  # keyword-only fixture
+
+
+def test_japanese_word_is_found_inside_running_text(kb):
+    result = search(kb, "検索")
+    assert result.items and result.items[0].path == "manuals/search.md"
+    assert search(kb, "エンジン").items[0].path == "manuals/search.md"
+
+
+def test_empty_query_returns_no_items(kb):
+    for q in ("", "   ", "\n"):
+        result = search(kb, q)
+        assert result.items == [] and result.to_dict()["items"] == []
+
+
+def test_category_filter(kb):
+    only = search(kb, "restore backup salt stew", category="notes", min_score=0, limit=10)
+    assert only.items and all(i.category == "notes" for i in only.items)
+    assert search(kb, "backup", category="nonexistent").items == []
+
+
+def test_document_filter(kb):
+    target = kb.metadata.get_document_by_path(WS, "notes/cooking.txt")
+    result = search(kb, "backup stew", document_ids=frozenset({target.id}), min_score=0)
+    assert [i.document_id for i in result.items] == [target.id]
+
+
+def test_limit_and_grouping(kb):
+    grouped = search(kb, "kettles teapots", limit=5, min_score=0)
+    assert [i.path for i in grouped.items].count("notes/long.txt") == 1
+    ungrouped = search(kb, "kettles teapots", limit=5, min_score=0, group_by_document=False)
+    assert len(ungrouped.items) == 5
+    assert {i.path for i in ungrouped.items} == {"notes/long.txt"}
+    assert len({i.id for i in ungrouped.items}) == 5
+
+
+def test_min_score_cuts_off(kb):
+    everything = search(kb, "restore the backup salt", min_score=0, limit=10)
+    assert len(everything.items) >= 2
+    cut = everything.items[0].similarity
+    strict = search(kb, "restore the backup salt", min_score=cut, limit=10)
+    assert all(i.similarity >= cut for i in strict.items)
+    assert len(strict.items) < len(everything.items)
+    assert search(kb, "restore the backup salt", min_score=1.01).items == []
+
+
+def test_no_match_returns_empty_items(kb):
+    assert search(kb, "zyzzyva quixotic").items == []
+
+
+def test_other_workspace_sees_nothing(kb):
+    assert kb.search.search(OTHER_WS, "backup", SearchOptions(min_score=0)).items == []
+
+
+def test_stale_index_entries_never_come_back(kb):
+    # An index entry whose chunk is gone from metadata (e.g. a crash mid-delete) is dropped.
+    kb.index.index([IndexEntry(chunk_id="ghost", document_id="ghost-doc", workspace_id=WS,
+                               revision=1, text="phantom backup restore")])
+    result = search(kb, "phantom backup", min_score=0, limit=10)
+    assert all(i.id != "ghost" for i in result.items)
+
+
+def test_search_safely_reports_errors_in_the_unified_shape(kb):
+    class Broken:
+        def hybrid_search(self, *a, **k):
+            raise RuntimeError("index offline")
+
+    kb.search.index = Broken()
+    result = kb.search.search_safely(WS, "backup", SearchOptions())
+    assert result.to_dict()["items"] == []
+    assert "index offline" in result.to_dict()["error"]
+
+
+def test_hostile_queries_do_not_error(kb):
+    for q in ['"', "*", "NEAR(a b)", "backup AND -restore", "'; DROP TABLE chunks; --", "a" * 10000]:
+        assert isinstance(search(kb, q, min_score=0).items, list)
+    assert search(kb, "backup").items  # the store is intact
