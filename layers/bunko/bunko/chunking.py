@@ -1,0 +1,308 @@
+"""Split extracted text into overlapping, sentence-aware chunks (English and Japanese).
+
+A chunk's ``content`` is exactly ``text[start:end]``. It is never longer than ``chunk_size``
+characters (code points), never ends with whitespace and starts with whitespace only when
+that whitespace carries a combining mark. It never cuts a grapheme cluster (a letter and its
+combining marks, an emoji ZWJ sequence, a flag) unless one cluster alone is longer than
+``chunk_size``.
+
+How: the text is cut into *pieces* — sentences (split at blank lines, and after . ! ? 。！？．
+with any closing quotes or brackets after them); a sentence longer than ``chunk_size`` is
+split at line breaks, then at whitespace and 、，,;:, then into short runs of grapheme
+clusters. Pieces are packed greedily up to ``chunk_size``; the next chunk starts with as many
+whole trailing pieces of the previous one as fit in ``chunk_overlap``, or, when even the last
+piece is too long for that, at a word (or grapheme) boundary at most ``chunk_overlap``
+characters back.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import regex
+
+from bunko.errors import ValidationError
+
+__all__ = ["TextChunk", "chunk_text"]
+
+_CLOSERS = "\"'”’)\\]}」』）】》〉〕＞"
+# Each separator pattern ends in a group "gap" holding the whitespace after it: a piece
+# ends where the gap starts and the next one starts where the gap ends.
+# ASCII . ! ? end a sentence only before whitespace (so 3.14 and example.com stay whole);
+# Japanese 。！？． end one anywhere; a blank line ends a paragraph.
+_SENTENCE_END = re.compile(
+    rf"(?:[.!?]+[{_CLOSERS}]*(?=\s|\Z)|[。！？．]+[{_CLOSERS}]*|(?=\n[^\S\n]*\n))(?P<gap>\s*)"
+)
+_LINE_END = re.compile(r"(?P<gap>\n\s*)")
+_WORD_END = re.compile(r"(?:[、，,;；:：]|(?=\s))(?P<gap>\s*)")
+_LEVELS = (_SENTENCE_END, _LINE_END, _WORD_END)
+# Where a character-level overlap would rather begin: at the start of a word or clause.
+_SOFT_START = re.compile(r"(?<=[\s、，,;；:：])\S")
+# Text with no separator at all is cut into runs of this many grapheme clusters: short
+# enough to fill chunks nearly to chunk_size and to carry the overlap in whole runs.
+_RUN = regex.compile(r"\X{1,32}")
+_CLUSTER = regex.compile(r"\X")
+
+
+@dataclass(frozen=True, slots=True)
+class TextChunk:
+    content: str
+    start: int
+    end: int
+    page: int | None = None
+
+
+def chunk_text(
+    text: str,
+    *,
+    chunk_size: int,
+    chunk_overlap: int,
+    pages: Sequence[tuple[int, int, int]] | None = None,
+) -> list[TextChunk]:
+    """Chunk ``text``; ``pages`` are (start, end, page_no) spans, as in ParsedDocument.
+
+    Each chunk gets the page of its start offset (None without pages). Raises
+    ValidationError unless ``chunk_size > 0`` and ``0 <= chunk_overlap < chunk_size``.
+    """
+    if chunk_size <= 0:
+        raise ValidationError(f"chunk_size must be positive, got {chunk_size}")
+    if not 0 <= chunk_overlap < chunk_size:
+        raise ValidationError(
+            f"chunk_overlap must be >= 0 and < chunk_size ({chunk_size}), got {chunk_overlap}"
+        )
+    if not text or text.isspace():
+        return []
+    cuts = _Cuts(text)
+    page_of = _page_lookup(pages)
+    return [
+        TextChunk(text[start:end], start, end, page_of(start))
+        for start, end in _pack(cuts, _pieces(cuts, chunk_size), chunk_size, chunk_overlap)
+    ]
+
+
+class _Cuts:
+    """The text plus the one question every cut asks: is this a grapheme boundary?"""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def safe(self, at: int) -> bool:
+        text = self.text
+        if at <= 0 or at >= len(text):
+            return True
+        prev, char = text[at - 1], text[at]
+        if _plain(prev) and _plain(char):  # the common case, without property lookups
+            return not (prev == "\r" and char == "\n")
+        return not _joins(text, at)
+
+    def trim(self, start: int, end: int) -> tuple[int, int]:
+        """[start, end) without surrounding whitespace, widened back to grapheme boundaries."""
+        part = self.text[start:end]
+        stripped = part.lstrip()
+        if not stripped:
+            return end, end
+        left = start + len(part) - len(stripped)
+        right = left + len(stripped.rstrip())
+        while left > start and not self.safe(left):
+            left -= 1
+        while right < end and not self.safe(right):
+            right += 1
+        return left, right
+
+
+def _pieces(cuts: _Cuts, limit: int) -> list[tuple[int, int]]:
+    """Trimmed spans of at most ``limit`` characters (bar giant clusters), in text order."""
+    out: list[tuple[int, int]] = []
+
+    def descend(start: int, end: int, level: int) -> None:  # depth <= len(_LEVELS)
+        for s, e in _split(cuts, start, end, _LEVELS[level]):
+            if e - s <= limit:
+                out.append((s, e))
+            elif level + 1 < len(_LEVELS):
+                descend(s, e, level + 1)
+            else:
+                out.extend(_runs(cuts, s, e, limit))
+
+    descend(*cuts.trim(0, len(cuts.text)), 0)  # _split expects a trimmed span
+    return out
+
+
+def _split(
+    cuts: _Cuts, start: int, end: int, pattern: re.Pattern[str]
+) -> Iterator[tuple[int, int]]:
+    """The trimmed, non-empty spans of text[start:end] between matches of ``pattern``."""
+    text, seg = cuts.text, start
+    for m in pattern.finditer(text, start, end):
+        cut = m.end()
+        if cut >= end:
+            break
+        if cut == m.start() or not cuts.safe(cut):
+            continue  # e.g. 。 followed by a combining mark: keep them together
+        stop = m.start("gap")
+        if stop > seg:
+            last = text[stop - 1]
+            # Before whitespace only a Prepend character (never _plain) joins a cluster.
+            if last.isspace() or (stop != cut and not _plain(last) and not cuts.safe(stop)):
+                yield from _trimmed(cuts, seg, stop)
+            else:  # the fast path: seg starts and stop ends on a non-space boundary
+                yield seg, stop
+        seg = cut
+    yield from _trimmed(cuts, seg, end)
+
+
+def _trimmed(cuts: _Cuts, start: int, end: int) -> Iterator[tuple[int, int]]:
+    left, right = cuts.trim(start, end)
+    if left < right:
+        yield left, right
+
+
+def _runs(cuts: _Cuts, start: int, end: int, limit: int) -> Iterator[tuple[int, int]]:
+    """Cut a span with no separator into runs of whole grapheme clusters."""
+    for m in _RUN.finditer(cuts.text, start, end):
+        s, e = m.span()
+        # Long clusters: fall back to one cluster at a time.
+        for left, right in _cluster_runs(cuts.text, s, e, limit) if e - s > limit else [(s, e)]:
+            left, right = cuts.trim(left, right)  # whitespace can hide inside a span
+            if left < right:
+                yield left, right
+
+
+def _cluster_runs(text: str, start: int, end: int, limit: int) -> Iterator[tuple[int, int]]:
+    cur = start
+    for m in _CLUSTER.finditer(text, start, end):
+        if m.end() - cur <= limit:
+            continue
+        if m.start() > cur:
+            yield cur, m.start()
+            cur = m.start()
+        while m.end() - cur > limit:  # a single cluster longer than a chunk: cut it
+            yield cur, cur + limit
+            cur += limit
+    if cur < end:
+        yield cur, end
+
+
+def _pack(
+    cuts: _Cuts, pieces: list[tuple[int, int]], size: int, overlap: int
+) -> list[tuple[int, int]]:
+    spans: list[tuple[int, int]] = []
+    if not pieces:
+        return spans
+    starts = [s for s, _ in pieces]
+    ends = [e for _, e in pieces]
+    start, first = starts[0], 0  # chunk start offset; first piece it has not covered yet
+    while True:
+        last = first
+        while last + 1 < len(pieces) and ends[last + 1] - start <= size:
+            last += 1
+        spans.append((start, ends[last]))
+        if last + 1 == len(pieces):
+            return spans
+        # The next chunk must start late enough for the next piece to fit in it.
+        lowest = max(ends[last + 1] - size, start + 1)
+        start, first = _next_start(cuts, starts, last, ends[last], lowest, overlap)
+
+
+def _next_start(
+    cuts: _Cuts, starts: list[int], last: int, prev_end: int, lowest: int, overlap: int
+) -> tuple[int, int]:
+    """Start offset and first piece of the chunk after the one ending with piece ``last``."""
+    if overlap:
+        k = last
+        while k >= 0 and starts[k] >= lowest and prev_end - starts[k] <= overlap:
+            k -= 1
+        if k < last:  # whole trailing pieces fit in the overlap
+            return starts[k + 1], k + 1
+        at = _soft_start(cuts, max(prev_end - overlap, lowest), prev_end)
+        if at is not None:
+            return at, last + 1
+    return starts[last + 1], last + 1
+
+
+def _soft_start(cuts: _Cuts, begin: int, end: int) -> int | None:
+    """First word start in [begin, end), else first boundary before a non-space, else None."""
+    text = cuts.text
+    for m in _SOFT_START.finditer(text, begin, end):
+        if cuts.safe(m.start()):
+            return m.start()
+    for at in range(begin, end):
+        if not text[at].isspace() and cuts.safe(at):
+            return at
+    return None
+
+
+def _page_lookup(pages: Sequence[tuple[int, int, int]] | None) -> Callable[[int], int | None]:
+    if not pages:
+        return lambda _offset: None
+    ordered = sorted(pages)
+    firsts = [start for start, _, _ in ordered]
+
+    def page_of(offset: int) -> int | None:
+        # The span holding the offset, or the last one before it: a separator between
+        # pages belongs to the page above it.
+        return ordered[max(bisect.bisect_right(firsts, offset) - 1, 0)][2]
+
+    return page_of
+
+
+# --- grapheme boundaries (UAX #29), checked only where a cut is considered ------------------
+
+_PROPS = {
+    name: regex.compile(pattern)
+    for name, pattern in {
+        "control": r"[\p{GCB=Control}\p{GCB=CR}\p{GCB=LF}]",
+        "attach": r"[\p{GCB=Extend}\p{GCB=SpacingMark}\p{GCB=ZWJ}\p{GCB=V}\p{GCB=T}]",
+        "prepend": r"\p{GCB=Prepend}",
+        "pict": r"\p{Extended_Pictographic}",
+        "l": r"\p{GCB=L}",
+        "l_next": r"[\p{GCB=L}\p{GCB=LV}\p{GCB=LVT}]",
+        "ri": r"\p{GCB=Regional_Indicator}",
+        "consonant": r"\p{InCB=Consonant}",
+        "linker": r"\p{InCB=Linker}",
+        "incb_extend": r"[\p{InCB=Extend}\p{InCB=Linker}]",
+    }.items()
+}
+
+
+@cache
+def _is(prop: str, char: str) -> bool:
+    return _PROPS[prop].match(char) is not None
+
+
+def _plain(char: str) -> bool:
+    """Latin-1, kana and CJK ideographs: no grapheme rule joins two of these but CR LF."""
+    return char < "\u0300" or "\u3041" <= char <= "\u3096" or "\u30a0" <= char <= "\u9fff"
+
+
+def _joins(text: str, at: int) -> bool:
+    """True if text[at-1] and text[at] belong to one grapheme cluster (0 < at < len)."""
+    prev, char = text[at - 1], text[at]
+    if char == "\n":
+        return prev == "\r"
+    if _is("control", prev) or _is("control", char):
+        return False
+    if _is("attach", char) or _is("prepend", prev):
+        return True
+    if prev == "\u200d":  # emoji ZWJ sequences (checked a little more loosely than GB11)
+        return _is("pict", char)
+    if _is("l", prev) and _is("l_next", char):
+        return True
+    if "\ud800" <= prev <= "\udbff" and "\udc00" <= char <= "\udfff":
+        return True
+    if _is("ri", prev) and _is("ri", char):
+        # Flags pair regional indicators from the left: join if an odd number precede.
+        run = at - 1
+        while run > 0 and _is("ri", text[run - 1]):
+            run -= 1
+        return (at - run) % 2 == 1
+    if _is("consonant", char):  # Indic conjuncts: consonant (extend|linker)* linker × consonant
+        back, linked = at - 1, False
+        while back >= 0 and _is("incb_extend", text[back]):
+            linked = linked or _is("linker", text[back])
+            back -= 1
+        return linked and back >= 0 and _is("consonant", text[back])
+    return False
