@@ -3,9 +3,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
-EXTRAS ?= local,e5,aws,dev
+EXTRAS ?= local,e5,aws,cdk,dev
 
-.PHONY: install run test lint format eval bench clean
+.PHONY: install run test lint format eval bench bench-aws synth clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -39,6 +39,16 @@ eval: install  ## retrieval quality on the BEIR sets
 bench: install  ## engine and embedder benchmarks (not part of the tests)
 	$(BIN)/python tests/bench/bench_index.py
 	$(BIN)/python tests/bench/bench_embedders.py
+
+CDK := infra/node_modules/.bin/cdk
+$(CDK): infra/package.json
+	cd infra && npm ci --no-audit --no-fund --silent
+
+synth: install $(CDK)  ## CDK app → infra/cdk.out (builds the Lambda layer with pip; no Docker, no AWS)
+	cd infra && JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION=1 CDK_DISABLE_VERSION_CHECK=1 ./node_modules/.bin/cdk synth --quiet --no-notices
+
+bench-aws: install
+	$(BIN)/python -m tests.bench.bench_aws
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -1,0 +1,26 @@
+"""The buffered REST routes: the FastAPI app behind Mangum (API Gateway REST proxy events)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.logging import correlation_paths
+from bunko.adapters.aws.lambda_runtime import api_app
+from mangum import Mangum
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+
+
+def _adapter() -> Mangum:
+    # The app has no startup work on AWS (no watcher, no worker), so no lifespan per call.
+    return Mangum(api_app(), lifespan="off")
+
+
+@logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
+@tracer.capture_lambda_handler
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return _adapter()(event, context)

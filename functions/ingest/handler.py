@@ -1,0 +1,43 @@
+"""The ingest queue consumer: SQS batches of S3 drop notifications and Bunko ingest jobs.
+
+Each record is processed on its own; failed records are reported back (partial batch
+response) so only they are retried and, after the queue's maxReceiveCount, dead-lettered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools.metrics import MetricUnit
+from aws_lambda_powertools.utilities.batch import (
+    BatchProcessor,
+    EventType,
+    process_partial_response,
+)
+from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+from bunko.adapters.aws.lambda_runtime import ingest_handler
+
+logger = Logger()
+tracer = Tracer()
+metrics = Metrics()
+# Report every failed record, even when all failed, instead of failing the invocation.
+processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
+
+
+@tracer.capture_method
+def record_handler(record: SQSRecord) -> None:
+    logger.set_correlation_id(record.message_id)
+    documents = ingest_handler().handle(record.body)
+    for doc in documents:
+        logger.info("ingested", extra={"path": doc.path, "status": str(doc.status)})
+    metrics.add_metric(name="DocumentsProcessed", unit=MetricUnit.Count, value=len(documents))
+
+
+@logger.inject_lambda_context
+@tracer.capture_lambda_handler
+@metrics.log_metrics(capture_cold_start_metric=True)
+def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
+    return process_partial_response(
+        event=event, record_handler=record_handler, processor=processor, context=context
+    )

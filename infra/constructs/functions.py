@@ -1,0 +1,121 @@
+"""The Lambda functions and the shared `bunko` layer.
+
+api: the FastAPI app behind Mangum (buffered routes, 29 s). stream: the same app under
+uvicorn with the Lambda Web Adapter layer in response_stream mode (/chat/stream, /mcp; up to
+15 minutes). ingest: the SQS consumer. All three read their configuration from BUNKO_*
+variables (bunko.adapters.aws.settings).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from aws_cdk import AssetHashType, BundlingOptions, DockerImage, Duration, Stack
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from infra.constructs.layer_bundling import LocalLayerBundling, layer_requirements
+from infra.constructs.roles import function_role
+
+# The Lambda Web Adapter's public layer (awslabs/aws-lambda-web-adapter), per region.
+LWA_ACCOUNT = "753240598075"
+_EXCLUDE = ["**/__pycache__", "**/*.pyc", "*.egg-info"]
+
+
+def layer_asset_hash(repo_root: Path, python_version: str) -> str:
+    """Source + requirements: the layer is rebuilt when either changes (not on every synth)."""
+    digest = hashlib.sha256(python_version.encode())
+    digest.update("\n".join(layer_requirements(repo_root / "pyproject.toml")).encode())
+    package = repo_root / "layers" / "bunko" / "bunko"
+    for path in sorted(package.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts:
+            digest.update(path.relative_to(package).as_posix().encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+class BunkoFunctions(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        repo_root: Path,
+        python_version: str,
+        environment: dict[str, str],
+        lwa_layer_version: int,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        runtime = lambda_.Runtime(f"python{python_version}", lambda_.RuntimeFamily.PYTHON)
+        self.layer = lambda_.LayerVersion(
+            self, "BunkoLayer",
+            description="bunko and its AWS dependencies (local-only packages left out)",
+            compatible_runtimes=[runtime],
+            compatible_architectures=[lambda_.Architecture.X86_64],
+            code=lambda_.Code.from_asset(
+                str(repo_root / "layers" / "bunko"),
+                exclude=_EXCLUDE,
+                asset_hash_type=AssetHashType.CUSTOM,
+                asset_hash=layer_asset_hash(repo_root, python_version),
+                bundling=BundlingOptions(
+                    # Only used if local bundling were unavailable; it never declines.
+                    image=DockerImage.from_registry(f"public.ecr.aws/sam/build-python{python_version}"),
+                    local=LocalLayerBundling(repo_root=repo_root, python_version=python_version),
+                ),
+            ),
+        )  # fmt: skip
+        common = {
+            "POWERTOOLS_METRICS_NAMESPACE": "Bunko",
+            "POWERTOOLS_LOG_LEVEL": "INFO",
+            "BUNKO_BACKEND": "aws",
+            **environment,
+        }
+        functions_dir = repo_root / "functions"
+
+        def function(
+            name: str,
+            *,
+            handler: str,
+            timeout: Duration,
+            memory: int,
+            env: dict[str, str],
+            layers: list[lambda_.ILayerVersion],
+        ) -> lambda_.Function:
+            log_group = logs.LogGroup(self, f"{name}Logs", retention=logs.RetentionDays.ONE_MONTH)
+            return lambda_.Function(
+                self, name,
+                runtime=runtime,
+                architecture=lambda_.Architecture.X86_64,
+                code=lambda_.Code.from_asset(str(functions_dir / name.lower()), exclude=_EXCLUDE),
+                handler=handler,
+                layers=[self.layer, *layers],
+                timeout=timeout,
+                memory_size=memory,
+                tracing=lambda_.Tracing.ACTIVE,
+                log_group=log_group,
+                role=function_role(self, f"{name}Role", log_group),
+                environment={**common, "POWERTOOLS_SERVICE_NAME": f"bunko-{name.lower()}", **env},
+            )  # fmt: skip
+
+        self.api = function("Api", handler="handler.handler", timeout=Duration.seconds(29),
+                            memory=1024, env={}, layers=[])  # fmt: skip
+        region = Stack.of(self).region
+        adapter = lambda_.LayerVersion.from_layer_version_arn(
+            self, "WebAdapter",
+            f"arn:aws:lambda:{region}:{LWA_ACCOUNT}:layer:LambdaAdapterLayerX86:{lwa_layer_version}",
+        )  # fmt: skip
+        self.stream = function(
+            "Stream", handler="run.sh", timeout=Duration.minutes(15), memory=1024,
+            env={
+                "AWS_LAMBDA_EXEC_WRAPPER": "/opt/bootstrap",
+                "AWS_LWA_INVOKE_MODE": "response_stream",
+                "AWS_LWA_PORT": "8080",
+                "AWS_LWA_READINESS_CHECK_PATH": "/health",
+            },
+            layers=[adapter],
+        )  # fmt: skip
+        self.ingest = function("Ingest", handler="handler.handler", timeout=Duration.minutes(5),
+                               memory=2048, env={}, layers=[])  # fmt: skip
+        self.all = [self.api, self.stream, self.ingest]

@@ -1,0 +1,63 @@
+"""Ingest wiring: drops in the bucket → SQS (with a dead-letter queue) → the ingest function."""
+
+from __future__ import annotations
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_lambda_event_sources as sources
+from aws_cdk import aws_s3 as s3
+from aws_cdk import aws_s3_notifications as s3n
+from aws_cdk import aws_sqs as sqs
+from constructs import Construct
+
+MAX_RECEIVES = 3  # deliveries before a message moves to the dead-letter queue
+
+
+class IngestPipeline(Construct):
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        bucket: s3.IBucket,
+        drop_prefix: str,
+        function_timeout: Duration,
+    ) -> None:
+        super().__init__(scope, construct_id)
+        self.dead_letters = sqs.Queue(
+            self, "DeadLetters",
+            retention_period=Duration.days(14),
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+        )  # fmt: skip
+        # Visibility at six times the function timeout, as Lambda's SQS guide advises, so a
+        # batch that is still being processed (or retried by the poller) is not redelivered.
+        self.queue = sqs.Queue(
+            self, "Queue",
+            visibility_timeout=Duration.seconds(function_timeout.to_seconds() * 6),
+            retention_period=Duration.days(4),
+            encryption=sqs.QueueEncryption.SQS_MANAGED,
+            enforce_ssl=True,
+            dead_letter_queue=sqs.DeadLetterQueue(queue=self.dead_letters,
+                                                  max_receive_count=MAX_RECEIVES),
+        )  # fmt: skip
+        destination = s3n.SqsDestination(self.queue)
+        only_drops = s3.NotificationKeyFilter(prefix=drop_prefix)
+        bucket.add_event_notification(s3.EventType.OBJECT_CREATED, destination, only_drops)
+        bucket.add_event_notification(s3.EventType.OBJECT_REMOVED, destination, only_drops)
+        self.dead_letter_alarm = cloudwatch.Alarm(
+            self, "DeadLettersAlarm",
+            metric=self.dead_letters.metric_approximate_number_of_messages_visible(),
+            threshold=1,
+            evaluation_periods=1,
+            alarm_description="An ingest message failed every retry: see the document's error",
+        )  # fmt: skip
+
+    def connect(self, function: lambda_.IFunction) -> None:
+        function.add_event_source(sources.SqsEventSource(
+            self.queue,
+            batch_size=10,
+            max_batching_window=Duration.seconds(5),
+            report_batch_item_failures=True,  # only the failed records are retried
+        ))  # fmt: skip

@@ -1,0 +1,78 @@
+"""Search: an OpenSearch Serverless VECTORSEARCH collection with its three policies.
+
+Encryption (AWS-owned key) and network policies must exist before the collection; the data
+access policy names the functions' roles, so it is added once they exist (`allow`).
+"""
+
+from __future__ import annotations
+
+import json
+
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_opensearchserverless as aoss
+from constructs import Construct
+
+# Data-plane permissions (aoss:*) granted to the functions' roles on the collection.
+READ_WRITE_INDEX = [
+    "aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument", "aoss:UpdateIndex",
+]  # fmt: skip
+CREATE_INDEX = ["aoss:CreateIndex", "aoss:DescribeIndex"]
+
+
+class SearchCollection(Construct):
+    def __init__(self, scope: Construct, construct_id: str, *, name: str) -> None:
+        super().__init__(scope, construct_id)
+        self.name = name
+        resource = [f"collection/{name}"]
+        encryption = aoss.CfnSecurityPolicy(
+            self, "Encryption", name=f"{name}-enc", type="encryption",
+            policy=json.dumps({"Rules": [{"ResourceType": "collection", "Resource": resource}],
+                               "AWSOwnedKey": True}),
+        )  # fmt: skip
+        # Public endpoint, but every request is SigV4-signed and checked against the data
+        # access policy below; use a VPC endpoint policy instead for a private collection.
+        network = aoss.CfnSecurityPolicy(
+            self, "Network", name=f"{name}-net", type="network",
+            policy=json.dumps([{"Rules": [
+                {"ResourceType": "collection", "Resource": resource},
+                {"ResourceType": "dashboard", "Resource": resource},
+            ], "AllowFromPublic": True}]),
+        )  # fmt: skip
+        self.collection = aoss.CfnCollection(
+            self, "Collection", name=name, type="VECTORSEARCH",
+            standby_replicas="ENABLED",
+            description="Bunko chunks: BM25 (kuromoji) and k-NN (faiss HNSW)",
+        )  # fmt: skip
+        self.collection.node.add_dependency(encryption, network)
+        self.endpoint = self.collection.attr_collection_endpoint
+        self.arn = self.collection.attr_arn
+
+    def allow(self, *, readers_writers: list[iam.IRole], index_admins: list[iam.IRole]) -> None:
+        """The data access policy, and the IAM permission to call the collection's API."""
+        statements = [
+            {
+                "Rules": [
+                    {"ResourceType": "index", "Resource": [f"index/{self.name}/*"],
+                     "Permission": permissions},
+                    {"ResourceType": "collection", "Resource": [f"collection/{self.name}"],
+                     "Permission": ["aoss:DescribeCollectionItems"]},
+                ],
+                "Principal": [role.role_arn for role in roles],
+            }
+            for roles, permissions in ((readers_writers, READ_WRITE_INDEX),
+                                       (index_admins, CREATE_INDEX))
+        ]  # fmt: skip
+        self.access_policy = aoss.CfnAccessPolicy(
+            self, "DataAccess", name=f"{self.name}-data", type="data",
+            policy=_stack_json(self, statements),
+        )  # fmt: skip
+        for role in readers_writers + index_admins:
+            role.add_to_principal_policy(iam.PolicyStatement(
+                actions=["aoss:APIAccessAll"], resources=[self.arn],
+            ))  # fmt: skip
+
+
+def _stack_json(scope: Construct, value: object) -> str:
+    from aws_cdk import Stack
+
+    return Stack.of(scope).to_json_string(value)

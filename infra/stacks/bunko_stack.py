@@ -1,0 +1,136 @@
+"""BunkoStack: one deployable unit. The constructs build the parts; the stack wires them,
+grants least-privilege permissions and exports the outputs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from aws_cdk import CfnOutput, Duration, Stack
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from bunko.adapters.aws.settings import env_name
+from constructs import Construct
+
+from infra.constructs.api import RestApi
+from infra.constructs.functions import BunkoFunctions
+from infra.constructs.index_setup import SearchIndexSetup
+from infra.constructs.ingest import IngestPipeline
+from infra.constructs.search import SearchCollection
+from infra.constructs.secrets import Secrets
+from infra.constructs.storage import Storage
+from infra.stacks.nag import suppress_findings
+from infra.stacks.permissions import grant_bedrock, grant_files, grant_table
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BLOB_PREFIX = "blobs/"
+DROP_PREFIX = "drop/"
+
+
+@dataclass(frozen=True)
+class BunkoConfig:
+    """Deployment parameters (cdk.json context `bunko:*`, overridable with -c)."""
+
+    embedding_model_id: str = "amazon.titan-embed-text-v2:0"
+    embedding_dimension: int = 1024
+    chat_model_ids: list[str] = field(default_factory=list)
+    collection_name: str = "bunko"
+    stage_name: str = "v1"
+    python_version: str = "3.14"
+    lwa_layer_version: int = 25
+    retain_data: bool = True
+    deletion_protection: bool = False
+    cors_origins: list[str] = field(default_factory=lambda: ["*"])
+
+    @property
+    def index_name(self) -> str:
+        # One index per embedding model and size: a model change is a new index generation.
+        model = self.embedding_model_id.split(":")[0].replace(".", "-")
+        return f"chunks-{model}-{self.embedding_dimension}"
+
+
+class BunkoStack(Stack):
+    def __init__(self, scope: Construct, construct_id: str, *, config: BunkoConfig, **kwargs):
+        super().__init__(scope, construct_id, **kwargs)
+        storage = Storage(
+            self, "Storage", retain_data=config.retain_data,
+            deletion_protection=config.deletion_protection, cors_origins=config.cors_origins,
+        )  # fmt: skip
+        secrets = Secrets(self, "Secrets", retain_data=config.retain_data)
+        search = SearchCollection(self, "Search", name=config.collection_name)
+        environment = {
+            env_name("table_name"): storage.table.table_name,
+            env_name("bucket"): storage.bucket.bucket_name,
+            env_name("blob_prefix"): BLOB_PREFIX,
+            env_name("drop_prefix"): DROP_PREFIX,
+            env_name("opensearch_endpoint"): search.endpoint,
+            env_name("opensearch_index"): config.index_name,
+            env_name("embedding_provider"): "bedrock",
+            env_name("embedding_model_id"): config.embedding_model_id,
+            env_name("embedding_dimension"): str(config.embedding_dimension),
+            env_name("jwt_secret_arn"): secrets.jwt_secret.secret_arn,
+            env_name("model_keys_kms_key_id"): secrets.model_keys.key_id,
+            env_name("bedrock_chat_model_ids"): ",".join(config.chat_model_ids),
+        }
+        functions = BunkoFunctions(
+            self, "Functions", repo_root=REPO_ROOT, python_version=config.python_version,
+            environment=environment, lwa_layer_version=config.lwa_layer_version,
+        )  # fmt: skip
+        ingest = IngestPipeline(
+            self, "Ingest", bucket=storage.bucket, drop_prefix=DROP_PREFIX,
+            function_timeout=functions.ingest.timeout or Duration.minutes(5),
+        )  # fmt: skip
+        ingest.connect(functions.ingest)
+        api = RestApi(
+            self, "Rest", api_function=functions.api, stream_function=functions.stream,
+            stage_name=config.stage_name,
+        )  # fmt: skip
+        for web in (functions.api, functions.stream):
+            web.add_environment(env_name("ingest_queue_url"), ingest.queue.queue_url)
+            ingest.queue.grant_send_messages(web)
+            secrets.jwt_secret.grant_read(web)
+            web.add_to_role_policy(iam.PolicyStatement(
+                actions=["kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey"],
+                resources=[secrets.model_keys.key_arn],
+            ))  # fmt: skip
+
+        roles = [_role(f) for f in functions.all]
+        for role in roles:
+            grant_table(role, storage.table)
+        for function in functions.all:
+            grant_files(_role(function), storage.bucket, BLOB_PREFIX, DROP_PREFIX,
+                        drop_write=function is not functions.ingest)  # fmt: skip
+        grant_bedrock(roles, self, [config.embedding_model_id], stream=False)
+        if config.chat_model_ids:
+            chatters = [_role(functions.api), _role(functions.stream)]
+            grant_bedrock(chatters, self, config.chat_model_ids, stream=True)
+
+        setup = SearchIndexSetup(
+            self, "IndexSetup", code_dir=REPO_ROOT / "functions" / "search_index",
+            layer=functions.layer, runtime=functions.api.runtime, endpoint=search.endpoint,
+            index_name=config.index_name, dimension=config.embedding_dimension,
+        )  # fmt: skip
+        search.allow(readers_writers=roles, index_admins=setup.roles)
+        setup.resource.node.add_dependency(search.access_policy)
+        setup.resource.node.add_dependency(search.collection)
+
+        self.storage, self.functions, self.ingest, self.api = storage, functions, ingest, api
+        self.search, self.secrets, self.index_setup = search, secrets, setup
+        for name, value in {
+            "ApiUrl": api.url,
+            "BucketName": storage.bucket.bucket_name,
+            "DropPrefix": DROP_PREFIX,
+            "TableName": storage.table.table_name,
+            "CollectionEndpoint": search.endpoint,
+            "SearchIndexName": config.index_name,
+            "IngestQueueUrl": ingest.queue.queue_url,
+            "DeadLetterQueueUrl": ingest.dead_letters.queue_url,
+            "JwtSecretArn": secrets.jwt_secret.secret_arn,
+        }.items():
+            CfnOutput(self, name, value=value)
+        suppress_findings(self)
+
+
+def _role(function: lambda_.Function) -> iam.IRole:
+    assert function.role is not None  # every Function here creates its role
+    return function.role

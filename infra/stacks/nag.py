@@ -1,0 +1,133 @@
+"""cdk-nag AwsSolutions findings that are accepted, each with its reason.
+
+IAM5 suppressions name the exact wildcard they accept, so a new wildcard still fails.
+Everything else in the stack passes the pack as it is.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Stack
+from cdk_nag import NagPackSuppression, NagSuppressions
+
+APP_AUTH = (
+    "Bunko authenticates in the app (JWT for people, scoped API keys for agents), as its REST "
+    "contract requires: /auth/register and /auth/login are public and agents send API keys, "
+    "which an API Gateway Cognito or IAM authorizer cannot express."
+)
+
+
+def _s(rule: str, reason: str) -> NagPackSuppression:
+    return NagPackSuppression(id=rule, reason=reason)
+
+
+def suppress_findings(stack: Stack) -> None:
+    path = f"/{stack.stack_name}"
+    # The functions' own roles.
+    for name in ("Api", "Stream", "Ingest"):
+        NagSuppressions.add_resource_suppressions_by_path(
+            stack, f"{path}/Functions/{name}Role/DefaultPolicy/Resource", [
+                NagPackSuppression(
+                    id="AwsSolutions-IAM5",
+                    reason="Object keys are created at run time: access is scoped to the "
+                    "blobs/ and drop/ prefixes of the one bucket.",
+                    applies_to=["Resource::<StorageFiles48C02C92.Arn>/blobs/*",
+                                "Resource::<StorageFiles48C02C92.Arn>/drop/*"],
+                ),
+                NagPackSuppression(
+                    id="AwsSolutions-IAM5",
+                    reason="X-Ray's PutTraceSegments and PutTelemetryRecords accept no "
+                    "resource but '*' (added by Tracing.ACTIVE).",
+                    applies_to=["Resource::*"],
+                ),
+            ],
+        )  # fmt: skip
+    rest = f"{path}/Rest/Api"
+    NagSuppressions.add_resource_suppressions_by_path(stack, rest + "/Resource", [
+        _s("AwsSolutions-APIG2", "Every route is a Lambda proxy; request bodies are validated by "
+           "the app's pydantic models, which return the contract's error shape."),
+    ])  # fmt: skip
+    NagSuppressions.add_resource_suppressions_by_path(stack, rest + "/DeploymentStage.v1/Resource", [
+        _s("AwsSolutions-APIG3", "WAF is an account-level choice (cost, rules); docs/aws.md "
+           "shows how to associate a web ACL with the stage."),
+    ])  # fmt: skip
+    for method in (
+        "Default/ANY",
+        "Default/{proxy+}/ANY",
+        "Default/mcp/ANY",
+        "Default/mcp/{proxy+}/ANY",
+        "Default/chat/stream/ANY",
+        "Default/chat/stream/{proxy+}/ANY",
+    ):
+        NagSuppressions.add_resource_suppressions_by_path(stack, f"{rest}/{method}/Resource", [
+            _s("AwsSolutions-APIG4", APP_AUTH), _s("AwsSolutions-COG4", APP_AUTH),
+        ])  # fmt: skip
+    NagSuppressions.add_resource_suppressions_by_path(stack, rest + "/CloudWatchRole/Resource", [
+        NagPackSuppression(
+            id="AwsSolutions-IAM4",
+            reason="API Gateway's account-wide logging role uses the AWS-managed policy made "
+            "for it; it can only write to API Gateway's own log groups.",
+            applies_to=["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+                        "AmazonAPIGatewayPushToCloudWatchLogs"],
+        ),
+    ])  # fmt: skip
+    NagSuppressions.add_resource_suppressions_by_path(
+        stack, f"{path}/Secrets/JwtSigningKey/Resource", [
+            _s("AwsSolutions-SMG4", "Rotating the JWT signing key signs every user out; it is "
+               "rotated by hand (docs/aws.md), not on a schedule."),
+        ],
+    )  # fmt: skip
+    _suppress_cdk_internals(stack, path)
+
+
+def _suppress_cdk_internals(stack: Stack, path: str) -> None:
+    """Resources that CDK itself creates (Provider framework, S3 notification handler)."""
+    basic = ["Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/"
+             "AWSLambdaBasicExecutionRole"]  # fmt: skip
+    internal = "Created by aws-cdk-lib ({}), not configurable from this app."
+    provider = f"{path}/IndexSetup/Provider"
+    for fn in ("framework-onEvent", "framework-isComplete", "framework-onTimeout"):
+        NagSuppressions.add_resource_suppressions_by_path(
+            stack, f"{provider}/{fn}/ServiceRole/Resource",
+            [NagPackSuppression(id="AwsSolutions-IAM4", reason=internal.format("Provider"),
+                                applies_to=basic)],
+        )  # fmt: skip
+        NagSuppressions.add_resource_suppressions_by_path(
+            stack, f"{provider}/{fn}/ServiceRole/DefaultPolicy/Resource",
+            [NagPackSuppression(
+                id="AwsSolutions-IAM5",
+                reason=internal.format("Provider: invoke the handler's versions"),
+                applies_to=["Resource::<IndexSetupOnEvent2CF77235.Arn>:*",
+                            "Resource::<IndexSetupIsComplete9045188D.Arn>:*"],
+            )],
+        )  # fmt: skip
+        NagSuppressions.add_resource_suppressions_by_path(
+            stack, f"{provider}/{fn}/Resource",
+            [_s("AwsSolutions-L1", internal.format("Provider: its Node.js runtime"))],
+        )  # fmt: skip
+    NagSuppressions.add_resource_suppressions_by_path(
+        stack, f"{provider}/waiter-state-machine/Role/DefaultPolicy/Resource",
+        [NagPackSuppression(
+            id="AwsSolutions-IAM5",
+            reason=internal.format("Provider: invoke the framework's versions"),
+            applies_to=["Resource::<IndexSetupProviderframeworkisCompleteDF36BFEA.Arn>:*",
+                        "Resource::<IndexSetupProviderframeworkonTimeout232BF014.Arn>:*"],
+        ), NagPackSuppression(
+            id="AwsSolutions-IAM5",
+            reason="Step Functions' log delivery actions (logs:CreateLogDelivery and the "
+            "like) accept no resource but '*'.",
+            applies_to=["Resource::*"],
+        )],
+    )  # fmt: skip
+    NagSuppressions.add_resource_suppressions_by_path(
+        stack, f"{provider}/waiter-state-machine/Resource",
+        [_s("AwsSolutions-SF2", internal.format("Provider: no X-Ray option on its waiter"))],
+    )  # fmt: skip
+    for child in stack.node.children:
+        if child.node.id.startswith("BucketNotificationsHandler"):
+            NagSuppressions.add_resource_suppressions(child, [
+                NagPackSuppression(id="AwsSolutions-IAM4", applies_to=basic,
+                                   reason=internal.format("S3 bucket notifications")),
+                NagPackSuppression(id="AwsSolutions-IAM5", applies_to=["Resource::*"],
+                                   reason=internal.format("S3 bucket notifications: "
+                                                          "PutBucketNotification on the bucket")),
+            ], apply_to_children=True)  # fmt: skip

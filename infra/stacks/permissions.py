@@ -1,0 +1,65 @@
+"""Least-privilege grants written out: explicit actions on explicit resources.
+
+CDK's grant_* helpers add wildcard actions (s3:GetObject*, kms:ReEncrypt*) and every index
+of a table (`table/index/*`); these statements name exactly what Bunko calls.
+"""
+
+from __future__ import annotations
+
+from aws_cdk import Stack
+from aws_cdk import aws_dynamodb as dynamodb
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_s3 as s3
+from bunko.adapters.aws.dynamodb_schema import GLOBAL_INDEXES
+
+# Transactions need the per-item actions of their parts (Put/Update/Delete/ConditionCheck).
+TABLE_ACTIONS = [
+    "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
+    "dynamodb:ConditionCheckItem", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem",
+    "dynamodb:Query", "dynamodb:Scan",
+]  # fmt: skip
+INDEX_ACTIONS = ["dynamodb:Query", "dynamodb:Scan"]
+
+
+def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
+    role.add_to_principal_policy(iam.PolicyStatement(
+        actions=TABLE_ACTIONS, resources=[table.table_arn],
+    ))  # fmt: skip
+    role.add_to_principal_policy(iam.PolicyStatement(
+        actions=INDEX_ACTIONS,
+        resources=[f"{table.table_arn}/index/{name}" for name, _, _ in GLOBAL_INDEXES],
+    ))  # fmt: skip
+
+
+def grant_files(
+    role: iam.IRole, bucket: s3.IBucket, blob_prefix: str, drop_prefix: str, *, drop_write: bool
+) -> None:
+    """Blobs: read, write, delete. Drops: read (ingest), write (presigned uploads)."""
+    role.add_to_principal_policy(iam.PolicyStatement(
+        actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+        resources=[bucket.arn_for_objects(f"{blob_prefix}*")],
+    ))  # fmt: skip
+    drop_actions = ["s3:GetObject", "s3:PutObject"] if drop_write else ["s3:GetObject"]
+    role.add_to_principal_policy(iam.PolicyStatement(
+        actions=drop_actions, resources=[bucket.arn_for_objects(f"{drop_prefix}*")],
+    ))  # fmt: skip
+    # Listing is needed for prefix deletes and to tell "missing" from "forbidden" on HEAD.
+    role.add_to_principal_policy(iam.PolicyStatement(
+        actions=["s3:ListBucket"], resources=[bucket.bucket_arn],
+        conditions={"StringLike": {"s3:prefix": [f"{blob_prefix}*", f"{drop_prefix}*"]}},
+    ))  # fmt: skip
+
+
+def model_arn(stack: Stack, model_id: str) -> str:
+    return f"arn:{stack.partition}:bedrock:{stack.region}::foundation-model/{model_id}"
+
+
+def grant_bedrock(roles: list[iam.IRole], stack: Stack, model_ids: list[str], *, stream: bool):
+    """InvokeModel (and the streaming variant for chat) on exactly the configured models."""
+    actions = ["bedrock:InvokeModel"]
+    if stream:
+        actions.append("bedrock:InvokeModelWithResponseStream")
+    for role in roles:
+        role.add_to_principal_policy(iam.PolicyStatement(
+            actions=actions, resources=[model_arn(stack, m) for m in model_ids],
+        ))  # fmt: skip

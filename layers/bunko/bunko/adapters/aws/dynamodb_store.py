@@ -1,0 +1,191 @@
+"""DynamoDBMetadataStore: the MetadataStore on one DynamoDB table (infra/TABLE_DESIGN.md).
+
+Uniqueness (document id, path per workspace) is enforced by conditional puts in one
+transaction with the document; updates are optimistic (a version attribute is checked), and
+a lost race is retried from a fresh read, so path claims and category counters stay exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Any
+
+from bunko.adapters.aws import dynamodb_items as items
+from bunko.adapters.aws.dynamodb_chunks import DynamoDBChunks
+from bunko.adapters.aws.dynamodb_table import Table, key_only
+from bunko.adapters.aws.dynamodb_writes import DocumentWrites
+from bunko.domain import Chunk, Document, Revision, Workspace
+from bunko.errors import NotFoundError
+from bunko.ports import BlobStore
+
+if TYPE_CHECKING:
+    from mypy_boto3_dynamodb import DynamoDBClient
+
+_S = items.serialize
+
+
+class DynamoDBMetadataStore:
+    def __init__(self, client: DynamoDBClient, *, table_name: str, blobs: BlobStore) -> None:
+        self.table = Table(client, table_name)
+        self.chunks = DynamoDBChunks(self.table, blobs)
+        self.writes = DocumentWrites(self.table)
+
+    # workspaces
+    def ensure_workspace(self, workspace: Workspace) -> Workspace:
+        try:
+            self.table.put(
+                items.workspace_item(workspace), ConditionExpression="attribute_not_exists(pk)"
+            )
+        except self.table.client.exceptions.ConditionalCheckFailedException:
+            existing = self.get_workspace(workspace.id)
+            if existing is not None:
+                return existing
+            raise
+        return workspace
+
+    def get_workspace(self, workspace_id: str) -> Workspace | None:
+        item = self.table.get(items.workspace_key(workspace_id))
+        return items.to_workspace(item) if item else None
+
+    def _all_documents(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
+        # GSI1 holds only documents and workspaces, so scanning it skips every chunk.
+        return self.table.scan(
+            IndexName=items.GSI1,
+            FilterExpression="begins_with(sk, :doc)",
+            ExpressionAttributeValues=_S({":doc": "DOC#"}),
+            **kwargs,
+        )
+
+    # documents
+    def add_document(self, document: Document) -> None:
+        self.writes.add(document)
+
+    def save_document(self, document: Document) -> None:
+        self.writes.save(document)
+
+    def get_document(self, workspace_id: str, document_id: str) -> Document | None:
+        item = self.table.get(items.doc_key(workspace_id, document_id))
+        return items.to_document(item) if item else None
+
+    def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
+        claim = self.table.get(items.path_key(workspace_id, path))
+        if claim is None:
+            return None
+        document = self.get_document(workspace_id, claim["document_id"])
+        return document if document is not None and document.path == path else None
+
+    def _documents(self, workspace_id: str, category: str | None, **kwargs: Any):
+        if category is None:
+            index, pk = items.GSI1, f"WS#{workspace_id}#DOCS"
+        else:
+            index, pk = items.GSI2, f"WS#{workspace_id}#CAT#{category}"
+        return dict(
+            IndexName=index,
+            KeyConditionExpression=f"{index}pk = :pk",
+            ExpressionAttributeValues=_S({":pk": pk}),
+            **kwargs,
+        )
+
+    def list_documents(
+        self, workspace_id: str, *, limit: int, offset: int = 0, category: str | None = None
+    ) -> list[Document]:
+        if limit <= 0:
+            return []
+        # DynamoDB pages by key, not by offset: read offset + limit and drop the offset.
+        found: list[Document] = []
+        query = self._documents(
+            workspace_id, category, ScanIndexForward=False, Limit=min(offset + limit, 1000)
+        )
+        for n, item in enumerate(self.table.query(**query)):
+            if n >= offset:
+                found.append(items.to_document(item))
+                if len(found) == limit:
+                    break
+        return found
+
+    def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
+        return self.table.count(**self._documents(workspace_id, category))
+
+    def list_categories(self, workspace_id: str) -> list[str]:
+        return [
+            item[items.SK].removeprefix("CAT#")
+            for item in self.table.partition(items.ws_pk(workspace_id), "CAT#")
+            if item.get("n", 0) > 0
+        ]
+
+    def delete_document(self, workspace_id: str, document_id: str) -> bool:
+        document = self.get_document(workspace_id, document_id)
+        if document is None:
+            return False
+        # Children first: a delete that dies half-way is finished by running it again.
+        self.chunks.delete_all(workspace_id, document_id)
+        revisions = self.table.partition(items.doc_pk(workspace_id, document_id), "REV#")
+        self.table.batch_write(deletes=[key_only(r) for r in revisions])
+        return self.writes.remove(document)
+
+    def iter_documents(self, workspace_id: str | None = None) -> Iterator[Document]:
+        found = (
+            self.table.query(**self._documents(workspace_id, None))
+            if workspace_id
+            else self._all_documents()
+        )
+        for item in found:
+            yield items.to_document(item)
+
+    # revisions
+    def add_revision(self, revision: Revision) -> None:
+        self.table.put(items.revision_item(revision))
+
+    def get_revision(self, workspace_id: str, document_id: str, revision: int) -> Revision | None:
+        item = self.table.get(items.revision_key(workspace_id, document_id, revision))
+        return items.to_revision(item) if item else None
+
+    def list_revisions(self, workspace_id: str, document_id: str) -> list[Revision]:
+        partition = self.table.partition(items.doc_pk(workspace_id, document_id), "REV#")
+        return [items.to_revision(item) for item in partition]
+
+    # chunks
+    def _require_document(self, workspace_id: str, document_id: str) -> None:
+        if self.table.get(items.doc_key(workspace_id, document_id)) is None:
+            raise NotFoundError(f"document {document_id} not found")
+
+    def replace_chunks(self, workspace_id: str, document_id: str, chunks: Sequence[Chunk]) -> None:
+        self._require_document(workspace_id, document_id)
+        delta = self.chunks.replace(workspace_id, document_id, chunks)
+        self.writes.add_chunk_count(workspace_id, document_id, delta)
+
+    def get_chunks(self, workspace_id: str, document_id: str) -> list[Chunk]:
+        return self.chunks.for_document(workspace_id, document_id)
+
+    def get_chunk(self, workspace_id: str, chunk_id: str) -> Chunk | None:
+        item = self.chunks.get_item(workspace_id, chunk_id)
+        return self.chunks.chunk(item) if item else None
+
+    def get_chunks_by_ids(self, workspace_id: str, chunk_ids: Sequence[str]) -> list[Chunk]:
+        return self.chunks.by_ids(workspace_id, chunk_ids)
+
+    def save_chunk(self, chunk: Chunk) -> None:
+        self._require_document(chunk.workspace_id, chunk.document_id)
+        added = self.chunks.save(chunk)
+        self.writes.add_chunk_count(chunk.workspace_id, chunk.document_id, added)
+
+    def delete_chunk(self, workspace_id: str, chunk_id: str) -> bool:
+        item = self.chunks.get_item(workspace_id, chunk_id)
+        if item is None:
+            return False
+        self.chunks.delete(workspace_id, item)
+        self.writes.add_chunk_count(workspace_id, item["document_id"], -1)
+        return True
+
+    def iter_chunks(self, workspace_id: str | None = None) -> Iterator[Chunk]:
+        for document in self.iter_documents(workspace_id):
+            yield from self.get_chunks(document.workspace_id, document.id)
+
+    def count_chunks(self, workspace_id: str | None = None) -> int:
+        if workspace_id:
+            found = self.table.query(
+                **self._documents(workspace_id, None, ProjectionExpression="chunks_stored")
+            )
+        else:
+            found = self._all_documents(ProjectionExpression="chunks_stored")
+        return sum(item.get("chunks_stored", 0) for item in found)

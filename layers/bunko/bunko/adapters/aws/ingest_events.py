@@ -1,0 +1,122 @@
+"""IngestEventHandler: one SQS message of the ingest queue → the ingest services.
+
+The queue carries two kinds of message: Bunko ingest jobs (sent by the API when a file is
+uploaded) and S3 event notifications for the drop prefix. A drop is submitted to the ingest
+service (idempotent on content: a redelivered event or an unchanged object adds nothing) and
+indexed in the same invocation. Out-of-order events are settled by the bucket's present
+state: a "created" whose object is gone, or a "removed" whose key exists again, is skipped.
+
+A message whose document ends `failed` raises IngestFailed, so SQS delivers it again and,
+after the queue's maxReceiveCount, moves it to the dead-letter queue; the document keeps its
+error in metadata.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from typing import TYPE_CHECKING, Any
+
+from botocore.exceptions import ClientError
+
+from bunko.adapters.aws.s3_drops import (
+    DropEvent,
+    category_from_metadata,
+    locate,
+    parse_notifications,
+)
+from bunko.adapters.aws.sqs_queue import CollectingQueue, parse_job
+from bunko.domain import Document, DocumentStatus
+from bunko.errors import NotFoundError, PayloadTooLargeError
+
+if TYPE_CHECKING:
+    from bunko.bootstrap import Services
+
+log = logging.getLogger(__name__)
+SOURCE = "s3"
+_MISSING = {"404", "NoSuchKey", "NotFound"}
+
+
+class IngestFailed(Exception):
+    """Processing ended `failed`; raised so the message is retried, then dead-lettered."""
+
+
+class IngestEventHandler:
+    def __init__(
+        self, *, services: Services, collector: CollectingQueue, s3: Any, drop_prefix: str
+    ) -> None:
+        self.services = services
+        self.collector = collector
+        self.s3 = s3
+        self.drop_prefix = drop_prefix
+
+    def handle(self, body: str) -> list[Document]:
+        """Process one message body; returns the documents it indexed or deleted."""
+        message = json.loads(body)
+        job = parse_job(message)
+        if job is not None:
+            return _finished(self.services.pipeline.process([job]))
+        events = parse_notifications(message)
+        if events is None:
+            raise ValueError(f"not an ingest job or an S3 notification: {body[:200]}")
+        done: list[Document] = []
+        for event in events:
+            done += self._drop(event)
+        return done
+
+    def _drop(self, event: DropEvent) -> list[Document]:
+        target = locate(event.key, drop_prefix=self.drop_prefix)
+        if target is None:
+            log.info("ignoring %s", event.key)
+            return []
+        if self.services.metadata.get_workspace(target.workspace_id) is None:
+            raise NotFoundError(f"no workspace {target.workspace_id} for {event.key}")
+        ingest = self.services.ingest
+        if event.kind == "removed":
+            if self._head(event) is not None:
+                return []  # the key was written again after this delete
+            removed = ingest.delete_by_path(target.workspace_id, target.path)
+            return [removed] if removed else []
+        found = self._read(event)
+        if found is None:
+            return []  # deleted again before we got here; its remove event follows
+        data, metadata = found
+        ingest.submit_file(
+            target.workspace_id,
+            path=target.path,
+            data=data,
+            category=category_from_metadata(metadata) or target.category,
+            source=SOURCE,
+        )
+        jobs = self.collector.take()
+        return _finished(self.services.pipeline.process(jobs)) if jobs else []
+
+    def _head(self, event: DropEvent) -> dict[str, Any] | None:
+        try:
+            return self.s3.head_object(Bucket=event.bucket, Key=event.key)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in _MISSING:
+                return None
+            raise
+
+    def _read(self, event: DropEvent) -> tuple[bytes, dict[str, str]] | None:
+        try:
+            response = self.s3.get_object(Bucket=event.bucket, Key=event.key)
+        except ClientError as exc:
+            if exc.response.get("Error", {}).get("Code") in _MISSING:
+                return None
+            raise
+        limit = self.services.settings.max_file_bytes
+        if response["ContentLength"] > limit:
+            response["Body"].close()
+            raise PayloadTooLargeError(
+                f"{event.key} is {response['ContentLength']} bytes; the limit is {limit} bytes"
+            )
+        return response["Body"].read(), response.get("Metadata", {})
+
+
+def _finished(documents: list[Document]) -> list[Document]:
+    failed = [d for d in documents if d.status is DocumentStatus.FAILED]
+    if failed:
+        raise IngestFailed("; ".join(f"{d.path}: {d.error}" for d in failed))
+    return documents

@@ -1,0 +1,210 @@
+"""OpenSearchServerlessIndex: the SearchIndex on an OpenSearch Serverless vector collection.
+
+Cloud semantics (DESIGN decision 2): vector collections reject a custom `_id`, so chunk ids
+are fields and the engine picks document ids; there is no `_delete_by_query`, so deletes
+search for the entries and bulk-delete their ids; there is no `refresh=true`, so writes
+become visible on the collection's own schedule. Replacing a chunk deletes its earlier
+entries first; an entry not yet visible to that search can survive as a duplicate, which
+searches fold away (one hit per chunk id) and the search service checks against metadata.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from opensearchpy import OpenSearch
+from opensearchpy.exceptions import NotFoundError as OpenSearchNotFound
+
+from bunko.adapters.aws import opensearch_queries as q
+from bunko.errors import ValidationError
+from bunko.ports import IndexEntry, IndexHit, SearchFilter
+
+_BULK_ENTRIES = 500
+_TERMS_BATCH = 1000
+_PAGE = 1000
+
+
+class SearchBackendError(RuntimeError):
+    """The engine answered a request with an error."""
+
+
+class OpenSearchServerlessIndex:
+    def __init__(self, client: OpenSearch, *, index: str, dimension: int | None) -> None:
+        self.client = client
+        self.index_name = index
+        self.dimension = dimension
+
+    def ensure_index(self) -> bool:
+        """Create the index with its mapping if missing; True if it was created."""
+        if self.client.indices.exists(index=self.index_name):
+            return False
+        self.client.indices.create(index=self.index_name, body=q.index_body(self.dimension))
+        return True
+
+    # writes
+    def index(self, entries: Sequence[IndexEntry]) -> None:
+        if not entries:
+            return
+        for entry in entries:  # refuse the batch before anything is written
+            if entry.vector is not None:
+                self._check_dimension(entry.vector)
+        by_workspace: dict[str, list[str]] = {}
+        for entry in entries:
+            by_workspace.setdefault(entry.workspace_id, []).append(entry.chunk_id)
+        for workspace_id, chunk_ids in by_workspace.items():
+            self.delete_chunks(workspace_id, chunk_ids)
+        for start in range(0, len(entries), _BULK_ENTRIES):
+            lines: list[dict[str, Any]] = []
+            for entry in entries[start : start + _BULK_ENTRIES]:
+                lines.append({"index": {"_index": self.index_name}})  # no _id: see above
+                lines.append(self._source(entry))
+            self._bulk(lines)
+
+    def _source(self, entry: IndexEntry) -> dict[str, Any]:
+        source: dict[str, Any] = {
+            "chunk_id": entry.chunk_id,
+            "document_id": entry.document_id,
+            "workspace_id": entry.workspace_id,
+            "revision": entry.revision,
+            "category": entry.category,
+            q.TEXT_FIELD: entry.text,
+            "entry_id": uuid.uuid4().hex,
+        }
+        if entry.vector is not None and self.dimension:
+            source[q.VECTOR_FIELD] = [float(x) for x in entry.vector]
+        return source
+
+    def _check_dimension(self, vector: Sequence[float]) -> None:
+        if self.dimension and len(vector) != self.dimension:
+            raise ValidationError(
+                f"vector has {len(vector)} dimensions; the index has {self.dimension}"
+            )
+
+    def delete_document(self, workspace_id: str, document_id: str) -> None:
+        self._delete_matching(
+            [{"term": {"workspace_id": workspace_id}}, {"term": {"document_id": document_id}}]
+        )
+
+    def delete_chunks(self, workspace_id: str, chunk_ids: Sequence[str]) -> None:
+        ids = list(dict.fromkeys(chunk_ids))
+        for start in range(0, len(ids), _TERMS_BATCH):
+            self._delete_matching(
+                [
+                    {"term": {"workspace_id": workspace_id}},
+                    {"terms": {"chunk_id": ids[start : start + _TERMS_BATCH]}},
+                ]
+            )
+
+    def clear(self, workspace_id: str | None = None) -> None:
+        self._delete_matching([{"term": {"workspace_id": workspace_id}}] if workspace_id else [])
+
+    def _delete_matching(self, clauses: list[dict[str, Any]]) -> None:
+        # Collect first, delete after: deleting while paging would shift the pages.
+        ids = list(self._matching_ids(clauses))
+        for start in range(0, len(ids), _BULK_ENTRIES):
+            self._bulk(
+                [
+                    {"delete": {"_index": self.index_name, "_id": i}}
+                    for i in ids[start : start + _BULK_ENTRIES]
+                ]
+            )
+
+    def _matching_ids(self, clauses: list[dict[str, Any]]) -> Iterator[str]:
+        after = None
+        while True:
+            try:
+                response = self.client.search(
+                    index=self.index_name, body=q.match_body(clauses, size=_PAGE, after=after)
+                )
+            except OpenSearchNotFound:
+                return  # no index yet: nothing to delete
+            hits = response["hits"]["hits"]
+            for hit in hits:
+                yield hit["_id"]
+            if len(hits) < _PAGE:
+                return
+            after = hits[-1]["sort"]
+
+    def _bulk(self, lines: list[dict[str, Any]]) -> None:
+        response = self.client.bulk(body=lines)
+        if response.get("errors"):
+            failures = [
+                next(iter(item.values()))
+                for item in response["items"]
+                if next(iter(item.values())).get("status", 200) >= 300
+                and next(iter(item.values())).get("status") != 404  # already gone is fine
+            ]
+            if failures:
+                raise SearchBackendError(f"bulk request failed: {failures[0].get('error')}")
+
+    # reads
+    def keyword_search(self, query: str, filters: SearchFilter, limit: int) -> list[IndexHit]:
+        return self.hybrid_search(query, None, filters, limit)[0]
+
+    def vector_search(
+        self, vector: Sequence[float], filters: SearchFilter, limit: int
+    ) -> list[IndexHit]:
+        return self.hybrid_search("", vector, filters, limit)[1]
+
+    def hybrid_search(
+        self, query: str, vector: Sequence[float] | None, filters: SearchFilter, limit: int
+    ) -> tuple[list[IndexHit], list[IndexHit]]:
+        """BM25 and filtered k-NN in one `_msearch` round trip; fusion happens in the core."""
+        if limit <= 0 or filters.document_ids == frozenset():
+            return [], []
+        plan: list[str] = []
+        body: list[dict[str, Any]] = []
+        if query.strip():
+            plan.append("keyword")
+            body += [{"index": self.index_name}, q.keyword_body(query, filters, limit)]
+        if vector is not None and self.dimension:
+            self._check_dimension(vector)
+        # A zero vector has no direction: no similarity to anything (and the engine refuses it).
+        if vector is not None and self.dimension and any(float(x) != 0.0 for x in vector):
+            plan.append("vector")
+            body += [{"index": self.index_name}, q.knn_body(vector, filters, limit)]
+        results: dict[str, list[IndexHit]] = {"keyword": [], "vector": []}
+        if not body:
+            return [], []
+        responses = self.client.msearch(body=body)["responses"]
+        for kind, response in zip(plan, responses, strict=True):
+            if "error" in response:
+                if _missing_index(response):
+                    continue
+                raise SearchBackendError(f"{kind} search failed: {response['error']}")
+            results[kind] = _hits(response, vector=kind == "vector")
+        return results["keyword"], results["vector"]
+
+    def count(self, workspace_id: str | None = None) -> int:
+        body = {"query": {"term": {"workspace_id": workspace_id}}} if workspace_id else None
+        try:
+            return int(self.client.count(index=self.index_name, body=body)["count"])
+        except OpenSearchNotFound:
+            return 0
+
+
+def _hits(response: dict[str, Any], *, vector: bool) -> list[IndexHit]:
+    """One hit per chunk id (the best), engine scores made comparable across engines."""
+    seen: set[str] = set()
+    hits: list[IndexHit] = []
+    for hit in response["hits"]["hits"]:
+        source = hit["_source"]
+        if source["chunk_id"] in seen:
+            continue
+        seen.add(source["chunk_id"])
+        score = float(hit["_score"])
+        hits.append(
+            IndexHit(
+                chunk_id=source["chunk_id"],
+                document_id=source["document_id"],
+                score=q.cosine_from_score(score) if vector else score,
+            )
+        )
+    return hits
+
+
+def _missing_index(response: dict[str, Any]) -> bool:
+    error = response.get("error")
+    return isinstance(error, dict) and error.get("type") == "index_not_found_exception"

@@ -1,0 +1,51 @@
+"""AWS settings, read from the environment (prefix BUNKO_), set by the CDK stack on each function.
+
+Every environment variable name the functions use is here, in one place; `infra/` imports
+`ENV` so the stack and the code cannot drift apart.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bunko.config import ENV_PREFIX
+
+TITAN_EMBED_V2 = "amazon.titan-embed-text-v2:0"
+
+
+class AwsSettings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
+
+    region: str | None = None  # falls back to AWS_REGION, which Lambda always sets
+    table_name: str = "bunko"
+    bucket: str = "bunko"
+    # Key prefixes in the bucket. Drops under `drop_prefix` trigger ingest; the blob store
+    # (originals, extracted text, spilled items) lives under `blob_prefix`, which never does.
+    blob_prefix: str = "blobs/"
+    drop_prefix: str = "drop/"
+    opensearch_endpoint: str | None = None  # https://<id>.<region>.aoss.amazonaws.com
+    opensearch_index: str = "bunko-chunks"
+    opensearch_sigv4: bool = True  # False only for a local stand-in (tests)
+    opensearch_service: Literal["aoss", "es"] = "aoss"
+    ingest_queue_url: str | None = None
+    # The core Settings.embedder names local models; on AWS the embedder is chosen here.
+    embedding_provider: Literal["bedrock", "none"] = "bedrock"
+    embedding_model_id: str = TITAN_EMBED_V2
+    embedding_dimension: Literal[256, 512, 1024] = 1024
+    embed_concurrency: int = Field(default=8, ge=1, le=64)
+    # For the auth and chat parts: the JWT signing key, the KMS key for model API keys, and
+    # the Bedrock chat models this deployment may call (comma-separated ids).
+    jwt_secret_arn: str | None = None
+    model_keys_kms_key_id: str | None = None
+    bedrock_chat_model_ids: str = ""
+    presign_expires_seconds: int = Field(default=900, ge=60, le=43200)
+
+
+def env_name(field: str) -> str:
+    """The environment variable that sets `field` (for the CDK stack)."""
+    if field not in AwsSettings.model_fields:
+        raise KeyError(field)
+    return f"{ENV_PREFIX}{field.upper()}"

@@ -1,0 +1,76 @@
+"""Fixtures for the AWS adapters: moto for S3/DynamoDB/SQS, osmem-server for OpenSearch.
+
+osmem-server's pytest plugin provides `osmem_clone` (a fresh in-memory cluster per test).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import pytest
+from bunko.adapters.aws import lambda_runtime, presign_route
+from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+from opensearchpy import OpenSearch
+
+from tests.aws.stand_ins import BUCKET, TABLE, MotoAws, moto_aws
+
+INDEX = "bunko-test"
+
+
+@pytest.fixture
+def aws() -> Iterator[MotoAws]:
+    with moto_aws() as stand_in:
+        yield stand_in
+
+
+@pytest.fixture
+def opensearch(osmem_clone) -> OpenSearch:
+    return OpenSearch(hosts=[osmem_clone.url])
+
+
+@pytest.fixture
+def search_index(opensearch: OpenSearch) -> OpenSearchServerlessIndex:
+    index = OpenSearchServerlessIndex(opensearch, index=INDEX, dimension=4)
+    index.ensure_index()
+    return index
+
+
+@dataclass
+class FakeLambdaContext:
+    """The attributes Powertools reads from a Lambda context."""
+
+    function_name: str = "bunko-test"
+    function_version: str = "$LATEST"
+    memory_limit_in_mb: int = 1024
+    invoked_function_arn: str = "arn:aws:lambda:us-east-1:123456789012:function:bunko-test"
+    aws_request_id: str = "52fdfc07-2182-154f-163f-5f0f9a621d72"
+    log_group_name: str = "/aws/lambda/bunko-test"
+    log_stream_name: str = "2025/11/28/[$LATEST]abcdef"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 300_000
+
+
+@pytest.fixture
+def aws_env(aws, osmem_clone, opensearch, monkeypatch):
+    """The environment the CDK stack gives the functions, pointing at the stand-ins."""
+    for key, value in {
+        "BUNKO_BACKEND": "aws", "BUNKO_TABLE_NAME": TABLE, "BUNKO_BUCKET": BUCKET,
+        "BUNKO_OPENSEARCH_ENDPOINT": osmem_clone.url, "BUNKO_OPENSEARCH_SIGV4": "false",
+        "BUNKO_OPENSEARCH_INDEX": INDEX, "BUNKO_EMBEDDING_PROVIDER": "none",
+        "BUNKO_INGEST_QUEUE_URL": aws.queue_url, "POWERTOOLS_TRACE_DISABLED": "1",
+        "POWERTOOLS_METRICS_NAMESPACE": "BunkoTest", "POWERTOOLS_SERVICE_NAME": "bunko-test",
+    }.items():  # fmt: skip
+        monkeypatch.setenv(key, value)
+    OpenSearchServerlessIndex(opensearch, index=INDEX, dimension=None).ensure_index()
+    for cached in (
+        lambda_runtime.api_app,
+        lambda_runtime.ingest_handler,
+        presign_route._s3_client,
+        presign_route._aws_settings,
+    ):
+        cached.cache_clear()
+    yield aws
+    for cached in (lambda_runtime.api_app, lambda_runtime.ingest_handler):
+        cached.cache_clear()

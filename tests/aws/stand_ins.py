@@ -1,0 +1,80 @@
+"""Local stand-ins for the AWS services: moto for S3, DynamoDB and SQS.
+
+`moto_aws()` starts one mocked account with the bucket, the table and the queues the CDK
+stack would create (the table from the same schema module the stack uses).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import boto3
+from bunko.adapters.aws.dynamodb_schema import create_table_kwargs
+from moto import mock_aws
+
+REGION = "us-east-1"
+BUCKET = "bunko-test"
+TABLE = "bunko-test"
+
+
+@dataclass
+class MotoAws:
+    s3: Any
+    dynamodb: Any
+    sqs: Any
+    queue_url: str
+    dlq_url: str
+
+    def receive_all(self, url: str) -> list[dict]:
+        messages = []
+        while True:
+            batch = self.sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10)
+            found = batch.get("Messages", [])
+            if not found:
+                return messages
+            messages.extend(found)
+
+
+@contextmanager
+def moto_aws() -> Iterator[MotoAws]:
+    saved = {
+        k: os.environ.get(k)
+        for k in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_DEFAULT_REGION", "AWS_REGION")
+    }
+    os.environ.update(
+        AWS_ACCESS_KEY_ID="testing",
+        AWS_SECRET_ACCESS_KEY="testing",
+        AWS_DEFAULT_REGION=REGION,
+        AWS_REGION=REGION,
+    )
+    try:
+        with mock_aws():
+            s3 = boto3.client("s3", region_name=REGION)
+            s3.create_bucket(Bucket=BUCKET)
+            dynamodb = boto3.client("dynamodb", region_name=REGION)
+            dynamodb.create_table(**create_table_kwargs(TABLE))
+            sqs = boto3.client("sqs", region_name=REGION)
+            dlq_url = sqs.create_queue(QueueName="bunko-ingest-dlq")["QueueUrl"]
+            dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq_url, AttributeNames=["QueueArn"])[
+                "Attributes"
+            ]["QueueArn"]
+            queue_url = sqs.create_queue(
+                QueueName="bunko-ingest",
+                Attributes={
+                    "RedrivePolicy": json.dumps(
+                        {"deadLetterTargetArn": dlq_arn, "maxReceiveCount": "3"}
+                    )
+                },
+            )["QueueUrl"]
+            yield MotoAws(s3=s3, dynamodb=dynamodb, sqs=sqs, queue_url=queue_url, dlq_url=dlq_url)
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value

@@ -1,0 +1,219 @@
+"""The Lambda handlers fed the sample events in events/, against moto (S3, DynamoDB, SQS) and
+osmem-server (OpenSearch), keyword-only (osmem does not run k-NN)."""
+
+from __future__ import annotations
+
+import json
+from urllib.parse import parse_qs, quote, urlparse
+
+import pytest
+import requests
+from bunko.adapters.aws import lambda_runtime
+from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
+from bunko.ports import SearchFilter
+
+from tests.aws.conftest import FakeLambdaContext
+from tests.aws.handlers import load_event, load_function
+from tests.aws.stand_ins import BUCKET
+
+DROPPED_KEY = "drop/default/manuals/検索 guide.md"
+DROPPED_TEXT = "# 検索ガイド\n\n全文検索エンジンの使い方を説明します。Hybrid search in Bunko.\n"
+
+
+@pytest.fixture
+def api(aws_env):
+    return load_function("api")
+
+
+@pytest.fixture
+def ingest(aws_env):
+    return load_function("ingest")
+
+
+def services():
+    return lambda_runtime.ingest_handler().services
+
+
+def test_api_health_through_mangum(api):
+    response = api.handler(load_event("api_get_health.json"), FakeLambdaContext())
+    assert response["statusCode"] == 200
+    body = json.loads(response["body"])
+    assert body["status"] == "ok"
+    assert body["backend"] == "aws"
+
+
+def test_presigned_upload(api, aws_env):
+    response = api.handler(load_event("api_post_uploads_presign.json"), FakeLambdaContext())
+    assert response["statusCode"] == 200, response["body"]
+    body = json.loads(response["body"])
+    assert body["method"] == "PUT"
+    assert body["key"] == f"drop/{DEFAULT_WORKSPACE_ID}/manuals/guide.pdf"
+    assert body["headers"]["Content-Type"] == "application/pdf"
+    assert (
+        body["headers"]["x-amz-meta-bunko-category"]
+        == "%E3%83%9E%E3%83%8B%E3%83%A5%E3%82%A2%E3%83%AB"
+    )
+    url = urlparse(body["url"])
+    assert BUCKET in url.netloc + url.path
+    assert "X-Amz-Signature" in parse_qs(url.query)
+    assert body["expiresIn"] == 900
+
+
+def test_presign_refuses_files_over_the_limit(api):
+    event = load_event("api_post_uploads_presign.json")
+    event["body"] = json.dumps({"path": "big.bin", "size": 10**12})
+    response = api.handler(event, FakeLambdaContext())
+    assert response["statusCode"] == 413
+    assert json.loads(response["body"])["statusCode"] == 413
+
+
+def test_s3_drop_is_indexed_and_redelivery_adds_nothing(ingest, aws_env):
+    aws_env.s3.put_object(Bucket=BUCKET, Key=DROPPED_KEY, Body=DROPPED_TEXT.encode())
+    event = load_event("sqs_s3_object_created.json")
+    assert ingest.handler(event, FakeLambdaContext()) == {"batchItemFailures": []}
+    store = services().metadata
+    doc = store.get_document_by_path(DEFAULT_WORKSPACE_ID, "manuals/検索 guide.md")
+    assert doc is not None
+    assert doc.status is DocumentStatus.COMPLETED
+    assert doc.category == "manuals"
+    assert doc.source == "s3"
+    chunks = store.count_chunks(DEFAULT_WORKSPACE_ID)
+    index = services().index
+    entries = index.count(DEFAULT_WORKSPACE_ID)
+    assert chunks >= 1 and entries == chunks
+    hits = index.keyword_search("検索", SearchFilter(DEFAULT_WORKSPACE_ID), 5)
+    assert {h.document_id for h in hits} == {doc.id}
+
+    # The same notification again (SQS delivers at least once): no new revision or chunks.
+    assert ingest.handler(event, FakeLambdaContext()) == {"batchItemFailures": []}
+    again = store.get_document(DEFAULT_WORKSPACE_ID, doc.id)
+    assert again.revision == doc.revision
+    assert store.count_chunks(DEFAULT_WORKSPACE_ID) == chunks
+    assert index.count(DEFAULT_WORKSPACE_ID) == entries
+
+
+def test_changed_object_makes_a_new_revision(ingest, aws_env):
+    event = load_event("sqs_s3_object_created.json")
+    aws_env.s3.put_object(Bucket=BUCKET, Key=DROPPED_KEY, Body=DROPPED_TEXT.encode())
+    ingest.handler(event, FakeLambdaContext())
+    aws_env.s3.put_object(Bucket=BUCKET, Key=DROPPED_KEY, Body="新しい内容です。".encode())
+    ingest.handler(event, FakeLambdaContext())
+    doc = services().metadata.get_document_by_path(DEFAULT_WORKSPACE_ID, "manuals/検索 guide.md")
+    assert doc.revision == 2
+    assert doc.status is DocumentStatus.COMPLETED
+    filters = SearchFilter(DEFAULT_WORKSPACE_ID)
+    assert services().index.keyword_search("全文検索エンジン", filters, 5) == []
+    assert [h.document_id for h in services().index.keyword_search("内容", filters, 5)] == [doc.id]
+
+
+def test_removed_object_removes_the_document(ingest, aws_env):
+    aws_env.s3.put_object(Bucket=BUCKET, Key=DROPPED_KEY, Body=DROPPED_TEXT.encode())
+    ingest.handler(load_event("sqs_s3_object_created.json"), FakeLambdaContext())
+    removed = load_event("sqs_s3_object_removed.json")
+    # Out of order: the delete notification arrives while the key exists again → kept.
+    ingest.handler(removed, FakeLambdaContext())
+    store = services().metadata
+    assert store.get_document_by_path(DEFAULT_WORKSPACE_ID, "manuals/検索 guide.md") is not None
+    aws_env.s3.delete_object(Bucket=BUCKET, Key=DROPPED_KEY)
+    assert ingest.handler(removed, FakeLambdaContext()) == {"batchItemFailures": []}
+    assert store.get_document_by_path(DEFAULT_WORKSPACE_ID, "manuals/検索 guide.md") is None
+    assert store.count_chunks(DEFAULT_WORKSPACE_ID) == 0
+    assert services().index.count(DEFAULT_WORKSPACE_ID) == 0
+
+
+def test_s3_test_event_is_acknowledged(ingest):
+    assert ingest.handler(load_event("sqs_s3_test_event.json"), FakeLambdaContext()) == {
+        "batchItemFailures": []
+    }
+
+
+def test_api_upload_job_goes_through_sqs_to_the_ingest_function(api, ingest, aws_env):
+    # The API's ingest service queues a job message on SQS; the ingest function indexes it.
+    web = lambda_runtime.api_app().state.services
+    doc = web.ingest.submit_text(
+        DEFAULT_WORKSPACE_ID, path="notes/agent.txt", content="エージェントが書いたメモです。"
+    )
+    [message] = aws_env.receive_all(aws_env.queue_url)
+    event = load_event("sqs_ingest_job.json")
+    event["Records"][0]["body"] = message["Body"]
+    assert ingest.handler(event, FakeLambdaContext()) == {"batchItemFailures": []}
+    done = services().metadata.get_document(DEFAULT_WORKSPACE_ID, doc.id)
+    assert done.status is DocumentStatus.COMPLETED
+    assert done.chunk_count >= 1
+
+
+def test_failed_file_ends_failed_and_its_message_in_the_dead_letter_queue(ingest, aws_env):
+    key = "drop/default/broken.pdf"
+    aws_env.s3.put_object(Bucket=BUCKET, Key=key, Body=b"%PDF-1.7 this is not a real pdf")
+    template = load_event("sqs_s3_object_created.json")
+    body = json.loads(template["Records"][0]["body"])
+    body["Records"][0]["s3"]["object"]["key"] = key
+    aws_env.sqs.send_message(QueueUrl=aws_env.queue_url, MessageBody=json.dumps(body))
+    # Play the Lambda poller: receive, invoke, delete what succeeded, until the queue's
+    # redrive policy (maxReceiveCount 3) moves the message to the dead-letter queue.
+    failures = 0
+    for _ in range(5):
+        batch = aws_env.sqs.receive_message(
+            QueueUrl=aws_env.queue_url, VisibilityTimeout=0, MaxNumberOfMessages=10
+        ).get("Messages", [])
+        if not batch:
+            break
+        event = {
+            "Records": [
+                dict(
+                    template["Records"][0],
+                    messageId=m["MessageId"],
+                    receiptHandle=m["ReceiptHandle"],
+                    body=m["Body"],
+                )
+                for m in batch
+            ]
+        }
+        result = ingest.handler(event, FakeLambdaContext())
+        failed = {f["itemIdentifier"] for f in result["batchItemFailures"]}
+        failures += len(failed)
+        for m in batch:
+            if m["MessageId"] not in failed:
+                aws_env.sqs.delete_message(
+                    QueueUrl=aws_env.queue_url, ReceiptHandle=m["ReceiptHandle"]
+                )
+    assert failures == 3
+    [dead] = aws_env.receive_all(aws_env.dlq_url)
+    assert json.loads(dead["Body"])["Records"][0]["s3"]["object"]["key"] == key
+    doc = services().metadata.get_document_by_path(DEFAULT_WORKSPACE_ID, "broken.pdf")
+    assert doc.status is DocumentStatus.FAILED
+    assert doc.error
+
+
+def test_unknown_workspace_fails_the_record(ingest, aws_env):
+    key = "drop/no-such-workspace/a.txt"
+    aws_env.s3.put_object(Bucket=BUCKET, Key=key, Body=b"text")
+    event = load_event("sqs_s3_object_created.json")
+    body = json.loads(event["Records"][0]["body"])
+    body["Records"][0]["s3"]["object"]["key"] = key
+    event["Records"][0]["body"] = json.dumps(body)
+    result = ingest.handler(event, FakeLambdaContext())
+    assert [f["itemIdentifier"] for f in result["batchItemFailures"]] == [
+        event["Records"][0]["messageId"]
+    ]
+
+
+def test_presigned_put_lands_as_a_drop_with_its_category(api, ingest, aws_env):
+    event = load_event("api_post_uploads_presign.json")
+    event["body"] = json.dumps(
+        {"path": "資料/報告.md", "category": "社内資料", "contentType": "text/markdown"}
+    )
+    upload = json.loads(api.handler(event, FakeLambdaContext())["body"])
+    # The client's PUT, signed for exactly these headers (moto answers for S3).
+    response = requests.put(
+        upload["url"], data="社内の報告です。".encode(), headers=upload["headers"], timeout=10
+    )
+    assert response.status_code == 200
+    created = load_event("sqs_s3_object_created.json")
+    body = json.loads(created["Records"][0]["body"])
+    body["Records"][0]["s3"]["object"]["key"] = quote(upload["key"])
+    created["Records"][0]["body"] = json.dumps(body)
+    assert ingest.handler(created, FakeLambdaContext()) == {"batchItemFailures": []}
+    doc = services().metadata.get_document_by_path(DEFAULT_WORKSPACE_ID, "資料/報告.md")
+    assert doc.category == "社内資料"  # from the signed metadata, not the folder
+    assert doc.status is DocumentStatus.COMPLETED

@@ -1,0 +1,178 @@
+"""Numbers for the AWS shape, rerunnable: `.venv/bin/python -m tests.bench.bench_aws`.
+
+1. The synthesized template's resource counts (CDK app, bundling skipped).
+2. The Lambda layer's unzipped size: the layer is built exactly as `cdk synth` builds it
+   (pip wheels for the Lambda platform) into a temporary folder; must stay under 250 MB.
+3. Cold-start import time of each handler module: `python -X importtime`, median of
+   several runs in fresh interpreters, with the bytecode cache cold (what Lambda pays on
+   /opt, which is read-only, when no .pyc is shipped) and warm; once for the module alone
+   and once with what its first invocation imports (the app and the adapters).
+
+Options: --skip-layer, --runs N, --python-version 3.14 (the layer's target).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO_ROOT))
+
+HANDLERS = {
+    "api": REPO_ROOT / "functions" / "api" / "handler.py",
+    "stream": REPO_ROOT / "functions" / "stream" / "main.py",
+    "ingest": REPO_ROOT / "functions" / "ingest" / "handler.py",
+    "search_index": REPO_ROOT / "functions" / "search_index" / "handler.py",
+}
+LAYER_LIMIT = 250 * 1024 * 1024
+# What the first invocation imports on top of the handler module (the app and the AWS
+# adapters are built lazily): counted too, since a cold start pays for it either way.
+_ADAPTERS = [
+    "bunko.adapters.aws.clients",
+    "bunko.adapters.aws.dynamodb_store",
+    "bunko.adapters.aws.opensearch_index",
+    "bunko.adapters.aws.s3_blobs",
+    "bunko.adapters.aws.bedrock_embedder",
+    "bunko.adapters.aws.sqs_queue",
+]
+_APP = ["bunko.bootstrap", "bunko.http.app", "bunko.adapters.aws.presign_route", *_ADAPTERS]
+FIRST_CALL = {
+    "api": _APP,
+    "stream": ["uvicorn", *_APP],
+    "ingest": ["bunko.bootstrap", "bunko.adapters.aws.ingest_events", *_ADAPTERS],
+    "search_index": [],
+}
+
+
+def resource_counts() -> Counter:
+    os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "1")
+    import aws_cdk as cdk
+
+    from infra.app import build_app
+
+    with tempfile.TemporaryDirectory() as out:
+        app = cdk.App(context={"aws:cdk:bundling-stacks": []}, outdir=out)
+        app, stack = build_app(app)
+        template = app.synth().get_stack_by_name(stack.stack_name).template
+    return Counter(r["Type"] for r in template["Resources"].values())
+
+
+def layer_size(python_version: str) -> tuple[int, int, list[tuple[str, int]]]:
+    from infra.constructs.layer_bundling import build_layer, tree_size
+
+    with tempfile.TemporaryDirectory() as out:
+        target = build_layer(Path(out), repo_root=REPO_ROOT, python_version=python_version)
+        total = tree_size(target)
+        files = sum(1 for p in target.rglob("*") if p.is_file())
+        biggest = sorted(
+            ((p.name, tree_size(p)) for p in target.iterdir() if p.is_dir()),
+            key=lambda item: -item[1],
+        )[:8]
+    return total, files, biggest
+
+
+def import_time_ms(
+    module_path: Path | None, *, runs: int, cold: bool, also: list[str] = ()
+) -> float:
+    """Median import time of the module in ms: the cumulative times -X importtime reports for
+    the top-level imports it triggers (`None` measures an empty program: the interpreter's
+    own start-up imports, subtracted by the caller)."""
+    env = dict(
+        os.environ,
+        BUNKO_BACKEND="aws",
+        AWS_REGION="us-east-1",
+        POWERTOOLS_TRACE_DISABLED="1",
+        POWERTOOLS_METRICS_NAMESPACE="Bench",
+    )
+    code = "import importlib.util, sys\n"
+    if module_path is not None:
+        code += (
+            f"sys.path.insert(0, {str(module_path.parent)!r})\n"
+            f"spec = importlib.util.spec_from_file_location('under_test', {str(module_path)!r})\n"
+            "spec.loader.exec_module(importlib.util.module_from_spec(spec))\n"
+        )
+    code += "".join(f"import {name}\n" for name in also)
+    samples = []
+    for _ in range(runs):
+        with tempfile.TemporaryDirectory() as cache:
+            run_env = dict(env, PYTHONPYCACHEPREFIX=cache) if cold else env
+            result = subprocess.run(
+                [sys.executable, "-X", "importtime", "-c", code],
+                capture_output=True,
+                text=True,
+                env=run_env,
+                check=False,
+            )
+        if result.returncode != 0:
+            raise RuntimeError(result.stderr[-2000:])
+        total = 0
+        for line in result.stderr.splitlines():
+            if not line.startswith("import time:") or "|" not in line:
+                continue
+            parts = line.split("|")
+            name = parts[2][1:].rstrip()  # nested imports are indented past the first space
+            if name and not name.startswith(" ") and parts[1].strip().isdigit():
+                total += int(parts[1])  # cumulative µs of each top-level import
+        samples.append(total / 1000)
+    return statistics.median(samples)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--python-version", default="3.14")
+    parser.add_argument("--skip-layer", action="store_true")
+    args = parser.parse_args()
+    report: dict = {}
+
+    counts = resource_counts()
+    report["resources_total"] = sum(counts.values())
+    report["resources"] = dict(sorted(counts.items()))
+    print(f"template resources: {report['resources_total']}")
+    for kind, n in sorted(counts.items()):
+        print(f"  {n:3d}  {kind}")
+
+    if not args.skip_layer:
+        total, files, biggest = layer_size(args.python_version)
+        report["layer_unzipped_bytes"] = total
+        print(
+            f"layer (python{args.python_version}, unzipped): {total / 2**20:.1f} MiB in "
+            f"{files} files; limit 250 MB → {'OK' if total < LAYER_LIMIT else 'TOO BIG'}"
+        )
+        for name, size in biggest:
+            print(f"  {size / 2**20:7.1f} MiB  {name}")
+
+    report["import_ms"] = {}
+    print(
+        f"handler import time, median of {args.runs} (python "
+        f"{sys.version_info.major}.{sys.version_info.minor}, -X importtime):"
+    )
+    base_warm = import_time_ms(None, runs=args.runs, cold=False)
+    base_cold = import_time_ms(None, runs=args.runs, cold=True)
+    print(f"  (interpreter start-up imports subtracted: {base_warm:.1f} ms / {base_cold:.1f} ms)")
+    for name, path in HANDLERS.items():
+        row = {}
+        for label, also in (("module", []), ("with_first_call", FIRST_CALL[name])):
+            if label == "with_first_call" and not also:
+                continue
+            warm = import_time_ms(path, runs=args.runs, cold=False, also=also) - base_warm
+            cold = import_time_ms(path, runs=args.runs, cold=True, also=also) - base_cold
+            row[label] = {"warm_pyc": round(warm, 1), "no_pyc": round(cold, 1)}
+            print(
+                f"  {name:13s} {label:16s} {warm:7.1f} ms with .pyc  "
+                f"{cold:7.1f} ms compiling from source"
+            )
+        report["import_ms"][name] = row
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()

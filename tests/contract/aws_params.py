@@ -1,0 +1,65 @@
+"""The AWS adapters under the same contract suites, against moto (imported by conftest.py).
+
+Importing this module fails (and conftest skips the AWS params) when moto is not installed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import moto  # noqa: F401  (the ImportError conftest.py expects when moto is missing)
+from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
+from bunko.adapters.aws.s3_blobs import S3BlobStore
+
+from tests.aws.stand_ins import BUCKET, TABLE, moto_aws
+
+
+def _dynamodb_metadata(tmp_path: Path) -> Iterator[DynamoDBMetadataStore]:
+    with moto_aws() as aws:
+        blobs = S3BlobStore(aws.s3, bucket=BUCKET, prefix="blobs/")
+        yield DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=blobs)
+
+
+def _s3_blobs(tmp_path: Path) -> Iterator[S3BlobStore]:
+    with moto_aws() as aws:
+        yield S3BlobStore(aws.s3, bucket=BUCKET, prefix="blobs/")
+
+
+METADATA_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"dynamodb": _dynamodb_metadata}
+BLOB_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"s3": _s3_blobs}
+
+
+_osmem = None
+
+
+def _osmem_server():
+    """One osmem-server per test session (it exits with the test process)."""
+    global _osmem
+    if _osmem is None:
+        import atexit
+
+        from osmem_server import OsmemServer
+
+        _osmem = OsmemServer.start()
+        atexit.register(_osmem.close)
+    return _osmem
+
+
+def _opensearch_index(tmp_path: Path, dimension: int | None = 8) -> Iterator:
+    """OpenSearch Serverless index against osmem-server. osmem does not execute k-NN, so a
+    suite's vector tests must skip this param (tests/aws checks the k-NN request bodies)."""
+    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from opensearchpy import OpenSearch
+
+    with _osmem_server().clone() as clone:
+        index = OpenSearchServerlessIndex(
+            OpenSearch(hosts=[clone.url]), index="contract", dimension=dimension
+        )
+        index.ensure_index()
+        yield index
+
+
+SEARCH_INDEX_FACTORIES: dict[str, Callable[..., Iterator]] = {"opensearch": _opensearch_index}
+# Capabilities a suite can check before running a test against a param.
+NO_KNN = frozenset({"opensearch"})
