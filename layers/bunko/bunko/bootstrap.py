@@ -6,12 +6,16 @@ import logging
 import re
 from dataclasses import dataclass
 
+from bunko.bootstrap_accounts import build_accounts
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus, Workspace
 from bunko.ports import BlobStore, Embedder, IngestJob, IngestQueue, MetadataStore, SearchIndex
-from bunko.services.ingest import IngestDefaults, IngestService
-from bunko.services.pipeline import IndexingPipeline
+from bunko.services.accounts import AccountServices
+from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
 from bunko.services.identity import Identity
+from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.items import ItemsService
+from bunko.services.pipeline import IndexingPipeline
 from bunko.services.search import SearchService
 
 log = logging.getLogger(__name__)
@@ -29,6 +33,9 @@ class Services:
     ingest: IngestService
     search: SearchService
     identity: Identity
+    accounts: AccountServices | None = None  # users, model configs, settings (REST)
+    items: ItemsService | None = None  # chunk-level reads and edits (MCP); always built
+    apikeys: ApiKeyService | None = None  # agents' API keys (local backend)
 
     def close(self) -> None:
         stop = getattr(self.queue, "stop", None)
@@ -62,6 +69,7 @@ def _build_local(settings: Settings):
         state_dir=settings.index_dir / "lsa",
         batch_size=settings.embed_batch_size,
         lsa_dimension=settings.lsa_dimension,
+        threads=settings.embed_threads,
     )
     index = LocalSearchIndex(
         settings.index_dir / index_generation(embedder),
@@ -70,7 +78,9 @@ def _build_local(settings: Settings):
     return metadata, blobs, index, embedder
 
 
-def build_services(settings: Settings | None = None, *, queue: IngestQueue | None = None) -> Services:
+def build_services(
+    settings: Settings | None = None, *, queue: IngestQueue | None = None
+) -> Services:
     """Build the whole graph from settings. `queue` overrides the default ingest queue."""
     settings = settings or Settings()
     if settings.backend == "aws":
@@ -81,7 +91,10 @@ def build_services(settings: Settings | None = None, *, queue: IngestQueue | Non
     else:
         metadata, blobs, index, embedder = _build_local(settings)
     pipeline = IndexingPipeline(
-        metadata=metadata, blobs=blobs, index=index, embedder=embedder,
+        metadata=metadata,
+        blobs=blobs,
+        index=index,
+        embedder=embedder,
         batch_size=settings.embed_batch_size,
     )
     if queue is None:
@@ -89,22 +102,54 @@ def build_services(settings: Settings | None = None, *, queue: IngestQueue | Non
 
         queue = ThreadIngestQueue(pipeline.process)
     ingest = IngestService(
-        metadata=metadata, blobs=blobs, index=index, queue=queue,
+        metadata=metadata,
+        blobs=blobs,
+        index=index,
+        queue=queue,
         defaults=IngestDefaults(
-            chunk_size=settings.chunk_size, chunk_overlap=settings.chunk_overlap,
+            chunk_size=settings.chunk_size,
+            chunk_overlap=settings.chunk_overlap,
             max_file_bytes=settings.max_file_bytes,
         ),
     )
     search = SearchService(
-        metadata=metadata, index=index, embedder=embedder, method=settings.fusion,
-        vector_weight=settings.vector_weight, candidates=settings.candidates,
+        metadata=metadata,
+        index=index,
+        embedder=embedder,
+        method=settings.fusion,
+        vector_weight=settings.vector_weight,
+        candidates=settings.candidates,
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
+    accounts = build_accounts(settings, metadata=metadata, blobs=blobs, ingest=ingest)
+    apikeys = _build_apikeys(settings, metadata)
+    key_verifiers = [ApiKeyVerifier(apikeys)] if apikeys else []
     return Services(
-        settings=settings, metadata=metadata, blobs=blobs, index=index, embedder=embedder,
-        queue=queue, pipeline=pipeline, ingest=ingest, search=search,
-        identity=Identity(auth_enabled=settings.auth == "on"),
+        settings=settings,
+        metadata=metadata,
+        blobs=blobs,
+        index=index,
+        embedder=embedder,
+        queue=queue,
+        pipeline=pipeline,
+        ingest=ingest,
+        search=search,
+        identity=Identity(
+            ([accounts.jwt_verifier] if accounts else []) + key_verifiers,
+            auth_enabled=settings.auth == "on",
+        ),
+        accounts=accounts,
+        items=ItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),
+        apikeys=apikeys,
     )
+
+
+def _build_apikeys(settings: Settings, metadata: MetadataStore) -> ApiKeyService | None:
+    if settings.backend != "local":
+        return None  # no AWS key store yet: agents use JWTs there
+    from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
+
+    return ApiKeyService(store=SqliteApiKeyStore(metadata.db), metadata=metadata)  # type: ignore[attr-defined]
 
 
 def requeue_unfinished(services: Services) -> int:

@@ -6,7 +6,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ENV_PREFIX = "BUNKO_"
@@ -14,6 +14,9 @@ ENV_PREFIX = "BUNKO_"
 # Chunking defaults (characters). Documented in README; overridable per upload.
 DEFAULT_CHUNK_SIZE = 1000
 DEFAULT_CHUNK_OVERLAP = 200
+
+# Values copied from examples that must never protect a real server.
+_PLACEHOLDER_SECRETS = frozenset({"changethis", "changeme", "secret", "password", "admin"})
 
 
 class Settings(BaseSettings):
@@ -30,10 +33,27 @@ class Settings(BaseSettings):
 
     # auth: "off" is for a single local user and is refused on a non-loopback address
     auth: Literal["on", "off"] = "on"
+    # accounts (REST API): secrets left unset are generated once and kept in data_dir/secrets
+    jwt_secret: SecretStr | None = None
+    jwt_issuer: str = "bunko"
+    access_token_minutes: int = Field(default=24 * 60, ge=1, le=60 * 24 * 30)
+    fernet_key: SecretStr | None = None  # encrypts model-config API keys at rest
+    admin_username: str | None = None  # the first admin, created at start when both are set
+    admin_password: SecretStr | None = None
+    login_max_failures: int = Field(default=5, ge=1, le=100)  # then the username is locked
+    login_lockout_seconds: int = Field(default=60, ge=1, le=86400)  # doubles per extra failure
+
+    # MCP: a profile changes which tools are listed, never what a caller may do
+    mcp_profile: Literal["core", "full"] = "full"
+    mcp_output_schemas: bool = False  # advertise output schemas in tools/list
+    # OAuth servers to name in /.well-known/oauth-protected-resource (none: API keys only)
+    mcp_authorization_servers: list[str] = Field(default_factory=list)
 
     # models
     embedder: Literal["use", "lsa", "e5", "none"] = "use"
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
+    # USE's BLAS threads; None is one per CPU. 1 is faster on a machine whose cores are busy.
+    embed_threads: int | None = Field(default=None, ge=1, le=256)
     lsa_dimension: int = Field(default=256, ge=2, le=2048)
 
     # ingest
@@ -47,6 +67,22 @@ class Settings(BaseSettings):
     search_limit: int = 5
     min_score: float = 0.3
     candidates: int = Field(default=100, ge=1, le=1000)
+
+    @field_validator("jwt_secret", "admin_password")
+    @classmethod
+    def _no_placeholder_secret(cls, value: SecretStr | None, info) -> SecretStr | None:
+        minimum = 32 if info.field_name == "jwt_secret" else 8
+        if value is not None:
+            secret = value.get_secret_value()
+            if secret.lower() in _PLACEHOLDER_SECRETS or len(secret) < minimum:
+                raise ValueError(
+                    f"{info.field_name} must be a real secret of {minimum}+ characters"
+                )
+        return value
+
+    @cached_property
+    def secrets_dir(self) -> Path:
+        return self.data_dir / "secrets"
 
     @cached_property
     def drop_dir(self) -> Path:
