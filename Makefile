@@ -5,7 +5,11 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 EXTRAS ?= local,e5,aws,cdk,dev
 
-.PHONY: install run test lint format eval bench bench-aws synth clean
+# System packages the tests use: LibreOffice for /libreoffice/convert, a Japanese font for
+# Japanese PDFs. Installed with apt-get when missing (as root, or with sudo).
+SYSTEM_PACKAGES := libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui fonts-ipaexfont-gothic
+
+.PHONY: install system run test lint format eval bench bench-aws synth clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -15,10 +19,17 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+system:
+	@missing=$$(for p in $(SYSTEM_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if ! command -v apt-get >/dev/null; then echo "note: no apt-get; tests needing $$missing are skipped"; exit 0; fi; \
+	SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO apt-get update -q && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -q --no-install-recommends $$missing
+
 run: install  ## start Bunko on the embedded default (http://127.0.0.1:3000, drop folder data/drop)
 	$(BIN)/bunko serve
 
-test: install  ## lint, then the whole test suite
+test: install system  ## lint, then the whole test suite
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/pytest -q -p no:cacheprovider
@@ -39,6 +50,8 @@ eval: install  ## retrieval quality on the BEIR sets
 bench: install  ## engine and embedder benchmarks (not part of the tests)
 	$(BIN)/python tests/bench/bench_index.py
 	$(BIN)/python tests/bench/bench_embedders.py
+	$(BIN)/python tests/bench/bench_ingest.py
+	$(BIN)/python tests/bench/bench_upload.py
 
 CDK := infra/node_modules/.bin/cdk
 $(CDK): infra/package.json

@@ -10,12 +10,15 @@ from typing import Annotated
 
 import typer
 
+from bunko.cli_users import user_app
 from bunko.config import Settings
+from bunko.mcp.commands import apikey_app, mcp_command
 
 app = typer.Typer(help="Bunko: a knowledge base for people and AI agents.", no_args_is_help=True)
 
 DataDir = Annotated[
-    Path | None, typer.Option("--data-dir", help="Data folder (env BUNKO_DATA_DIR).", show_default=False)
+    Path | None,
+    typer.Option("--data-dir", help="Data folder (env BUNKO_DATA_DIR).", show_default=False),
 ]
 
 
@@ -52,6 +55,7 @@ def serve(
     data_dir: DataDir = None,
     host: Annotated[str | None, typer.Option(help="Bind address (default 127.0.0.1).")] = None,
     port: Annotated[int | None, typer.Option(help="REST port (default 3000).")] = None,
+    mcp_port: Annotated[int | None, typer.Option(help="MCP port (default 3001).")] = None,
     watch: Annotated[bool, typer.Option(help="Watch the drop folder.")] = True,
 ) -> None:
     """Run the HTTP server and the drop-folder watcher."""
@@ -59,8 +63,10 @@ def serve(
 
     from bunko.server import run_server
 
-    settings = _settings(data_dir, host=host, port=port)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    settings = _settings(data_dir, host=host, port=port, mcp_port=mcp_port)
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
     run_server(settings, watch=watch, uvicorn_run=uvicorn.run)
 
 
@@ -82,7 +88,10 @@ def ingest(
         try:
             submitted.append(
                 services.ingest.submit_file(
-                    DEFAULT_WORKSPACE_ID, path=f.as_posix(), data=f.read_bytes(), category=category,
+                    DEFAULT_WORKSPACE_ID,
+                    path=f.as_posix(),
+                    data=f.read_bytes(),
+                    category=category,
                     source="cli",
                 )
             )
@@ -107,7 +116,9 @@ def search(
     limit: Annotated[int, typer.Option(help="Results to show.")] = 5,
     min_score: Annotated[float, typer.Option(help="Similarity cut-off in [0, 1].")] = 0.3,
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
-    method: Annotated[str | None, typer.Option(help="convex | rrf | max | keyword | vector")] = None,
+    method: Annotated[
+        str | None, typer.Option(help="convex | rrf | max | keyword | vector")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the search_text JSON.")] = False,
 ) -> None:
     """Hybrid search over the knowledge base."""
@@ -116,7 +127,8 @@ def search(
 
     services = _services(_settings(data_dir))
     result = services.search.search(
-        DEFAULT_WORKSPACE_ID, query,
+        DEFAULT_WORKSPACE_ID,
+        query,
         SearchOptions(limit=limit, min_score=min_score, category=category, method=method),
     )
     if as_json:
@@ -154,17 +166,30 @@ def evaluate(
     directory: Annotated[Path, typer.Argument(help="A BEIR-format folder.")],
     embedder: Annotated[str | None, typer.Option(help="use | lsa | e5 | none")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object.")] = False,
-    max_queries: Annotated[int | None, typer.Option(help="Use only the first N test queries.")] = None,
-    vector_weight: Annotated[float | None, typer.Option(help="Weight of the vector score in convex fusion.")] = None,
+    max_queries: Annotated[
+        int | None, typer.Option(help="Use only the first N test queries.")
+    ] = None,
+    vector_weight: Annotated[
+        float | None, typer.Option(help="Weight of the vector score in convex fusion.")
+    ] = None,
 ) -> None:
     """Measure retrieval quality (nDCG@10, Recall@100, MRR@10) and throughput."""
     from bunko.evaluation import format_table, run_evaluation
 
     report = run_evaluation(
-        directory, embedder=embedder, max_queries=max_queries, vector_weight=vector_weight,
+        directory,
+        embedder=embedder,
+        max_queries=max_queries,
+        vector_weight=vector_weight,
         progress=not as_json,
     )
     typer.echo(json.dumps(report, indent=2) if as_json else format_table(report))
+
+
+# Agents: `bunko mcp` (stdio) and `bunko apikey create|list|revoke`.
+app.command(name="mcp")(mcp_command)
+app.add_typer(apikey_app, name="apikey")
+app.add_typer(user_app, name="user")  # `bunko user create --admin`
 
 
 def main() -> None:

@@ -1,12 +1,26 @@
-"""Dependency aliases for route handlers."""
+"""Dependency aliases for route handlers: services, the caller, and what the caller may do.
+
+Any app that includes these routers (the REST app on 3000, the MCP app on 3001) must set
+`app.state.services` to the Services built by `bunko.bootstrap.build_services`.
+"""
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Request
+from fastapi import Depends, Request, Security
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bunko.bootstrap import Services
+from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
+from bunko.errors import PermissionDeniedError
+from bunko.ports_accounts import ServiceUnavailableError
+from bunko.services.accounts import AccountServices
+
+bearer = HTTPBearer(
+    auto_error=False,
+    description="An access token from POST /auth/login, or an API key.",
+)
 
 
 def get_services(request: Request) -> Services:
@@ -14,3 +28,44 @@ def get_services(request: Request) -> Services:
 
 
 ServicesDep = Annotated[Services, Depends(get_services)]
+
+
+def get_accounts(services: ServicesDep) -> AccountServices:
+    if services.accounts is None:
+        raise ServiceUnavailableError("user accounts are not available on this backend yet")
+    return services.accounts
+
+
+AccountsDep = Annotated[AccountServices, Depends(get_accounts)]
+
+
+def get_principal(
+    services: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+) -> Principal:
+    """The caller; 401 (AuthenticationError) for a missing, bad or expired token."""
+    return services.identity.authenticate(credentials.credentials if credentials else None)
+
+
+CurrentPrincipal = Annotated[Principal, Depends(get_principal)]
+
+
+def require(scope: str):
+    """A dependency: the caller, who must hold `scope` (403 otherwise)."""
+
+    def check(principal: CurrentPrincipal) -> Principal:
+        if not principal.has(scope):
+            raise PermissionDeniedError(f"this needs the {scope} permission")
+        return principal
+
+    return check
+
+
+Reader = Annotated[Principal, Depends(require(SCOPE_READ))]
+Writer = Annotated[Principal, Depends(require(SCOPE_WRITE))]
+Admin = Annotated[Principal, Depends(require(SCOPE_ADMIN))]
+
+
+def settings_owner(principal: Principal) -> str:
+    """Whose user settings: the user's, or (API key, auth off) the workspace's."""
+    return principal.user_id or f"workspace:{principal.workspace_id}"

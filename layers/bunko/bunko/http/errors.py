@@ -8,9 +8,11 @@ from http import HTTPStatus
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bunko import errors
+from bunko.ports_accounts import ServiceUnavailableError, TooManyRequestsError
 
 log = logging.getLogger(__name__)
 
@@ -23,14 +25,34 @@ STATUS_BY_ERROR: dict[type[errors.BunkoError], int] = {
     errors.ConflictError: 409,
     errors.PayloadTooLargeError: 413,
     errors.UnsupportedMediaError: 415,
+    TooManyRequestsError: 429,
+    ServiceUnavailableError: 503,
 }
+
+
+class ErrorBody(BaseModel):
+    """aurak's error body, for every 4xx and 5xx."""
+
+    statusCode: int
+    message: str | list[str]
+    error: str
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict]:
+    """OpenAPI `responses=` entries for these statuses, all with the ErrorBody schema."""
+    return {
+        status: {"model": ErrorBody, "description": HTTPStatus(status).phrase}
+        for status in statuses
+    }
 
 
 def error_body(status: int, message: str | list[str]) -> dict:
     return {"statusCode": status, "message": message, "error": HTTPStatus(status).phrase}
 
 
-def error_response(status: int, message: str | list[str], headers: dict | None = None) -> JSONResponse:
+def error_response(
+    status: int, message: str | list[str], headers: dict | None = None
+) -> JSONResponse:
     return JSONResponse(error_body(status, message), status_code=status, headers=headers)
 
 
@@ -50,6 +72,8 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _domain(_: Request, exc: errors.BunkoError) -> JSONResponse:
         status = _status_for(exc)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+        if isinstance(exc, TooManyRequestsError):
+            headers = {"Retry-After": str(exc.retry_after)}
         return error_response(status, str(exc) or HTTPStatus(status).phrase, headers)
 
     @app.exception_handler(RequestValidationError)
@@ -65,3 +89,31 @@ def install_error_handlers(app: FastAPI) -> None:
     async def _unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unhandled error")
         return error_response(500, "internal server error")
+
+
+def document_errors(app: FastAPI) -> None:
+    """Make /openapi.json tell the truth about errors: validation failures are 400 with
+    ErrorBody (FastAPI documents an unused 422), and every error has the ErrorBody shape."""
+    build = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema:
+            return app.openapi_schema
+        schema = build()
+        components = schema.setdefault("components", {}).setdefault("schemas", {})
+        components.setdefault("ErrorBody", ErrorBody.model_json_schema())
+        ref = {"$ref": "#/components/schemas/ErrorBody"}
+        for path in schema.get("paths", {}).values():
+            for operation in path.values():
+                responses = operation.get("responses", {})
+                if responses.pop("422", None) is not None:
+                    responses.setdefault("400", {"description": "Bad Request"})
+                for status, response in responses.items():
+                    if status[0] in "45":
+                        response["content"] = {"application/json": {"schema": ref}}
+        for name in ("HTTPValidationError", "ValidationError"):
+            components.pop(name, None)
+        app.openapi_schema = schema
+        return schema
+
+    app.openapi = openapi

@@ -1,0 +1,106 @@
+"""FolderMonitor: the drop folder plus every workspace's `monitor_paths`, watched live.
+
+One DropFolderWatcher per workspace (a watcher's catch-up sync owns every dropped
+document of its workspace, so two watchers in one workspace would undo each other).
+When /settings saves new folders, the watchers are rebuilt at once: no restart needed.
+A monitored folder's documents get its absolute path as their path prefix, so two
+folders holding `notes.txt` stay two documents.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+
+from bunko.adapters.local.watcher import DropFolderWatcher, WatchedFolder
+from bunko.errors import ValidationError
+from bunko.services.ingest import IngestService
+from bunko.services.workspace_settings import WorkspaceSettingsService
+
+log = logging.getLogger(__name__)
+
+
+def local_folder_check(data_dir: Path):
+    """A FolderCheck for the embedded server: an existing folder, absolute, that neither
+    lies inside the data folder nor contains it (Bunko would ingest its own blobs)."""
+    data = Path(data_dir).resolve()
+
+    def check(raw: str) -> str:
+        if not raw or "\x00" in raw or not Path(raw).is_absolute():
+            raise ValidationError(f"monitor_paths: {raw!r} is not an absolute path")
+        path = Path(raw).resolve()
+        if not path.is_dir():
+            raise ValidationError(f"monitor_paths: {raw!r} is not an existing folder")
+        if path.is_relative_to(data) or data.is_relative_to(path):
+            raise ValidationError(f"monitor_paths: {raw!r} overlaps the data folder")
+        return str(path)
+
+    return check
+
+
+class FolderMonitor:
+    def __init__(
+        self,
+        ingest: IngestService,
+        settings: WorkspaceSettingsService,
+        *,
+        drop_dir: Path | None,
+        drop_workspace_id: str,
+    ) -> None:
+        self.ingest = ingest
+        self.settings = settings
+        self.drop_dir = drop_dir
+        self.drop_workspace_id = drop_workspace_id
+        self._watchers: list[DropFolderWatcher] = []
+        self._lock = threading.Lock()
+        self._started = False
+        settings.subscribe(self._reload)
+
+    def folders(self) -> dict[str, list[WatchedFolder]]:
+        """Workspace id → the folders to watch for it."""
+        by_workspace: dict[str, list[WatchedFolder]] = {}
+        if self.drop_dir is not None:
+            by_workspace[self.drop_workspace_id] = [WatchedFolder(self.drop_dir)]
+        for f in self.settings.monitored_folders():
+            if not Path(f.path).is_dir():
+                log.warning("monitored folder %s is gone; skipping it", f.path)
+                continue
+            prefix = f.path.lstrip("/")
+            by_workspace.setdefault(f.workspace_id, []).append(
+                WatchedFolder(Path(f.path), category=f.category, prefix=prefix)
+            )
+        return by_workspace
+
+    def start(self) -> None:
+        with self._lock:
+            self._started = True
+            self._start_watchers()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._started = False
+            self._stop_watchers()
+
+    def _reload(self) -> None:
+        # Off the request thread: a new folder's catch-up sync reads every file in it.
+        threading.Thread(target=self._reload_now, name="bunko-watch-reload", daemon=True).start()
+
+    def _reload_now(self) -> None:
+        with self._lock:
+            if not self._started:
+                return
+            self._stop_watchers()
+            self._start_watchers()
+        log.info("watched folders reloaded")
+
+    def _start_watchers(self) -> None:
+        for workspace_id, folders in self.folders().items():
+            watcher = DropFolderWatcher(self.ingest, workspace_id, folders)
+            watcher.start()
+            self._watchers.append(watcher)
+
+    def _stop_watchers(self) -> None:
+        for watcher in self._watchers:
+            watcher.stop()
+        self._watchers = []

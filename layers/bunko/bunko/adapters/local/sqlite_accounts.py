@@ -1,0 +1,148 @@
+"""SqliteUserStore and SqliteLoginAttemptStore: users and login throttling in SQLite."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import datetime
+
+from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.errors import ConflictError, NotFoundError
+from bunko.ports_accounts import LoginAttempts, User, username_key
+
+_USER_COLUMNS = (
+    "id, username, username_key, password_hash, workspace_id, is_admin, token_version, "
+    "created_at, updated_at"
+)
+
+
+def _user(row: sqlite3.Row) -> User:
+    return User(
+        id=row["id"],
+        username=row["username"],
+        password_hash=row["password_hash"],
+        workspace_id=row["workspace_id"],
+        is_admin=bool(row["is_admin"]),
+        token_version=row["token_version"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+    )
+
+
+def _user_values(user: User) -> tuple:
+    return (
+        user.id,
+        user.username,
+        username_key(user.username),
+        user.password_hash,
+        user.workspace_id,
+        int(user.is_admin),
+        user.token_version,
+        user.created_at.isoformat(),
+        user.updated_at.isoformat(),
+    )
+
+
+def _iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def _dt(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+class SqliteUserStore:
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+
+    def add_user(self, user: User) -> None:
+        try:
+            with self.db.transaction() as conn:
+                conn.execute(
+                    f"INSERT INTO users ({_USER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    _user_values(user),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"username {user.username!r} is taken") from exc
+
+    def save_user(self, user: User) -> None:
+        values = _user_values(user)
+        with self.db.transaction() as conn:
+            cursor = conn.execute(
+                "UPDATE users SET username = ?, username_key = ?, password_hash = ?, "
+                "workspace_id = ?, is_admin = ?, token_version = ?, created_at = ?, "
+                "updated_at = ? WHERE id = ?",
+                (*values[1:], user.id),
+            )
+        if cursor.rowcount == 0:
+            raise NotFoundError(f"user {user.id} not found")
+
+    def get_user(self, user_id: str) -> User | None:
+        row = self.db.connect().execute("SELECT * FROM users WHERE id = ?", (user_id,)).fetchone()
+        return _user(row) if row else None
+
+    def get_user_by_username(self, username: str) -> User | None:
+        row = (
+            self.db.connect()
+            .execute("SELECT * FROM users WHERE username_key = ?", (username_key(username),))
+            .fetchone()
+        )
+        return _user(row) if row else None
+
+    def list_users(self) -> list[User]:
+        rows = self.db.connect().execute("SELECT * FROM users ORDER BY created_at, id")
+        return [_user(r) for r in rows]
+
+    def count_admins(self) -> int:
+        row = self.db.connect().execute("SELECT COUNT(*) FROM users WHERE is_admin = 1").fetchone()
+        return int(row[0])
+
+    def delete_user(self, user_id: str) -> bool:
+        # Check and delete in one write transaction: no second delete can slip in between.
+        with self.db.transaction() as conn:
+            row = conn.execute("SELECT is_admin FROM users WHERE id = ?", (user_id,)).fetchone()
+            if row is None:
+                return False
+            if row["is_admin"]:
+                admins = conn.execute("SELECT COUNT(*) FROM users WHERE is_admin = 1").fetchone()
+                if admins[0] <= 1:
+                    raise ConflictError("the last admin cannot be deleted")
+            conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
+        return True
+
+
+class SqliteLoginAttemptStore:
+    def __init__(self, db: SqliteDatabase) -> None:
+        self.db = db
+
+    def get_attempts(self, key: str) -> LoginAttempts | None:
+        row = (
+            self.db.connect()
+            .execute("SELECT * FROM login_attempts WHERE key = ?", (key,))
+            .fetchone()
+        )
+        if row is None:
+            return None
+        return LoginAttempts(
+            key=row["key"],
+            failures=row["failures"],
+            locked_until=_dt(row["locked_until"]),
+            last_failure=_dt(row["last_failure"]),
+        )
+
+    def save_attempts(self, attempts: LoginAttempts) -> None:
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO login_attempts (key, failures, locked_until, last_failure) "
+                "VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, "
+                "locked_until = excluded.locked_until, last_failure = excluded.last_failure",
+                (
+                    attempts.key,
+                    attempts.failures,
+                    _iso(attempts.locked_until),
+                    _iso(attempts.last_failure),
+                ),
+            )
+
+    def clear_attempts(self, key: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute("DELETE FROM login_attempts WHERE key = ?", (key,))

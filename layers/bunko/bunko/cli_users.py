@@ -1,0 +1,58 @@
+"""`bunko user create|list`: accounts of the REST API, managed from the machine itself
+(the way to make the first admin without BUNKO_ADMIN_USERNAME / BUNKO_ADMIN_PASSWORD)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from bunko.config import Settings
+
+user_app = typer.Typer(help="Manage the REST API's users.", no_args_is_help=True)
+
+DataDir = Annotated[
+    Path | None,
+    typer.Option("--data-dir", help="Data folder (env BUNKO_DATA_DIR).", show_default=False),
+]
+
+
+def _auth(data_dir: Path | None):
+    from bunko.bootstrap_accounts import open_local_auth
+
+    return open_local_auth(Settings(data_dir=data_dir) if data_dir else Settings())
+
+
+@user_app.command("create")
+def create(
+    username: Annotated[str, typer.Argument(help="The new user's name.")],
+    password: Annotated[
+        str,
+        typer.Option(
+            prompt=True,
+            hide_input=True,
+            confirmation_prompt=True,
+            envvar="BUNKO_NEW_USER_PASSWORD",
+            help="Asked for when not given (or set BUNKO_NEW_USER_PASSWORD).",
+        ),
+    ],
+    admin: Annotated[bool, typer.Option("--admin", help="Make the user an admin.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Create a user (with a personal workspace); --admin for an administrator."""
+    from bunko.errors import BunkoError
+
+    try:
+        user = _auth(data_dir).create_user(username, password, is_admin=admin)
+    except BunkoError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"created {'admin' if user.is_admin else 'user'} {user.username} ({user.id})")
+
+
+@user_app.command("list")
+def list_users(data_dir: DataDir = None) -> None:
+    """Every user, oldest first."""
+    for user in _auth(data_dir).users.list_users():
+        typer.echo(f"{user.id}  {user.username}{'  (admin)' if user.is_admin else ''}")

@@ -1,0 +1,80 @@
+"""aurak's /auth: register, login (a JWT), change password (invalidates older tokens)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter
+from pydantic import BaseModel
+
+from bunko.errors import PermissionDeniedError
+from bunko.http.deps import AccountsDep, CurrentPrincipal
+from bunko.http.errors import error_responses
+from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, UserPublic
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+class Credentials(BaseModel):
+    username: Annotated[str, USERNAME_FIELD]
+    password: Annotated[str, PASSWORD_FIELD]
+
+
+class Registered(BaseModel):
+    message: str
+    user: UserPublic
+
+
+class LoggedIn(BaseModel):
+    access_token: str
+    token_type: str = "bearer"  # noqa: S105 - the OAuth token type, not a secret
+    expires_in: int  # seconds
+    user: UserPublic
+
+
+class PasswordChange(BaseModel):
+    currentPassword: Annotated[str, PASSWORD_FIELD]
+    newPassword: Annotated[str, PASSWORD_FIELD]
+
+
+class PasswordChanged(BaseModel):
+    message: str
+    access_token: str  # the old tokens stop working; this one replaces them
+
+
+@router.post(
+    "/register", status_code=201, response_model=Registered, responses=error_responses(400, 409)
+)
+def register(body: Credentials, accounts: AccountsDep) -> Registered:
+    """Create a user (not an admin) with a personal workspace."""
+    user = accounts.auth.register(body.username, body.password)
+    return Registered(message="User created successfully", user=UserPublic.of(user))
+
+
+@router.post("/login", response_model=LoggedIn, responses=error_responses(400, 401, 429))
+def login(body: Credentials, accounts: AccountsDep) -> LoggedIn:
+    """An access token for `Authorization: Bearer`. Repeated failures lock the username
+    for a while (429 with Retry-After)."""
+    token, user = accounts.auth.login(body.username, body.password)
+    return LoggedIn(
+        access_token=token,
+        expires_in=int(accounts.tokens.lifetime.total_seconds()),
+        user=UserPublic.of(user),
+    )
+
+
+@router.post(
+    "/change-password",
+    response_model=PasswordChanged,
+    responses=error_responses(400, 401, 403, 429),
+)
+def change_password(
+    body: PasswordChange, principal: CurrentPrincipal, accounts: AccountsDep
+) -> PasswordChanged:
+    """Every token issued before the change stops working; use the one returned."""
+    if principal.user_id is None:
+        raise PermissionDeniedError("only a logged-in user can change a password")
+    token, _ = accounts.auth.change_password(
+        principal.user_id, body.currentPassword, body.newPassword
+    )
+    return PasswordChanged(message="Password changed", access_token=token)

@@ -1,0 +1,137 @@
+"""aurak's knowledge base: POST /upload and /knowledge-bases (list, get, delete, clear).
+
+Limits: a file is at most `BUNKO_MAX_FILE_BYTES` (default 50 MB; 413 above it) and of a
+type Bunko parses (415 otherwise: PDF, DOCX, PPTX, XLSX, HTML, Markdown, text, CSV, TSV,
+JSON); chunkSize 50–20000 and chunkOverlap 0–10000 characters, overlap below size (400).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, File, Form, Query, UploadFile
+from pydantic import BaseModel
+
+from bunko.domain import Document
+from bunko.http.deps import AccountsDep, Reader, Writer
+from bunko.http.errors import error_responses
+from bunko.http.schemas import Deleted
+from bunko.services.knowledge_base import KnowledgeBaseService, UploadOptions
+
+router = APIRouter(tags=["knowledge-base"], responses=error_responses(401, 403))
+
+
+class KnowledgeBaseFile(BaseModel):
+    id: str
+    name: str
+    originalName: str
+    size: int
+    mimetype: str
+    status: Literal["pending", "indexing", "completed", "failed"]
+    error: str | None
+    chunkSize: int
+    chunkOverlap: int
+    chunkCount: int
+    mode: str
+    embeddingModelId: str | None
+    revision: int
+    createdAt: datetime
+    updatedAt: datetime
+
+    @classmethod
+    def of(cls, doc: Document, kb: KnowledgeBaseService) -> KnowledgeBaseFile:
+        options = kb.upload_options(doc.id)
+        return cls(
+            id=doc.id,
+            name=doc.path,
+            originalName=doc.name,
+            size=doc.size,
+            mimetype=doc.mime,
+            status=doc.status.value,
+            error=doc.error,
+            chunkSize=doc.chunk_size,
+            chunkOverlap=doc.chunk_overlap,
+            chunkCount=doc.chunk_count,
+            mode=options.get("mode") or "fast",
+            embeddingModelId=options.get("embeddingModelId"),
+            revision=doc.revision,
+            createdAt=doc.created_at,
+            updatedAt=doc.updated_at,
+        )
+
+
+class Cleared(BaseModel):
+    message: str
+    deleted: int
+
+
+@router.post(
+    "/upload",
+    status_code=201,
+    response_model=KnowledgeBaseFile,
+    responses=error_responses(400, 413, 415),
+)
+def upload(
+    file: Annotated[UploadFile, File(description="The file to index.")],
+    principal: Writer,
+    accounts: AccountsDep,
+    chunkSize: Annotated[int | None, Form(ge=50, le=20000)] = None,
+    chunkOverlap: Annotated[int | None, Form(ge=0, le=10000)] = None,
+    embeddingModelId: Annotated[str | None, Form(max_length=100)] = None,
+    mode: Annotated[Literal["fast", "precise"], Form()] = "fast",
+) -> KnowledgeBaseFile:
+    """Store the original and queue indexing: the record comes back `pending`, then moves
+    through `indexing` to `completed` or `failed` (with `error`)."""
+    kb = accounts.knowledge_base
+    doc = kb.upload(
+        principal.workspace_id,
+        filename=file.filename or "",
+        data=file.file.read(),
+        content_type=file.content_type,
+        options=UploadOptions(
+            chunk_size=chunkSize,
+            chunk_overlap=chunkOverlap,
+            embedding_model_id=embeddingModelId or None,
+            mode=mode,
+        ),
+    )
+    return KnowledgeBaseFile.of(doc, kb)
+
+
+@router.get("/knowledge-bases", response_model=list[KnowledgeBaseFile])
+def list_files(
+    principal: Reader,
+    accounts: AccountsDep,
+    limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
+    offset: Annotated[int, Query(ge=0)] = 0,
+) -> list[KnowledgeBaseFile]:
+    """The workspace's files, newest first."""
+    kb = accounts.knowledge_base
+    docs = kb.list(principal.workspace_id, limit=limit, offset=offset)
+    return [KnowledgeBaseFile.of(d, kb) for d in docs]
+
+
+# Declared before /knowledge-bases/{file_id}, which would otherwise take "clear" for an id.
+@router.delete("/knowledge-bases/clear", response_model=Cleared)
+def clear(principal: Writer, accounts: AccountsDep) -> Cleared:
+    """Delete every file of the workspace, with chunks, index entries and blobs."""
+    count = accounts.knowledge_base.clear(principal.workspace_id)
+    return Cleared(message="Knowledge base cleared", deleted=count)
+
+
+@router.get(
+    "/knowledge-bases/{file_id}",
+    response_model=KnowledgeBaseFile,
+    responses=error_responses(404),
+)
+def get_file(file_id: str, principal: Reader, accounts: AccountsDep) -> KnowledgeBaseFile:
+    kb = accounts.knowledge_base
+    return KnowledgeBaseFile.of(kb.get(principal.workspace_id, file_id), kb)
+
+
+@router.delete("/knowledge-bases/{file_id}", response_model=Deleted, responses=error_responses(404))
+def delete_file(file_id: str, principal: Writer, accounts: AccountsDep) -> Deleted:
+    """Delete the file, its chunks, its index entries and its stored original."""
+    doc = accounts.knowledge_base.delete(principal.workspace_id, file_id)
+    return Deleted(message="File deleted", id=doc.id)

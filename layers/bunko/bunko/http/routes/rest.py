@@ -1,0 +1,29 @@
+"""The REST routers of aurak's API and TelosDB's HTTP API, in the order the app mounts them."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+from bunko.http.routes import (
+    auth,
+    knowledge_bases,
+    libreoffice,
+    model_configs,
+    telosdb,
+    user_settings,
+    users,
+    vision,
+)
+
+
+def rest_routers() -> list[APIRouter]:
+    return [
+        auth.router,
+        users.router,
+        model_configs.router,
+        knowledge_bases.router,
+        user_settings.router,
+        vision.router,
+        libreoffice.router,
+        telosdb.router,
+    ]

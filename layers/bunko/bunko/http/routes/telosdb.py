@@ -1,0 +1,122 @@
+"""TelosDB's auxiliary HTTP API (spec §6): /edition, /version, /heal, /model_name,
+/settings, /indexing_status.
+
+Mounted on the REST app (port 3000) and on the MCP app (port 3001); an app including
+this router must set `app.state.services`. /edition, /version and /model_name describe the
+server and need no token; the rest act on the caller's workspace.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from bunko import __version__
+from bunko.domain import DocumentStatus
+from bunko.domain.auth import SCOPE_ADMIN
+from bunko.http.deps import AccountsDep, Reader, ServicesDep, Writer
+from bunko.http.errors import error_responses
+from bunko.ports import TrainableEmbedder
+
+router = APIRouter(tags=["telosdb"])
+
+
+class MonitorPath(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    category: Annotated[str | None, Field(max_length=200)] = None
+
+
+class TelosSettings(BaseModel):
+    monitor_paths: list[MonitorPath]
+    run_on_login: bool
+    min_score: float
+    limit: int
+
+
+class TelosSettingsUpdate(BaseModel):
+    """Any subset. monitor_paths entries may be plain paths (TelosDB) or {path, category};
+    changing them needs an admin. Saved settings apply at once, without a restart."""
+
+    model_config = ConfigDict(extra="forbid")
+    monitor_paths: Annotated[list[MonitorPath | str], Field(max_length=32)] | None = None
+    run_on_login: bool | None = None
+    min_score: Annotated[float | None, Field(ge=0, le=1)] = None
+    limit: Annotated[int | None, Field(ge=1, le=100)] = None
+
+
+def _edition(services) -> tuple[str, bool]:
+    """Pro when a neural embedding model is loaded; community for LSA or keyword-only."""
+    embedder = services.embedder
+    pro = embedder is not None and not isinstance(embedder, TrainableEmbedder)
+    return ("pro" if pro else "community"), pro
+
+
+@router.get("/edition")
+def edition(services: ServicesDep) -> dict:
+    name, pro = _edition(services)
+    return {"edition": name, "embedding_loaded": True} if pro else {"edition": name}
+
+
+@router.get("/version")
+def version() -> dict:
+    return {"version": __version__}
+
+
+@router.get("/model_name")
+def model_name(services: ServicesDep) -> dict:
+    name, _ = _edition(services)
+    embedder = services.embedder
+    return {
+        "edition": name,
+        "model_name": embedder.name if embedder else None,
+        "dimension": embedder.dimension if embedder else None,
+    }
+
+
+@router.get("/heal", responses=error_responses(401, 403))
+def heal(principal: Writer, services: ServicesDep) -> dict:
+    """Re-sync the search index of the caller's workspace from the metadata store."""
+    return {"synced": services.pipeline.reindex(principal.workspace_id)}
+
+
+@router.get("/settings", response_model=TelosSettings, responses=error_responses(401, 403))
+def get_settings(principal: Reader, accounts: AccountsDep) -> dict:
+    return accounts.workspace_settings.get(principal.workspace_id)
+
+
+@router.post("/settings", response_model=TelosSettings, responses=error_responses(400, 401, 403))
+def save_settings(body: TelosSettingsUpdate, principal: Writer, accounts: AccountsDep) -> dict:
+    changes = {
+        k: v for k, v in body.model_dump(mode="json", exclude_unset=True).items() if v is not None
+    }
+    return accounts.workspace_settings.update(
+        principal.workspace_id, changes, may_watch_folders=principal.has(SCOPE_ADMIN)
+    )
+
+
+class IndexingStatus(BaseModel):
+    status: Literal["idle", "indexing"]
+    pending: int  # this workspace's documents waiting or being indexed
+    queued: int  # jobs in the server's ingest queue (all workspaces)
+    documents: int
+    completed: int
+    failed: int
+
+
+@router.get("/indexing_status", response_model=IndexingStatus, responses=error_responses(401))
+def indexing_status(principal: Reader, services: ServicesDep) -> IndexingStatus:
+    counts = dict.fromkeys(DocumentStatus, 0)
+    for doc in services.metadata.iter_documents(principal.workspace_id):
+        counts[doc.status] += 1
+    pending = counts[DocumentStatus.PENDING] + counts[DocumentStatus.INDEXING]
+    return IndexingStatus(
+        status="indexing" if pending else "idle",
+        pending=pending,
+        queued=int(getattr(services.queue, "pending", 0)),
+        documents=sum(counts.values()),
+        completed=counts[DocumentStatus.COMPLETED],
+        failed=counts[DocumentStatus.FAILED],
+    )

@@ -1,0 +1,69 @@
+"""aurak's /user-settings: chat and search preferences, with defaults and partial updates."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from bunko.http.deps import AccountsDep, Reader, Writer, settings_owner
+from bunko.http.errors import error_responses
+
+router = APIRouter(prefix="/user-settings", tags=["user-settings"], responses=error_responses(401))
+
+ModelRef = Annotated[str | None, Field(max_length=100)]
+Language = Literal["zh", "en", "ja"]
+
+
+class UserSettings(BaseModel):
+    selectedLLMId: str | None
+    selectedEmbeddingId: str | None
+    selectedRerankId: str | None
+    temperature: float
+    maxTokens: int
+    topK: int
+    enableRerank: bool
+    similarityThreshold: float
+    enableFullTextSearch: bool
+    language: Language
+
+
+class UserSettingsUpdate(BaseModel):
+    """Any subset of the fields; the others keep their values. Model ids may be null."""
+
+    model_config = ConfigDict(extra="forbid")
+    selectedLLMId: ModelRef = None
+    selectedEmbeddingId: ModelRef = None
+    selectedRerankId: ModelRef = None
+    temperature: Annotated[float | None, Field(ge=0, le=2)] = None
+    maxTokens: Annotated[int | None, Field(ge=1, le=32768)] = None
+    topK: Annotated[int | None, Field(ge=1, le=100)] = None
+    enableRerank: bool | None = None
+    similarityThreshold: Annotated[float | None, Field(ge=0, le=1)] = None
+    enableFullTextSearch: bool | None = None
+    language: Language | None = None
+
+
+_NULLABLE = ("selectedLLMId", "selectedEmbeddingId", "selectedRerankId")
+
+
+@router.get("", response_model=UserSettings, responses=error_responses(403))
+def get_settings(principal: Reader, accounts: AccountsDep) -> UserSettings:
+    values = accounts.user_settings.get(settings_owner(principal), principal.workspace_id)
+    return UserSettings(**values)
+
+
+@router.put("", response_model=UserSettings, responses=error_responses(400, 403))
+def update_settings(
+    body: UserSettingsUpdate, principal: Writer, accounts: AccountsDep
+) -> UserSettings:
+    changes = {
+        k: v
+        for k, v in body.model_dump(exclude_unset=True).items()
+        if v is not None or k in _NULLABLE  # null clears a model choice, ignored elsewhere
+    }
+    values = accounts.user_settings.update(
+        settings_owner(principal), principal.workspace_id, changes
+    )
+    return UserSettings(**values)

@@ -1,0 +1,111 @@
+"""AuthService: register, log in, change password (aurak's /auth/* endpoints).
+
+Passwords are argon2 hashes (`PasswordHasher`), upgraded on login when the parameters
+change; tokens are JWTs (`TokenService`); failed logins are throttled (`LoginThrottle`).
+A registered user gets a personal workspace: everything they upload or configure lives
+there, out of other users' reach.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bunko.domain import Workspace, new_id, utcnow
+from bunko.errors import AuthenticationError, NotFoundError, ValidationError
+from bunko.ports import MetadataStore
+from bunko.ports_accounts import User, UserStore, username_key
+from bunko.services.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PasswordHasher
+from bunko.services.throttle import LoginThrottle
+from bunko.services.tokens import TokenService
+
+# Letters and digits of any script (Japanese names are fine), plus . _ @ + -
+USERNAME_PATTERN = re.compile(r"^[\w.@+-]{2,64}$")
+BAD_CREDENTIALS = "invalid username or password"
+
+
+def validate_username(username: str) -> str:
+    if not isinstance(username, str) or not USERNAME_PATTERN.fullmatch(username):
+        raise ValidationError("username: 2 to 64 letters, digits or . _ @ + - (no spaces)")
+    return username
+
+
+def validate_password(password: str, *, field: str = "password") -> str:
+    if not isinstance(password, str) or not (
+        MIN_PASSWORD_LENGTH <= len(password) <= MAX_PASSWORD_LENGTH
+    ):
+        raise ValidationError(f"{field}: {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH} characters")
+    if not password.strip():
+        raise ValidationError(f"{field}: must not be only spaces")
+    return password
+
+
+class AuthService:
+    def __init__(
+        self,
+        *,
+        users: UserStore,
+        metadata: MetadataStore,
+        hasher: PasswordHasher,
+        tokens: TokenService,
+        throttle: LoginThrottle,
+    ) -> None:
+        self.users = users
+        self.metadata = metadata
+        self.hasher = hasher
+        self.tokens = tokens
+        self.throttle = throttle
+
+    def create_user(self, username: str, password: str, *, is_admin: bool = False) -> User:
+        """A new user with a personal workspace; ConflictError if the username is taken."""
+        validate_username(username)
+        validate_password(password)
+        user = User(
+            id=new_id(),
+            username=username,
+            password_hash=self.hasher.hash(password),
+            workspace_id=new_id(),
+            is_admin=is_admin,
+        )
+        self.users.add_user(user)
+        self.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=username))
+        return user
+
+    def register(self, username: str, password: str) -> User:
+        return self.create_user(username, password, is_admin=False)
+
+    def login(self, username: str, password: str) -> tuple[str, User]:
+        """(access token, user); AuthenticationError for bad credentials,
+        TooManyRequestsError while the username is locked."""
+        key = username_key(username) if isinstance(username, str) else ""
+        self.throttle.check(key)
+        user = self.users.get_user_by_username(username) if key else None
+        valid, upgraded = self.hasher.verify(password, user.password_hash if user else None)
+        if not valid or user is None:
+            self.throttle.failure(key)
+            raise AuthenticationError(BAD_CREDENTIALS)
+        self.throttle.success(key)
+        if upgraded:
+            user.password_hash, user.updated_at = upgraded, utcnow()
+            self.users.save_user(user)
+        return self.tokens.issue(user), user
+
+    def change_password(self, user_id: str, current: str, new: str) -> tuple[str, User]:
+        """Set a new password and invalidate every older token; returns a fresh token."""
+        user = self.users.get_user(user_id)
+        if user is None:
+            raise NotFoundError("user not found")
+        key = username_key(user.username)
+        self.throttle.check(key)  # a stolen token must not become a password oracle
+        valid, _ = self.hasher.verify(current, user.password_hash)
+        if not valid:
+            self.throttle.failure(key)
+            raise ValidationError("currentPassword: incorrect")
+        validate_password(new, field="newPassword")
+        if new == current:
+            raise ValidationError("newPassword: must differ from the current password")
+        self.throttle.success(key)
+        user.password_hash = self.hasher.hash(new)
+        user.token_version += 1
+        user.updated_at = utcnow()
+        self.users.save_user(user)
+        return self.tokens.issue(user), user

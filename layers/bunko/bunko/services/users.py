@@ -1,0 +1,70 @@
+"""UserAdminService: the admin's user management (global, across workspaces).
+
+Deleting a user also deletes what lived in their personal workspace — documents (with
+chunks, index entries and blobs), model configs and settings — so nothing is left behind
+that nobody can reach.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bunko.errors import NotFoundError
+from bunko.ports_accounts import ModelConfigStore, SettingsStore, User, UserStore
+from bunko.services.auth import AuthService
+from bunko.services.knowledge_base import KnowledgeBaseService
+
+log = logging.getLogger(__name__)
+
+USER_SCOPE = "user"
+WORKSPACE_SCOPE = "workspace"
+
+
+class UserAdminService:
+    def __init__(
+        self,
+        *,
+        users: UserStore,
+        auth: AuthService,
+        knowledge_base: KnowledgeBaseService,
+        model_configs: ModelConfigStore,
+        settings: SettingsStore,
+    ) -> None:
+        self.users = users
+        self.auth = auth
+        self.knowledge_base = knowledge_base
+        self.model_configs = model_configs
+        self.settings = settings
+
+    def list_users(self) -> list[User]:
+        return self.users.list_users()
+
+    def create_user(self, username: str, password: str, *, is_admin: bool = False) -> User:
+        return self.auth.create_user(username, password, is_admin=is_admin)
+
+    def delete_user(self, user_id: str) -> User:
+        """Delete a user and their workspace's data; ConflictError for the last admin."""
+        user = self.users.get_user(user_id)
+        if user is None or not self.users.delete_user(user_id):
+            raise NotFoundError(f"user {user_id} not found")
+        self._delete_workspace_data(user)
+        return user
+
+    def _delete_workspace_data(self, user: User) -> None:
+        workspace_id = user.workspace_id
+        self.knowledge_base.clear(workspace_id)
+        self.model_configs.delete_workspace_model_configs(workspace_id)
+        self.settings.delete_settings(USER_SCOPE, user.id)
+        self.settings.delete_settings(WORKSPACE_SCOPE, workspace_id)
+
+    def ensure_admin(self, username: str, password: str) -> User:
+        """The admin named in settings, created if missing. An existing user is left as it
+        is: the settings seed the first login only, and a plain user who registered that
+        name is never promoted by a configuration change."""
+        user = self.users.get_user_by_username(username)
+        if user is None:
+            log.info("creating the admin user %r from settings", username)
+            return self.auth.create_user(username, password, is_admin=True)
+        if not user.is_admin:
+            log.warning("user %r exists and is not an admin; not promoting it", username)
+        return user

@@ -1,0 +1,148 @@
+"""Shared by the REST end-to-end tests: the real Bunko app served by uvicorn on a free
+loopback port in a thread, httpx clients, users that register and log in, and waits."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import uvicorn
+
+from bunko.bootstrap import Services
+from bunko.http.app import create_app
+from tests.conftest import make_services
+
+JWT_SECRET = "test-secret-" + "x" * 32
+ADMIN = ("admin", "admin-password")
+PASSWORD = "correct horse battery"
+
+
+class LiveServer:
+    """uvicorn on 127.0.0.1:<free port>, in a thread, for as long as the context lasts."""
+
+    def __init__(self, app: Any) -> None:
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
+        self.thread = threading.Thread(
+            target=lambda: asyncio.run(self.server.serve(sockets=[self.socket])), daemon=True
+        )
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            self.thread.join(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        self.socket.close()
+
+
+@dataclass
+class User:
+    username: str
+    password: str
+    token: str
+    id: str
+    client: httpx.Client
+
+
+@dataclass
+class Rest:
+    services: Services
+    url: str
+
+    def client(self, token: str | None = None) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+
+    def login(self, username: str, password: str) -> User:
+        with self.client() as anonymous:
+            response = anonymous.post(
+                "/auth/login", json={"username": username, "password": password}
+            )
+        assert response.status_code == 200, response.text
+        body = response.json()
+        return User(
+            username,
+            password,
+            body["access_token"],
+            body["user"]["id"],
+            self.client(body["access_token"]),
+        )
+
+    def new_user(self, password: str = PASSWORD) -> User:
+        username = f"user-{uuid.uuid4().hex[:10]}"
+        with self.client() as anonymous:
+            response = anonymous.post(
+                "/auth/register", json={"username": username, "password": password}
+            )
+        assert response.status_code == 201, response.text
+        return self.login(username, password)
+
+    def admin(self) -> User:
+        return self.login(*ADMIN)
+
+
+@contextmanager
+def serve(data_dir: Path, **settings: Any) -> Iterator[Rest]:
+    """A real Bunko REST app (the one `bunko serve` runs on port 3000), keyword-only search
+    by default, with an admin from settings."""
+    values = {
+        "embedder": "none",
+        "jwt_secret": JWT_SECRET,
+        "admin_username": ADMIN[0],
+        "admin_password": ADMIN[1],
+        **settings,
+    }
+    services = make_services(data_dir, **values)
+    try:
+        with LiveServer(create_app(services)) as live:
+            yield Rest(services, live.url)
+    finally:
+        services.close()
+
+
+def wait_for(predicate: Callable[[], Any], timeout: float = 60.0) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("condition not met in time")
+
+
+def wait_until_done(client: httpx.Client, file_id: str, timeout: float = 60.0) -> dict:
+    """The file's record once it is `completed` or `failed`."""
+
+    def done() -> dict | None:
+        record = client.get(f"/knowledge-bases/{file_id}").json()
+        return record if record["status"] in ("completed", "failed") else None
+
+    return wait_for(done, timeout)
+
+
+def assert_error(response: httpx.Response, status: int) -> dict:
+    """aurak's error body: {statusCode, message, error}, and nothing that looks like a trace."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"statusCode", "message", "error"}, body
+    assert body["statusCode"] == status
+    assert "Traceback" not in response.text and 'File "' not in response.text
+    return body
