@@ -1,0 +1,169 @@
+"""The MCP HTTP endpoints, mountable on any FastAPI app.
+
+- `/mcp`: streamable HTTP, stateless with JSON responses (no session to keep, so it runs on
+  Lambda as well as here);
+- `/sse` + `/messages?session_id=...`: the legacy HTTP+SSE transport TelosDB clients use;
+- `/.well-known/oauth-protected-resource[/mcp|/sse]`: RFC 9728 metadata.
+Each transport's SDK manager runs in the host app's lifespan.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+from fastapi import APIRouter, FastAPI
+from mcp.server import Server
+from mcp.server.sse import SseServerTransport
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.types import Receive, Scope, Send
+
+from bunko import __version__
+from bunko.domain.auth import ALL_SCOPES
+from bunko.http.errors import install_error_handlers
+from bunko.mcp.auth import WELL_KNOWN, McpAuthGuard
+from bunko.mcp.registry import Profile
+from bunko.mcp.server import build_server
+
+if TYPE_CHECKING:
+    from bunko.bootstrap import Services
+    from bunko.config import Settings
+
+MCP_PATH = "/mcp"
+SSE_PATH = "/sse"
+MESSAGES_PATH = "/messages"
+
+
+def create_mcp_app(
+    services: Services,
+    *,
+    routers: Sequence[APIRouter] = (),
+    profile: Profile | None = None,
+    output_schemas: bool | None = None,
+) -> FastAPI:
+    """The app `bunko serve` runs on the MCP port (3001, as TelosDB): /mcp, /sse, /messages,
+    the OAuth metadata, and any `routers` (TelosDB's auxiliary HTTP API)."""
+    app = FastAPI(title="Bunko MCP", version=__version__, docs_url=None, redoc_url=None)
+    app.state.services = services
+    install_error_handlers(app)
+    mount_mcp(app, services, sse=True, profile=profile, output_schemas=output_schemas)
+    for router in routers:
+        app.include_router(router)
+    return app
+
+
+def mount_mcp(
+    app: FastAPI,
+    services: Services,
+    *,
+    sse: bool = False,
+    profile: Profile | None = None,
+    output_schemas: bool | None = None,
+) -> None:
+    """Add the MCP endpoints to `app` (streamable HTTP always, legacy SSE if `sse`)."""
+    server = build_server(
+        services, profile=profile, transport="http", output_schemas=output_schemas
+    )
+    security = transport_security(services.settings)
+    manager = StreamableHTTPSessionManager(
+        app=server, json_response=True, stateless=True, security_settings=security
+    )
+    identity = services.identity
+    app.router.add_route(
+        MCP_PATH,
+        McpAuthGuard(StreamableHTTPASGIApp(manager), identity=identity, resource_path=MCP_PATH),
+        methods=["GET", "POST", "DELETE"],
+        include_in_schema=False,
+    )
+    paths = [MCP_PATH]
+    if sse:
+        transport = SseServerTransport(MESSAGES_PATH, security_settings=security)
+        app.router.add_route(
+            SSE_PATH,
+            McpAuthGuard(
+                _SseEndpoint(transport, server), identity=identity, resource_path=SSE_PATH
+            ),
+            methods=["GET"],
+            include_in_schema=False,
+        )
+        app.router.add_route(
+            MESSAGES_PATH,
+            McpAuthGuard(_PostEndpoint(transport), identity=identity, resource_path=SSE_PATH),
+            methods=["POST"],
+            include_in_schema=False,
+        )
+        paths.append(SSE_PATH)
+    for suffix in ["", *paths]:
+        app.router.add_route(
+            WELL_KNOWN + suffix, _metadata_endpoint(suffix, services), methods=["GET"],
+            include_in_schema=False,
+        )  # fmt: skip
+    _run_in_lifespan(app, manager)
+
+
+def transport_security(settings: Settings) -> TransportSecuritySettings | None:
+    """DNS-rebinding protection for the embedded server on loopback (the SDK's default).
+    Not on AWS, where API Gateway's host reaches the app and the settings' host is moot."""
+    if settings.backend != "local" or settings.host not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
+        allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
+    )
+
+
+class _SseEndpoint:
+    """GET /sse: one MCP connection per event stream."""
+
+    def __init__(self, transport: SseServerTransport, server: Server) -> None:
+        self.transport = transport
+        self.server = server
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            async with self.transport.connect_sse(scope, receive, send) as (read, write):
+                await self.server.run(read, write, self.server.create_initialization_options())
+        except ValueError:
+            pass  # refused by the host check; the transport has already answered
+
+
+class _PostEndpoint:
+    """POST /messages?session_id=...: a class, so Starlette routes it as a raw ASGI app."""
+
+    def __init__(self, transport: SseServerTransport) -> None:
+        self.transport = transport
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.transport.handle_post_message(scope, receive, send)
+
+
+def _metadata_endpoint(suffix: str, services: Services) -> Any:
+    async def metadata(request: Request) -> JSONResponse:
+        body: dict[str, Any] = {
+            "resource": str(request.base_url).rstrip("/") + suffix,
+            "scopes_supported": list(ALL_SCOPES),
+            "bearer_methods_supported": ["header"],
+            "resource_name": "Bunko",
+        }
+        servers = services.settings.mcp_authorization_servers
+        if servers:  # keys are issued by `bunko apikey create` unless an OAuth server fronts us
+            body["authorization_servers"] = list(servers)
+        return JSONResponse(body, headers={"Access-Control-Allow-Origin": "*"})
+
+    return metadata
+
+
+def _run_in_lifespan(app: FastAPI, manager: StreamableHTTPSessionManager) -> None:
+    previous = app.router.lifespan_context
+
+    @asynccontextmanager
+    async def lifespan(application: Any) -> AsyncIterator[Any]:
+        async with manager.run(), previous(application) as state:
+            yield state
+
+    app.router.lifespan_context = lifespan

@@ -1,0 +1,170 @@
+"""Output models: the `structuredContent` of each tool, advertised as its output schema.
+
+Built with `extra="ignore"` so a service adding a field never breaks a result, and advertised
+with `additionalProperties: false` because only declared fields are ever dumped.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bunko.domain import Chunk, Document
+
+Id = Annotated[str, Field(json_schema_extra={"format": "uuid"})]
+Count = Annotated[int, Field(ge=0)]
+RevisionNo = Annotated[int, Field(ge=1)]
+Status = Literal["pending", "indexing", "completed", "failed"]
+
+
+class Output(BaseModel):
+    model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
+
+    def to_structured(self) -> dict:
+        # exclude_unset: an optional `error` appears only when something failed.
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class SearchHit(Output):
+    id: Id = Field(description="The item (chunk) id; the best chunk when grouped.")
+    document_id: Id
+    path: str
+    mime: str
+    category: str | None
+    content: str
+    similarity: float = Field(ge=0.0, le=1.0)
+    vector_score: float
+    text_score: float
+    chunk_index: Count
+    name: str
+
+
+class SearchTextOutput(Output):
+    items: list[SearchHit] = Field(description="Always an array; empty when nothing matched.")
+    vector_search_used: bool
+    error: str | None = Field(None, description="Present only when the search failed.")
+
+
+class ItemOutput(Output):
+    id: Id
+    document_id: Id
+    path: str
+    mime: str
+    category: str | None
+    content: str
+    chunk_index: Count
+    revision: RevisionNo
+    start: Count
+    end: Count
+    page: int | None
+
+    @classmethod
+    def of(cls, chunk: Chunk, doc: Document) -> ItemOutput:
+        return cls(
+            id=chunk.id,
+            document_id=doc.id,
+            path=doc.path,
+            mime=doc.mime,
+            category=doc.category,
+            content=chunk.content,
+            chunk_index=chunk.index,
+            revision=chunk.revision,
+            start=chunk.start,
+            end=chunk.end,
+            page=chunk.page,
+        )
+
+
+class DeletedItemOutput(Output):
+    deleted: bool
+    id: Id
+    document_id: Id
+
+
+class DocumentSummary(Output):
+    id: Id
+    path: str
+    name: str
+    mime: str
+    category: str | None
+    chunk_count: Count
+    size: Count
+    status: Status
+    error: str | None
+    revision: RevisionNo
+    created_at: datetime
+    updated_at: datetime
+
+    @classmethod
+    def of(cls, doc: Document) -> DocumentSummary:
+        return cls(
+            id=doc.id,
+            path=doc.path,
+            name=doc.name,
+            mime=doc.mime,
+            category=doc.category,
+            chunk_count=doc.chunk_count,
+            size=doc.size,
+            status=str(doc.status),
+            error=doc.error,
+            revision=doc.revision,
+            created_at=doc.created_at,
+            updated_at=doc.updated_at,
+        )
+
+
+class ListDocumentsOutput(Output):
+    items: list[DocumentSummary] = Field(description="This page; empty past the last page.")
+    total_count: Count
+    total_pages: Count = Field(description="0 when there are no documents.")
+    page: int = Field(ge=1)
+
+
+class ListCategoriesOutput(Output):
+    categories: list[str] = Field(description="Distinct, sorted.")
+
+
+class DocumentCountOutput(Output):
+    count: Count
+
+
+class ChunkOutput(Output):
+    id: Id
+    index: Count
+    content: str
+    start: Count
+    end: Count
+    page: int | None
+
+
+class GetDocumentOutput(DocumentSummary):
+    content: str = Field(description="The document's full extracted text.")
+    chunks: list[ChunkOutput]
+
+
+class DeletedDocumentOutput(Output):
+    deleted: bool
+    id: Id
+    path: str
+    chunk_count: Count
+
+
+class AddedOutput(Output):
+    document_id: Id
+    path: str
+    mime: str
+    category: str | None
+    status: Status = Field(description="completed, or pending if indexing is still running.")
+    revision: RevisionNo
+    chunk_count: Count
+    item_ids: list[Id] = Field(description="The ids of the stored items (chunks).")
+    error: str | None = None
+
+
+class RetrainOutput(Output):
+    indexed_chunks: Count
+    retrained: bool = Field(description="True when the LSA embedder was refitted.")
+    embedder: str | None
+    seconds: float = Field(ge=0)

@@ -1,0 +1,156 @@
+"""The write tools: add, edit and delete knowledge; rebuild the indexes; add a local file."""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from pathlib import Path
+
+from bunko.domain import Document, DocumentStatus
+from bunko.domain.auth import SCOPE_ADMIN, SCOPE_WRITE
+from bunko.errors import BunkoError, NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.mcp.inputs import (
+    AddFileInput,
+    AddItemTextInput,
+    DocumentIdInput,
+    ItemIdInput,
+    NoInput,
+    UpdateItemInput,
+)
+from bunko.mcp.outputs import (
+    AddedOutput,
+    DeletedDocumentOutput,
+    DeletedItemOutput,
+    ItemOutput,
+    RetrainOutput,
+)
+from bunko.mcp.registry import ToolContext, tool
+from bunko.parsing import SUPPORTED_MIME_TYPES, guess_mime
+from bunko.parsing.mime import normalize_mime
+from bunko.ports import TrainableEmbedder
+from bunko.services.ingest import normalise_path
+
+# How long add_item_text / add_file wait for indexing before answering `pending`.
+INDEX_WAIT_SECONDS = 60.0
+# The text types the parsers read; anything else given as text would fail to index.
+TEXT_MIME_TYPES = sorted(
+    {t for t in SUPPORTED_MIME_TYPES.values() if t.startswith("text/") or t.endswith("/json")}
+)
+
+
+def text_mime(path: str, mime: str | None) -> str:
+    """The MIME type add_item_text stores: the one given (if text Bunko reads), else the
+    one the path's extension suggests, else text/plain."""
+    if mime is None:
+        guessed = normalize_mime(guess_mime(posixpath.basename(normalise_path(path))))
+        return guessed if guessed in TEXT_MIME_TYPES else "text/plain"
+    normal = normalize_mime(mime)
+    if normal not in TEXT_MIME_TYPES:
+        raise ValidationError(
+            f"add_item_text stores text: mime must be one of {', '.join(TEXT_MIME_TYPES)}"
+            f" (or omitted), not {mime}"
+        )
+    return normal
+
+
+@tool(
+    title="Add text", scope=SCOPE_WRITE, core=True,
+    # Adding to an existing path replaces its current text (older revisions are kept).
+    read_only=False, destructive=True, idempotent=True,
+)  # fmt: skip
+def add_item_text(ctx: ToolContext, args: AddItemTextInput) -> AddedOutput:
+    """Store text as a document at `path` (a unique logical path), chunk and index it, and
+    return its document_id and item ids once it is searchable. `mime` is guessed from the
+    path's extension when omitted (text/plain otherwise). Sending the same text to the same
+    path again changes nothing; different text at an existing path replaces it as a new
+    revision. `content` holds at most 1,000,000 characters."""
+    mime = text_mime(args.path, args.mime)
+    doc = ctx.services.ingest.submit_text(
+        ctx.workspace_id, path=args.path, content=args.content, mime=mime,
+        category=args.category, source="agent",
+    )  # fmt: skip
+    return _added(ctx, doc)
+
+
+@tool(title="Edit an item", scope=SCOPE_WRITE, read_only=False, destructive=True, idempotent=True)
+def update_item(ctx: ToolContext, args: UpdateItemInput) -> ItemOutput:
+    """Replace the text of one item (chunk) by id and re-embed and re-index it; the id stays
+    the same. `content` holds at most 50,000 characters."""
+    view = ctx.items.update_item(ctx.workspace_id, str(args.id), args.content)
+    return ItemOutput.of(view.chunk, view.document)
+
+
+@tool(title="Delete an item", scope=SCOPE_WRITE, read_only=False, destructive=True, idempotent=True)
+def delete_item(ctx: ToolContext, args: ItemIdInput) -> DeletedItemOutput:
+    """Delete one item (chunk) by id from the knowledge base and its indexes; the rest of its
+    document stays."""
+    view = ctx.items.delete_item(ctx.workspace_id, str(args.id))
+    return DeletedItemOutput(deleted=True, id=view.chunk.id, document_id=view.document.id)
+
+
+@tool(
+    title="Delete a document", scope=SCOPE_WRITE,
+    read_only=False, destructive=True, idempotent=True,
+)  # fmt: skip
+def delete_document(ctx: ToolContext, args: DocumentIdInput) -> DeletedDocumentOutput:
+    """Delete a document by id with all its items, its stored file and its index entries."""
+    doc = ctx.services.ingest.delete_document(ctx.workspace_id, str(args.id))
+    return DeletedDocumentOutput(
+        deleted=True, id=doc.id, path=doc.path, chunk_count=doc.chunk_count
+    )
+
+
+@tool(
+    title="Rebuild the indexes", scope=SCOPE_ADMIN,
+    # The indexes are derived data: rebuilding them loses no knowledge.
+    read_only=False, destructive=False, idempotent=True,
+)  # fmt: skip
+def lsa_retrain(ctx: ToolContext, args: NoInput) -> RetrainOutput:
+    """RE-INDEX: rebuild the keyword and vector indexes of the whole installation from the
+    stored documents; with the LSA embedder, retrain it on every item first. Needs the
+    admin scope. Searches may return fewer results while it runs."""
+    started = time.perf_counter()
+    services = ctx.services
+    count = services.pipeline.reindex(None, retrain=True)
+    return RetrainOutput(
+        indexed_chunks=count,
+        retrained=isinstance(services.embedder, TrainableEmbedder),
+        embedder=services.embedder.name if services.embedder else None,
+        seconds=round(time.perf_counter() - started, 3),
+    )
+
+
+@tool(
+    title="Add a local file", scope=SCOPE_WRITE, stdio_only=True,
+    # It reads this machine's file system, outside the knowledge base.
+    read_only=False, destructive=True, idempotent=True, open_world=True,
+)  # fmt: skip
+def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
+    """Ingest a file from this machine by its file-system path (PDF, Word, PowerPoint, Excel,
+    HTML, text, ...): parse, chunk and index it, and return its document_id and item ids.
+    Only over stdio, since an HTTP server cannot see the caller's files."""
+    file = Path(args.file).expanduser()
+    if not file.is_file():
+        raise NotFoundError(f"no readable file at {args.file}")
+    limit = ctx.services.settings.max_file_bytes
+    if file.stat().st_size > limit:
+        raise PayloadTooLargeError(f"{args.file} is larger than the {limit}-byte limit")
+    doc = ctx.services.ingest.submit_file(
+        ctx.workspace_id, path=args.path or file.resolve().as_posix(), data=file.read_bytes(),
+        category=args.category, source="agent",
+    )  # fmt: skip
+    return _added(ctx, doc)
+
+
+def _added(ctx: ToolContext, doc: Document) -> AddedOutput:
+    doc = ctx.items.wait_until_indexed(ctx.workspace_id, doc.id, timeout=INDEX_WAIT_SECONDS)
+    if doc.status is DocumentStatus.FAILED:
+        if doc.revision == 1:  # a new document that cannot be indexed is not kept
+            ctx.services.ingest.delete_document(ctx.workspace_id, doc.id)
+        raise BunkoError(f"{doc.path} could not be indexed: {doc.error}")
+    chunks = ctx.services.metadata.get_chunks(ctx.workspace_id, doc.id)
+    return AddedOutput(
+        document_id=doc.id, path=doc.path, mime=doc.mime, category=doc.category,
+        status=str(doc.status), revision=doc.revision, chunk_count=len(chunks),
+        item_ids=[c.id for c in chunks],
+    )  # fmt: skip

@@ -1,0 +1,178 @@
+"""ItemsService: TelosDB's chunk-level operations ("items" are chunks) and document reads.
+
+Edits keep DESIGN decision 1: the metadata store is written first and stays the truth; the
+index follows. An edited item keeps its id; the revision's original file and extracted text
+are immutable blobs, so a sealed research corpus still reads the exact old text.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from bunko.domain import Chunk, Document, DocumentStatus
+from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.ports import BlobStore, Embedder, MetadataStore, SearchIndex, TrainableEmbedder
+from bunko.services.ingest import text_key
+from bunko.services.pipeline import entries_for
+
+log = logging.getLogger(__name__)
+
+# One item is one chunk; far above any chunk size, and far below DynamoDB's 400 KB item limit.
+MAX_ITEM_CHARS = 50_000
+MAX_PAGE_SIZE = 100
+
+
+@dataclass(frozen=True)
+class ItemView:
+    chunk: Chunk
+    document: Document
+
+
+@dataclass(frozen=True)
+class DocumentView:
+    document: Document
+    text: str
+    chunks: list[Chunk]
+
+
+@dataclass(frozen=True)
+class DocumentPage:
+    items: list[Document]
+    total_count: int
+    total_pages: int
+    page: int
+
+
+class ItemsService:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        blobs: BlobStore,
+        index: SearchIndex,
+        embedder: Embedder | None,
+    ) -> None:
+        self.metadata = metadata
+        self.blobs = blobs
+        self.index = index
+        self.embedder = embedder
+
+    def get_item(self, workspace_id: str, item_id: str) -> ItemView:
+        """Raises NotFoundError for an unknown id and for another workspace's id alike."""
+        chunk = self.metadata.get_chunk(workspace_id, item_id)
+        document = self.metadata.get_document(workspace_id, chunk.document_id) if chunk else None
+        if chunk is None or document is None:
+            raise NotFoundError(f"item {item_id} not found")
+        return ItemView(chunk, document)
+
+    def update_item(self, workspace_id: str, item_id: str, content: str) -> ItemView:
+        """Replace an item's text, re-embed and re-index it; the id stays the same."""
+        if not content.strip():
+            raise ValidationError("content must not be empty")
+        if len(content) > MAX_ITEM_CHARS:
+            raise PayloadTooLargeError(
+                f"content is {len(content)} characters; an item holds at most {MAX_ITEM_CHARS}"
+            )
+        old = self.get_item(workspace_id, item_id)
+        vectors = self._embed(content)  # before any write: a model failure changes nothing
+        chunk = replace(old.chunk, content=content)
+        self.metadata.save_chunk(chunk)
+        try:
+            self.index.index(entries_for(old.document, [chunk], vectors))
+        except Exception:
+            self.metadata.save_chunk(old.chunk)  # keep metadata and index telling the same story
+            raise
+        return ItemView(chunk, old.document)
+
+    def delete_item(self, workspace_id: str, item_id: str) -> ItemView:
+        view = self.get_item(workspace_id, item_id)
+        if not self.metadata.delete_chunk(workspace_id, item_id):
+            raise NotFoundError(f"item {item_id} not found")
+        try:
+            self.index.delete_chunks(workspace_id, [item_id])
+        except Exception:  # a stale index entry is filtered out by search (decision 1)
+            log.exception("could not remove item %s from the index", item_id)
+        self._recount(workspace_id, view.document.id, view.chunk.revision)
+        return view
+
+    def _recount(self, workspace_id: str, document_id: str, revision: int) -> None:
+        doc = self.metadata.get_document(workspace_id, document_id)
+        if doc is None or doc.revision != revision or doc.status is not DocumentStatus.COMPLETED:
+            return  # a newer revision is being indexed; it sets its own count
+        doc.chunk_count = len(self.metadata.get_chunks(workspace_id, document_id))
+        self.metadata.save_document(doc)
+
+    def get_document(self, workspace_id: str, document_id: str) -> DocumentView:
+        document = self.metadata.get_document(workspace_id, document_id)
+        if document is None:
+            raise NotFoundError(f"document {document_id} not found")
+        chunks = self.metadata.get_chunks(workspace_id, document_id)
+        key = text_key(workspace_id, document_id, document.revision)
+        try:
+            text = self.blobs.get(key).decode("utf-8")
+        except NotFoundError:
+            text = _join_chunks(chunks)  # not extracted yet, or stored elsewhere
+        return DocumentView(document, text, chunks)
+
+    def list_documents(
+        self, workspace_id: str, *, limit: int = 20, page: int = 1, category: str | None = None
+    ) -> DocumentPage:
+        """TelosDB paging: a page past the end is empty, never an error."""
+        if not 1 <= limit <= MAX_PAGE_SIZE:
+            raise ValidationError(f"limit must be between 1 and {MAX_PAGE_SIZE}")
+        if page < 1:
+            raise ValidationError("page starts at 1")
+        total = self.metadata.count_documents(workspace_id, category=category)
+        pages = math.ceil(total / limit)
+        items = (
+            self.metadata.list_documents(
+                workspace_id, limit=limit, offset=(page - 1) * limit, category=category
+            )
+            if page <= pages
+            else []
+        )
+        return DocumentPage(items=items, total_count=total, total_pages=pages, page=page)
+
+    def list_categories(self, workspace_id: str) -> list[str]:
+        return self.metadata.list_categories(workspace_id)
+
+    def count_documents(self, workspace_id: str) -> int:
+        return self.metadata.count_documents(workspace_id)
+
+    def wait_until_indexed(
+        self, workspace_id: str, document_id: str, *, timeout: float, poll: float = 0.01
+    ) -> Document:
+        """The document once indexing ends (completed or failed), or as it is at `timeout`.
+        Works with any queue, because it only watches the metadata store."""
+        deadline = time.monotonic() + timeout
+        while True:
+            doc = self.metadata.get_document(workspace_id, document_id)
+            if doc is None:
+                raise NotFoundError(f"document {document_id} was deleted while it was indexed")
+            finished = doc.status in (DocumentStatus.COMPLETED, DocumentStatus.FAILED)
+            if finished or time.monotonic() >= deadline:
+                return doc
+            time.sleep(poll)
+            poll = min(poll * 1.5, 0.5)  # quick for a local worker, gentle on a cloud store
+
+    def _embed(self, text: str) -> np.ndarray | None:
+        embedder = self.embedder
+        if embedder is None:
+            return None
+        if isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted:
+            return None  # as the pipeline does: keyword-only until LSA is trained
+        return np.asarray(embedder.embed_documents([text]), dtype=np.float32)
+
+
+def _join_chunks(chunks: list[Chunk]) -> str:
+    """Rebuild text from overlapping chunks using their offsets."""
+    text = ""
+    for chunk in sorted(chunks, key=lambda c: c.index):
+        overlap = max(0, len(text) - chunk.start) if chunk.end > chunk.start else 0
+        text += chunk.content[overlap:]
+    return text

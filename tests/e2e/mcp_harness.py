@@ -1,0 +1,128 @@
+"""Shared by the MCP end-to-end tests: a real Bunko MCP app served by uvicorn on a free
+loopback port in a thread, API keys in fresh workspaces, and official-SDK clients."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx2
+import uvicorn
+from mcp import Client, MCPError
+from mcp.client.sse import sse_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import CallToolResult
+
+from bunko.bootstrap import Services
+from bunko.mcp.http import create_mcp_app
+from tests.conftest import make_services
+
+
+class LiveServer:
+    """uvicorn on 127.0.0.1:<free port>, in a thread, for as long as the context lasts."""
+
+    def __init__(self, app: Any) -> None:
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        # Server.run picks uvloop as `bunko serve` does (the plain loop adds ~40 ms a call).
+        self.thread = threading.Thread(
+            target=lambda: self.server.run(sockets=[self.socket]), daemon=True
+        )
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            self.thread.join(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        self.socket.close()
+
+
+@dataclass
+class Deployment:
+    services: Services
+    url: str
+
+    def key(self, *scopes: str, workspace: str | None = None) -> str:
+        """A new API key; in a fresh workspace unless one is given."""
+        assert self.services.apikeys is not None
+        _, secret = self.services.apikeys.create(
+            workspace_id=workspace or str(uuid.uuid4()), scopes=scopes or ("kb:read",)
+        )
+        return secret
+
+    def workspace_of(self, key: str) -> str:
+        principal = self.services.identity.authenticate(key)
+        return principal.workspace_id
+
+
+@contextmanager
+def deployed(data_dir: Path, **settings: Any) -> Iterator[Deployment]:
+    """A real Bunko MCP app (the one `bunko serve` runs on the MCP port)."""
+    services = make_services(data_dir, **{"embedder": "none", **settings})
+    app = create_mcp_app(services)
+    try:
+        with LiveServer(app) as server:
+            yield Deployment(services, server.url)
+    finally:
+        services.close()
+
+
+def _headers(key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+@asynccontextmanager
+async def http_client(url: str, key: str | None, *, mode: str = "auto") -> AsyncIterator[Client]:
+    """The official client over streamable HTTP."""
+    async with (
+        httpx2.AsyncClient(headers=_headers(key), timeout=httpx2.Timeout(60.0)) as http,
+        Client(streamable_http_client(url + "/mcp", http_client=http), mode=mode) as client,
+    ):
+        yield client
+
+
+@asynccontextmanager
+async def sse_session(url: str, key: str | None, *, mode: str = "legacy") -> AsyncIterator[Client]:
+    """The official client over the legacy HTTP+SSE transport."""
+    async with Client(sse_client(url + "/sse", headers=_headers(key), timeout=60), mode=mode) as c:
+        yield c
+
+
+def mcp_error_in(exc: BaseException) -> MCPError | None:
+    """The MCPError a client raised, even from inside the task groups' exception groups."""
+    if isinstance(exc, MCPError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := mcp_error_in(inner)) is not None:
+                return found
+    return None
+
+
+def payload(result: CallToolResult) -> Any:
+    """What a TelosDB client reads: content[0].text parsed as JSON."""
+    return json.loads(result.content[0].text)
+
+
+def ok(result: CallToolResult) -> dict:
+    assert not result.is_error, result.content[0].text
+    data = payload(result)
+    assert data == result.structured_content  # both carry the same result
+    return data

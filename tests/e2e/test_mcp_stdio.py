@@ -1,0 +1,112 @@
+"""`bunko mcp` over stdio, spawned and driven by the official MCP client."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+from mcp import Client, StdioServerParameters
+
+from tests.e2e.mcp_harness import ok
+
+pytestmark = pytest.mark.anyio
+
+CORE_TOOLS = {
+    "search_text", "add_item_text", "get_item_by_id", "list_documents", "list_categories",
+    "get_document",
+}  # fmt: skip
+HTML = "<html><body><h1>Beekeeping</h1><p>Bees make honey in the hive all summer.</p></body></html>"
+
+
+def _env(**extra: str) -> dict[str, str]:
+    env = {"BUNKO_EMBEDDER": "none", **extra}
+    if "PYTHONPATH" in os.environ:  # keep the test run's import path for the child
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
+
+
+def bunko_mcp(data_dir: Path, *args: str, **env: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "bunko.cli", "mcp", "--data-dir", str(data_dir), *args],
+        env=_env(**env),
+        cwd=str(data_dir.parent),  # no stray .env from the repository
+    )
+
+
+def create_key(data_dir: Path, scopes: str, workspace: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "bunko.cli", "apikey", "create", "--scopes", scopes,
+         "--workspace", workspace, "--data-dir", str(data_dir), "--json"],
+        capture_output=True, text=True, env={**os.environ, **_env()}, cwd=data_dir.parent,
+        timeout=120, check=True,
+    )  # fmt: skip
+    record = json.loads(done.stdout)
+    assert record["workspace_id"] == workspace and record["scopes"] == sorted(scopes.split(","))
+    return record["key"]
+
+
+async def test_stdio_serves_every_tool_and_adds_local_files(tmp_path):
+    data = tmp_path / "data"
+    page = tmp_path / "bees.html"
+    page.write_text(HTML, encoding="utf-8")
+    async with Client(bunko_mcp(data)) as client:
+        names = {t.name for t in (await client.list_tools()).tools}
+        assert "add_file" in names and len(names) == 12
+        added = ok(await client.call_tool("add_file", {"file": str(page), "category": "hobby"}))
+        assert added["status"] == "completed" and added["mime"] == "text/html"
+        assert added["path"] == page.resolve().as_posix().lstrip("/")  # a logical path
+        found = ok(await client.call_tool("search_text", {"content": "honey hive"}))
+        assert found["items"][0]["document_id"] == added["document_id"]
+        document = ok(await client.call_tool("get_document", {"id": added["document_id"]}))
+        assert "Bees make honey" in document["content"] and "<p>" not in document["content"]
+        named = ok(await client.call_tool("add_file", {"file": str(page), "path": "hobby/bees"}))
+        assert named["path"] == "hobby/bees"
+        missing = await client.call_tool("add_file", {"file": str(tmp_path / "nope.pdf")})
+        assert missing.is_error and "no readable file" in missing.content[0].text
+        assert ok(await client.call_tool("get_document_count", {})) == {"count": 2}
+
+
+async def test_profile_and_output_schemas_come_from_the_environment(tmp_path):
+    params = bunko_mcp(tmp_path / "data", BUNKO_MCP_PROFILE="core", BUNKO_MCP_OUTPUT_SCHEMAS="1")
+    async with Client(params) as client:
+        tools = (await client.list_tools()).tools
+        assert {t.name for t in tools} == CORE_TOOLS
+        for tool in tools:
+            assert tool.output_schema["type"] == "object", tool.name
+            assert tool.output_schema["additionalProperties"] is False, tool.name
+        # The client validates structured results against the advertised schemas.
+        ok(await client.call_tool("add_item_text", {"content": "Moths fly.", "path": "m.txt"}))
+        ok(await client.call_tool("search_text", {"content": "moths"}))
+        ok(await client.call_tool("list_documents", {}))
+        # A profile hides tools; it does not take permission away.
+        assert ok(await client.call_tool("get_document_count", {})) == {"count": 1}
+
+
+async def test_an_api_key_scopes_the_stdio_server(tmp_path):
+    data = tmp_path / "data"
+    workspace = str(uuid.uuid4())
+    key = create_key(data, "kb:read", workspace)
+    note = tmp_path / "note.txt"
+    note.write_text("Read-only agents cannot write.", encoding="utf-8")
+    async with Client(bunko_mcp(data, "--api-key", key)) as client:
+        refused = await client.call_tool("add_file", {"file": str(note)})
+        assert refused.is_error and "kb:write" in refused.content[0].text
+        assert ok(await client.call_tool("get_document_count", {})) == {"count": 0}
+
+
+def test_a_bad_api_key_stops_the_stdio_server(tmp_path):
+    data = tmp_path / "data"
+    done = subprocess.run(
+        [sys.executable, "-m", "bunko.cli", "mcp", "--data-dir", str(data)],
+        input="", capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        env={**os.environ, **_env(BUNKO_API_KEY="bk_forged")},
+    )  # fmt: skip
+    assert done.returncode == 2
+    assert "invalid or revoked" in done.stderr
+    assert done.stdout == ""  # nothing but protocol ever goes to stdout

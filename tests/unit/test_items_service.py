@@ -1,0 +1,157 @@
+"""ItemsService: TelosDB's chunk-level reads and edits, through real embedded adapters."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.ports import SearchFilter
+from bunko.services.items import MAX_ITEM_CHARS, ItemsService
+from tests.conftest import make_services
+
+OTHER_WS = "22222222-2222-4222-8222-222222222222"
+LONG_TEXT = " ".join(f"Sentence {i} is about lighthouses and harbours." for i in range(120))
+
+
+def add(services, path, text, category=None, workspace=WS):
+    doc = services.ingest.submit_text(workspace, path=path, content=text, category=category)
+    assert services.queue.join(timeout=120)
+    return services.metadata.get_document(workspace, doc.id)
+
+
+def keyword_ids(services, query, workspace=WS):
+    return {h.chunk_id for h in services.index.keyword_search(query, SearchFilter(workspace), 50)}
+
+
+@pytest.fixture
+def doc(services):
+    return add(services, "notes/harbour.md", LONG_TEXT, category="notes")
+
+
+def test_get_item_returns_the_chunk_and_its_document(services, doc):
+    chunk = services.metadata.get_chunks(WS, doc.id)[1]
+    view = services.items.get_item(WS, chunk.id)
+    assert view.chunk == chunk
+    assert (view.document.id, view.document.path, view.document.category) == (
+        doc.id, "notes/harbour.md", "notes",
+    )  # fmt: skip
+
+
+def test_unknown_and_foreign_ids_are_not_found_alike(services, doc):
+    chunk = services.metadata.get_chunks(WS, doc.id)[0]
+    for workspace, item_id in ((WS, "00000000-0000-4000-8000-00000000abcd"), (OTHER_WS, chunk.id)):
+        with pytest.raises(NotFoundError, match="not found"):
+            services.items.get_item(workspace, item_id)
+    with pytest.raises(NotFoundError):
+        services.items.get_document(OTHER_WS, doc.id)
+
+
+def test_update_item_keeps_the_id_and_reindexes_the_text(services, doc):
+    chunk = services.metadata.get_chunks(WS, doc.id)[0]
+    assert chunk.id in keyword_ids(services, "lighthouses")
+    view = services.items.update_item(WS, chunk.id, "Zeppelins moor at the airfield.")
+    assert view.chunk.id == chunk.id
+    assert services.metadata.get_chunk(WS, chunk.id).content == "Zeppelins moor at the airfield."
+    assert chunk.id in keyword_ids(services, "zeppelins")
+    assert chunk.id not in keyword_ids(services, "lighthouses")
+    # The revision's extracted text is immutable (sealed corpora read it).
+    assert services.items.get_document(WS, doc.id).text == LONG_TEXT
+
+
+@pytest.mark.parametrize(
+    ("content", "error"),
+    [("   ", ValidationError), ("x" * (MAX_ITEM_CHARS + 1), PayloadTooLargeError)],
+)
+def test_a_refused_update_changes_nothing(services, doc, content, error):
+    chunk = services.metadata.get_chunks(WS, doc.id)[0]
+    with pytest.raises(error):
+        services.items.update_item(WS, chunk.id, content)
+    assert services.metadata.get_chunk(WS, chunk.id) == chunk
+
+
+def test_an_index_failure_rolls_the_metadata_back(services, doc):
+    class BrokenIndex:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def index(self, entries):
+            raise RuntimeError("index is down")
+
+    items = ItemsService(
+        metadata=services.metadata, blobs=services.blobs, index=BrokenIndex(services.index),
+        embedder=None,
+    )  # fmt: skip
+    chunk = services.metadata.get_chunks(WS, doc.id)[0]
+    with pytest.raises(RuntimeError):
+        items.update_item(WS, chunk.id, "new text")
+    assert services.metadata.get_chunk(WS, chunk.id) == chunk
+
+
+def test_update_item_re_embeds_with_the_model(tmp_path):
+    services = make_services(tmp_path / "data", embedder="lsa")
+    try:
+        corpus = {
+            "a.txt": "Cats purr and chase mice around the barn.",
+            "b.txt": "Ships sail across the ocean to distant harbours.",
+            "c.txt": "Bread rises in a warm oven before baking.",
+        }
+        docs = [add(services, path, text) for path, text in corpus.items()]
+        services.pipeline.reindex(retrain=True)
+        chunk = services.metadata.get_chunks(WS, docs[0].id)[0]
+        new_text = "Ships and harbours: the ocean crossing of the bread barn."
+        services.items.update_item(WS, chunk.id, new_text)
+        vector = np.asarray(services.embedder.embed_documents([new_text]))[0]
+        hits = services.index.vector_search(vector, SearchFilter(WS), 3)
+        assert hits[0].chunk_id == chunk.id
+        assert hits[0].score == pytest.approx(1.0, abs=1e-3)
+    finally:
+        services.close()
+
+
+def test_delete_item_removes_it_everywhere_but_keeps_the_document(services, doc):
+    chunks = services.metadata.get_chunks(WS, doc.id)
+    assert len(chunks) > 1
+    victim = chunks[0]
+    services.items.delete_item(WS, victim.id)
+    assert services.metadata.get_chunk(WS, victim.id) is None
+    assert victim.id not in keyword_ids(services, "lighthouses")
+    after = services.metadata.get_document(WS, doc.id)
+    assert after is not None and after.chunk_count == len(chunks) - 1
+    with pytest.raises(NotFoundError):
+        services.items.delete_item(WS, victim.id)
+
+
+def test_get_document_has_the_full_text_and_chunks_in_order(services, doc):
+    view = services.items.get_document(WS, doc.id)
+    assert view.text == LONG_TEXT
+    assert [c.index for c in view.chunks] == list(range(doc.chunk_count))
+
+
+def test_paging_matches_telosdb(services):
+    empty = services.items.list_documents(WS, limit=20, page=1)
+    assert (empty.items, empty.total_count, empty.total_pages, empty.page) == ([], 0, 0, 1)
+    for i in range(5):
+        add(services, f"docs/{i}.txt", f"document number {i}", category="even" if i % 2 else None)
+    pages = [services.items.list_documents(WS, limit=2, page=p) for p in (1, 2, 3, 4)]
+    assert [len(p.items) for p in pages] == [2, 2, 1, 0]
+    assert {(p.total_count, p.total_pages) for p in pages} == {(5, 3)}
+    assert len({d.id for p in pages for d in p.items}) == 5
+    only_even = services.items.list_documents(WS, limit=20, page=1, category="even")
+    assert only_even.total_count == 2
+    assert services.items.list_categories(WS) == ["even"]
+    assert services.items.count_documents(WS) == 5
+    assert services.items.count_documents(OTHER_WS) == 0
+
+
+@pytest.mark.parametrize(("limit", "page"), [(0, 1), (101, 1), (20, 0)])
+def test_paging_bounds(services, limit, page):
+    with pytest.raises(ValidationError):
+        services.items.list_documents(WS, limit=limit, page=page)
+
+
+def test_wait_until_indexed_returns_the_finished_document(services):
+    submitted = services.ingest.submit_text(WS, path="w.txt", content="wait for me")
+    done = services.items.wait_until_indexed(WS, submitted.id, timeout=60)
+    assert done.status == "completed" and done.chunk_count == 1
