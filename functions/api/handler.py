@@ -6,8 +6,9 @@ from typing import Any
 
 from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
-from bunko.adapters.aws.lambda_runtime import api_app
 from mangum import Mangum
+
+from bunko.adapters.aws.lambda_runtime import api_app
 
 logger = Logger()
 tracer = Tracer()

@@ -16,6 +16,7 @@ from aws_lambda_powertools.utilities.batch import (
     process_partial_response,
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
+
 from bunko.adapters.aws.lambda_runtime import ingest_handler
 
 logger = Logger()

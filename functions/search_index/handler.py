@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from aws_lambda_powertools import Logger
+from opensearchpy.exceptions import AuthorizationException, TransportError
+from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+
 from bunko.adapters.aws.clients import opensearch_client
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 from bunko.adapters.aws.settings import AwsSettings
-from opensearchpy.exceptions import AuthorizationException, TransportError
-from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
 logger = Logger()
 _PENDING_STATUSES = {401, 403, 404}  # policy or collection not visible to the data plane yet

@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
+
 from bunko.adapters.aws.lambda_runtime import api_app
 
 if TYPE_CHECKING:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from aws_cdk import Duration, RemovalPolicy
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
+from constructs import Construct
+
 from bunko.adapters.aws.dynamodb_items import PK, SK
 from bunko.adapters.aws.dynamodb_schema import GLOBAL_INDEXES
-from constructs import Construct
 
 
 class Storage(Construct):

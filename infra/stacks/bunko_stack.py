@@ -9,9 +9,9 @@ from pathlib import Path
 from aws_cdk import CfnOutput, Duration, Stack
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
-from bunko.adapters.aws.settings import env_name
 from constructs import Construct
 
+from bunko.adapters.aws.settings import env_name
 from infra.constructs.api import RestApi
 from infra.constructs.functions import BunkoFunctions
 from infra.constructs.index_setup import SearchIndexSetup

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pytest
-from bunko.adapters.aws import lambda_runtime, presign_route
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 from opensearchpy import OpenSearch
 
+from bunko.adapters.aws import lambda_runtime, presign_route
+from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 from tests.aws.stand_ins import BUCKET, TABLE, MotoAws, moto_aws
 
 INDEX = "bunko-test"

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import boto3
-from bunko.adapters.aws.dynamodb_schema import create_table_kwargs
 from moto import mock_aws
+
+from bunko.adapters.aws.dynamodb_schema import create_table_kwargs
 
 REGION = "us-east-1"
 BUCKET = "bunko-test"

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
+
 from bunko.adapters.aws.bedrock_embedder import BedrockTitanEmbedder
 from bunko.ports import Embedder
 

@@ -9,6 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import boto3
 import pytest
+
 from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
 from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
 from bunko.adapters.aws.dynamodb_table import Table
@@ -17,7 +18,6 @@ from bunko.adapters.aws.kms_cipher import KmsCipher, load_secret
 from bunko.errors import ConflictError, NotFoundError
 from bunko.ports_accounts import LoginAttempts, ModelConfig, User
 from bunko.services.apikeys import ApiKey
-
 from tests.aws.stand_ins import REGION, TABLE
 
 

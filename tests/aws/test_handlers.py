@@ -8,10 +8,10 @@ from urllib.parse import parse_qs, quote, urlparse
 
 import pytest
 import requests
+
 from bunko.adapters.aws import lambda_runtime
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
-
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import load_event, load_function
 from tests.aws.stand_ins import BUCKET

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from bunko.adapters.aws import opensearch_queries as q
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex, SearchBackendError
 from bunko.errors import ValidationError

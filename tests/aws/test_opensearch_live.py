@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
+
 from bunko.adapters.aws.clients import opensearch_client
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 from bunko.adapters.aws.settings import AwsSettings

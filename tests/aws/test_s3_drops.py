@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from bunko.adapters.aws.s3_drops import (
     DropTarget,
     category_from_metadata,

@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import moto  # noqa: F401  (the ImportError conftest.py expects when moto is missing)
+
 from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
 from bunko.adapters.aws.s3_blobs import S3BlobStore
-
 from tests.aws.stand_ins import BUCKET, TABLE, moto_aws
 
 
@@ -49,8 +49,9 @@ def _osmem_server():
 def _opensearch_index(tmp_path: Path, dimension: int | None = 8) -> Iterator:
     """OpenSearch Serverless index against osmem-server. osmem does not execute k-NN, so a
     suite's vector tests must skip this param (tests/aws checks the k-NN request bodies)."""
-    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
     from opensearchpy import OpenSearch
+
+    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 
     with _osmem_server().clone() as clone:
         index = OpenSearchServerlessIndex(

@@ -15,16 +15,28 @@ OTHER_WS = "22222222-2222-4222-8222-222222222222"
 
 def make_doc(path: str = "notes/a.txt", workspace_id: str = WS, **kw) -> Document:
     return Document(
-        id=new_id(), workspace_id=workspace_id, path=path, name=path.rsplit("/", 1)[-1],
-        mime="text/plain", **kw,
+        id=new_id(),
+        workspace_id=workspace_id,
+        path=path,
+        name=path.rsplit("/", 1)[-1],
+        mime="text/plain",
+        **kw,
     )
 
 
 def make_chunks(doc: Document, n: int, revision: int = 1) -> list[Chunk]:
     return [
-        Chunk(id=new_id(), document_id=doc.id, workspace_id=doc.workspace_id,
-              revision=revision, index=i, content=f"chunk {i} 日本語", start=i * 10,
-              end=i * 10 + 9, page=i + 1)
+        Chunk(
+            id=new_id(),
+            document_id=doc.id,
+            workspace_id=doc.workspace_id,
+            revision=revision,
+            index=i,
+            content=f"chunk {i} 日本語",
+            start=i * 10,
+            end=i * 10 + 9,
+            page=i + 1,
+        )
         for i in range(n)
     ]
 
@@ -38,8 +50,15 @@ def test_workspace_ensure_is_idempotent(metadata_store):
 
 
 def test_document_roundtrip_keeps_every_field(metadata_store):
-    doc = make_doc(category="manuals", size=123, content_hash="abc", chunk_size=500,
-                   chunk_overlap=50, source="drop", blob_key="originals/x")
+    doc = make_doc(
+        category="manuals",
+        size=123,
+        content_hash="abc",
+        chunk_size=500,
+        chunk_overlap=50,
+        source="drop",
+        blob_key="originals/x",
+    )
     metadata_store.add_document(doc)
     got = metadata_store.get_document(WS, doc.id)
     assert got == doc
@@ -113,7 +132,8 @@ def test_chunks_replace_get_and_lookup(metadata_store):
     assert metadata_store.get_chunk(OTHER_WS, chunks[1].id) is None
     ids = [chunks[2].id, "missing", chunks[0].id]
     assert [c.id for c in metadata_store.get_chunks_by_ids(WS, ids)] == [
-        chunks[2].id, chunks[0].id,
+        chunks[2].id,
+        chunks[0].id,
     ]
     assert metadata_store.get_chunks_by_ids(OTHER_WS, ids) == []
     assert metadata_store.count_chunks(WS) == 3
@@ -154,8 +174,14 @@ def test_large_chunk_text_roundtrips(metadata_store):
     # Larger than a DynamoDB item (400 KB): adapters must spill it, not truncate it.
     doc = make_doc()
     metadata_store.add_document(doc)
-    big = Chunk(id=new_id(), document_id=doc.id, workspace_id=WS, revision=1, index=0,
-                content="語" * 200_000)
+    big = Chunk(
+        id=new_id(),
+        document_id=doc.id,
+        workspace_id=WS,
+        revision=1,
+        index=0,
+        content="語" * 200_000,
+    )
     metadata_store.replace_chunks(WS, doc.id, [big])
     assert metadata_store.get_chunk(WS, big.id).content == big.content
 
@@ -164,8 +190,16 @@ def test_delete_document_removes_chunks_and_revisions(metadata_store):
     doc = make_doc()
     metadata_store.add_document(doc)
     metadata_store.replace_chunks(WS, doc.id, make_chunks(doc, 3))
-    metadata_store.add_revision(Revision(document_id=doc.id, workspace_id=WS, revision=1,
-                                         content_hash="h1", blob_key="k1", text_key="t1"))
+    metadata_store.add_revision(
+        Revision(
+            document_id=doc.id,
+            workspace_id=WS,
+            revision=1,
+            content_hash="h1",
+            blob_key="k1",
+            text_key="t1",
+        )
+    )
     assert metadata_store.delete_document(WS, doc.id) is True
     assert metadata_store.get_document(WS, doc.id) is None
     assert metadata_store.get_chunks(WS, doc.id) == []
@@ -178,8 +212,16 @@ def test_revisions_are_kept_per_number(metadata_store):
     doc = make_doc()
     metadata_store.add_document(doc)
     for n in (1, 2):
-        metadata_store.add_revision(Revision(document_id=doc.id, workspace_id=WS, revision=n,
-                                             content_hash=f"h{n}", blob_key=f"k{n}", size=n))
+        metadata_store.add_revision(
+            Revision(
+                document_id=doc.id,
+                workspace_id=WS,
+                revision=n,
+                content_hash=f"h{n}",
+                blob_key=f"k{n}",
+                size=n,
+            )
+        )
     assert [r.revision for r in metadata_store.list_revisions(WS, doc.id)] == [1, 2]
     assert metadata_store.get_revision(WS, doc.id, 1).content_hash == "h1"
     assert metadata_store.get_revision(OTHER_WS, doc.id, 1) is None

@@ -17,10 +17,19 @@ BUNKO = [sys.executable, "-m", "bunko.cli"]
 
 
 def run(args, data_dir, *, env=None, check=True):
-    full_env = {**os.environ, "BUNKO_DATA_DIR": str(data_dir), "BUNKO_EMBEDDER": "none", **(env or {})}
-    proc = subprocess.run([*BUNKO, *args], capture_output=True, text=True, env=full_env, timeout=600)
+    full_env = {
+        **os.environ,
+        "BUNKO_DATA_DIR": str(data_dir),
+        "BUNKO_EMBEDDER": "none",
+        **(env or {}),
+    }
+    proc = subprocess.run(
+        [*BUNKO, *args], capture_output=True, text=True, env=full_env, timeout=600
+    )
     if check and proc.returncode != 0:
-        raise AssertionError(f"bunko {args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+        raise AssertionError(
+            f"bunko {args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
+        )
     return proc
 
 
@@ -34,8 +43,12 @@ def free_port() -> int:
 def corpus(tmp_path) -> Path:
     folder = tmp_path / "corpus"
     (folder / "ja").mkdir(parents=True)
-    (folder / "en.txt").write_text("The lighthouse keeper logs every passing ship.", encoding="utf-8")
-    (folder / "ja" / "doc.md").write_text("東京の図書館では全文検索エンジンを使っています。", encoding="utf-8")
+    (folder / "en.txt").write_text(
+        "The lighthouse keeper logs every passing ship.", encoding="utf-8"
+    )
+    (folder / "ja" / "doc.md").write_text(
+        "東京の図書館では全文検索エンジンを使っています。", encoding="utf-8"
+    )
     (folder / "broken.pdf").write_bytes(b"%PDF-1.4 junk")
     return folder
 
@@ -71,14 +84,19 @@ def test_eval_prints_every_method_and_the_default(tmp_path):
         "d3": ("Tea", "Green tea contains caffeine and catechins."),
     }
     (beir / "corpus.jsonl").write_text(
-        "\n".join(json.dumps({"_id": k, "title": t, "text": x}) for k, (t, x) in docs.items()), encoding="utf-8"
+        "\n".join(json.dumps({"_id": k, "title": t, "text": x}) for k, (t, x) in docs.items()),
+        encoding="utf-8",
     )
     queries = {"q1": "why do cats purr", "q2": "does green tea have caffeine"}
     (beir / "queries.jsonl").write_text(
         "\n".join(json.dumps({"_id": k, "text": v}) for k, v in queries.items()), encoding="utf-8"
     )
-    (beir / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\n", encoding="utf-8")
-    report = json.loads(run(["eval", str(beir), "--json", "--embedder", "lsa"], tmp_path / "unused").stdout)
+    (beir / "qrels" / "test.tsv").write_text(
+        "query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td3\t1\n", encoding="utf-8"
+    )
+    report = json.loads(
+        run(["eval", str(beir), "--json", "--embedder", "lsa"], tmp_path / "unused").stdout
+    )
     for method in ("keyword", "vector", "rrf", "max", "default"):
         assert set(report[method]) >= {"ndcg@10", "recall@100", "mrr@10"}
     assert report["keyword"]["ndcg@10"] == pytest.approx(1.0)
@@ -91,7 +109,10 @@ def test_serve_answers_health_and_indexes_dropped_files(tmp_path):
     data, port = tmp_path / "data", free_port()
     env = {**os.environ, "BUNKO_DATA_DIR": str(data), "BUNKO_EMBEDDER": "none"}
     server = subprocess.Popen(
-        [*BUNKO, "serve", "--port", str(port)], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        [*BUNKO, "serve", "--port", str(port)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
     )
     try:
         url = f"http://127.0.0.1:{port}/health"

@@ -36,7 +36,9 @@ def doc_at(services, path):
 
 def completed(services, path, revision=1):
     doc = doc_at(services, path)
-    return doc if doc and doc.status is DocumentStatus.COMPLETED and doc.revision == revision else None
+    return (
+        doc if doc and doc.status is DocumentStatus.COMPLETED and doc.revision == revision else None
+    )
 
 
 def test_add_change_delete(services, drop):
@@ -59,7 +61,9 @@ def test_subfolder_is_the_category_and_hidden_files_are_ignored(services, drop):
     folder, watcher = drop
     watcher.start()
     (folder / "manuals").mkdir()
-    (folder / "manuals" / "guide.md").write_text("# Guide\n\nTurn it off and on again.", encoding="utf-8")
+    (folder / "manuals" / "guide.md").write_text(
+        "# Guide\n\nTurn it off and on again.", encoding="utf-8"
+    )
     (folder / ".hidden.txt").write_text("secret", encoding="utf-8")
     (folder / "download.part").write_text("partial", encoding="utf-8")
     doc = wait_for(lambda: completed(services, "manuals/guide.md"))
@@ -97,7 +101,7 @@ def test_catch_up_on_start(services, drop, tmp_path):
 
 
 def test_uploaded_documents_are_never_removed_by_the_watcher(services, drop):
-    folder, watcher = drop
+    _folder, watcher = drop
     services.ingest.submit_file(WS, path="uploaded.txt", data=b"from the API", source="upload")
     watcher.start()
     assert services.queue.join(timeout=60)
@@ -109,7 +113,9 @@ def test_unreadable_dropped_file_fails_without_stopping_the_watcher(services, dr
     folder, watcher = drop
     watcher.start()
     Path(folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
-    doc = wait_for(lambda: (d := doc_at(services, "broken.pdf")) and d.status is DocumentStatus.FAILED and d)
+    doc = wait_for(
+        lambda: (d := doc_at(services, "broken.pdf")) and d.status is DocumentStatus.FAILED and d
+    )
     assert "pdf" in doc.error.lower()
     (folder / "fine.txt").write_text("still watching", encoding="utf-8")
     wait_for(lambda: completed(services, "fine.txt"))

@@ -7,13 +7,13 @@ from itertools import pairwise
 
 import pytest
 import regex
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from bunko.chunking import TextChunk, chunk_text
 from bunko.config import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from bunko.errors import ValidationError
 from bunko.parsing import parse
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from tests.fixtures_files import make_pdf
 
 EN_SENTENCES = [f"Sentence number {i} talks about the library and its shelves." for i in range(40)]

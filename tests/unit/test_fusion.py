@@ -71,7 +71,11 @@ scores = st.floats(min_value=-5, max_value=50, allow_nan=False)
 
 @given(
     st.lists(st.tuples(st.sampled_from("abcdefgh"), scores), max_size=8, unique_by=lambda t: t[0]),
-    st.lists(st.tuples(st.sampled_from("abcdefgh"), st.floats(-1, 1)), max_size=8, unique_by=lambda t: t[0]),
+    st.lists(
+        st.tuples(st.sampled_from("abcdefgh"), st.floats(-1, 1)),
+        max_size=8,
+        unique_by=lambda t: t[0],
+    ),
     st.sampled_from(FUSION_METHODS),
     st.floats(0, 1),
 )

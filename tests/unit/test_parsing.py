@@ -7,6 +7,10 @@ import json
 import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pypdf import PdfWriter
+
 from bunko.errors import ParseError, UnsupportedMediaError
 from bunko.parsing import (
     SUPPORTED_MIME_TYPES,
@@ -16,10 +20,6 @@ from bunko.parsing import (
     parse,
     resolve_mime,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-from pypdf import PdfWriter
-
 from tests.fixtures_files import (
     BINARY_KINDS,
     SAMPLE_KINDS,

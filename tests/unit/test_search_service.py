@@ -14,10 +14,19 @@ OTHER_WS = "22222222-2222-4222-8222-222222222222"
 @pytest.fixture
 def kb(services):
     docs = {
-        "manuals/search.md": ("manuals", "全文検索エンジンは文書の中の単語を探します。ハイブリッド検索も使えます。"),
-        "manuals/backup.md": ("manuals", "Backups run nightly. Restore a backup with the restore command."),
+        "manuals/search.md": (
+            "manuals",
+            "全文検索エンジンは文書の中の単語を探します。ハイブリッド検索も使えます。",
+        ),
+        "manuals/backup.md": (
+            "manuals",
+            "Backups run nightly. Restore a backup with the restore command.",
+        ),
         "notes/cooking.txt": ("notes", "Slow cooking keeps the stew tender. Add salt at the end."),
-        "notes/long.txt": ("notes", " ".join(f"Paragraph {i} mentions kettles and teapots." for i in range(150))),
+        "notes/long.txt": (
+            "notes",
+            " ".join(f"Paragraph {i} mentions kettles and teapots." for i in range(150)),
+        ),
     }
     for path, (category, text) in docs.items():
         services.ingest.submit_text(WS, path=path, content=text, category=category)
@@ -32,8 +41,17 @@ def search(services, query, **kw):
 def test_hit_shape_has_every_field(kb):
     result = search(kb, "backup restore")
     item = result.items[0].to_dict()
-    for key in ("id", "document_id", "path", "mime", "category", "content", "similarity",
-                "vector_score", "text_score"):
+    for key in (
+        "id",
+        "document_id",
+        "path",
+        "mime",
+        "category",
+        "content",
+        "similarity",
+        "vector_score",
+        "text_score",
+    ):
         assert key in item
     assert item["path"] == "manuals/backup.md"
     assert item["mime"] == "text/markdown"
@@ -94,8 +112,17 @@ def test_other_workspace_sees_nothing(kb):
 
 def test_stale_index_entries_never_come_back(kb):
     # An index entry whose chunk is gone from metadata (e.g. a crash mid-delete) is dropped.
-    kb.index.index([IndexEntry(chunk_id="ghost", document_id="ghost-doc", workspace_id=WS,
-                               revision=1, text="phantom backup restore")])
+    kb.index.index(
+        [
+            IndexEntry(
+                chunk_id="ghost",
+                document_id="ghost-doc",
+                workspace_id=WS,
+                revision=1,
+                text="phantom backup restore",
+            )
+        ]
+    )
     result = search(kb, "phantom backup", min_score=0, limit=10)
     assert all(i.id != "ghost" for i in result.items)
 
@@ -112,6 +139,13 @@ def test_search_safely_reports_errors_in_the_unified_shape(kb):
 
 
 def test_hostile_queries_do_not_error(kb):
-    for q in ['"', "*", "NEAR(a b)", "backup AND -restore", "'; DROP TABLE chunks; --", "a" * 10000]:
+    for q in [
+        '"',
+        "*",
+        "NEAR(a b)",
+        "backup AND -restore",
+        "'; DROP TABLE chunks; --",
+        "a" * 10000,
+    ]:
         assert isinstance(search(kb, q, min_score=0).items, list)
     assert search(kb, "backup").items  # the store is intact

@@ -122,11 +122,15 @@ def run_evaluation(
         path_of = {}
         started = time.perf_counter()
         for doc_id, text in data.corpus.items():
-            doc = services.ingest.submit_text(DEFAULT_WORKSPACE_ID, path=f"{doc_id}.txt", content=text or "(empty)")
+            doc = services.ingest.submit_text(
+                DEFAULT_WORKSPACE_ID, path=f"{doc_id}.txt", content=text or "(empty)"
+            )
             path_of[doc.id] = doc_id
         batch = 256
         with tqdm(total=len(queue.jobs), desc="indexing", unit="doc", disable=not progress) as bar:
-            if getattr(services.embedder, "fit", None) and not getattr(services.embedder, "is_fitted", True):
+            if getattr(services.embedder, "fit", None) and not getattr(
+                services.embedder, "is_fitted", True
+            ):
                 services.embedder.fit(list(data.corpus.values()))
             for i in range(0, len(queue.jobs), batch):
                 services.pipeline.process(queue.jobs[i : i + batch])
@@ -135,15 +139,24 @@ def run_evaluation(
         chunks = services.metadata.count_chunks()
 
         methods = _methods(settings.vector_weight)
-        scores: dict[str, dict[str, list[float]]] = {m: {"ndcg@10": [], "recall@100": [], "mrr@10": []} for m in methods}
+        scores: dict[str, dict[str, list[float]]] = {
+            m: {"ndcg@10": [], "recall@100": [], "mrr@10": []} for m in methods
+        }
         filters = SearchFilter(workspace_id=DEFAULT_WORKSPACE_ID)
         for qid in tqdm(query_ids, desc="querying", unit="query", disable=not progress):
             query = data.queries[qid]
             vector = services.search.query_vector(query)
-            keyword_hits, vector_hits = services.index.hybrid_search(query, vector, filters, CANDIDATES)
+            keyword_hits, vector_hits = services.index.hybrid_search(
+                query, vector, filters, CANDIDATES
+            )
             for name, spec in methods.items():
                 ranked: list[str] = []
-                for hit in fuse(keyword_hits, vector_hits, method=spec["method"], vector_weight=spec.get("vector_weight", 0.3)):
+                for hit in fuse(
+                    keyword_hits,
+                    vector_hits,
+                    method=spec["method"],
+                    vector_weight=spec.get("vector_weight", 0.3),
+                ):
                     beir_id = path_of[hit.document_id]
                     if beir_id not in ranked:
                         ranked.append(beir_id)
@@ -156,16 +169,29 @@ def run_evaluation(
         latencies = []
         for qid in query_ids[:200]:
             t0 = time.perf_counter()
-            services.search.search(DEFAULT_WORKSPACE_ID, data.queries[qid], SearchOptions(limit=10, min_score=0.0))
+            services.search.search(
+                DEFAULT_WORKSPACE_ID, data.queries[qid], SearchOptions(limit=10, min_score=0.0)
+            )
             latencies.append((time.perf_counter() - t0) * 1000)
         services.close()
 
     report: dict = {
-        name: {metric: round(statistics.fmean(values), 4) if values else 0.0 for metric, values in m.items()}
+        name: {
+            metric: round(statistics.fmean(values), 4) if values else 0.0
+            for metric, values in m.items()
+        }
         for name, m in scores.items()
     }
-    default_name = "keyword" if settings.fusion == "keyword" else "vector" if settings.fusion == "vector" else (
-        f"convex(w={settings.vector_weight:g})" if settings.fusion == "convex" else settings.fusion
+    default_name = (
+        "keyword"
+        if settings.fusion == "keyword"
+        else "vector"
+        if settings.fusion == "vector"
+        else (
+            f"convex(w={settings.vector_weight:g})"
+            if settings.fusion == "convex"
+            else settings.fusion
+        )
     )
     report["default"] = dict(report[default_name], method=default_name)
     latencies.sort()

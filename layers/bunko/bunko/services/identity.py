@@ -24,7 +24,9 @@ class TokenVerifier(Protocol):
 
 
 class Identity:
-    def __init__(self, verifiers: Sequence[TokenVerifier] = (), *, auth_enabled: bool = True) -> None:
+    def __init__(
+        self, verifiers: Sequence[TokenVerifier] = (), *, auth_enabled: bool = True
+    ) -> None:
         self.verifiers = list(verifiers)
         self.auth_enabled = auth_enabled
 

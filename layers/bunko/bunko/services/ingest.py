@@ -94,7 +94,11 @@ class IngestService:
         doc = self.metadata.get_document_by_path(workspace_id, path)
 
         if doc is not None and doc.content_hash == digest:
-            settings_same = (doc.chunk_size, doc.chunk_overlap, doc.category) == (size, overlap, category)
+            settings_same = (doc.chunk_size, doc.chunk_overlap, doc.category) == (
+                size,
+                overlap,
+                category,
+            )
             if settings_same and doc.status is not DocumentStatus.FAILED:
                 return doc  # identical re-delivery: nothing to do
             # Same bytes, new chunking or category (or a retry): re-index the same revision.
@@ -104,8 +108,14 @@ class IngestService:
         now = utcnow()
         if doc is None:
             doc = Document(
-                id=new_id(), workspace_id=workspace_id, path=path, name=name, mime=mime,
-                revision=1, created_at=now, source=source,
+                id=new_id(),
+                workspace_id=workspace_id,
+                path=path,
+                name=name,
+                mime=mime,
+                revision=1,
+                created_at=now,
+                source=source,
             )
             is_new = True
         else:
@@ -120,9 +130,14 @@ class IngestService:
             self.metadata.add_document(doc)
         self.metadata.add_revision(
             Revision(
-                document_id=doc.id, workspace_id=workspace_id, revision=doc.revision,
-                content_hash=digest, blob_key=key, text_key=text_key(workspace_id, doc.id, doc.revision),
-                size=len(data), created_at=now,
+                document_id=doc.id,
+                workspace_id=workspace_id,
+                revision=doc.revision,
+                content_hash=digest,
+                blob_key=key,
+                text_key=text_key(workspace_id, doc.id, doc.revision),
+                size=len(data),
+                created_at=now,
             )
         )
         return self._queue(doc, save=not is_new)
@@ -141,16 +156,21 @@ class IngestService:
         if not isinstance(content, str) or not content.strip():
             raise ValidationError("content must be a non-empty string")
         return self.submit_file(
-            workspace_id, path=path, data=content.encode("utf-8"),
+            workspace_id,
+            path=path,
+            data=content.encode("utf-8"),
             mime=mime or guess_mime(posixpath.basename(normalise_path(path))) or "text/plain",
-            category=category, source=source,
+            category=category,
+            source=source,
         )
 
     def _queue(self, doc: Document, *, save: bool = True) -> Document:
         doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, utcnow()
         if save:
             self.metadata.save_document(doc)
-        self.queue.enqueue(IngestJob(workspace_id=doc.workspace_id, document_id=doc.id, revision=doc.revision))
+        self.queue.enqueue(
+            IngestJob(workspace_id=doc.workspace_id, document_id=doc.id, revision=doc.revision)
+        )
         return doc
 
     def delete_document(self, workspace_id: str, document_id: str) -> Document:

@@ -97,16 +97,24 @@ class IndexingPipeline:
             content_type="text/plain; charset=utf-8",
         )
         pieces = chunk_text(
-            parsed.text, chunk_size=doc.chunk_size, chunk_overlap=doc.chunk_overlap,
+            parsed.text,
+            chunk_size=doc.chunk_size,
+            chunk_overlap=doc.chunk_overlap,
             pages=parsed.pages or None,
         )
         if not pieces:
             raise BunkoError(f"no text could be extracted from {doc.name}")
         return [
             Chunk(
-                id=chunk_id_for(doc.id, doc.revision, i), document_id=doc.id,
-                workspace_id=doc.workspace_id, revision=doc.revision, index=i,
-                content=p.content, start=p.start, end=p.end, page=p.page,
+                id=chunk_id_for(doc.id, doc.revision, i),
+                document_id=doc.id,
+                workspace_id=doc.workspace_id,
+                revision=doc.revision,
+                index=i,
+                content=p.content,
+                start=p.start,
+                end=p.end,
+                page=p.page,
             )
             for i, p in enumerate(pieces)
         ]
@@ -140,8 +148,13 @@ class IndexingPipeline:
         self.metadata.save_document(doc)
         return doc
 
-    def reindex(self, workspace_id: str | None = None, *, retrain: bool = False,
-                progress: Progress | None = None) -> int:
+    def reindex(
+        self,
+        workspace_id: str | None = None,
+        *,
+        retrain: bool = False,
+        progress: Progress | None = None,
+    ) -> int:
         """Rebuild the index from metadata (DESIGN decision 1); with an LSA embedder and
         `retrain`, fit it on every chunk first. Returns the number of chunks indexed."""
         if retrain and isinstance(self.embedder, TrainableEmbedder):
@@ -157,7 +170,9 @@ class IndexingPipeline:
                 if doc is None:
                     continue
                 vector = None if vectors is None else vectors[i]
-                entries.extend(entries_for(doc, [chunk], None if vector is None else vector[None, :]))
+                entries.extend(
+                    entries_for(doc, [chunk], None if vector is None else vector[None, :])
+                )
             self.index.index(entries)
             total += len(entries)
             if progress:
@@ -165,11 +180,17 @@ class IndexingPipeline:
         return total
 
 
-def entries_for(doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray | None) -> list[IndexEntry]:
+def entries_for(
+    doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray | None
+) -> list[IndexEntry]:
     return [
         IndexEntry(
-            chunk_id=c.id, document_id=doc.id, workspace_id=doc.workspace_id, revision=c.revision,
-            text=c.content, category=doc.category,
+            chunk_id=c.id,
+            document_id=doc.id,
+            workspace_id=doc.workspace_id,
+            revision=c.revision,
+            text=c.content,
+            category=doc.category,
             vector=None if vectors is None else vectors[i],
         )
         for i, c in enumerate(chunks)

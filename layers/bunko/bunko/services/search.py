@@ -118,7 +118,10 @@ class SearchService:
         self, workspace_id: str, fused: Sequence[FusedHit], options: SearchOptions
     ) -> list[SearchItem]:
         kept = [h for h in fused if h.score >= options.min_score]
-        chunks = {c.id: c for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in kept])}
+        chunks = {
+            c.id: c
+            for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in kept])
+        }
         documents: dict[str, Document | None] = {}
         items: list[SearchItem] = []
         grouped: dict[str, tuple[SearchItem, list[Chunk]]] = {}
@@ -127,7 +130,9 @@ class SearchService:
             if chunk is None:
                 continue  # stale index entry: metadata is the source of truth
             if chunk.document_id not in documents:
-                documents[chunk.document_id] = self.metadata.get_document(workspace_id, chunk.document_id)
+                documents[chunk.document_id] = self.metadata.get_document(
+                    workspace_id, chunk.document_id
+                )
             doc = documents[chunk.document_id]
             if doc is None:
                 continue
@@ -157,7 +162,9 @@ class SearchService:
         if options.group_by_document:
             for item, matched in grouped.values():
                 # TelosDB joins a document's matching chunks into one result, in reading order.
-                item.content = "\n…\n".join(c.content for c in sorted(matched, key=lambda c: c.index))
+                item.content = "\n…\n".join(
+                    c.content for c in sorted(matched, key=lambda c: c.index)
+                )
         return items
 
     def search_safely(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:

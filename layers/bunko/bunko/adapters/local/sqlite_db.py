@@ -61,7 +61,11 @@ class SqliteDatabase:
             )
             done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
             files = sorted(
-                (f for f in resources.files(_MIGRATIONS_PACKAGE).iterdir() if f.name.endswith(".sql")),
+                (
+                    f
+                    for f in resources.files(_MIGRATIONS_PACKAGE).iterdir()
+                    if f.name.endswith(".sql")
+                ),
                 key=lambda f: f.name,
             )
             for f in files:

@@ -13,7 +13,9 @@ from bunko.errors import ConflictError, NotFoundError
 
 _DOC_COLUMNS = [f.name for f in fields(Document)]
 _REV_COLUMNS = [f.name for f in fields(Revision)]
-_CHUNK_COLUMNS = "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page"
+_CHUNK_COLUMNS = (
+    "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page"
+)
 # SQLite limits host parameters per statement; stay well below it.
 _IN_BATCH = 500
 
@@ -173,7 +175,9 @@ class SqliteMetadataStore:
 
     def iter_documents(self, workspace_id: str | None = None) -> Iterator[Document]:
         if workspace_id is None:
-            rows = self.db.connect().execute("SELECT * FROM documents ORDER BY created_at").fetchall()
+            rows = (
+                self.db.connect().execute("SELECT * FROM documents ORDER BY created_at").fetchall()
+            )
         else:
             rows = (
                 self.db.connect()
@@ -220,7 +224,17 @@ class SqliteMetadataStore:
     # chunks
     def replace_chunks(self, workspace_id: str, document_id: str, chunks: Sequence[Chunk]) -> None:
         rows = [
-            (c.id, document_id, workspace_id, c.revision, c.index, c.content, c.start, c.end, c.page)
+            (
+                c.id,
+                document_id,
+                workspace_id,
+                c.revision,
+                c.index,
+                c.content,
+                c.start,
+                c.end,
+                c.page,
+            )
             for c in chunks
         ]
         with self.db.transaction() as conn:

@@ -37,7 +37,9 @@ def _ignored(relative: Path) -> bool:
 
 
 class DropFolderWatcher:
-    def __init__(self, ingest: IngestService, workspace_id: str, folders: list[WatchedFolder]) -> None:
+    def __init__(
+        self, ingest: IngestService, workspace_id: str, folders: list[WatchedFolder]
+    ) -> None:
         self.ingest = ingest
         self.workspace_id = workspace_id
         self.folders = folders
@@ -67,7 +69,11 @@ class DropFolderWatcher:
         path, category = self._logical(*found)
         try:
             self.ingest.submit_file(
-                self.workspace_id, path=path, data=file.read_bytes(), category=category, source=SOURCE
+                self.workspace_id,
+                path=path,
+                data=file.read_bytes(),
+                category=category,
+                source=SOURCE,
             )
         except (BunkoError, OSError) as exc:
             log.warning("could not ingest %s: %s", path, exc)

@@ -1,0 +1,130 @@
+"""What only the local index promises: crash recovery, its files, compaction, threads."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bunko.adapters.local import vector_index
+from bunko.adapters.local.search_index import LocalSearchIndex
+from bunko.errors import ValidationError
+from bunko.ports import IndexEntry, SearchFilter
+
+WS = "ws-1"
+ALL = SearchFilter(workspace_id=WS)
+
+
+def entry(chunk: str, text: str, vector=None, *, doc: str = "d", category=None) -> IndexEntry:
+    return IndexEntry(chunk, doc, WS, 1, text, category=category, vector=vector)
+
+
+def unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+    x = rng.standard_normal((n, dim)).astype(np.float32)
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def test_korean_word_is_found_inside_running_text(tmp_path: Path):
+    index = LocalSearchIndex(tmp_path, dimension=None)
+    index.index([entry("ko1", "한국어검색엔진을 만들었다"), entry("ko2", "오늘은 비가 온다")])
+    assert [h.chunk_id for h in index.keyword_search("검색", ALL, 10)] == ["ko1"]
+
+
+def test_vectors_written_after_the_last_save_survive_a_crash(tmp_path: Path):
+    first = LocalSearchIndex(tmp_path, dimension=4)
+    first.index([entry("a", "alpha", [1, 0, 0, 0])])
+    first.flush()  # a saved graph that the next write makes stale
+    first.index([entry("b", "beta", [0, 1, 0, 0])])
+    first.delete_chunks(WS, ["a"])
+    # No close(): the process "dies" here. The reopened index must notice the stale graph.
+    second = LocalSearchIndex(tmp_path, dimension=4)
+    hits = second.vector_search([1, 1, 0, 0], ALL, 10)
+    assert [h.chunk_id for h in hits] == ["b"]
+    second.close()
+
+
+def test_a_torn_graph_file_is_rebuilt_from_the_database(tmp_path: Path):
+    index = LocalSearchIndex(tmp_path, dimension=4)
+    index.index([entry("a", "alpha", [1, 0, 0, 0])])
+    index.close()
+    for graph in (tmp_path / "vectors").glob("*.usearch"):
+        graph.write_bytes(b"not a graph")
+    reopened = LocalSearchIndex(tmp_path, dimension=4)
+    assert [h.chunk_id for h in reopened.vector_search([1, 0, 0, 0], ALL, 10)] == ["a"]
+
+
+def test_opening_with_another_dimension_is_refused(tmp_path: Path):
+    LocalSearchIndex(tmp_path, dimension=4).index([entry("a", "x", [1, 0, 0, 0])])
+    with pytest.raises(ValidationError, match="4-dimensional"):
+        LocalSearchIndex(tmp_path, dimension=8)
+    assert LocalSearchIndex(tmp_path, dimension=None).dimension == 4
+
+
+def test_a_changed_analyzer_empties_the_index_for_a_rebuild(tmp_path: Path):
+    LocalSearchIndex(tmp_path).index([entry("a", "text")])
+    with sqlite3.connect(tmp_path / "index.db") as db:
+        db.execute("UPDATE meta SET value = 'old' WHERE name = 'analyzer'")
+    reopened = LocalSearchIndex(tmp_path)
+    assert reopened.count() == 0
+
+
+def test_many_replacements_are_compacted_and_stay_correct(tmp_path: Path):
+    index = LocalSearchIndex(tmp_path, dimension=4)
+    for round_ in range(30):
+        index.index([entry(f"c{i}", f"round{round_} item", [1, 0, 0, i]) for i in range(100)])
+    assert index.count(WS) == 100
+    assert len(index.keyword_search("round29", ALL, 1000)) == 100
+    assert index.keyword_search("round28", ALL, 1000) == []
+    assert len(index.vector_search([1, 0, 0, 0], ALL, 1000)) == 100
+
+
+def test_filtered_vector_search_over_a_large_subset_uses_the_graph(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(vector_index, "EXACT_MAX", 100)  # force the oversampling path
+    rng = np.random.default_rng(3)
+    vectors = unit(rng, 3000, 16)
+    index = LocalSearchIndex(tmp_path, dimension=16)
+    index.index(
+        [
+            entry(f"c{i}", "x", vectors[i], doc=f"d{i}", category="even" if i % 2 == 0 else "odd")
+            for i in range(3000)
+        ]
+    )
+    query = unit(rng, 1, 16)[0]
+    hits = index.vector_search(query, SearchFilter(WS, category="odd"), 20)
+    odd = np.arange(1, 3000, 2)
+    exact = {f"c{i}" for i in odd[np.argsort(-(vectors[odd] @ query))[:20]]}
+    assert len(hits) == 20
+    assert all(int(h.chunk_id[1:]) % 2 == 1 for h in hits)
+    assert len(exact & {h.chunk_id for h in hits}) >= 18
+
+
+def test_concurrent_writers_and_readers(tmp_path: Path):
+    index = LocalSearchIndex(tmp_path, dimension=4)
+    errors: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            for i in range(50):
+                index.index([entry(f"w{n}-{i}", f"shared writer{n}", [1, n, i, 0], doc=f"d{n}")])
+        except BaseException as exc:
+            errors.append(exc)
+
+    def read() -> None:
+        try:
+            for _ in range(100):
+                index.hybrid_search("shared", [1, 0, 0, 0], ALL, 10)
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(3)]
+    threads += [threading.Thread(target=read) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert index.count(WS) == 150
+    assert len(index.keyword_search("shared", ALL, 1000)) == 150
