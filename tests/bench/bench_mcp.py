@@ -127,7 +127,7 @@ def main() -> None:
 
     from bunko.mcp.http import create_mcp_app
     from tests.conftest import make_services
-    from tests.e2e.mcp_harness import LiveServer
+    from tests.e2e.live_server import LiveServer
 
     data_dir = args.data_dir / args.embedder
     print(f"knowledge base in {data_dir} ({args.embedder})", file=sys.stderr)

@@ -4,8 +4,6 @@ loopback port in a thread, API keys in fresh workspaces, and official-SDK client
 from __future__ import annotations
 
 import json
-import socket
-import threading
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -14,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx2
-import uvicorn
 from mcp import Client, MCPError
 from mcp.client.sse import sse_client
 from mcp.client.streamable_http import streamable_http_client
@@ -23,35 +20,7 @@ from mcp_types import CallToolResult
 from bunko.bootstrap import Services
 from bunko.mcp.http import create_mcp_app
 from tests.conftest import make_services
-
-
-class LiveServer:
-    """uvicorn on 127.0.0.1:<free port>, in a thread, for as long as the context lasts."""
-
-    def __init__(self, app: Any) -> None:
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
-        self.server = uvicorn.Server(config)
-        # Server.run picks uvloop as `bunko serve` does (the plain loop adds ~40 ms a call).
-        self.thread = threading.Thread(
-            target=lambda: self.server.run(sockets=[self.socket]), daemon=True
-        )
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        while not self.server.started:
-            if not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            self.thread.join(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=15)
-        self.socket.close()
+from tests.e2e.live_server import LiveServer
 
 
 @dataclass

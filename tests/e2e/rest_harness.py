@@ -3,9 +3,6 @@ loopback port in a thread, httpx clients, users that register and log in, and wa
 
 from __future__ import annotations
 
-import asyncio
-import socket
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -15,42 +12,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import uvicorn
 
 from bunko.bootstrap import Services
 from bunko.http.app import create_app
 from tests.conftest import make_services
+from tests.e2e.live_server import LiveServer
 
 JWT_SECRET = "test-secret-" + "x" * 32
 ADMIN = ("admin", "admin-password")
 PASSWORD = "correct horse battery"
-
-
-class LiveServer:
-    """uvicorn on 127.0.0.1:<free port>, in a thread, for as long as the context lasts."""
-
-    def __init__(self, app: Any) -> None:
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self.socket.bind(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        self.server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))
-        self.thread = threading.Thread(
-            target=lambda: asyncio.run(self.server.serve(sockets=[self.socket])), daemon=True
-        )
-
-    def __enter__(self) -> LiveServer:
-        self.thread.start()
-        while not self.server.started:
-            if not self.thread.is_alive():
-                raise RuntimeError("the test server did not start")
-            self.thread.join(0.02)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=15)
-        self.socket.close()
 
 
 @dataclass

@@ -104,7 +104,7 @@ def list_files(
     principal: Reader,
     accounts: AccountsDep,
     limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
-    offset: Annotated[int, Query(ge=0)] = 0,
+    offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
 ) -> list[KnowledgeBaseFile]:
     """The workspace's files, newest first."""
     kb = accounts.knowledge_base

@@ -1,0 +1,38 @@
+"""A real uvicorn server on a free loopback port, in a thread, shared by the e2e harnesses."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from typing import Any
+
+import uvicorn
+
+
+class LiveServer:
+    """uvicorn on 127.0.0.1:<free port>, in a thread, for as long as the context lasts."""
+
+    def __init__(self, app: Any) -> None:
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.socket.bind(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        self.server = uvicorn.Server(config)
+        # Server.run picks uvloop as `bunko serve` does (the plain loop adds ~40 ms a call).
+        self.thread = threading.Thread(
+            target=lambda: self.server.run(sockets=[self.socket]), daemon=True
+        )
+
+    def __enter__(self) -> LiveServer:
+        self.thread.start()
+        while not self.server.started:
+            if not self.thread.is_alive():
+                raise RuntimeError("the test server did not start")
+            self.thread.join(0.02)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=15)
+        self.socket.close()
