@@ -13,8 +13,13 @@ from pwdlib.hashers.argon2 import Argon2Hasher
 from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
-from bunko.errors import AuthenticationError, ConflictError, NotFoundError, ValidationError
-from bunko.ports_accounts import TooManyRequestsError
+from bunko.errors import (
+    AuthenticationError,
+    ConflictError,
+    NotFoundError,
+    TooManyRequestsError,
+    ValidationError,
+)
 from bunko.services.auth import AuthService
 from bunko.services.passwords import PasswordHasher
 from bunko.services.throttle import LoginThrottle

@@ -5,8 +5,9 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from bunko.bootstrap_accounts import build_accounts
+from bunko.bootstrap_accounts import aws_account_parts, build_accounts
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus, Workspace
 from bunko.ports import BlobStore, Embedder, IngestJob, IngestQueue, MetadataStore, SearchIndex
@@ -17,6 +18,9 @@ from bunko.services.ingest import IngestDefaults, IngestService
 from bunko.services.items import ItemsService
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.search import SearchService
+
+if TYPE_CHECKING:
+    from bunko.adapters.aws import AwsAccountParts
 
 log = logging.getLogger(__name__)
 
@@ -121,8 +125,11 @@ def build_services(
         candidates=settings.candidates,
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
-    accounts = build_accounts(settings, metadata=metadata, blobs=blobs, ingest=ingest)
-    apikeys = _build_apikeys(settings, metadata)
+    aws_parts = aws_account_parts(settings)
+    accounts = build_accounts(
+        settings, metadata=metadata, blobs=blobs, ingest=ingest, aws_parts=aws_parts
+    )
+    apikeys = _build_apikeys(settings, metadata, aws_parts)
     key_verifiers = [ApiKeyVerifier(apikeys)] if apikeys else []
     return Services(
         settings=settings,
@@ -144,9 +151,11 @@ def build_services(
     )
 
 
-def _build_apikeys(settings: Settings, metadata: MetadataStore) -> ApiKeyService | None:
+def _build_apikeys(
+    settings: Settings, metadata: MetadataStore, aws_parts: AwsAccountParts | None
+) -> ApiKeyService | None:
     if settings.backend != "local":
-        return None  # no AWS key store yet: agents use JWTs there
+        return ApiKeyService(store=aws_parts.api_keys, metadata=metadata) if aws_parts else None
     from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
 
     return ApiKeyService(store=SqliteApiKeyStore(metadata.db), metadata=metadata)  # type: ignore[attr-defined]

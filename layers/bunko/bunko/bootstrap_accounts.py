@@ -22,18 +22,36 @@ from bunko.services.auth import AuthService
 from bunko.services.ingest import IngestService
 
 if TYPE_CHECKING:
+    from bunko.adapters.aws import AwsAccountParts
     from bunko.adapters.local.sqlite_db import SqliteDatabase
 
 log = logging.getLogger(__name__)
 
 
 def build_accounts(
-    settings: Settings, *, metadata: MetadataStore, blobs: BlobStore, ingest: IngestService
+    settings: Settings,
+    *,
+    metadata: MetadataStore,
+    blobs: BlobStore,
+    ingest: IngestService,
+    aws_parts: AwsAccountParts | None = None,
 ) -> AccountServices | None:
-    """The account services, or None where no account stores exist yet (AWS)."""
+    """The account services; on AWS from `aws_parts` (None when they are not configured)."""
     if settings.backend != "local":
-        log.warning("account stores (users, model configs, settings) exist only locally yet")
-        return None
+        if aws_parts is None:
+            return None
+        from bunko.adapters.local.soffice import SofficeConverter
+
+        return build_account_services(
+            settings,
+            stores=aws_parts.stores,
+            metadata=metadata,
+            blobs=blobs,
+            ingest=ingest,
+            cipher=aws_parts.cipher,
+            converter=SofficeConverter(),  # answers 503 where no LibreOffice is installed
+            jwt_secret=aws_parts.jwt_secret,
+        )
     from bunko.adapters.fernet_cipher import FernetCipher, new_fernet_key
     from bunko.adapters.local.folder_monitor import local_folder_check
     from bunko.adapters.local.secret_files import load_or_create_secret
@@ -99,3 +117,16 @@ def _jwt_secret(settings: Settings) -> str:
     return load_or_create_secret(
         settings.secrets_dir / "jwt_secret", lambda: secrets.token_urlsafe(48)
     )
+
+
+def aws_account_parts(settings: Settings) -> AwsAccountParts | None:
+    """The AWS account stores, or None (logged) when the deployment does not configure them."""
+    if settings.backend != "aws":
+        return None
+    from bunko.adapters.aws import build_aws_account_parts
+
+    try:
+        return build_aws_account_parts()
+    except RuntimeError as exc:
+        log.warning("accounts and API keys are off: %s", exc)
+        return None

@@ -37,3 +37,15 @@ class PermissionDeniedError(BunkoError):
 
 class AuthenticationError(BunkoError):
     pass
+
+
+class ServiceUnavailableError(BunkoError):
+    """A dependency is missing or busy (LibreOffice not installed, a conversion timed out)."""
+
+
+class TooManyRequestsError(BunkoError):
+    """Refused for a while (login lockout); `retry_after` is in seconds."""
+
+    def __init__(self, message: str, *, retry_after: int) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after

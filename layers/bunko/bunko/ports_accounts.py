@@ -13,22 +13,9 @@ from datetime import datetime
 from typing import Any, Protocol
 
 from bunko.domain import utcnow
-from bunko.errors import BunkoError
 
 MODEL_PROVIDERS = ("openai", "gemini", "bedrock", "local")
 MODEL_TYPES = ("llm", "embedding", "rerank")
-
-
-class ServiceUnavailableError(BunkoError):
-    """A dependency is missing or busy (LibreOffice not installed, a conversion timed out)."""
-
-
-class TooManyRequestsError(BunkoError):
-    """Refused for a while (login lockout); `retry_after` is in seconds."""
-
-    def __init__(self, message: str, *, retry_after: int) -> None:
-        super().__init__(message)
-        self.retry_after = retry_after
 
 
 def username_key(username: str) -> str:

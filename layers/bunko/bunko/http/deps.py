@@ -13,8 +13,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bunko.bootstrap import Services
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
-from bunko.errors import PermissionDeniedError
-from bunko.ports_accounts import ServiceUnavailableError
+from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.services.accounts import AccountServices
 
 bearer = HTTPBearer(

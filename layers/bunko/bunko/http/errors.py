@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from bunko import errors
-from bunko.ports_accounts import ServiceUnavailableError, TooManyRequestsError
+from bunko.errors import ServiceUnavailableError, TooManyRequestsError
 
 log = logging.getLogger(__name__)
 

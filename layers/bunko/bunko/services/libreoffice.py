@@ -10,9 +10,15 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from bunko.domain import new_id
-from bunko.errors import NotFoundError, PayloadTooLargeError, UnsupportedMediaError, ValidationError
+from bunko.errors import (
+    NotFoundError,
+    PayloadTooLargeError,
+    ServiceUnavailableError,
+    UnsupportedMediaError,
+    ValidationError,
+)
 from bunko.ports import BlobStore
-from bunko.ports_accounts import DocumentConverter, ServiceUnavailableError
+from bunko.ports_accounts import DocumentConverter
 
 SERVICE_NAME = "libreoffice-converter"
 OFFICE_SUFFIXES = frozenset(

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from bunko.domain import utcnow
-from bunko.ports_accounts import LoginAttempts, LoginAttemptStore, TooManyRequestsError
+from bunko.errors import TooManyRequestsError
+from bunko.ports_accounts import LoginAttempts, LoginAttemptStore
 
 
 class LoginThrottle:

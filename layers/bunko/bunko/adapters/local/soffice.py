@@ -15,8 +15,7 @@ import tempfile
 import threading
 from pathlib import Path, PurePosixPath
 
-from bunko.errors import ParseError
-from bunko.ports_accounts import ServiceUnavailableError
+from bunko.errors import ParseError, ServiceUnavailableError
 
 _QUEUE_WAIT_SECONDS = 60
 
