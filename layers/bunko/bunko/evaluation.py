@@ -18,7 +18,7 @@ from pathlib import Path
 
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.ports import IngestJob, SearchFilter
+from bunko.ports import IngestJob, SearchFilter, TrainableEmbedder
 from bunko.services.fusion import fuse
 from bunko.services.search import SearchOptions
 
@@ -128,10 +128,9 @@ def run_evaluation(
             path_of[doc.id] = doc_id
         batch = 256
         with tqdm(total=len(queue.jobs), desc="indexing", unit="doc", disable=not progress) as bar:
-            if getattr(services.embedder, "fit", None) and not getattr(
-                services.embedder, "is_fitted", True
-            ):
-                services.embedder.fit(list(data.corpus.values()))
+            embedder = services.embedder
+            if isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted:
+                embedder.fit(list(data.corpus.values()))  # LSA learns from the corpus itself
             for i in range(0, len(queue.jobs), batch):
                 services.pipeline.process(queue.jobs[i : i + batch])
                 bar.update(min(batch, len(queue.jobs) - i))
