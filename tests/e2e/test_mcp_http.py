@@ -154,6 +154,25 @@ async def test_search_text_keeps_one_shape_for_match_no_match_and_empty_query(kb
             assert data == result.structured_content
 
 
+async def test_search_text_defaults_come_from_the_workspace_settings(kb):
+    key = kb.key("kb:read", "kb:write")
+    workspace = kb.workspace_of(key)
+    async with http_client(kb.url, key) as client:
+        for i in range(4):
+            text = f"Kettle number {i} boils water."
+            ok(await client.call_tool("add_item_text", {"content": text, "path": f"k{i}.txt"}))
+        assert (
+            len(payload(await client.call_tool("search_text", {"content": "kettle"}))["items"]) == 4
+        )
+        kb.services.accounts.workspace_settings.update(
+            workspace, {"limit": 2, "min_score": 0.0}, may_watch_folders=False
+        )
+        saved = payload(await client.call_tool("search_text", {"content": "kettle"}))
+        assert len(saved["items"]) == 2  # /settings' limit when the agent leaves it out
+        given = payload(await client.call_tool("search_text", {"content": "kettle", "limit": 3}))
+        assert len(given["items"]) == 3  # an explicit argument always wins
+
+
 async def test_paging_edge_cases(kb):
     async with http_client(kb.url, kb.key("kb:read", "kb:write")) as client:
         empty = ok(await client.call_tool("list_documents", {}))
