@@ -4,60 +4,22 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
-from dataclasses import astuple, fields
+from dataclasses import astuple
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace
-from bunko.errors import ConflictError, NotFoundError
-
-_DOC_COLUMNS = [f.name for f in fields(Document)]
-_REV_COLUMNS = [f.name for f in fields(Revision)]
-_CHUNK_COLUMNS = (
-    "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page"
+from bunko.adapters.local.sqlite_rows import (
+    CHUNK_COLUMNS,
+    DOC_COLUMNS,
+    IN_BATCH,
+    REV_COLUMNS,
+    chunk_from_row,
+    document_from_row,
+    document_values,
+    revision_from_row,
 )
-# SQLite limits host parameters per statement; stay well below it.
-_IN_BATCH = 500
-
-
-def _dt(value: str) -> datetime:
-    return datetime.fromisoformat(value)
-
-
-def _document(row: sqlite3.Row) -> Document:
-    values = dict(row)
-    values["status"] = DocumentStatus(values["status"])
-    values["created_at"] = _dt(values["created_at"])
-    values["updated_at"] = _dt(values["updated_at"])
-    return Document(**values)
-
-
-def _revision(row: sqlite3.Row) -> Revision:
-    values = dict(row)
-    values["created_at"] = _dt(values["created_at"])
-    return Revision(**values)
-
-
-def _chunk(row: sqlite3.Row) -> Chunk:
-    return Chunk(
-        id=row["id"],
-        document_id=row["document_id"],
-        workspace_id=row["workspace_id"],
-        revision=row["revision"],
-        index=row["idx"],
-        content=row["content"],
-        start=row["start_offset"],
-        end=row["end_offset"],
-        page=row["page"],
-    )
-
-
-def _document_values(document: Document) -> tuple:
-    values = list(astuple(document))
-    values[_DOC_COLUMNS.index("status")] = str(document.status)
-    values[_DOC_COLUMNS.index("created_at")] = document.created_at.isoformat()
-    values[_DOC_COLUMNS.index("updated_at")] = document.updated_at.isoformat()
-    return tuple(values)
+from bunko.domain import Chunk, Document, Revision, Workspace
+from bunko.errors import ConflictError, NotFoundError
 
 
 class SqliteMetadataStore:
@@ -85,16 +47,18 @@ class SqliteMetadataStore:
         )
         if row is None:
             return None
-        return Workspace(id=row["id"], name=row["name"], created_at=_dt(row["created_at"]))
+        return Workspace(
+            id=row["id"], name=row["name"], created_at=datetime.fromisoformat(row["created_at"])
+        )
 
     # documents
     def add_document(self, document: Document) -> None:
-        placeholders = ", ".join("?" for _ in _DOC_COLUMNS)
+        placeholders = ", ".join("?" for _ in DOC_COLUMNS)
         try:
             with self.db.transaction() as conn:
                 conn.execute(
-                    f"INSERT INTO documents ({', '.join(_DOC_COLUMNS)}) VALUES ({placeholders})",
-                    _document_values(document),
+                    f"INSERT INTO documents ({', '.join(DOC_COLUMNS)}) VALUES ({placeholders})",
+                    document_values(document),
                 )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(
@@ -102,8 +66,8 @@ class SqliteMetadataStore:
             ) from exc
 
     def save_document(self, document: Document) -> None:
-        columns = [c for c in _DOC_COLUMNS if c not in ("id", "workspace_id")]
-        values = dict(zip(_DOC_COLUMNS, _document_values(document), strict=True))
+        columns = [c for c in DOC_COLUMNS if c not in ("id", "workspace_id")]
+        values = dict(zip(DOC_COLUMNS, document_values(document), strict=True))
         assignments = ", ".join(f"{c} = ?" for c in columns)
         try:
             with self.db.transaction() as conn:
@@ -125,7 +89,7 @@ class SqliteMetadataStore:
             )
             .fetchone()
         )
-        return _document(row) if row else None
+        return document_from_row(row) if row else None
 
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
         row = (
@@ -135,7 +99,7 @@ class SqliteMetadataStore:
             )
             .fetchone()
         )
-        return _document(row) if row else None
+        return document_from_row(row) if row else None
 
     def list_documents(
         self, workspace_id: str, *, limit: int, offset: int = 0, category: str | None = None
@@ -147,7 +111,7 @@ class SqliteMetadataStore:
             params.append(category)
         sql += " ORDER BY created_at DESC, id LIMIT ? OFFSET ?"
         params += [limit, offset]
-        return [_document(r) for r in self.db.connect().execute(sql, params)]
+        return [document_from_row(r) for r in self.db.connect().execute(sql, params)]
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         sql = "SELECT COUNT(*) FROM documents WHERE workspace_id = ?"
@@ -188,16 +152,16 @@ class SqliteMetadataStore:
                 .fetchall()
             )
         for row in rows:
-            yield _document(row)
+            yield document_from_row(row)
 
     # revisions
     def add_revision(self, revision: Revision) -> None:
         values = list(astuple(revision))
-        values[_REV_COLUMNS.index("created_at")] = revision.created_at.isoformat()
-        placeholders = ", ".join("?" for _ in _REV_COLUMNS)
+        values[REV_COLUMNS.index("created_at")] = revision.created_at.isoformat()
+        placeholders = ", ".join("?" for _ in REV_COLUMNS)
         with self.db.transaction() as conn:
             conn.execute(
-                f"INSERT OR REPLACE INTO revisions ({', '.join(_REV_COLUMNS)}) "
+                f"INSERT OR REPLACE INTO revisions ({', '.join(REV_COLUMNS)}) "
                 f"VALUES ({placeholders})",
                 values,
             )
@@ -212,14 +176,14 @@ class SqliteMetadataStore:
             )
             .fetchone()
         )
-        return _revision(row) if row else None
+        return revision_from_row(row) if row else None
 
     def list_revisions(self, workspace_id: str, document_id: str) -> list[Revision]:
         rows = self.db.connect().execute(
             "SELECT * FROM revisions WHERE workspace_id = ? AND document_id = ? ORDER BY revision",
             (workspace_id, document_id),
         )
-        return [_revision(r) for r in rows]
+        return [revision_from_row(r) for r in rows]
 
     # chunks
     def replace_chunks(self, workspace_id: str, document_id: str, chunks: Sequence[Chunk]) -> None:
@@ -249,40 +213,40 @@ class SqliteMetadataStore:
                 (document_id, workspace_id),
             )
             conn.executemany(
-                f"INSERT INTO chunks ({_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
+                f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
             )
 
     def get_chunks(self, workspace_id: str, document_id: str) -> list[Chunk]:
         rows = self.db.connect().execute(
-            f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE workspace_id = ? AND document_id = ? "
+            f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE workspace_id = ? AND document_id = ? "
             "ORDER BY idx",
             (workspace_id, document_id),
         )
-        return [_chunk(r) for r in rows]
+        return [chunk_from_row(r) for r in rows]
 
     def get_chunk(self, workspace_id: str, chunk_id: str) -> Chunk | None:
         row = (
             self.db.connect()
             .execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE workspace_id = ? AND id = ?",
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE workspace_id = ? AND id = ?",
                 (workspace_id, chunk_id),
             )
             .fetchone()
         )
-        return _chunk(row) if row else None
+        return chunk_from_row(row) if row else None
 
     def get_chunks_by_ids(self, workspace_id: str, chunk_ids: Sequence[str]) -> list[Chunk]:
         found: dict[str, Chunk] = {}
         conn = self.db.connect()
         ids = list(dict.fromkeys(chunk_ids))
-        for start in range(0, len(ids), _IN_BATCH):
-            batch = ids[start : start + _IN_BATCH]
+        for start in range(0, len(ids), IN_BATCH):
+            batch = ids[start : start + IN_BATCH]
             marks = ", ".join("?" for _ in batch)
             for row in conn.execute(
-                f"SELECT {_CHUNK_COLUMNS} FROM chunks WHERE workspace_id = ? AND id IN ({marks})",
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE workspace_id = ? AND id IN ({marks})",
                 (workspace_id, *batch),
             ):
-                found[row["id"]] = _chunk(row)
+                found[row["id"]] = chunk_from_row(row)
         return [found[i] for i in ids if i in found]
 
     def save_chunk(self, chunk: Chunk) -> None:
@@ -316,7 +280,7 @@ class SqliteMetadataStore:
         conn = self.db.connect()
         last = -1
         while True:
-            sql = f"SELECT rowid, {_CHUNK_COLUMNS} FROM chunks WHERE rowid > ?"
+            sql = f"SELECT rowid, {CHUNK_COLUMNS} FROM chunks WHERE rowid > ?"
             params: list = [last]
             if workspace_id is not None:
                 sql += " AND workspace_id = ?"
@@ -325,7 +289,7 @@ class SqliteMetadataStore:
             if not rows:
                 return
             for row in rows:
-                yield _chunk(row)
+                yield chunk_from_row(row)
             last = rows[-1]["rowid"]
 
     def count_chunks(self, workspace_id: str | None = None) -> int:

@@ -1,0 +1,57 @@
+"""Rows ↔ domain records for the SQLite metadata store."""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import astuple, fields
+from datetime import datetime
+
+from bunko.domain import Chunk, Document, DocumentStatus, Revision
+
+DOC_COLUMNS = [f.name for f in fields(Document)]
+REV_COLUMNS = [f.name for f in fields(Revision)]
+CHUNK_COLUMNS = (
+    "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page"
+)
+# SQLite limits host parameters per statement; stay well below it.
+IN_BATCH = 500
+
+
+def _dt(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def document_from_row(row: sqlite3.Row) -> Document:
+    values = dict(row)
+    values["status"] = DocumentStatus(values["status"])
+    values["created_at"] = _dt(values["created_at"])
+    values["updated_at"] = _dt(values["updated_at"])
+    return Document(**values)
+
+
+def revision_from_row(row: sqlite3.Row) -> Revision:
+    values = dict(row)
+    values["created_at"] = _dt(values["created_at"])
+    return Revision(**values)
+
+
+def chunk_from_row(row: sqlite3.Row) -> Chunk:
+    return Chunk(
+        id=row["id"],
+        document_id=row["document_id"],
+        workspace_id=row["workspace_id"],
+        revision=row["revision"],
+        index=row["idx"],
+        content=row["content"],
+        start=row["start_offset"],
+        end=row["end_offset"],
+        page=row["page"],
+    )
+
+
+def document_values(document: Document) -> tuple:
+    values = list(astuple(document))
+    values[DOC_COLUMNS.index("status")] = str(document.status)
+    values[DOC_COLUMNS.index("created_at")] = document.created_at.isoformat()
+    values[DOC_COLUMNS.index("updated_at")] = document.updated_at.isoformat()
+    return tuple(values)
