@@ -3,9 +3,8 @@ loopback port in a thread, httpx clients, users that register and log in, and wa
 
 from __future__ import annotations
 
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +16,7 @@ from bunko.bootstrap import Services
 from bunko.http.app import create_app
 from tests.conftest import make_services
 from tests.e2e.live_server import LiveServer
+from tests.waiting import wait_for
 
 JWT_SECRET = "test-secret-" + "x" * 32
 ADMIN = ("admin", "admin-password")
@@ -86,16 +86,6 @@ def serve(data_dir: Path, **settings: Any) -> Iterator[Rest]:
             yield Rest(services, live.url)
     finally:
         services.close()
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 60.0) -> Any:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("condition not met in time")
 
 
 def wait_until_done(client: httpx.Client, file_id: str, timeout: float = 60.0) -> dict:

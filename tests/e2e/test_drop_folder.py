@@ -10,16 +10,7 @@ import pytest
 from bunko.adapters.local.watcher import DropFolderWatcher, WatchedFolder
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
-
-
-def wait_for(predicate, timeout: float = 30.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.1)
-    raise AssertionError("condition not met in time")
+from tests.waiting import wait_for
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ import pytest
 from bunko import __version__
 from bunko.adapters.local.folder_monitor import FolderMonitor
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from tests.e2e.rest_harness import assert_error, serve, wait_for, wait_until_done
+from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.waiting import wait_for
 
 
 @pytest.fixture(scope="module")

@@ -52,26 +52,16 @@ class Table:
 
     def query(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
         """Every item of a query, page by page (pass KeyConditionExpression etc.)."""
-        kwargs = {"TableName": self.name, **kwargs}
-        while True:
-            response = self.client.query(**kwargs)
-            for item in response.get("Items", []):
-                yield deserialize(item)
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
+        return self._items("query", kwargs)
 
     def scan(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
-        kwargs = {"TableName": self.name, **kwargs}
-        while True:
-            response = self.client.scan(**kwargs)
-            for item in response.get("Items", []):
+        return self._items("scan", kwargs)
+
+    def _items(self, operation: str, kwargs: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        pages = self.client.get_paginator(operation).paginate(TableName=self.name, **kwargs)
+        for page in pages:
+            for item in page.get("Items", []):
                 yield deserialize(item)
-            last = response.get("LastEvaluatedKey")
-            if not last:
-                return
-            kwargs["ExclusiveStartKey"] = last
 
     def count(self, **kwargs: Any) -> int:
         kwargs = {"TableName": self.name, "Select": "COUNT", **kwargs}
