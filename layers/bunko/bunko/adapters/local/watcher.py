@@ -20,6 +20,9 @@ from bunko.services.ingest import IngestService
 log = logging.getLogger(__name__)
 
 SOURCE = "drop"
+# How often the watch loop wakes up without changes (also how soon it reports it is live).
+_READY_POLL_MS = 200
+_START_TIMEOUT_S = 60
 _IGNORED_SUFFIXES = (".tmp", ".part", ".crdownload", ".swp", "~")
 
 
@@ -44,6 +47,7 @@ class DropFolderWatcher:
         self.workspace_id = workspace_id
         self.folders = folders
         self._stop = threading.Event()
+        self._ready = threading.Event()
         self._thread: threading.Thread | None = None
         for folder in folders:
             folder.path.mkdir(parents=True, exist_ok=True)
@@ -103,7 +107,22 @@ class DropFolderWatcher:
 
     def _run(self) -> None:
         paths = [f.path for f in self.folders]
-        for changes in watch(*paths, stop_event=self._stop, recursive=True, raise_interrupt=False):
+        # The first (possibly empty) yield comes once the OS watch is live; catching up only
+        # then means a file written while the watcher was starting is never missed.
+        changes_seen = watch(
+            *paths,
+            stop_event=self._stop,
+            recursive=True,
+            raise_interrupt=False,
+            yield_on_timeout=True,
+            rust_timeout=_READY_POLL_MS,
+        )
+        for changes in changes_seen:
+            if not self._ready.is_set():
+                try:
+                    self.sync()
+                finally:
+                    self._ready.set()
             for change, raw in sorted(changes, key=lambda c: c[1]):
                 file = Path(raw)
                 if change is Change.deleted:
@@ -113,12 +132,16 @@ class DropFolderWatcher:
                         self.file_changed(child)
                 else:
                     self.file_changed(file)
+        self._ready.set()  # stopped before it was ever live: do not keep start() waiting
 
     def start(self) -> None:
-        self.sync()
+        """Watch from now on, after catching up with what changed while not watching."""
         self._stop.clear()
+        self._ready.clear()
         self._thread = threading.Thread(target=self._run, name="bunko-watch", daemon=True)
         self._thread.start()
+        if not self._ready.wait(timeout=_START_TIMEOUT_S):
+            log.warning("the folder watcher took over %s s to start", _START_TIMEOUT_S)
 
     def stop(self) -> None:
         self._stop.set()
