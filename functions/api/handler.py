@@ -8,7 +8,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
 
-from bunko.adapters.aws.lambda_runtime import api_app
+from bunko.bootstrap.lambda_entry import api_app
 
 logger = Logger()
 tracer = Tracer()

@@ -17,7 +17,7 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from bunko.adapters.aws.lambda_runtime import ingest_handler
+from bunko.bootstrap.lambda_entry import ingest_handler
 
 logger = Logger()
 tracer = Tracer()

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
-from bunko.adapters.aws.lambda_runtime import api_app
+from bunko.bootstrap.lambda_entry import api_app
 
 if TYPE_CHECKING:
     from fastapi import FastAPI, Request, Response

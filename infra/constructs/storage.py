@@ -7,8 +7,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from bunko.adapters.aws.dynamodb_items import PK, SK
-from bunko.adapters.aws.dynamodb_schema import GLOBAL_INDEXES
+from bunko.deploy_schema import GLOBAL_INDEXES, PK, SK
 
 
 class Storage(Construct):

@@ -11,7 +11,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from bunko.adapters.aws.settings import env_name
+from bunko.deploy_schema import env_name
 from infra.constructs.api import RestApi
 from infra.constructs.functions import BunkoFunctions
 from infra.constructs.index_setup import SearchIndexSetup

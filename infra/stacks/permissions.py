@@ -11,7 +11,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 
-from bunko.adapters.aws.dynamodb_schema import GLOBAL_INDEXES
+from bunko.deploy_schema import GLOBAL_INDEXES
 
 # Transactions need the per-item actions of their parts (Put/Update/Delete/ConditionCheck).
 TABLE_ACTIONS = [

@@ -8,12 +8,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+import boto3
 import pytest
 from opensearchpy import OpenSearch
 
-from bunko.adapters.aws import lambda_runtime, presign_route
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-from tests.aws.stand_ins import BUCKET, TABLE, MotoAws, moto_aws
+from bunko.bootstrap import lambda_entry
+from tests.aws.stand_ins import BUCKET, REGION, TABLE, MotoAws, moto_aws
 
 INDEX = "bunko-test"
 
@@ -64,13 +65,21 @@ def aws_env(aws, osmem_clone, opensearch, monkeypatch):
     }.items():  # fmt: skip
         monkeypatch.setenv(key, value)
     OpenSearchServerlessIndex(opensearch, index=INDEX, dimension=None).ensure_index()
-    for cached in (
-        lambda_runtime.api_app,
-        lambda_runtime.ingest_handler,
-        presign_route._s3_client,
-        presign_route._aws_settings,
-    ):
+    for cached in (lambda_entry.api_app, lambda_entry.ingest_handler):
         cached.cache_clear()
     yield aws
-    for cached in (lambda_runtime.api_app, lambda_runtime.ingest_handler):
+    for cached in (lambda_entry.api_app, lambda_entry.ingest_handler):
         cached.cache_clear()
+
+
+@pytest.fixture
+def api_with_accounts(aws_env, monkeypatch):
+    secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
+        Name="bunko-jwt", SecretString="s" * 48
+    )
+    key = boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["KeyId"]
+    monkeypatch.setenv("BUNKO_JWT_SECRET_ARN", secret["ARN"])
+    monkeypatch.setenv("BUNKO_MODEL_KEYS_KMS_KEY_ID", key)
+    from tests.aws.handlers import load_function
+
+    return load_function("api")

@@ -3,11 +3,14 @@ one function's code asset) and the sample events from events/."""
 
 from __future__ import annotations
 
+import copy
 import importlib.util
 import json
 import sys
 from pathlib import Path
 from types import ModuleType
+
+from tests.aws.conftest import FakeLambdaContext
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
@@ -25,3 +28,23 @@ def load_function(name: str, module: str = "handler") -> ModuleType:
 
 def load_event(name: str) -> dict:
     return json.loads((REPO_ROOT / "events" / name).read_text(encoding="utf-8"))
+
+
+def call(api, method: str, path: str, body: dict | None = None, token: str | None = None):
+    event = copy.deepcopy(load_event("api_get_health.json"))
+    event.update(httpMethod=method, path=path, resource="/{proxy+}")
+    event["headers"] = {**event["headers"], "Content-Type": "application/json"}
+    if token:
+        event["headers"]["Authorization"] = f"Bearer {token}"
+    event["multiValueHeaders"] = {k: [v] for k, v in event["headers"].items()}
+    event["body"] = json.dumps(body) if body is not None else None
+    response = api.handler(event, FakeLambdaContext())
+    return response["statusCode"], json.loads(response["body"])
+
+
+def sign_in(api, username: str = "ada", password: str = "correct horse battery") -> str:
+    """Register (if needed) and log in through the API handler; returns the access token."""
+    call(api, "POST", "/auth/register", {"username": username, "password": password})
+    status, body = call(api, "POST", "/auth/login", {"username": username, "password": password})
+    assert status == 200, body
+    return body["access_token"]

@@ -16,7 +16,7 @@ from typing import Any
 import boto3
 from moto import mock_aws
 
-from bunko.adapters.aws.dynamodb_schema import create_table_kwargs
+from bunko.deploy_schema import create_table_kwargs
 
 REGION = "us-east-1"
 BUCKET = "bunko-test"

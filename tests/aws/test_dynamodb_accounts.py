@@ -15,9 +15,8 @@ from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSe
 from bunko.adapters.aws.dynamodb_table import Table
 from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
 from bunko.adapters.aws.kms_cipher import KmsCipher, load_secret
+from bunko.domain.accounts import ApiKey, LoginAttempts, ModelConfig, User
 from bunko.errors import ConflictError, NotFoundError
-from bunko.ports_accounts import LoginAttempts, ModelConfig, User
-from bunko.services.apikeys import ApiKey
 from tests.aws.stand_ins import REGION, TABLE
 
 

@@ -9,11 +9,11 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 import requests
 
-from bunko.adapters.aws import lambda_runtime
+from bunko.bootstrap import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function
+from tests.aws.handlers import load_event, load_function, sign_in
 from tests.aws.stand_ins import BUCKET
 
 DROPPED_KEY = "drop/default/manuals/検索 guide.md"
@@ -31,7 +31,7 @@ def ingest(aws_env):
 
 
 def services():
-    return lambda_runtime.ingest_handler().services
+    return lambda_entry.ingest_handler().services
 
 
 def test_api_health_through_mangum(api):
@@ -42,12 +42,38 @@ def test_api_health_through_mangum(api):
     assert body["backend"] == "aws"
 
 
-def test_presigned_upload(api, aws_env):
-    response = api.handler(load_event("api_post_uploads_presign.json"), FakeLambdaContext())
+def presign_event(token: str | None, body: dict | None = None) -> dict:
+    event = load_event("api_post_uploads_presign.json")
+    if token:
+        event["headers"]["Authorization"] = f"Bearer {token}"
+        event["multiValueHeaders"]["Authorization"] = [f"Bearer {token}"]
+    if body is not None:
+        event["body"] = json.dumps(body)
+    return event
+
+
+def user_workspace(username: str) -> str:
+    user = lambda_entry.api_app().state.services.accounts.auth.users.get_user_by_username(username)
+    return user.workspace_id
+
+
+def test_anonymous_presign_is_refused(api_with_accounts):
+    response = api_with_accounts.handler(presign_event(None), FakeLambdaContext())
+    assert response["statusCode"] == 401
+    assert json.loads(response["body"])["statusCode"] == 401
+
+
+def test_presigned_upload(api_with_accounts, aws_env):
+    api = api_with_accounts
+    event = presign_event(sign_in(api))
+    response = api.handler(event, FakeLambdaContext())
     assert response["statusCode"] == 200, response["body"]
     body = json.loads(response["body"])
     assert body["method"] == "PUT"
-    assert body["key"] == f"drop/{DEFAULT_WORKSPACE_ID}/manuals/guide.pdf"
+    # The key carries the caller's own workspace, never the default one.
+    workspace_id = user_workspace("ada")
+    assert workspace_id != DEFAULT_WORKSPACE_ID
+    assert body["key"] == f"drop/{workspace_id}/manuals/guide.pdf"
     assert body["headers"]["Content-Type"] == "application/pdf"
     assert (
         body["headers"]["x-amz-meta-bunko-category"]
@@ -59,9 +85,9 @@ def test_presigned_upload(api, aws_env):
     assert body["expiresIn"] == 900
 
 
-def test_presign_refuses_files_over_the_limit(api):
-    event = load_event("api_post_uploads_presign.json")
-    event["body"] = json.dumps({"path": "big.bin", "size": 10**12})
+def test_presign_refuses_files_over_the_limit(api_with_accounts):
+    api = api_with_accounts
+    event = presign_event(sign_in(api), {"path": "big.bin", "size": 10**12})
     response = api.handler(event, FakeLambdaContext())
     assert response["statusCode"] == 413
     assert json.loads(response["body"])["statusCode"] == 413
@@ -129,7 +155,7 @@ def test_s3_test_event_is_acknowledged(ingest):
 
 def test_api_upload_job_goes_through_sqs_to_the_ingest_function(api, ingest, aws_env):
     # The API's ingest service queues a job message on SQS; the ingest function indexes it.
-    web = lambda_runtime.api_app().state.services
+    web = lambda_entry.api_app().state.services
     doc = web.ingest.submit_text(
         DEFAULT_WORKSPACE_ID, path="notes/agent.txt", content="エージェントが書いたメモです。"
     )
@@ -198,10 +224,11 @@ def test_unknown_workspace_fails_the_record(ingest, aws_env):
     ]
 
 
-def test_presigned_put_lands_as_a_drop_with_its_category(api, ingest, aws_env):
-    event = load_event("api_post_uploads_presign.json")
-    event["body"] = json.dumps(
-        {"path": "資料/報告.md", "category": "社内資料", "contentType": "text/markdown"}
+def test_presigned_put_lands_as_a_drop_with_its_category(api_with_accounts, ingest, aws_env):
+    api = api_with_accounts
+    event = presign_event(
+        sign_in(api),
+        {"path": "資料/報告.md", "category": "社内資料", "contentType": "text/markdown"},
     )
     upload = json.loads(api.handler(event, FakeLambdaContext())["body"])
     # The client's PUT, signed for exactly these headers (moto answers for S3).
@@ -214,6 +241,8 @@ def test_presigned_put_lands_as_a_drop_with_its_category(api, ingest, aws_env):
     body["Records"][0]["s3"]["object"]["key"] = quote(upload["key"])
     created["Records"][0]["body"] = json.dumps(body)
     assert ingest.handler(created, FakeLambdaContext()) == {"batchItemFailures": []}
-    doc = services().metadata.get_document_by_path(DEFAULT_WORKSPACE_ID, "資料/報告.md")
+    # Indexed into the signed-in user's own workspace.
+    doc = services().metadata.get_document_by_path(user_workspace("ada"), "資料/報告.md")
     assert doc.category == "社内資料"  # from the signed metadata, not the folder
+    assert services().metadata.get_document_by_path(DEFAULT_WORKSPACE_ID, "資料/報告.md") is None
     assert doc.status is DocumentStatus.COMPLETED

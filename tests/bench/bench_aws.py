@@ -43,11 +43,11 @@ _ADAPTERS = [
     "bunko.adapters.aws.bedrock_embedder",
     "bunko.adapters.aws.sqs_queue",
 ]
-_APP = ["bunko.bootstrap", "bunko.http.app", "bunko.adapters.aws.presign_route", *_ADAPTERS]
+_APP = ["bunko.bootstrap", "bunko.http.app", "bunko.http.routes.uploads", *_ADAPTERS]
 FIRST_CALL = {
     "api": _APP,
     "stream": ["uvicorn", *_APP],
-    "ingest": ["bunko.bootstrap", "bunko.adapters.aws.ingest_events", *_ADAPTERS],
+    "ingest": ["bunko.bootstrap", "bunko.drops.s3_events", *_ADAPTERS],
     "search_index": [],
 }
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from bunko.adapters.local.watcher import DropFolderWatcher, WatchedFolder
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
+from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 from tests.waiting import wait_for
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from bunko import __version__
-from bunko.adapters.local.folder_monitor import FolderMonitor
 from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.drops.folder_monitor import FolderMonitor
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 from tests.waiting import wait_for
 

@@ -14,8 +14,8 @@ from bunko.adapters.local.sqlite_accounts import SqliteUserStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
 from bunko.config import Settings
+from bunko.domain.accounts import User
 from bunko.errors import ConflictError
-from bunko.ports_accounts import User
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ DataDir = Annotated[
 
 
 def _auth(data_dir: Path | None):
-    from bunko.bootstrap_accounts import open_local_auth
+    from bunko.bootstrap.local import open_local_auth
 
     return open_local_auth(Settings(data_dir=data_dir) if data_dir else Settings())
 

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-ENV_PREFIX = "BUNKO_"
+from bunko.deploy_schema import ENV_PREFIX
 
 # Chunking defaults (characters). Documented in README; overridable per upload.
 DEFAULT_CHUNK_SIZE = 1000

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import ipaddress
 import logging
-import threading
 from collections.abc import Callable
 
-from bunko.bootstrap import Services, build_services, index_needs_rebuild, requeue_unfinished
+from bunko.bootstrap import build_services
+from bunko.bootstrap.background import start_background_work
 from bunko.config import Settings
-from bunko.domain import DEFAULT_WORKSPACE_ID
 
 log = logging.getLogger(__name__)
 
@@ -21,46 +20,6 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
-
-
-def start_background_work(services: Services, *, watch: bool) -> Callable[[], None]:
-    """Resume unfinished ingest, rebuild a new index generation, watch the drop folder.
-    Returns a function that stops what it started."""
-    from bunko.adapters.local.folder_monitor import FolderMonitor
-    from bunko.adapters.local.watcher import DropFolderWatcher, WatchedFolder
-
-    requeued = requeue_unfinished(services)
-    if requeued:
-        log.info("re-queued %d unfinished documents", requeued)
-    if index_needs_rebuild(services):
-        log.info("index generation is empty: rebuilding it from metadata in the background")
-        threading.Thread(
-            target=services.pipeline.reindex, name="bunko-reindex", daemon=True
-        ).start()
-    watcher: FolderMonitor | DropFolderWatcher | None = None
-    if services.accounts is not None:
-        # The drop folder plus the folders saved through /settings, reloaded when they change.
-        watcher = FolderMonitor(
-            services.ingest,
-            services.accounts.workspace_settings,
-            drop_dir=services.settings.drop_dir if watch else None,
-            drop_workspace_id=DEFAULT_WORKSPACE_ID,
-        )
-        watcher.start()
-    elif watch:
-        watcher = DropFolderWatcher(
-            services.ingest, DEFAULT_WORKSPACE_ID, [WatchedFolder(services.settings.drop_dir)]
-        )
-        watcher.start()
-    if watch:
-        log.info("watching %s", services.settings.drop_dir)
-
-    def stop() -> None:
-        if watcher:
-            watcher.stop()
-        services.close()
-
-    return stop
 
 
 def check_bind(settings: Settings) -> None:

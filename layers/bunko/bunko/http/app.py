@@ -5,16 +5,15 @@ from __future__ import annotations
 from fastapi import FastAPI
 
 from bunko import __version__
-from bunko.bootstrap import Services, build_services
+from bunko.bootstrap import Services
 from bunko.http.errors import document_errors, install_error_handlers
 from bunko.http.limits import BodySizeLimit
-from bunko.http.routes import health
+from bunko.http.routes import health, uploads
 from bunko.http.routes.rest import rest_routers
 from bunko.mcp.http import mount_mcp
 
 
-def create_app(services: Services | None = None) -> FastAPI:
-    services = services or build_services()
+def create_app(services: Services) -> FastAPI:
     app = FastAPI(
         title="Bunko", version=__version__, description="Knowledge base for people and AI agents."
     )
@@ -24,6 +23,8 @@ def create_app(services: Services | None = None) -> FastAPI:
     app.include_router(health.router)
     for router in rest_routers():
         app.include_router(router)
+    if services.upload_signer is not None:
+        app.include_router(uploads.router)
     # MCP over streamable HTTP on this port too: the one app AWS deploys (DESIGN).
     mount_mcp(app, services)
     app.add_middleware(BodySizeLimit, max_file_bytes=services.settings.max_file_bytes)

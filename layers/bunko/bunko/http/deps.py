@@ -11,10 +11,9 @@ from typing import Annotated
 from fastapi import Depends, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
-from bunko.bootstrap import Services
+from bunko.bootstrap import AccountServices, Services
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
-from bunko.services.accounts import AccountServices
 
 bearer = HTTPBearer(
     auto_error=False,

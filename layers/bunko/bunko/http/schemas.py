@@ -6,7 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
-from bunko.ports_accounts import User
+from bunko.domain.accounts import User
 
 # Bounds for the raw input; the services apply the finer rules (and name the field).
 USERNAME_FIELD = Field(min_length=1, max_length=64)

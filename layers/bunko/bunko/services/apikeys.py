@@ -11,40 +11,15 @@ import hashlib
 import secrets
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Protocol
 
 from bunko.domain import Workspace, new_id, utcnow
+from bunko.domain.accounts import ApiKey
 from bunko.domain.auth import ALL_SCOPES, SCOPE_ADMIN, Principal
 from bunko.errors import NotFoundError, ValidationError
-from bunko.ports import MetadataStore
+from bunko.ports import ApiKeyStore, MetadataStore
 
 KEY_PREFIX = "bk_"
 MAX_NAME_LENGTH = 100
-
-
-@dataclass(frozen=True)
-class ApiKey:
-    """A stored key: never the secret, only its hash and a short display prefix."""
-
-    id: str
-    workspace_id: str
-    scopes: frozenset[str]
-    key_hash: str
-    prefix: str
-    name: str = ""
-    created_at: datetime = field(default_factory=utcnow)
-    revoked_at: datetime | None = None
-
-
-class ApiKeyStore(Protocol):
-    def add(self, key: ApiKey) -> None: ...
-    def find_by_hash(self, key_hash: str) -> ApiKey | None: ...
-    def get(self, key_id: str) -> ApiKey | None: ...
-    def list_keys(self, workspace_id: str | None = None) -> list[ApiKey]: ...
-    def revoke(self, key_id: str, when: datetime) -> bool:
-        """Mark the key revoked; False if there is no such (unrevoked) key."""
 
 
 def hash_key(secret: str) -> str:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 
 from bunko.domain import Workspace, new_id, utcnow
+from bunko.domain.accounts import User, username_key
 from bunko.errors import AuthenticationError, NotFoundError, ValidationError
-from bunko.ports import MetadataStore
-from bunko.ports_accounts import User, UserStore, username_key
+from bunko.ports import MetadataStore, UserStore
 from bunko.services.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PasswordHasher
 from bunko.services.throttle import LoginThrottle
 from bunko.services.tokens import TokenService

@@ -8,19 +8,15 @@ user of the default workspace with every scope.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
 
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.domain.auth import ALL_SCOPES, Principal
 from bunko.errors import AuthenticationError
+from bunko.ports import TokenVerifier
 
 LOCAL_PRINCIPAL = Principal(
     workspace_id=DEFAULT_WORKSPACE_ID, scopes=frozenset(ALL_SCOPES), username="local", is_admin=True
 )
-
-
-class TokenVerifier(Protocol):
-    def verify(self, token: str) -> Principal | None: ...
 
 
 class Identity:

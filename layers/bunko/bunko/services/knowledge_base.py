@@ -20,7 +20,7 @@ from bunko.errors import (
     ValidationError,
 )
 from bunko.parsing import SUPPORTED_MIME_TYPES, is_supported, resolve_mime
-from bunko.ports_accounts import ModelConfigStore, SettingsStore
+from bunko.ports import ModelConfigStore, SettingsStore
 from bunko.services.ingest import IngestService
 
 OPTIONS_SCOPE = "upload"

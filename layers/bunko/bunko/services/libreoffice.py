@@ -17,8 +17,7 @@ from bunko.errors import (
     UnsupportedMediaError,
     ValidationError,
 )
-from bunko.ports import BlobStore
-from bunko.ports_accounts import DocumentConverter
+from bunko.ports import BlobStore, DocumentConverter
 
 SERVICE_NAME = "libreoffice-converter"
 OFFICE_SUFFIXES = frozenset(

@@ -11,14 +11,9 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from bunko.domain import new_id, utcnow
+from bunko.domain.accounts import MODEL_PROVIDERS, MODEL_TYPES, ModelConfig
 from bunko.errors import NotFoundError, ValidationError
-from bunko.ports_accounts import (
-    MODEL_PROVIDERS,
-    MODEL_TYPES,
-    ModelConfig,
-    ModelConfigStore,
-    SecretCipher,
-)
+from bunko.ports import ModelConfigStore, SecretCipher
 
 MAX_URL_LENGTH = 2048
 MAX_KEY_LENGTH = 4096

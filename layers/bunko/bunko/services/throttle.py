@@ -15,8 +15,9 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 
 from bunko.domain import utcnow
+from bunko.domain.accounts import LoginAttempts
 from bunko.errors import TooManyRequestsError
-from bunko.ports_accounts import LoginAttempts, LoginAttemptStore
+from bunko.ports import LoginAttemptStore
 
 
 class LoginThrottle:

@@ -13,8 +13,9 @@ from datetime import datetime, timedelta
 import jwt
 
 from bunko.domain import utcnow
+from bunko.domain.accounts import User
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_RESEARCH, SCOPE_WRITE, Principal
-from bunko.ports_accounts import User, UserStore
+from bunko.ports import UserStore
 
 ALGORITHM = "HS256"
 USER_SCOPES = frozenset({SCOPE_READ, SCOPE_WRITE, SCOPE_RESEARCH})

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bunko.errors import ValidationError
-from bunko.ports_accounts import ModelConfigStore, SettingsStore
+from bunko.ports import ModelConfigStore, SettingsStore
 
 SCOPE = "user"
 LANGUAGES = ("zh", "en", "ja")

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import logging
 
+from bunko.domain.accounts import User
 from bunko.errors import NotFoundError
-from bunko.ports_accounts import ModelConfigStore, SettingsStore, User, UserStore
+from bunko.ports import ModelConfigStore, SettingsStore, UserStore
 from bunko.services.auth import AuthService
 from bunko.services.knowledge_base import KnowledgeBaseService
 

@@ -13,8 +13,7 @@ from pathlib import PurePosixPath
 from bunko.domain import Document, DocumentStatus
 from bunko.errors import BunkoError, ValidationError
 from bunko.parsing import is_supported, parse
-from bunko.ports import BlobStore, MetadataStore
-from bunko.ports_accounts import ModelConfigStore
+from bunko.ports import BlobStore, MetadataStore, ModelConfigStore
 from bunko.services.ingest import normalise_path
 from bunko.services.vision_messages import message
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bunko.errors import PermissionDeniedError, ValidationError
-from bunko.ports_accounts import SettingsStore
+from bunko.ports import SettingsStore
 
 SCOPE = "workspace"
 MAX_FOLDERS = 32

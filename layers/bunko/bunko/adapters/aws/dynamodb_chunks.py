@@ -13,6 +13,7 @@ from typing import Any
 
 from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_table import Table, key_only
+from bunko.deploy_schema import SK
 from bunko.domain import Chunk
 from bunko.ports import BlobStore
 
@@ -59,12 +60,12 @@ class DynamoDBChunks:
         """Make `chunks` the document's chunks; returns the change in their number."""
         old_refs = self.refs(workspace_id, document_id)
         new_ids = {c.id for c in chunks}
-        new_ref_keys = {items.chunk_ref_key(workspace_id, c)[items.SK] for c in chunks}
+        new_ref_keys = {items.chunk_ref_key(workspace_id, c)[SK] for c in chunks}
         puts: list[dict[str, Any]] = []
         for chunk in chunks:
             puts.append(self._item(chunk))
             puts.append({**items.chunk_ref_key(workspace_id, chunk), "chunk_id": chunk.id})
-        stale_refs = [key_only(r) for r in old_refs if r[items.SK] not in new_ref_keys]
+        stale_refs = [key_only(r) for r in old_refs if r[SK] not in new_ref_keys]
         stale_ids = {r["chunk_id"] for r in old_refs} - new_ids
         stale_items = self.table.batch_get([items.chunk_key(workspace_id, c) for c in stale_ids])
         # New items first, stale ones after: a reader never sees the document empty.

@@ -14,11 +14,9 @@ from typing import Any
 
 from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
+from bunko.deploy_schema import GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, PK, SK
 from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace
 
-PK, SK = "pk", "sk"
-GSI1, GSI1_PK, GSI1_SK = "gsi1", "gsi1pk", "gsi1sk"
-GSI2, GSI2_PK, GSI2_SK = "gsi2", "gsi2pk", "gsi2sk"
 # Sort keys are limited to 1024 bytes; longer paths are claimed by their hash.
 _MAX_PATH_KEY_BYTES = 900
 

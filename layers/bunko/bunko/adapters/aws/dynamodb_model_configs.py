@@ -7,10 +7,11 @@ from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
-from bunko.adapters.aws.dynamodb_items import PK, SK, serialize, ws_pk
+from bunko.adapters.aws.dynamodb_items import serialize, ws_pk
 from bunko.adapters.aws.dynamodb_table import Table, TransactionCancelled, key_only
+from bunko.deploy_schema import PK, SK
+from bunko.domain.accounts import ModelConfig
 from bunko.errors import ConflictError, NotFoundError
-from bunko.ports_accounts import ModelConfig
 
 _S = serialize
 _FIELDS = [f.name for f in fields(ModelConfig)]

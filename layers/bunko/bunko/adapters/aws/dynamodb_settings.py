@@ -7,10 +7,11 @@ import json
 from datetime import datetime
 from typing import Any
 
-from bunko.adapters.aws.dynamodb_items import GSI1, GSI1_PK, GSI1_SK, PK, SK, serialize
+from bunko.adapters.aws.dynamodb_items import serialize
 from bunko.adapters.aws.dynamodb_table import Table, TransactionCancelled
+from bunko.deploy_schema import GSI1, GSI1_PK, GSI1_SK, PK, SK
+from bunko.domain.accounts import ApiKey
 from bunko.errors import ConflictError
-from bunko.services.apikeys import ApiKey
 
 _S = serialize
 

@@ -14,6 +14,7 @@ from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_chunks import DynamoDBChunks
 from bunko.adapters.aws.dynamodb_table import Table, key_only
 from bunko.adapters.aws.dynamodb_writes import DocumentWrites
+from bunko.deploy_schema import GSI1, GSI2, SK
 from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.errors import NotFoundError
 from bunko.ports import BlobStore
@@ -50,7 +51,7 @@ class DynamoDBMetadataStore:
     def _all_documents(self, **kwargs: Any) -> Iterator[dict[str, Any]]:
         # GSI1 holds only documents and workspaces, so scanning it skips every chunk.
         return self.table.scan(
-            IndexName=items.GSI1,
+            IndexName=GSI1,
             FilterExpression="begins_with(sk, :doc)",
             ExpressionAttributeValues=_S({":doc": "DOC#"}),
             **kwargs,
@@ -76,9 +77,9 @@ class DynamoDBMetadataStore:
 
     def _documents(self, workspace_id: str, category: str | None, **kwargs: Any):
         if category is None:
-            index, pk = items.GSI1, f"WS#{workspace_id}#DOCS"
+            index, pk = GSI1, f"WS#{workspace_id}#DOCS"
         else:
-            index, pk = items.GSI2, f"WS#{workspace_id}#CAT#{category}"
+            index, pk = GSI2, f"WS#{workspace_id}#CAT#{category}"
         return dict(
             IndexName=index,
             KeyConditionExpression=f"{index}pk = :pk",
@@ -108,7 +109,7 @@ class DynamoDBMetadataStore:
 
     def list_categories(self, workspace_id: str) -> list[str]:
         return [
-            item[items.SK].removeprefix("CAT#")
+            item[SK].removeprefix("CAT#")
             for item in self.table.partition(items.ws_pk(workspace_id), "CAT#")
             if item.get("n", 0) > 0
         ]

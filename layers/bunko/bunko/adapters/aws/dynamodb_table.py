@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from bunko.adapters.aws.dynamodb_items import PK, SK, deserialize, serialize
+from bunko.adapters.aws.dynamodb_items import deserialize, serialize
+from bunko.deploy_schema import PK, SK
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient

@@ -12,10 +12,11 @@ from dataclasses import fields
 from datetime import datetime
 from typing import Any
 
-from bunko.adapters.aws.dynamodb_items import GSI1, GSI1_PK, GSI1_SK, PK, SK, serialize
+from bunko.adapters.aws.dynamodb_items import serialize
 from bunko.adapters.aws.dynamodb_table import Table, TransactionCancelled
+from bunko.deploy_schema import GSI1, GSI1_PK, GSI1_SK, PK, SK
+from bunko.domain.accounts import LoginAttempts, User, username_key
 from bunko.errors import ConflictError, NotFoundError
-from bunko.ports_accounts import LoginAttempts, User, username_key
 
 _S = serialize
 _USER_FIELDS = [f.name for f in fields(User)]

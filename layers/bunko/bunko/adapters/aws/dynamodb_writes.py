@@ -14,6 +14,7 @@ from typing import Any
 
 from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_table import Table, TransactionCancelled
+from bunko.deploy_schema import GSI2_PK, GSI2_SK
 from bunko.domain import Document
 from bunko.errors import ConflictError, NotFoundError
 
@@ -81,7 +82,7 @@ class DocumentWrites:
         }
         absent = [k for k, v in attributes.items() if v is None]
         if not document.category:
-            absent += [items.GSI2_PK, items.GSI2_SK]
+            absent += [GSI2_PK, GSI2_SK]
         names = {f"#a{i}": name for i, name in enumerate(present)}
         names.update({f"#r{i}": name for i, name in enumerate(absent)})
         values = {f":v{i}": value for i, value in enumerate(present.values())}

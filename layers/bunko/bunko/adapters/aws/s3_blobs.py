@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -30,17 +29,6 @@ def check_key(key: str) -> str:
     ):
         raise ValidationError(f"invalid blob key {key!r}")
     return key
-
-
-@dataclass(frozen=True)
-class PresignedUpload:
-    """What a client needs to PUT a file straight to S3 (past Lambda's 6 MB payload limit)."""
-
-    url: str
-    key: str
-    method: str
-    headers: dict[str, str]
-    expires_in: int
 
 
 class S3BlobStore:
@@ -102,40 +90,3 @@ class S3BlobStore:
             first = errors[0]
             raise RuntimeError(f"could not delete {first.get('Key')}: {first.get('Message')}")
         return len(batch)
-
-    def presign_put(
-        self, key: str, *, content_type: str | None = None, expires_in: int = 900
-    ) -> PresignedUpload:
-        """A URL that accepts one PUT of `key` (relative to this store's prefix)."""
-        return presign_put_object(
-            self.client,
-            bucket=self.bucket,
-            key=self._key(key),
-            content_type=content_type,
-            expires_in=expires_in,
-        )
-
-
-def presign_put_object(
-    client: S3Client,
-    *,
-    bucket: str,
-    key: str,
-    content_type: str | None,
-    expires_in: int,
-    metadata: dict[str, str] | None = None,
-) -> PresignedUpload:
-    """Presign a PUT of an absolute bucket key. Signed headers (Content-Type, metadata) must
-    be sent exactly as returned in `headers`, or S3 rejects the signature."""
-    params: dict[str, object] = {"Bucket": bucket, "Key": key}
-    headers: dict[str, str] = {}
-    if content_type:
-        params["ContentType"] = content_type
-        headers["Content-Type"] = content_type
-    if metadata:
-        params["Metadata"] = metadata
-        headers.update({f"x-amz-meta-{k}": v for k, v in metadata.items()})
-    url = client.generate_presigned_url(
-        "put_object", Params=params, ExpiresIn=expires_in, HttpMethod="PUT"
-    )
-    return PresignedUpload(url=url, key=key, method="PUT", headers=headers, expires_in=expires_in)

@@ -42,10 +42,3 @@ class AwsSettings(BaseSettings):
     model_keys_kms_key_id: str | None = None
     bedrock_chat_model_ids: str = ""
     presign_expires_seconds: int = Field(default=900, ge=60, le=43200)
-
-
-def env_name(field: str) -> str:
-    """The environment variable that sets `field` (for the CDK stack)."""
-    if field not in AwsSettings.model_fields:
-        raise KeyError(field)
-    return f"{ENV_PREFIX}{field.upper()}"

@@ -6,8 +6,8 @@ import sqlite3
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.domain.accounts import LoginAttempts, User, username_key
 from bunko.errors import ConflictError, NotFoundError
-from bunko.ports_accounts import LoginAttempts, User, username_key
 
 _USER_COLUMNS = (
     "id, username, username_key, password_hash, workspace_id, is_admin, token_version, "

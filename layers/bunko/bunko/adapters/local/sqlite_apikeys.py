@@ -6,8 +6,8 @@ import sqlite3
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.domain.accounts import ApiKey
 from bunko.errors import ConflictError
-from bunko.services.apikeys import ApiKey
 
 _COLUMNS = "id, workspace_id, name, scopes, key_hash, prefix, created_at, revoked_at"
 

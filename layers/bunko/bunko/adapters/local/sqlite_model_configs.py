@@ -6,8 +6,8 @@ import sqlite3
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.domain.accounts import ModelConfig
 from bunko.errors import ConflictError, NotFoundError
-from bunko.ports_accounts import ModelConfig
 
 _COLUMNS = (
     "id, workspace_id, name, provider, model_id, type, base_url, api_key_encrypted, "

@@ -11,10 +11,10 @@ from typing import Annotated, Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from bunko.domain.accounts import ModelConfig
 from bunko.http.deps import AccountsDep, Reader, Writer
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
-from bunko.ports_accounts import ModelConfig
 
 router = APIRouter(prefix="/model-configs", tags=["model-configs"], responses=error_responses(401))
 

@@ -1,21 +1,14 @@
-"""The account side's services, built together from their ports (bootstrap supplies the
-adapters): auth, users, model configs, settings, uploads, vision advice, conversion."""
+"""The account services (auth, users, model configs, settings, uploads, conversions), wired
+from a shape's account adapters."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
 
+from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.config import Settings
-from bunko.ports import BlobStore, MetadataStore
-from bunko.ports_accounts import (
-    DocumentConverter,
-    LoginAttemptStore,
-    ModelConfigStore,
-    SecretCipher,
-    SettingsStore,
-    UserStore,
-)
+from bunko.ports import MetadataStore
 from bunko.services.auth import AuthService
 from bunko.services.ingest import IngestService
 from bunko.services.knowledge_base import KnowledgeBaseService
@@ -27,15 +20,7 @@ from bunko.services.tokens import JwtVerifier, TokenService
 from bunko.services.user_settings import UserSettingsService, default_settings
 from bunko.services.users import UserAdminService
 from bunko.services.vision import VisionAdvisor
-from bunko.services.workspace_settings import FolderCheck, WorkspaceSettingsService
-
-
-@dataclass
-class AccountStores:
-    users: UserStore
-    login_attempts: LoginAttemptStore
-    model_configs: ModelConfigStore
-    settings: SettingsStore
+from bunko.services.workspace_settings import WorkspaceSettingsService
 
 
 @dataclass
@@ -73,19 +58,12 @@ def build_auth(
 
 
 def build_account_services(
-    settings: Settings,
-    *,
-    stores: AccountStores,
-    metadata: MetadataStore,
-    blobs: BlobStore,
-    ingest: IngestService,
-    cipher: SecretCipher,
-    converter: DocumentConverter,
-    jwt_secret: str,
-    folder_check: FolderCheck | None = None,
+    settings: Settings, adapters: Adapters, account: AccountAdapters, *, ingest: IngestService
 ) -> AccountServices:
-    auth = build_auth(settings, stores=stores, metadata=metadata, jwt_secret=jwt_secret)
-    tokens = auth.tokens
+    stores = account.stores
+    auth = build_auth(
+        settings, stores=stores, metadata=adapters.metadata, jwt_secret=account.jwt_secret
+    )
     knowledge_base = KnowledgeBaseService(
         ingest=ingest,
         model_configs=stores.model_configs,
@@ -95,9 +73,9 @@ def build_account_services(
     workspace_settings = WorkspaceSettingsService(
         stores.settings, min_score=settings.min_score, limit=settings.search_limit
     )
-    if folder_check is not None:
-        workspace_settings.folder_check = folder_check
-    return AccountServices(
+    if adapters.folder_check is not None:
+        workspace_settings.folder_check = adapters.folder_check
+    services = AccountServices(
         auth=auth,
         users=UserAdminService(
             users=stores.users,
@@ -106,9 +84,9 @@ def build_account_services(
             model_configs=stores.model_configs,
             settings=stores.settings,
         ),
-        tokens=tokens,
-        jwt_verifier=JwtVerifier(tokens, stores.users),
-        model_configs=ModelConfigService(stores.model_configs, cipher),
+        tokens=auth.tokens,
+        jwt_verifier=JwtVerifier(auth.tokens, stores.users),
+        model_configs=ModelConfigService(stores.model_configs, account.cipher),
         user_settings=UserSettingsService(
             stores.settings,
             stores.model_configs,
@@ -119,10 +97,17 @@ def build_account_services(
         workspace_settings=workspace_settings,
         knowledge_base=knowledge_base,
         vision=VisionAdvisor(
-            metadata=metadata,
-            blobs=blobs,
+            metadata=adapters.metadata,
+            blobs=adapters.blobs,
             model_configs=stores.model_configs,
             max_file_bytes=settings.max_file_bytes,
         ),
-        conversions=ConversionService(converter, blobs, max_file_bytes=settings.max_file_bytes),
+        conversions=ConversionService(
+            adapters.converter, adapters.blobs, max_file_bytes=settings.max_file_bytes
+        ),
     )
+    if settings.admin_username and settings.admin_password:
+        services.users.ensure_admin(
+            settings.admin_username, settings.admin_password.get_secret_value()
+        )
+    return services

@@ -13,7 +13,7 @@ import logging
 import threading
 from pathlib import Path
 
-from bunko.adapters.local.watcher import DropFolderWatcher, WatchedFolder
+from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 from bunko.errors import ValidationError
 from bunko.services.ingest import IngestService
 from bunko.services.workspace_settings import WorkspaceSettingsService

@@ -12,29 +12,26 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
-    from bunko.adapters.aws.ingest_events import IngestEventHandler
+    from bunko.drops.s3_events import IngestEventHandler
 
 
 @cache
 def api_app() -> FastAPI:
-    """The same FastAPI app as `bunko serve`, plus the AWS-only presigned upload route."""
-    from bunko.adapters.aws.presign_route import router as presign_router
-    from bunko.bootstrap import build_services
+    """The same FastAPI app as `bunko serve` (with /uploads/presign, as S3 can sign)."""
+    from bunko.bootstrap.root import build_services
     from bunko.http.app import create_app
 
-    app = create_app(build_services())
-    app.include_router(presign_router)
-    return app
+    return create_app(build_services())
 
 
 @cache
 def ingest_handler() -> IngestEventHandler:
     """Services whose queue collects jobs, so a drop is indexed in the same invocation."""
     from bunko.adapters.aws.clients import boto_client
-    from bunko.adapters.aws.ingest_events import IngestEventHandler
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.aws.sqs_queue import CollectingQueue
-    from bunko.bootstrap import build_services
+    from bunko.bootstrap.root import build_services
+    from bunko.drops.s3_events import IngestEventHandler
 
     aws = AwsSettings()
     collector = CollectingQueue()

@@ -1,0 +1,55 @@
+"""What each shape's builder hands the composition root: one adapter for every port."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bunko.ports import (
+    ApiKeyStore,
+    BlobStore,
+    DocumentConverter,
+    Embedder,
+    IngestQueue,
+    LoginAttemptStore,
+    MetadataStore,
+    ModelConfigStore,
+    SearchIndex,
+    SecretCipher,
+    SettingsStore,
+    UserStore,
+)
+from bunko.ports.uploads import UploadSigner
+from bunko.services.workspace_settings import FolderCheck
+
+
+@dataclass
+class AccountStores:
+    users: UserStore
+    login_attempts: LoginAttemptStore
+    model_configs: ModelConfigStore
+    settings: SettingsStore
+
+
+@dataclass
+class AccountAdapters:
+    """The account side of a shape: stores, the API key store, secrets and their cipher."""
+
+    stores: AccountStores
+    api_keys: ApiKeyStore
+    cipher: SecretCipher
+    jwt_secret: str
+
+
+@dataclass
+class Adapters:
+    metadata: MetadataStore
+    blobs: BlobStore
+    index: SearchIndex
+    embedder: Embedder | None
+    converter: DocumentConverter
+    accounts: AccountAdapters | None  # None on AWS when the deployment configures no accounts
+    queue: IngestQueue | None = None  # None: the root builds the in-process queue
+    upload_signer: UploadSigner | None = None
+    folder_check: FolderCheck | None = None
+    closers: list[Callable[[], None]] = field(default_factory=list)

@@ -1,0 +1,95 @@
+"""The AWS shape: DynamoDB, S3, OpenSearch Serverless, Bedrock, SQS, KMS, Secrets Manager.
+
+Resource names come from AwsSettings, which the CDK stack sets on each function. Imports are
+local so the embedded shape never imports boto3 or opensearch-py.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
+from bunko.config import Settings
+
+log = logging.getLogger(__name__)
+
+
+def build_aws_adapters(settings: Settings) -> Adapters:
+    from bunko.adapters.aws.bedrock_embedder import BedrockTitanEmbedder
+    from bunko.adapters.aws.clients import boto_client, opensearch_client
+    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
+    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.s3_blobs import S3BlobStore
+    from bunko.adapters.aws.s3_presign import S3UploadSigner
+    from bunko.adapters.aws.settings import AwsSettings
+    from bunko.adapters.aws.sqs_queue import SqsIngestQueue
+    from bunko.adapters.local.soffice import SofficeConverter
+
+    aws = AwsSettings()
+    s3 = boto_client("s3", aws)
+    blobs = S3BlobStore(s3, bucket=aws.bucket, prefix=aws.blob_prefix)
+    embedder = None
+    if aws.embedding_provider == "bedrock":
+        embedder = BedrockTitanEmbedder(
+            boto_client("bedrock-runtime", aws),
+            model_id=aws.embedding_model_id,
+            dimension=aws.embedding_dimension,
+            concurrency=aws.embed_concurrency,
+        )
+    return Adapters(
+        metadata=DynamoDBMetadataStore(
+            boto_client("dynamodb", aws), table_name=aws.table_name, blobs=blobs
+        ),
+        blobs=blobs,
+        index=OpenSearchServerlessIndex(
+            opensearch_client(aws),
+            index=aws.opensearch_index,
+            dimension=embedder.dimension if embedder else None,
+        ),
+        embedder=embedder,
+        # Answers 503 where no LibreOffice is installed (the Lambda runtime has none).
+        converter=SofficeConverter(),
+        accounts=_aws_accounts(aws),
+        queue=(
+            SqsIngestQueue(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
+            if aws.ingest_queue_url
+            else None
+        ),
+        upload_signer=S3UploadSigner(
+            s3,
+            bucket=aws.bucket,
+            drop_prefix=aws.drop_prefix,
+            expires_in=aws.presign_expires_seconds,
+        ),
+    )
+
+
+def _aws_accounts(aws) -> AccountAdapters | None:
+    """Users, login attempts, model configs, settings and API keys in the same table; model
+    API keys encrypted with KMS; the JWT key from Secrets Manager. None (logged) when the
+    deployment does not configure them."""
+    from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
+    from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
+    from bunko.adapters.aws.dynamodb_table import Table
+    from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
+    from bunko.adapters.aws.kms_cipher import KmsCipher, load_secret
+
+    if not aws.jwt_secret_arn or not aws.model_keys_kms_key_id:
+        log.warning(
+            "accounts and API keys are off: set BUNKO_JWT_SECRET_ARN and "
+            "BUNKO_MODEL_KEYS_KMS_KEY_ID"
+        )
+        return None
+    table = Table(boto_client("dynamodb", aws), aws.table_name)
+    return AccountAdapters(
+        stores=AccountStores(
+            users=DynamoDBUserStore(table),
+            login_attempts=DynamoDBLoginAttemptStore(table),
+            model_configs=DynamoDBModelConfigStore(table),
+            settings=DynamoDBSettingsStore(table),
+        ),
+        api_keys=DynamoDBApiKeyStore(table),
+        cipher=KmsCipher(boto_client("kms", aws), key_id=aws.model_keys_kms_key_id),
+        jwt_secret=load_secret(boto_client("secretsmanager", aws), aws.jwt_secret_arn),
+    )

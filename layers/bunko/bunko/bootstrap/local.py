@@ -1,0 +1,112 @@
+"""The embedded shape: SQLite, a blob folder, the local hybrid index, a packaged model.
+
+The account tables live in the metadata database (migration 0002); the JWT secret and the
+Fernet key come from settings or are generated on first run into data_dir/secrets.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
+from bunko.config import Settings
+from bunko.ports import Embedder
+from bunko.services.auth import AuthService
+
+
+def index_generation(embedder: Embedder | None) -> str:
+    """Each embedding model gets its own index generation, so switching models never mixes
+    vectors of two models; the new generation is filled by a reindex."""
+    name = embedder.name if embedder else "keyword-only"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
+
+
+def build_local_adapters(settings: Settings) -> Adapters:
+    from bunko.adapters.local.embedders import build_embedder
+    from bunko.adapters.local.files import FileBlobStore
+    from bunko.adapters.local.search_index import LocalSearchIndex
+    from bunko.adapters.local.soffice import SofficeConverter
+    from bunko.adapters.local.sqlite_db import SqliteDatabase
+    from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+    from bunko.drops.folder_monitor import local_folder_check
+
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    db = SqliteDatabase(settings.metadata_path)
+    embedder = build_embedder(
+        settings.embedder,
+        state_dir=settings.index_dir / "lsa",
+        batch_size=settings.embed_batch_size,
+        lsa_dimension=settings.lsa_dimension,
+        threads=settings.embed_threads,
+    )
+    index = LocalSearchIndex(
+        settings.index_dir / index_generation(embedder),
+        dimension=embedder.dimension if embedder else None,
+    )
+    return Adapters(
+        metadata=SqliteMetadataStore(db),
+        blobs=FileBlobStore(settings.blob_dir),
+        index=index,
+        embedder=embedder,
+        converter=SofficeConverter(),
+        accounts=_local_accounts(settings, db),
+        folder_check=local_folder_check(settings.data_dir),
+        closers=[index.close, db.close],
+    )
+
+
+def _local_accounts(settings: Settings, db) -> AccountAdapters:
+    from bunko.adapters.fernet_cipher import FernetCipher, new_fernet_key
+    from bunko.adapters.local.secret_files import load_or_create_secret
+    from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
+
+    fernet_key = (
+        settings.fernet_key.get_secret_value()
+        if settings.fernet_key
+        else load_or_create_secret(settings.secrets_dir / "fernet.key", new_fernet_key)
+    )
+    return AccountAdapters(
+        stores=local_account_stores(db),
+        api_keys=SqliteApiKeyStore(db),
+        cipher=FernetCipher(fernet_key),
+        jwt_secret=local_jwt_secret(settings),
+    )
+
+
+def local_account_stores(db) -> AccountStores:
+    from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
+    from bunko.adapters.local.sqlite_model_configs import SqliteModelConfigStore
+    from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
+
+    return AccountStores(
+        users=SqliteUserStore(db),
+        login_attempts=SqliteLoginAttemptStore(db),
+        model_configs=SqliteModelConfigStore(db),
+        settings=SqliteSettingsStore(db),
+    )
+
+
+def local_jwt_secret(settings: Settings) -> str:
+    from bunko.adapters.local.secret_files import load_or_create_secret
+
+    if settings.jwt_secret:
+        return settings.jwt_secret.get_secret_value()
+    return load_or_create_secret(
+        settings.secrets_dir / "jwt_secret", lambda: secrets.token_urlsafe(48)
+    )
+
+
+def open_local_auth(settings: Settings) -> AuthService:
+    """Just the auth service over the local stores, for the CLI (no index, no model)."""
+    from bunko.adapters.local.sqlite_db import SqliteDatabase
+    from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+    from bunko.bootstrap.accounts import build_auth
+
+    db = SqliteDatabase(settings.metadata_path)
+    return build_auth(
+        settings,
+        stores=local_account_stores(db),
+        metadata=SqliteMetadataStore(db),
+        jwt_secret=local_jwt_secret(settings),
+    )

@@ -1,0 +1,136 @@
+"""The composition root: builds the whole graph from settings (BUNKO_BACKEND=local|aws).
+
+Each shape's module builds its adapters; this module wires the same services over either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bunko.bootstrap.accounts import AccountServices, build_account_services
+from bunko.bootstrap.adapters import Adapters
+from bunko.config import Settings
+from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
+from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
+from bunko.ports.uploads import UploadSigner
+from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
+from bunko.services.identity import Identity
+from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.items import ItemsService
+from bunko.services.pipeline import IndexingPipeline
+from bunko.services.search import SearchService
+
+
+@dataclass
+class Services:
+    settings: Settings
+    metadata: MetadataStore
+    blobs: BlobStore
+    index: SearchIndex
+    embedder: Embedder | None
+    queue: IngestQueue
+    pipeline: IndexingPipeline
+    ingest: IngestService
+    search: SearchService
+    items: ItemsService  # chunk-level reads and edits (TelosDB's "items")
+    identity: Identity
+    # Users, model configs, settings and API keys: None only on an AWS deployment that
+    # configures no accounts (no JWT secret / KMS key).
+    accounts: AccountServices | None = None
+    apikeys: ApiKeyService | None = None
+    upload_signer: UploadSigner | None = None  # direct uploads (S3 presigned PUT)
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for close in self.closers:
+            close()
+
+
+def build_adapters(settings: Settings) -> Adapters:
+    if settings.backend == "aws":
+        from bunko.bootstrap.aws import build_aws_adapters
+
+        return build_aws_adapters(settings)
+    from bunko.bootstrap.local import build_local_adapters
+
+    return build_local_adapters(settings)
+
+
+def build_services(
+    settings: Settings | None = None, *, queue: IngestQueue | None = None
+) -> Services:
+    """Build the whole graph from settings. `queue` overrides the shape's ingest queue."""
+    settings = settings or Settings()
+    adapters = build_adapters(settings)
+    return wire_services(settings, adapters, queue=queue)
+
+
+def wire_services(
+    settings: Settings, adapters: Adapters, *, queue: IngestQueue | None = None
+) -> Services:
+    """The services over a shape's adapters (also used by `bunko eval`'s throw-away graph)."""
+    metadata, blobs, index, embedder = (
+        adapters.metadata,
+        adapters.blobs,
+        adapters.index,
+        adapters.embedder,
+    )
+    closers = list(adapters.closers)
+    pipeline = IndexingPipeline(
+        metadata=metadata,
+        blobs=blobs,
+        index=index,
+        embedder=embedder,
+        batch_size=settings.embed_batch_size,
+    )
+    queue = queue or adapters.queue
+    if queue is None:
+        from bunko.adapters.local.worker import ThreadIngestQueue
+
+        worker = ThreadIngestQueue(pipeline.process)
+        closers.insert(0, worker.stop)  # stop the worker before its stores close
+        queue = worker
+    ingest = IngestService(
+        metadata=metadata,
+        blobs=blobs,
+        index=index,
+        queue=queue,
+        defaults=IngestDefaults(
+            chunk_size=settings.chunk_size,
+            chunk_overlap=settings.chunk_overlap,
+            max_file_bytes=settings.max_file_bytes,
+        ),
+    )
+    search = SearchService(
+        metadata=metadata,
+        index=index,
+        embedder=embedder,
+        method=settings.fusion,
+        vector_weight=settings.vector_weight,
+        candidates=settings.candidates,
+    )
+    metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
+    accounts = apikeys = None
+    verifiers = []
+    if adapters.accounts is not None:
+        accounts = build_account_services(settings, adapters, adapters.accounts, ingest=ingest)
+        apikeys = ApiKeyService(store=adapters.accounts.api_keys, metadata=metadata)
+        verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
+    return Services(
+        settings=settings,
+        metadata=metadata,
+        blobs=blobs,
+        index=index,
+        embedder=embedder,
+        queue=queue,
+        pipeline=pipeline,
+        ingest=ingest,
+        search=search,
+        items=ItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),
+        identity=Identity(verifiers, auth_enabled=settings.auth == "on"),
+        accounts=accounts,
+        apikeys=apikeys,
+        upload_signer=adapters.upload_signer,
+        closers=closers,
+    )

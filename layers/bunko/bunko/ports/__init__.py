@@ -1,0 +1,40 @@
+"""The ports: what services need from the outside world, as Protocols, one module a concern.
+
+Services depend on these only; adapters in `bunko.adapters.local` and `bunko.adapters.aws`
+implement them, and `bunko.bootstrap` wires one to the other.
+"""
+
+from bunko.ports.accounts import LoginAttemptStore, ModelConfigStore, SettingsStore, UserStore
+from bunko.ports.apikeys import ApiKeyStore
+from bunko.ports.blobs import BlobStore
+from bunko.ports.conversion import DocumentConverter
+from bunko.ports.embedding import Embedder, TrainableEmbedder
+from bunko.ports.identity import TokenVerifier
+from bunko.ports.index import IndexEntry, IndexHit, SearchFilter, SearchIndex
+from bunko.ports.metadata import ChunkStore, DocumentStore, MetadataStore, WorkspaceStore
+from bunko.ports.queue import IngestJob, IngestQueue
+from bunko.ports.secrets import SecretCipher
+
+__all__ = [
+    "ApiKeyStore",
+    "BlobStore",
+    "ChunkStore",
+    "DocumentConverter",
+    "DocumentStore",
+    "Embedder",
+    "IndexEntry",
+    "IndexHit",
+    "IngestJob",
+    "IngestQueue",
+    "LoginAttemptStore",
+    "MetadataStore",
+    "ModelConfigStore",
+    "SearchFilter",
+    "SearchIndex",
+    "SecretCipher",
+    "SettingsStore",
+    "TokenVerifier",
+    "TrainableEmbedder",
+    "UserStore",
+    "WorkspaceStore",
+]

@@ -1,0 +1,53 @@
+"""Ports of the account side: users, login attempts, model configs, settings documents."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from bunko.domain.accounts import LoginAttempts, ModelConfig, User
+
+
+class UserStore(Protocol):
+    def add_user(self, user: User) -> None:
+        """Insert; raises ConflictError when the username (by username_key) is taken."""
+
+    def save_user(self, user: User) -> None: ...
+    def get_user(self, user_id: str) -> User | None: ...
+    def get_user_by_username(self, username: str) -> User | None: ...
+    def list_users(self) -> list[User]:
+        """Oldest first."""
+
+    def count_admins(self) -> int: ...
+    def delete_user(self, user_id: str) -> bool:
+        """Delete; False if absent. Raises ConflictError, atomically, instead of deleting the
+        last admin (two concurrent deletes must not leave the server without one)."""
+
+
+class LoginAttemptStore(Protocol):
+    def get_attempts(self, key: str) -> LoginAttempts | None: ...
+    def save_attempts(self, attempts: LoginAttempts) -> None: ...
+    def clear_attempts(self, key: str) -> None: ...
+
+
+class ModelConfigStore(Protocol):
+    def add_model_config(self, config: ModelConfig) -> None:
+        """Insert; raises ConflictError when the name is taken in the workspace."""
+
+    def save_model_config(self, config: ModelConfig) -> None:
+        """Update; raises ConflictError when the new name is taken in the workspace."""
+
+    def get_model_config(self, workspace_id: str, config_id: str) -> ModelConfig | None: ...
+    def list_model_configs(self, workspace_id: str) -> list[ModelConfig]:
+        """Oldest first."""
+
+    def delete_model_config(self, workspace_id: str, config_id: str) -> bool: ...
+    def delete_workspace_model_configs(self, workspace_id: str) -> int: ...
+
+
+class SettingsStore(Protocol):
+    """JSON settings documents by (scope, owner): "user"/user id, "workspace"/workspace id."""
+
+    def get_settings(self, scope: str, owner: str) -> dict[str, Any] | None: ...
+    def put_settings(self, scope: str, owner: str, values: dict[str, Any]) -> None: ...
+    def delete_settings(self, scope: str, owner: str) -> None: ...
+    def list_settings(self, scope: str) -> list[tuple[str, dict[str, Any]]]: ...

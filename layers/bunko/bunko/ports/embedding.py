@@ -1,0 +1,32 @@
+"""Embedding models."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Text → L2-normalised float32 vectors. Batches internally."""
+
+    name: str
+    dimension: int
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        """Shape (len(texts), dimension)."""
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """Shape (dimension,)."""
+
+
+@runtime_checkable
+class TrainableEmbedder(Embedder, Protocol):
+    """An embedder fitted on the corpus itself (LSA); `lsa_retrain` calls `fit`."""
+
+    @property
+    def is_fitted(self) -> bool: ...
+    def fit(self, texts: Sequence[str]) -> None: ...

@@ -1,0 +1,65 @@
+"""The search index: derived from metadata, rebuildable at any time (DESIGN decision 1).
+
+The local adapters must not hide cloud limits (DESIGN decision 2): chunk ids are fields,
+deletes go by document or by chunk ids.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class IndexEntry:
+    """One chunk as the search index stores it."""
+
+    chunk_id: str
+    document_id: str
+    workspace_id: str
+    revision: int
+    text: str
+    category: str | None = None
+    vector: Sequence[float] | None = None
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Filters every sub-query applies in the engine, so both engines filter alike."""
+
+    workspace_id: str
+    category: str | None = None
+    document_ids: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class IndexHit:
+    """A raw engine hit. `score` is engine-native: BM25 for keyword, cosine for vector."""
+
+    chunk_id: str
+    document_id: str
+    score: float
+
+
+class SearchIndex(Protocol):
+    """A derived index (DESIGN decision 1): rebuildable from metadata at any time."""
+
+    dimension: int | None
+
+    def index(self, entries: Sequence[IndexEntry]) -> None:
+        """Add or replace entries by chunk id (re-indexing the same chunk is idempotent)."""
+
+    def delete_document(self, workspace_id: str, document_id: str) -> None: ...
+    def delete_chunks(self, workspace_id: str, chunk_ids: Sequence[str]) -> None: ...
+    def keyword_search(self, query: str, filters: SearchFilter, limit: int) -> list[IndexHit]: ...
+    def vector_search(
+        self, vector: Sequence[float], filters: SearchFilter, limit: int
+    ) -> list[IndexHit]: ...
+    def hybrid_search(
+        self, query: str, vector: Sequence[float] | None, filters: SearchFilter, limit: int
+    ) -> tuple[list[IndexHit], list[IndexHit]]:
+        """Both sub-queries at once (one round trip where the engine allows it)."""
+
+    def clear(self, workspace_id: str | None = None) -> None: ...
+    def count(self, workspace_id: str | None = None) -> int: ...

@@ -1,0 +1,68 @@
+"""The metadata store: the source of truth (DESIGN decision 1), split along its seams.
+
+Services that need one seam take that Protocol; `MetadataStore` is all of them, which is what
+each backend's adapter implements.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from bunko.domain import Chunk, Document, Revision, Workspace
+
+
+class WorkspaceStore(Protocol):
+    def ensure_workspace(self, workspace: Workspace) -> Workspace: ...
+    def get_workspace(self, workspace_id: str) -> Workspace | None: ...
+
+
+class DocumentStore(Protocol):
+    """Documents and their revisions."""
+
+    def add_document(self, document: Document) -> None:
+        """Insert; raises ConflictError if the path or id already exists in the workspace."""
+
+    def save_document(self, document: Document) -> None:
+        """Update an existing document (every field but id and workspace_id)."""
+
+    def get_document(self, workspace_id: str, document_id: str) -> Document | None: ...
+    def get_document_by_path(self, workspace_id: str, path: str) -> Document | None: ...
+    def list_documents(
+        self, workspace_id: str, *, limit: int, offset: int = 0, category: str | None = None
+    ) -> list[Document]:
+        """Newest first."""
+
+    def count_documents(self, workspace_id: str, *, category: str | None = None) -> int: ...
+    def list_categories(self, workspace_id: str) -> list[str]: ...
+    def delete_document(self, workspace_id: str, document_id: str) -> bool:
+        """Delete the document, its revisions and its chunks; False if it was not there."""
+
+    def iter_documents(self, workspace_id: str | None = None) -> Iterator[Document]: ...
+
+    # revisions
+    def add_revision(self, revision: Revision) -> None: ...
+    def get_revision(
+        self, workspace_id: str, document_id: str, revision: int
+    ) -> Revision | None: ...
+    def list_revisions(self, workspace_id: str, document_id: str) -> list[Revision]: ...
+
+
+class ChunkStore(Protocol):
+    """Chunks of each document's current revision."""
+
+    def replace_chunks(self, workspace_id: str, document_id: str, chunks: Sequence[Chunk]) -> None:
+        """Atomically make `chunks` the document's chunks (idempotent for the same ids)."""
+
+    def get_chunks(self, workspace_id: str, document_id: str) -> list[Chunk]: ...
+    def get_chunk(self, workspace_id: str, chunk_id: str) -> Chunk | None: ...
+    def get_chunks_by_ids(self, workspace_id: str, chunk_ids: Sequence[str]) -> list[Chunk]: ...
+    def save_chunk(self, chunk: Chunk) -> None: ...
+    def delete_chunk(self, workspace_id: str, chunk_id: str) -> bool: ...
+    def iter_chunks(self, workspace_id: str | None = None) -> Iterator[Chunk]: ...
+    def count_chunks(self, workspace_id: str | None = None) -> int: ...
+
+
+class MetadataStore(WorkspaceStore, DocumentStore, ChunkStore, Protocol):
+    """Workspaces, documents, revisions and chunks: what each backend's store implements."""
