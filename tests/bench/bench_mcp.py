@@ -29,7 +29,7 @@ from mcp_types import ListToolsResult  # noqa: E402
 
 from bunko.domain import DEFAULT_WORKSPACE_ID  # noqa: E402
 from bunko.mcp.registry import PROFILES, TRANSPORTS  # noqa: E402
-from bunko.mcp.server import listed_tools, tool_definition  # noqa: E402
+from bunko.mcp.tool_server import listed_tools, tool_definition  # noqa: E402
 
 EVAL_DIR = Path(os.environ.get("BUNKO_EVAL_DIR", REPO.parent / "shared" / "eval"))
 

@@ -7,8 +7,8 @@ import pytest
 from mcp import MCPError
 
 from bunko.config import Settings
+from bunko.embedded_server import check_bind
 from bunko.mcp.http import transport_security
-from bunko.server import check_bind
 from tests.e2e.mcp_harness import deployed, http_client, mcp_error_in, ok
 
 pytestmark = pytest.mark.anyio

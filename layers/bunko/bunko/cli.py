@@ -10,23 +10,12 @@ from typing import Annotated
 
 import typer
 
+from bunko.cli_options import DataDir, command_settings
 from bunko.cli_users import user_app
 from bunko.config import Settings
 from bunko.mcp.commands import apikey_app, mcp_command
 
 app = typer.Typer(help="Bunko: a knowledge base for people and AI agents.", no_args_is_help=True)
-
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Data folder (env BUNKO_DATA_DIR).", show_default=False),
-]
-
-
-def _settings(data_dir: Path | None, **overrides) -> Settings:
-    values = {k: v for k, v in overrides.items() if v is not None}
-    if data_dir is not None:
-        values["data_dir"] = data_dir
-    return Settings(**values)
 
 
 def _services(settings: Settings):
@@ -61,9 +50,9 @@ def serve(
     """Run the HTTP server and the drop-folder watcher."""
     import uvicorn
 
-    from bunko.server import run_server
+    from bunko.embedded_server import run_server
 
-    settings = _settings(data_dir, host=host, port=port, mcp_port=mcp_port)
+    settings = command_settings(data_dir, host=host, port=port, mcp_port=mcp_port)
     logging.basicConfig(
         level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
@@ -80,7 +69,7 @@ def ingest(
     from bunko.domain import DEFAULT_WORKSPACE_ID
     from bunko.errors import BunkoError
 
-    services = _services(_settings(data_dir))
+    services = _services(command_settings(data_dir))
     files = [p for path in paths for p in ([path] if path.is_file() else sorted(path.rglob("*")))]
     files = [f for f in files if f.is_file() and not f.name.startswith(".")]
     submitted = []
@@ -125,7 +114,7 @@ def search(
     from bunko.domain import DEFAULT_WORKSPACE_ID
     from bunko.services.search import SearchOptions
 
-    services = _services(_settings(data_dir))
+    services = _services(command_settings(data_dir))
     result = services.search.search(
         DEFAULT_WORKSPACE_ID,
         query,
@@ -153,7 +142,7 @@ def reindex(
     """Rebuild the search index from the metadata store."""
     from tqdm import tqdm
 
-    services = _services(_settings(data_dir))
+    services = _services(command_settings(data_dir))
     started = time.perf_counter()
     with tqdm(total=services.metadata.count_chunks(), desc="reindex", unit="chunk") as bar:
         count = services.pipeline.reindex(retrain=retrain, progress=bar.update)

@@ -8,20 +8,15 @@ from typing import Annotated
 
 import typer
 
-from bunko.config import Settings
+from bunko.cli_options import DataDir, command_settings
 
 user_app = typer.Typer(help="Manage the REST API's users.", no_args_is_help=True)
-
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Data folder (env BUNKO_DATA_DIR).", show_default=False),
-]
 
 
 def _auth(data_dir: Path | None):
     from bunko.bootstrap.local import open_local_auth
 
-    return open_local_auth(Settings(data_dir=data_dir) if data_dir else Settings())
+    return open_local_auth(command_settings(data_dir))
 
 
 @user_app.command("create")

@@ -15,9 +15,9 @@ from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
 from bunko.ports.uploads import UploadSigner
 from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
+from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
-from bunko.services.items import ItemsService
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.search import SearchService
 
@@ -33,7 +33,7 @@ class Services:
     pipeline: IndexingPipeline
     ingest: IngestService
     search: SearchService
-    items: ItemsService  # chunk-level reads and edits (TelosDB's "items")
+    items: ChunkItemsService  # chunk-level reads and edits (TelosDB's "items")
     identity: Identity
     # Users, model configs, settings and API keys: None only on an AWS deployment that
     # configures no accounts (no JWT secret / KMS key).
@@ -127,7 +127,7 @@ def wire_services(
         pipeline=pipeline,
         ingest=ingest,
         search=search,
-        items=ItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),
+        items=ChunkItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),
         identity=Identity(verifiers, auth_enabled=settings.auth == "on"),
         accounts=accounts,
         apikeys=apikeys,

@@ -9,9 +9,9 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS = {
-    "build_server": "bunko.mcp.server",
-    "call_tool": "bunko.mcp.server",
-    "listed_tools": "bunko.mcp.server",
+    "build_server": "bunko.mcp.tool_server",
+    "call_tool": "bunko.mcp.tool_server",
+    "listed_tools": "bunko.mcp.tool_server",
     "create_mcp_app": "bunko.mcp.http",
     "mount_mcp": "bunko.mcp.http",
     "run_stdio": "bunko.mcp.stdio",

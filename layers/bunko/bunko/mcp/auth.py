@@ -25,7 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from bunko.domain.auth import Principal
 from bunko.errors import AuthenticationError
 from bunko.mcp.registry import TOOLS
-from bunko.mcp.server import PRINCIPAL_SCOPE_KEY
+from bunko.mcp.tool_server import PRINCIPAL_SCOPE_KEY
 from bunko.services.identity import Identity
 
 UNAUTHORIZED_CODE = -32001

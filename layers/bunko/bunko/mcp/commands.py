@@ -13,22 +13,10 @@ from typing import Annotated
 
 import typer
 
-from bunko.config import Settings
+from bunko.cli_options import DataDir, command_settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
 
 apikey_app = typer.Typer(help="Create, list and revoke API keys for agents.", no_args_is_help=True)
-
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help="Data folder (env BUNKO_DATA_DIR).", show_default=False),
-]
-
-
-def _settings(data_dir: Path | None, **values: object) -> Settings:
-    values = {k: v for k, v in values.items() if v is not None}
-    if data_dir is not None:
-        values["data_dir"] = data_dir
-    return Settings(**values)  # type: ignore[arg-type]
 
 
 def mcp_command(
@@ -55,7 +43,7 @@ def mcp_command(
         stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    settings = _settings(data_dir, mcp_profile=profile)
+    settings = command_settings(data_dir, mcp_profile=profile)
     try:
         run_stdio(settings, api_key=api_key)
     except AuthenticationError as exc:
@@ -138,7 +126,7 @@ def _keys_services(data_dir: Path | None):
     from bunko.bootstrap import build_services
 
     # Keys need no model: skip loading one.
-    services = build_services(_settings(data_dir, embedder="none"))
+    services = build_services(command_settings(data_dir, embedder="none"))
     if services.apikeys is None:
         services.close()
         typer.echo("error: API keys are stored by the local backend only", err=True)

@@ -27,7 +27,7 @@ from bunko.domain.auth import ALL_SCOPES
 from bunko.http.errors import install_error_handlers
 from bunko.mcp.auth import WELL_KNOWN, McpAuthGuard
 from bunko.mcp.registry import Profile
-from bunko.mcp.server import build_server
+from bunko.mcp.tool_server import build_server
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services

@@ -9,7 +9,7 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bunko.services.items import MAX_ITEM_CHARS, MAX_PAGE_SIZE
+from bunko.services.chunk_items import MAX_ITEM_CHARS, MAX_PAGE_SIZE
 
 # The documented limits an agent can plan around (README, docs/mcp.md).
 MAX_QUERY_CHARS = 4_000

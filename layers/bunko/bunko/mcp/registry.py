@@ -14,7 +14,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
     from bunko.domain.auth import Principal
-    from bunko.services.items import ItemsService
+    from bunko.services.chunk_items import ChunkItemsService
 
 Profile = Literal["core", "full"]
 Transport = Literal["http", "stdio"]
@@ -35,7 +35,7 @@ class ToolContext:
         return self.principal.workspace_id
 
     @property
-    def items(self) -> ItemsService:
+    def items(self) -> ChunkItemsService:
         items = self.services.items
         assert items is not None, "build_services always builds the items service"
         return items

@@ -18,7 +18,7 @@ from bunko.config import Settings
 from bunko.domain.auth import Principal
 from bunko.errors import AuthenticationError
 from bunko.mcp.registry import Profile
-from bunko.mcp.server import build_server
+from bunko.mcp.tool_server import build_server
 from bunko.services.identity import LOCAL_PRINCIPAL
 
 log = logging.getLogger(__name__)

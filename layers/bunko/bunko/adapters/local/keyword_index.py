@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 
 import numpy as np
 
-from bunko.textproc import QueryTerm, is_cjk_term
+from bunko.adapters.local.keyword_analysis import QueryTerm, is_cjk_term
 
 K1 = 1.2
 B = 0.75

@@ -29,15 +29,15 @@ from pathlib import Path
 import numpy as np
 
 from bunko.adapters.local.index_store import IndexStore, NewRow
+from bunko.adapters.local.keyword_analysis import index_terms, query_terms
 from bunko.adapters.local.vector_index import VectorIndex
 from bunko.adapters.local.workspace_engines import WorkspaceEngines
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
-from bunko.textproc import index_terms, query_terms
 
 log = logging.getLogger(__name__)
 
-# Bump when textproc's analysis changes: stored terms of another version are unusable, so
+# Bump when keyword_analysis changes: stored terms of another version are unusable, so
 # the index empties itself and the next `bunko reindex` / heal refills it.
 ANALYZER_VERSION = "1"
 # A graph with unsaved changes is saved at most this often while writes continue.

@@ -1,4 +1,4 @@
-"""ItemsService: TelosDB's chunk-level reads and edits, through real embedded adapters."""
+"""ChunkItemsService: TelosDB's chunk-level reads and edits, through real embedded adapters."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import SearchFilter
-from bunko.services.items import MAX_ITEM_CHARS, ItemsService
+from bunko.services.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
 from tests.conftest import make_services
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -79,7 +79,7 @@ def test_an_index_failure_rolls_the_metadata_back(services, doc):
         def index(self, entries):
             raise RuntimeError("index is down")
 
-    items = ItemsService(
+    items = ChunkItemsService(
         metadata=services.metadata, blobs=services.blobs, index=BrokenIndex(services.index),
         embedder=None,
     )  # fmt: skip

@@ -34,7 +34,7 @@ def check_bind(settings: Settings) -> None:
 def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> None:
     from bunko.http.app import create_app
     from bunko.http.routes import telosdb
-    from bunko.mcp.serve import McpServerThread
+    from bunko.mcp.port_thread import McpServerThread
 
     check_bind(settings)
     services = build_services(settings)

@@ -1,4 +1,4 @@
-"""ItemsService: TelosDB's chunk-level operations ("items" are chunks) and document reads.
+"""ChunkItemsService: TelosDB's chunk-level operations ("items" are chunks) and document reads.
 
 Edits keep DESIGN decision 1: the metadata store is written first and stays the truth; the
 index follows. An edited item keeps its id; the revision's original file and extracted text
@@ -48,7 +48,7 @@ class DocumentPage:
     page: int
 
 
-class ItemsService:
+class ChunkItemsService:
     def __init__(
         self,
         *,
