@@ -149,3 +149,15 @@ def test_hostile_queries_do_not_error(kb):
     ]:
         assert isinstance(search(kb, q, min_score=0).items, list)
     assert search(kb, "backup").items  # the store is intact
+
+
+def test_left_out_options_come_from_the_workspaces_saved_settings(kb):
+    """Every door (REST, MCP, chat) searches alike: what a caller leaves out, the service
+    takes from the workspace's saved /settings; what the caller gives wins."""
+    kb.accounts.workspace_settings.update(WS, {"limit": 1}, may_watch_folders=False)
+    assert len(search(kb, "backup restore kettles stew", min_score=0).items) == 1
+    assert len(search(kb, "backup restore kettles stew", min_score=0, limit=3).items) == 3
+    kb.accounts.workspace_settings.update(WS, {"min_score": 0.75}, may_watch_folders=False)
+    resolved = kb.search.resolve(WS, SearchOptions())
+    assert (resolved.limit, resolved.min_score) == (1, 0.75)
+    assert kb.search.resolve(WS, SearchOptions(min_score=0.1)).min_score == 0.1

@@ -20,6 +20,7 @@ from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.search import SearchService
+from bunko.services.status import StatusService
 
 
 @dataclass
@@ -33,6 +34,7 @@ class Services:
     pipeline: IndexingPipeline
     ingest: IngestService
     search: SearchService
+    status: StatusService
     items: ChunkItemsService  # chunk-level reads and edits (TelosDB's "items")
     identity: Identity
     # Users, model configs, settings and API keys: None only on an AWS deployment that
@@ -85,12 +87,13 @@ def wire_services(
         batch_size=settings.embed_batch_size,
     )
     queue = queue or adapters.queue
+    queue_depth = lambda: 0  # noqa: E731 (SQS: the queue's depth is CloudWatch's to report)
     if queue is None:
         from bunko.adapters.local.worker import ThreadIngestQueue
 
         worker = ThreadIngestQueue(pipeline.process)
         closers.insert(0, worker.stop)  # stop the worker before its stores close
-        queue = worker
+        queue, queue_depth = worker, lambda: worker.pending
     ingest = IngestService(
         metadata=metadata,
         blobs=blobs,
@@ -102,14 +105,6 @@ def wire_services(
             max_file_bytes=settings.max_file_bytes,
         ),
     )
-    search = SearchService(
-        metadata=metadata,
-        index=index,
-        embedder=embedder,
-        method=settings.fusion,
-        vector_weight=settings.vector_weight,
-        candidates=settings.candidates,
-    )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
     accounts = apikeys = None
     verifiers = []
@@ -117,6 +112,17 @@ def wire_services(
         accounts = build_account_services(settings, adapters, adapters.accounts, ingest=ingest)
         apikeys = ApiKeyService(store=adapters.accounts.api_keys, metadata=metadata)
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
+    search = SearchService(
+        metadata=metadata,
+        index=index,
+        embedder=embedder,
+        method=settings.fusion,
+        vector_weight=settings.vector_weight,
+        candidates=settings.candidates,
+        limit=settings.search_limit,
+        min_score=settings.min_score,
+        saved_defaults=accounts.workspace_settings if accounts else None,
+    )
     return Services(
         settings=settings,
         metadata=metadata,
@@ -127,6 +133,7 @@ def wire_services(
         pipeline=pipeline,
         ingest=ingest,
         search=search,
+        status=StatusService(documents=metadata, embedder=embedder, queue_depth=queue_depth),
         items=ChunkItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),
         identity=Identity(verifiers, auth_enabled=settings.auth == "on"),
         accounts=accounts,

@@ -35,17 +35,10 @@ def search_text(ctx: ToolContext, args: SearchTextInput) -> SearchTextOutput:
     matching chunks are joined into one result. `vector_search_used` tells whether the
     meaning-based half ran. A failure is reported in `error`, never as a tool error.
     Use list_categories for the values `category` accepts."""
-    limit, min_score = args.limit, args.min_score
-    accounts = ctx.services.accounts
-    if accounts is not None and not {"limit", "min_score"} <= args.model_fields_set:
-        # Left out by the caller: the workspace's saved search settings (TelosDB's /settings).
-        saved = accounts.workspace_settings.get(ctx.workspace_id)
-        limit = args.limit if "limit" in args.model_fields_set else int(saved["limit"])
-        if "min_score" not in args.model_fields_set:
-            min_score = float(saved["min_score"])
+    given = args.model_fields_set  # what the agent left out, the search service fills in
     options = SearchOptions(
-        limit=limit,
-        min_score=min_score,
+        limit=args.limit if "limit" in given else None,
+        min_score=args.min_score if "min_score" in given else None,
         group_by_document=args.group_by_document,
         category=args.category or None,
     )

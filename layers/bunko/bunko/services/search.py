@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 import numpy as np
 
@@ -23,10 +24,17 @@ log = logging.getLogger(__name__)
 MAX_JOINED_CHUNKS = 3
 
 
+class SearchDefaults(Protocol):
+    """A workspace's saved search settings (TelosDB's /settings `limit` and `min_score`)."""
+
+    def search_defaults(self, workspace_id: str) -> tuple[int, float]: ...
+
+
 @dataclass(frozen=True)
 class SearchOptions:
-    limit: int = 5
-    min_score: float = 0.3
+    # None: the workspace's saved setting, so REST, MCP and chat all search alike.
+    limit: int | None = None
+    min_score: float | None = None
     group_by_document: bool = True
     category: str | None = None
     document_ids: frozenset[str] | None = None
@@ -78,6 +86,9 @@ class SearchService:
         method: str = "convex",
         vector_weight: float = 0.3,
         candidates: int = 100,
+        limit: int = 5,
+        min_score: float = 0.3,
+        saved_defaults: SearchDefaults | None = None,
     ) -> None:
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
@@ -87,6 +98,22 @@ class SearchService:
         self.method = method
         self.vector_weight = vector_weight
         self.candidates = candidates
+        self.limit = limit
+        self.min_score = min_score
+        self.saved_defaults = saved_defaults
+
+    def resolve(self, workspace_id: str, options: SearchOptions) -> SearchOptions:
+        """Fill what the caller left out from the workspace's saved settings (else config)."""
+        if options.limit is not None and options.min_score is not None:
+            return options
+        limit, min_score = self.limit, self.min_score
+        if self.saved_defaults is not None:
+            limit, min_score = self.saved_defaults.search_defaults(workspace_id)
+        return replace(
+            options,
+            limit=limit if options.limit is None else options.limit,
+            min_score=min_score if options.min_score is None else options.min_score,
+        )
 
     def query_vector(self, query: str) -> np.ndarray | None:
         """The query's embedding, or None when there is no usable embedder."""
@@ -100,6 +127,7 @@ class SearchService:
         method = options.method or self.method
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
+        options = self.resolve(workspace_id, options)
         if not query or not query.strip() or options.limit <= 0:
             return SearchResult(method=method)
         filters = SearchFilter(

@@ -61,6 +61,10 @@ class WorkspaceSettingsService:
         stored = self.store.get_settings(SCOPE, workspace_id) or {}
         return {**self.defaults, **{k: v for k, v in stored.items() if k in self.defaults}}
 
+    def search_defaults(self, workspace_id: str) -> tuple[int, float]:
+        saved = self.get(workspace_id)
+        return int(saved["limit"]), float(saved["min_score"])
+
     def update(
         self, workspace_id: str, changes: dict[str, Any], *, may_watch_folders: bool
     ) -> dict[str, Any]:

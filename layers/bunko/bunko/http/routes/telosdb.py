@@ -8,17 +8,16 @@ server and need no token; the rest act on the caller's workspace.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Annotated, Literal
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from bunko import __version__
-from bunko.domain import DocumentStatus
 from bunko.domain.auth import SCOPE_ADMIN
 from bunko.http.deps import AccountsDep, Reader, ServicesDep, Writer
 from bunko.http.errors import error_responses
-from bunko.ports import TrainableEmbedder
 
 router = APIRouter(tags=["telosdb"])
 
@@ -47,17 +46,10 @@ class TelosSettingsUpdate(BaseModel):
     limit: Annotated[int | None, Field(ge=1, le=100)] = None
 
 
-def _edition(services) -> tuple[str, bool]:
-    """Pro when a neural embedding model is loaded; community for LSA or keyword-only."""
-    embedder = services.embedder
-    pro = embedder is not None and not isinstance(embedder, TrainableEmbedder)
-    return ("pro" if pro else "community"), pro
-
-
 @router.get("/edition")
 def edition(services: ServicesDep) -> dict:
-    name, pro = _edition(services)
-    return {"edition": name, "embedding_loaded": True} if pro else {"edition": name}
+    name = services.status.edition
+    return {"edition": name, "embedding_loaded": True} if name == "pro" else {"edition": name}
 
 
 @router.get("/version")
@@ -67,12 +59,11 @@ def version() -> dict:
 
 @router.get("/model_name")
 def model_name(services: ServicesDep) -> dict:
-    name, _ = _edition(services)
-    embedder = services.embedder
+    status = services.status
     return {
-        "edition": name,
-        "model_name": embedder.name if embedder else None,
-        "dimension": embedder.dimension if embedder else None,
+        "edition": status.edition,
+        "model_name": status.model_name,
+        "dimension": status.dimension,
     }
 
 
@@ -108,15 +99,4 @@ class IndexingStatus(BaseModel):
 
 @router.get("/indexing_status", response_model=IndexingStatus, responses=error_responses(401))
 def indexing_status(principal: Reader, services: ServicesDep) -> IndexingStatus:
-    counts = dict.fromkeys(DocumentStatus, 0)
-    for doc in services.metadata.iter_documents(principal.workspace_id):
-        counts[doc.status] += 1
-    pending = counts[DocumentStatus.PENDING] + counts[DocumentStatus.INDEXING]
-    return IndexingStatus(
-        status="indexing" if pending else "idle",
-        pending=pending,
-        queued=int(getattr(services.queue, "pending", 0)),
-        documents=sum(counts.values()),
-        completed=counts[DocumentStatus.COMPLETED],
-        failed=counts[DocumentStatus.FAILED],
-    )
+    return IndexingStatus(**asdict(services.status.indexing(principal.workspace_id)))
