@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from bunko.domain.accounts import LoginAttempts, ModelConfig, User
@@ -48,6 +49,9 @@ class SettingsStore(Protocol):
     """JSON settings documents by (scope, owner): "user"/user id, "workspace"/workspace id."""
 
     def get_settings(self, scope: str, owner: str) -> dict[str, Any] | None: ...
+    def get_many_settings(self, scope: str, owners: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The documents of those owners that exist, in one round trip (a page of files)."""
+
     def put_settings(self, scope: str, owner: str, values: dict[str, Any]) -> None: ...
     def delete_settings(self, scope: str, owner: str) -> None: ...
     def list_settings(self, scope: str) -> list[tuple[str, dict[str, Any]]]: ...

@@ -8,6 +8,7 @@ upload's own options (mode, embeddingModelId) are kept beside the document.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
@@ -96,11 +97,11 @@ class KnowledgeBaseService:
         )
         return doc
 
-    def upload_options(self, document_id: str) -> dict[str, Any]:
-        return self.options.get_settings(OPTIONS_SCOPE, document_id) or {
-            "mode": "fast",
-            "embeddingModelId": None,
-        }
+    def upload_options(self, document_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Each file's upload options (mode, embeddingModelId), read in one batch."""
+        saved = self.options.get_many_settings(OPTIONS_SCOPE, document_ids)
+        default = {"mode": "fast", "embeddingModelId": None}
+        return {doc_id: saved.get(doc_id, default) for doc_id in document_ids}
 
     def list(self, workspace_id: str, *, limit: int, offset: int = 0) -> list[Document]:
         return self.metadata.list_documents(workspace_id, limit=limit, offset=offset)

@@ -4,6 +4,7 @@ keys, stored by the hash of the secret, which is what every request looks up).""
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +28,10 @@ class DynamoDBSettingsStore:
     def get_settings(self, scope: str, owner: str) -> dict[str, Any] | None:
         item = self.table.get(self._key(scope, owner))
         return json.loads(item["value"]) if item else None
+
+    def get_many_settings(self, scope: str, owners: Sequence[str]) -> dict[str, dict[str, Any]]:
+        keys = [self._key(scope, owner) for owner in dict.fromkeys(owners)]
+        return {item[SK]: json.loads(item["value"]) for item in self.table.batch_get(keys)}
 
     def put_settings(self, scope: str, owner: str, values: dict[str, Any]) -> None:
         self.table.put({**self._key(scope, owner), "value": json.dumps(values, ensure_ascii=False)})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
@@ -19,6 +20,20 @@ class SqliteSettingsStore:
             .fetchone()
         )
         return json.loads(row[0]) if row else None
+
+    def get_many_settings(self, scope: str, owners: Sequence[str]) -> dict[str, dict[str, Any]]:
+        found: dict[str, dict[str, Any]] = {}
+        unique = list(dict.fromkeys(owners))
+        conn = self.db.connect()
+        for start in range(0, len(unique), 500):  # under SQLite's bound-parameter limit
+            batch = unique[start : start + 500]
+            marks = ",".join("?" * len(batch))
+            rows = conn.execute(
+                f"SELECT owner, value FROM settings WHERE scope = ? AND owner IN ({marks})",
+                (scope, *batch),
+            )
+            found.update((r[0], json.loads(r[1])) for r in rows)
+        return found
 
     def put_settings(self, scope: str, owner: str, values: dict[str, Any]) -> None:
         with self.db.transaction() as conn:

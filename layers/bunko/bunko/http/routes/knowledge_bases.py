@@ -8,7 +8,7 @@ JSON); chunkSize 50–20000 and chunkOverlap 0–10000 characters, overlap below
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from pydantic import BaseModel
@@ -17,7 +17,7 @@ from bunko.domain import Document
 from bunko.http.deps import AccountsDep, Reader, Writer
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
-from bunko.services.knowledge_base import KnowledgeBaseService, UploadOptions
+from bunko.services.knowledge_base import UploadOptions
 
 router = APIRouter(tags=["knowledge-base"], responses=error_responses(401, 403))
 
@@ -40,8 +40,7 @@ class KnowledgeBaseFile(BaseModel):
     updatedAt: datetime
 
     @classmethod
-    def of(cls, doc: Document, kb: KnowledgeBaseService) -> KnowledgeBaseFile:
-        options = kb.upload_options(doc.id)
+    def of(cls, doc: Document, options: dict[str, Any]) -> KnowledgeBaseFile:
         return cls(
             id=doc.id,
             name=doc.path,
@@ -96,7 +95,7 @@ def upload(
             mode=mode,
         ),
     )
-    return KnowledgeBaseFile.of(doc, kb)
+    return KnowledgeBaseFile.of(doc, kb.upload_options([doc.id])[doc.id])
 
 
 @router.get("/knowledge-bases", response_model=list[KnowledgeBaseFile])
@@ -109,7 +108,8 @@ def list_files(
     """The workspace's files, newest first."""
     kb = accounts.knowledge_base
     docs = kb.list(principal.workspace_id, limit=limit, offset=offset)
-    return [KnowledgeBaseFile.of(d, kb) for d in docs]
+    options = kb.upload_options([d.id for d in docs])  # one batch read, not one per file
+    return [KnowledgeBaseFile.of(d, options[d.id]) for d in docs]
 
 
 # Declared before /knowledge-bases/{file_id}, which would otherwise take "clear" for an id.
@@ -127,7 +127,8 @@ def clear(principal: Writer, accounts: AccountsDep) -> Cleared:
 )
 def get_file(file_id: str, principal: Reader, accounts: AccountsDep) -> KnowledgeBaseFile:
     kb = accounts.knowledge_base
-    return KnowledgeBaseFile.of(kb.get(principal.workspace_id, file_id), kb)
+    doc = kb.get(principal.workspace_id, file_id)
+    return KnowledgeBaseFile.of(doc, kb.upload_options([doc.id])[doc.id])
 
 
 @router.delete("/knowledge-bases/{file_id}", response_model=Deleted, responses=error_responses(404))
