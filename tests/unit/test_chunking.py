@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bunko.chunking import TextChunk, chunk_text
-from bunko.config import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
+from bunko.domain.ingest_options import DEFAULT_CHUNK_OVERLAP, DEFAULT_CHUNK_SIZE
 from bunko.errors import ValidationError
 from bunko.parsing import parse
 from tests.fixtures_files import make_pdf

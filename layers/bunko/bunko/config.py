@@ -10,10 +10,13 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bunko.deploy_schema import ENV_PREFIX
-
-# Chunking defaults (characters). Documented in README; overridable per upload.
-DEFAULT_CHUNK_SIZE = 1000
-DEFAULT_CHUNK_OVERLAP = 200
+from bunko.domain.ingest_options import (
+    DEFAULT_CHUNK_OVERLAP,
+    DEFAULT_CHUNK_SIZE,
+    MAX_CHUNK_OVERLAP,
+    MAX_CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+)
 
 # Values copied from examples that must never protect a real server.
 _PLACEHOLDER_SECRETS = frozenset({"changethis", "changeme", "secret", "password", "admin"})
@@ -57,8 +60,8 @@ class Settings(BaseSettings):
     lsa_dimension: int = Field(default=256, ge=2, le=2048)
 
     # ingest
-    chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=50, le=20000)
-    chunk_overlap: int = Field(default=DEFAULT_CHUNK_OVERLAP, ge=0, le=10000)
+    chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE)
+    chunk_overlap: int = Field(default=DEFAULT_CHUNK_OVERLAP, ge=0, le=MAX_CHUNK_OVERLAP)
     max_file_bytes: int = 50 * 1024 * 1024
 
     # search

@@ -7,16 +7,16 @@ with `additionalProperties: false` because only declared fields are ever dumped.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.domain import Chunk, Document
+from bunko.domain.ingest_options import StatusName
 
 Id = Annotated[str, Field(json_schema_extra={"format": "uuid"})]
 Count = Annotated[int, Field(ge=0)]
 RevisionNo = Annotated[int, Field(ge=1)]
-Status = Literal["pending", "indexing", "completed", "failed"]
 
 
 class Output(BaseModel):
@@ -91,7 +91,7 @@ class DocumentSummary(Output):
     category: str | None
     chunk_count: Count
     size: Count
-    status: Status
+    status: StatusName
     error: str | None
     revision: RevisionNo
     created_at: datetime
@@ -156,7 +156,7 @@ class AddedOutput(Output):
     path: str
     mime: str
     category: str | None
-    status: Status = Field(description="completed, or pending if indexing is still running.")
+    status: StatusName = Field(description="completed, or pending if indexing is still running.")
     revision: RevisionNo
     chunk_count: Count
     item_ids: list[Id] = Field(description="The ids of the stored items (chunks).")

@@ -14,6 +14,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from bunko.domain import Document
+from bunko.domain.ingest_options import MODES
 from bunko.errors import (
     NotFoundError,
     PayloadTooLargeError,
@@ -25,7 +26,6 @@ from bunko.ports import ModelConfigStore, SettingsStore
 from bunko.services.ingest import IngestService
 
 OPTIONS_SCOPE = "upload"
-MODES = ("fast", "precise")
 MAX_NAME_LENGTH = 255
 
 

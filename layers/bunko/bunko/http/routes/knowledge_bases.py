@@ -8,12 +8,19 @@ JSON); chunkSize 50–20000 and chunkOverlap 0–10000 characters, overlap below
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, Query, UploadFile
 from pydantic import BaseModel
 
 from bunko.domain import Document
+from bunko.domain.ingest_options import (
+    MAX_CHUNK_OVERLAP,
+    MAX_CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+    IngestMode,
+    StatusName,
+)
 from bunko.http.deps import AccountsDep, Reader, Writer
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
@@ -28,7 +35,7 @@ class KnowledgeBaseFile(BaseModel):
     originalName: str
     size: int
     mimetype: str
-    status: Literal["pending", "indexing", "completed", "failed"]
+    status: StatusName
     error: str | None
     chunkSize: int
     chunkOverlap: int
@@ -75,10 +82,10 @@ def upload(
     file: Annotated[UploadFile, File(description="The file to index.")],
     principal: Writer,
     accounts: AccountsDep,
-    chunkSize: Annotated[int | None, Form(ge=50, le=20000)] = None,
-    chunkOverlap: Annotated[int | None, Form(ge=0, le=10000)] = None,
+    chunkSize: Annotated[int | None, Form(ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE)] = None,
+    chunkOverlap: Annotated[int | None, Form(ge=0, le=MAX_CHUNK_OVERLAP)] = None,
     embeddingModelId: Annotated[str | None, Form(max_length=100)] = None,
-    mode: Annotated[Literal["fast", "precise"], Form()] = "fast",
+    mode: Annotated[IngestMode, Form()] = "fast",
 ) -> KnowledgeBaseFile:
     """Store the original and queue indexing: the record comes back `pending`, then moves
     through `indexing` to `completed` or `failed` (with `error`)."""

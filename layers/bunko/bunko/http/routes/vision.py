@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
+from bunko.domain.ingest_options import IngestMode
 from bunko.http.deps import AccountsDep, Reader, settings_owner
 from bunko.http.errors import error_responses
 
@@ -14,7 +15,7 @@ router = APIRouter(prefix="/api/vision", tags=["vision"], responses=error_respon
 
 
 class ModeRecommendation(BaseModel):
-    recommendedMode: Literal["fast", "precise"]
+    recommendedMode: IngestMode
     reason: str
     estimatedCost: float  # USD
     estimatedTime: float  # seconds
