@@ -11,7 +11,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from bunko.config import ENV_PREFIX
+from bunko.deploy_schema import ENV_PREFIX
 
 TITAN_EMBED_V2 = "amazon.titan-embed-text-v2:0"
 
