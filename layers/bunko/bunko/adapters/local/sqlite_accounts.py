@@ -42,6 +42,10 @@ def _user_values(user: User) -> tuple:
     )
 
 
+def _admins(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT COUNT(*) FROM users WHERE is_admin = 1").fetchone()[0])
+
+
 def _iso(value: datetime | None) -> str | None:
     return value.isoformat() if value else None
 
@@ -65,16 +69,24 @@ class SqliteUserStore:
             raise ConflictError(f"username {user.username!r} is taken") from exc
 
     def save_user(self, user: User) -> None:
+        """Update; NotFoundError if absent, ConflictError when the new name is taken or the
+        change would demote the last admin (checked in the same write transaction)."""
         values = _user_values(user)
-        with self.db.transaction() as conn:
-            cursor = conn.execute(
-                "UPDATE users SET username = ?, username_key = ?, password_hash = ?, "
-                "workspace_id = ?, is_admin = ?, token_version = ?, created_at = ?, "
-                "updated_at = ? WHERE id = ?",
-                (*values[1:], user.id),
-            )
-        if cursor.rowcount == 0:
-            raise NotFoundError(f"user {user.id} not found")
+        try:
+            with self.db.transaction() as conn:
+                row = conn.execute("SELECT is_admin FROM users WHERE id = ?", (user.id,)).fetchone()
+                if row is None:
+                    raise NotFoundError(f"user {user.id} not found")
+                if row["is_admin"] and not user.is_admin and _admins(conn) <= 1:
+                    raise ConflictError("the last admin cannot be demoted")
+                conn.execute(
+                    "UPDATE users SET username = ?, username_key = ?, password_hash = ?, "
+                    "workspace_id = ?, is_admin = ?, token_version = ?, created_at = ?, "
+                    "updated_at = ? WHERE id = ?",
+                    (*values[1:], user.id),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"username {user.username!r} is taken") from exc
 
     def get_user(self, user_id: str) -> User | None:
         row = self.db.connect().execute("SELECT * FROM users WHERE id = ?", (user_id,)).fetchone()
@@ -93,8 +105,7 @@ class SqliteUserStore:
         return [_user(r) for r in rows]
 
     def count_admins(self) -> int:
-        row = self.db.connect().execute("SELECT COUNT(*) FROM users WHERE is_admin = 1").fetchone()
-        return int(row[0])
+        return _admins(self.db.connect())
 
     def delete_user(self, user_id: str) -> bool:
         # Check and delete in one write transaction: no second delete can slip in between.
@@ -102,10 +113,8 @@ class SqliteUserStore:
             row = conn.execute("SELECT is_admin FROM users WHERE id = ?", (user_id,)).fetchone()
             if row is None:
                 return False
-            if row["is_admin"]:
-                admins = conn.execute("SELECT COUNT(*) FROM users WHERE is_admin = 1").fetchone()
-                if admins[0] <= 1:
-                    raise ConflictError("the last admin cannot be deleted")
+            if row["is_admin"] and _admins(conn) <= 1:
+                raise ConflictError("the last admin cannot be deleted")
             conn.execute("DELETE FROM users WHERE id = ?", (user_id,))
         return True
 

@@ -71,7 +71,9 @@ class SqliteApiKeyStore:
         if workspace_id is not None:
             sql += " WHERE workspace_id = ?"
             params = (workspace_id,)
-        return [_key(r) for r in self.db.connect().execute(sql + " ORDER BY created_at", params)]
+        return [
+            _key(r) for r in self.db.connect().execute(sql + " ORDER BY created_at, id", params)
+        ]
 
     def revoke(self, key_id: str, when: datetime) -> bool:
         with self.db.transaction() as conn:
