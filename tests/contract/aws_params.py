@@ -1,6 +1,7 @@
-"""The AWS adapters under the same contract suites, against moto (imported by conftest.py).
+"""The AWS adapters under the same contract suites, against moto and osmem-server.
 
-Importing this module fails (and conftest skips the AWS params) when moto is not installed.
+`params.py` imports this module only when moto is installed, and runs the OpenSearch param
+only when osmem-server is too; otherwise their params show as skipped, with the reason.
 """
 
 from __future__ import annotations
@@ -8,11 +9,14 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import moto  # noqa: F401  (the ImportError conftest.py expects when moto is missing)
-
+from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
+from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
 from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
+from bunko.adapters.aws.dynamodb_table import Table
+from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
 from bunko.adapters.aws.s3_blobs import S3BlobStore
 from tests.aws.stand_ins import BUCKET, TABLE, moto_aws
+from tests.contract.accounts import AccountStores
 
 
 def _dynamodb_metadata(tmp_path: Path) -> Iterator[DynamoDBMetadataStore]:
@@ -26,8 +30,21 @@ def _s3_blobs(tmp_path: Path) -> Iterator[S3BlobStore]:
         yield S3BlobStore(aws.s3, bucket=BUCKET, prefix="blobs/")
 
 
+def _dynamodb_accounts(tmp_path: Path) -> Iterator[AccountStores]:
+    with moto_aws() as aws:
+        table = Table(aws.dynamodb, TABLE)
+        yield AccountStores(
+            users=DynamoDBUserStore(table),
+            attempts=DynamoDBLoginAttemptStore(table),
+            model_configs=DynamoDBModelConfigStore(table),
+            settings=DynamoDBSettingsStore(table),
+            api_keys=DynamoDBApiKeyStore(table),
+        )
+
+
 METADATA_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"dynamodb": _dynamodb_metadata}
 BLOB_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"s3": _s3_blobs}
+ACCOUNT_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"dynamodb": _dynamodb_accounts}
 
 
 _osmem = None

@@ -1,10 +1,10 @@
 """Adapters under contract. Each fixture is parametrised over every adapter of its port, so
 the same suite proves the local and the AWS adapters alike (AWS params come from
-`aws_params.py` when its stand-ins are installed)."""
+`aws_params.py`; without their stand-ins they show as skipped, with the reason)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,6 +12,8 @@ import pytest
 from bunko.adapters.local.files import FileBlobStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from tests.contract.accounts import AccountStores, sqlite_accounts
+from tests.contract.params import adapter_params
 
 
 def _sqlite_metadata(tmp_path: Path) -> Iterator[SqliteMetadataStore]:
@@ -24,23 +26,21 @@ def _file_blobs(tmp_path: Path) -> Iterator[FileBlobStore]:
     yield FileBlobStore(tmp_path / "blobs")
 
 
-METADATA_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"sqlite": _sqlite_metadata}
-BLOB_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"files": _file_blobs}
-
-try:  # the AWS adapters register themselves when their stand-ins (moto) are importable
-    from tests.contract import aws_params
-
-    METADATA_FACTORIES.update(aws_params.METADATA_FACTORIES)
-    BLOB_FACTORIES.update(aws_params.BLOB_FACTORIES)
-except ImportError:
-    pass
+METADATA, METADATA_PARAMS = adapter_params({"sqlite": _sqlite_metadata}, "METADATA_FACTORIES")
+BLOBS, BLOB_PARAMS = adapter_params({"files": _file_blobs}, "BLOB_FACTORIES")
+ACCOUNTS, ACCOUNT_PARAMS = adapter_params({"sqlite": sqlite_accounts}, "ACCOUNT_FACTORIES")
 
 
-@pytest.fixture(params=sorted(METADATA_FACTORIES))
+@pytest.fixture(params=METADATA_PARAMS)
 def metadata_store(request: pytest.FixtureRequest, tmp_path: Path):
-    yield from METADATA_FACTORIES[request.param](tmp_path)
+    yield from METADATA[request.param](tmp_path)
 
 
-@pytest.fixture(params=sorted(BLOB_FACTORIES))
+@pytest.fixture(params=BLOB_PARAMS)
 def blob_store(request: pytest.FixtureRequest, tmp_path: Path):
-    yield from BLOB_FACTORIES[request.param](tmp_path)
+    yield from BLOBS[request.param](tmp_path)
+
+
+@pytest.fixture(params=ACCOUNT_PARAMS)
+def accounts(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AccountStores]:
+    yield from ACCOUNTS[request.param](tmp_path)

@@ -1,5 +1,5 @@
 """Every SearchIndex behaves alike: the local one here, the OpenSearch one when its
-stand-in is installed (`tests/contract/aws_params.py`).
+stand-in is installed (`tests/contract/aws_params.py`; a skip with the reason otherwise).
 
 A factory in SEARCH_INDEX_FACTORIES yields the adapter, or an `IndexSubject` when it needs
 more: `settle` waits until writes are searchable (a cloud index refreshes on its own
@@ -19,6 +19,7 @@ import pytest
 from bunko.adapters.local.search_index import LocalSearchIndex
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter, SearchIndex
+from tests.contract.params import OPENSEARCH_MISSING, adapter_params, aws_params
 
 WS = "11111111-1111-4111-8111-111111111111"
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -54,19 +55,13 @@ def _local(tmp_path: Path) -> Iterator[IndexSubject]:
     subject.index.close()
 
 
-SEARCH_INDEX_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"local": _local}
-NO_KNN: frozenset[str] = frozenset()
-
-try:  # the AWS adapter registers itself when its stand-in is importable
-    from tests.contract import aws_params
-
-    SEARCH_INDEX_FACTORIES.update(getattr(aws_params, "SEARCH_INDEX_FACTORIES", {}))
-    NO_KNN = getattr(aws_params, "NO_KNN", NO_KNN)
-except ImportError:
-    pass
+SEARCH_INDEX_FACTORIES, SEARCH_INDEX_PARAMS = adapter_params(
+    {"local": _local}, "SEARCH_INDEX_FACTORIES", needs=OPENSEARCH_MISSING
+)
+NO_KNN: frozenset[str] = aws_params.NO_KNN if aws_params else frozenset()
 
 
-@pytest.fixture(params=sorted(SEARCH_INDEX_FACTORIES))
+@pytest.fixture(params=SEARCH_INDEX_PARAMS)
 def search_index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[IndexSubject]:
     for made in SEARCH_INDEX_FACTORIES[request.param](tmp_path):
         subject = made if isinstance(made, IndexSubject) else IndexSubject(made)

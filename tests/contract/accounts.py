@@ -1,0 +1,41 @@
+"""The account ports as one subject, so a contract suite can run on every backend."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
+from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
+from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite_model_configs import SqliteModelConfigStore
+from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
+from bunko.ports import (
+    ApiKeyStore,
+    LoginAttemptStore,
+    ModelConfigStore,
+    SettingsStore,
+    UserStore,
+)
+
+
+@dataclass
+class AccountStores:
+    users: UserStore
+    attempts: LoginAttemptStore
+    model_configs: ModelConfigStore
+    settings: SettingsStore
+    api_keys: ApiKeyStore
+
+
+def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
+    db = SqliteDatabase(tmp_path / "bunko.db")
+    yield AccountStores(
+        users=SqliteUserStore(db),
+        attempts=SqliteLoginAttemptStore(db),
+        model_configs=SqliteModelConfigStore(db),
+        settings=SqliteSettingsStore(db),
+        api_keys=SqliteApiKeyStore(db),
+    )
+    db.close()

@@ -1,0 +1,313 @@
+"""Every backend's account stores behave alike: users (normal forms, renames, the last admin),
+login attempts, model configs, settings and API keys, on SQLite and on DynamoDB (moto)."""
+
+from __future__ import annotations
+
+import threading
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bunko.domain.accounts import ApiKey, LoginAttempts, ModelConfig, User
+from bunko.errors import ConflictError, NotFoundError
+from tests.contract.accounts import AccountStores
+
+BASE = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def user(name: str, *, admin: bool = False, minute: int = 0) -> User:
+    return User(
+        id=f"id-{name}",
+        username=name,
+        password_hash="h",
+        workspace_id=f"ws-{name}",
+        is_admin=admin,
+        created_at=BASE + timedelta(minutes=minute),
+        updated_at=BASE + timedelta(minutes=minute),
+    )
+
+
+# -- users -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("taken", "clash"),
+    [("bob", "Ｂｏｂ"), ("bob", "BOB"), ("straße", "STRASSE"), ("ｶﾀｶﾅ", "カタカナ")],
+)
+def test_usernames_are_unique_by_nfkc_casefold(accounts: AccountStores, taken, clash):
+    accounts.users.add_user(user(taken))
+    with pytest.raises(ConflictError):
+        accounts.users.add_user(
+            User(id="other", username=clash, password_hash="h", workspace_id="w")
+        )
+    found = accounts.users.get_user_by_username(clash)
+    assert found is not None and found.id == f"id-{taken}" and found.username == taken
+    assert [u.id for u in accounts.users.list_users()] == [f"id-{taken}"]
+
+
+def test_users_round_trip_and_absent_ones_are_none(accounts: AccountStores):
+    bob = user("bob", admin=True)
+    bob.token_version = 3
+    accounts.users.add_user(bob)
+    assert accounts.users.get_user("id-bob") == bob
+    assert accounts.users.get_user("id-nobody") is None
+    assert accounts.users.get_user_by_username("nobody") is None
+    with pytest.raises(ConflictError):  # the same id twice
+        accounts.users.add_user(User(id="id-bob", username="robert", password_hash="h",
+                                     workspace_id="w"))  # fmt: skip
+
+
+def test_rename_moves_the_claim(accounts: AccountStores):
+    users = accounts.users
+    users.add_user(user("alice"))
+    users.add_user(user("carol", minute=1))
+    renamed = user("alice")
+    renamed.username = "alicia"
+    users.save_user(renamed)
+    assert users.get_user_by_username("alice") is None
+    assert users.get_user_by_username("ALICIA").id == "id-alice"
+    users.add_user(User(id="new", username="Alice", password_hash="h", workspace_id="w"))
+    assert users.get_user_by_username("alice").id == "new"  # the old name is free again
+
+
+def test_rename_to_a_taken_name_is_refused_and_changes_nothing(accounts: AccountStores):
+    users = accounts.users
+    users.add_user(user("alice"))
+    users.add_user(user("carol", minute=1))
+    clash = user("alice")
+    clash.username = "Ｃａｒｏｌ"
+    with pytest.raises(ConflictError):
+        users.save_user(clash)
+    assert users.get_user("id-alice").username == "alice"
+    assert users.get_user_by_username("carol").id == "id-carol"
+
+
+def test_a_change_of_case_only_keeps_the_claim(accounts: AccountStores):
+    users = accounts.users
+    users.add_user(user("alice"))
+    renamed = user("alice")
+    renamed.username = "Alice"
+    users.save_user(renamed)
+    assert users.get_user_by_username("alice").username == "Alice"
+
+
+def test_saving_an_absent_user_is_not_found(accounts: AccountStores):
+    with pytest.raises(NotFoundError):
+        accounts.users.save_user(user("ghost"))
+    assert accounts.users.get_user_by_username("ghost") is None
+
+
+def test_save_keeps_every_field(accounts: AccountStores):
+    accounts.users.add_user(user("bob"))
+    changed = user("bob")
+    changed.password_hash, changed.token_version = "new-hash", 7
+    changed.updated_at = BASE + timedelta(days=1)
+    accounts.users.save_user(changed)
+    assert accounts.users.get_user("id-bob") == changed
+
+
+def test_list_users_oldest_first(accounts: AccountStores):
+    for minute, name in enumerate(["c", "a", "b"]):
+        accounts.users.add_user(user(name, minute=minute))
+    assert [u.username for u in accounts.users.list_users()] == ["c", "a", "b"]
+
+
+def test_the_last_admin_cannot_be_deleted_or_demoted(accounts: AccountStores):
+    users = accounts.users
+    for u in (user("root", admin=True), user("second", admin=True, minute=1), user("plain")):
+        users.add_user(u)
+    assert users.count_admins() == 2
+    assert users.delete_user("id-second")
+    with pytest.raises(ConflictError):
+        users.delete_user("id-root")
+    with pytest.raises(ConflictError):
+        users.save_user(user("root"))  # is_admin=False: a demotion
+    assert users.get_user("id-root").is_admin
+    assert users.delete_user("id-plain")
+    assert not users.delete_user("id-plain")
+    assert [u.username for u in users.list_users()] == ["root"]
+    assert users.count_admins() == 1
+
+
+def test_promoting_then_demoting_moves_the_last_admin(accounts: AccountStores):
+    users = accounts.users
+    users.add_user(user("root", admin=True))
+    users.add_user(user("plain", minute=1))
+    users.save_user(user("plain", admin=True, minute=1))
+    assert users.count_admins() == 2
+    users.save_user(user("root"))  # one admin is left: demoting the other is fine
+    assert users.count_admins() == 1
+    with pytest.raises(ConflictError):
+        users.save_user(user("plain", minute=1))
+    assert users.delete_user("id-root")  # no longer an admin
+
+
+def test_concurrent_admin_deletes_leave_one(accounts: AccountStores):
+    users = accounts.users
+    names = [f"admin{i}" for i in range(5)]
+    for minute, name in enumerate(names):
+        users.add_user(user(name, admin=True, minute=minute))
+    results: list[object] = []
+
+    def delete(name: str) -> None:
+        try:
+            results.append(users.delete_user(f"id-{name}"))
+        except ConflictError as exc:
+            results.append(exc)
+
+    threads = [threading.Thread(target=delete, args=(n,)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert users.count_admins() == 1
+    assert len(users.list_users()) == 1
+    assert sum(r is True for r in results) == 4
+
+
+# -- login attempts ----------------------------------------------------------------------
+
+
+def test_login_attempts(accounts: AccountStores):
+    attempts = accounts.attempts
+    assert attempts.get_attempts("bob") is None
+    locked = datetime(2025, 1, 1, 12, tzinfo=UTC)
+    attempts.save_attempts(LoginAttempts("bob", failures=3, locked_until=locked))
+    got = attempts.get_attempts("bob")
+    assert (got.key, got.failures, got.locked_until, got.last_failure) == ("bob", 3, locked, None)
+    attempts.save_attempts(LoginAttempts("bob", failures=4, last_failure=locked))
+    assert attempts.get_attempts("bob") == LoginAttempts("bob", failures=4, last_failure=locked)
+    attempts.clear_attempts("bob")
+    attempts.clear_attempts("never-seen")
+    assert attempts.get_attempts("bob") is None
+
+
+# -- model configs -----------------------------------------------------------------------
+
+
+def config(name: str, ws: str = "ws", *, minute: int = 0, **kw) -> ModelConfig:
+    when = BASE + timedelta(minutes=minute)
+    # Ids are unique across workspaces (SQLite keys configs by id alone, DynamoDB by both).
+    config_id = f"cfg-{name}" if ws == "ws" else f"cfg-{ws}-{name}"
+    return ModelConfig(id=config_id, workspace_id=ws, name=name, provider="bedrock",
+                       model_id="amazon.nova-lite-v1:0", type="llm", created_at=when,
+                       updated_at=when, **kw)  # fmt: skip
+
+
+def test_model_configs_round_trip_per_workspace(accounts: AccountStores):
+    configs = accounts.model_configs
+    chat = config("chat", api_key_encrypted="sealed", base_url="http://x", supports_vision=True)
+    configs.add_model_config(chat)
+    configs.add_model_config(config("embed", minute=1))
+    configs.add_model_config(config("chat", ws="other"))  # names are per workspace
+    assert configs.get_model_config("ws", "cfg-chat") == chat
+    assert configs.get_model_config("other", "cfg-chat") is None  # not in that workspace
+    assert [c.name for c in configs.list_model_configs("ws")] == ["chat", "embed"]
+    assert configs.list_model_configs("nobody") == []
+
+
+def test_model_config_names_are_unique_in_a_workspace(accounts: AccountStores):
+    configs = accounts.model_configs
+    configs.add_model_config(config("chat"))
+    configs.add_model_config(config("embed", minute=1))
+    with pytest.raises(ConflictError):
+        configs.add_model_config(ModelConfig(id="x", workspace_id="ws", name="chat",
+                                             provider="openai", model_id="m", type="llm"))  # fmt: skip
+    renamed = configs.get_model_config("ws", "cfg-chat")
+    renamed.name = "chat2"
+    configs.save_model_config(renamed)
+    assert [c.name for c in configs.list_model_configs("ws")] == ["chat2", "embed"]
+    fresh = config("chat", minute=2)
+    fresh.id = "cfg-new"
+    configs.add_model_config(fresh)  # the old name is free again
+    clash = configs.get_model_config("ws", "cfg-chat")
+    clash.name = "embed"
+    with pytest.raises(ConflictError):
+        configs.save_model_config(clash)
+    assert configs.get_model_config("ws", "cfg-chat").name == "chat2"
+    with pytest.raises(NotFoundError):
+        configs.save_model_config(config("ghost"))
+
+
+def test_model_config_deletes(accounts: AccountStores):
+    configs = accounts.model_configs
+    configs.add_model_config(config("chat"))
+    configs.add_model_config(config("embed", minute=1))
+    configs.add_model_config(config("chat", ws="other"))
+    assert configs.delete_model_config("ws", "cfg-embed")
+    assert not configs.delete_model_config("ws", "cfg-embed")
+    configs.add_model_config(config("embed", minute=2))  # a deleted config frees its name
+    assert configs.delete_workspace_model_configs("ws") == 2
+    assert configs.list_model_configs("ws") == []
+    assert len(configs.list_model_configs("other")) == 1
+    configs.add_model_config(config("chat"))
+
+
+# -- settings ----------------------------------------------------------------------------
+
+
+def test_settings_scopes_and_owners_do_not_mix(accounts: AccountStores):
+    settings = accounts.settings
+    settings.put_settings("user", "u1", {"theme": "ダーク", "nested": {"k": [1, 2.5, None]}})
+    settings.put_settings("user", "u0", {"theme": "light"})
+    settings.put_settings("workspace", "u1", {"min_score": 0.5})
+    assert settings.get_settings("user", "u1") == {
+        "theme": "ダーク",
+        "nested": {"k": [1, 2.5, None]},
+    }
+    assert settings.list_settings("user") == [
+        ("u0", {"theme": "light"}),
+        ("u1", {"theme": "ダーク", "nested": {"k": [1, 2.5, None]}}),
+    ]
+    settings.put_settings("user", "u1", {"theme": "light"})  # a put replaces the document
+    assert settings.get_settings("user", "u1") == {"theme": "light"}
+    settings.delete_settings("user", "u1")
+    settings.delete_settings("user", "never-seen")
+    assert settings.get_settings("user", "u1") is None
+    assert settings.get_settings("workspace", "u1") == {"min_score": 0.5}
+    assert settings.list_settings("nothing") == []
+
+
+# -- API keys ----------------------------------------------------------------------------
+
+
+def api_key(key_id: str, key_hash: str, ws: str = "ws", *, minute: int = 0, **kw) -> ApiKey:
+    kw.setdefault("scopes", frozenset({"kb:read"}))
+    return ApiKey(id=key_id, workspace_id=ws, key_hash=key_hash,
+                  prefix=f"bk_{key_hash}", created_at=BASE + timedelta(minutes=minute), **kw)  # fmt: skip
+
+
+def test_api_keys_by_hash_and_id(accounts: AccountStores):
+    keys = accounts.api_keys
+    agent = api_key("k1", "abc", name="agent", scopes=frozenset({"kb:read", "kb:write"}))
+    keys.add(agent)
+    keys.add(api_key("k2", "def", ws="other", minute=1))
+    keys.add(api_key("k3", "ghi", minute=2))
+    assert keys.find_by_hash("abc") == agent
+    assert keys.get("k1") == agent
+    assert keys.find_by_hash("nope") is None and keys.get("nope") is None
+    assert [k.id for k in keys.list_keys("ws")] == ["k1", "k3"]
+    assert [k.id for k in keys.list_keys()] == ["k1", "k2", "k3"]
+
+
+@pytest.mark.parametrize(("key_id", "key_hash"), [("k9", "abc"), ("k1", "zzz")])
+def test_a_second_key_with_the_same_hash_or_id_is_refused(accounts: AccountStores, key_id,
+                                                          key_hash):  # fmt: skip
+    accounts.api_keys.add(api_key("k1", "abc"))
+    with pytest.raises(ConflictError):
+        accounts.api_keys.add(api_key(key_id, key_hash))
+    assert [k.id for k in accounts.api_keys.list_keys()] == ["k1"]
+
+
+def test_key_revocation_is_once_and_kept(accounts: AccountStores):
+    keys = accounts.api_keys
+    keys.add(api_key("k1", "abc"))
+    keys.add(api_key("k2", "def", minute=1))
+    when = datetime(2025, 2, 1, tzinfo=UTC)
+    assert keys.revoke("k1", when)
+    assert not keys.revoke("k1", when + timedelta(days=1))  # the first revocation stands
+    assert not keys.revoke("missing", when)
+    assert keys.find_by_hash("abc").revoked_at == when
+    assert keys.get("k1").revoked_at == when
+    assert keys.get("k2").revoked_at is None
+    assert [(k.id, k.revoked_at) for k in keys.list_keys("ws")] == [("k1", when), ("k2", None)]
