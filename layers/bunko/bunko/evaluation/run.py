@@ -1,0 +1,171 @@
+"""Run an evaluation: ingest a BEIR corpus into a throw-away data folder, rank every query.
+
+Every test query runs both engines once, and each fusion method ranks the same candidates,
+so the methods are compared on equal terms. Query latency is measured separately, through
+the real search service (embedding, both engines, metadata).
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from bunko.config import Settings
+from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.evaluation.beir import BeirSet, load_beir
+from bunko.evaluation.metrics import score
+from bunko.evaluation.report import empty_scores, summarise
+from bunko.ports import IngestJob, SearchFilter, TrainableEmbedder
+from bunko.services.fusion import fuse
+from bunko.services.search import SearchOptions
+
+if TYPE_CHECKING:
+    from bunko.bootstrap import Services
+
+CANDIDATES = 200
+CONVEX_WEIGHTS = (0.1, 0.2, 0.3, 0.5, 0.7)
+INDEX_BATCH = 256
+LATENCY_QUERIES = 200
+
+
+class _CollectingQueue:
+    """Holds the ingest jobs so the run can process them in large batches itself."""
+
+    def __init__(self) -> None:
+        self.jobs: list[IngestJob] = []
+
+    def enqueue(self, job: IngestJob) -> None:
+        self.jobs.append(job)
+
+
+def fusion_methods(default_weight: float) -> dict[str, dict]:
+    """The fusion methods compared, by report name: each engine alone, max, RRF, convex."""
+    methods: dict[str, dict] = {
+        "keyword": {"method": "keyword"},
+        "vector": {"method": "vector"},
+        "max": {"method": "max"},
+        "rrf": {"method": "rrf"},
+    }
+    for w in sorted({*CONVEX_WEIGHTS, default_weight}):
+        methods[f"convex(w={w:g})"] = {"method": "convex", "vector_weight": w}
+    return methods
+
+
+def default_method(settings: Settings) -> str:
+    """The report name of the fusion the settings configure."""
+    if settings.fusion == "convex":
+        return f"convex(w={settings.vector_weight:g})"
+    return settings.fusion
+
+
+def run_evaluation(
+    directory: Path,
+    *,
+    embedder: str | None = None,
+    max_queries: int | None = None,
+    vector_weight: float | None = None,
+    progress: bool = True,
+) -> dict:
+    """The report `bunko eval` prints: means per fusion method, the default, run facts."""
+    from bunko.bootstrap import build_services
+
+    data = load_beir(Path(directory))
+    query_ids = sorted(data.queries)[:max_queries] if max_queries else sorted(data.queries)
+    with tempfile.TemporaryDirectory(prefix="bunko-eval-") as tmp:
+        overrides: dict[str, Any] = {"data_dir": Path(tmp)}
+        if embedder:
+            overrides["embedder"] = embedder
+        if vector_weight is not None:
+            overrides["vector_weight"] = vector_weight
+        settings = Settings(**overrides)
+        queue = _CollectingQueue()
+        services = build_services(settings, queue=queue)
+        try:
+            started = time.perf_counter()
+            path_of = _index(services, queue, data, progress=progress)
+            index_seconds = time.perf_counter() - started
+            chunks = services.metadata.count_chunks()
+            methods = fusion_methods(settings.vector_weight)
+            scores = _rank(services, data, query_ids, methods, path_of, progress=progress)
+            latencies = _latencies(services, data, query_ids[:LATENCY_QUERIES])
+        finally:
+            services.close()
+    meta = {
+        "dataset": Path(directory).name,
+        "embedder": services.embedder.name if services.embedder else "none",
+        "documents": len(data.corpus),
+        "chunks": chunks,
+        "queries": len(query_ids),
+        "index_seconds": round(index_seconds, 2),
+        "docs_per_second": round(len(data.corpus) / index_seconds, 1),
+        "chunks_per_second": round(chunks / index_seconds, 1),
+        "query_p50_ms": round(latencies[len(latencies) // 2], 2) if latencies else None,
+        "query_p95_ms": round(latencies[int(len(latencies) * 0.95)], 2) if latencies else None,
+    }
+    return summarise(scores, default_name=default_method(settings), meta=meta)
+
+
+def _index(services: Services, queue: _CollectingQueue, data: BeirSet, *, progress: bool) -> dict:
+    """Ingest the corpus; returns Bunko document id -> BEIR doc id."""
+    from tqdm import tqdm
+
+    path_of = {}
+    for doc_id, text in data.corpus.items():
+        doc = services.ingest.submit_text(
+            DEFAULT_WORKSPACE_ID, path=f"{doc_id}.txt", content=text or "(empty)"
+        )
+        path_of[doc.id] = doc_id
+    jobs = queue.jobs
+    with tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress) as bar:
+        embedder = services.embedder
+        if isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted:
+            embedder.fit(list(data.corpus.values()))  # LSA learns from the corpus itself
+        for i in range(0, len(jobs), INDEX_BATCH):
+            services.pipeline.process(jobs[i : i + INDEX_BATCH])
+            bar.update(min(INDEX_BATCH, len(jobs) - i))
+    return path_of
+
+
+def _rank(
+    services: Services,
+    data: BeirSet,
+    query_ids: list[str],
+    methods: dict[str, dict],
+    path_of: dict[str, str],
+    *,
+    progress: bool,
+) -> dict[str, dict[str, list[float]]]:
+    """Per method and metric, the score of every query (BEIR doc ids, first chunk counts)."""
+    from tqdm import tqdm
+
+    scores = empty_scores(list(methods))
+    filters = SearchFilter(workspace_id=DEFAULT_WORKSPACE_ID)
+    for qid in tqdm(query_ids, desc="querying", unit="query", disable=not progress):
+        query = data.queries[qid]
+        vector = services.search.query_vector(query)
+        keyword_hits, vector_hits = services.index.hybrid_search(query, vector, filters, CANDIDATES)
+        for name, spec in methods.items():
+            hits = fuse(
+                keyword_hits,
+                vector_hits,
+                method=spec["method"],
+                vector_weight=spec.get("vector_weight", 0.3),
+            )
+            ranked = list(dict.fromkeys(path_of[hit.document_id] for hit in hits))
+            for metric, value in score(ranked, data.qrels[qid]).items():
+                scores[name][metric].append(value)
+    return scores
+
+
+def _latencies(services: Services, data: BeirSet, query_ids: list[str]) -> list[float]:
+    """Sorted milliseconds per query through the search service."""
+    latencies = []
+    for qid in query_ids:
+        t0 = time.perf_counter()
+        services.search.search(
+            DEFAULT_WORKSPACE_ID, data.queries[qid], SearchOptions(limit=10, min_score=0.0)
+        )
+        latencies.append((time.perf_counter() - t0) * 1000)
+    return sorted(latencies)

@@ -1,0 +1,36 @@
+"""`bunko eval` end to end on a tiny BEIR set: a real process, the real pipeline."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.e2e.test_cli import run
+
+TINY = Path(__file__).resolve().parents[1] / "data" / "beir_tiny"
+
+
+def test_eval_json_report(tmp_path):
+    proc = run(["eval", str(TINY), "--json", "--embedder", "none"], tmp_path / "data")
+    report = json.loads(proc.stdout)
+    methods = ["keyword", "vector", "max", "rrf"] + [
+        f"convex(w={w})" for w in ("0.1", "0.2", "0.3", "0.5", "0.7")
+    ]
+    assert list(report) == [*methods, "default", "meta"]
+    meta = report["meta"]
+    assert (meta["dataset"], meta["embedder"]) == ("beir_tiny", "none")
+    assert (meta["documents"], meta["chunks"], meta["queries"]) == (8, 8, 4)
+    assert report["vector"] == {"ndcg@10": 0.0, "recall@100": 0.0, "mrr@10": 0.0}
+    keyword = report["keyword"]
+    assert keyword["mrr@10"] == 1.0  # every query's first hit is a judged-relevant document
+    assert 0.5 < keyword["ndcg@10"] <= 1.0 and 0.5 < keyword["recall@100"] <= 1.0
+    assert report["default"]["method"] == "convex(w=0.3)"
+
+
+def test_eval_table(tmp_path):
+    proc = run(["eval", str(TINY), "--embedder", "none", "--max-queries", "2"], tmp_path / "d")
+    lines = proc.stdout.splitlines()
+    assert lines[0].startswith("dataset beir_tiny  embedder none  8 docs / 8 chunks / 2 queries")
+    assert lines[1].split() == ["method", "nDCG@10", "R@100", "MRR@10"]
+    assert any(line.startswith("default=convex(w=0.3)") for line in lines)
+    assert lines[-1].startswith("indexing ")
