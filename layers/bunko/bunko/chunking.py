@@ -25,8 +25,7 @@ from dataclasses import dataclass
 import regex
 
 from bunko.errors import ValidationError
-from bunko.graphemes import is_plain as _plain
-from bunko.graphemes import joins as _joins
+from bunko.graphemes import Boundaries
 
 __all__ = ["TextChunk", "chunk_text"]
 
@@ -90,15 +89,10 @@ class _Cuts:
 
     def __init__(self, text: str) -> None:
         self.text = text
+        self._boundaries = Boundaries(text)
 
     def safe(self, at: int) -> bool:
-        text = self.text
-        if at <= 0 or at >= len(text):
-            return True
-        prev, char = text[at - 1], text[at]
-        if _plain(prev) and _plain(char):  # the common case, without property lookups
-            return not (prev == "\r" and char == "\n")
-        return not _joins(text, at)
+        return at in self._boundaries
 
     def trim(self, start: int, end: int) -> tuple[int, int]:
         """[start, end) without surrounding whitespace, widened back to grapheme boundaries."""
@@ -145,9 +139,8 @@ def _split(
             continue  # e.g. 。 followed by a combining mark: keep them together
         stop = m.start("gap")
         if stop > seg:
-            last = text[stop - 1]
-            # Before whitespace only a Prepend character (never _plain) joins a cluster.
-            if last.isspace() or (stop != cut and not _plain(last) and not cuts.safe(stop)):
+            # Before whitespace only a Prepend character joins a cluster.
+            if text[stop - 1].isspace() or (stop != cut and not cuts.safe(stop)):
                 yield from _trimmed(cuts, seg, stop)
             else:  # the fast path: seg starts and stop ends on a non-space boundary
                 yield seg, stop

@@ -1,68 +1,70 @@
-"""Grapheme-cluster boundaries (UAX #29), checked only where the chunker considers a cut.
+"""Grapheme-cluster boundaries (UAX #29) from the `regex` module's `\\X`, for the chunker.
 
-`joins(text, at)` answers whether a cut at `at` would split one user-perceived character
-(a letter from its accents, an emoji ZWJ sequence, a flag, an Indic conjunct, a surrogate pair).
+`Boundaries(text)` answers whether a cut at an offset would split one user-perceived
+character (a letter from its accents, an emoji ZWJ sequence, a flag, an Indic conjunct).
+The chunker asks only where it considers a cut, so each answer segments a few characters
+with `\\X`, from the nearest offset known to be a boundary, instead of the whole text.
 """
 
 from __future__ import annotations
 
-from functools import cache
+import bisect
+from itertools import accumulate
 
 import regex
 
-__all__ = ["is_plain", "joins"]
-_PROPS = {
-    name: regex.compile(pattern)
-    for name, pattern in {
-        "control": r"[\p{GCB=Control}\p{GCB=CR}\p{GCB=LF}]",
-        "attach": r"[\p{GCB=Extend}\p{GCB=SpacingMark}\p{GCB=ZWJ}\p{GCB=V}\p{GCB=T}]",
-        "prepend": r"\p{GCB=Prepend}",
-        "pict": r"\p{Extended_Pictographic}",
-        "l": r"\p{GCB=L}",
-        "l_next": r"[\p{GCB=L}\p{GCB=LV}\p{GCB=LVT}]",
-        "ri": r"\p{GCB=Regional_Indicator}",
-        "consonant": r"\p{InCB=Consonant}",
-        "linker": r"\p{InCB=Linker}",
-        "incb_extend": r"[\p{InCB=Extend}\p{InCB=Linker}]",
-    }.items()
-}
+__all__ = ["PLAIN", "Boundaries"]
+
+# Latin (CR aside), general punctuation, CJK punctuation, kana, CJK ideographs and fullwidth
+# forms, without their combining marks: no grapheme rule joins two of these, so an offset
+# between two of them is a boundary without asking \X (the common case, kept cheap).
+PLAIN = (
+    r"\x00-\x0c\x0e-\u02ff\u2010-\u2027\u2030-\u205e\u3000-\u3029\u3030-\u3098\u309b-\u9fff"
+    r"\uff01-\uff9d"
+)
+_IS_PLAIN = regex.compile(rf"[{PLAIN}]")
+_LAST_PLAIN_PAIR = regex.compile(rf"(?r)[{PLAIN}][{PLAIN}]")
+_CLUSTER = regex.compile(r"(?s)\X")
 
 
-@cache
-def _is(prop: str, char: str) -> bool:
-    return _PROPS[prop].match(char) is not None
+class Boundaries:
+    def __init__(self, text: str) -> None:
+        self.text = text
+        # Offsets proven to be boundaries by earlier answers, sorted: a segmentation that
+        # starts at one of them is exact, so later answers near them start there.
+        self._known = [0]
+        # Every boundary from the last segmentation, which the next questions usually fall in
+        # (the chunker walks a cut back and forth over a few offsets).
+        self._window = [0]
 
+    def __contains__(self, at: int) -> bool:
+        """True if a cut at `at` splits no grapheme cluster (always at 0 and at the end)."""
+        text = self.text
+        if at <= 0 or at >= len(text):
+            return True
+        if _IS_PLAIN.match(text, at - 1) and _IS_PLAIN.match(text, at):
+            return True
+        window = self._window
+        if not window[0] <= at <= window[-1]:
+            window = self._window = self._segment(at)
+        return window[bisect.bisect_left(window, at)] == at
 
-def is_plain(char: str) -> bool:
-    """Latin-1, kana and CJK ideographs: no grapheme rule joins two of these but CR LF."""
-    return char < "\u0300" or "\u3041" <= char <= "\u3096" or "\u30a0" <= char <= "\u9fff"
-
-
-def joins(text: str, at: int) -> bool:
-    """True if text[at-1] and text[at] belong to one grapheme cluster (0 < at < len)."""
-    prev, char = text[at - 1], text[at]
-    if char == "\n":
-        return prev == "\r"
-    if _is("control", prev) or _is("control", char):
-        return False
-    if _is("attach", char) or _is("prepend", prev):
-        return True
-    if prev == "\u200d":  # emoji ZWJ sequences (checked a little more loosely than GB11)
-        return _is("pict", char)
-    if _is("l", prev) and _is("l_next", char):
-        return True
-    if "\ud800" <= prev <= "\udbff" and "\udc00" <= char <= "\udfff":
-        return True
-    if _is("ri", prev) and _is("ri", char):
-        # Flags pair regional indicators from the left: join if an odd number precede.
-        run = at - 1
-        while run > 0 and _is("ri", text[run - 1]):
-            run -= 1
-        return (at - run) % 2 == 1
-    if _is("consonant", char):  # Indic conjuncts: consonant (extend|linker)* linker × consonant
-        back, linked = at - 1, False
-        while back >= 0 and _is("incb_extend", text[back]):
-            linked = linked or _is("linker", text[back])
-            back -= 1
-        return linked and back >= 0 and _is("consonant", text[back])
-    return False
+    def _segment(self, at: int) -> list[int]:
+        """The exact cluster boundaries from a known boundary before `at` to one at or after."""
+        text = self.text
+        start = self._known[bisect.bisect_left(self._known, at) - 1]
+        pair = _LAST_PLAIN_PAIR.search(text, start, at)
+        if pair:
+            start = pair.start() + 1
+        end = min(at + 8, len(text))
+        while True:
+            # \X on text[start:end]: every cluster end but the last (cut at `end`) is exact.
+            ends = list(accumulate(map(len, _CLUSTER.findall(text, start, end)), initial=start))
+            if end == len(text):
+                break
+            if ends[-2] >= at:
+                ends.pop()
+                break
+            end = min(end + 2 * (end - start), len(text))
+        bisect.insort(self._known, ends[-1])
+        return ends
