@@ -1,0 +1,131 @@
+"""IngestService's own rules, on small fakes of its ports (tests/fakes.py): paths, limits,
+idempotent re-delivery, revisions that keep the old original, what a delete removes. The
+parse → chunk → embed → index pipeline runs for real in tests/unit/test_ingest_service.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from bunko.domain import DocumentStatus
+from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.ports import IndexEntry, IngestJob
+from bunko.services.ingest import IngestDefaults, IngestService, normalise_path
+from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchIndex
+
+WS = "ws-1"
+
+
+@pytest.fixture
+def world():
+    class World:
+        metadata = FakeMetadataStore()
+        blobs = FakeBlobStore()
+        index = FakeSearchIndex()
+        queue = FakeQueue()
+        service = IngestService(
+            metadata=metadata, blobs=blobs, index=index, queue=queue,
+            defaults=IngestDefaults(chunk_size=500, chunk_overlap=50, max_file_bytes=100),
+        )  # fmt: skip
+
+    return World()
+
+
+@pytest.mark.parametrize(
+    ("raw", "clean"),
+    [("a.txt", "a.txt"), ("/notes//b.md", "notes/b.md"), ("x\\y\\z.txt", "x/y/z.txt"),
+     ("a/./b/../c.txt", "a/c.txt")],
+)  # fmt: skip
+def test_paths_are_normalised(raw, clean):
+    assert normalise_path(raw) == clean
+
+
+@pytest.mark.parametrize("bad", ["", "  ", "..", "../up.txt", "/", "a\x00b", "p" * 1025])
+def test_bad_paths_are_refused(bad):
+    with pytest.raises(ValidationError):
+        normalise_path(bad)
+
+
+def test_a_new_file_is_kept_recorded_and_queued(world):
+    doc = world.service.submit_file(WS, path="/notes/a.txt", data=b"hello", category="notes")
+    assert (doc.path, doc.name, doc.revision, doc.status) == (
+        "notes/a.txt", "a.txt", 1, DocumentStatus.PENDING,
+    )  # fmt: skip
+    assert (doc.chunk_size, doc.chunk_overlap, doc.size) == (500, 50, 5)
+    assert world.blobs.blobs == {f"originals/{WS}/{doc.id}/1": b"hello"}
+    stored = world.metadata.get_document(WS, doc.id)
+    assert (stored.id, stored.path, stored.status, stored.content_hash) == (
+        doc.id, doc.path, doc.status, doc.content_hash,
+    )  # fmt: skip
+    (revision,) = world.metadata.list_revisions(WS, doc.id)
+    assert revision.text_key == f"texts/{WS}/{doc.id}/1.txt"
+    assert world.queue.jobs == [IngestJob(WS, doc.id, 1)]
+
+
+def test_limits_and_chunk_settings_are_checked_before_anything_is_stored(world):
+    with pytest.raises(PayloadTooLargeError):
+        world.service.submit_file(WS, path="big.bin", data=b"x" * 101)
+    for size, overlap in [(-5, 0), (100, 100), (100, -1)]:  # (a size of 0 means the default)
+        with pytest.raises(ValidationError):
+            world.service.submit_file(WS, path="a.txt", data=b"x", chunk_size=size,
+                                      chunk_overlap=overlap)  # fmt: skip
+    assert world.blobs.blobs == {} and world.queue.jobs == [] and world.metadata.documents == {}
+
+
+def test_identical_redelivery_changes_nothing(world):
+    first = world.service.submit_file(WS, path="a.txt", data=b"same")
+    first.status = DocumentStatus.COMPLETED
+    world.metadata.save_document(first)
+    again = world.service.submit_file(WS, path="a.txt", data=b"same")
+    assert again.status is DocumentStatus.COMPLETED and again.revision == 1
+    assert len(world.queue.jobs) == 1 and len(world.metadata.revisions) == 1
+
+
+def test_same_bytes_with_new_settings_or_after_a_failure_reindex_the_same_revision(world):
+    doc = world.service.submit_file(WS, path="a.txt", data=b"same")
+    world.service.submit_file(WS, path="a.txt", data=b"same", chunk_size=200)
+    failed = world.metadata.get_document(WS, doc.id)
+    failed.status, failed.error = DocumentStatus.FAILED, "boom"
+    world.metadata.save_document(failed)
+    retried = world.service.submit_file(WS, path="a.txt", data=b"same", chunk_size=200)
+    assert (retried.status, retried.error, retried.chunk_size) == (
+        DocumentStatus.PENDING,
+        None,
+        200,
+    )
+    assert world.queue.jobs == [IngestJob(WS, doc.id, 1)] * 3
+    assert len(world.metadata.revisions) == 1 and len(world.blobs.blobs) == 1
+
+
+def test_changed_bytes_add_a_revision_and_keep_the_old_original(world):
+    doc = world.service.submit_file(WS, path="a.txt", data=b"one")
+    newer = world.service.submit_file(WS, path="a.txt", data=b"two")
+    assert (newer.id, newer.revision) == (doc.id, 2)
+    assert world.blobs.get(f"originals/{WS}/{doc.id}/1") == b"one"
+    assert world.blobs.get(f"originals/{WS}/{doc.id}/2") == b"two"
+    assert [r.revision for r in world.metadata.list_revisions(WS, doc.id)] == [1, 2]
+    assert world.queue.jobs[-1] == IngestJob(WS, doc.id, 2)
+
+
+def test_submit_text_needs_content_and_guesses_the_mime(world):
+    with pytest.raises(ValidationError):
+        world.service.submit_text(WS, path="a.md", content="  ")
+    doc = world.service.submit_text(WS, path="notes/a.md", content="# 見出し")
+    assert doc.mime == "text/markdown" and doc.source == "agent"
+    assert world.blobs.get(doc.blob_key) == "# 見出し".encode()
+
+
+def test_delete_removes_index_entries_metadata_and_every_blob(world):
+    doc = world.service.submit_file(WS, path="a.txt", data=b"one")
+    world.service.submit_file(WS, path="a.txt", data=b"two")
+    world.blobs.put(f"texts/{WS}/{doc.id}/2.txt", b"two")
+    world.index.index([IndexEntry("c1", doc.id, WS, 2, "two")])
+    kept = world.service.submit_file(WS, path="b.txt", data=b"other")
+    world.index.index([IndexEntry("c2", kept.id, WS, 1, "other")])
+    assert world.service.delete_document(WS, doc.id).id == doc.id
+    assert world.metadata.get_document(WS, doc.id) is None
+    assert list(world.index.entries) == ["c2"]
+    assert list(world.blobs.blobs) == [f"originals/{WS}/{kept.id}/1"]
+    with pytest.raises(NotFoundError):
+        world.service.delete_document(WS, doc.id)
+    assert world.service.delete_by_path(WS, "missing.txt") is None
+    assert world.service.delete_by_path(WS, "/b.txt").id == kept.id

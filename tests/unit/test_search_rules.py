@@ -1,0 +1,154 @@
+"""SearchService's own rules, on small fakes of its ports (tests/fakes.py): what it asks the
+index, how it drops stale hits, thresholds, grouping and limits. The engines themselves are
+under tests/contract."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bunko.domain import Chunk, Document
+from bunko.ports import IndexEntry
+from bunko.services.search import MAX_JOINED_CHUNKS, SearchOptions, SearchService
+from tests.fakes import FakeEmbedder, FakeMetadataStore, FakeSearchIndex
+
+WS, OTHER = "ws-1", "ws-2"
+WORDS = ["tea", "kettle", "bicycle", "glacier", "ice"]
+
+
+class World:
+    def __init__(self, *, embedder: FakeEmbedder | None = None) -> None:
+        self.metadata = FakeMetadataStore()
+        self.index = FakeSearchIndex(dimension=embedder.dimension if embedder else None)
+        self.embedder = embedder
+        self.service = SearchService(
+            metadata=self.metadata, index=self.index, embedder=embedder, candidates=20
+        )
+
+    def add(self, doc_id: str, *texts: str, ws: str = WS, category: str | None = None) -> None:
+        doc = Document(id=doc_id, workspace_id=ws, path=f"{doc_id}.txt", name=f"{doc_id}.txt",
+                       mime="text/plain", category=category)  # fmt: skip
+        self.metadata.add_document(doc)
+        chunks = [Chunk(id=f"{doc_id}#{i}", document_id=doc_id, workspace_id=ws, revision=1,
+                        index=i, content=text) for i, text in enumerate(texts)]  # fmt: skip
+        self.metadata.replace_chunks(ws, doc_id, chunks)
+        vectors = self.embedder.embed_documents(texts) if self.embedder else [None] * len(texts)
+        self.index.index([IndexEntry(c.id, doc_id, ws, 1, c.content, category, v)
+                          for c, v in zip(chunks, vectors, strict=True)])  # fmt: skip
+
+    def search(self, query: str, **options) -> list[tuple[str, str]]:
+        result = self.service.search(WS, query, SearchOptions(min_score=0.0, **options))
+        return [(item.document_id, item.content) for item in result.items]
+
+
+def test_blank_queries_and_zero_limits_do_not_reach_the_index():
+    world = World()
+    world.add("d1", "tea kettle")
+    for query, limit in [("", 5), ("   ", 5), ("tea", 0)]:
+        assert world.service.search(WS, query, SearchOptions(limit=limit)).items == []
+    assert world.index.searches == []
+
+
+def test_unknown_fusion_method_is_refused():
+    with pytest.raises(ValueError, match="fusion"):
+        World().service.search(WS, "tea", SearchOptions(method="magic"))
+    with pytest.raises(ValueError, match="fusion"):
+        SearchService(metadata=FakeMetadataStore(), index=FakeSearchIndex(), embedder=None,
+                      method="magic")  # fmt: skip
+
+
+def test_filters_and_candidate_count_go_to_the_engine():
+    world = World()
+    world.add("d1", "tea kettle", category="kitchen")
+    world.service.search(
+        WS, "tea", SearchOptions(limit=10, category="kitchen", document_ids=frozenset({"d1"}))
+    )
+    ((query, with_vector, filters, fetch),) = world.index.searches
+    assert (query, with_vector, fetch) == ("tea", False, 40)  # max(candidates, limit * 4)
+    assert (filters.workspace_id, filters.category, filters.document_ids) == (
+        WS, "kitchen", frozenset({"d1"}),
+    )  # fmt: skip
+
+
+def test_stale_index_entries_and_deleted_documents_never_come_back():
+    world = World()
+    world.add("d1", "tea kettle")
+    world.add("d2", "tea pot")
+    world.add("d3", "tea leaves")
+    world.metadata.replace_chunks(WS, "d2", [])  # the index still holds d2's chunk
+    del world.metadata.documents["d3"]  # and d3's, whose document is gone
+    assert [doc for doc, _ in world.search("tea")] == ["d1"]
+
+
+def test_other_workspaces_stay_out():
+    world = World()
+    world.add("mine", "tea kettle")
+    world.add("theirs", "tea kettle", ws=OTHER)
+    assert [doc for doc, _ in world.search("tea kettle")] == ["mine"]
+
+
+def test_min_score_drops_weak_hits():
+    world = World()
+    world.add("both", "tea kettle")
+    world.add("one", "tea only")
+    scored = world.service.search(WS, "tea kettle", SearchOptions(min_score=0.0)).items
+    assert [i.document_id for i in scored] == ["both", "one"]
+    assert all(0.0 <= i.similarity <= 1.0 for i in scored)
+    between = (scored[0].similarity + scored[1].similarity) / 2
+    strong = world.service.search(WS, "tea kettle", SearchOptions(min_score=between))
+    assert [i.document_id for i in strong.items] == ["both"]
+
+
+def test_grouping_joins_a_documents_best_chunks_in_reading_order():
+    world = World()
+    texts = [f"tea part{i}" if i % 2 else f"tea kettle part{i}" for i in range(6)]
+    world.add("long", *texts)
+    world.add("short", "tea")
+    ((doc, content), (other, _)) = world.search("tea kettle", limit=2)
+    assert (doc, other) == ("long", "short")
+    joined = content.split("\n…\n")
+    assert len(joined) == MAX_JOINED_CHUNKS
+    assert joined == sorted(joined, key=lambda t: int(t.rsplit("part", 1)[1]))
+
+
+def test_without_grouping_each_chunk_is_a_hit_up_to_the_limit():
+    world = World()
+    world.add("long", *[f"tea kettle {i}" for i in range(6)])
+    hits = world.search("tea kettle", limit=4, group_by_document=False)
+    assert len(hits) == 4 and {doc for doc, _ in hits} == {"long"}
+    assert all("\n…\n" not in content for _, content in hits)
+
+
+def test_keyword_method_never_embeds_and_vector_method_sends_no_text():
+    world = World(embedder=FakeEmbedder(WORDS))
+    world.add("d1", "glacier ice")
+    world.service.search(WS, "ice", SearchOptions(method="keyword", min_score=0.0))
+    world.service.search(WS, "ice", SearchOptions(method="vector", min_score=0.0))
+    assert [(q, v) for q, v, _, _ in world.index.searches] == [("ice", False), ("", True)]
+
+
+def test_vector_search_used_says_whether_vectors_matched():
+    world = World(embedder=FakeEmbedder(WORDS))
+    world.add("d1", "glacier ice")
+    found = world.service.search(WS, "glacier", SearchOptions(min_score=0.0))
+    assert found.vector_search_used and found.items[0].vector_score > 0
+    unknown = world.service.search(WS, "volcano", SearchOptions(min_score=0.0))
+    assert not unknown.vector_search_used  # a zero query vector is no vector at all
+
+
+def test_query_vector_is_none_without_a_usable_embedder():
+    assert World().service.query_vector("tea") is None
+    world = World(embedder=FakeEmbedder(WORDS))
+    assert world.service.query_vector("nothing known") is None
+    assert np.isclose(np.linalg.norm(world.service.query_vector("tea")), 1.0)
+
+
+def test_search_safely_turns_engine_failures_into_an_error_field():
+    class BrokenIndex(FakeSearchIndex):
+        def hybrid_search(self, query, vector, filters, limit):
+            raise ConnectionError("engine down")
+
+    service = SearchService(metadata=FakeMetadataStore(), index=BrokenIndex(), embedder=None)
+    result = service.search_safely(WS, "tea", SearchOptions())
+    assert result.items == [] and "engine down" in result.error
+    assert result.to_dict()["items"] == []
