@@ -14,6 +14,14 @@ import pytest
 
 Factory = Callable[..., Iterator[Any]]
 
+# The AWS param names of each table in aws_params, known even when it cannot be imported.
+AWS_NAMES: dict[str, tuple[str, ...]] = {
+    "METADATA_FACTORIES": ("dynamodb",),
+    "BLOB_FACTORIES": ("s3",),
+    "SEARCH_INDEX_FACTORIES": ("opensearch",),
+    "ACCOUNT_FACTORIES": ("dynamodb",),
+}
+
 
 def missing(*modules: str) -> str | None:
     """The skip reason when any of the modules cannot be imported, else None."""
@@ -57,12 +65,3 @@ def adapter_params(
         for name, reason in sorted(skipped.items())
     ]
     return factories, params
-
-
-# The AWS param names of each table in aws_params, known even when it cannot be imported.
-AWS_NAMES: dict[str, tuple[str, ...]] = {
-    "METADATA_FACTORIES": ("dynamodb",),
-    "BLOB_FACTORIES": ("s3",),
-    "SEARCH_INDEX_FACTORIES": ("opensearch",),
-    "ACCOUNT_FACTORIES": ("dynamodb",),
-}

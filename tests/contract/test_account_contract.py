@@ -53,8 +53,9 @@ def test_users_round_trip_and_absent_ones_are_none(accounts: AccountStores):
     assert accounts.users.get_user("id-nobody") is None
     assert accounts.users.get_user_by_username("nobody") is None
     with pytest.raises(ConflictError):  # the same id twice
-        accounts.users.add_user(User(id="id-bob", username="robert", password_hash="h",
-                                     workspace_id="w"))  # fmt: skip
+        accounts.users.add_user(
+            User(id="id-bob", username="robert", password_hash="h", workspace_id="w")
+        )
 
 
 def test_rename_moves_the_claim(accounts: AccountStores):
@@ -189,9 +190,17 @@ def config(name: str, ws: str = "ws", *, minute: int = 0, **kw) -> ModelConfig:
     when = BASE + timedelta(minutes=minute)
     # Ids are unique across workspaces (SQLite keys configs by id alone, DynamoDB by both).
     config_id = f"cfg-{name}" if ws == "ws" else f"cfg-{ws}-{name}"
-    return ModelConfig(id=config_id, workspace_id=ws, name=name, provider="bedrock",
-                       model_id="amazon.nova-lite-v1:0", type="llm", created_at=when,
-                       updated_at=when, **kw)  # fmt: skip
+    return ModelConfig(
+        id=config_id,
+        workspace_id=ws,
+        name=name,
+        provider="bedrock",
+        model_id="amazon.nova-lite-v1:0",
+        type="llm",
+        created_at=when,
+        updated_at=when,
+        **kw,
+    )
 
 
 def test_model_configs_round_trip_per_workspace(accounts: AccountStores):
@@ -211,8 +220,11 @@ def test_model_config_names_are_unique_in_a_workspace(accounts: AccountStores):
     configs.add_model_config(config("chat"))
     configs.add_model_config(config("embed", minute=1))
     with pytest.raises(ConflictError):
-        configs.add_model_config(ModelConfig(id="x", workspace_id="ws", name="chat",
-                                             provider="openai", model_id="m", type="llm"))  # fmt: skip
+        configs.add_model_config(
+            ModelConfig(
+                id="x", workspace_id="ws", name="chat", provider="openai", model_id="m", type="llm"
+            )
+        )
     renamed = configs.get_model_config("ws", "cfg-chat")
     renamed.name = "chat2"
     configs.save_model_config(renamed)
@@ -273,8 +285,14 @@ def test_settings_scopes_and_owners_do_not_mix(accounts: AccountStores):
 
 def api_key(key_id: str, key_hash: str, ws: str = "ws", *, minute: int = 0, **kw) -> ApiKey:
     kw.setdefault("scopes", frozenset({"kb:read"}))
-    return ApiKey(id=key_id, workspace_id=ws, key_hash=key_hash,
-                  prefix=f"bk_{key_hash}", created_at=BASE + timedelta(minutes=minute), **kw)  # fmt: skip
+    return ApiKey(
+        id=key_id,
+        workspace_id=ws,
+        key_hash=key_hash,
+        prefix=f"bk_{key_hash}",
+        created_at=BASE + timedelta(minutes=minute),
+        **kw,
+    )
 
 
 def test_api_keys_by_hash_and_id(accounts: AccountStores):
@@ -291,8 +309,9 @@ def test_api_keys_by_hash_and_id(accounts: AccountStores):
 
 
 @pytest.mark.parametrize(("key_id", "key_hash"), [("k9", "abc"), ("k1", "zzz")])
-def test_a_second_key_with_the_same_hash_or_id_is_refused(accounts: AccountStores, key_id,
-                                                          key_hash):  # fmt: skip
+def test_a_second_key_with_the_same_hash_or_id_is_refused(
+    accounts: AccountStores, key_id, key_hash
+):
     accounts.api_keys.add(api_key("k1", "abc"))
     with pytest.raises(ConflictError):
         accounts.api_keys.add(api_key(key_id, key_hash))

@@ -66,9 +66,12 @@ def test_metrics_agree_with_ir_measures():
         [nDCG @ 10, R @ 100, RR @ 10],
         [ir_measures.Qrel(q, d, g) for q, judged in qrels.items() for d, g in judged.items()],
         # Strictly falling scores: trec_eval ranks by score, so the order is ours exactly.
-        [ir_measures.ScoredDoc(q, d, float(len(r) - i)) for q, r in runs.items()
-         for i, d in enumerate(r)],
-    ):  # fmt: skip
+        [
+            ir_measures.ScoredDoc(q, d, float(len(r) - i))
+            for q, r in runs.items()
+            for i, d in enumerate(r)
+        ],
+    ):
         theirs_by_query[(m.query_id, names[str(m.measure)])] = m.value
     ours = {q: score(runs[q], qrels[q]) for q in qrels}
     for q, values in ours.items():
@@ -85,9 +88,18 @@ def test_report_means_default_and_table():
         "keyword": {"ndcg@10": [1.0, 0.5], "recall@100": [1.0, 1.0], "mrr@10": [1.0, 0.25]},
         "rrf": {"ndcg@10": [], "recall@100": [], "mrr@10": []},
     }
-    meta = {"dataset": "t", "embedder": "none", "documents": 2, "chunks": 2, "queries": 2,
-            "index_seconds": 1.0, "docs_per_second": 2.0, "chunks_per_second": 2.0,
-            "query_p50_ms": 1.0, "query_p95_ms": 2.0}  # fmt: skip
+    meta = {
+        "dataset": "t",
+        "embedder": "none",
+        "documents": 2,
+        "chunks": 2,
+        "queries": 2,
+        "index_seconds": 1.0,
+        "docs_per_second": 2.0,
+        "chunks_per_second": 2.0,
+        "query_p50_ms": 1.0,
+        "query_p95_ms": 2.0,
+    }
     report = summarise(scores, default_name="keyword", meta=meta)
     assert list(report) == ["keyword", "rrf", "default", "meta"]
     assert report["keyword"] == {"ndcg@10": 0.75, "recall@100": 1.0, "mrr@10": 0.625}

@@ -4,6 +4,8 @@ parse → chunk → embed → index pipeline runs for real in tests/unit/test_in
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+
 import pytest
 
 from bunko.domain import DocumentStatus
@@ -15,26 +17,37 @@ from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchI
 WS = "ws-1"
 
 
-@pytest.fixture
-def world():
-    class World:
-        metadata = FakeMetadataStore()
-        blobs = FakeBlobStore()
-        index = FakeSearchIndex()
-        queue = FakeQueue()
-        service = IngestService(
-            metadata=metadata, blobs=blobs, index=index, queue=queue,
-            defaults=IngestDefaults(chunk_size=500, chunk_overlap=50, max_file_bytes=100),
-        )  # fmt: skip
+@dataclass
+class World:
+    metadata: FakeMetadataStore = field(default_factory=FakeMetadataStore)
+    blobs: FakeBlobStore = field(default_factory=FakeBlobStore)
+    index: FakeSearchIndex = field(default_factory=FakeSearchIndex)
+    queue: FakeQueue = field(default_factory=FakeQueue)
 
+    def __post_init__(self) -> None:
+        self.service = IngestService(
+            metadata=self.metadata,
+            blobs=self.blobs,
+            index=self.index,
+            queue=self.queue,
+            defaults=IngestDefaults(chunk_size=500, chunk_overlap=50, max_file_bytes=100),
+        )
+
+
+@pytest.fixture
+def world() -> World:
     return World()
 
 
 @pytest.mark.parametrize(
     ("raw", "clean"),
-    [("a.txt", "a.txt"), ("/notes//b.md", "notes/b.md"), ("x\\y\\z.txt", "x/y/z.txt"),
-     ("a/./b/../c.txt", "a/c.txt")],
-)  # fmt: skip
+    [
+        ("a.txt", "a.txt"),
+        ("/notes//b.md", "notes/b.md"),
+        ("x\\y\\z.txt", "x/y/z.txt"),
+        ("a/./b/../c.txt", "a/c.txt"),
+    ],
+)
 def test_paths_are_normalised(raw, clean):
     assert normalise_path(raw) == clean
 
@@ -48,14 +61,20 @@ def test_bad_paths_are_refused(bad):
 def test_a_new_file_is_kept_recorded_and_queued(world):
     doc = world.service.submit_file(WS, path="/notes/a.txt", data=b"hello", category="notes")
     assert (doc.path, doc.name, doc.revision, doc.status) == (
-        "notes/a.txt", "a.txt", 1, DocumentStatus.PENDING,
-    )  # fmt: skip
+        "notes/a.txt",
+        "a.txt",
+        1,
+        DocumentStatus.PENDING,
+    )
     assert (doc.chunk_size, doc.chunk_overlap, doc.size) == (500, 50, 5)
     assert world.blobs.blobs == {f"originals/{WS}/{doc.id}/1": b"hello"}
     stored = world.metadata.get_document(WS, doc.id)
     assert (stored.id, stored.path, stored.status, stored.content_hash) == (
-        doc.id, doc.path, doc.status, doc.content_hash,
-    )  # fmt: skip
+        doc.id,
+        doc.path,
+        doc.status,
+        doc.content_hash,
+    )
     (revision,) = world.metadata.list_revisions(WS, doc.id)
     assert revision.text_key == f"texts/{WS}/{doc.id}/1.txt"
     assert world.queue.jobs == [IngestJob(WS, doc.id, 1)]
@@ -66,8 +85,9 @@ def test_limits_and_chunk_settings_are_checked_before_anything_is_stored(world):
         world.service.submit_file(WS, path="big.bin", data=b"x" * 101)
     for size, overlap in [(-5, 0), (100, 100), (100, -1)]:  # (a size of 0 means the default)
         with pytest.raises(ValidationError):
-            world.service.submit_file(WS, path="a.txt", data=b"x", chunk_size=size,
-                                      chunk_overlap=overlap)  # fmt: skip
+            world.service.submit_file(
+                WS, path="a.txt", data=b"x", chunk_size=size, chunk_overlap=overlap
+            )
     assert world.blobs.blobs == {} and world.queue.jobs == [] and world.metadata.documents == {}
 
 

@@ -26,15 +26,34 @@ class World:
         )
 
     def add(self, doc_id: str, *texts: str, ws: str = WS, category: str | None = None) -> None:
-        doc = Document(id=doc_id, workspace_id=ws, path=f"{doc_id}.txt", name=f"{doc_id}.txt",
-                       mime="text/plain", category=category)  # fmt: skip
+        doc = Document(
+            id=doc_id,
+            workspace_id=ws,
+            path=f"{doc_id}.txt",
+            name=f"{doc_id}.txt",
+            mime="text/plain",
+            category=category,
+        )
         self.metadata.add_document(doc)
-        chunks = [Chunk(id=f"{doc_id}#{i}", document_id=doc_id, workspace_id=ws, revision=1,
-                        index=i, content=text) for i, text in enumerate(texts)]  # fmt: skip
+        chunks = [
+            Chunk(
+                id=f"{doc_id}#{i}",
+                document_id=doc_id,
+                workspace_id=ws,
+                revision=1,
+                index=i,
+                content=text,
+            )
+            for i, text in enumerate(texts)
+        ]
         self.metadata.replace_chunks(ws, doc_id, chunks)
         vectors = self.embedder.embed_documents(texts) if self.embedder else [None] * len(texts)
-        self.index.index([IndexEntry(c.id, doc_id, ws, 1, c.content, category, v)
-                          for c, v in zip(chunks, vectors, strict=True)])  # fmt: skip
+        self.index.index(
+            [
+                IndexEntry(c.id, doc_id, ws, 1, c.content, category, v)
+                for c, v in zip(chunks, vectors, strict=True)
+            ]
+        )
 
     def search(self, query: str, **options) -> list[tuple[str, str]]:
         result = self.service.search(WS, query, SearchOptions(min_score=0.0, **options))
@@ -53,8 +72,9 @@ def test_unknown_fusion_method_is_refused():
     with pytest.raises(ValueError, match="fusion"):
         World().service.search(WS, "tea", SearchOptions(method="magic"))
     with pytest.raises(ValueError, match="fusion"):
-        SearchService(metadata=FakeMetadataStore(), index=FakeSearchIndex(), embedder=None,
-                      method="magic")  # fmt: skip
+        SearchService(
+            metadata=FakeMetadataStore(), index=FakeSearchIndex(), embedder=None, method="magic"
+        )
 
 
 def test_filters_and_candidate_count_go_to_the_engine():
@@ -66,8 +86,10 @@ def test_filters_and_candidate_count_go_to_the_engine():
     ((query, with_vector, filters, fetch),) = world.index.searches
     assert (query, with_vector, fetch) == ("tea", False, 40)  # max(candidates, limit * 4)
     assert (filters.workspace_id, filters.category, filters.document_ids) == (
-        WS, "kitchen", frozenset({"d1"}),
-    )  # fmt: skip
+        WS,
+        "kitchen",
+        frozenset({"d1"}),
+    )
 
 
 def test_stale_index_entries_and_deleted_documents_never_come_back():
