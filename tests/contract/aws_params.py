@@ -6,8 +6,10 @@ only when osmem-server is too; otherwise their params show as skipped, with the 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
 from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
@@ -30,9 +32,31 @@ def _s3_blobs(tmp_path: Path) -> Iterator[S3BlobStore]:
         yield S3BlobStore(aws.s3, bucket=BUCKET, prefix="blobs/")
 
 
+class _OneRequestAtATime:
+    """A DynamoDB client whose calls run one at a time. DynamoDB applies each request, a
+    transaction included, atomically; moto applies a transaction's items one by one without a
+    lock, so concurrent tests against it would race inside moto rather than in our code. The
+    races that matter (between an adapter's read and its conditional write) still happen."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._lock = threading.Lock()
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if not callable(attr):
+            return attr
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with self._lock:
+                return attr(*args, **kwargs)
+
+        return call
+
+
 def _dynamodb_accounts(tmp_path: Path) -> Iterator[AccountStores]:
     with moto_aws() as aws:
-        table = Table(aws.dynamodb, TABLE)
+        table = Table(_OneRequestAtATime(aws.dynamodb), TABLE)
         yield AccountStores(
             users=DynamoDBUserStore(table),
             attempts=DynamoDBLoginAttemptStore(table),
