@@ -280,6 +280,19 @@ def test_settings_scopes_and_owners_do_not_mix(accounts: AccountStores):
     assert settings.list_settings("nothing") == []
 
 
+def test_get_many_settings_reads_one_scope_in_a_batch(accounts: AccountStores):
+    # /knowledge-bases reads a page of files' upload options this way, not one read each.
+    settings = accounts.settings
+    for i in range(130):  # past DynamoDB's 100-key BatchGetItem page
+        settings.put_settings("upload", f"doc-{i:03}", {"mode": "precise", "n": i})
+    settings.put_settings("user", "doc-001", {"other": "scope"})
+    owners = [f"doc-{i:03}" for i in range(130)] + ["missing", "doc-001"]
+    found = settings.get_many_settings("upload", owners)
+    assert set(found) == {f"doc-{i:03}" for i in range(130)}
+    assert found["doc-007"] == {"mode": "precise", "n": 7}
+    assert settings.get_many_settings("upload", []) == {}
+
+
 # -- API keys ----------------------------------------------------------------------------
 
 
