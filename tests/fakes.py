@@ -244,3 +244,14 @@ class FakeQueue:
 
     def enqueue(self, job: IngestJob) -> None:
         self.jobs.append(job)
+
+
+class FakeSearchDefaults:
+    """Saved search settings per workspace (the search service's `SearchDefaults`)."""
+
+    def __init__(self, saved: dict[str, tuple[int, float]], fallback: tuple[int, float]) -> None:
+        self.saved = saved
+        self.fallback = fallback
+
+    def search_defaults(self, workspace_id: str) -> tuple[int, float]:
+        return self.saved.get(workspace_id, self.fallback)

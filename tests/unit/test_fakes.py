@@ -8,11 +8,13 @@ import inspect
 import pytest
 
 from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
+from bunko.services.search import SearchDefaults
 from tests.fakes import (
     FakeBlobStore,
     FakeEmbedder,
     FakeMetadataStore,
     FakeQueue,
+    FakeSearchDefaults,
     FakeSearchIndex,
 )
 
@@ -37,6 +39,7 @@ def _members(protocol: type) -> dict[str, inspect.Signature | None]:
         (SearchIndex, FakeSearchIndex(dimension=None)),
         (Embedder, FakeEmbedder(["a"])),
         (IngestQueue, FakeQueue()),
+        (SearchDefaults, FakeSearchDefaults({}, fallback=(5, 0.3))),
     ],
 )
 def test_fake_has_every_member_of_its_port(port, fake):

@@ -10,7 +10,7 @@ import pytest
 from bunko.domain import Chunk, Document
 from bunko.ports import IndexEntry
 from bunko.services.search import MAX_JOINED_CHUNKS, SearchOptions, SearchService
-from tests.fakes import FakeEmbedder, FakeMetadataStore, FakeSearchIndex
+from tests.fakes import FakeEmbedder, FakeMetadataStore, FakeSearchDefaults, FakeSearchIndex
 
 WS, OTHER = "ws-1", "ws-2"
 WORDS = ["tea", "kettle", "bicycle", "glacier", "ice"]
@@ -174,3 +174,32 @@ def test_search_safely_turns_engine_failures_into_an_error_field():
     result = service.search_safely(WS, "tea", SearchOptions())
     assert result.items == [] and "engine down" in result.error
     assert result.to_dict()["items"] == []
+
+
+def test_options_left_out_come_from_the_workspaces_saved_settings():
+    saved = FakeSearchDefaults({WS: (2, 0.0), OTHER: (7, 0.9)}, fallback=(5, 0.3))
+    service = SearchService(
+        metadata=FakeMetadataStore(),
+        index=FakeSearchIndex(),
+        embedder=None,
+        limit=4,
+        min_score=0.5,
+        saved_defaults=saved,
+    )
+    resolved = service.resolve(WS, SearchOptions())
+    assert (resolved.limit, resolved.min_score) == (2, 0.0)
+    assert service.resolve(OTHER, SearchOptions(limit=3)).limit == 3  # the caller's value wins
+    assert service.resolve(OTHER, SearchOptions(limit=3)).min_score == 0.9
+    unsaved = SearchService(
+        metadata=FakeMetadataStore(), index=FakeSearchIndex(), embedder=None, limit=4, min_score=0.5
+    )
+    assert unsaved.resolve(WS, SearchOptions()) == SearchOptions(limit=4, min_score=0.5)
+
+
+def test_search_uses_the_saved_limit():
+    world = World()
+    world.add("d1", "tea one")
+    world.add("d2", "tea two")
+    world.add("d3", "tea three")
+    world.service.saved_defaults = FakeSearchDefaults({WS: (2, 0.0)}, fallback=(5, 0.3))
+    assert len(world.service.search(WS, "tea", SearchOptions()).items) == 2
