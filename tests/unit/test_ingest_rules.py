@@ -1,6 +1,6 @@
 """IngestService's own rules, on small fakes of its ports (tests/fakes.py): paths, limits,
 idempotent re-delivery, revisions that keep the old original, what a delete removes. The
-parse → chunk → embed → index pipeline runs for real in tests/unit/test_ingest_service.py."""
+parse → chunk → embed → index pipeline runs for real in tests/integration/test_ingest_service.py."""
 
 from __future__ import annotations
 
