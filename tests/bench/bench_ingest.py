@@ -12,23 +12,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
-from bunko.bootstrap import build_services
-from bunko.config import Settings
+from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-class CollectingQueue:
-    def __init__(self) -> None:
-        self.jobs = []
-
-    def enqueue(self, job) -> None:
-        self.jobs.append(job)
 
 
 def passages(eval_dir: Path, n: int) -> list[str]:
@@ -52,22 +42,20 @@ def main() -> None:
     )
     args = parser.parse_args()
     texts = passages(args.eval_dir, args.docs)
-    with tempfile.TemporaryDirectory() as tmp:
-        queue = CollectingQueue()
-        services = build_services(Settings(data_dir=Path(tmp), embedder=args.embedder), queue=queue)
+    with scratch_services(embedder=args.embedder) as (services, queue):
         services.embedder.embed_documents(["warm up"])  # model load is not throughput
         started = time.perf_counter()
         for i, text in enumerate(texts):
             services.ingest.submit_text(DEFAULT_WORKSPACE_ID, path=f"doc-{i}.txt", content=text)
-        for i in range(0, len(queue.jobs), 256):
-            services.pipeline.process(queue.jobs[i : i + 256])
+        jobs = queue.take()
+        for i in range(0, len(jobs), 256):
+            services.pipeline.process(jobs[i : i + 256])
         ingest_s = time.perf_counter() - started
         chunks = [c.content for c in services.metadata.iter_chunks()]
         started = time.perf_counter()
         for i in range(0, len(chunks), services.settings.embed_batch_size):
             services.embedder.embed_documents(chunks[i : i + services.settings.embed_batch_size])
         raw_s = time.perf_counter() - started
-        services.close()
     ingest_rate, raw_rate = len(chunks) / ingest_s, len(chunks) / raw_s
     print(f"embedder {args.embedder}: {len(texts)} docs, {len(chunks)} chunks")
     print(f"end-to-end ingest: {ingest_rate:8.1f} chunks/s ({len(texts) / ingest_s:.1f} docs/s)")

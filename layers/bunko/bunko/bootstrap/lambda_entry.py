@@ -29,7 +29,7 @@ def ingest_handler() -> IngestEventHandler:
     """Services whose queue collects jobs, so a drop is indexed in the same invocation."""
     from bunko.adapters.aws.clients import boto_client
     from bunko.adapters.aws.settings import AwsSettings
-    from bunko.adapters.aws.sqs_queue import CollectingQueue
+    from bunko.adapters.collecting_queue import CollectingQueue
     from bunko.bootstrap.root import build_services
     from bunko.drops.s3_events import IngestEventHandler
 

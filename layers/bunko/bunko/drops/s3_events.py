@@ -25,7 +25,8 @@ from bunko.adapters.aws.s3_drops import (
     locate,
     parse_notifications,
 )
-from bunko.adapters.aws.sqs_queue import CollectingQueue, parse_job
+from bunko.adapters.aws.sqs_queue import parse_job
+from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError
 

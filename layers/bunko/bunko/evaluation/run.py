@@ -7,7 +7,6 @@ the real search service (embedding, both engines, metadata).
 
 from __future__ import annotations
 
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -17,27 +16,18 @@ from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
-from bunko.ports import IngestJob, SearchFilter, TrainableEmbedder
+from bunko.ports import SearchFilter, TrainableEmbedder
 from bunko.services.fusion import fuse
 from bunko.services.search import SearchOptions
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
+    from bunko.bootstrap.scratch import CollectingQueue
 
 CANDIDATES = 200
 CONVEX_WEIGHTS = (0.1, 0.2, 0.3, 0.5, 0.7)
 INDEX_BATCH = 256
 LATENCY_QUERIES = 200
-
-
-class _CollectingQueue:
-    """Holds the ingest jobs so the run can process them in large batches itself."""
-
-    def __init__(self) -> None:
-        self.jobs: list[IngestJob] = []
-
-    def enqueue(self, job: IngestJob) -> None:
-        self.jobs.append(job)
 
 
 def fusion_methods(default_weight: float) -> dict[str, dict]:
@@ -69,29 +59,24 @@ def run_evaluation(
     progress: bool = True,
 ) -> dict:
     """The report `bunko eval` prints: means per fusion method, the default, run facts."""
-    from bunko.bootstrap import build_services
+    from bunko.bootstrap.scratch import scratch_services
 
     data = load_beir(Path(directory))
     query_ids = sorted(data.queries)[:max_queries] if max_queries else sorted(data.queries)
-    with tempfile.TemporaryDirectory(prefix="bunko-eval-") as tmp:
-        overrides: dict[str, Any] = {"data_dir": Path(tmp)}
-        if embedder:
-            overrides["embedder"] = embedder
-        if vector_weight is not None:
-            overrides["vector_weight"] = vector_weight
-        settings = Settings(**overrides)
-        queue = _CollectingQueue()
-        services = build_services(settings, queue=queue)
-        try:
-            started = time.perf_counter()
-            path_of = _index(services, queue, data, progress=progress)
-            index_seconds = time.perf_counter() - started
-            chunks = services.metadata.count_chunks()
-            methods = fusion_methods(settings.vector_weight)
-            scores = _rank(services, data, query_ids, methods, path_of, progress=progress)
-            latencies = _latencies(services, data, query_ids[:LATENCY_QUERIES])
-        finally:
-            services.close()
+    overrides: dict[str, Any] = {}
+    if embedder:
+        overrides["embedder"] = embedder
+    if vector_weight is not None:
+        overrides["vector_weight"] = vector_weight
+    with scratch_services(**overrides) as (services, queue):
+        settings = services.settings
+        started = time.perf_counter()
+        path_of = _index(services, queue, data, progress=progress)
+        index_seconds = time.perf_counter() - started
+        chunks = services.metadata.count_chunks()
+        methods = fusion_methods(settings.vector_weight)
+        scores = _rank(services, data, query_ids, methods, path_of, progress=progress)
+        latencies = _latencies(services, data, query_ids[:LATENCY_QUERIES])
     meta = {
         "dataset": Path(directory).name,
         "embedder": services.embedder.name if services.embedder else "none",
@@ -107,7 +92,7 @@ def run_evaluation(
     return summarise(scores, default_name=default_method(settings), meta=meta)
 
 
-def _index(services: Services, queue: _CollectingQueue, data: BeirSet, *, progress: bool) -> dict:
+def _index(services: Services, queue: CollectingQueue, data: BeirSet, *, progress: bool) -> dict:
     """Ingest the corpus; returns Bunko document id -> BEIR doc id."""
     from tqdm import tqdm
 
@@ -117,7 +102,7 @@ def _index(services: Services, queue: _CollectingQueue, data: BeirSet, *, progre
             DEFAULT_WORKSPACE_ID, path=f"{doc_id}.txt", content=text or "(empty)"
         )
         path_of[doc.id] = doc_id
-    jobs = queue.jobs
+    jobs = queue.take()
     with tqdm(total=len(jobs), desc="indexing", unit="doc", disable=not progress) as bar:
         embedder = services.embedder
         if isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted:

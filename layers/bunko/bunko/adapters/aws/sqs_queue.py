@@ -43,18 +43,3 @@ class SqsIngestQueue:
 
     def enqueue(self, job: IngestJob) -> None:
         self.client.send_message(QueueUrl=self.queue_url, MessageBody=job_message(job))
-
-
-class CollectingQueue:
-    """Collects jobs instead of sending them, for a consumer that processes them in the same
-    invocation (the ingest function handling an S3 drop)."""
-
-    def __init__(self) -> None:
-        self.jobs: list[IngestJob] = []
-
-    def enqueue(self, job: IngestJob) -> None:
-        self.jobs.append(job)
-
-    def take(self) -> list[IngestJob]:
-        jobs, self.jobs = self.jobs, []
-        return jobs

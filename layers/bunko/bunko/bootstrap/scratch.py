@@ -1,0 +1,27 @@
+"""A throw-away graph in a temporary data folder whose queue collects jobs, for measuring
+(`bunko eval`, the ingest benchmark): the caller indexes in large batches itself."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from bunko.adapters.collecting_queue import CollectingQueue
+from bunko.bootstrap.root import Services, build_services
+from bunko.config import Settings
+
+
+@contextmanager
+def scratch_services(**overrides: Any) -> Iterator[tuple[Services, CollectingQueue]]:
+    """Services over a fresh temporary data folder (removed afterwards), with `overrides`
+    applied to the settings, and the queue whose jobs the caller processes."""
+    with tempfile.TemporaryDirectory(prefix="bunko-scratch-") as tmp:
+        queue = CollectingQueue()
+        services = build_services(Settings(data_dir=Path(tmp), **overrides), queue=queue)
+        try:
+            yield services, queue
+        finally:
+            services.close()
