@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 
-from bunko.adapters.aws.sqs_queue import CollectingQueue, SqsIngestQueue, parse_job
+from bunko.adapters.aws.sqs_queue import SqsIngestQueue, parse_job
+from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.ports import IngestJob
 
 
