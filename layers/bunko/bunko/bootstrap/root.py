@@ -10,11 +10,13 @@ from dataclasses import dataclass, field
 
 from bunko.bootstrap.accounts import AccountServices, build_account_services
 from bunko.bootstrap.adapters import Adapters
+from bunko.bootstrap.models import ConfiguredModels
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
 from bunko.ports.uploads import UploadSigner
 from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
+from bunko.services.chat import ChatService
 from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
@@ -37,6 +39,7 @@ class Services:
     status: StatusService
     items: ChunkItemsService  # chunk-level reads and edits (TelosDB's "items")
     identity: Identity
+    chat: ChatService  # answers with sources (models chosen per user, per call)
     # Users, model configs, settings and API keys: None only on an AWS deployment that
     # configures no accounts (no JWT secret / KMS key).
     accounts: AccountServices | None = None
@@ -123,6 +126,11 @@ def wire_services(
         min_score=settings.min_score,
         saved_defaults=accounts.workspace_settings if accounts else None,
     )
+    chat = ChatService(
+        search=search,
+        models=ConfiguredModels(accounts.model_configs if accounts else None),
+        settings=accounts.user_settings if accounts else None,
+    )
     return Services(
         settings=settings,
         metadata=metadata,
@@ -136,6 +144,7 @@ def wire_services(
         status=StatusService(documents=metadata, embedder=embedder, queue_depth=queue_depth),
         items=ChunkItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),
         identity=Identity(verifiers, auth_enabled=settings.auth == "on"),
+        chat=chat,
         accounts=accounts,
         apikeys=apikeys,
         upload_signer=adapters.upload_signer,

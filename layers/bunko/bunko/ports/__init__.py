@@ -7,6 +7,15 @@ implement them, and `bunko.bootstrap` wires one to the other.
 from bunko.ports.accounts import LoginAttemptStore, ModelConfigStore, SettingsStore, UserStore
 from bunko.ports.apikeys import ApiKeyStore
 from bunko.ports.blobs import BlobStore
+from bunko.ports.chat import (
+    ChatMessage,
+    ChatModel,
+    ChatRequest,
+    ModelResolver,
+    ProviderError,
+    Reranker,
+    RerankHit,
+)
 from bunko.ports.conversion import DocumentConverter
 from bunko.ports.embedding import Embedder, TrainableEmbedder
 from bunko.ports.identity import TokenVerifier
@@ -18,6 +27,9 @@ from bunko.ports.secrets import SecretCipher
 __all__ = [
     "ApiKeyStore",
     "BlobStore",
+    "ChatMessage",
+    "ChatModel",
+    "ChatRequest",
     "ChunkStore",
     "DocumentConverter",
     "DocumentStore",
@@ -29,6 +41,10 @@ __all__ = [
     "LoginAttemptStore",
     "MetadataStore",
     "ModelConfigStore",
+    "ModelResolver",
+    "ProviderError",
+    "RerankHit",
+    "Reranker",
     "SearchFilter",
     "SearchIndex",
     "SecretCipher",

@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from bunko.http.routes import (
     auth,
+    chat,
     knowledge_bases,
     libreoffice,
     model_configs,
@@ -24,6 +25,7 @@ def rest_routers() -> list[APIRouter]:
         knowledge_bases.router,
         user_settings.router,
         vision.router,
+        chat.router,
         libreoffice.router,
         telosdb.router,
     ]

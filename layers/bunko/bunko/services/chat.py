@@ -1,0 +1,174 @@
+"""ChatService: answers with sources. Retrieve with the user's saved settings, abstain when
+nothing passes the threshold (no model is called), else stream a grounded, cited answer.
+
+Conversations are not stored: the caller sends the history with every question.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from bunko.errors import BunkoError
+from bunko.ports.chat import ChatMessage, ChatRequest, ModelResolver, ProviderError
+from bunko.services import chat_text
+from bunko.services.search import SearchItem, SearchOptions, SearchService
+from bunko.services.user_settings import UserSettingsService, default_settings
+
+log = logging.getLogger(__name__)
+
+# With rerank on, this many times topK candidates go to the reranker.
+RERANK_POOL = 3
+
+
+@dataclass(frozen=True)
+class ChatPreferences:
+    """The user settings chat reads (aurak's /user-settings)."""
+
+    top_k: int = 5
+    threshold: float = 0.3
+    full_text: bool = True  # off: vector search only
+    rerank_id: str | None = None  # set only when rerank is enabled
+    llm_id: str | None = None  # None: the offline extractive answerer
+    temperature: float = 0.7
+    max_tokens: int = 2048
+    language: str = "en"
+
+    @classmethod
+    def of(cls, values: dict[str, Any], language: str | None = None) -> ChatPreferences:
+        return cls(
+            top_k=int(values["topK"]),
+            threshold=float(values["similarityThreshold"]),
+            full_text=bool(values["enableFullTextSearch"]),
+            rerank_id=values["selectedRerankId"] if values["enableRerank"] else None,
+            llm_id=values["selectedLLMId"],
+            temperature=float(values["temperature"]),
+            max_tokens=int(values["maxTokens"]),
+            language=language or values["language"],
+        )
+
+
+@dataclass(frozen=True)
+class Source:
+    file_name: str
+    content: str
+    score: float
+    chunk_index: int
+    document_id: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "fileName": self.file_name,
+            "content": self.content,
+            "score": self.score,
+            "chunkIndex": self.chunk_index,
+            "documentId": self.document_id,
+        }
+
+
+@dataclass(frozen=True)
+class ChatEvent:
+    type: Literal["progress", "content", "sources", "error"]
+    data: Any  # text, or a list of Source for "sources"
+
+
+def unique_sources(items: Sequence[SearchItem]) -> list[Source]:
+    """One source per chunk, and one per text (the same passage in two files is one)."""
+    seen: set[Any] = set()
+    sources: list[Source] = []
+    for item in items:
+        text_key = " ".join(item.content.split())
+        if (item.document_id, item.chunk_index) in seen or text_key in seen:
+            continue
+        seen.update({(item.document_id, item.chunk_index), text_key})
+        name = item.name or os.path.basename(item.path) or item.path
+        sources.append(
+            Source(name, item.content, item.similarity, item.chunk_index, item.document_id)
+        )
+    return sources
+
+
+class ChatService:
+    def __init__(
+        self,
+        *,
+        search: SearchService,
+        models: ModelResolver,
+        settings: UserSettingsService | None = None,
+    ) -> None:
+        self.search = search
+        self.models = models
+        self.settings = settings
+
+    def preferences(self, owner: str, workspace_id: str, language: str | None) -> ChatPreferences:
+        values = self.settings.get(owner, workspace_id) if self.settings else default_settings()
+        return ChatPreferences.of(values, language)
+
+    def retrieve(self, workspace_id: str, query: str, prefs: ChatPreferences) -> list[Source]:
+        """The numbered sources: hits over the threshold, deduplicated, reranked if asked."""
+        pool = prefs.top_k * (RERANK_POOL if prefs.rerank_id else 1)
+        options = SearchOptions(
+            limit=pool,
+            min_score=prefs.threshold,
+            group_by_document=False,
+            method=None if prefs.full_text else "vector",
+        )
+        sources = unique_sources(self.search.search(workspace_id, query, options).items)
+        if prefs.rerank_id and sources:
+            reranker = self.models.reranker(workspace_id, prefs.rerank_id)
+            hits = reranker.rerank(query, [s.content for s in sources], prefs.top_k)
+            sources = [
+                Source(s.file_name, s.content, round(h.score, 6), s.chunk_index, s.document_id)
+                for h in hits
+                if 0 <= h.index < len(sources) and (s := sources[h.index])
+            ]
+        return sources[: prefs.top_k]
+
+    def answer(
+        self,
+        workspace_id: str,
+        message: str,
+        history: Sequence[ChatMessage],
+        prefs: ChatPreferences,
+        *,
+        cancelled: Callable[[], bool] = lambda: False,
+    ) -> Iterator[ChatEvent]:
+        """progress, [progress], content..., sources; or an error event where it failed."""
+        language = prefs.language if prefs.language in chat_text.LANGUAGES else "en"
+        yield ChatEvent("progress", chat_text.SEARCHING[language])
+        query = chat_text.retrieval_query(message, history)
+        try:
+            sources = self.retrieve(workspace_id, query, prefs)
+        except (ProviderError, BunkoError) as exc:
+            yield ChatEvent("error", str(exc))
+            return
+        if not sources:
+            yield ChatEvent("content", chat_text.NOTHING_FOUND[language])
+            yield ChatEvent("sources", [])
+            return
+        yield ChatEvent("progress", chat_text.FOUND[language])
+        system = chat_text.system_prompt([(s.file_name, s.content) for s in sources], language)
+        request = ChatRequest(
+            messages=chat_text.conversation(system, history, message),
+            question=query,
+            passages=[s.content for s in sources],
+            language=language,
+            temperature=prefs.temperature,
+            max_tokens=prefs.max_tokens,
+        )
+        try:
+            model = self.models.chat_model(workspace_id, prefs.llm_id)
+            with closing(model.stream(request)) as deltas:  # closing stops the model
+                for delta in deltas:
+                    if cancelled():
+                        log.info("chat cancelled by the client; generation stopped")
+                        return
+                    yield ChatEvent("content", delta)
+        except (ProviderError, BunkoError) as exc:
+            yield ChatEvent("error", str(exc))
+            return
+        yield ChatEvent("sources", sources)
