@@ -17,6 +17,7 @@ PROVIDER = "bedrock"
 def bedrock_error(model: str, exc: Exception) -> ProviderError:
     if isinstance(exc, ClientError):
         code = exc.response.get("Error", {}).get("Code", "")
+        code = code[:1].upper() + code[1:]  # stream errors say throttlingException
         text = exc.response.get("Error", {}).get("Message", "") or str(exc)
         if code in RETRYABLE_CODES or code == "ModelStreamErrorException":
             return ProviderError(PROVIDER, f"{code}: {text}; try again shortly", retryable=True)
