@@ -12,7 +12,7 @@ pytestmark = pytest.mark.anyio
 HTTP_TOOLS = {
     "search_text", "add_item_text", "update_item", "delete_item", "get_item_by_id",
     "list_documents", "list_categories", "get_document_count", "get_document",
-    "delete_document", "lsa_retrain",
+    "delete_document", "lsa_retrain", "ask",
 }  # fmt: skip
 # (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
 HINTS = {
@@ -27,13 +27,14 @@ HINTS = {
     "delete_item": (False, True, True, False),
     "delete_document": (False, True, True, False),
     "lsa_retrain": (False, False, True, False),
+    "ask": (True, False, False, True),
 }
 SEARCH_ITEM_KEYS = {"id", "document_id", "path", "mime", "category", "content", "similarity"}
 
 
 CORE_TOOLS = {
     "search_text", "add_item_text", "get_item_by_id", "list_documents", "list_categories",
-    "get_document",
+    "get_document", "ask",
 }  # fmt: skip
 
 

@@ -43,6 +43,10 @@ class ServiceUnavailableError(BunkoError):
     """A dependency is missing or busy (LibreOffice not installed, a conversion timed out)."""
 
 
+class UpstreamError(BunkoError):
+    """A model provider Bunko called failed (bad key, unknown model, rate limit...)."""
+
+
 class TooManyRequestsError(BunkoError):
     """Refused for a while (login lockout); `retry_after` is in seconds."""
 

@@ -9,9 +9,9 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
-from bunko.ports.chat import ChatRequest
+from bunko.ports.chat import EXTRACTIVE_MODEL, ChatRequest
 
-NAME = "bunko-extractive"
+NAME = EXTRACTIVE_MODEL
 MAX_QUOTES = 3
 INTRO = {
     "en": "Here is what the knowledge base says:",

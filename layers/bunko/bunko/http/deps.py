@@ -14,6 +14,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from bunko.bootstrap import AccountServices, Services
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
+from bunko.services.user_settings import settings_owner
+
+__all__ = ["settings_owner"]  # re-exported for the routers
 
 bearer = HTTPBearer(
     auto_error=False,
@@ -62,8 +65,3 @@ def require(scope: str):
 Reader = Annotated[Principal, Depends(require(SCOPE_READ))]
 Writer = Annotated[Principal, Depends(require(SCOPE_WRITE))]
 Admin = Annotated[Principal, Depends(require(SCOPE_ADMIN))]
-
-
-def settings_owner(principal: Principal) -> str:
-    """Whose user settings: the user's, or (API key, auth off) the workspace's."""
-    return principal.user_id or f"workspace:{principal.workspace_id}"

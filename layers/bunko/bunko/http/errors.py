@@ -27,6 +27,7 @@ STATUS_BY_ERROR: dict[type[errors.BunkoError], int] = {
     errors.UnsupportedMediaError: 415,
     TooManyRequestsError: 429,
     ServiceUnavailableError: 503,
+    errors.UpstreamError: 502,
 }
 
 

@@ -6,6 +6,9 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
+# The offline extractive answerer's model name: the default, needing no model config.
+EXTRACTIVE_MODEL = "bunko-extractive"
+
 
 @dataclass(frozen=True)
 class ChatMessage:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from bunko.domain.auth import Principal
 from bunko.errors import ValidationError
 from bunko.ports import ModelConfigStore, SettingsStore
 
@@ -37,6 +38,11 @@ RANGES = {
     "similarityThreshold": _Range(0.0, 1.0),
 }
 FLAGS = ("enableRerank", "enableFullTextSearch")
+
+
+def settings_owner(principal: Principal) -> str:
+    """Whose user settings: the user's, or (API key, auth off) the workspace's."""
+    return principal.user_id or f"workspace:{principal.workspace_id}"
 
 
 def default_settings(*, top_k: int = 5, similarity_threshold: float = 0.3) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from bunko.http.routes import (
     knowledge_bases,
     libreoffice,
     model_configs,
+    openai_compat,
     telosdb,
     user_settings,
     users,
@@ -26,6 +27,7 @@ def rest_routers() -> list[APIRouter]:
         user_settings.router,
         vision.router,
         chat.router,
+        openai_compat.router,
         libreoffice.router,
         telosdb.router,
     ]

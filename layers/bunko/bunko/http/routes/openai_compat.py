@@ -1,0 +1,180 @@
+"""An OpenAI-compatible door to chat: POST /v1/chat/completions (stream and non-stream, in
+OpenAI's request and chunk shapes) and GET /v1/models, with the same API keys and tokens.
+
+The model name is `bunko-extractive` (the offline answerer) or one of the caller's llm model
+configs (its id or name). The client's last message is the question and the earlier user and
+assistant messages its history (system messages are ignored: Bunko writes the grounded
+prompt). Sources come back as numbered citations in the text, followed by a "Sources:" list,
+and in the extra field `sources` (the response, or the stream's last chunk).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from functools import partial
+from typing import Annotated, Any, Literal
+
+import anyio
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+from sse_starlette import EventSourceResponse
+
+from bunko.errors import NotFoundError, UpstreamError, ValidationError
+from bunko.http.chat_events import chat_events
+from bunko.http.deps import Reader, ServicesDep, settings_owner
+from bunko.http.errors import error_responses
+from bunko.http.routes.chat import KEEP_ALIVE_SECONDS, MAX_HISTORY, MAX_MESSAGE_CHARS
+from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
+from bunko.services.chat import Source
+
+router = APIRouter(prefix="/v1", tags=["openai-compatible"])
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    type: str
+    text: str = ""
+
+
+class Message(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+    role: Literal["system", "developer", "user", "assistant", "tool"]
+    content: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS * 4)] | list[TextPart] | None = None
+
+    def text(self) -> str:
+        if isinstance(self.content, list):
+            return "".join(p.text for p in self.content if p.type == "text")
+        return self.content or ""
+
+
+class CompletionRequest(BaseModel):
+    """OpenAI's fields; the ones Bunko does not use (tools, n, stop, ...) are ignored."""
+
+    model_config = ConfigDict(extra="ignore")
+    model: Annotated[str, Field(min_length=1, max_length=200)]
+    messages: Annotated[list[Message], Field(min_length=1, max_length=MAX_HISTORY + 1)]
+    stream: bool = False
+    temperature: Annotated[float | None, Field(ge=0, le=2)] = None
+    max_tokens: Annotated[int | None, Field(ge=1, le=32768)] = None
+    max_completion_tokens: Annotated[int | None, Field(ge=1, le=32768)] = None
+
+
+def citations(sources: list[Source]) -> str:
+    """The numbered list a plain OpenAI client shows under the answer."""
+    if not sources:
+        return ""
+    lines = [f"[{n}] {s.file_name} (chunk {s.chunk_index})" for n, s in enumerate(sources, 1)]
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
+def _model_id(services, workspace_id: str, name: str) -> str | None:
+    """The llm config a model name selects (None: the extractive answerer)."""
+    if name == EXTRACTIVE_MODEL:
+        return None
+    accounts = services.accounts
+    configs = accounts.model_configs.list(workspace_id) if accounts else []
+    for config in configs:
+        if config.type == "llm" and name in (config.id, config.name):
+            return config.id
+    raise NotFoundError(f"model {name!r} not found: GET /v1/models lists the models")
+
+
+@router.get("/models", responses=error_responses(401, 403))
+def list_models(principal: Reader, services: ServicesDep) -> dict:
+    accounts = services.accounts
+    configs = accounts.model_configs.list(principal.workspace_id) if accounts else []
+    models = [{"id": EXTRACTIVE_MODEL, "object": "model", "created": 0, "owned_by": "bunko"}]
+    models += [
+        {
+            "id": c.id,
+            "object": "model",
+            "created": int(c.created_at.timestamp()),
+            "owned_by": c.provider,
+            "name": c.name,
+        }
+        for c in configs
+        if c.type == "llm"
+    ]
+    return {"object": "list", "data": models}
+
+
+@router.post(
+    "/chat/completions",
+    responses={
+        200: {"content": {"text/event-stream": {}}, "description": "With stream: chunks as SSE"},
+        **error_responses(400, 401, 403, 404, 502),
+    },
+)
+async def chat_completions(body: CompletionRequest, principal: Reader, services: ServicesDep):
+    question = body.messages[-1]
+    if question.role != "user" or not question.text().strip():
+        raise ValidationError("messages: the last message must be the user's question")
+    history = [
+        ChatMessage(m.role, m.text()) for m in body.messages[:-1] if m.role in ("user", "assistant")
+    ]
+    workspace = principal.workspace_id
+    chat = services.chat
+
+    def preferences():
+        prefs = chat.preferences(settings_owner(principal), workspace, None)
+        return replace(
+            prefs,
+            llm_id=_model_id(services, workspace, body.model),
+            temperature=prefs.temperature if body.temperature is None else body.temperature,
+            max_tokens=body.max_completion_tokens or body.max_tokens or prefs.max_tokens,
+        )
+
+    prefs = await anyio.to_thread.run_sync(preferences)
+    answer = partial(chat.answer, workspace, question.text(), history, prefs)
+    meta = {
+        "id": f"chatcmpl-{uuid.uuid4().hex}",
+        "created": int(time.time()),
+        "model": body.model,
+    }
+    if body.stream:
+        return EventSourceResponse(_chunks(answer, meta), ping=KEEP_ALIVE_SECONDS)
+    text, sources = "", []
+    async for event in chat_events(answer):
+        if event.type == "content":
+            text += event.data
+        elif event.type == "sources":
+            sources = event.data
+        elif event.type == "error":
+            raise UpstreamError(event.data)
+    return {
+        **meta,
+        "object": "chat.completion",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text + citations(sources)},
+                "finish_reason": "stop",
+            }
+        ],
+        "sources": [s.to_dict() for s in sources],
+    }
+
+
+def _chunk(meta: dict, delta: dict, finish: str | None = None, **extra: Any) -> str:
+    choice = {"index": 0, "delta": delta, "finish_reason": finish}
+    body = {**meta, "object": "chat.completion.chunk", "choices": [choice], **extra}
+    return json.dumps(body, ensure_ascii=False)
+
+
+async def _chunks(answer: partial, meta: dict) -> AsyncIterator[str]:
+    yield _chunk(meta, {"role": "assistant", "content": ""})
+    async for event in chat_events(answer):
+        if event.type == "content":
+            yield _chunk(meta, {"content": event.data})
+        elif event.type == "sources":
+            if event.data:
+                yield _chunk(meta, {"content": citations(event.data)})
+            yield _chunk(meta, {}, "stop", sources=[s.to_dict() for s in event.data])
+        elif event.type == "error":
+            # OpenAI's SDKs raise on a chunk carrying `error`.
+            yield json.dumps({"error": {"message": event.data, "type": "provider_error"}})
+    yield "[DONE]"

@@ -1,0 +1,97 @@
+"""The chat tool: `ask` answers a question from the knowledge base, with numbered sources."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from bunko.domain.auth import SCOPE_READ
+from bunko.errors import UpstreamError
+from bunko.mcp.inputs import StrictInput
+from bunko.mcp.outputs import Output
+from bunko.mcp.registry import ToolContext, tool
+from bunko.ports.chat import ChatMessage
+from bunko.services.user_settings import settings_owner
+
+MAX_QUESTION_CHARS = 8_000
+MAX_TURNS = 50
+
+
+class Turn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    role: Literal["user", "assistant"]
+    content: str = Field(max_length=MAX_QUESTION_CHARS * 4)
+
+
+class AskInput(StrictInput):
+    question: str = Field(
+        min_length=1, max_length=MAX_QUESTION_CHARS, description="The question, in any language."
+    )
+    history: list[Turn] = Field(
+        default_factory=list,
+        max_length=MAX_TURNS,
+        description="The conversation so far, oldest first (the server stores none); "
+        "a follow-up question is searched in its context.",
+    )
+    language: Literal["ja", "en", "zh"] | None = Field(
+        None, description="The language of the framing text; omitted: the saved setting."
+    )
+
+
+class AskSource(Output):
+    number: int = Field(ge=1, description="The [n] the answer cites this source by.")
+    file_name: str
+    content: str
+    score: float
+    chunk_index: int = Field(ge=0)
+    document_id: str
+
+
+class AskOutput(Output):
+    answer: str = Field(description="The answer, citing sources as [1], [2].")
+    sources: list[AskSource] = Field(
+        description="The numbered sources; empty when nothing relevant was found (the answer "
+        "then says so and no model was called)."
+    )
+
+
+@tool(
+    title="Ask the knowledge base",
+    scope=SCOPE_READ,
+    read_only=True,
+    destructive=False,
+    idempotent=False,
+    open_world=True,
+    core=True,
+)
+def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
+    """Answer a question from the knowledge base with the caller's chat settings (model,
+    topK, similarity threshold, rerank): `answer` cites its `sources` by number. When nothing
+    in the knowledge base is relevant enough, no model is called and the answer says so.
+    For the raw passages instead of an answer, use search_text."""
+    chat = ctx.services.chat
+    prefs = chat.preferences(settings_owner(ctx.principal), ctx.workspace_id, args.language)
+    history = [ChatMessage(t.role, t.content) for t in args.history]
+    text, sources = "", []
+    for event in chat.answer(ctx.workspace_id, args.question, history, prefs):
+        if event.type == "content":
+            text += event.data
+        elif event.type == "sources":
+            sources = event.data
+        elif event.type == "error":
+            raise UpstreamError(event.data)
+    return AskOutput(
+        answer=text,
+        sources=[
+            AskSource(
+                number=n,
+                file_name=s.file_name,
+                content=s.content,
+                score=s.score,
+                chunk_index=s.chunk_index,
+                document_id=s.document_id,
+            )
+            for n, s in enumerate(sources, start=1)
+        ],
+    )
