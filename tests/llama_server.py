@@ -38,7 +38,11 @@ class LlamaServer:
 
 @contextmanager
 def llama_server(
-    *, api_key: str | None = None, ignore_eos: bool = False, threads: int = 1
+    *,
+    api_key: str | None = None,
+    ignore_eos: bool = False,
+    rerank: bool = False,
+    threads: int = 1,
 ) -> Iterator[LlamaServer]:
     import xllamacpp
 
@@ -55,6 +59,9 @@ def llama_server(
     params.sampling.ignore_eos = ignore_eos  # answers run to max_tokens: a long generation
     if api_key:
         params.api_keys = [api_key]
+    if rerank:  # serve POST /v1/rerank (scores from the model's rank pooling)
+        params.embedding = True
+        params.pooling_type = xllamacpp.llama_pooling_type.LLAMA_POOLING_TYPE_RANK
     server = xllamacpp.Server(params)
     try:
         yield LlamaServer(server.listening_address + "/v1", api_key)
