@@ -1,5 +1,6 @@
-"""The REST API: everything buffered through the api function, except /chat/stream and /mcp,
-which stream from the stream function (responseTransferMode STREAM, up to 15 minutes)."""
+"""The REST API: everything buffered through the api function, except /chat/stream, /mcp and
+the OpenAI-compatible /v1 routes, which stream from the stream function (responseTransferMode
+STREAM, up to 15 minutes)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-STREAMING_PATHS = ("chat/stream", "mcp")
+STREAMING_PATHS = ("chat/stream", "mcp", "v1")
 STREAM_TIMEOUT = Duration.minutes(15)
 
 

@@ -57,6 +57,8 @@ def suppress_findings(stack: Stack) -> None:
         "Default/mcp/{proxy+}/ANY",
         "Default/chat/stream/ANY",
         "Default/chat/stream/{proxy+}/ANY",
+        "Default/v1/ANY",
+        "Default/v1/{proxy+}/ANY",
     ):
         NagSuppressions.add_resource_suppressions_by_path(stack, f"{rest}/{method}/Resource", [
             _s("AwsSolutions-APIG4", APP_AUTH), _s("AwsSolutions-COG4", APP_AUTH),

@@ -36,8 +36,8 @@ def test_streaming_paths_stream_from_the_stream_function(template):
         for m in methods.values()
         if m["Properties"]["Integration"].get("ResponseTransferMode") == "STREAM"
     ]
-    # chat/stream and mcp, each with its own path and its {proxy+}
-    assert len(streaming) == 4
+    # chat/stream, mcp and v1 (OpenAI-compatible chat), each with its own path and {proxy+}
+    assert len(streaming) == 6
     for method in streaming:
         integration = method["Properties"]["Integration"]
         assert integration["TimeoutInMillis"] == 15 * 60 * 1000
@@ -50,6 +50,46 @@ def test_streaming_paths_stream_from_the_stream_function(template):
         integration = method["Properties"]["Integration"]
         assert integration.get("ResponseTransferMode", "BUFFERED") == "BUFFERED"
         assert api_fn in json.dumps(integration["Uri"])
+
+
+def _resource_path(template, resource_id: str) -> str:
+    """/chat/stream for the API Gateway resource that serves it."""
+    resources = template.find_resources("AWS::ApiGateway::Resource")
+    parts = []
+    while resource_id in resources:
+        props = resources[resource_id]["Properties"]
+        parts.append(props["PathPart"])
+        parent = props["ParentId"]
+        resource_id = parent.get("Ref", "") if isinstance(parent, dict) else ""
+    return "/" + "/".join(reversed(parts))
+
+
+def test_chat_routes_stream_from_the_stream_function(template):
+    stream_fn = logical_id(template, "AWS::Lambda::Function", "FunctionsStream")
+    methods = resources(template, "AWS::ApiGateway::Method")
+    by_path = {
+        _resource_path(template, m["Properties"]["ResourceId"]["Ref"]): m["Properties"]
+        for m in methods.values()
+        if isinstance(m["Properties"].get("ResourceId"), dict)
+        and "Ref" in m["Properties"]["ResourceId"]
+    }
+    for path in ("/chat/stream", "/v1", "/v1/{proxy+}"):
+        method = by_path[path]
+        assert method["HttpMethod"] == "ANY"
+        assert method["Integration"]["ResponseTransferMode"] == "STREAM", path
+        assert stream_fn in json.dumps(method["Integration"]["Uri"]), path
+
+
+def test_stream_function_web_adapter_streams_to_uvicorn(template):
+    """The adapter streams (no buffering) to uvicorn on its port, once /health answers."""
+    template.has_resource_properties("AWS::Lambda::Function", {
+        "Handler": "run.sh",
+        "Environment": {"Variables": Match.object_like({
+            "AWS_LWA_INVOKE_MODE": "response_stream",
+            "AWS_LWA_PORT": "8080",
+            "AWS_LWA_READINESS_CHECK_PATH": "/health",
+        })},
+    })  # fmt: skip
 
 
 def test_stream_function_runs_under_the_web_adapter(template):
