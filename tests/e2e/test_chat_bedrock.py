@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 
 import boto3
 import pytest
@@ -41,6 +42,7 @@ class BedrockRuntime:
         )
         self.requests: list[dict] = []
         self.responses: list[tuple[int, bytes, str]] = []
+        self.delay = 0.0  # seconds before answering: a slow model
         self.client.meta.events.register("before-send", self._answer)
 
     def reply(
@@ -50,6 +52,7 @@ class BedrockRuntime:
 
     def _answer(self, request, **_) -> AWSResponse:
         self.requests.append({"url": request.url, "body": json.loads(request.body)})
+        time.sleep(self.delay)
         status, body, content_type = self.responses.pop(0)
         headers = {"Content-Type": content_type}
         if status >= 400:
@@ -197,3 +200,22 @@ def test_rerank_on_and_off(rest, bedrock):
     # the prompt numbers the sources in the reranker's order
     system = runtime.requests[-1]["body"]["system"][0]["text"]
     assert system.index(f"[1] ({plain[1]})") < system.index(f"[2] ({plain[0]})")
+
+
+def test_keep_alive_comments_while_the_model_is_slow(rest, bedrock, monkeypatch):
+    from bunko.http.routes import chat
+
+    monkeypatch.setattr(chat, "KEEP_ALIVE_SECONDS", 0.5)  # 15 s in production
+    runtime, _ = bedrock
+    runtime.delay = 2.0
+    user = bedrock_user(rest)
+    runtime.reply(converse_stream("Built in 1872 [1]."))
+    body = {"message": "When was the lighthouse built?"}
+    with user.client.stream("POST", "/chat/stream", json=body) as response:
+        lines = list(response.iter_lines())
+    comments = [line for line in lines if line.startswith(":")]
+    assert len(comments) >= 2, lines
+    assert lines.index(comments[0]) < lines.index(
+        'data: {"type": "content", "data": "Built in 1872 [1]."}'
+    )
+    assert [line for line in lines if line.startswith("data:")][-1] == "data: [DONE]"
