@@ -122,3 +122,14 @@ def test_bad_requests_are_400_and_anonymous_401(rest, user):
         assert_error(user.client.post("/chat/stream", json=body), 400)
     with rest.client() as anonymous:
         assert_error(anonymous.post("/chat/stream", json={"message": "hi"}), 401)
+
+
+def test_full_text_search_off_means_vector_only(rest):
+    # This server has no embedding model, so vector-only search finds nothing: abstain.
+    user = rest.new_user()
+    load_documents(user)
+    assert ask(user.client, "lighthouse museum").sources
+    update = user.client.put("/user-settings", json={"enableFullTextSearch": False})
+    assert update.status_code == 200
+    answer = ask(user.client, "lighthouse museum", language="en")
+    assert answer.sources == [] and answer.text == NOTHING_FOUND["en"]
