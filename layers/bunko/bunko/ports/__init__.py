@@ -22,6 +22,7 @@ from bunko.ports.identity import TokenVerifier
 from bunko.ports.index import IndexEntry, IndexHit, SearchFilter, SearchIndex
 from bunko.ports.metadata import ChunkStore, DocumentStore, MetadataStore, WorkspaceStore
 from bunko.ports.queue import IngestJob, IngestQueue
+from bunko.ports.research import PassageScorer, ResearchStore
 from bunko.ports.secrets import SecretCipher
 
 __all__ = [
@@ -45,6 +46,8 @@ __all__ = [
     "ProviderError",
     "RerankHit",
     "Reranker",
+    "PassageScorer",
+    "ResearchStore",
     "SearchFilter",
     "SearchIndex",
     "SecretCipher",

@@ -1,0 +1,98 @@
+"""Search inside one sealed corpus: the same hybrid ranking as normal search (the search
+service's query embedding, fusion method and weight), over the corpus's own passages only.
+
+Keyword statistics are the corpus's own, so ingesting, editing or deleting documents
+elsewhere never changes a corpus's ranking: the same query gives the same hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from bunko.domain.research import CorpusPassage
+from bunko.ports import IndexHit, PassageScorer
+from bunko.services.fusion import fuse
+from bunko.services.search import SearchService
+
+
+@dataclass(frozen=True)
+class CorpusHit:
+    evidence_id: str  # what to cite, with `revision`
+    revision: int
+    document_id: str
+    chunk_id: str
+    chunk_index: int
+    content: str
+    start: int
+    end: int
+    page: int | None
+    similarity: float
+    vector_score: float
+    text_score: float
+
+
+def rank_passages(
+    passages: Sequence[CorpusPassage],
+    query: str,
+    *,
+    search: SearchService,
+    scorer: PassageScorer,
+    limit: int,
+    min_score: float,
+) -> tuple[list[CorpusHit], bool]:
+    """Best first; one hit per passage. Returns (hits, whether the vector half ran)."""
+    unique = list({cp.passage.chunk_id: cp for cp in passages}.values())
+    if not unique or not query.strip() or limit <= 0:
+        return [], False
+    fetch = max(search.candidates, limit * 4)
+    texts = [cp.passage.content for cp in unique]
+    keyword = [
+        IndexHit(unique[i].passage.chunk_id, unique[i].passage.document_id, score)
+        for i, score in scorer.keyword_scores(query, texts, fetch)
+    ]
+    vector = _vector_hits(unique, query, search, fetch) if search.method != "keyword" else []
+    if search.method == "vector":
+        keyword = []
+    fused = fuse(keyword, vector, method=search.method, vector_weight=search.vector_weight)
+    by_chunk = {cp.passage.chunk_id: cp for cp in unique}
+    hits: list[CorpusHit] = []
+    for hit in fused:
+        if hit.score < min_score or len(hits) >= limit:
+            break
+        cp = by_chunk[hit.chunk_id]
+        p = cp.passage
+        hits.append(
+            CorpusHit(
+                evidence_id=cp.evidence_id, revision=p.revision, document_id=p.document_id,
+                chunk_id=p.chunk_id, chunk_index=p.index, content=p.content, start=p.start,
+                end=p.end, page=p.page, similarity=round(hit.score, 6),
+                vector_score=round(hit.vector_score, 6), text_score=round(hit.text_score, 6),
+            )
+        )  # fmt: skip
+    return hits, bool(vector)
+
+
+def _vector_hits(
+    passages: Sequence[CorpusPassage], query: str, search: SearchService, fetch: int
+) -> list[IndexHit]:
+    embedder = search.embedder
+    if embedder is None:
+        return []
+    usable = [cp for cp in passages if cp.passage.vector and cp.passage.embedder == embedder.name]
+    if not usable:
+        return []  # sealed keyword-only, or under another model: the keyword half ranks alone
+    query_vector = search.query_vector(query)
+    if query_vector is None:
+        return []
+    matrix = np.vstack([np.frombuffer(cp.passage.vector or b"", dtype="<f4") for cp in usable])
+    if matrix.shape[1] != query_vector.shape[0]:
+        return []
+    scores = matrix @ query_vector
+    order = np.argsort(-scores, kind="stable")[:fetch]
+    return [
+        IndexHit(usable[i].passage.chunk_id, usable[i].passage.document_id, float(scores[i]))
+        for i in order.tolist()
+    ]
