@@ -14,6 +14,8 @@ from bunko.ports import (
     LoginAttemptStore,
     MetadataStore,
     ModelConfigStore,
+    PassageScorer,
+    ResearchStore,
     SearchIndex,
     SecretCipher,
     SettingsStore,
@@ -52,4 +54,6 @@ class Adapters:
     queue: IngestQueue | None = None  # None: the root builds the in-process queue
     upload_signer: UploadSigner | None = None
     folder_check: FolderCheck | None = None
+    research: ResearchStore | None = None  # research projects and sealed corpora
+    passage_scorer: PassageScorer | None = None  # BM25 inside one sealed corpus
     closers: list[Callable[[], None]] = field(default_factory=list)

@@ -17,12 +17,15 @@ log = logging.getLogger(__name__)
 def build_aws_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.aws.bedrock_embedder import BedrockTitanEmbedder
     from bunko.adapters.aws.clients import boto_client, opensearch_client
+    from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
     from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb_table import Table
     from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
     from bunko.adapters.aws.s3_blobs import S3BlobStore
     from bunko.adapters.aws.s3_presign import S3UploadSigner
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.aws.sqs_queue import SqsIngestQueue
+    from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.soffice import SofficeConverter
 
     aws = AwsSettings()
@@ -55,6 +58,9 @@ def build_aws_adapters(settings: Settings) -> Adapters:
             if aws.ingest_queue_url
             else None
         ),
+        research=DynamoDBResearchStore(Table(boto_client("dynamodb", aws), aws.table_name)),
+        # Pure Python BM25 over one corpus's passages: the same ranking as the embedded shape.
+        passage_scorer=Bm25PassageScorer(),
         upload_signer=S3UploadSigner(
             s3,
             bucket=aws.bucket,

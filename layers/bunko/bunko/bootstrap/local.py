@@ -25,9 +25,11 @@ def index_generation(embedder: Embedder | None) -> str:
 def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.files import FileBlobStore
+    from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.search_index import LocalSearchIndex
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.adapters.local.sqlite_db import SqliteDatabase
+    from bunko.adapters.local.sqlite_research import SqliteResearchStore
     from bunko.adapters.local.sqlite_store import SqliteMetadataStore
     from bunko.drops.folder_monitor import local_folder_check
 
@@ -52,6 +54,8 @@ def build_local_adapters(settings: Settings) -> Adapters:
         converter=SofficeConverter(),
         accounts=_local_accounts(settings, db),
         folder_check=local_folder_check(settings.data_dir),
+        research=SqliteResearchStore(db),
+        passage_scorer=Bm25PassageScorer(),
         closers=[index.close, db.close],
     )
 

@@ -21,6 +21,7 @@ from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
 from bunko.services.pipeline import IndexingPipeline
+from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 from bunko.services.status import StatusService
 
@@ -45,6 +46,7 @@ class Services:
     accounts: AccountServices | None = None
     apikeys: ApiKeyService | None = None
     upload_signer: UploadSigner | None = None  # direct uploads (S3 presigned PUT)
+    research: ResearchService | None = None  # research projects and sealed corpora
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -131,6 +133,12 @@ def wire_services(
         models=ConfiguredModels(accounts.model_configs if accounts else None),
         settings=accounts.user_settings if accounts else None,
     )
+    research = None
+    if adapters.research is not None and adapters.passage_scorer is not None:
+        research = ResearchService(
+            store=adapters.research, metadata=metadata, embedder=embedder, search=search,
+            scorer=adapters.passage_scorer,
+        )  # fmt: skip
     return Services(
         settings=settings,
         metadata=metadata,
@@ -148,5 +156,6 @@ def wire_services(
         accounts=accounts,
         apikeys=apikeys,
         upload_signer=adapters.upload_signer,
+        research=research,
         closers=closers,
     )

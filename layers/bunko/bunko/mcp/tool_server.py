@@ -20,7 +20,12 @@ from pydantic import ValidationError as PydanticValidationError
 from bunko import __version__
 from bunko.domain.auth import Principal
 from bunko.errors import BunkoError
-from bunko.mcp import tools_chat, tools_read, tools_write  # noqa: F401  (registers the tools)
+from bunko.mcp import (  # noqa: F401  (importing registers the tools)
+    tools_chat,
+    tools_read,
+    tools_research,
+    tools_write,
+)
 from bunko.mcp.registry import TOOLS, Profile, ToolContext, ToolSpec, Transport
 
 if TYPE_CHECKING:

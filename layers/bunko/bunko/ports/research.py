@@ -51,9 +51,7 @@ class ResearchStore(Protocol):
     def corpus_passages(
         self, workspace_id: str, corpus_id: str, revision: int
     ) -> list[CorpusPassage]: ...
-    def pinned_passages(
-        self, workspace_id: str, document_id: str, revision: int
-    ) -> list[Passage]:
+    def pinned_passages(self, workspace_id: str, document_id: str, revision: int) -> list[Passage]:
         """Every corpus's copies of one document revision's passages, the most recently
         sealed corpus first (a revision's text outlives its chunks while a corpus holds it)."""
 

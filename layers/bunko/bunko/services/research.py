@@ -128,12 +128,16 @@ class ResearchService:
         if chunk_id is None:
             return
         chunk = self.metadata.get_chunk(workspace_id, chunk_id)
-        pinned = {p.chunk_id for p in self.store.pinned_passages(workspace_id, document_id, revision)}
+        pinned = {
+            p.chunk_id for p in self.store.pinned_passages(workspace_id, document_id, revision)
+        }
         current = chunk is not None and (chunk.document_id, chunk.revision) == (
             document_id, revision,
         )  # fmt: skip
         if not current and chunk_id not in pinned:
-            raise NotFoundError(f"chunk {chunk_id} is not part of {document_id} revision {revision}")
+            raise NotFoundError(
+                f"chunk {chunk_id} is not part of {document_id} revision {revision}"
+            )
 
     # corpora
     def seal(

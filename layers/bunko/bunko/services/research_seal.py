@@ -121,9 +121,7 @@ def with_vectors(
     passages: Sequence[CorpusPassage], embedder: Embedder | None
 ) -> list[CorpusPassage]:
     """Embed passages that have no vector from this embedder yet (pinned ones keep theirs)."""
-    if embedder is None or (
-        isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted
-    ):
+    if embedder is None or (isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted):
         return list(passages)
     todo = [i for i, cp in enumerate(passages) if cp.passage.embedder != embedder.name]
     out = list(passages)

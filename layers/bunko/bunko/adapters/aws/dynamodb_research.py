@@ -201,9 +201,7 @@ class DynamoDBResearchStore:
             "missing_sources": json.dumps(list(c.missing_sources)),
             "method_version": c.method_version, "sampling": c.sampling,
         }  # fmt: skip
-        head_condition = (
-            "attribute_not_exists(pk)" if c.revision == 1 else "latest = :previous"
-        )
+        head_condition = "attribute_not_exists(pk)" if c.revision == 1 else "latest = :previous"
         try:
             self.table.transact([
                 {"Put": {"Item": _S(revision), "ConditionExpression": "attribute_not_exists(pk)"}},

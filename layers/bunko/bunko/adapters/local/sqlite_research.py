@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.domain import utcnow
 from bunko.domain.research import (
     Corpus,
     CorpusPassage,
@@ -22,7 +23,6 @@ from bunko.domain.research import (
     Passage,
     ResearchProject,
 )
-from bunko.domain import utcnow
 from bunko.errors import ConflictError
 
 _PROJECT = "id, workspace_id, name, revision, corpus_id, created_at, updated_at"
