@@ -42,7 +42,9 @@ READ = {"read_only": True, "destructive": False, "idempotent": True}
 def research(ctx: ToolContext, workspace_id: UUID) -> tuple[ResearchService, str]:
     """The service and the workspace, which must be the caller's own (DESIGN decision 5)."""
     if str(workspace_id) != ctx.workspace_id:
-        raise PermissionDeniedError(f"workspace {workspace_id} is not this caller's workspace")
+        raise PermissionDeniedError(
+            f"forbidden: workspace {workspace_id} is not the caller's workspace"
+        )
     service = ctx.services.research
     if service is None:
         raise ServiceUnavailableError("research corpora are not available on this deployment")

@@ -11,6 +11,7 @@ from bunko.http.routes import (
     libreoffice,
     model_configs,
     openai_compat,
+    research,
     telosdb,
     user_settings,
     users,
@@ -30,4 +31,5 @@ def rest_routers() -> list[APIRouter]:
         openai_compat.router,
         libreoffice.router,
         telosdb.router,
+        research.router,
     ]
