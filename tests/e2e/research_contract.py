@@ -144,3 +144,21 @@ def validate_snapshot(structured: Any) -> None:
     validator = Draft7Validator(SEED_OUTPUT, format_checker=FormatChecker())
     errors = sorted(validator.iter_errors(structured), key=str)
     assert not errors, [e.message for e in errors]
+
+
+# Bunko's research tools, their hints (readOnly, destructive, idempotent, openWorld), and the
+# ones the core profile lists (read tools only; research_corpora_get is `full` as the page says).
+RESEARCH_HINTS = {
+    "research_projects_create": (False, False, False, False),
+    "research_projects_list": (True, False, True, False),
+    "research_evidence_add": (False, False, True, False),
+    "research_evidence_remove": (False, True, True, False),
+    "research_corpora_seal": (False, False, True, False),
+    "research_corpora_get": (True, False, True, True),
+    "research_corpora_list": (True, False, True, False),
+    "research_corpora_search": (True, False, True, True),
+}
+RESEARCH_TOOLS = frozenset(RESEARCH_HINTS)
+RESEARCH_CORE_TOOLS = frozenset(
+    {"research_projects_list", "research_corpora_list", "research_corpora_search"}
+)

@@ -6,13 +6,14 @@ import pytest
 from mcp import MCPError
 
 from tests.e2e.mcp_harness import deployed, http_client, ok, payload
+from tests.e2e.research_contract import RESEARCH_CORE_TOOLS, RESEARCH_HINTS, RESEARCH_TOOLS
 
 pytestmark = pytest.mark.anyio
 
 HTTP_TOOLS = {
     "search_text", "add_item_text", "update_item", "delete_item", "get_item_by_id",
     "list_documents", "list_categories", "get_document_count", "get_document",
-    "delete_document", "lsa_retrain", "ask",
+    "delete_document", "lsa_retrain", "ask", *RESEARCH_TOOLS,
 }  # fmt: skip
 # (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
 HINTS = {
@@ -28,13 +29,14 @@ HINTS = {
     "delete_document": (False, True, True, False),
     "lsa_retrain": (False, False, True, False),
     "ask": (True, False, False, True),
+    **RESEARCH_HINTS,
 }
 SEARCH_ITEM_KEYS = {"id", "document_id", "path", "mime", "category", "content", "similarity"}
 
 
 CORE_TOOLS = {
     "search_text", "add_item_text", "get_item_by_id", "list_documents", "list_categories",
-    "get_document", "ask",
+    "get_document", "ask", *RESEARCH_CORE_TOOLS,
 }  # fmt: skip
 
 

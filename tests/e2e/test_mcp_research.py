@@ -11,6 +11,9 @@ from mcp import MCPError
 
 from tests.e2e.mcp_harness import deployed, http_client, mcp_error_in, ok
 from tests.e2e.research_contract import (
+    RESEARCH_CORE_TOOLS,
+    RESEARCH_HINTS,
+    RESEARCH_TOOLS,
     SEED_ANNOTATIONS,
     SEED_INPUT,
     SEED_OUTPUT,
@@ -19,12 +22,6 @@ from tests.e2e.research_contract import (
 
 pytestmark = pytest.mark.anyio
 
-RESEARCH_TOOLS = {
-    "research_projects_create", "research_projects_list", "research_evidence_add",
-    "research_evidence_remove", "research_corpora_seal", "research_corpora_get",
-    "research_corpora_list", "research_corpora_search",
-}  # fmt: skip
-READ_TOOLS = {"research_projects_list", "research_corpora_list", "research_corpora_search"}
 SCOPES = ("kb:read", "kb:write", "agent:research")
 
 
@@ -80,14 +77,16 @@ async def test_advertised_schemas_and_hints_are_the_contracts(kb):
         assert schema["additionalProperties"] is False, name
         assert schema["properties"]["workspace_id"]["format"] == "uuid", name
         assert tools[name].output_schema["additionalProperties"] is False, name
-        assert tools[name].annotations.read_only_hint is (name in READ_TOOLS | {get.name})
+        a = tools[name].annotations
+        hints = (a.read_only_hint, a.destructive_hint, a.idempotent_hint, a.open_world_hint)
+        assert hints == RESEARCH_HINTS[name], name
 
 
 async def test_core_profile_lists_only_read_tools(tmp_path):
     with deployed(tmp_path / "data", mcp_profile="core") as core:
         async with http_client(core.url, core.key(*SCOPES)) as client:
             names = {t.name for t in (await client.list_tools()).tools}
-    assert names & RESEARCH_TOOLS == READ_TOOLS  # get is `full` only, as the page says
+    assert names & RESEARCH_TOOLS == RESEARCH_CORE_TOOLS  # get is `full` only, as the page says
 
 
 async def test_seal_get_list_search_and_every_get_matches_the_contract(kb):

@@ -13,12 +13,13 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 from tests.e2e.mcp_harness import ok
+from tests.e2e.research_contract import RESEARCH_CORE_TOOLS, RESEARCH_TOOLS
 
 pytestmark = pytest.mark.anyio
 
 CORE_TOOLS = {
     "search_text", "add_item_text", "get_item_by_id", "list_documents", "list_categories",
-    "get_document", "ask",
+    "get_document", "ask", *RESEARCH_CORE_TOOLS,
 }  # fmt: skip
 HTML = "<html><body><h1>Beekeeping</h1><p>Bees make honey in the hive all summer.</p></body></html>"
 
@@ -57,7 +58,8 @@ async def test_stdio_serves_every_tool_and_adds_local_files(tmp_path):
     page.write_text(HTML, encoding="utf-8")
     async with Client(bunko_mcp(data)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
-        assert "add_file" in names and "ask" in names and len(names) == 13
+        assert "add_file" in names and "ask" in names
+        assert len(names) == 13 + len(RESEARCH_TOOLS)
         added = ok(await client.call_tool("add_file", {"file": str(page), "category": "hobby"}))
         assert added["status"] == "completed" and added["mime"] == "text/html"
         assert added["path"] == page.resolve().as_posix().lstrip("/")  # a logical path
