@@ -123,14 +123,17 @@ class ResearchService:
     def _check_source(
         self, workspace_id: str, document_id: str, revision: int, chunk_id: str | None
     ) -> None:
-        if self.metadata.get_revision(workspace_id, document_id, revision) is None:
+        """The source exists at that revision, in the documents or in a corpus's retained
+        passages (a deleted document's sealed text can still be cited)."""
+        pinned = {
+            p.chunk_id for p in self.store.pinned_passages(workspace_id, document_id, revision)
+        }
+        known = self.metadata.get_revision(workspace_id, document_id, revision) is not None
+        if not known and not pinned:
             raise NotFoundError(f"document {document_id} has no revision {revision}")
         if chunk_id is None:
             return
         chunk = self.metadata.get_chunk(workspace_id, chunk_id)
-        pinned = {
-            p.chunk_id for p in self.store.pinned_passages(workspace_id, document_id, revision)
-        }
         current = chunk is not None and (chunk.document_id, chunk.revision) == (
             document_id, revision,
         )  # fmt: skip
