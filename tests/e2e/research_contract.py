@@ -151,6 +151,7 @@ def validate_snapshot(structured: Any) -> None:
 RESEARCH_HINTS = {
     "research_projects_create": (False, False, False, False),
     "research_projects_list": (True, False, True, False),
+    "research_projects_delete": (False, True, True, False),
     "research_evidence_add": (False, False, True, False),
     "research_evidence_remove": (False, True, True, False),
     "research_corpora_seal": (False, False, True, False),

@@ -124,3 +124,31 @@ def test_rest_twins_refuse_bad_input_and_change_nothing(rest):
         got = other.post("/research-api/corpora/get", json={
             "workspace_id": other_ws, "id": theirs["snapshot"]["id"]}).json()  # fmt: skip
         assert got == {"snapshot": theirs["snapshot"]}
+
+
+def test_deleting_a_project_or_its_owner_releases_the_retained_text(rest):
+    user = rest.new_user()
+    ws = rest.services.identity.authenticate(user.token).workspace_id
+    doc = _document(rest, ws, "gone.txt", "Text that only a corpus keeps.")
+    research = rest.services.research
+    http = user.client
+    ids = []
+    for name in ("first", "second"):
+        project = http.post("/research-api/projects/create", json={
+            "workspace_id": ws, "name": name}).json()["project"]  # fmt: skip
+        common = {"workspace_id": ws, "project_id": project["id"]}
+        http.post(
+            "/research-api/evidence/add", json={**common, "document_id": doc.id, "revision": 1}
+        )
+        assert http.post("/research-api/corpora/seal", json=common).status_code == 200
+        ids.append(common)
+    rest.services.ingest.delete_document(ws, doc.id)
+    assert len(research.store.pinned_passages(ws, doc.id, 1)) == 2  # one copy per corpus
+    deleted = http.post("/research-api/projects/delete", json=ids[0])
+    assert deleted.json() == {"deleted": True, "project_id": ids[0]["project_id"]}
+    _error(http.post("/research-api/projects/delete", json=ids[0]), 404)
+    assert len(research.store.pinned_passages(ws, doc.id, 1)) == 1
+    admin = rest.admin()
+    assert admin.client.delete(f"/users/{user.id}").status_code == 200
+    assert research.list_projects(ws) == [] and research.list_corpora(ws) == []
+    assert research.store.pinned_passages(ws, doc.id, 1) == []

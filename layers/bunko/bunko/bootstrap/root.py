@@ -139,6 +139,10 @@ def wire_services(
             store=adapters.research, metadata=metadata, embedder=embedder, search=search,
             scorer=adapters.passage_scorer,
         )  # fmt: skip
+    if accounts is not None:
+        # Search needs the accounts' saved settings and research needs search, so the user
+        # admin learns about research last: deleting a user deletes their research too.
+        accounts.users.research = research
     return Services(
         settings=settings,
         metadata=metadata,

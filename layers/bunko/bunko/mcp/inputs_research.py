@@ -31,6 +31,10 @@ class ProjectCreateInput(WorkspaceInput):
     name: str = Field(min_length=1, max_length=MAX_NAME_CHARS, description="A short title.")
 
 
+class ProjectInput(WorkspaceInput):
+    project_id: UUID = Field(description="The research project, as research_projects_list gives.")
+
+
 class EvidenceAddInput(WorkspaceInput):
     project_id: UUID = Field(description="The research project, as research_projects_list gives.")
     document_id: UUID = Field(description="The document, as search_text or get_document give.")

@@ -51,6 +51,11 @@ class ProjectList(Output):
     projects: list[ProjectOutput] = Field(description="Oldest first.")
 
 
+class ProjectDeleted(Output):
+    deleted: bool
+    project_id: Id
+
+
 class EvidenceOutput(Output):
     id: Id = Field(description="The evidence id: what corpus searches cite.")
     project_id: Id

@@ -8,7 +8,7 @@ from __future__ import annotations
 from uuid import UUID
 
 from bunko.domain.auth import SCOPE_RESEARCH
-from bunko.errors import PermissionDeniedError, ServiceUnavailableError
+from bunko.errors import NotFoundError, PermissionDeniedError, ServiceUnavailableError
 from bunko.mcp.inputs_research import (
     CorpusGetInput,
     CorpusSealInput,
@@ -16,6 +16,7 @@ from bunko.mcp.inputs_research import (
     EvidenceAddInput,
     EvidenceRemoveInput,
     ProjectCreateInput,
+    ProjectInput,
     WorkspaceInput,
 )
 from bunko.mcp.outputs_research import (
@@ -29,6 +30,7 @@ from bunko.mcp.outputs_research import (
     EvidenceOutput,
     EvidenceRemoved,
     ProjectCreated,
+    ProjectDeleted,
     ProjectList,
     ProjectOutput,
     Snapshot,
@@ -66,6 +68,17 @@ def research_projects_list(ctx: ToolContext, args: WorkspaceInput) -> ProjectLis
     the id of its corpus once sealed."""
     service, ws = research(ctx, args.workspace_id)
     return ProjectList(projects=[ProjectOutput.of(p) for p in service.list_projects(ws)])
+
+
+@tool(title="Delete a research project", scope=SCOPE_RESEARCH,
+      read_only=False, destructive=True, idempotent=True)  # fmt: skip
+def research_projects_delete(ctx: ToolContext, args: ProjectInput) -> ProjectDeleted:
+    """Delete a research project with its evidence and every revision of its corpus; the
+    passage text the corpus retained is released. Documents are not touched."""
+    service, ws = research(ctx, args.workspace_id)
+    if not service.delete_project(ws, str(args.project_id)):
+        raise NotFoundError(f"research project {args.project_id} not found")
+    return ProjectDeleted(deleted=True, project_id=str(args.project_id))
 
 
 @tool(title="Add evidence", scope=SCOPE_RESEARCH,

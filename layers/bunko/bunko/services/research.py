@@ -73,6 +73,13 @@ class ResearchService:
         """The project, its evidence, its corpora and their retained passages."""
         return self.store.delete_project(workspace_id, project_id)
 
+    def delete_workspace(self, workspace_id: str) -> int:
+        """Every research project of a workspace (its owner was deleted)."""
+        projects = self.store.list_projects(workspace_id)
+        for project in projects:
+            self.store.delete_project(workspace_id, project.id)
+        return len(projects)
+
     # evidence
     def list_evidence(self, workspace_id: str, project_id: str) -> list[Evidence]:
         self.project(workspace_id, project_id)

@@ -1,8 +1,8 @@
 """UserAdminService: the admin's user management (global, across workspaces).
 
 Deleting a user also deletes what lived in their personal workspace — documents (with
-chunks, index entries and blobs), model configs and settings — so nothing is left behind
-that nobody can reach.
+chunks, index entries and blobs), model configs, settings and research projects (with their
+corpora's retained text) — so nothing is left behind that nobody can reach.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from bunko.errors import NotFoundError
 from bunko.ports import ModelConfigStore, SettingsStore, UserStore
 from bunko.services.auth import AuthService
 from bunko.services.knowledge_base import KnowledgeBaseService
+from bunko.services.research import ResearchService
 
 log = logging.getLogger(__name__)
 
@@ -30,12 +31,14 @@ class UserAdminService:
         knowledge_base: KnowledgeBaseService,
         model_configs: ModelConfigStore,
         settings: SettingsStore,
+        research: ResearchService | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
         self.knowledge_base = knowledge_base
         self.model_configs = model_configs
         self.settings = settings
+        self.research = research
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -57,6 +60,8 @@ class UserAdminService:
         self.model_configs.delete_workspace_model_configs(workspace_id)
         self.settings.delete_settings(USER_SCOPE, user.id)
         self.settings.delete_settings(WORKSPACE_SCOPE, workspace_id)
+        if self.research is not None:
+            self.research.delete_workspace(workspace_id)
 
     def ensure_admin(self, username: str, password: str) -> User:
         """The admin named in settings, created if missing. An existing user is left as it
