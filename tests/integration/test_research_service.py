@@ -121,3 +121,29 @@ def test_deleting_a_project_releases_the_retained_text(kb):
     assert research.delete_project(WS, project.id)
     assert research.store.pinned_passages(WS, docs["a.md"].id, 1) == []
     assert research.list_corpora(WS) == []
+
+
+def test_a_chunk_sealed_twice_is_one_hit_citing_its_first_evidence(kb):
+    services, docs = kb
+    research, project = _project_with(services, docs, ["c.md"])
+    chunk = services.metadata.get_chunks(WS, docs["c.md"].id)[0]
+    research.add_evidence(WS, project.id, document_id=chunk.document_id, revision=1,
+                          chunk_id=chunk.id)  # fmt: skip
+    corpus = research.seal(WS, project.id)
+    whole = corpus.evidence[0].evidence_id
+    _, hits, _ = research.search(WS, corpus.id, "restore backup", min_score=0.0)
+    assert [(h.chunk_id, h.evidence_id) for h in hits] == [(chunk.id, whole)]
+
+
+def test_an_old_revision_no_corpus_kept_is_missing_not_replaced(kb):
+    services, docs = kb
+    research, project = _project_with(services, docs, ["a.md"])
+    services.ingest.submit_text(WS, path="a.md", content="A new text for a.md.")
+    assert services.queue.join(timeout=120)
+    corpus = research.seal(WS, project.id)
+    assert corpus.coverage == "partial" and corpus.evidence == ()
+    assert corpus.missing_sources == (
+        f"document {docs['a.md'].id} revision 1: superseded by revision 2, text not kept",
+    )
+    _, hits, _ = research.search(WS, corpus.id, "new text", min_score=0.0)
+    assert hits == []

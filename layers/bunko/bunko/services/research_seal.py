@@ -77,7 +77,9 @@ def _passages_of(
             )
             for c in chunks
         ]  # fmt: skip
-    pinned = {p.chunk_id: p for p in store.pinned_passages(ws, doc_id, rev)}
+    pinned: dict[str, Passage] = {}
+    for copy in store.pinned_passages(ws, doc_id, rev):
+        pinned.setdefault(copy.chunk_id, copy)  # the most recently sealed copy of each chunk
     where = f"document {doc_id} revision {rev}"
     if item.kind is EvidenceKind.CHUNK:
         where = f"chunk {item.chunk_id} revision {rev}"
@@ -96,7 +98,7 @@ def _note(where: str, doc, rev: int) -> str:
     if doc is None:
         why = "deleted"
     elif doc.revision != rev:
-        why = f"superseded by revision {doc.revision}; its text was not retained"
+        why = f"superseded by revision {doc.revision}, text not kept"
     elif doc.status is not DocumentStatus.COMPLETED:
         why = f"not indexed ({doc.status})"
     else:

@@ -44,7 +44,10 @@ def rank_passages(
     min_score: float,
 ) -> tuple[list[CorpusHit], bool]:
     """Best first; one hit per passage. Returns (hits, whether the vector half ran)."""
-    unique = list({cp.passage.chunk_id: cp for cp in passages}.values())
+    first: dict[str, CorpusPassage] = {}
+    for cp in passages:
+        first.setdefault(cp.passage.chunk_id, cp)  # a chunk sealed twice cites its first evidence
+    unique = list(first.values())
     if not unique or not query.strip() or limit <= 0:
         return [], False
     fetch = max(search.candidates, limit * 4)
