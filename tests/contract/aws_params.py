@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
+from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
 from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
 from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
 from bunko.adapters.aws.dynamodb_table import Table
@@ -66,9 +67,15 @@ def _dynamodb_accounts(tmp_path: Path) -> Iterator[AccountStores]:
         )
 
 
+def _dynamodb_research(tmp_path: Path) -> Iterator[DynamoDBResearchStore]:
+    with moto_aws() as aws:
+        yield DynamoDBResearchStore(Table(aws.dynamodb, TABLE))
+
+
 METADATA_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"dynamodb": _dynamodb_metadata}
 BLOB_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"s3": _s3_blobs}
 ACCOUNT_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"dynamodb": _dynamodb_accounts}
+RESEARCH_FACTORIES: dict[str, Callable[[Path], Iterator]] = {"dynamodb": _dynamodb_research}
 
 
 _osmem = None

@@ -11,6 +11,7 @@ import pytest
 
 from bunko.adapters.local.files import FileBlobStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite_research import SqliteResearchStore
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
 from tests.contract.accounts import AccountStores, sqlite_accounts
 from tests.contract.params import adapter_params
@@ -26,9 +27,16 @@ def _file_blobs(tmp_path: Path) -> Iterator[FileBlobStore]:
     yield FileBlobStore(tmp_path / "blobs")
 
 
+def _sqlite_research(tmp_path: Path) -> Iterator[SqliteResearchStore]:
+    db = SqliteDatabase(tmp_path / "bunko.db")
+    yield SqliteResearchStore(db)
+    db.close()
+
+
 METADATA, METADATA_PARAMS = adapter_params({"sqlite": _sqlite_metadata}, "METADATA_FACTORIES")
 BLOBS, BLOB_PARAMS = adapter_params({"files": _file_blobs}, "BLOB_FACTORIES")
 ACCOUNTS, ACCOUNT_PARAMS = adapter_params({"sqlite": sqlite_accounts}, "ACCOUNT_FACTORIES")
+RESEARCH, RESEARCH_PARAMS = adapter_params({"sqlite": _sqlite_research}, "RESEARCH_FACTORIES")
 
 
 @pytest.fixture(params=METADATA_PARAMS)
@@ -44,3 +52,8 @@ def blob_store(request: pytest.FixtureRequest, tmp_path: Path):
 @pytest.fixture(params=ACCOUNT_PARAMS)
 def accounts(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AccountStores]:
     yield from ACCOUNTS[request.param](tmp_path)
+
+
+@pytest.fixture(params=RESEARCH_PARAMS)
+def research_store(request: pytest.FixtureRequest, tmp_path: Path):
+    yield from RESEARCH[request.param](tmp_path)

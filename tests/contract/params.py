@@ -20,6 +20,7 @@ AWS_NAMES: dict[str, tuple[str, ...]] = {
     "BLOB_FACTORIES": ("s3",),
     "SEARCH_INDEX_FACTORIES": ("opensearch",),
     "ACCOUNT_FACTORIES": ("dynamodb",),
+    "RESEARCH_FACTORIES": ("dynamodb",),
 }
 
 

@@ -25,4 +25,5 @@ def test_every_aws_table_has_its_names():
         "BLOB_FACTORIES",
         "SEARCH_INDEX_FACTORIES",
         "ACCOUNT_FACTORIES",
+        "RESEARCH_FACTORIES",
     }

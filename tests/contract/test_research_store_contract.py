@@ -4,15 +4,11 @@ revisions, evidence, corpus revisions with their own passages, isolation, releas
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from datetime import timedelta
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_research import SqliteResearchStore
 from bunko.domain import utcnow
 from bunko.domain.research import (
     Corpus,
@@ -26,35 +22,12 @@ from bunko.domain.research import (
 )
 from bunko.errors import ConflictError
 
-
-def _sqlite(tmp_path: Path) -> Iterator[SqliteResearchStore]:
-    db = SqliteDatabase(tmp_path / "bunko.db")
-    yield SqliteResearchStore(db)
-    db.close()
-
-
-def _dynamodb(tmp_path: Path) -> Iterator:
-    pytest.importorskip("moto")
-    from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
-    from bunko.adapters.aws.dynamodb_table import Table
-    from tests.aws.stand_ins import TABLE, moto_aws
-
-    with moto_aws() as aws:
-        yield DynamoDBResearchStore(Table(aws.dynamodb, TABLE))
-
-
-FACTORIES = {"sqlite": _sqlite, "dynamodb": _dynamodb}
 WS, OTHER = str(uuid.uuid4()), str(uuid.uuid4())
 
 
-@pytest.fixture(params=sorted(FACTORIES))
-def store(request: pytest.FixtureRequest, tmp_path: Path):
-    yield from FACTORIES[request.param](tmp_path)
-
-
-def _project(store, ws: str = WS) -> ResearchProject:
+def _project(research_store, ws: str = WS) -> ResearchProject:
     project = ResearchProject(id=str(uuid.uuid4()), workspace_id=ws, name="study")
-    store.add_project(project)
+    research_store.add_project(project)
     return project
 
 
@@ -84,63 +57,63 @@ def _corpus(project, revision: int, refs, *, when=None, cid=None) -> Corpus:
     )  # fmt: skip
 
 
-def test_projects_are_per_workspace_and_evidence_bumps_the_revision(store):
-    project = _project(store)
-    _project(store, OTHER)
-    assert [p.id for p in store.list_projects(WS)] == [project.id]
-    assert store.get_project(OTHER, project.id) is None
+def test_projects_are_per_workspace_and_evidence_bumps_the_revision(research_store):
+    project = _project(research_store)
+    _project(research_store, OTHER)
+    assert [p.id for p in research_store.list_projects(WS)] == [project.id]
+    assert research_store.get_project(OTHER, project.id) is None
     first = _evidence(project, "doc-a", note="why this matters")
-    assert store.add_evidence(first, project_revision=1) == 2
+    assert research_store.add_evidence(first, project_revision=1) == 2
     second = _evidence(project, "doc-b", 3, chunk_id="chunk-b")
-    assert store.add_evidence(second, project_revision=2) == 3
+    assert research_store.add_evidence(second, project_revision=2) == 3
     with pytest.raises(ConflictError):  # a stale revision: someone changed it meanwhile
-        store.add_evidence(_evidence(project, "doc-c"), project_revision=2)
-    assert store.list_evidence(WS, project.id) == [first, second]
-    assert store.list_evidence(OTHER, project.id) == []
-    assert store.remove_evidence(OTHER, project.id, first.id, project_revision=3) is None
-    assert store.remove_evidence(WS, project.id, first.id, project_revision=3) == 4
-    assert store.remove_evidence(WS, project.id, first.id, project_revision=4) is None
-    assert store.get_project(WS, project.id).revision == 4
-    assert store.list_evidence(WS, project.id) == [second]
+        research_store.add_evidence(_evidence(project, "doc-c"), project_revision=2)
+    assert research_store.list_evidence(WS, project.id) == [first, second]
+    assert research_store.list_evidence(OTHER, project.id) == []
+    assert research_store.remove_evidence(OTHER, project.id, first.id, project_revision=3) is None
+    assert research_store.remove_evidence(WS, project.id, first.id, project_revision=3) == 4
+    assert research_store.remove_evidence(WS, project.id, first.id, project_revision=4) is None
+    assert research_store.get_project(WS, project.id).revision == 4
+    assert research_store.list_evidence(WS, project.id) == [second]
 
 
-def test_corpus_revisions_keep_their_own_passages(store):
-    project = _project(store)
+def test_corpus_revisions_keep_their_own_passages(research_store):
+    project = _project(research_store)
     one = [_passage("doc-a", 1, 0, "bees make honey"), _passage("doc-a", 1, 1, "in hives")]
     cid = str(uuid.uuid4())
     when = utcnow()
     c1 = _corpus(project, 1, [EvidenceRef("ev-1", 1)], when=when, cid=cid)
-    store.add_corpus(c1, [CorpusPassage("ev-1", p) for p in one])
+    research_store.add_corpus(c1, [CorpusPassage("ev-1", p) for p in one])
     with pytest.raises(ConflictError):
-        store.add_corpus(c1, [])
+        research_store.add_corpus(c1, [])
     c2 = _corpus(project, 2, [EvidenceRef("ev-2", 2)], when=when + timedelta(seconds=1), cid=cid)
     two = [_passage("doc-a", 2, 0, "wasps make no honey")]
-    store.add_corpus(c2, [CorpusPassage("ev-2", p) for p in two])
-    assert store.get_project(WS, project.id).corpus_id == cid
-    assert store.get_corpus(WS, cid) == c2
-    assert store.get_corpus(WS, cid, 1) == c1
-    assert store.get_corpus(WS, cid, 3) is None
-    assert store.get_corpus(OTHER, cid) is None
-    assert store.list_corpora(WS) == [c2] and store.list_corpora(OTHER) == []
-    held = store.corpus_passages(WS, cid, 1)
+    research_store.add_corpus(c2, [CorpusPassage("ev-2", p) for p in two])
+    assert research_store.get_project(WS, project.id).corpus_id == cid
+    assert research_store.get_corpus(WS, cid) == c2
+    assert research_store.get_corpus(WS, cid, 1) == c1
+    assert research_store.get_corpus(WS, cid, 3) is None
+    assert research_store.get_corpus(OTHER, cid) is None
+    assert research_store.list_corpora(WS) == [c2] and research_store.list_corpora(OTHER) == []
+    held = research_store.corpus_passages(WS, cid, 1)
     assert [cp.passage for cp in held] == one and {cp.evidence_id for cp in held} == {"ev-1"}
-    assert store.corpus_passages(OTHER, cid, 1) == []
-    assert store.pinned_passages(WS, "doc-a", 1) == one
-    assert store.pinned_passages(WS, "doc-a", 2) == two
-    assert store.pinned_passages(OTHER, "doc-a", 1) == []
+    assert research_store.corpus_passages(OTHER, cid, 1) == []
+    assert research_store.pinned_passages(WS, "doc-a", 1) == one
+    assert research_store.pinned_passages(WS, "doc-a", 2) == two
+    assert research_store.pinned_passages(OTHER, "doc-a", 1) == []
 
 
-def test_deleting_a_project_releases_its_passages(store):
-    project, keeper = _project(store), _project(store)
+def test_deleting_a_project_releases_its_passages(research_store):
+    project, keeper = _project(research_store), _project(research_store)
     mine = [_passage("doc-a", 1, 0, "only mine")]
     theirs = [_passage("doc-a", 1, 0, "kept by another corpus")]
-    store.add_corpus(_corpus(project, 1, []), [CorpusPassage("e", p) for p in mine])
-    store.add_corpus(_corpus(keeper, 1, []), [CorpusPassage("e", p) for p in theirs])
-    store.add_evidence(_evidence(project, "doc-a"), project_revision=1)
-    assert store.delete_project(OTHER, project.id) is False
-    assert store.delete_project(WS, project.id) is True
-    assert store.get_project(WS, project.id) is None
-    assert store.list_evidence(WS, project.id) == []
-    assert store.pinned_passages(WS, "doc-a", 1) == theirs
-    assert [c.project_id for c in store.list_corpora(WS)] == [keeper.id]
-    assert store.delete_project(WS, project.id) is False
+    research_store.add_corpus(_corpus(project, 1, []), [CorpusPassage("e", p) for p in mine])
+    research_store.add_corpus(_corpus(keeper, 1, []), [CorpusPassage("e", p) for p in theirs])
+    research_store.add_evidence(_evidence(project, "doc-a"), project_revision=1)
+    assert research_store.delete_project(OTHER, project.id) is False
+    assert research_store.delete_project(WS, project.id) is True
+    assert research_store.get_project(WS, project.id) is None
+    assert research_store.list_evidence(WS, project.id) == []
+    assert research_store.pinned_passages(WS, "doc-a", 1) == theirs
+    assert [c.project_id for c in research_store.list_corpora(WS)] == [keeper.id]
+    assert research_store.delete_project(WS, project.id) is False
