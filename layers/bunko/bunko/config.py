@@ -43,8 +43,14 @@ class Settings(BaseSettings):
     fernet_key: SecretStr | None = None  # encrypts model-config API keys at rest
     admin_username: str | None = None  # the first admin, created at start when both are set
     admin_password: SecretStr | None = None
-    login_max_failures: int = Field(default=5, ge=1, le=100)  # then the username is locked
+    # failed logins: per (username, client address), then per username from all addresses
+    login_max_failures: int = Field(default=5, ge=1, le=100)  # then that address is locked
     login_lockout_seconds: int = Field(default=60, ge=1, le=86400)  # doubles per extra failure
+    login_account_max_failures: int = Field(default=50, ge=1, le=10000)  # then everyone
+    login_account_lockout_seconds: int = Field(default=900, ge=1, le=86400)
+
+    # LibreOffice runs jailed (no network, no host files); "off" runs it unprotected
+    libreoffice_sandbox: Literal["on", "off"] = "on"
 
     # MCP: a profile changes which tools are listed, never what a caller may do
     mcp_profile: Literal["core", "full"] = "full"

@@ -53,6 +53,8 @@ def build_auth(
             stores.login_attempts,
             max_failures=settings.login_max_failures,
             lockout=timedelta(seconds=settings.login_lockout_seconds),
+            account_max_failures=settings.login_account_max_failures,
+            account_lockout=timedelta(seconds=settings.login_account_lockout_seconds),
         ),
     )
 

@@ -51,7 +51,7 @@ def build_aws_adapters(settings: Settings) -> Adapters:
         ),
         embedder=embedder,
         # Answers 503 where no LibreOffice is installed (the Lambda runtime has none).
-        converter=SofficeConverter(),
+        converter=SofficeConverter(sandbox=settings.libreoffice_sandbox == "on"),
         accounts=_aws_accounts(aws),
         queue=(
             SqsIngestQueue(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)

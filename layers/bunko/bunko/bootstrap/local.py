@@ -51,7 +51,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         blobs=FileBlobStore(settings.blob_dir),
         index=index,
         embedder=embedder,
-        converter=SofficeConverter(),
+        converter=SofficeConverter(sandbox=settings.libreoffice_sandbox == "on"),
         accounts=_local_accounts(settings, db),
         folder_check=local_folder_check(settings.data_dir),
         research=SqliteResearchStore(db),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from bunko.domain.accounts import LoginAttempts, ModelConfig, User
@@ -28,6 +28,15 @@ class LoginAttemptStore(Protocol):
     def get_attempts(self, key: str) -> LoginAttempts | None: ...
     def save_attempts(self, attempts: LoginAttempts) -> None: ...
     def clear_attempts(self, key: str) -> None: ...
+    def update_attempts(
+        self,
+        keys: Sequence[str],
+        change: Callable[[list[LoginAttempts]], list[LoginAttempts]],
+    ) -> None:
+        """Read the records of `keys` (a fresh one for an absent key), pass them to `change`
+        and write what it returns, atomically: no other update of these keys can come in
+        between (so a count cannot be raced). If `change` raises, nothing is written and
+        the exception propagates. `change` may be called again on a retry."""
 
 
 class ModelConfigStore(Protocol):

@@ -73,37 +73,37 @@ class AuthService:
     def register(self, username: str, password: str) -> User:
         return self.create_user(username, password, is_admin=False)
 
-    def login(self, username: str, password: str) -> tuple[str, User]:
+    def login(self, username: str, password: str, *, address: str = "") -> tuple[str, User]:
         """(access token, user); AuthenticationError for bad credentials,
-        TooManyRequestsError while the username is locked."""
+        TooManyRequestsError while the username is locked for `address` (the client's)."""
         key = username_key(username) if isinstance(username, str) else ""
-        self.throttle.check(key)
+        self.throttle.begin(key, address)  # counted as failed until the password matches
         user = self.users.get_user_by_username(username) if key else None
         valid, upgraded = self.hasher.verify(password, user.password_hash if user else None)
         if not valid or user is None:
-            self.throttle.failure(key)
             raise AuthenticationError(BAD_CREDENTIALS)
-        self.throttle.success(key)
+        self.throttle.success(key, address)
         if upgraded:
             user.password_hash, user.updated_at = upgraded, utcnow()
             self.users.save_user(user)
         return self.tokens.issue(user), user
 
-    def change_password(self, user_id: str, current: str, new: str) -> tuple[str, User]:
+    def change_password(
+        self, user_id: str, current: str, new: str, *, address: str = ""
+    ) -> tuple[str, User]:
         """Set a new password and invalidate every older token; returns a fresh token."""
         user = self.users.get_user(user_id)
         if user is None:
             raise NotFoundError("user not found")
         key = username_key(user.username)
-        self.throttle.check(key)  # a stolen token must not become a password oracle
+        self.throttle.begin(key, address)  # a stolen token must not become a password oracle
         valid, _ = self.hasher.verify(current, user.password_hash)
         if not valid:
-            self.throttle.failure(key)
             raise ValidationError("currentPassword: incorrect")
+        self.throttle.success(key, address)
         validate_password(new, field="newPassword")
         if new == current:
             raise ValidationError("newPassword: must differ from the current password")
-        self.throttle.success(key)
         user.password_hash = self.hasher.hash(new)
         user.token_version += 1
         user.updated_at = utcnow()

@@ -1,11 +1,20 @@
-"""LoginThrottle: after repeated failed logins a username is refused for a while.
+"""LoginThrottle: repeated failed logins are slowed per (username, address), and an account
+that many addresses guess at is locked for everyone.
 
-After `max_failures` consecutive failures the username is locked for `lockout`, doubling
-with each further failure up to `max_lockout`. While locked, even the right password is
-refused (so guessing cannot continue); a success resets the count, and failures older
-than `forget_after` are forgotten. Unknown usernames are counted like known ones, so the
-lockout reveals nothing about which accounts exist. Keys live in a store, so every
-worker (and every Lambda instance) sees the same count.
+Two counts are kept for every login: one for the username from this client address, one
+for the username alone. After `max_failures` failures from one address that address is
+locked out of that username for `lockout`, doubling with each further failure up to
+`max_lockout`; the owner logging in from elsewhere is not affected. Only after
+`account_max_failures` failures from all addresses together (far more than one address
+can make under its own backoff in `forget_after`) is the username locked for everyone, for
+`account_lockout` doubling likewise. While locked even the right password is refused;
+a success resets both counts; failures older than `forget_after` are forgotten.
+
+Every attempt is counted BEFORE its password is checked, in one atomic update of both
+counts in the store (a transaction on SQLite, a conditional write on DynamoDB): parallel
+guesses cannot all pass a check that none of them has yet failed. A success then takes
+its count back. Unknown usernames are counted like known ones, so the lockout reveals
+nothing about which accounts exist.
 """
 
 from __future__ import annotations
@@ -20,6 +29,12 @@ from bunko.errors import TooManyRequestsError
 from bunko.ports import LoginAttemptStore
 
 
+def address_key(key: str, address: str) -> str:
+    """The count of `key` (a username key) from one client address. Addresses hold no
+    spaces, so the address first keeps two pairs from ever sharing a key."""
+    return f"from {address or '-'} {key}"
+
+
 class LoginThrottle:
     def __init__(
         self,
@@ -29,6 +44,8 @@ class LoginThrottle:
         lockout: timedelta,
         max_lockout: timedelta = timedelta(hours=1),
         forget_after: timedelta = timedelta(hours=1),
+        account_max_failures: int = 50,
+        account_lockout: timedelta = timedelta(minutes=15),
         now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
@@ -36,30 +53,54 @@ class LoginThrottle:
         self.lockout = lockout
         self.max_lockout = max(max_lockout, lockout)
         self.forget_after = forget_after
+        self.account_max_failures = max(account_max_failures, max_failures)
+        self.account_lockout = account_lockout
         self._now = now
 
-    def check(self, key: str) -> None:
-        """Raise TooManyRequestsError while `key` is locked."""
-        attempts = self.store.get_attempts(key)
+    def begin(self, key: str, address: str = "") -> None:
+        """Count one attempt at `key` from `address` as failed until `success` says
+        otherwise; raise TooManyRequestsError (counting nothing) while either is locked."""
         now = self._now()
-        if attempts and attempts.locked_until and attempts.locked_until > now:
-            wait = math.ceil((attempts.locked_until - now).total_seconds())
-            raise TooManyRequestsError(
-                f"too many failed logins; try again in {wait} seconds", retry_after=wait
-            )
+        rules = (
+            (self.max_failures, self.lockout, self.max_lockout),
+            (
+                self.account_max_failures,
+                self.account_lockout,
+                max(self.max_lockout, self.account_lockout),
+            ),
+        )
 
-    def failure(self, key: str) -> None:
-        now = self._now()
-        attempts = self.store.get_attempts(key) or LoginAttempts(key=key)
-        if attempts.last_failure and now - attempts.last_failure > self.forget_after:
-            attempts.failures = 0
-        attempts.failures += 1
-        attempts.last_failure = now
-        extra = attempts.failures - self.max_failures
-        if extra >= 0:
-            # 2**extra overflows timedelta long before the cap matters: clamp the exponent.
-            attempts.locked_until = now + min(self.lockout * 2 ** min(extra, 30), self.max_lockout)
-        self.store.save_attempts(attempts)
+        def count(records: list[LoginAttempts]) -> list[LoginAttempts]:
+            for record in records:
+                if record.last_failure and now - record.last_failure > self.forget_after:
+                    record.failures = 0
+            _refuse_if_locked(records, now)
+            for record, (limit, lockout, cap) in zip(records, rules, strict=True):
+                record.failures += 1
+                record.last_failure = now
+                extra = record.failures - limit
+                if extra >= 0:
+                    # 2**extra overflows timedelta long before the cap: clamp the exponent.
+                    wait = min(lockout * 2 ** min(extra, 30), cap)
+                    record.locked_until = max(record.locked_until or now, now + wait)
+            return records
 
-    def success(self, key: str) -> None:
+        self.store.update_attempts([address_key(key, address), key], count)
+
+    def check(self, key: str, address: str = "") -> None:
+        """Raise TooManyRequestsError while `key` from `address` is locked (reads only)."""
+        records = [self.store.get_attempts(k) for k in (address_key(key, address), key)]
+        _refuse_if_locked([r for r in records if r is not None], self._now())
+
+    def success(self, key: str, address: str = "") -> None:
+        self.store.clear_attempts(address_key(key, address))
         self.store.clear_attempts(key)
+
+
+def _refuse_if_locked(records: list[LoginAttempts], now: datetime) -> None:
+    until = max((r.locked_until for r in records if r.locked_until), default=None)
+    if until is not None and until > now:
+        wait = math.ceil((until - now).total_seconds())
+        raise TooManyRequestsError(
+            f"too many failed logins; try again in {wait} seconds", retry_after=wait
+        )

@@ -8,6 +8,9 @@ deletes can never remove the last admin (the same rule the SQLite store keeps wi
 
 from __future__ import annotations
 
+import random
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import fields
 from datetime import datetime
 from typing import Any
@@ -16,11 +19,12 @@ from bunko.adapters.aws.dynamodb_items import serialize
 from bunko.adapters.aws.dynamodb_table import Table, TransactionCancelled
 from bunko.deploy_schema import GSI1, GSI1_PK, GSI1_SK, PK, SK
 from bunko.domain.accounts import LoginAttempts, User, username_key
-from bunko.errors import ConflictError, NotFoundError
+from bunko.errors import ConflictError, NotFoundError, ServiceUnavailableError
 
 _S = serialize
 _USER_FIELDS = [f.name for f in fields(User)]
 ADMINS = {PK: "USERS", SK: "ADMINS"}
+_RACES = 30  # optimistic retries of a login-attempt update before giving up
 
 
 def _user_key(user_id: str) -> dict[str, str]:
@@ -138,8 +142,13 @@ class DynamoDBUserStore:
 
 
 class DynamoDBLoginAttemptStore:
-    def __init__(self, table: Table) -> None:
+    """Counts in LOGIN#<key> items. `update_attempts` is optimistic: each item carries a
+    revision, and the write is one transaction conditioned on every revision read, retried
+    when another attempt got in first (the DynamoDB form of SQLite's write transaction)."""
+
+    def __init__(self, table: Table, *, sleep: Callable[[float], None] = time.sleep) -> None:
         self.table = table
+        self._sleep = sleep
 
     @staticmethod
     def _key(key: str) -> dict[str, str]:
@@ -147,23 +156,53 @@ class DynamoDBLoginAttemptStore:
 
     def get_attempts(self, key: str) -> LoginAttempts | None:
         item = self.table.get(self._key(key))
-        if item is None:
-            return None
-        return LoginAttempts(
-            key=key,
-            failures=item["failures"],
-            locked_until=_dt(item.get("locked_until")),
-            last_failure=_dt(item.get("last_failure")),
-        )
+        return _attempts(key, item) if item else None
 
     def save_attempts(self, attempts: LoginAttempts) -> None:
-        self.table.put({
-            **self._key(attempts.key), "failures": attempts.failures,
-            "locked_until": _iso(attempts.locked_until), "last_failure": _iso(attempts.last_failure),
-        })  # fmt: skip
+        self.table.put(self._item(attempts))
+
+    def update_attempts(
+        self,
+        keys: Sequence[str],
+        change: Callable[[list[LoginAttempts]], list[LoginAttempts]],
+    ) -> None:
+        for race in range(_RACES):
+            items = {k: self.table.get(self._key(k)) for k in keys}
+            records = [_attempts(k, items[k]) if items[k] else LoginAttempts(key=k) for k in keys]
+            ops = []
+            for record in change(records):
+                rev = (items.get(record.key) or {}).get("rev")
+                put: dict[str, Any] = {"Item": _S({**self._item(record), "rev": (rev or 0) + 1})}
+                if rev is None:  # absent, or written by save_attempts
+                    put["ConditionExpression"] = "attribute_not_exists(rev)"
+                else:
+                    put["ConditionExpression"] = "rev = :rev"
+                    put["ExpressionAttributeValues"] = _S({":rev": rev})
+                ops.append({"Put": put})
+            try:
+                self.table.transact(ops)
+                return
+            except TransactionCancelled:
+                self._sleep(random.uniform(0, 0.01 * (race + 1)))
+        raise ServiceUnavailableError("too many logins at once for this account; try again")
 
     def clear_attempts(self, key: str) -> None:
         self.table.client.delete_item(TableName=self.table.name, Key=_S(self._key(key)))
+
+    def _item(self, attempts: LoginAttempts) -> dict[str, Any]:
+        return {
+            **self._key(attempts.key), "failures": attempts.failures,
+            "locked_until": _iso(attempts.locked_until), "last_failure": _iso(attempts.last_failure),
+        }  # fmt: skip
+
+
+def _attempts(key: str, item: dict[str, Any]) -> LoginAttempts:
+    return LoginAttempts(
+        key=key,
+        failures=int(item["failures"]),
+        locked_until=_dt(item.get("locked_until")),
+        last_failure=_dt(item.get("last_failure")),
+    )
 
 
 def _iso(value: datetime | None) -> str | None:

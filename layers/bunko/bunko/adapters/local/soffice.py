@@ -2,11 +2,15 @@
 
 Each conversion runs in its own temporary folder with its own LibreOffice profile, since
 two soffice processes sharing a profile block each other; a semaphore bounds how many run
-at once (each takes a core and ~200 MB).
+at once (each takes a core and ~200 MB). Each conversion is jailed (`SofficeSandbox`): no
+network, and no file of the host beyond its own folder, since documents can link pictures
+by URL and LibreOffice would fetch them. Without a sandbox it refuses to convert, unless
+isolation was switched off on purpose (`sandbox=False`), which it logs on every conversion.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import shutil
 import signal
@@ -15,17 +19,30 @@ import tempfile
 import threading
 from pathlib import Path, PurePosixPath
 
+from bunko.adapters.local.soffice_sandbox import (
+    JOB_INSIDE,
+    NOBODY,
+    SandboxUnavailableError,
+    SofficeSandbox,
+)
 from bunko.errors import ParseError, ServiceUnavailableError
 
 _QUEUE_WAIT_SECONDS = 60
+log = logging.getLogger(__name__)
 
 
 class SofficeConverter:
     def __init__(
-        self, binary: str | None = None, *, timeout: float = 120.0, max_concurrent: int = 1
+        self,
+        binary: str | None = None,
+        *,
+        timeout: float = 120.0,
+        max_concurrent: int = 1,
+        sandbox: bool = True,
     ) -> None:
         self.binary = binary or shutil.which("soffice") or shutil.which("libreoffice")
         self.timeout = timeout
+        self.sandbox = SofficeSandbox(self.binary) if sandbox and self.binary else None
         self._slots = threading.BoundedSemaphore(max_concurrent)
         self._version: str | None = None
 
@@ -58,24 +75,33 @@ class SofficeConverter:
     def _convert(self, data: bytes, filename: str) -> bytes:
         suffix = PurePosixPath(filename.replace("\\", "/")).suffix.lower()
         with tempfile.TemporaryDirectory(prefix="bunko-soffice-") as tmp:
-            root = Path(tmp)
-            source = root / f"input{suffix}"  # never the client's name on our disk
+            job = Path(tmp) / "job"
+            (job / "out").mkdir(parents=True)
+            source = job / f"input{suffix}"  # never the client's name on our disk
             source.write_bytes(data)
-            out_dir = root / "out"
+            inside = Path(JOB_INSIDE) if self.sandbox else job
             command = [
                 str(self.binary),
-                f"-env:UserInstallation={(root / 'profile').as_uri()}",
+                f"-env:UserInstallation={(inside / 'profile').as_uri()}",
                 "--headless",
                 "--norestore",
                 "--nologo",
                 "--convert-to",
                 "pdf",
                 "--outdir",
-                str(out_dir),
-                str(source),
+                str(inside / "out"),
+                str(inside / source.name),
             ]
-            stderr = self._run(command, env={**os.environ, "HOME": tmp})
-            result = out_dir / "input.pdf"
+            if self.sandbox is None:
+                log.warning("LibreOffice runs without isolation (BUNKO_LIBREOFFICE_SANDBOX=off)")
+                env = {**os.environ, "HOME": str(job)}
+            else:
+                command = self._jailed(command, job=job, root=Path(tmp) / "root")
+                # the jail's /tmp is a tmpfs of its own
+                env = {"HOME": JOB_INSIDE, "TMPDIR": "/tmp", "PATH": "/usr/bin:/bin"}  # noqa: S108
+                env["LANG"] = "C.UTF-8"
+            stderr = self._run(command, env=env)
+            result = job / "out" / "input.pdf"
             if not result.is_file() or result.stat().st_size == 0:
                 detail = stderr.strip().splitlines()[-1][:200] if stderr.strip() else "no output"
                 # "could not be loaded" also means the component for this type (Calc for
@@ -85,6 +111,19 @@ class SofficeConverter:
                     "damaged, or the LibreOffice component for its type is not installed"
                 )
             return result.read_bytes()
+
+    def _jailed(self, command: list[str], *, job: Path, root: Path) -> list[str]:
+        assert self.sandbox is not None
+        try:
+            wrapped = self.sandbox.wrap(command, job=job, root=root)
+        except SandboxUnavailableError as exc:
+            raise ServiceUnavailableError(
+                f"LibreOffice is not run without isolation, and {exc}"
+            ) from exc
+        if self.sandbox.drops_privileges():
+            for path in [job, *job.rglob("*")]:
+                os.chown(path, NOBODY, NOBODY)
+        return wrapped
 
     def _run(self, command: list[str], *, env: dict[str, str]) -> str:
         # A session of its own, so a timeout kills soffice.bin too, not only the launcher.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
@@ -124,34 +125,50 @@ class SqliteLoginAttemptStore:
         self.db = db
 
     def get_attempts(self, key: str) -> LoginAttempts | None:
-        row = (
-            self.db.connect()
-            .execute("SELECT * FROM login_attempts WHERE key = ?", (key,))
-            .fetchone()
-        )
-        if row is None:
-            return None
-        return LoginAttempts(
-            key=row["key"],
-            failures=row["failures"],
-            locked_until=_dt(row["locked_until"]),
-            last_failure=_dt(row["last_failure"]),
-        )
+        return _read_attempts(self.db.connect(), key)
 
     def save_attempts(self, attempts: LoginAttempts) -> None:
         with self.db.transaction() as conn:
-            conn.execute(
-                "INSERT INTO login_attempts (key, failures, locked_until, last_failure) "
-                "VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, "
-                "locked_until = excluded.locked_until, last_failure = excluded.last_failure",
-                (
-                    attempts.key,
-                    attempts.failures,
-                    _iso(attempts.locked_until),
-                    _iso(attempts.last_failure),
-                ),
-            )
+            _write_attempts(conn, attempts)
+
+    def update_attempts(
+        self,
+        keys: Sequence[str],
+        change: Callable[[list[LoginAttempts]], list[LoginAttempts]],
+    ) -> None:
+        # One BEGIN IMMEDIATE transaction: read, change and write with the write lock held,
+        # so another process or thread counting the same keys waits for this one.
+        with self.db.transaction() as conn:
+            records = [_read_attempts(conn, k) or LoginAttempts(key=k) for k in keys]
+            for attempts in change(records):
+                _write_attempts(conn, attempts)
 
     def clear_attempts(self, key: str) -> None:
         with self.db.transaction() as conn:
             conn.execute("DELETE FROM login_attempts WHERE key = ?", (key,))
+
+
+def _read_attempts(conn: sqlite3.Connection, key: str) -> LoginAttempts | None:
+    row = conn.execute("SELECT * FROM login_attempts WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return None
+    return LoginAttempts(
+        key=row["key"],
+        failures=row["failures"],
+        locked_until=_dt(row["locked_until"]),
+        last_failure=_dt(row["last_failure"]),
+    )
+
+
+def _write_attempts(conn: sqlite3.Connection, attempts: LoginAttempts) -> None:
+    conn.execute(
+        "INSERT INTO login_attempts (key, failures, locked_until, last_failure) "
+        "VALUES (?, ?, ?, ?) ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, "
+        "locked_until = excluded.locked_until, last_failure = excluded.last_failure",
+        (
+            attempts.key,
+            attempts.failures,
+            _iso(attempts.locked_until),
+            _iso(attempts.last_failure),
+        ),
+    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel
 
 from bunko.errors import PermissionDeniedError
@@ -13,6 +13,12 @@ from bunko.http.errors import error_responses
 from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, UserPublic
 
 router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+def client_address(request: Request) -> str:
+    """The peer's address (API Gateway's source IP under Mangum); never X-Forwarded-For,
+    which a client can set to escape its own backoff."""
+    return request.client.host if request.client else ""
 
 
 class Credentials(BaseModel):
@@ -52,10 +58,11 @@ def register(body: Credentials, accounts: AccountsDep) -> Registered:
 
 
 @router.post("/login", response_model=LoggedIn, responses=error_responses(400, 401, 429))
-def login(body: Credentials, accounts: AccountsDep) -> LoggedIn:
+def login(body: Credentials, accounts: AccountsDep, request: Request) -> LoggedIn:
     """An access token for `Authorization: Bearer`. Repeated failures lock the username
-    for a while (429 with Retry-After)."""
-    token, user = accounts.auth.login(body.username, body.password)
+    for a while from the client's address, and after many more for everyone (429 with
+    Retry-After)."""
+    token, user = accounts.auth.login(body.username, body.password, address=client_address(request))
     return LoggedIn(
         access_token=token,
         expires_in=int(accounts.tokens.lifetime.total_seconds()),
@@ -69,12 +76,15 @@ def login(body: Credentials, accounts: AccountsDep) -> LoggedIn:
     responses=error_responses(400, 401, 403, 429),
 )
 def change_password(
-    body: PasswordChange, principal: CurrentPrincipal, accounts: AccountsDep
+    body: PasswordChange, principal: CurrentPrincipal, accounts: AccountsDep, request: Request
 ) -> PasswordChanged:
     """Every token issued before the change stops working; use the one returned."""
     if principal.user_id is None:
         raise PermissionDeniedError("only a logged-in user can change a password")
     token, _ = accounts.auth.change_password(
-        principal.user_id, body.currentPassword, body.newPassword
+        principal.user_id,
+        body.currentPassword,
+        body.newPassword,
+        address=client_address(request),
     )
     return PasswordChanged(message="Password changed", access_token=token)
