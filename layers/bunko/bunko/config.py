@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     chunk_overlap: int = Field(default=DEFAULT_CHUNK_OVERLAP, ge=0, le=MAX_CHUNK_OVERLAP)
     max_file_bytes: int = 50 * 1024 * 1024
 
+    # hardening (docs/security.md): request bodies, trusted Host names
+    body_timeout_seconds: float = Field(default=30.0, gt=0)  # longest pause inside a body
+    body_deadline_seconds: float = Field(default=600.0, gt=0)  # a whole body, however slow
+    allowed_hosts: list[str] = Field(default_factory=list)  # beyond the bound host's names
+
     # search
     fusion: Literal["convex", "rrf", "max", "keyword", "vector"] = "convex"
     vector_weight: float = Field(default=0.3, ge=0.0, le=1.0)

@@ -7,7 +7,7 @@ from fastapi import FastAPI
 from bunko import __version__
 from bunko.bootstrap import Services
 from bunko.http.errors import document_errors, install_error_handlers
-from bunko.http.limits import BodySizeLimit
+from bunko.http.hardening import harden
 from bunko.http.routes import health, uploads
 from bunko.http.routes.rest import rest_routers
 from bunko.mcp.http import mount_mcp
@@ -27,5 +27,5 @@ def create_app(services: Services) -> FastAPI:
         app.include_router(uploads.router)
     # MCP over streamable HTTP on this port too: the one app AWS deploys (DESIGN).
     mount_mcp(app, services)
-    app.add_middleware(BodySizeLimit, max_file_bytes=services.settings.max_file_bytes)
+    harden(app, services.settings)  # body limits, trusted hosts, security headers
     return app

@@ -25,6 +25,7 @@ from starlette.types import Receive, Scope, Send
 from bunko import __version__
 from bunko.domain.auth import ALL_SCOPES
 from bunko.http.errors import install_error_handlers
+from bunko.http.hardening import harden
 from bunko.mcp.auth import WELL_KNOWN, McpAuthGuard
 from bunko.mcp.registry import Profile
 from bunko.mcp.tool_server import build_server
@@ -53,6 +54,7 @@ def create_mcp_app(
     mount_mcp(app, services, sse=True, profile=profile, output_schemas=output_schemas)
     for router in routers:
         app.include_router(router)
+    harden(app, services.settings)  # the same body limits, host check and headers as REST
     return app
 
 
