@@ -30,6 +30,7 @@ from bunko.services.identity import Identity
 
 UNAUTHORIZED_CODE = -32001
 FORBIDDEN_CODE = -32003
+PARSE_ERROR_CODE = -32700  # JSON-RPC: invalid JSON
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 # The SDK's own request limit; the guard reads a body before the SDK does, so it caps too.
 MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -69,7 +70,11 @@ class McpAuthGuard:
             if body is None:
                 await _respond(send, 413, -32600, f"request body is over {MAX_BODY_BYTES} bytes")
                 return
-            refusal = _missing_scope(body, principal)
+            try:
+                refusal = _missing_scope(body, principal)
+            except RecursionError:  # json.loads on deep nesting; not a ValueError
+                await _respond(send, 400, PARSE_ERROR_CODE, "parse error: JSON nested too deeply")
+                return
             if refusal is not None:
                 tool, needed, request_id = refusal
                 message = f"forbidden: {tool} needs the {needed} scope, which this key lacks"

@@ -8,25 +8,16 @@ there, out of other users' reach.
 
 from __future__ import annotations
 
-import re
-
 from bunko.domain import Workspace, new_id, utcnow
 from bunko.domain.accounts import User, username_key
-from bunko.errors import AuthenticationError, NotFoundError, ValidationError
+from bunko.errors import AuthenticationError, ConflictError, NotFoundError, ValidationError
 from bunko.ports import MetadataStore, UserStore
 from bunko.services.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, PasswordHasher
 from bunko.services.throttle import LoginThrottle
 from bunko.services.tokens import TokenService
+from bunko.services.usernames import lookalike_key, validate_username
 
-# Letters and digits of any script (Japanese names are fine), plus . _ @ + -
-USERNAME_PATTERN = re.compile(r"^[\w.@+-]{2,64}$")
 BAD_CREDENTIALS = "invalid username or password"
-
-
-def validate_username(username: str) -> str:
-    if not isinstance(username, str) or not USERNAME_PATTERN.fullmatch(username):
-        raise ValidationError("username: 2 to 64 letters, digits or . _ @ + - (no spaces)")
-    return username
 
 
 def validate_password(password: str, *, field: str = "password") -> str:
@@ -59,6 +50,7 @@ class AuthService:
         """A new user with a personal workspace; ConflictError if the username is taken."""
         validate_username(username)
         validate_password(password)
+        self._refuse_lookalike(username)
         user = User(
             id=new_id(),
             username=username,
@@ -69,6 +61,13 @@ class AuthService:
         self.users.add_user(user)
         self.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=username))
         return user
+
+    def _refuse_lookalike(self, username: str) -> None:
+        # Said as "taken", the store's own answer for an exact match: a caller learns no
+        # more than that the name is unavailable, not which user it resembles.
+        key = lookalike_key(username)
+        if any(lookalike_key(u.username) == key for u in self.users.list_users()):
+            raise ConflictError(f"username {username!r} is taken")
 
     def register(self, username: str, password: str) -> User:
         return self.create_user(username, password, is_admin=False)
