@@ -15,6 +15,7 @@ from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
+from bunko.services.text_safety import check_name
 
 MAX_PATH_LENGTH = 1024
 
@@ -40,8 +41,7 @@ def normalise_path(path: str) -> str:
         raise ValidationError("path must be a non-empty string")
     if len(path) > MAX_PATH_LENGTH:
         raise ValidationError(f"path is longer than {MAX_PATH_LENGTH} characters")
-    if any(ord(ch) < 32 for ch in path):
-        raise ValidationError("path must not contain control characters")
+    check_name(path, field="path")
     cleaned = posixpath.normpath(path.strip().replace("\\", "/")).lstrip("/")
     if cleaned in ("", ".") or cleaned.startswith(".."):
         raise ValidationError(f"invalid path {path!r}")

@@ -18,6 +18,7 @@ from bunko.errors import (
     ValidationError,
 )
 from bunko.ports import BlobStore, DocumentConverter
+from bunko.services.text_safety import check_name
 
 SERVICE_NAME = "libreoffice-converter"
 OFFICE_SUFFIXES = frozenset(
@@ -57,7 +58,7 @@ class ConversionService:
         }
 
     def convert(self, workspace_id: str, *, filename: str, data: bytes) -> Conversion:
-        name = PurePosixPath(filename.replace("\\", "/")).name
+        name = check_name(PurePosixPath(filename.replace("\\", "/")).name, field="file name")
         if PurePosixPath(name).suffix.lower() not in OFFICE_SUFFIXES:
             raise UnsupportedMediaError(
                 f"cannot convert {name or 'this file'}: send one of "

@@ -14,6 +14,7 @@ from bunko.domain import new_id, utcnow
 from bunko.domain.accounts import MODEL_PROVIDERS, MODEL_TYPES, ModelConfig
 from bunko.errors import NotFoundError, ValidationError
 from bunko.ports import ModelConfigStore, SecretCipher
+from bunko.services.text_safety import check_name
 
 MAX_URL_LENGTH = 2048
 MAX_KEY_LENGTH = 4096
@@ -36,7 +37,7 @@ def validate_base_url(url: str | None) -> str | None:
 def _text(value: Any, field: str, limit: int) -> str:
     if not isinstance(value, str) or not value.strip() or len(value) > limit:
         raise ValidationError(f"{field}: 1 to {limit} characters")
-    return value.strip()
+    return check_name(value.strip(), field=field)
 
 
 def _choice(value: Any, field: str, choices: tuple[str, ...]) -> str:

@@ -27,6 +27,7 @@ from precis_i18n import get_profile
 
 from bunko.domain.accounts import username_key
 from bunko.errors import ValidationError
+from bunko.services.text_safety import check_name
 
 USERNAME_PATTERN = re.compile(r"^[\w.@+-]{2,64}$")
 USERNAME_RULE = "username: 2 to 64 letters, digits or . _ @ + - (no spaces)"
@@ -35,9 +36,9 @@ _PROFILE = get_profile("UsernameCaseMapped")
 
 def validate_username(username: str) -> str:
     """`username` if it fits the profile; ValidationError saying why not."""
+    if isinstance(username, str):
+        check_name(username, field="username")
     if not isinstance(username, str) or not USERNAME_PATTERN.fullmatch(username):
-        if isinstance(username, str) and any(_is_format_char(c) for c in username):
-            raise ValidationError("username: must not contain invisible or bidi control characters")
         raise ValidationError(USERNAME_RULE)
     try:
         mapped = _PROFILE.enforce(username)
@@ -45,7 +46,9 @@ def validate_username(username: str) -> str:
         raise ValidationError(f"{USERNAME_RULE}; {exc.reason}") from exc
     has_ascii_letters = any(c.isascii() and c.isalpha() for c in mapped)
     if has_ascii_letters and any(_ascii_lookalike(c) != c for c in _unaccented(mapped)):
-        raise ValidationError("username: mixes ASCII letters with other letters that look like them")
+        raise ValidationError(
+            "username: mixes ASCII letters with other letters that look like them"
+        )
     return username
 
 
@@ -77,7 +80,3 @@ def _ascii_lookalike(char: str) -> str:
             if len(glyph) == 1 and glyph.isascii() and glyph.isalnum():
                 return glyph.lower()
     return char
-
-
-def _is_format_char(char: str) -> bool:
-    return unicodedata.category(char) in ("Cf", "Cc")
