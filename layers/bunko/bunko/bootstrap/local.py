@@ -26,6 +26,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.files import FileBlobStore
     from bunko.adapters.local.passage_scorer import Bm25PassageScorer
+    from bunko.adapters.local.private_files import make_private
     from bunko.adapters.local.search_index import LocalSearchIndex
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.adapters.local.sqlite_db import SqliteDatabase
@@ -33,7 +34,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.sqlite_store import SqliteMetadataStore
     from bunko.drops.folder_monitor import local_folder_check
 
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    make_private(settings.data_dir)  # 0700 folders, 0600 files
     db = SqliteDatabase(settings.metadata_path)
     embedder = build_embedder(
         settings.embedder,
