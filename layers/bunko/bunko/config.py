@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     body_timeout_seconds: float = Field(default=30.0, gt=0)  # longest pause inside a body
     body_deadline_seconds: float = Field(default=600.0, gt=0)  # a whole body, however slow
     allowed_hosts: list[str] = Field(default_factory=list)  # beyond the bound host's names
+    # per user (workspace) uploads from REST and MCP; 0 = no limit
+    upload_rate_per_minute: int = Field(default=60, ge=0)
+    upload_quota_bytes: int = Field(default=5 * 1024**3, ge=0)
 
     # search
     fusion: Literal["convex", "rrf", "max", "keyword", "vector"] = "convex"

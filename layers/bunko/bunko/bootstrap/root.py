@@ -20,6 +20,7 @@ from bunko.services.chat import ChatService
 from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.upload_quota import UploadQuota
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
@@ -117,6 +118,12 @@ def wire_services(
         accounts = build_account_services(settings, adapters, adapters.accounts, ingest=ingest)
         apikeys = ApiKeyService(store=adapters.accounts.api_keys, metadata=metadata)
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
+        ingest.quota = UploadQuota(
+            metadata=metadata,
+            counters=adapters.accounts.stores.login_attempts,
+            max_bytes=settings.upload_quota_bytes,
+            per_minute=settings.upload_rate_per_minute,
+        )
     search = SearchService(
         metadata=metadata,
         index=index,

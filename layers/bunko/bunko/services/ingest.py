@@ -16,6 +16,7 @@ from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
 from bunko.services.text_safety import check_name
+from bunko.services.upload_quota import UploadQuota
 
 MAX_PATH_LENGTH = 1024
 
@@ -63,6 +64,7 @@ class IngestService:
         self.index = index
         self.queue = queue
         self.defaults = defaults
+        self.quota: UploadQuota | None = None  # set by the composition root with accounts
 
     def submit_file(
         self,
@@ -105,6 +107,10 @@ class IngestService:
             doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
             return self._queue(doc)
 
+        if self.quota is not None:
+            self.quota.admit(
+                workspace_id, len(data), source=source, replaces=doc.size if doc else 0
+            )
         now = utcnow()
         if doc is None:
             doc = Document(

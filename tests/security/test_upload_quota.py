@@ -1,0 +1,44 @@
+"""Finding 6, last part: no upload rate or storage quota per user. Over a real server, a
+user past the rate gets 429 with Retry-After and past the quota 413, from REST and MCP
+alike, while other users upload on; deleting files frees quota."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.rest_harness import assert_error, serve
+
+QUOTA = 3000
+
+
+@pytest.fixture
+def rest(tmp_path):
+    with serve(tmp_path / "data", upload_rate_per_minute=3, upload_quota_bytes=QUOTA) as r:
+        yield r
+
+
+def upload(user, name: str, size: int):
+    text = ("quota words " * (size // 12 + 1))[:size].encode()
+    return user.client.post("/upload", files={"file": (name, text, "text/plain")})
+
+
+def test_the_upload_rate_is_per_user(rest):
+    alice, bob = rest.new_user(), rest.new_user()
+    for i in range(3):
+        assert upload(alice, f"a{i}.txt", 100).status_code == 201
+    refused = upload(alice, "a3.txt", 100)
+    assert "rate" in assert_error(refused, 429)["message"]
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert upload(bob, "b0.txt", 100).status_code == 201  # others are not slowed
+    assert len(alice.client.get("/knowledge-bases").json()) == 3  # nothing stored
+
+
+def test_the_storage_quota_is_per_user(rest):
+    alice, bob = rest.new_user(), rest.new_user()
+    first = upload(alice, "big.txt", 2000)
+    assert first.status_code == 201
+    over = upload(alice, "more.txt", 1500)
+    assert "quota" in assert_error(over, 413)["message"]
+    assert upload(bob, "big.txt", 2000).status_code == 201
+    assert alice.client.delete(f"/knowledge-bases/{first.json()['id']}").status_code in (200, 204)
+    assert upload(alice, "more.txt", 1500).status_code == 201  # deleting frees the quota
