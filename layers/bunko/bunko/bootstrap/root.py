@@ -20,11 +20,11 @@ from bunko.services.chat import ChatService
 from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
-from bunko.services.upload_quota import UploadQuota
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 from bunko.services.status import StatusService
+from bunko.services.upload_quota import UploadQuota
 
 
 @dataclass
