@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.mcp_harness import deployed, http_client, ok
 from tests.e2e.rest_harness import assert_error, serve
 
 QUOTA = 3000
@@ -42,3 +43,21 @@ def test_the_storage_quota_is_per_user(rest):
     assert upload(bob, "big.txt", 2000).status_code == 201
     assert alice.client.delete(f"/knowledge-bases/{first.json()['id']}").status_code in (200, 204)
     assert upload(alice, "more.txt", 1500).status_code == 201  # deleting frees the quota
+
+
+@pytest.mark.anyio
+async def test_mcp_writes_count_against_the_same_limits(tmp_path):
+    with deployed(tmp_path / "data", upload_rate_per_minute=2, upload_quota_bytes=QUOTA) as kb:
+        async with http_client(kb.url, kb.key("kb:read", "kb:write")) as client:
+            for i in range(2):
+                ok(
+                    await client.call_tool(
+                        "add_item_text", {"content": f"n{i}", "path": f"{i}.txt"}
+                    )
+                )
+            refused = await client.call_tool("add_item_text", {"content": "n", "path": "x.txt"})
+            assert refused.is_error and "rate" in refused.content[0].text
+        async with http_client(kb.url, kb.key("kb:read", "kb:write")) as other:
+            big = {"content": "q" * (QUOTA + 1), "path": "big.txt"}
+            refused = await other.call_tool("add_item_text", big)
+            assert refused.is_error and "quota" in refused.content[0].text
