@@ -108,6 +108,25 @@ def docx_linking(docx: bytes, href: str) -> bytes:
     return buffer.getvalue()
 
 
+def docx_including(docx: bytes, href: str) -> bytes:
+    """`docx` with an INCLUDEPICTURE field that loads `href` (no relationship involved)."""
+    field = (
+        '<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText '
+        f'xml:space="preserve"> INCLUDEPICTURE "{href}" \\d </w:instrText></w:r><w:r>'
+        '<w:fldChar w:fldCharType="separate"/></w:r><w:r><w:t>picture</w:t></w:r><w:r>'
+        '<w:fldChar w:fldCharType="end"/></w:r></w:p>'
+    )
+    source = zipfile.ZipFile(io.BytesIO(docx))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as z:
+        for item in source.infolist():
+            data = source.read(item.filename)
+            if item.filename == "word/document.xml":
+                data = data.replace(b"<w:sectPr", field.encode() + b"<w:sectPr", 1)
+            z.writestr(item, data)
+    return buffer.getvalue()
+
+
 class Listener:
     """A TCP listener on loopback that accepts and records every connection."""
 

@@ -86,3 +86,22 @@ def test_without_a_sandbox_it_refuses_rather_than_run_unprotected(tmp_path):
             )
         assert "isolation" in assert_error(response, 503)["message"]
         assert listener.connections == []
+
+
+def test_links_are_stripped_even_without_the_sandbox(tmp_path):
+    """The second wall alone (BUNKO_LIBREOFFICE_SANDBOX=off): external links are removed from
+    the package before LibreOffice opens it."""
+    converter = SofficeConverter(sandbox=False)
+    secret = tmp_path / "secret.png"
+    secret.write_bytes(png())
+    with listening() as listener:
+        url = f"http://127.0.0.1:{listener.port}/x.png"
+        pdfs = [
+            converter.convert_to_pdf(odt_linking(url), "a.odt"),
+            converter.convert_to_pdf(docx_linking(make_docx(["x"]), url), "a.docx"),
+            converter.convert_to_pdf(odt_linking(secret.as_uri()), "a.odt"),
+        ]
+    assert listener.connections == []
+    assert not any(has_picture(pdf) for pdf in pdfs)
+    inside = converter.convert_to_pdf(odt_linking("Pictures/p.png", embedded=png()), "a.odt")
+    assert has_picture(inside)

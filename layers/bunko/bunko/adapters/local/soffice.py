@@ -19,6 +19,7 @@ import tempfile
 import threading
 from pathlib import Path, PurePosixPath
 
+from bunko.adapters.local.office_links import strip_external_links
 from bunko.adapters.local.soffice_sandbox import (
     JOB_INSIDE,
     NOBODY,
@@ -78,7 +79,7 @@ class SofficeConverter:
             job = Path(tmp) / "job"
             (job / "out").mkdir(parents=True)
             source = job / f"input{suffix}"  # never the client's name on our disk
-            source.write_bytes(data)
+            source.write_bytes(strip_external_links(data, suffix))  # the sandbox's 2nd wall
             inside = Path(JOB_INSIDE) if self.sandbox else job
             command = [
                 str(self.binary),
