@@ -183,6 +183,59 @@ def test_login_attempts(accounts: AccountStores):
     assert attempts.get_attempts("bob") is None
 
 
+def add_one(records: list[LoginAttempts]) -> list[LoginAttempts]:
+    for record in records:
+        record.failures += 1
+    return records
+
+
+def test_parallel_attempt_updates_lose_no_count(accounts: AccountStores):
+    """The atomic lockout's store half: 40 logins counted at once are 40."""
+    attempts = accounts.attempts
+    threads = [
+        threading.Thread(target=attempts.update_attempts, args=(["pair", "account"], add_one))
+        for _ in range(40)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert attempts.get_attempts("pair").failures == 40
+    assert attempts.get_attempts("account").failures == 40
+
+
+def test_a_write_between_an_attempt_read_and_its_write_is_not_lost(accounts: AccountStores):
+    attempts = accounts.attempts
+    if "Sqlite" in type(attempts).__name__:
+        pytest.skip("SQLite holds the write lock from read to write: nothing comes between")
+    interleaved: list[bool] = []
+
+    def outer(records: list[LoginAttempts]) -> list[LoginAttempts]:
+        if not interleaved:
+            interleaved.append(True)  # another attempt lands after this read
+            attempts.update_attempts(["k"], add_one)
+        return add_one(records)
+
+    attempts.update_attempts(["k"], outer)
+    assert attempts.get_attempts("k").failures == 2
+
+
+def test_a_refused_attempt_update_writes_nothing(accounts: AccountStores):
+    attempts = accounts.attempts
+    attempts.update_attempts(["k"], add_one)
+
+    def refuse(records: list[LoginAttempts]) -> list[LoginAttempts]:
+        records[0].failures = 99
+        raise RuntimeError("locked")
+
+    with pytest.raises(RuntimeError):
+        attempts.update_attempts(["k"], refuse)
+    assert attempts.get_attempts("k").failures == 1
+    attempts.clear_attempts("k")
+    attempts.update_attempts(["k"], add_one)  # a cleared count starts again
+    assert attempts.get_attempts("k").failures == 1
+
+
 # -- model configs -----------------------------------------------------------------------
 
 
