@@ -5,7 +5,9 @@ PDF, while ordinary documents (and pictures inside the package) still convert.""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 
 import pytest
 
@@ -105,3 +107,27 @@ def test_links_are_stripped_even_without_the_sandbox(tmp_path):
     assert not any(has_picture(pdf) for pdf in pdfs)
     inside = converter.convert_to_pdf(odt_linking("Pictures/p.png", embedded=png()), "a.odt")
     assert has_picture(inside)
+
+
+def test_the_jail_sees_no_host_file_and_reaches_no_address(tmp_path):
+    """What any program in the jail (soffice, or whatever a document makes it run) gets."""
+    secret = tmp_path / "secret.txt"
+    secret.write_text("host data")
+    job = tmp_path / "job"
+    job.mkdir()
+    probe = (  # bash, as it is in /usr/bin of every system that has LibreOffice
+        f"test -e {secret} && echo 'secret True' || echo 'secret False'; echo uid $(id -u); "
+        '(exec 3<>"/dev/tcp/127.0.0.1/$0") 2>/dev/null && echo connected || echo unreachable'
+    )
+    sandbox = SofficeSandbox(SofficeConverter().binary)
+    with listening() as listener:
+        command = sandbox.wrap(
+            ["/usr/bin/bash", "-c", probe, str(listener.port)],
+            job=job,
+            root=tmp_path / "root",
+        )
+        out = subprocess.run(command, capture_output=True, text=True, timeout=60).stdout
+    assert "secret False" in out and "unreachable" in out, out
+    assert listener.connections == []
+    if os.geteuid() == 0:
+        assert "uid 65534" in out  # root outside runs the jail as nobody

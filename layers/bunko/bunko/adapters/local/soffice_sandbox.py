@@ -8,7 +8,8 @@ and a local file read. So each conversion runs under `unshare` in namespaces of 
 - a fresh mount namespace whose root is an empty tmpfs holding read-only binds of the
   system's program folders (/usr, /etc, the fonts cache, LibreOffice's own folder) and the
   job folder (input, output, profile) — nothing else of the host is there to be read;
-- a fresh PID namespace with its own /proc, so /proc/<pid>/root cannot lead back out;
+- a fresh PID namespace with its own /proc, so /proc/<pid>/root cannot lead back out, and
+  a /dev/shm of its own;
 - as root, LibreOffice runs as `nobody` (and with no_new_privs), so even the bound /etc
   gives away nothing root-only.
 
@@ -46,6 +47,7 @@ for link in bin sbin lib lib32 lib64; do
 done
 mkdir -p "$root/dev" "$root/proc" "$root/tmp" "$root/job"
 mount --rbind /dev "$root/dev"
+if [ -d "$root/dev/shm" ]; then mount -t tmpfs -o mode=1777,nosuid,nodev shm "$root/dev/shm"; fi
 mount -t proc -o nosuid,nodev,noexec proc "$root/proc"
 chmod 1777 "$root/tmp"
 mount --bind "$job" "$root/job"
@@ -56,7 +58,7 @@ exec chroot "$root" "$@"
 """
 
 # Each probe is one way to enter fresh namespaces; the first that works is kept.
-_PRIVILEGED = ["--net", "--mount", "--pid", "--fork", "--propagation", "private"]
+_PRIVILEGED = ["--net", "--mount", "--pid", "--fork", "--kill-child", "--propagation", "private"]
 _UNPRIVILEGED = ["--user", "--map-root-user", *_PRIVILEGED]
 
 
