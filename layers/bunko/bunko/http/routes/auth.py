@@ -16,8 +16,9 @@ router = APIRouter(prefix="/auth", tags=["auth"])
 
 
 def client_address(request: Request) -> str:
-    """The peer's address (API Gateway's source IP under Mangum); never X-Forwarded-For,
-    which a client can set to escape its own backoff."""
+    """The client's address as the server sees it: the TCP peer (uvicorn honours
+    X-Forwarded-For only from the proxies it trusts, 127.0.0.1 by default), or API Gateway's
+    source IP under Mangum. Never a header the client itself may set."""
     return request.client.host if request.client else ""
 
 
