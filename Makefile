@@ -57,6 +57,7 @@ bench: install  ## engine and embedder benchmarks (not part of the tests)
 	$(BIN)/python tests/bench/bench_embedders.py
 	$(BIN)/python tests/bench/bench_ingest.py
 	$(BIN)/python tests/bench/bench_upload.py
+	$(BIN)/python tests/bench/bench_soffice.py
 	$(BIN)/python -m tests.bench.bench_mcp
 	$(BIN)/python -m tests.bench.bench_chat
 
