@@ -50,7 +50,9 @@ def test_a_torn_graph_file_is_rebuilt_from_the_database(tmp_path: Path):
     index = LocalSearchIndex(tmp_path, dimension=4)
     index.index([entry("a", "alpha", [1, 0, 0, 0])])
     index.close()
-    for graph in (tmp_path / "vectors").glob("*.usearch"):
+    graphs = list((tmp_path / "workspaces").glob("*/*.usearch"))
+    assert graphs
+    for graph in graphs:
         graph.write_bytes(b"not a graph")
     reopened = LocalSearchIndex(tmp_path, dimension=4)
     assert [h.chunk_id for h in reopened.vector_search([1, 0, 0, 0], ALL, 10)] == ["a"]
@@ -83,6 +85,8 @@ def test_many_replacements_are_compacted_and_stay_correct(tmp_path: Path):
 
 def test_filtered_vector_search_over_a_large_subset_uses_the_graph(tmp_path: Path, monkeypatch):
     monkeypatch.setattr(vector_index, "EXACT_MAX", 100)  # force the oversampling path
+    monkeypatch.setattr(vector_index, "EXACT_FRACTION", 0.0)
+    monkeypatch.setattr(vector_index, "PENDING_MAX", 256)
     rng = np.random.default_rng(3)
     vectors = unit(rng, 3000, 16)
     index = LocalSearchIndex(tmp_path, dimension=16)

@@ -1,12 +1,15 @@
 """The local search index's durable half: one SQLite file (WAL) holding every entry.
 
 Each row keeps what the in-memory engines need to be rebuilt: the chunk's analysed terms
-(not its text: the metadata store has that) and its vector as float32 bytes. `key` is the
-engine-side id (usearch key); the chunk id is an ordinary column, unique per workspace, as
-in a cloud index where the engine assigns its own ids (DESIGN decision 2).
+(not its text: the metadata store has that) and its vector as float16 bytes (older files
+hold float32; both are read). `key` is the engine-side id, growing in write order; the chunk
+id is an ordinary column, unique per workspace, as in a cloud index where the engine
+assigns its own ids (DESIGN decision 2).
 
-`vector_seq` counts a workspace's vector changes; a saved HNSW graph records the value it
-was saved at, so a graph that missed later writes (a crash) is detected and rebuilt.
+`vector_seq` (named before it counted every change) counts a workspace's committed writes;
+a saved snapshot records the value it matches. Deletes leave a tombstone (key, seq) until a
+snapshot covers them, so reopening replays exactly what the snapshot missed: the entries
+with larger keys, and the tombstones with larger seqs.
 The caller serialises access (one connection, used under the index's lock).
 """
 
@@ -36,6 +39,12 @@ CREATE TABLE IF NOT EXISTS workspaces (
   workspace_id TEXT PRIMARY KEY,
   vector_seq INTEGER NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS deleted (
+  workspace_id TEXT NOT NULL,
+  key INTEGER NOT NULL,
+  seq INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS deleted_seq ON deleted (workspace_id, seq);
 CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
@@ -47,7 +56,7 @@ class Row:
     document_id: str
     category: str | None
     terms: str  # analysed terms joined by spaces (terms never contain spaces)
-    has_vector: bool
+    vector: bytes | None  # float16 or (older files) float32
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ class NewRow:
     revision: int
     category: str | None
     terms: str
-    vector: np.ndarray | None  # float32, unit length
+    vector: np.ndarray | None  # unit length
 
 
 class IndexStore:
@@ -90,7 +99,7 @@ class IndexStore:
     # --- writes (inside begin/commit) ---
 
     def insert(self, row: NewRow) -> int:
-        vector = None if row.vector is None else row.vector.astype("<f4").tobytes()
+        vector = None if row.vector is None else row.vector.astype("<f2").tobytes()
         cur = self.conn.execute(
             "INSERT INTO entries (workspace_id, chunk_id, document_id, revision, category, "
             "terms, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -110,39 +119,53 @@ class IndexStore:
         self,
         workspace_id: str,
         *,
+        seq: int,
         chunk_ids: Sequence[str] | None = None,
         document_id: str | None = None,
-    ) -> list[Row]:
-        """Delete a workspace's entries by chunk ids or by document; returns them."""
+    ) -> list[int]:
+        """Delete a workspace's entries by chunk ids or by document, leaving tombstones at
+        `seq`; returns their keys."""
         if chunk_ids is not None:
-            rows = []
+            keys: list[int] = []
             for start in range(0, len(chunk_ids), 500):  # stay under SQLite's variable cap
                 part = list(chunk_ids[start : start + 500])
                 marks = ",".join("?" * len(part))
-                rows += self._select(
+                keys += self._keys(
                     f"workspace_id = ? AND chunk_id IN ({marks})", (workspace_id, *part)
                 )
         else:
-            rows = self._select("workspace_id = ? AND document_id = ?", (workspace_id, document_id))
-        self.conn.executemany("DELETE FROM entries WHERE key = ?", [(r.key,) for r in rows])
-        return rows
+            keys = self._keys("workspace_id = ? AND document_id = ?", (workspace_id, document_id))
+        self.conn.executemany("DELETE FROM entries WHERE key = ?", [(k,) for k in keys])
+        self.conn.executemany(
+            "INSERT INTO deleted (workspace_id, key, seq) VALUES (?, ?, ?)",
+            [(workspace_id, k, seq) for k in keys],
+        )
+        return keys
 
     def delete_workspace(self, workspace_id: str | None) -> None:
-        if workspace_id is None:
-            self.conn.execute("DELETE FROM entries")
-        else:
-            self.conn.execute("DELETE FROM entries WHERE workspace_id = ?", (workspace_id,))
+        for table in ("entries", "deleted"):
+            if workspace_id is None:
+                self.conn.execute(f"DELETE FROM {table}")
+            else:
+                self.conn.execute(f"DELETE FROM {table} WHERE workspace_id = ?", (workspace_id,))
 
-    def bump_vector_seq(self, workspace_id: str) -> None:
-        self.conn.execute(
+    def bump_seq(self, workspace_id: str) -> int:
+        """Count one more committed change of the workspace; returns the new value."""
+        return self.conn.execute(
             "INSERT INTO workspaces (workspace_id, vector_seq) VALUES (?, 1) ON CONFLICT "
-            "(workspace_id) DO UPDATE SET vector_seq = vector_seq + 1",
+            "(workspace_id) DO UPDATE SET vector_seq = vector_seq + 1 RETURNING vector_seq",
             (workspace_id,),
+        ).fetchone()[0]
+
+    def prune_deleted(self, workspace_id: str, seq: int) -> None:
+        """Forget tombstones a snapshot at `seq` already covers."""
+        self.conn.execute(
+            "DELETE FROM deleted WHERE workspace_id = ? AND seq <= ?", (workspace_id, seq)
         )
 
     # --- reads ---
 
-    def vector_seq(self, workspace_id: str) -> int:
+    def seq(self, workspace_id: str) -> int:
         row = self.conn.execute(
             "SELECT vector_seq FROM workspaces WHERE workspace_id = ?", (workspace_id,)
         ).fetchone()
@@ -158,34 +181,33 @@ class IndexStore:
             "SELECT count(*) FROM entries WHERE workspace_id = ?", (workspace_id,)
         ).fetchone()[0]
 
-    def rows(self, workspace_id: str) -> Iterator[Row]:
-        """A workspace's entries in key order (the order they were indexed)."""
+    def rows(self, workspace_id: str, *, after: int = 0) -> Iterator[Row]:
+        """A workspace's entries with keys above `after`, in key order (write order)."""
         cur = self.conn.execute(
-            "SELECT key, chunk_id, document_id, category, terms, vector IS NOT NULL "
-            "FROM entries WHERE workspace_id = ? ORDER BY key",
-            (workspace_id,),
+            "SELECT key, chunk_id, document_id, category, terms, vector "
+            "FROM entries WHERE workspace_id = ? AND key > ? ORDER BY key",
+            (workspace_id, after),
         )
         for r in cur:
-            yield Row(r[0], r[1], r[2], r[3], r[4], bool(r[5]))
+            yield Row(*r)
 
-    def vectors(
-        self, workspace_id: str, dimension: int, batch: int = 8192
-    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
-        """(keys, float32 matrix) batches of a workspace's vectors."""
-        cur = self.conn.execute(
-            "SELECT key, vector FROM entries WHERE workspace_id = ? AND vector IS NOT NULL "
-            "ORDER BY key",
-            (workspace_id,),
-        )
-        while rows := cur.fetchmany(batch):
-            keys = np.fromiter((r[0] for r in rows), dtype=np.uint64, count=len(rows))
-            matrix = np.frombuffer(b"".join(r[1] for r in rows), dtype="<f4")
-            yield keys, matrix.reshape(len(rows), dimension)
+    def deleted_since(self, workspace_id: str, seq: int) -> list[int]:
+        """Keys deleted by changes after `seq`."""
+        return [
+            r[0]
+            for r in self.conn.execute(
+                "SELECT key FROM deleted WHERE workspace_id = ? AND seq > ?", (workspace_id, seq)
+            )
+        ]
 
-    def _select(self, where: str, params: tuple) -> list[Row]:
-        cur = self.conn.execute(
-            "SELECT key, chunk_id, document_id, category, terms, vector IS NOT NULL "
-            f"FROM entries WHERE {where}",
-            params,
-        )
-        return [Row(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in cur]
+    def _keys(self, where: str, params: tuple) -> list[int]:
+        return [r[0] for r in self.conn.execute(f"SELECT key FROM entries WHERE {where}", params)]
+
+
+def decode_vector(blob: bytes, dimension: int) -> np.ndarray:
+    """A stored vector as float16 (float32 blobs, from older files, are converted)."""
+    dtype = "<f2" if len(blob) == 2 * dimension else "<f4"
+    vector = np.frombuffer(blob, dtype=dtype)
+    if len(vector) != dimension:
+        raise ValueError(f"a stored vector has {len(vector)} values, not {dimension}")
+    return vector.astype(np.float16)

@@ -1,116 +1,147 @@
-"""In-memory BM25 over one workspace's chunks: an inverted index scored with numpy.
+"""BM25 over one workspace's chunks: CSR postings segments scored with numpy.
 
 Why not FTS5's bm25(): measured at 100k SciFact chunks, an OR of a claim's terms matches
-~22k chunks and FTS5 spends ~1.4 µs ranking each (top 100: p50 ≈ 30 ms, p95 ≈ 75 ms, stop
-words dropped), far above the 5 ms hybrid budget. Here a term's postings are two flat arrays
-(slots, term frequencies), so scoring a query is a few vectorised passes: ~1 ms at 100k.
-Durability lives elsewhere: `LocalSearchIndex` keeps every chunk's analysed terms in SQLite
-and rebuilds this index from them when a workspace is first touched.
+~22k chunks and FTS5 spends ~1.4 µs ranking each (top 100: p50 ≈ 30 ms, p95 ≈ 75 ms), far
+above the 5 ms hybrid budget. Here a query gathers its terms' postings from every segment
+in a few vectorised passes and scores them at once: ~1 ms at 100k.
+
+New chunks' postings wait in a small unsorted buffer (scanned by queries as is) and are
+sealed into a segment every few hundred chunks (`keyword_segments`); saved segments open by
+memory map, so a restart re-analyses nothing.
 
 Scores are Okapi BM25 as Lucene and OpenSearch compute it (k1=1.2, b=0.75,
-idf = ln(1 + (N - df + 0.5) / (df + 0.5))), with this workspace's own statistics, so local
-and cloud scores are alike. Measured nDCG@10: SciFact 0.689 (FTS5: 0.687), JSQuAD 0.940 (bigram BM25: 0.942).
+idf = ln(1 + (N - df + 0.5) / (df + 0.5))) over this workspace's live chunks: N and the
+summed length are kept per write; df is counted per query over the live postings it reads
+anyway, so deletes need no statistics of their own. Measured nDCG@10: SciFact 0.689
+(FTS5: 0.687), JSQuAD 0.940 (bigram BM25: 0.942).
 
-Slots are dense per-workspace positions handed out by the caller; removing a slot only
-updates the statistics (its postings stay until the caller rebuilds the index), and the
-caller's `live` mask keeps removed slots out of results.
+Slots are dense per-workspace positions handed out by the caller; a removed slot keeps its
+postings, and the caller's masks keep it out of counts and results.
 """
 
 from __future__ import annotations
 
-import math
 from array import array
-from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 
+from bunko.adapters.local import keyword_segments as segs
 from bunko.adapters.local.keyword_analysis import QueryTerm, is_cjk_term
 
 K1 = 1.2
 B = 0.75
+# Postings buffered before sealing a segment: the buffer is scanned per query term, so it
+# stays small (~0.1 ms a query), and sealing it costs ~0.3 ms.
+PENDING_POSTINGS = 8192
 
 
 class KeywordIndex:
     def __init__(self) -> None:
-        self._postings: dict[str, tuple[array, array]] = {}  # term → (slots, tfs)
-        self._df: Counter[str] = Counter()  # over live slots only
-        self._by_char: dict[str, set[str]] = {}  # CJK char → indexed terms containing it
+        self.vocab: list[str] = []  # term id → term
+        self._ids = _TermIds(self._new_term)
+        self._by_char: dict[str, list[int]] | None = None  # CJK char → term ids; lazy
         self._lengths = array("f")  # terms per slot
-        self._live_docs = 0
-        self._live_length = 0.0
+        self.segments: list[segs.Segment] = []
+        self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        self._pending_size = 0
+        self._flat: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self.live_docs = 0
+        self.live_length = 0.0
+        self.removed = 0
+
+    @property
+    def slot_count(self) -> int:
+        return len(self._lengths)
 
     def add_many(self, first_slot: int, documents: Sequence[Sequence[str]]) -> None:
-        """Index consecutive new slots from `first_slot` (no gaps), one term list each.
-
-        Batched because a per-(chunk, term) Python loop costs ~2 µs a posting (8 s for 100k
-        chunks); here tokens become integer ids in one pass and numpy groups them by term,
-        leaving one array extend per distinct term of the batch.
-        """
+        """Index consecutive new slots from `first_slot` (no gaps), one term list each."""
         if first_slot != len(self._lengths):
             raise ValueError(f"slot {first_slot} out of order (next is {len(self._lengths)})")
         if not documents:
             return
-        local: dict[str, int] = {}
-        ids = np.fromiter(
-            (local.setdefault(t, len(local)) for terms in documents for t in terms), dtype=np.int64
-        )
-        lengths = np.fromiter((len(terms) for terms in documents), dtype=np.int64)
+        ids = self._ids
+        gids = np.fromiter((ids[t] for d in documents for t in d), dtype=np.int64)
+        lengths = np.fromiter((len(d) for d in documents), dtype=np.int64, count=len(documents))
         self._lengths.frombytes(lengths.astype(np.float32).tobytes())
-        self._live_docs += len(documents)
-        self._live_length += float(lengths.sum())
-        if not len(ids):
+        self.live_docs += len(documents)
+        self.live_length += float(lengths.sum())
+        if not len(gids):
             return
-        docs = np.repeat(np.arange(len(documents), dtype=np.int64), lengths)
-        pairs, tfs = np.unique(ids * len(documents) + docs, return_counts=True)
-        term_ids, slots = np.divmod(pairs, len(documents))
-        slots = (slots + first_slot).astype(np.int32)
-        tfs = tfs.astype(np.float32)
-        starts = np.flatnonzero(np.r_[True, term_ids[1:] != term_ids[:-1]])
-        ends = np.r_[starts[1:], len(term_ids)]
-        names = list(local)
-        for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
-            term = names[term_ids[start]]
-            posting = self._postings.get(term)
-            if posting is None:
-                posting = self._postings[term] = (array("i"), array("f"))
-                if is_cjk_term(term):
-                    for char in set(term):
-                        self._by_char.setdefault(char, set()).add(term)
-            posting[0].frombytes(slots[start:end].tobytes())
-            posting[1].frombytes(tfs[start:end].tobytes())
-            self._df[term] += end - start
+        n = len(documents)
+        docs = np.repeat(np.arange(n, dtype=np.int64), lengths)
+        pairs, tfs = np.unique(gids * n + docs, return_counts=True)
+        term_ids, local = np.divmod(pairs, n)
+        self._pending.append((term_ids, (local + first_slot).astype(np.int32), tfs))
+        self._pending_size += len(pairs)
+        self._flat = None
+        if self._pending_size >= PENDING_POSTINGS:
+            self.seal()
 
-    def remove(self, slot: int, terms: Iterable[str]) -> None:
-        """Take a slot out of the statistics; `terms` must be those it was added with."""
-        unique = set(terms)
-        self._df.subtract(unique)
-        self._live_docs -= 1
-        self._live_length -= self._lengths[slot]
+    def _new_term(self, term: str) -> int:
+        gid = len(self.vocab)
+        self.vocab.append(term)
+        if self._by_char is not None and is_cjk_term(term):
+            for char in set(term):
+                self._by_char.setdefault(char, []).append(gid)
+        return gid
+
+    def remove(self, slot: int) -> None:
+        """Take a slot out of the statistics (its postings stay, masked by the caller)."""
+        self.live_docs -= 1
+        self.live_length -= self._lengths[slot]
+        self.removed += 1
+
+    def seal(self) -> None:
+        """Turn the buffered postings into a segment, merging while sizes are alike."""
+        if not self._pending:
+            return
+        gids, slots, tfs = self._pending_flat()
+        self.segments.append(segs.build(gids, slots, np.minimum(tfs, segs.MAX_TF), len(self.vocab)))
+        self._pending, self._pending_size, self._flat = [], 0, None
+        while len(self.segments) >= 2 and self.segments[-2].size <= 2 * self.segments[-1].size:
+            merged = segs.merge(self.segments[-2:], len(self.vocab))
+            self.segments[-2:] = [merged]
+
+    def _pending_flat(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if self._flat is None:
+            parts = self._pending or [segs._EMPTY]
+            self._flat = tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+        return self._flat
 
     def search(
-        self, terms: list[QueryTerm], live: np.ndarray, limit: int
+        self, terms: list[QueryTerm], live: np.ndarray, allowed: np.ndarray, limit: int
     ) -> list[tuple[int, float]]:
-        """The best `limit` (slot, BM25 score) among slots where `live` is True, best first;
-        only slots matching at least one term."""
-        if not terms or limit <= 0 or self._live_docs <= 0:
+        """The best `limit` (slot, BM25 score) among `allowed` slots, best first; only slots
+        matching at least one term. `live` says which slots count in the statistics."""
+        if not terms or limit <= 0 or self.live_docs <= 0:
             return []
+        units, gids = self._query_pairs(terms)
+        if not len(gids):
+            return []
+        parts = [segs.gather(seg, units, gids) for seg in self.segments]
+        parts.append(self._gather_pending(units, gids))
+        unit, slot, tf = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        if not len(slot):
+            return []
+        tf = tf.astype(np.float64)
         n_slots = len(self._lengths)
-        lengths = np.frombuffer(self._lengths, dtype=np.float32)
-        avg = self._live_length / self._live_docs
-        norm = K1 * (1.0 - B + B * lengths / avg)
-        scores = np.zeros(n_slots, dtype=np.float32)
-        for term in terms:
-            postings = self._expanded(term.text, live) if term.expand else self._plain(term.text)
-            if postings is None:
-                continue
-            slots, tfs, df = postings
-            if df <= 0:
-                continue
-            idf = math.log(1.0 + (self._live_docs - df + 0.5) / (df + 0.5))
-            # Slots are unique within one term's postings, so fancy-index += is exact.
-            scores[slots] += idf * tfs * (K1 + 1.0) / (tfs + norm[slots])
-        scores[~live[:n_slots]] = 0.0
+        if any(t.expand for t in terms):
+            # A one-character CJK query matches every term containing the character, as one
+            # term: its tf in a chunk is the sum over those terms, its df the chunks with any.
+            key, inverse = np.unique(unit * n_slots + slot, return_inverse=True)
+            tf = np.bincount(inverse, weights=tf)
+            unit, slot = np.divmod(key, n_slots)
+        alive = live[slot]
+        df = np.bincount(unit, weights=alive if self.removed else None, minlength=len(terms))
+        n = self.live_docs
+        idf = np.log1p((n - df + 0.5) / (df + 0.5))
+        lengths = np.frombuffer(self._lengths, dtype=np.float32)[slot]
+        avg = self.live_length / n
+        contribution = idf[unit] * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lengths / avg))
+        contribution[~(alive & allowed[slot])] = 0.0
+        scores = np.bincount(slot, weights=contribution, minlength=n_slots).astype(np.float32)
         candidates = np.flatnonzero(scores > 0.0)
         if len(candidates) > limit:
             part = np.argpartition(-scores[candidates], limit - 1)[:limit]
@@ -118,29 +149,99 @@ class KeywordIndex:
         order = candidates[np.argsort(-scores[candidates], kind="stable")]
         return [(int(s), float(scores[s])) for s in order]
 
-    def _plain(self, term: str) -> tuple[np.ndarray, np.ndarray, int] | None:
-        posting = self._postings.get(term)
-        if posting is None:
-            return None
-        slots = np.frombuffer(posting[0], dtype=np.int32)
-        tfs = np.frombuffer(posting[1], dtype=np.float32)
-        return slots, tfs, self._df[term]
+    def _query_pairs(self, terms: list[QueryTerm]) -> tuple[np.ndarray, np.ndarray]:
+        """(query unit, term id) pairs: one per plain term, one per expanded term's match."""
+        units: list[int] = []
+        gids: list[int] = []
+        for position, term in enumerate(terms):
+            if term.expand:
+                matched = self._chars().get(term.text, [])
+            else:
+                gid = self._ids.get(term.text)
+                matched = [] if gid is None else [gid]
+            units += [position] * len(matched)
+            gids += matched
+        return np.asarray(units, dtype=np.int64), np.asarray(gids, dtype=np.int64)
 
-    def _expanded(self, char: str, live: np.ndarray) -> tuple[np.ndarray, np.ndarray, int] | None:
-        # A one-character CJK query matches every term containing the character, as one
-        # term: its tf in a chunk is the sum over those terms, its df the live chunks with
-        # any. Inside a run the character is in two bigrams (黒猫, 猫が), which scales tf
-        # evenly; BM25 saturates tf, so the order is barely affected.
-        parts = [self._plain(name) for name in self._by_char.get(char, ())]
-        parts = [p for p in parts if p is not None]
-        if not parts:
-            return None
-        slots = np.concatenate([p[0] for p in parts])
-        unique, inverse = np.unique(slots, return_inverse=True)
-        summed = np.bincount(inverse, weights=np.concatenate([p[1] for p in parts]))
-        df = int(np.count_nonzero(live[unique]))
-        return unique.astype(np.int32), summed.astype(np.float32), df
+    def _chars(self) -> dict[str, list[int]]:
+        if self._by_char is None:  # built on the first one-character CJK query
+            by_char: dict[str, list[int]] = {}
+            for gid, term in enumerate(self.vocab):
+                if is_cjk_term(term):
+                    for char in set(term):
+                        by_char.setdefault(char, []).append(gid)
+            self._by_char = by_char
+        return self._by_char
 
-    @property
-    def slot_count(self) -> int:
-        return len(self._lengths)
+    def _gather_pending(
+        self, units: np.ndarray, gids: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        if not self._pending:
+            return segs._EMPTY
+        p_gids, p_slots, p_tfs = self._pending_flat()
+        order = np.argsort(gids, kind="stable")
+        sorted_gids = gids[order]
+        hit = np.flatnonzero(np.isin(p_gids, sorted_gids))
+        lo = np.searchsorted(sorted_gids, p_gids[hit], "left")
+        count = np.searchsorted(sorted_gids, p_gids[hit], "right") - lo
+        total = int(count.sum())
+        which = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(total)
+        rows = np.repeat(hit, count)
+        return units[order][which], p_slots[rows], p_tfs[rows]
+
+    # --- persistence ---
+
+    def save(self, directory: Path, new_name) -> dict:
+        """Seal, write unsaved segments (named by `new_name()`), the vocabulary and lengths;
+        returns the manifest part that `load` takes back."""
+        self.seal()
+        self.segments = [
+            seg if seg.name else segs.save(seg, directory, new_name()) for seg in self.segments
+        ]
+        vocab_file = new_name() + ".vocab"
+        (directory / vocab_file).write_text("\n".join(self.vocab), encoding="utf-8")
+        lengths_file = new_name() + ".lengths.npy"
+        segs._write_npy(directory / lengths_file, np.frombuffer(self._lengths, dtype=np.float32))
+        return {
+            "segments": [s.name for s in self.segments],
+            "vocab": vocab_file,
+            "vocab_size": len(self.vocab),
+            "lengths": lengths_file,
+        }
+
+    def files(self, part: dict) -> list[str]:
+        return [f for name in part["segments"] for f in segs.files(name)] + [
+            part["vocab"],
+            part["lengths"],
+        ]
+
+    @classmethod
+    def load(cls, directory: Path, part: dict, live: np.ndarray) -> KeywordIndex:
+        """The index saved as `part`; `live` marks the slots that count."""
+        index = cls()
+        text = (directory / part["vocab"]).read_text(encoding="utf-8")
+        index.vocab = text.split("\n") if text else []
+        if len(index.vocab) != part["vocab_size"]:
+            raise ValueError("the vocabulary is torn")
+        index._ids.update((term, gid) for gid, term in enumerate(index.vocab))
+        index.segments = [segs.load(directory, name) for name in part["segments"]]
+        lengths = np.load(directory / part["lengths"])
+        index._lengths.frombytes(lengths.astype(np.float32).tobytes())
+        live = live[: len(lengths)]
+        index.live_docs = int(live.sum())
+        index.live_length = float(lengths[live].sum(dtype=np.float64))
+        index.removed = len(lengths) - index.live_docs
+        return index
+
+
+class _TermIds(dict):
+    """term → id; an unknown term looked up with [] gets the next id (one hash lookup for
+    the common, known term; `.get` never adds)."""
+
+    def __init__(self, new_term) -> None:
+        super().__init__()
+        self._new_term = new_term
+
+    def __missing__(self, term: str) -> int:
+        gid = self[term] = self._new_term(term)
+        return gid

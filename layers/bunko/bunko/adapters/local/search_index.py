@@ -1,15 +1,19 @@
 """The embedded SearchIndex: BM25 keywords and HNSW vectors per workspace, durable in SQLite.
 
 Layout under `directory`: `index.db` (SQLite, WAL) is the durable truth for every entry
-(analysed terms, float32 vector, ids, category). `vectors/<workspace hash>.{usearch,rows,json}`
-are a workspace's saved graph, float16 rows and the database version they match: a cache,
-rebuilt from `index.db` when missing, torn or older than the database (after a crash).
-Graphs are saved by `flush()`/`close()` and, while writes continue, at most once a minute.
+(analysed terms, float16 vector, ids, category), written first by every change.
+`workspaces/<workspace hash>/` holds a workspace's snapshot (`workspace_engines`): keyword
+segments, vector rows, HNSW graph and slot columns, opened by memory map. Reopening loads
+the snapshot and replays what it missed from `index.db` (entries with larger keys,
+tombstones with larger change numbers), so a restart — after a crash too — re-analyses
+nothing and rebuilds no graph. A missing or torn snapshot is rebuilt from `index.db`.
 
-A workspace's engines (`WorkspaceEngines`) are loaded on first use and stay in memory; its
-keyword index is rebuilt from the stored terms at load (seconds per 100k chunks). Every
-workspace has its own engines, so another workspace's chunks can never come back, and BM25
-statistics are the workspace's own.
+Snapshots are written by `flush()`/`close()` and, while writes continue, once a minute or
+once the unsaved entries would take more than ~0.3 s to replay (SAVE_ROWS), whichever
+comes first: that bounds recovery after a crash.
+
+Every workspace has its own engines, so another workspace's chunks can never come back, and
+BM25 statistics are the workspace's own.
 
 Thread safety: every public method holds one re-entrant lock, so the server may call it
 from any thread; searches are serialised, which costs little at ~1-3 ms each. One process
@@ -19,19 +23,18 @@ owns a directory at a time (the in-memory engines are not shared between process
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
+import shutil
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 import numpy as np
 
-from bunko.adapters.local.index_store import IndexStore, NewRow
+from bunko.adapters.local.index_store import IndexStore, NewRow, Row, decode_vector
 from bunko.adapters.local.keyword_analysis import index_terms, query_terms
-from bunko.adapters.local.vector_index import VectorIndex
-from bunko.adapters.local.workspace_engines import WorkspaceEngines
+from bunko.adapters.local.workspace_engines import Added, WorkspaceEngines
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 
@@ -40,8 +43,12 @@ log = logging.getLogger(__name__)
 # Bump when keyword_analysis changes: stored terms of another version are unusable, so
 # the index empties itself and the next `bunko reindex` / heal refills it.
 ANALYZER_VERSION = "1"
-# A graph with unsaved changes is saved at most this often while writes continue.
+# A workspace with unsaved changes is saved at most this often while writes continue...
 SAVE_INTERVAL_SECONDS = 60.0
+# ... or once this many entries (or this fraction of the workspace) wait to be replayed.
+SAVE_ROWS = 20_000
+SAVE_FRACTION = 0.05
+REPLAY_BATCH = 4096
 
 
 class LocalSearchIndex:
@@ -49,10 +56,12 @@ class LocalSearchIndex:
 
     def __init__(self, directory: Path, dimension: int | None = None) -> None:
         self.directory = Path(directory)
-        (self.directory / "vectors").mkdir(parents=True, exist_ok=True)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        shutil.rmtree(self.directory / "vectors", ignore_errors=True)  # the old layout
         self._lock = threading.RLock()
         self._store = IndexStore(self.directory / "index.db")
         self._workspaces: dict[str, WorkspaceEngines] = {}
+        self._unsaved: dict[str, int] = {}
         stored = self._store.get_meta("dimension")
         if stored is not None and dimension is not None and int(stored) != dimension:
             raise ValidationError(
@@ -68,11 +77,11 @@ class LocalSearchIndex:
     def index(self, entries: Sequence[IndexEntry]) -> None:
         """Add or replace entries by (workspace, chunk id); idempotent. Raises
         ValidationError (and writes nothing) if a vector has the wrong dimension."""
-        # Analysis is the slow part (~40 µs a chunk): done before taking the lock.
-        analysed = [(entry, " ".join(index_terms(entry.text or ""))) for entry in entries]
+        # Analysis is the slow part (~30 µs a chunk): done before taking the lock.
+        analysed = [(entry, index_terms(entry.text or "")) for entry in entries]
         with self._lock:
             dimension = self.dimension
-            by_workspace: dict[str, dict[str, NewRow]] = {}
+            by_workspace: dict[str, dict[str, tuple[NewRow, list[str]]]] = {}
             for entry, terms in analysed:
                 vector = None
                 if entry.vector is not None:
@@ -84,13 +93,13 @@ class LocalSearchIndex:
                     entry.document_id,
                     entry.revision,
                     entry.category,
-                    terms,
+                    " ".join(terms),
                     vector,
                 )
                 # Keyed by chunk id: the last entry of a chunk in one batch wins.
-                by_workspace.setdefault(entry.workspace_id, {})[entry.chunk_id] = row
+                by_workspace.setdefault(entry.workspace_id, {})[entry.chunk_id] = (row, terms)
             for workspace_id, rows in by_workspace.items():
-                self._write(self._load(workspace_id), list(rows.values()), dimension)
+                self._write(workspace_id, list(rows.values()), dimension)
 
     def delete_document(self, workspace_id: str, document_id: str) -> None:
         with self._lock:
@@ -106,26 +115,19 @@ class LocalSearchIndex:
                 targets = [workspace_id]
             else:
                 targets = sorted({*self._store.workspaces(), *self._workspaces})
-            self._store.begin()
-            try:
+            with self._transaction():
                 self._store.delete_workspace(workspace_id)  # None: every workspace
                 for target in targets:
-                    self._store.bump_vector_seq(target)  # any saved graph is now stale
-            except BaseException:
-                self._store.rollback()
-                raise
-            self._store.commit()
+                    self._store.bump_seq(target)
             for target in targets:
-                self._workspaces.pop(target, None)
-                for path in self._graph_files(target):
-                    path.unlink(missing_ok=True)
+                self._forget(target)
 
     def count(self, workspace_id: str | None = None) -> int:
         with self._lock:
             return self._store.count(workspace_id)
 
     def flush(self) -> None:
-        """Save every loaded graph with unsaved changes."""
+        """Save every loaded workspace with unsaved changes."""
         with self._lock:
             for ws in self._workspaces.values():
                 self._save(ws)
@@ -133,6 +135,8 @@ class LocalSearchIndex:
     def close(self) -> None:
         with self._lock:
             self.flush()
+            for ws in self._workspaces.values():
+                ws.close()
             self._workspaces.clear()
             self._store.close()
 
@@ -145,25 +149,18 @@ class LocalSearchIndex:
             return []
         with self._lock:
             ws = self._loaded_or_none(filters.workspace_id)
-            if ws is None:
-                return []
-            hits = ws.keyword.search(terms, ws.allowed_mask(filters), limit)
-            return [ws.hit(slot, score) for slot, score in hits]
+            return [] if ws is None else ws.keyword_search(terms, filters, limit)
 
     def vector_search(
         self, vector: Sequence[float], filters: SearchFilter, limit: int
     ) -> list[IndexHit]:
         """Cosine-similarity hits; a zero vector or an index without vectors → no hits."""
-        query = self._query_vector(vector)
+        query = None if self.dimension is None else _unit(vector, self.dimension, what="query")
         if query is None or limit <= 0:
             return []
         with self._lock:
             ws = self._loaded_or_none(filters.workspace_id)
-            if ws is None or ws.vectors is None:
-                return []
-            allowed = ws.allowed_vector_keys(filters)
-            hits = ws.vectors.search(query, limit, allowed)
-            return [ws.hit(ws.slot_of[key], score) for key, score in hits]
+            return [] if ws is None else ws.vector_search(query, filters, limit)
 
     def hybrid_search(
         self, query: str, vector: Sequence[float] | None, filters: SearchFilter, limit: int
@@ -175,58 +172,61 @@ class LocalSearchIndex:
 
     # --- internals ---
 
-    def _query_vector(self, vector: Sequence[float] | None) -> np.ndarray | None:
-        if vector is None or self.dimension is None:
-            return None
-        return _unit(vector, self.dimension, what="query")
+    def _transaction(self):
+        return _Transaction(self._store)
 
-    def _write(self, ws: WorkspaceEngines, rows: list[NewRow], dimension: int | None) -> None:
-        has_vectors = any(row.vector is not None for row in rows)
-        self._store.begin()
-        try:
+    def _write(
+        self, workspace_id: str, rows: list[tuple[NewRow, list[str]]], dimension: int | None
+    ) -> None:
+        ws = self._load(workspace_id)
+        has_vectors = any(row.vector is not None for row, _ in rows)
+        with self._transaction():
             if has_vectors and not self._dimension_stored:
                 self._store.set_meta("dimension", str(dimension))
-            old = self._store.delete(ws.workspace_id, chunk_ids=[row.chunk_id for row in rows])
-            keys = [self._store.insert(row) for row in rows]
-            if has_vectors or any(r.has_vector for r in old):
-                self._store.bump_vector_seq(ws.workspace_id)
-        except BaseException:
-            self._store.rollback()
-            raise
-        self._store.commit()
+            seq = self._store.bump_seq(workspace_id)
+            old = self._store.delete(workspace_id, seq=seq, chunk_ids=[r.chunk_id for r, _ in rows])
+            keys = [self._store.insert(row) for row, _ in rows]
         if has_vectors:
             self.dimension, self._dimension_stored = dimension, True
-        self._apply(ws, lambda: ws.replace(old, keys, rows, self.dimension))
+        added = [
+            Added(key, row.chunk_id, row.document_id, row.category, terms, row.vector)
+            for key, (row, terms) in zip(keys, rows, strict=True)
+        ]
+        self._apply(ws, seq, old, added)
 
     def _delete(self, workspace_id: str, **where) -> None:
         ws = self._load(workspace_id)
-        self._store.begin()
-        try:
-            old = self._store.delete(workspace_id, **where)
-            if any(r.has_vector for r in old):
-                self._store.bump_vector_seq(workspace_id)
-        except BaseException:
-            self._store.rollback()
-            raise
-        self._store.commit()
-        if old:
-            self._apply(ws, lambda: ws.replace(old, [], [], self.dimension))
+        with self._transaction():
+            seq = self._store.bump_seq(workspace_id)
+            old = self._store.delete(workspace_id, seq=seq, **where)
+        self._apply(ws, seq, old, [])
 
-    def _apply(self, ws: WorkspaceEngines, change) -> None:
+    def _apply(self, ws: WorkspaceEngines, seq: int, old: list[int], added: list[Added]) -> None:
         """Mirror a committed change in memory; if that fails, forget the workspace so it
         is reloaded from the database (which already has the change)."""
         try:
-            change()
+            ws.remove(old)
+            ws.add(added, self.dimension)
+            ws.seq = seq
+            unsaved = self._unsaved.get(ws.workspace_id, 0) + len(old) + len(added)
+            self._unsaved[ws.workspace_id] = unsaved
             if ws.needs_compaction():
-                ws.rebuild_keywords(self._store)
-            if ws.vectors is not None and ws.vectors.needs_compaction():
-                ws.vectors.compact()
-                ws.dirty_since = ws.dirty_since or time.monotonic()
+                self._workspaces[ws.workspace_id] = self._rebuild(ws.workspace_id)
+                return
         except BaseException:
             self._workspaces.pop(ws.workspace_id, None)
             raise
-        if ws.dirty_since is not None and time.monotonic() - ws.dirty_since > SAVE_INTERVAL_SECONDS:
+        due = max(SAVE_ROWS, SAVE_FRACTION * len(ws.columns))
+        waited = time.monotonic() - (ws.dirty_since or time.monotonic())
+        if unsaved >= due or waited > SAVE_INTERVAL_SECONDS:
             self._save(ws)
+
+    def _save(self, ws: WorkspaceEngines) -> None:
+        if ws.dirty_since is None:
+            return
+        ws.save()
+        self._store.prune_deleted(ws.workspace_id, ws.seq)
+        self._unsaved[ws.workspace_id] = 0
 
     def _loaded_or_none(self, workspace_id: str) -> WorkspaceEngines | None:
         if workspace_id in self._workspaces:
@@ -240,50 +240,58 @@ class LocalSearchIndex:
         if ws is not None:
             return ws
         started = time.monotonic()
-        ws = WorkspaceEngines(workspace_id)
-        ws.rebuild_keywords(self._store)
-        if self.dimension is not None:
-            ws.vectors = self._restore_graph(workspace_id)
+        try:
+            ws = WorkspaceEngines.load(workspace_id, self._folder(workspace_id), self.dimension)
+        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
+            if (self._folder(workspace_id) / "manifest.json").exists():
+                log.warning("rebuilding the index of workspace %s: %s", workspace_id, exc)
+            ws = self._rebuild(workspace_id)
+        else:
+            ws.remove(self._store.deleted_since(workspace_id, ws.seq))
+            # The replayed vectors stay in the pending tail (ranked exactly): putting them in
+            # the graph would cost ~0.1 ms each now; the next write does it.
+            rows = self._store.rows(workspace_id, after=ws.max_key)
+            replayed = self._add_rows(ws, rows, drain=False)
+            self._unsaved[workspace_id] = replayed
+            ws.seq = self._store.seq(workspace_id)
         self._workspaces[workspace_id] = ws
         log.debug("loaded workspace %s index in %.2fs", workspace_id, time.monotonic() - started)
         return ws
 
-    def _restore_graph(self, workspace_id: str) -> VectorIndex:
-        assert self.dimension is not None
-        graph_path, rows_path, sidecar = self._graph_files(workspace_id)
-        try:
-            saved = json.loads(sidecar.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            saved = None
-        current = {"vector_seq": self._store.vector_seq(workspace_id), "dimension": self.dimension}
-        if saved == current:
-            graph = VectorIndex.restore(graph_path, rows_path, self.dimension)
-            if graph is not None:
-                return graph
-        graph = VectorIndex(self.dimension)
-        for keys, matrix in self._store.vectors(workspace_id, self.dimension):
-            graph.add(keys, matrix)
-        if len(graph):
-            log.info("rebuilt the vector graph of workspace %s from the database", workspace_id)
-        return graph
+    def _rebuild(self, workspace_id: str) -> WorkspaceEngines:
+        """The workspace's engines built afresh from the database (and saved)."""
+        self._forget(workspace_id)
+        ws = WorkspaceEngines(workspace_id, self._folder(workspace_id))
+        ws.seq = self._store.seq(workspace_id)
+        if self._add_rows(ws, self._store.rows(workspace_id)):
+            self._save(ws)
+        return ws
 
-    def _save(self, ws: WorkspaceEngines) -> None:
-        if ws.dirty_since is None or ws.vectors is None or self.dimension is None:
-            return
-        graph_path, rows_path, sidecar = self._graph_files(ws.workspace_id)
-        sidecar.unlink(missing_ok=True)  # files and sidecar never disagree after a crash
-        ws.vectors.save(graph_path, rows_path)
-        current = {
-            "vector_seq": self._store.vector_seq(ws.workspace_id),
-            "dimension": self.dimension,
-        }
-        sidecar.write_text(json.dumps(current), encoding="utf-8")
-        ws.dirty_since = None
+    def _add_rows(self, ws: WorkspaceEngines, rows: Iterable[Row], *, drain: bool = True) -> int:
+        batch: list[Added] = []
+        count = 0
+        for row in rows:
+            vector = None
+            if row.vector is not None and self.dimension is not None:
+                vector = decode_vector(row.vector, self.dimension)
+            terms = row.terms.split()
+            batch.append(Added(row.key, row.chunk_id, row.document_id, row.category, terms, vector))
+            if len(batch) == REPLAY_BATCH:
+                ws.add(batch, self.dimension, drain=drain)
+                count, batch = count + len(batch), []
+        ws.add(batch, self.dimension, drain=drain)
+        return count + len(batch)
 
-    def _graph_files(self, workspace_id: str) -> tuple[Path, Path, Path]:
-        """(graph, rows, sidecar) paths of a workspace's saved vector index."""
-        stem = self.directory / "vectors" / hashlib.sha256(workspace_id.encode()).hexdigest()[:32]
-        return stem.with_suffix(".usearch"), stem.with_suffix(".rows"), stem.with_suffix(".json")
+    def _forget(self, workspace_id: str) -> None:
+        ws = self._workspaces.pop(workspace_id, None)
+        if ws is not None:
+            ws.close()
+        self._unsaved.pop(workspace_id, None)
+        shutil.rmtree(self._folder(workspace_id), ignore_errors=True)
+
+    def _folder(self, workspace_id: str) -> Path:
+        digest = hashlib.sha256(workspace_id.encode()).hexdigest()[:32]
+        return self.directory / "workspaces" / digest
 
     def _check_analyzer(self) -> None:
         version = self._store.get_meta("analyzer")
@@ -298,6 +306,22 @@ class LocalSearchIndex:
             )
             self.clear()
         self._store.set_meta("analyzer", ANALYZER_VERSION)
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE … COMMIT, rolled back on any error."""
+
+    def __init__(self, store: IndexStore) -> None:
+        self._store = store
+
+    def __enter__(self) -> None:
+        self._store.begin()
+
+    def __exit__(self, kind, value, traceback) -> None:
+        if kind is None:
+            self._store.commit()
+        else:
+            self._store.rollback()
 
 
 def _unit(values: Sequence[float], dimension: int | None, *, what: str) -> np.ndarray | None:

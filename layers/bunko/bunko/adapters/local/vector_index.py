@@ -1,141 +1,103 @@
 """One workspace's vectors: a usearch HNSW graph finds candidates, float16 rows rank them.
 
-Measured at 100k × 512 (tests/bench/bench_index.py, bench_engines.py): numpy brute force
-reads all 200 MB of vectors per query; HNSW answers in ~1 ms. The graph stores int8 (half
-the build CPU of float16) and is asked for about twice the neighbours needed; those are
-re-scored exactly against float16 copies of the vectors, which lifts recall@10 from ~0.91
-to ≥ 0.95 and makes the returned cosine exact to ~1e-3.
+Measured at 100k × 512 (tests/bench/bench_index.py): numpy brute force reads all 100 MB of
+float16 rows per query; HNSW answers in ~1 ms. The graph stores int8 (half the build CPU of
+float16); it is asked for RESCORE_FACTOR × limit + RESCORE_EXTRA neighbours, which are
+re-scored exactly against the float16 rows: that lifts recall@10 to ≥ 0.95 on clustered and
+near-duplicate data alike, and makes the returned cosine exact to ~1e-3.
 
-usearch has no filter predicate in Python, so a filtered search (category, documents) scans
-the allowed rows exactly when they are few, else asks the graph for more neighbours and
-drops the rest, widening until enough are allowed: a filtered search still returns up to
-`limit` hits.
+New rows wait in a pending tail (ranked exactly, with the graph's candidates) and enter the
+graph PENDING_MAX at a time, so a per-document write of 20 chunks costs no graph call and
+the graph adds use both cores. Graph keys are slots. Deleted rows stay in the graph; the
+caller's `allowed` mask drops them like any filter, so a delete is a bit flip (the caller
+compacts when the dead outnumber the live).
 
-Rows are numbered in the order vectors arrive (graph ids are row numbers) and live in fixed
-blocks, so growing never copies them. Entry keys only grow, so `keys` is sorted and a key's
-row is a binary search away.
+Filters are applied before ranking, by the allowed mask: when the allowed rows are few
+(≤ EXACT_MAX, or under EXACT_FRACTION of the graph) they are scanned exactly — fast, and
+exact; otherwise the graph is asked for enough neighbours that about the rescore depth of
+them is allowed, widening until it is.
+
+A saved graph is opened as a read-only memory map (instant, pages load on demand); the
+first write after that loads it into memory (~0.1 s per 100k rows) so it can grow.
 """
 
 from __future__ import annotations
 
 import math
-from array import array
 from pathlib import Path
 
 import numpy as np
 from usearch.index import Index
 from usearch.index import search as exact_search
 
+from bunko.adapters.local.vector_rows import VectorRows
+
 GRAPH_DTYPE = "i8"
 CONNECTIVITY = 16
 EXPANSION_ADD = 64
 EXPANSION_SEARCH = 128
-# Up to this many rows an exact scan takes ~1 ms and beats oversampling the graph.
+RESCORE_FACTOR = 2
+RESCORE_EXTRA = 20
 EXACT_MAX = 2048
-COMPACT_MIN = 1024
-BLOCK = 4096  # rows per storage block
+EXACT_FRACTION = 0.03
+PENDING_MAX = 1024
 
 
 class VectorIndex:
-    def __init__(self, dimension: int) -> None:
-        self.dimension = dimension
-        self._graph = _new_graph(dimension)
-        self._blocks: list[np.ndarray] = []
-        self._keys = array("q")  # row → entry key (ascending)
-        self._alive = array("b")
-        self._live = 0
+    def __init__(self, rows: VectorRows, graph: Index | None = None, in_graph: int = 0) -> None:
+        self.rows = rows
+        self.dimension = rows.dimension
+        self._graph = graph if graph is not None else _new_graph(self.dimension)
+        self._in_graph = in_graph  # rows [0, in_graph) are in the graph (if not zero)
+        self._view_path: Path | None = None  # set while the graph is a read-only view
+        self.graph_changed = False  # since the last save
+        self._graph_file: str | None = None  # the saved graph's file name
 
-    def __len__(self) -> int:
-        return self._live
+    def add(self, matrix: np.ndarray | None, n: int, *, drain: bool = True) -> None:
+        """Append `n` rows (slots) of unit vectors; None: n slots without vectors."""
+        self.rows.append(matrix, n)
+        if drain and self.rows.count - self._in_graph >= PENDING_MAX:
+            self.drain()
 
-    @property
-    def removed(self) -> int:
-        return len(self._keys) - self._live
-
-    def add(self, keys: np.ndarray, vectors: np.ndarray) -> None:
-        """Add vectors under entry keys greater than every key added before."""
-        n = len(keys)
-        if n == 0:
+    def drain(self) -> None:
+        """Put the pending rows into the graph."""
+        end = self.rows.count
+        if end == self._in_graph:
             return
-        if len(self._keys) and int(keys[0]) <= self._keys[-1]:
-            raise ValueError("entry keys must grow")
-        first = len(self._keys)
-        while len(self._blocks) * BLOCK < first + n:
-            self._blocks.append(np.empty((BLOCK, self.dimension), dtype=np.float16))
-        rows = np.arange(first, first + n)
-        for block in np.unique(rows // BLOCK).tolist():
-            mine = rows[rows // BLOCK == block]
-            self._blocks[block][mine % BLOCK] = vectors[mine - first]
-        self._keys.frombytes(np.asarray(keys, dtype=np.int64).tobytes())
-        self._alive.frombytes(b"\x01" * n)
-        self._live += n
-        self._graph.add(rows.astype(np.uint64), vectors, threads=0)
-
-    def remove(self, keys: list[int]) -> None:
-        rows = self._rows_of(np.asarray(keys, dtype=np.int64))
-        if len(rows):
-            for row in rows.tolist():
-                self._alive[row] = 0
-            self._live -= len(rows)
-            self._graph.remove(rows.astype(np.uint64))
-
-    def needs_compaction(self) -> bool:
-        # Removed nodes stay in the graph as tombstones; once they outnumber the live ones
-        # searches wade through them and recall drops, so the graph is rebuilt.
-        return self.removed > max(COMPACT_MIN, self._live)
-
-    def compact(self) -> None:
-        """Rebuild the graph from the live rows (drops tombstones; costs one rebuild)."""
-        live = self._live_rows()
-        keys, vectors = np.frombuffer(self._keys, dtype=np.int64)[live].copy(), self._gather(live)
-        self.__init__(self.dimension)
-        for start in range(0, len(keys), BLOCK):
-            self.add(keys[start : start + BLOCK], vectors[start : start + BLOCK])
+        if self._view_path is not None:
+            self._graph = Index.restore(str(self._view_path))
+            self._graph.expansion_search = EXPANSION_SEARCH
+            self._view_path = None
+        block = np.asarray(self.rows.array[self._in_graph : end], dtype=np.float32)
+        present = np.flatnonzero(np.any(block != 0, axis=1))
+        if len(present):
+            keys = (present + self._in_graph).astype(np.uint64)
+            self._graph.add(keys, block[present], threads=0)
+            self.graph_changed = True
+        self._in_graph = end
 
     def search(
-        self, vector: np.ndarray, limit: int, allowed: np.ndarray | None = None
+        self, vector: np.ndarray, limit: int, allowed: np.ndarray, n_allowed: int
     ) -> list[tuple[int, float]]:
-        """Up to `limit` (entry key, cosine similarity), best first; with `allowed`
-        (entry keys), only those."""
-        if self._live == 0 or limit <= 0:
+        """Up to `limit` (slot, cosine similarity), best first, among `allowed` slots
+        (`n_allowed` of them)."""
+        if n_allowed == 0 or limit <= 0:
             return []
-        if allowed is None:
-            if self._live <= EXACT_MAX:
-                return self._exact(vector, self._live_rows(), limit)
-            return self._exact(vector, self._candidates(vector, 2 * limit + 20), limit)
-        rows = self._rows_of(np.asarray(allowed, dtype=np.int64))
-        if len(rows) == 0:
-            return []
-        # Neighbours to ask for so that about 1.2 x limit of them are expected to be allowed.
-        count = min(self._live, math.ceil(1.2 * limit * self._live / len(rows)) + 20)
-        if len(rows) <= EXACT_MAX or count * 4 > self._live:
-            return self._exact(vector, rows, limit)
+        in_graph = self._in_graph
+        pending = in_graph + np.flatnonzero(allowed[in_graph : self.rows.count])
+        in_graph_allowed = n_allowed - len(pending)
+        if in_graph_allowed <= max(EXACT_MAX, EXACT_FRACTION * in_graph):
+            return self._exact(vector, np.flatnonzero(allowed[: self.rows.count]), limit)
+        depth = RESCORE_FACTOR * limit + RESCORE_EXTRA
+        # Neighbours to ask for so that about `depth` of them are expected to be allowed.
+        count = min(in_graph, math.ceil(1.1 * depth * in_graph / in_graph_allowed))
         while True:
             found = self._candidates(vector, count)
-            kept = found[np.isin(found, rows, assume_unique=True)]
-            if len(kept) >= limit or count >= self._live:
-                return self._exact(vector, kept, limit)
-            count = min(self._live, count * 4)
-
-    def _rows_of(self, keys: np.ndarray) -> np.ndarray:
-        """Rows of the live entries among `keys` (others are skipped)."""
-        all_keys = np.frombuffer(self._keys, dtype=np.int64)
-        if len(all_keys) == 0 or len(keys) == 0:
-            return np.empty(0, dtype=np.int64)
-        rows = np.minimum(np.searchsorted(all_keys, keys), len(all_keys) - 1)
-        ok = (all_keys[rows] == keys) & np.frombuffer(self._alive, dtype=np.bool_)[rows]
-        return np.unique(rows[ok])
-
-    def _live_rows(self) -> np.ndarray:
-        return np.flatnonzero(np.frombuffer(self._alive, dtype=np.bool_))
-
-    def _gather(self, rows: np.ndarray) -> np.ndarray:
-        out = np.empty((len(rows), self.dimension), dtype=np.float16)
-        blocks = rows // BLOCK
-        for block in np.unique(blocks).tolist():
-            mine = blocks == block
-            out[mine] = self._blocks[block][rows[mine] % BLOCK]
-        return out
+            kept = found[allowed[found]]
+            if len(kept) >= depth or count >= in_graph:
+                break
+            count = min(in_graph, count * 4)
+        return self._exact(vector, np.concatenate([kept[:depth], pending]), limit)
 
     def _candidates(self, vector: np.ndarray, count: int) -> np.ndarray:
         matches = self._graph.search(vector, count, threads=1)
@@ -147,57 +109,47 @@ class VectorIndex:
         if len(rows) == 0:
             return []
         found = exact_search(
-            self._gather(rows),
+            self.rows.array[rows],
             vector.astype(np.float16),
             min(limit, len(rows)),
             "cos",
             exact=True,
             threads=1,
         )
-        keys = np.frombuffer(self._keys, dtype=np.int64)
         return [
-            (int(keys[rows[i]]), 1.0 - float(d))
-            for i, d in zip(found.keys, found.distances, strict=True)
+            (int(rows[i]), 1.0 - float(d)) for i, d in zip(found.keys, found.distances, strict=True)
         ]
 
-    # --- persistence: written beside and renamed into place ---
+    # --- persistence ---
 
-    def save(self, graph_path: Path, rows_path: Path) -> None:
-        tmp_graph = graph_path.with_name(graph_path.name + ".tmp")
-        self._graph.save(str(tmp_graph))
-        tmp_rows = rows_path.with_name(rows_path.name + ".tmp")
-        with tmp_rows.open("wb") as out:
-            np.save(out, np.frombuffer(self._keys, dtype=np.int64))
-            np.save(out, np.frombuffer(self._alive, dtype=np.int8))
-            for start in range(0, len(self._keys), BLOCK):  # block by block: no big copy
-                out.write(self._blocks[start // BLOCK][: len(self._keys) - start].tobytes())
-        tmp_graph.replace(graph_path)
-        tmp_rows.replace(rows_path)
+    def save(self, directory: Path, new_name) -> dict:
+        """Flush the rows and write the graph if it changed; the manifest part for `load`."""
+        self.drain()
+        self.rows.flush()
+        part = {"rows_file": self.rows.path.name, "rows": self.rows.count}
+        if self.graph_changed or self._graph_file is None:
+            name = new_name() + ".usearch"
+            tmp = directory / (name + ".tmp")
+            self._graph.save(str(tmp))
+            tmp.replace(directory / name)
+            self._graph_file, self.graph_changed = name, False
+        return part | {"graph_file": self._graph_file, "in_graph": self._in_graph}
+
+    @staticmethod
+    def files(part: dict) -> list[str]:
+        return [part["rows_file"], part["graph_file"]]
 
     @classmethod
-    def restore(cls, graph_path: Path, rows_path: Path, dimension: int) -> VectorIndex | None:
-        """The saved index, or None when a file is missing, torn or of another dimension."""
-        index = cls(dimension)
-        try:
-            graph = Index.restore(str(graph_path))
-            with rows_path.open("rb") as f:
-                keys, alive = np.load(f), np.load(f)
-                for start in range(0, len(keys), BLOCK):
-                    n = min(BLOCK, len(keys) - start)
-                    block = np.empty((BLOCK, dimension), dtype=np.float16)
-                    block[:n] = np.fromfile(f, dtype=np.float16, count=n * dimension).reshape(
-                        n, dimension
-                    )
-                    index._blocks.append(block)
-        except Exception:  # a torn or foreign file (usearch raises its own types): rebuild
-            return None
-        if graph is None or graph.ndim != dimension or len(alive) != len(keys):
-            return None
+    def load(cls, directory: Path, part: dict, dimension: int) -> VectorIndex:
+        """The index saved as `part`: rows and graph memory-mapped."""
+        rows = VectorRows(directory / part["rows_file"], dimension, part["rows"])
+        path = directory / part["graph_file"]
+        graph = Index.restore(str(path), view=True)
+        if graph is None or graph.ndim != dimension:
+            raise ValueError("the graph file is torn or of another dimension")
         graph.expansion_search = EXPANSION_SEARCH
-        index._graph = graph
-        index._keys.frombytes(keys.astype(np.int64).tobytes())
-        index._alive.frombytes(alive.astype(np.int8).tobytes())
-        index._live = int(alive.sum())
+        index = cls(rows, graph, part["in_graph"])
+        index._view_path, index._graph_file = path, part["graph_file"]
         return index
 
 

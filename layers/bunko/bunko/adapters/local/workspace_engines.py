@@ -1,152 +1,190 @@
-"""One workspace's in-memory search state: its entries as dense slots, and both engines.
+"""One workspace's in-memory search state: slot columns, keyword and vector engines, and
+their snapshot on disk.
 
-A slot is an entry's position in this workspace's arrays; keeping per-slot columns (live,
-has a vector, category, document) as flat arrays lets every filter become one numpy mask
-that both the keyword and the vector search apply inside their own scoring, so a filtered
-search still returns up to `limit` hits. Replaced and deleted entries leave dead slots
-behind until `needs_compaction` says the keyword index should be rebuilt.
+Every entry gets a slot (its position in every per-slot array, keyword postings and vector
+rows alike); a replaced or deleted entry's slot turns dead and stays until compaction.
+
+A snapshot is a directory of immutable files and one `manifest.json` naming them, with the
+store's change counter (`seq`) and the largest entry key it covers. Files get fresh names
+and the manifest is renamed into place last, so a crash at any point leaves either the old
+snapshot or the new one; files no manifest names are removed at the next save.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import time
-from array import array
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
+from bunko.adapters.local.keyword_analysis import QueryTerm
 from bunko.adapters.local.keyword_index import KeywordIndex
+from bunko.adapters.local.slot_columns import SlotColumns
 from bunko.adapters.local.vector_index import VectorIndex
+from bunko.adapters.local.vector_rows import VectorRows
 from bunko.ports import IndexHit, SearchFilter
 
-if TYPE_CHECKING:
-    from bunko.adapters.local.index_store import IndexStore, NewRow, Row
+FORMAT = 1
+MANIFEST = "manifest.json"
+# Dead slots are dropped (the workspace rebuilt) once they outnumber the live ones.
+COMPACT_MIN = 1024
 
 
-class _Entry(NamedTuple):
-    """A new entry as `_append_all` needs it (the fields it shares with index_store.Row)."""
+class Added(NamedTuple):
+    """A committed entry as the engines take it."""
 
     key: int
     chunk_id: str
     document_id: str
     category: str | None
-    terms: str
-    has_vector: bool
+    terms: list[str]
+    vector: np.ndarray | None  # unit length, float16 or float32
 
 
 class WorkspaceEngines:
-    def __init__(self, workspace_id: str) -> None:
+    def __init__(self, workspace_id: str, directory: Path) -> None:
         self.workspace_id = workspace_id
-        self.vectors: VectorIndex | None = None
-        self.dirty_since: float | None = None  # first unsaved change to the vector graph
-        self._reset()
-
-    def _reset(self) -> None:
+        self.directory = directory
+        self.columns = SlotColumns()
         self.keyword = KeywordIndex()
-        self.slot_of: dict[int, int] = {}  # entry key → slot
-        self._keys = array("q")
-        self._chunk_ids: list[str] = []
-        self._document_ids: list[str] = []
-        self._live = array("b")
-        self._has_vector = array("b")
-        self._categories = array("i")
-        self._documents = array("i")
-        self._category_codes: dict[str | None, int] = {}
-        self._document_codes: dict[str, int] = {}
-        self._dead = 0
+        self.vectors: VectorIndex | None = None
+        self.seq = 0  # the store's change counter this state matches
+        self.max_key = 0
+        self.dirty_since: float | None = None  # first change since the last save
+        self._next_name = 0
+        self._vector_allowed: tuple[np.ndarray, int] | None = None
 
-    def rebuild_keywords(self, store: IndexStore) -> None:
-        """(Re)load every live entry from the store, dropping dead slots."""
-        self._reset()
-        batch: list[Row] = []
-        for row in store.rows(self.workspace_id):
-            batch.append(row)
-            if len(batch) == 8192:
-                self._append_all(batch)
-                batch = []
-        self._append_all(batch)
+    # --- changes ---
 
-    def replace(
-        self, old: Sequence[Row], keys: Sequence[int], rows: Sequence[NewRow], dimension: int | None
-    ) -> None:
-        """Mirror a committed change: `old` entries went away, `rows` arrived as `keys`."""
-        gone_vectors = []
-        for row in old:
-            slot = self.slot_of.pop(row.key, None)
-            if slot is None:
-                continue
-            self._live[slot] = 0
-            self._dead += 1
-            self.keyword.remove(slot, row.terms.split())
-            if row.has_vector:
-                gone_vectors.append(row.key)
-        if gone_vectors and self.vectors is not None:
-            self.vectors.remove(gone_vectors)
-        added = [(k, r) for k, r in zip(keys, rows, strict=True) if r.vector is not None]
-        self._append_all(
-            [
-                _Entry(
-                    key,
-                    row.chunk_id,
-                    row.document_id,
-                    row.category,
-                    row.terms,
-                    row.vector is not None,
-                )
-                for key, row in zip(keys, rows, strict=True)
-            ]
-        )
-        if added:
-            if self.vectors is None:
-                assert dimension is not None
-                self.vectors = VectorIndex(dimension)
-            self.vectors.add(
-                np.asarray([k for k, _ in added], dtype=np.uint64),
-                np.stack([r.vector for _, r in added]),
-            )
-        if added or gone_vectors:
-            self.dirty_since = self.dirty_since or time.monotonic()
+    def add(self, entries: Sequence[Added], dimension: int | None, *, drain: bool = True) -> None:
+        if not entries:
+            return
+        first = len(self.columns)
+        self.keyword.add_many(first, [e.terms for e in entries])
+        for e in entries:
+            self.columns.append(e.key, e.chunk_id, e.document_id, e.category, e.vector is not None)
+        self.max_key = entries[-1].key
+        with_vectors = [i for i, e in enumerate(entries) if e.vector is not None]
+        if self.vectors is None and with_vectors:
+            assert dimension is not None
+            rows = VectorRows(self.directory / (self._new_name() + ".rows"), dimension)
+            self.vectors = VectorIndex(rows)
+            self.vectors.add(None, first)  # earlier slots had no vectors
+        if self.vectors is not None:
+            matrix = None
+            if with_vectors:
+                matrix = np.zeros((len(entries), self.vectors.dimension), dtype=np.float16)
+                matrix[with_vectors] = np.stack([entries[i].vector for i in with_vectors])
+            self.vectors.add(matrix, len(entries), drain=drain)
+        self._changed()
 
-    def _append_all(self, entries: Sequence[Row | _Entry]) -> None:
-        first = len(self._keys)
-        self.keyword.add_many(first, [e.terms.split() for e in entries])
-        categories, documents = self._category_codes, self._document_codes
-        for slot, e in enumerate(entries, start=first):
-            self.slot_of[e.key] = slot
-            self._keys.append(e.key)
-            self._chunk_ids.append(e.chunk_id)
-            self._document_ids.append(e.document_id)
-            self._live.append(1)
-            self._has_vector.append(1 if e.has_vector else 0)
-            self._categories.append(categories.setdefault(e.category, len(categories)))
-            self._documents.append(documents.setdefault(e.document_id, len(documents)))
+    def remove(self, keys: list[int]) -> None:
+        for slot in self.columns.slots_of(keys):
+            self.columns.kill(slot)
+            self.keyword.remove(slot)
+        self._changed()
+
+    def _changed(self) -> None:
+        self._vector_allowed = None
+        self.dirty_since = self.dirty_since or time.monotonic()
 
     def needs_compaction(self) -> bool:
-        return self._dead > max(1024, len(self.slot_of))
+        return self.columns.dead > max(COMPACT_MIN, len(self.columns) - self.columns.dead)
 
-    def allowed_mask(self, filters: SearchFilter) -> np.ndarray:
-        """Per slot: live and passing the category and document filters."""
-        mask = np.frombuffer(self._live, dtype=np.bool_).copy()
-        if filters.category is not None:
-            code = self._category_codes.get(filters.category, -1)
-            mask &= np.frombuffer(self._categories, dtype=np.int32) == code
-        if filters.document_ids is not None:
-            codes = [
-                self._document_codes[d] for d in filters.document_ids if d in self._document_codes
-            ]
-            mask &= np.isin(np.frombuffer(self._documents, dtype=np.int32), codes)
-        return mask
+    # --- reads ---
 
-    def allowed_vector_keys(self, filters: SearchFilter) -> np.ndarray | None:
-        """Sorted keys the vector search may return, or None when only the workspace filters
-        (the whole graph is this workspace's)."""
-        if filters.category is None and filters.document_ids is None:
-            return None
-        mask = self.allowed_mask(filters) & np.frombuffer(self._has_vector, dtype=np.bool_)
-        return np.frombuffer(self._keys, dtype=np.int64)[mask].astype(np.uint64)
+    def keyword_search(
+        self, terms: list[QueryTerm], filters: SearchFilter, limit: int
+    ) -> list[IndexHit]:
+        live = self.columns.live_mask()
+        allowed = self.columns.allowed_mask(filters)
+        hits = self.keyword.search(terms, live, live if allowed is None else allowed, limit)
+        return [self.hit(slot, score) for slot, score in hits]
+
+    def vector_search(self, query: np.ndarray, filters: SearchFilter, limit: int) -> list[IndexHit]:
+        if self.vectors is None:
+            return []
+        allowed = self.columns.allowed_mask(filters)
+        if allowed is None:
+            if self._vector_allowed is None:
+                mask = self.columns.vector_mask()
+                self._vector_allowed = mask, int(mask.sum())
+            mask, count = self._vector_allowed
+        else:
+            mask = allowed & self.columns.vector_mask()
+            count = int(mask.sum())
+        hits = self.vectors.search(query, limit, mask, count)
+        return [self.hit(slot, score) for slot, score in hits]
 
     def hit(self, slot: int, score: float) -> IndexHit:
-        return IndexHit(
-            chunk_id=self._chunk_ids[slot], document_id=self._document_ids[slot], score=score
+        columns = self.columns
+        document = columns.document_names[columns.documents[slot]]
+        return IndexHit(chunk_id=columns.chunk_ids[slot], document_id=document, score=score)
+
+    # --- snapshot ---
+
+    def _new_name(self) -> str:
+        self._next_name += 1
+        return f"{self._next_name:08d}"
+
+    def save(self) -> None:
+        """Write a snapshot of the current state (which matches store seq `self.seq`)."""
+        self.directory.mkdir(parents=True, exist_ok=True)
+        keyword = self.keyword.save(self.directory, self._new_name)
+        vectors = (
+            None if self.vectors is None else self.vectors.save(self.directory, self._new_name)
         )
+        columns = self.columns.save(self.directory, self._new_name)
+        manifest = {
+            "format": FORMAT,
+            "seq": self.seq,
+            "max_key": self.max_key,
+            "slots": len(self.columns),
+            "next_name": self._next_name,
+            "columns": columns,
+            "keyword": keyword,
+            "vectors": vectors,
+        }
+        tmp = self.directory / (MANIFEST + ".tmp")
+        with tmp.open("w", encoding="utf-8") as out:
+            json.dump(manifest, out)
+            out.flush()
+            os.fsync(out.fileno())
+        tmp.replace(self.directory / MANIFEST)
+        keep = {MANIFEST, columns, *self.keyword.files(keyword)}
+        keep |= set(VectorIndex.files(vectors)) if vectors else set()
+        for path in self.directory.iterdir():
+            if path.name not in keep:
+                path.unlink(missing_ok=True)
+        self.dirty_since = None
+
+    @classmethod
+    def load(cls, workspace_id: str, directory: Path, dimension: int | None) -> WorkspaceEngines:
+        """The saved snapshot; raises (OSError, ValueError, ...) when there is none or it is
+        torn or of another dimension."""
+        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
+        if manifest["format"] != FORMAT:
+            raise ValueError("another snapshot format")
+        ws = cls(workspace_id, directory)
+        ws.seq, ws.max_key = manifest["seq"], manifest["max_key"]
+        ws._next_name = manifest["next_name"]
+        ws.columns = SlotColumns.load(directory / manifest["columns"])
+        ws.keyword = KeywordIndex.load(directory, manifest["keyword"], ws.columns.live_mask())
+        if manifest["vectors"] is not None:
+            if dimension is None:
+                raise ValueError("a snapshot with vectors, an index without a dimension")
+            ws.vectors = VectorIndex.load(directory, manifest["vectors"], dimension)
+        slots = {manifest["slots"], len(ws.columns), ws.keyword.slot_count}
+        if ws.vectors is not None:
+            slots.add(ws.vectors.rows.count)
+        if len(slots) != 1:
+            raise ValueError("the snapshot's parts disagree")
+        return ws
+
+    def close(self) -> None:
+        if self.vectors is not None:
+            self.vectors.rows.close()

@@ -1,0 +1,113 @@
+"""Immutable keyword postings: one CSR segment per group of chunks, saved as .npy files.
+
+A segment holds, for every term id below its `vocab_size`, the (slot, term frequency) pairs
+of the chunks it covers: `ptr[g]:ptr[g + 1]` is term g's range in `slots` and `tfs`. Term
+ids are the workspace vocabulary's (dense, in order of first appearance), so `ptr` is a
+direct lookup: no per-segment dictionary, nothing to parse when a saved segment is opened
+by memory map.
+
+Segments are built from a small buffer of new postings and merged pairwise while the newer
+one is at least half the older one's size (a binary counter): a workspace has O(log N)
+segments and every posting is copied O(log N) times, each merge a few linear numpy passes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAX_TF = np.iinfo(np.uint16).max  # a chunk repeating a word 65k times is saturated anyway
+
+
+@dataclass(frozen=True)
+class Segment:
+    ptr: np.ndarray  # int64, vocab_size + 1
+    slots: np.ndarray  # int32
+    tfs: np.ndarray  # uint16
+    name: str = ""  # file stem once saved; "" while only in memory
+
+    @property
+    def vocab_size(self) -> int:
+        return len(self.ptr) - 1
+
+    @property
+    def size(self) -> int:
+        return len(self.slots)
+
+
+def build(gids: np.ndarray, slots: np.ndarray, tfs: np.ndarray, vocab_size: int) -> Segment:
+    """A segment from unsorted postings (a stable sort keeps each term's slots ascending)."""
+    order = np.argsort(gids, kind="stable")
+    counts = np.bincount(gids, minlength=vocab_size)
+    ptr = np.zeros(vocab_size + 1, dtype=np.int64)
+    np.cumsum(counts, out=ptr[1:])
+    return Segment(ptr, slots[order].astype(np.int32), tfs[order].astype(np.uint16))
+
+
+def merge(segments: list[Segment], vocab_size: int) -> Segment:
+    """One segment with every posting of `segments` (older first), without sorting."""
+    counts = [np.diff(s.ptr) for s in segments]
+    total = np.zeros(vocab_size, dtype=np.int64)
+    for c in counts:
+        total[: len(c)] += c
+    ptr = np.zeros(vocab_size + 1, dtype=np.int64)
+    np.cumsum(total, out=ptr[1:])
+    slots = np.empty(int(ptr[-1]), dtype=np.int32)
+    tfs = np.empty(int(ptr[-1]), dtype=np.uint16)
+    filled = ptr[:-1].copy()  # where each term's next postings go
+    for seg, c in zip(segments, counts, strict=True):
+        v = len(c)
+        # Postings of term g move from seg.ptr[g] + i to filled[g] + i.
+        shift = np.repeat(filled[:v] - seg.ptr[:-1], c)
+        dest = np.arange(seg.size, dtype=np.int64) + shift
+        slots[dest] = seg.slots
+        tfs[dest] = seg.tfs
+        filled[:v] += c
+    return Segment(ptr, slots, tfs)
+
+
+def gather(
+    seg: Segment, units: np.ndarray, gids: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(unit, slot, tf) of every posting of the (unit, term id) pairs, in one pass."""
+    ok = gids < seg.vocab_size
+    units, gids = units[ok], gids[ok]
+    starts = seg.ptr[gids]
+    lengths = seg.ptr[gids + 1] - starts
+    total = int(lengths.sum())
+    if total == 0:
+        return _EMPTY
+    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
+    where = offsets + np.arange(total, dtype=np.int64)
+    return np.repeat(units, lengths), seg.slots[where], seg.tfs[where]
+
+
+def save(seg: Segment, directory: Path, name: str) -> Segment:
+    """Write the segment as `<name>.{ptr,slots,tfs}.npy`; returns it named."""
+    for part in ("ptr", "slots", "tfs"):
+        _write_npy(directory / f"{name}.{part}.npy", getattr(seg, part))
+    return Segment(seg.ptr, seg.slots, seg.tfs, name)
+
+
+def load(directory: Path, name: str) -> Segment:
+    """A saved segment, memory-mapped (pages load as queries touch them)."""
+    parts = [np.load(directory / f"{name}.{p}.npy", mmap_mode="r") for p in ("ptr", "slots", "tfs")]
+    if len(parts[1]) != parts[0][-1] or len(parts[2]) != len(parts[1]):
+        raise ValueError(f"segment {name} is torn")
+    return Segment(*parts, name=name)
+
+
+def files(name: str) -> list[str]:
+    return [f"{name}.{p}.npy" for p in ("ptr", "slots", "tfs")]
+
+
+def _write_npy(path: Path, array: np.ndarray) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    with tmp.open("wb") as out:
+        np.save(out, np.ascontiguousarray(array))
+    tmp.replace(path)
+
+
+_EMPTY = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint16))
