@@ -1,0 +1,69 @@
+"""The keyword index's segments, merges, deletes and saved form score like plain BM25."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bunko.adapters.local import keyword_index
+from bunko.adapters.local.keyword_index import K1, B, KeywordIndex
+from bunko.textproc import QueryTerm
+
+
+def reference(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:
+    """Okapi BM25 straight from the definition, over the live documents `docs`."""
+    n = len(docs)
+    avg = sum(len(t) for t in docs.values()) / n
+    scores: dict[int, float] = {}
+    for term in query:
+        df = sum(term in t for t in docs.values())
+        idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+        for slot, terms in docs.items():
+            tf = terms.count(term)
+            if tf:
+                norm = K1 * (1 - B + B * len(terms) / avg)
+                scores[slot] = scores.get(slot, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
+    return scores
+
+
+@pytest.mark.parametrize("pending", [7, 64, 100_000])
+def test_segments_merges_deletes_and_reload_score_like_bm25(
+    tmp_path: Path, monkeypatch, pending: int
+):
+    monkeypatch.setattr(keyword_index, "PENDING_POSTINGS", pending)
+    rng = np.random.default_rng(pending)
+    words = [f"w{i}" for i in range(40)]
+    docs = {s: list(rng.choice(words, size=int(rng.integers(1, 30)))) for s in range(600)}
+    index = KeywordIndex()
+    for start in range(0, 600, 13):  # per-document sized calls
+        index.add_many(start, [docs[s] for s in range(start, min(600, start + 13))])
+    live = np.ones(600, dtype=bool)
+    for slot in rng.choice(600, size=150, replace=False).tolist():
+        index.remove(slot)
+        live[slot] = False
+        del docs[slot]
+    names = iter(range(1, 1000))
+    part = index.save(tmp_path, lambda: f"{next(names):04d}")
+    reloaded = KeywordIndex.load(tmp_path, part, live)
+    query = ["w1", "w7", "w33", "nothing"]
+    expected = reference(docs, query)
+    for subject in (index, reloaded):
+        hits = subject.search([QueryTerm(t) for t in query], live, live, 1000)
+        assert {slot for slot, _ in hits} == set(expected)
+        for slot, score in hits:
+            assert score == pytest.approx(expected[slot], rel=1e-5)
+        scores = [score for _, score in hits]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_allowed_mask_filters_results_but_not_statistics():
+    index = KeywordIndex()
+    index.add_many(0, [["a", "b"], ["a"], ["b"]])
+    live = np.ones(3, dtype=bool)
+    allowed = np.array([False, True, True])
+    everything = dict(index.search([QueryTerm("a")], live, live, 10))
+    filtered = dict(index.search([QueryTerm("a")], live, allowed, 10))
+    assert filtered == {1: everything[1]}
