@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -96,24 +97,40 @@ class IndexStore:
     def rollback(self) -> None:
         self.conn.execute("ROLLBACK")
 
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back on any error."""
+        self.begin()
+        try:
+            yield
+        except BaseException:
+            self.rollback()
+            raise
+        self.commit()
+
     # --- writes (inside begin/commit) ---
 
-    def insert(self, row: NewRow) -> int:
-        vector = None if row.vector is None else row.vector.astype("<f2").tobytes()
-        cur = self.conn.execute(
+    def insert(self, rows: Sequence[NewRow]) -> list[int]:
+        """Insert rows; returns their keys, in order."""
+        self.conn.executemany(
             "INSERT INTO entries (workspace_id, chunk_id, document_id, revision, category, "
             "terms, vector) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (
-                row.workspace_id,
-                row.chunk_id,
-                row.document_id,
-                row.revision,
-                row.category,
-                row.terms,
-                vector,
-            ),
+            [
+                (
+                    row.workspace_id,
+                    row.chunk_id,
+                    row.document_id,
+                    row.revision,
+                    row.category,
+                    row.terms,
+                    None if row.vector is None else row.vector.astype("<f2").tobytes(),
+                )
+                for row in rows
+            ],
         )
-        return int(cur.lastrowid)
+        # One writer inside BEGIN IMMEDIATE: AUTOINCREMENT hands out consecutive keys.
+        last = self.conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+        return list(range(last - len(rows) + 1, last + 1))
 
     def delete(
         self,

