@@ -43,7 +43,7 @@ Trade-offs, chosen by measurement (numbers in the closing note of the issue):
 - Deletes flip a live bit (the graph keeps the node and the allowed mask drops it); the
   workspace is rebuilt when the dead outnumber the live, so a delete costs ~a millisecond
   and a rebuild is paid once per N deletes.
-- Filtered vector search scans the allowed rows exactly when they are under 3% of the
+- Filtered vector search scans the allowed rows exactly when they are under 12% of the
   graph or 2,048 rows (exact and fast), else oversamples the graph and widens.
 """
 

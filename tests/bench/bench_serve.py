@@ -11,7 +11,8 @@
    MCP `search_text` over streamable HTTP until it answers; prints the seconds from the
    process start to the MCP port accepting connections and to the first answer (which
    includes loading the embedding model for the query), the hits it returned, and a second
-   query's time. Each run is a fresh process.
+   query's time, and the index's own log line (how long opening the workspace took).
+   Each run is a fresh process.
 """
 
 from __future__ import annotations
@@ -95,13 +96,16 @@ async def first_answer(url: str, key: str, query: str) -> tuple[int, float]:
 
 
 def run(data_dir: Path, key: str, query: str) -> dict:
+    with tempfile.TemporaryFile(mode="w+") as log:
+        return run_logged(data_dir, key, query, log)
+
+
+def run_logged(data_dir: Path, key: str, query: str, log) -> dict:
     port, mcp_port = free_port(), free_port()
     command = [sys.executable, "-m", "bunko.cli", "serve", "--data-dir", str(data_dir)]
     command += ["--port", str(port), "--mcp-port", str(mcp_port), "--no-watch"]
     started = time.perf_counter()
-    server = subprocess.Popen(
-        command, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=os.environ
-    )
+    server = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=log, env=os.environ)
     try:
         listening = None
         while True:
@@ -113,7 +117,9 @@ def run(data_dir: Path, key: str, query: str) -> dict:
                         listening = time.perf_counter() - started
             if listening is not None:
                 try:
-                    hits, second = anyio.run(first_answer, f"http://127.0.0.1:{mcp_port}", key, query)
+                    hits, second = anyio.run(
+                        first_answer, f"http://127.0.0.1:{mcp_port}", key, query
+                    )
                     break
                 except Exception:  # the app may still be starting behind the socket
                     pass
@@ -122,11 +128,15 @@ def run(data_dir: Path, key: str, query: str) -> dict:
     finally:
         server.terminate()
         server.wait(timeout=60)
+    log.seek(0)
+    opened = [line.split("bunko.adapters.local.search_index: ")[-1].strip() for line in log
+              if "index of workspace" in line]  # fmt: skip
     return {
         "listening_s": round(listening, 2),
         "first_answer_s": round(answered - second, 2),
         "hits": hits,
         "second_query_ms": round(second * 1000, 1),
+        "index_log": opened,
     }
 
 
@@ -134,7 +144,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "bunko-bench-serve")
+    parser.add_argument(
+        "--data-dir", type=Path, default=Path(tempfile.gettempdir()) / "bunko-bench-serve"
+    )
     parser.add_argument("--cache-dir", default="~/.cache/bunko-bench", help="USE vectors")
     parser.add_argument("--eval-dir", default=os.environ.get("BUNKO_EVAL_DIR"))
     args = parser.parse_args()

@@ -132,3 +132,24 @@ def test_concurrent_writers_and_readers(tmp_path: Path):
     assert errors == []
     assert index.count(WS) == 150
     assert len(index.keyword_search("shared", ALL, 1000)) == 150
+
+
+def test_near_duplicates_are_all_found_and_survive_their_representative(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.setattr(vector_index, "PENDING_MAX", 64)  # many graph adds, groups form
+    monkeypatch.setattr(vector_index, "EXACT_MAX", 0)  # always through the graph
+    monkeypatch.setattr(vector_index, "EXACT_FRACTION", 0.0)
+    rng = np.random.default_rng(5)
+    bases = unit(rng, 200, 32)
+    index = LocalSearchIndex(tmp_path, dimension=32)
+    for copy in range(8):  # copies arrive in separate batches, as versions of files do
+        noisy = bases + 0.01 * rng.standard_normal(bases.shape).astype(np.float32)
+        index.index([entry(f"b{b}-{copy}", "x", noisy[b], doc=f"d{b}") for b in range(200)])
+    expected = {f"b7-{copy}" for copy in range(8)}
+    assert {h.chunk_id for h in index.vector_search(bases[7], ALL, 8)} == expected
+    index.delete_chunks(WS, ["b7-0"])  # the group's representative
+    index.close()
+    reopened = LocalSearchIndex(tmp_path, dimension=32)
+    hits = reopened.vector_search(bases[7], ALL, 7)
+    assert {h.chunk_id for h in hits} == expected - {"b7-0"}

@@ -242,11 +242,18 @@ class LocalSearchIndex:
             self._store, workspace_id, self._folder(workspace_id), self.dimension
         )
         if opened is None:
-            ws = self._rebuild(workspace_id)
+            ws, how = self._rebuild(workspace_id), "rebuilt from the database"
         else:
             ws, self._unsaved[workspace_id] = opened
+            how = f"opened, {opened[1]} entries replayed"
         self._workspaces[workspace_id] = ws
-        log.debug("loaded workspace %s index in %.2fs", workspace_id, time.monotonic() - started)
+        log.info(
+            "index of workspace %s: %d slots %s in %.2f s",
+            workspace_id,
+            len(ws.columns),
+            how,
+            time.monotonic() - started,
+        )
         return ws
 
     def _rebuild(self, workspace_id: str) -> WorkspaceEngines:
