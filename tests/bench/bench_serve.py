@@ -51,6 +51,8 @@ def build(data_dir: Path, n: int, eval_dir: Path, cache: Path) -> str:
             bounds, categories = documents(n, 7)
             started = time.perf_counter()
             for k, (start, end) in enumerate(bounds):
+                if services.metadata.get_document(ws, f"bench-{k}") is not None:
+                    continue  # written by an earlier, interrupted build
                 doc = Document(
                     id=f"bench-{k}",
                     workspace_id=ws,

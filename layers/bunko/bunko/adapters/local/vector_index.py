@@ -3,8 +3,10 @@
 Measured at 100k × 512 (tests/bench/bench_index.py): numpy brute force reads all 100 MB of
 float16 rows per query; HNSW answers in ~1 ms. The graph stores int8 (half the build CPU of
 float16); it is asked for RESCORE_FACTOR × limit + RESCORE_EXTRA neighbours, which are
-re-scored exactly against the float16 rows: that lifts recall@10 to ≥ 0.95 on clustered and
-near-duplicate data alike, and makes the returned cosine exact to ~1e-3.
+re-scored exactly against the float16 rows: that lifts recall@10 from ~0.91 to ≥ 0.95 on
+clustered data and makes the returned cosine exact to ~1e-3. Near-duplicates share one
+graph node (`duplicate_groups`): without that, recall on near-duplicate data stayed under
+0.89 whatever the graph's precision, links or search breadth; with it, 0.98.
 
 New rows wait in a pending tail (ranked exactly, with the graph's candidates) and enter the
 graph PENDING_MAX at a time, so a per-document write of 20 chunks costs no graph call and
@@ -14,7 +16,8 @@ compacts when the dead outnumber the live).
 
 Filters are applied before ranking, by the allowed mask: when the allowed rows are few
 (≤ EXACT_MAX, or under EXACT_FRACTION of the graph) they are scanned exactly — fast, and
-exact; otherwise the graph is asked for enough neighbours that about the rescore depth of
+exact (measured at 100k, CPU per query: 1% 0.6 ms exact vs 95 ms through the graph, 10%
+5.0 vs 6.4 ms, 20% 8.9 vs 2.5 ms); otherwise the graph is asked for enough neighbours that about the rescore depth of
 them is allowed, widening until it is.
 
 A saved graph is opened as a read-only memory map (instant, pages load on demand); the
