@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from bunko.adapters.local import keyword_index
+from bunko.adapters.local.keyword_analysis import QueryTerm
 from bunko.adapters.local.keyword_index import K1, B, KeywordIndex
-from bunko.textproc import QueryTerm
 
 
 def reference(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:
