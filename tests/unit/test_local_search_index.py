@@ -153,3 +153,19 @@ def test_near_duplicates_are_all_found_and_survive_their_representative(
     reopened = LocalSearchIndex(tmp_path, dimension=32)
     hits = reopened.vector_search(bases[7], ALL, 7)
     assert {h.chunk_id for h in hits} == expected - {"b7-0"}
+
+
+def test_a_snapshot_after_keyword_only_entries_reopens_without_a_rebuild(
+    tmp_path: Path, monkeypatch, caplog
+):
+    monkeypatch.setattr(vector_index, "PENDING_MAX", 4)
+    index = LocalSearchIndex(tmp_path, dimension=4)
+    index.index([entry("v", "with vector", [1, 0, 0, 0])])
+    index.flush()
+    index.index([entry(f"k{i}", "keyword only") for i in range(10)])  # drained: zero rows
+    index.close()
+    with caplog.at_level("INFO", logger="bunko.adapters.local"):
+        reopened = LocalSearchIndex(tmp_path, dimension=4)
+        assert [h.chunk_id for h in reopened.vector_search([1, 0, 0, 0], ALL, 10)] == ["v"]
+    assert "opened, 0 entries replayed" in caplog.text
+    assert len(reopened.keyword_search("keyword", ALL, 100)) == 10

@@ -92,9 +92,9 @@ class VectorIndex:
             new = reps[present] == rows
             if new.any():
                 self._graph.add(rows[new].astype(np.uint64), vectors[new], threads=0)
-            self.graph_changed = True
         self.groups.extend(np.arange(start, end), reps)
         self._in_graph = end
+        self.graph_changed = True  # the groups (saved with the graph) grew, even for zero rows
 
     def _nearest(self, vectors: np.ndarray) -> np.ndarray:
         """Each vector's nearest graph node (-1: none), by a narrow search: a missed
