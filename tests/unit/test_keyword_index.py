@@ -51,7 +51,7 @@ def test_segments_merges_deletes_and_reload_score_like_bm25(
     query = ["w1", "w7", "w33", "nothing"]
     expected = reference(docs, query)
     for subject in (index, reloaded):
-        hits = subject.search([QueryTerm(t) for t in query], live, live, 1000)
+        hits = subject.search([QueryTerm(t) for t in query], live, 1000)
         assert {slot for slot, _ in hits} == set(expected)
         for slot, score in hits:
             assert score == pytest.approx(expected[slot], rel=1e-5)
@@ -64,6 +64,6 @@ def test_allowed_mask_filters_results_but_not_statistics():
     index.add_many(0, [["a", "b"], ["a"], ["b"]])
     live = np.ones(3, dtype=bool)
     allowed = np.array([False, True, True])
-    everything = dict(index.search([QueryTerm("a")], live, live, 10))
-    filtered = dict(index.search([QueryTerm("a")], live, allowed, 10))
+    everything = dict(index.search([QueryTerm("a")], live, 10))
+    filtered = dict(index.search([QueryTerm("a")], live, 10, allowed))
     assert filtered == {1: everything[1]}

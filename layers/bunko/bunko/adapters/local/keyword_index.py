@@ -112,12 +112,18 @@ class KeywordIndex:
         return self._flat
 
     def search(
-        self, terms: list[QueryTerm], live: np.ndarray, allowed: np.ndarray, limit: int
+        self,
+        terms: list[QueryTerm],
+        live: np.ndarray,
+        limit: int,
+        allowed: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
-        """The best `limit` (slot, BM25 score) among `allowed` slots, best first; only slots
-        matching at least one term. `live` says which slots count in the statistics."""
+        """The best `limit` (slot, BM25 score) among `allowed` slots (default: `live`), best
+        first; only slots matching at least one term. `live` says which slots count in the
+        statistics."""
         if not terms or limit <= 0 or self.live_docs <= 0:
             return []
+        allowed = live if allowed is None else allowed
         units, gids = self._query_pairs(terms)
         if not len(gids):
             return []

@@ -102,7 +102,7 @@ class WorkspaceEngines:
     ) -> list[IndexHit]:
         live = self.columns.live_mask()
         allowed = self.columns.allowed_mask(filters)
-        hits = self.keyword.search(terms, live, live if allowed is None else allowed, limit)
+        hits = self.keyword.search(terms, live, limit, allowed)
         return [self.hit(slot, score) for slot, score in hits]
 
     def vector_search(self, query: np.ndarray, filters: SearchFilter, limit: int) -> list[IndexHit]:
