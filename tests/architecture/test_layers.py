@@ -112,14 +112,10 @@ def test_deploy_schema_names_every_aws_setting():
     assert set(AwsSettings.model_fields) == AWS_SETTING_FIELDS
 
 
-# Being rewritten on its own branch (issue 15: the local engine at scale).
-PENDING_SPLIT = {"adapters/local/search_index.py"}
-
-
 def test_no_module_is_over_the_size_limit():
     long = {
         str(path.relative_to(PACKAGE)): n
         for path in modules()
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert set(long) <= PENDING_SPLIT, long
+    assert long == {}
