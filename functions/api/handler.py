@@ -8,7 +8,7 @@ from aws_lambda_powertools import Logger, Metrics, Tracer
 from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
 
-from bunko.bootstrap.lambda_entry import api_app
+from bunko.bootstrap.lambda_entry import served_app
 
 logger = Logger()
 tracer = Tracer()
@@ -17,7 +17,8 @@ metrics = Metrics()
 
 def _adapter() -> Mangum:
     # The app has no startup work on AWS (no watcher, no worker), so no lifespan per call.
-    return Mangum(api_app(), lifespan="off")
+    # served_app: the stage back in the URLs the app builds, the payload limit, CORS.
+    return Mangum(served_app(), lifespan="off")
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)

@@ -12,17 +12,18 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
-from bunko.bootstrap.lambda_entry import api_app
+from bunko.bootstrap.lambda_entry import api_app, served_app
 
 if TYPE_CHECKING:
-    from fastapi import FastAPI, Request, Response
+    from fastapi import Request, Response
+    from starlette.types import ASGIApp
 
 logger = Logger()
 # The adapter passes API Gateway's request context on in this header.
 CONTEXT_HEADER = "x-amzn-request-context"
 
 
-def build() -> FastAPI:
+def build() -> ASGIApp:
     app = api_app()
 
     @app.middleware("http")
@@ -33,4 +34,4 @@ def build() -> FastAPI:
         logger.info("request", extra={"path": request.url.path, "status": response.status_code})
         return response
 
-    return app
+    return served_app()  # the stage back in the URLs the app builds, payload limit, CORS

@@ -4,6 +4,9 @@ STREAM, up to 15 minutes)."""
 
 from __future__ import annotations
 
+import json
+from http import HTTPStatus
+
 from aws_cdk import Duration
 from aws_cdk import aws_apigateway as apigw
 from aws_cdk import aws_lambda as lambda_
@@ -12,6 +15,24 @@ from constructs import Construct
 
 STREAMING_PATHS = ("chat/stream", "mcp", "v1")
 STREAM_TIMEOUT = Duration.minutes(15)
+# Bodies passed through as bytes (base64 in the Lambda event) and responses returned as
+# binary when the function base64-encodes them: uploads, originals, LibreOffice's PDFs and
+# images. JSON and text stay text.
+BINARY_MEDIA_TYPES = [
+    "multipart/form-data", "application/octet-stream", "application/pdf", "application/zip",
+    "application/vnd.openxmlformats-officedocument.*", "application/vnd.oasis.opendocument.*",
+    "application/msword", "application/vnd.ms-excel", "application/vnd.ms-powerpoint",
+    "image/*",
+]  # fmt: skip
+# Errors API Gateway answers itself, in the app's error body {statusCode, message, error}.
+_PRESIGN = "upload large files with POST /uploads/presign"
+GATEWAY_ERRORS = {
+    apigw.ResponseType.REQUEST_TOO_LARGE: (413, f"request body is over API Gateway's limit: {_PRESIGN}"),
+    apigw.ResponseType.THROTTLED: (429, "too many requests: slow down and retry"),
+    apigw.ResponseType.INTEGRATION_TIMEOUT: (504, "the request took too long"),
+    # Also what a request over Lambda's 6 MB invoke payload gets (it never reaches the app).
+    apigw.ResponseType.INTEGRATION_FAILURE: (502, f"the function failed; if this was a large upload, {_PRESIGN}"),
+}  # fmt: skip
 
 
 class RestApi(Construct):
@@ -23,12 +44,18 @@ class RestApi(Construct):
         api_function: lambda_.IFunction,
         stream_function: lambda_.IFunction,
         stage_name: str,
+        cors_origins: list[str],
     ) -> None:
         super().__init__(scope, construct_id)
         access_logs = logs.LogGroup(self, "AccessLogs", retention=logs.RetentionDays.THREE_MONTHS)
         self.api = apigw.RestApi(
             self, "Api",
             description="Bunko REST API, MCP and streaming chat",
+            # REGIONAL, not edge-optimized: an edge API sits behind CloudFront, which cuts a
+            # streamed response after 30 s without bytes; a regional one allows 5 minutes.
+            endpoint_configuration=apigw.EndpointConfiguration(
+                types=[apigw.EndpointType.REGIONAL]
+            ),
             cloud_watch_role=True,
             deploy_options=apigw.StageOptions(
                 stage_name=stage_name,
@@ -42,8 +69,9 @@ class RestApi(Construct):
                 throttling_rate_limit=100,
                 throttling_burst_limit=200,
             ),
-            binary_media_types=["multipart/form-data", "application/octet-stream"],
+            binary_media_types=BINARY_MEDIA_TYPES,
         )  # fmt: skip
+        self._gateway_errors(cors_origins)
         buffered = apigw.LambdaIntegration(api_function, proxy=True)
         streaming = apigw.LambdaIntegration(
             stream_function, proxy=True,
@@ -57,3 +85,24 @@ class RestApi(Construct):
             resource.add_method("ANY", streaming)
             resource.add_resource("{proxy+}").add_method("ANY", streaming)
         self.url = self.api.url
+
+    def _gateway_errors(self, cors_origins: list[str]) -> None:
+        """The app's error body on the gateway's own errors, with CORS when one origin is
+        allowed (a gateway response cannot choose between several; the app's CORS can)."""
+        headers = {}
+        if len(cors_origins) == 1:
+            headers = {"Access-Control-Allow-Origin": f"'{cors_origins[0]}'", "Vary": "'Origin'"}
+        for response_type, (status, message) in GATEWAY_ERRORS.items():
+            body = {"statusCode": status, "message": message, "error": HTTPStatus(status).phrase}
+            self.api.add_gateway_response(
+                f"Gateway{response_type.response_type}", type=response_type,
+                status_code=str(status), response_headers=headers,
+                templates={"application/json": json.dumps(body)},
+            )  # fmt: skip
+        for response_type in (apigw.ResponseType.DEFAULT_4_XX, apigw.ResponseType.DEFAULT_5_XX):
+            self.api.add_gateway_response(
+                f"Gateway{response_type.response_type}", type=response_type,
+                response_headers=headers,
+                templates={"application/json": '{"message": $context.error.messageString, '
+                           '"error": "$context.error.responseType"}'},
+            )  # fmt: skip

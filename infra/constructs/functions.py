@@ -16,9 +16,14 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from bunko.deploy_schema import env_name
 from infra.constructs.layer_bundling import LocalLayerBundling, layer_requirements
 from infra.constructs.roles import function_role
 
+API_TIMEOUT = Duration.seconds(25)  # API Gateway's integration timeout is 29 s
+API_BEDROCK_BUDGET_SECONDS = 15  # no Bedrock retry starts past this
+API_BEDROCK_READ_TIMEOUT = 8  # one call's longest wait: 15 + 8 < 25 < 29
+INGEST_TIMEOUT = Duration.minutes(10)
 # The Lambda Web Adapter's public layer (awslabs/aws-lambda-web-adapter), per region.
 LWA_ACCOUNT = "753240598075"
 _EXCLUDE = ["**/__pycache__", "**/*.pyc", "*.egg-info"]
@@ -46,6 +51,7 @@ class BunkoFunctions(Construct):
         python_version: str,
         environment: dict[str, str],
         lwa_layer_version: int,
+        embed_concurrency: int,
     ) -> None:
         super().__init__(scope, construct_id)
         runtime = lambda_.Runtime(f"python{python_version}", lambda_.RuntimeFamily.PYTHON)
@@ -99,8 +105,15 @@ class BunkoFunctions(Construct):
                 environment={**common, "POWERTOOLS_SERVICE_NAME": f"bunko-{name.lower()}", **env},
             )  # fmt: skip
 
-        self.api = function("Api", handler="handler.handler", timeout=Duration.seconds(29),
-                            memory=1024, env={}, layers=[])  # fmt: skip
+        # Under API Gateway's 29 s: the app's own time budget for Bedrock (retries included)
+        # ends first, so a throttled request gets the app's 503, not the gateway's 504.
+        self.api = function(
+            "Api", handler="handler.handler", timeout=API_TIMEOUT, memory=1024, layers=[],
+            env={
+                env_name("embed_max_seconds"): str(API_BEDROCK_BUDGET_SECONDS),
+                env_name("bedrock_read_timeout"): str(API_BEDROCK_READ_TIMEOUT),
+            },
+        )  # fmt: skip
         region = Stack.of(self).region
         adapter = lambda_.LayerVersion.from_layer_version_arn(
             self, "WebAdapter",
@@ -116,6 +129,10 @@ class BunkoFunctions(Construct):
             },
             layers=[adapter],
         )  # fmt: skip
-        self.ingest = function("Ingest", handler="handler.handler", timeout=Duration.minutes(5),
-                               memory=2048, env={}, layers=[])  # fmt: skip
+        # One message per invocation (the event source's batch size is 1), so a large file
+        # has the whole timeout and a timeout never sends other files back to the queue.
+        self.ingest = function(
+            "Ingest", handler="handler.handler", timeout=INGEST_TIMEOUT, memory=2048,
+            layers=[], env={env_name("embed_concurrency"): str(embed_concurrency)},
+        )  # fmt: skip
         self.all = [self.api, self.stream, self.ingest]

@@ -54,10 +54,13 @@ class IngestPipeline(Construct):
             alarm_description="An ingest message failed every retry: see the document's error",
         )  # fmt: skip
 
-    def connect(self, function: lambda_.IFunction) -> None:
+    def connect(self, function: lambda_.IFunction, *, max_concurrency: int) -> None:
+        """One record per invocation (a file can take the whole timeout without putting
+        others back on the queue), and at most `max_concurrency` invocations at once, so a
+        bulk drop neither floods Bedrock (Titan's quota) nor scales out OCUs."""
         function.add_event_source(sources.SqsEventSource(
             self.queue,
-            batch_size=10,
-            max_batching_window=Duration.seconds(5),
-            report_batch_item_failures=True,  # only the failed records are retried
+            batch_size=1,
+            max_concurrency=max_concurrency,
+            report_batch_item_failures=True,  # a failed record is retried, then dead-lettered
         ))  # fmt: skip

@@ -9,7 +9,6 @@ RECORD, so the layer stays far below Lambda's 250 MB.
 
 from __future__ import annotations
 
-import compileall
 import re
 import shutil
 import subprocess
@@ -25,8 +24,17 @@ PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")
 STREAM_PACKAGES = ("uvicorn",)
 # Extras the functions need at run time: Tracer (tracing ACTIVE) imports aws-xray-sdk.
 REQUIRED_EXTRAS = {"aws-lambda-powertools": "tracer"}
-# opensearch-py depends on its gRPC protobufs, but its HTTP client never imports them.
-UNUSED_DISTRIBUTIONS = ("opensearch_protobufs", "grpcio", "protobuf")
+# opensearch-py depends on its gRPC protobufs, but its HTTP client never imports them; the
+# CLI's typer (and rich, which it pulls in with pygments) is never imported by a function.
+UNUSED_DISTRIBUTIONS = (
+    "opensearch_protobufs", "grpcio", "protobuf",
+    "typer", "rich", "pygments", "markdown_it_py", "mdurl", "shellingham",
+)  # fmt: skip
+# botocore ships models for 400+ services (28 MB); the functions call only these (the
+# permission contract test records every call). STS: credential providers may use it.
+BOTOCORE_SERVICES = frozenset({
+    "s3", "dynamodb", "sqs", "kms", "secretsmanager", "bedrock-runtime", "sts",
+})  # fmt: skip
 
 
 def _name(requirement: str) -> str:
@@ -72,20 +80,59 @@ def build_layer(
     subprocess.run(command, check=True)  # noqa: S603 (fixed argv, no shell)
     for dist in UNUSED_DISTRIBUTIONS:
         _remove_distribution(target, dist)
+    _trim(target)
     shutil.copytree(
         repo_root / "layers" / "bunko" / "bunko", target / "bunko",
         ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), dirs_exist_ok=True,
     )  # fmt: skip
     for cache in target.rglob("__pycache__"):
         shutil.rmtree(cache, ignore_errors=True)
-    if python_version == f"{sys.version_info.major}.{sys.version_info.minor}":
-        # /opt is read-only on Lambda, so bytecode not shipped is compiled on every cold
-        # start. It can only be shipped when this interpreter matches the runtime.
-        compileall.compile_dir(
-            target, quiet=1, workers=0,
-            invalidation_mode=compileall.PycInvalidationMode.UNCHECKED_HASH,
-        )  # fmt: skip
+    compile_bytecode(target, python_version)
+    drop_dependency_sources(target, python_version, keep=("bunko",))
     return target
+
+
+def compile_bytecode(target: Path, python_version: str) -> None:
+    """Ship .pyc for the runtime: /opt is read-only on Lambda, so bytecode not shipped is
+    compiled from source on every cold start. Bytecode is specific to the interpreter's
+    minor version, so it is compiled by a matching interpreter (this one, or `pythonX.Y` on
+    PATH); without one the build fails instead of shipping a layer that compiles at start-up.
+    Unchecked-hash pycs: never revalidated against the sources (they cannot change in /opt).
+    """
+    current = f"{sys.version_info.major}.{sys.version_info.minor}"
+    interpreter = sys.executable if python_version == current else shutil.which(
+        f"python{python_version}"
+    )  # fmt: skip
+    if interpreter is None:
+        raise RuntimeError(
+            f"no python{python_version} here to compile the layer's bytecode: use the "
+            f"bunko:pythonVersion this interpreter has ({current}) or install python{python_version}"
+        )
+    command = [
+        interpreter, "-m", "compileall", "-q", "-j", "0",
+        "--invalidation-mode", "unchecked-hash", str(target),
+    ]  # fmt: skip
+    # Some wheels ship files that are not Python 3 (test data, templates): compileall
+    # reports them and exits 1, which is not a reason to fail the layer.
+    subprocess.run(command, check=False, stdout=subprocess.DEVNULL)  # noqa: S603
+
+
+def drop_dependency_sources(target: Path, python_version: str, *, keep: tuple[str, ...]) -> None:
+    """Dependencies ship as sourceless bytecode (`module.pyc` where `module.py` was): the
+    sources would add 28 MB to a layer that must stay small. Tracebacks through them keep
+    file and line, not the line's text; Bunko's own package keeps its sources."""
+    tag = f"cpython-{python_version.replace('.', '')}"
+    for top in target.iterdir():
+        if not top.is_dir() or top.name in keep or top.name.endswith(".dist-info"):
+            continue
+        for source in list(top.rglob("*.py")):
+            compiled = source.parent / "__pycache__" / f"{source.stem}.{tag}.pyc"
+            if compiled.exists():
+                compiled.replace(source.with_suffix(".pyc"))
+                source.unlink()
+    for cache in target.rglob("__pycache__"):
+        if cache.is_dir() and not any(cache.iterdir()):
+            cache.rmdir()
 
 
 def _remove_distribution(target: Path, name: str) -> None:
@@ -100,6 +147,20 @@ def _remove_distribution(target: Path, name: str) -> None:
     for folder in sorted(target.rglob("*"), reverse=True):  # empty folders left behind
         if folder.is_dir() and not any(folder.iterdir()):
             folder.rmdir()
+
+
+def _trim(target: Path) -> None:
+    """Leave out what no function loads: other services' botocore models, test suites and
+    type stubs of the dependencies."""
+    data = target / "botocore" / "data"
+    if data.is_dir():
+        for service in data.iterdir():
+            if service.is_dir() and service.name not in BOTOCORE_SERVICES:
+                shutil.rmtree(service)
+    for tests in [p for p in target.glob("*/**/tests") if p.is_dir()]:
+        shutil.rmtree(tests, ignore_errors=True)
+    for stub in target.rglob("*.pyi"):
+        stub.unlink()
 
 
 def tree_size(path: Path) -> int:

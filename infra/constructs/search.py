@@ -6,7 +6,9 @@ access policy names the functions' roles, so it is added once they exist (`allow
 
 from __future__ import annotations
 
+import hashlib
 import json
+import re
 
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_opensearchserverless as aoss
@@ -17,22 +19,40 @@ READ_WRITE_INDEX = [
     "aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument", "aoss:UpdateIndex",
 ]  # fmt: skip
 CREATE_INDEX = ["aoss:CreateIndex", "aoss:DescribeIndex"]
+# Collection names are 3–28 characters; security and access policy names at most 32.
+COLLECTION_NAME = re.compile(r"[a-z][a-z0-9-]{2,27}")
+POLICY_NAME_MAX = 32
+
+
+def policy_name(collection: str, kind: str) -> str:
+    """`<collection>-<kind>`, shortened with a hash of the full name when over 32 characters
+    (a 28-character collection name plus `-data` would be 33)."""
+    name = f"{collection}-{kind}"
+    if len(name) <= POLICY_NAME_MAX:
+        return name
+    digest = hashlib.sha256(collection.encode()).hexdigest()[:6]
+    head = collection[: POLICY_NAME_MAX - len(kind) - len(digest) - 2].rstrip("-")
+    return f"{head}-{digest}-{kind}"
 
 
 class SearchCollection(Construct):
-    def __init__(self, scope: Construct, construct_id: str, *, name: str) -> None:
+    def __init__(
+        self, scope: Construct, construct_id: str, *, name: str, standby_replicas: bool
+    ) -> None:
         super().__init__(scope, construct_id)
+        if not COLLECTION_NAME.fullmatch(name):
+            raise ValueError(f"collection name {name!r}: 3–28 of a-z, 0-9 and -, a letter first")
         self.name = name
         resource = [f"collection/{name}"]
         encryption = aoss.CfnSecurityPolicy(
-            self, "Encryption", name=f"{name}-enc", type="encryption",
+            self, "Encryption", name=policy_name(name, "enc"), type="encryption",
             policy=json.dumps({"Rules": [{"ResourceType": "collection", "Resource": resource}],
                                "AWSOwnedKey": True}),
         )  # fmt: skip
         # Public endpoint, but every request is SigV4-signed and checked against the data
         # access policy below; use a VPC endpoint policy instead for a private collection.
         network = aoss.CfnSecurityPolicy(
-            self, "Network", name=f"{name}-net", type="network",
+            self, "Network", name=policy_name(name, "net"), type="network",
             policy=json.dumps([{"Rules": [
                 {"ResourceType": "collection", "Resource": resource},
                 {"ResourceType": "dashboard", "Resource": resource},
@@ -40,7 +60,8 @@ class SearchCollection(Construct):
         )  # fmt: skip
         self.collection = aoss.CfnCollection(
             self, "Collection", name=name, type="VECTORSEARCH",
-            standby_replicas="ENABLED",
+            # Off: one OCU each for indexing and search instead of two (docs/aws.md).
+            standby_replicas="ENABLED" if standby_replicas else "DISABLED",
             description="Bunko chunks: BM25 (kuromoji) and k-NN (faiss HNSW)",
         )  # fmt: skip
         self.collection.node.add_dependency(encryption, network)
@@ -63,7 +84,7 @@ class SearchCollection(Construct):
                                        (index_admins, CREATE_INDEX))
         ]  # fmt: skip
         self.access_policy = aoss.CfnAccessPolicy(
-            self, "DataAccess", name=f"{self.name}-data", type="data",
+            self, "DataAccess", name=policy_name(self.name, "data"), type="data",
             policy=_stack_json(self, statements),
         )  # fmt: skip
         for role in readers_writers + index_admins:

@@ -44,13 +44,14 @@ class Storage(Construct):
                 noncurrent_version_expiration=Duration.days(30),
                 abort_incomplete_multipart_upload_after=Duration.days(1),
             )],
-            # Browsers PUT large files straight to S3 with presigned URLs.
+            # Browsers PUT large files straight to S3 with presigned URLs: from the allowed
+            # origins only (none listed: no browser uploads, CLI and servers still can).
             cors=[s3.CorsRule(
                 allowed_methods=[s3.HttpMethods.PUT],
                 allowed_origins=cors_origins,
-                allowed_headers=["*"],
+                allowed_headers=["Content-Type", "x-amz-meta-*"],
                 max_age=3600,
-            )],
+            )] if cors_origins else None,
             removal_policy=removal,
             auto_delete_objects=not retain_data,
         )  # fmt: skip

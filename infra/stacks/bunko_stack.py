@@ -27,20 +27,49 @@ BLOB_PREFIX = "blobs/"
 DROP_PREFIX = "drop/"
 
 
+# What a profile turns on (docs/aws.md has each one's monthly floor). dev: no standby
+# replicas (1 OCU floor instead of 2) and a trickle of ingest; prod: redundancy, more ingest.
+PROFILES = {
+    "dev": {"standby_replicas": False, "ingest_concurrency": 2, "embed_concurrency": 2},
+    "prod": {"standby_replicas": True, "ingest_concurrency": 10, "embed_concurrency": 4},
+}
+
+
 @dataclass(frozen=True)
 class BunkoConfig:
     """Deployment parameters (cdk.json context `bunko:*`, overridable with -c)."""
 
+    profile: str = "dev"
+    # None: the profile's value.
+    standby_replicas: bool | None = None
+    ingest_concurrency: int | None = None  # SQS maximumConcurrency (2–1000)
+    embed_concurrency: int | None = None  # Bedrock calls in flight per ingest instance
     embedding_model_id: str = "amazon.titan-embed-text-v2:0"
     embedding_dimension: int = 1024
     chat_model_ids: list[str] = field(default_factory=list)
     collection_name: str = "bunko"
     stage_name: str = "v1"
-    python_version: str = "3.14"
+    # The layer ships bytecode, which only an interpreter of the same minor version can
+    # compile: the runtime is the version `make synth` runs with (see layer_bundling).
+    python_version: str = "3.11"
     lwa_layer_version: int = 25
     retain_data: bool = True
     deletion_protection: bool = False
-    cors_origins: list[str] = field(default_factory=lambda: ["*"])
+    # Browser origins allowed to call the API and PUT presigned uploads (the web app's);
+    # empty: no CORS at all (docs/aws.md, "Browsers and CORS").
+    cors_origins: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.profile not in PROFILES:
+            raise ValueError(f"bunko:profile is one of {sorted(PROFILES)}, not {self.profile!r}")
+        if "*" in self.cors_origins:
+            raise ValueError("bunko:corsOrigins lists origins, not '*'")
+        if not 2 <= self.resolved("ingest_concurrency") <= 1000:
+            raise ValueError("bunko:ingestConcurrency is 2–1000 (SQS maximumConcurrency)")
+
+    def resolved(self, name: str):
+        value = getattr(self, name)
+        return PROFILES[self.profile][name] if value is None else value
 
     @property
     def index_name(self) -> str:
@@ -57,7 +86,10 @@ class BunkoStack(Stack):
             deletion_protection=config.deletion_protection, cors_origins=config.cors_origins,
         )  # fmt: skip
         secrets = Secrets(self, "Secrets", retain_data=config.retain_data)
-        search = SearchCollection(self, "Search", name=config.collection_name)
+        search = SearchCollection(
+            self, "Search", name=config.collection_name,
+            standby_replicas=config.resolved("standby_replicas"),
+        )  # fmt: skip
         environment = {
             env_name("table_name"): storage.table.table_name,
             env_name("bucket"): storage.bucket.bucket_name,
@@ -68,25 +100,32 @@ class BunkoStack(Stack):
             env_name("embedding_provider"): "bedrock",
             env_name("embedding_model_id"): config.embedding_model_id,
             env_name("embedding_dimension"): str(config.embedding_dimension),
-            env_name("jwt_secret_arn"): secrets.jwt_secret.secret_arn,
-            env_name("model_keys_kms_key_id"): secrets.model_keys.key_id,
-            env_name("bedrock_chat_model_ids"): ",".join(config.chat_model_ids),
         }
         functions = BunkoFunctions(
             self, "Functions", repo_root=REPO_ROOT, python_version=config.python_version,
             environment=environment, lwa_layer_version=config.lwa_layer_version,
+            embed_concurrency=config.resolved("embed_concurrency"),
         )  # fmt: skip
         ingest = IngestPipeline(
             self, "Ingest", bucket=storage.bucket, drop_prefix=DROP_PREFIX,
             function_timeout=functions.ingest.timeout or Duration.minutes(5),
         )  # fmt: skip
-        ingest.connect(functions.ingest)
+        ingest.connect(functions.ingest, max_concurrency=config.resolved("ingest_concurrency"))
         api = RestApi(
             self, "Rest", api_function=functions.api, stream_function=functions.stream,
-            stage_name=config.stage_name,
+            stage_name=config.stage_name, cors_origins=config.cors_origins,
         )  # fmt: skip
         for web in (functions.api, functions.stream):
-            web.add_environment(env_name("ingest_queue_url"), ingest.queue.queue_url)
+            # Only the web functions sign users in: the ingest function gets neither the
+            # JWT secret nor the model-keys key (nor their names).
+            for name, value in {
+                "ingest_queue_url": ingest.queue.queue_url,
+                "jwt_secret_arn": secrets.jwt_secret.secret_arn,
+                "model_keys_kms_key_id": secrets.model_keys.key_id,
+                "bedrock_chat_model_ids": ",".join(config.chat_model_ids),
+                "cors_origins": ",".join(config.cors_origins),
+            }.items():
+                web.add_environment(env_name(name), value)
             ingest.queue.grant_send_messages(web)
             secrets.jwt_secret.grant_read(web)
             web.add_to_role_policy(iam.PolicyStatement(

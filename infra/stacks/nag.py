@@ -41,6 +41,14 @@ def suppress_findings(stack: Stack) -> None:
                 ),
             ],
         )  # fmt: skip
+    runtime = _s(
+        "AwsSolutions-L1", "The layer ships bytecode for the runtime's minor version, compiled "
+        "by the interpreter that builds it (bunko:pythonVersion, a supported runtime); a newer "
+        "runtime is one context parameter away once the build uses that interpreter.",
+    )  # fmt: skip
+    for fn in ("Functions/Api", "Functions/Stream", "Functions/Ingest", "IndexSetup/OnEvent",
+               "IndexSetup/IsComplete"):  # fmt: skip
+        NagSuppressions.add_resource_suppressions_by_path(stack, f"{path}/{fn}/Resource", [runtime])
     rest = f"{path}/Rest/Api"
     NagSuppressions.add_resource_suppressions_by_path(stack, rest + "/Resource", [
         _s("AwsSolutions-APIG2", "Every route is a Lambda proxy; request bodies are validated by "

@@ -12,6 +12,7 @@ from botocore.response import StreamingBody
 from botocore.stub import ANY, Stubber
 
 from bunko.adapters.aws.bedrock_embedder import BedrockTitanEmbedder
+from bunko.errors import ServiceUnavailableError
 from bunko.ports import Embedder
 
 MODEL = "amazon.titan-embed-text-v2:0"
@@ -110,9 +111,25 @@ def test_gives_up_after_max_attempts(client):
             stub.add_client_error(
                 "invoke_model", "ThrottlingException", "slow down", http_status_code=429
             )
-        with pytest.raises(client.exceptions.ThrottlingException):
+        with pytest.raises(ServiceUnavailableError) as raised:
             embedder.embed_query("t")
     assert len(waits) == 2
+    assert isinstance(raised.value.__cause__, client.exceptions.ThrottlingException)
+
+
+def test_retries_stop_within_the_time_budget(client):
+    # The api function's budget: no retry whose wait would end past it (API Gateway's 29 s).
+    waits: list[float] = []
+    embedder = BedrockTitanEmbedder(
+        client, dimension=256, max_seconds=0.001, max_backoff=20, sleep=waits.append
+    )
+    with Stubber(client) as stub:
+        stub.add_client_error(
+            "invoke_model", "ThrottlingException", "slow down", http_status_code=429
+        )
+        with pytest.raises(ServiceUnavailableError):
+            embedder.embed_query("t")
+    assert waits == []
 
 
 def test_validation_errors_fail_at_once(client):

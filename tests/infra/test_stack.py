@@ -119,7 +119,7 @@ def test_ingest_queue_has_a_dead_letter_queue_and_a_long_enough_visibility(templ
     assert main["SqsManagedSseEnabled"] is True
     template.has_resource_properties("AWS::Lambda::EventSourceMapping", {
         "FunctionResponseTypes": ["ReportBatchItemFailures"],
-        "BatchSize": 10,
+        "BatchSize": 1,
     })  # fmt: skip
     template.resource_count_is("AWS::CloudWatch::Alarm", 1)
 

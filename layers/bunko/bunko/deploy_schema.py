@@ -54,7 +54,7 @@ AWS_SETTING_FIELDS = frozenset({
     "opensearch_index", "opensearch_sigv4", "opensearch_service", "ingest_queue_url",
     "embedding_provider", "embedding_model_id", "embedding_dimension", "embed_concurrency",
     "jwt_secret_arn", "model_keys_kms_key_id", "bedrock_chat_model_ids",
-    "presign_expires_seconds",
+    "presign_expires_seconds", "embed_max_seconds", "bedrock_read_timeout", "cors_origins",
 })  # fmt: skip
 
 

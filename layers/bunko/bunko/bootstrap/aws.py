@@ -14,7 +14,9 @@ from bunko.config import Settings
 log = logging.getLogger(__name__)
 
 
-def build_aws_adapters(settings: Settings) -> Adapters:
+def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters:
+    """`accounts=False` for the ingest function: it never signs anyone in, so it neither
+    needs nor may read the JWT secret or the model-keys KMS key (its role has neither)."""
     from bunko.adapters.aws.bedrock_embedder import BedrockTitanEmbedder
     from bunko.adapters.aws.clients import boto_client, opensearch_client
     from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
@@ -38,6 +40,7 @@ def build_aws_adapters(settings: Settings) -> Adapters:
             model_id=aws.embedding_model_id,
             dimension=aws.embedding_dimension,
             concurrency=aws.embed_concurrency,
+            max_seconds=aws.embed_max_seconds,
         )
     return Adapters(
         metadata=DynamoDBMetadataStore(
@@ -52,7 +55,7 @@ def build_aws_adapters(settings: Settings) -> Adapters:
         embedder=embedder,
         # Answers 503 where no LibreOffice is installed (the Lambda runtime has none).
         converter=SofficeConverter(sandbox=settings.libreoffice_sandbox == "on"),
-        accounts=_aws_accounts(aws),
+        accounts=_aws_accounts(aws) if accounts else None,
         queue=(
             SqsIngestQueue(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
             if aws.ingest_queue_url
@@ -79,7 +82,7 @@ def _aws_accounts(aws) -> AccountAdapters | None:
     from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
     from bunko.adapters.aws.dynamodb_table import Table
     from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
-    from bunko.adapters.aws.kms_cipher import KmsCipher, load_secret
+    from bunko.adapters.aws.kms_cipher import KmsCipher
 
     if not aws.jwt_secret_arn or not aws.model_keys_kms_key_id:
         log.warning(
@@ -97,5 +100,27 @@ def _aws_accounts(aws) -> AccountAdapters | None:
         ),
         api_keys=DynamoDBApiKeyStore(table),
         cipher=KmsCipher(boto_client("kms", aws), key_id=aws.model_keys_kms_key_id),
-        jwt_secret=load_secret(boto_client("secretsmanager", aws), aws.jwt_secret_arn),
+        jwt_secret=_jwt_secret(aws),
     )
+
+
+def _jwt_secret(aws) -> str:
+    """The signing key; a refusal (AccessDenied, a deleted secret) is a deployment error
+    named as such, not a bare ClientError from deep in the first request."""
+    from botocore.exceptions import ClientError
+
+    from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.kms_cipher import load_secret
+
+    try:
+        return load_secret(boto_client("secretsmanager", aws), aws.jwt_secret_arn)
+    except ClientError as exc:
+        code = exc.response.get("Error", {}).get("Code", "error")
+        raise DeploymentError(
+            f"cannot read the JWT secret {aws.jwt_secret_arn} ({code}): check "
+            "BUNKO_JWT_SECRET_ARN and that this function's role may read it"
+        ) from exc
+
+
+class DeploymentError(RuntimeError):
+    """The function's configuration or role does not match what the code needs."""

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
+    from starlette.types import ASGIApp
 
     from bunko.drops.s3_events import IngestEventHandler
 
@@ -25,17 +26,31 @@ def api_app() -> FastAPI:
 
 
 @cache
+def served_app() -> ASGIApp:
+    """`api_app` as API Gateway reaches it: base path restored, payload limit, CORS."""
+    from bunko.adapters.aws.settings import AwsSettings
+    from bunko.bootstrap.api_gateway import behind_api_gateway
+
+    return behind_api_gateway(api_app(), cors_origins=AwsSettings().cors_origin_list)
+
+
+@cache
 def ingest_handler() -> IngestEventHandler:
-    """Services whose queue collects jobs, so a drop is indexed in the same invocation."""
+    """Services whose queue collects jobs, so a drop is indexed in the same invocation.
+    Built without accounts: ingest needs no JWT secret or model-keys key (nor may read them)."""
     from bunko.adapters.aws.clients import boto_client
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.collecting_queue import CollectingQueue
-    from bunko.bootstrap.root import build_services
+    from bunko.bootstrap.aws import build_aws_adapters
+    from bunko.bootstrap.root import wire_services
+    from bunko.config import Settings
     from bunko.drops.s3_events import IngestEventHandler
 
     aws = AwsSettings()
     collector = CollectingQueue()
-    services = build_services(queue=collector)
+    settings = Settings()
+    adapters = build_aws_adapters(settings, accounts=False)
+    services = wire_services(settings, adapters, queue=collector)
     return IngestEventHandler(
         services=services,
         collector=collector,

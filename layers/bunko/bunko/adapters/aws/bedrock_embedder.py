@@ -19,10 +19,12 @@ from tenacity import (
     Retrying,
     retry_if_exception,
     stop_after_attempt,
+    stop_before_delay,
     wait_random_exponential,
 )
 
 from bunko.adapters.aws.settings import TITAN_EMBED_V2
+from bunko.errors import ServiceUnavailableError
 
 if TYPE_CHECKING:
     from mypy_boto3_bedrock_runtime import BedrockRuntimeClient
@@ -59,6 +61,7 @@ class BedrockTitanEmbedder:
         concurrency: int = 8,
         max_attempts: int = 8,
         max_backoff: float = 20.0,
+        max_seconds: float = 240.0,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         if dimension not in TITAN_V2_DIMENSIONS:
@@ -71,7 +74,8 @@ class BedrockTitanEmbedder:
         self._retrying = Retrying(
             retry=retry_if_exception(is_retryable),
             wait=wait_random_exponential(multiplier=0.5, max=max_backoff),
-            stop=stop_after_attempt(max_attempts),
+            # No retry that would end past the budget (the api function's is under 29 s).
+            stop=stop_after_attempt(max_attempts) | stop_before_delay(max_seconds),
             sleep=sleep,
             reraise=True,
         )
@@ -99,13 +103,18 @@ class BedrockTitanEmbedder:
                 "embeddingTypes": ["float"],
             }
         )
-        response = self._retrying(
-            self.client.invoke_model,
-            modelId=self.model_id,
-            body=body,
-            contentType="application/json",
-            accept="application/json",
-        )
+        try:
+            response = self._retrying(
+                self.client.invoke_model,
+                modelId=self.model_id,
+                body=body,
+                contentType="application/json",
+                accept="application/json",
+            )
+        except ClientError as exc:
+            if is_retryable(exc):  # still throttled when the budget ran out: the app's 503
+                raise ServiceUnavailableError("Bedrock is busy; try again shortly") from exc
+            raise
         payload = json.loads(response["body"].read())
         vector = np.asarray(payload["embedding"], dtype=np.float32)
         if vector.shape != (self.dimension,):

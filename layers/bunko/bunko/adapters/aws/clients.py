@@ -34,6 +34,8 @@ def region_of(settings: AwsSettings) -> str:
 
 def boto_client(service: str, settings: AwsSettings) -> Any:
     config = {"bedrock-runtime": _BEDROCK_CONFIG, "s3": _S3_CONFIG}.get(service, _CONFIG)
+    if service == "bedrock-runtime":  # bounded by the function's budget (api: under 29 s)
+        config = config.merge(Config(read_timeout=settings.bedrock_read_timeout))
     return boto3.client(service, region_name=region_of(settings), config=config)  # type: ignore[call-overload]
 
 

@@ -35,10 +35,21 @@ class AwsSettings(BaseSettings):
     embedding_provider: Literal["bedrock", "none"] = "bedrock"
     embedding_model_id: str = TITAN_EMBED_V2
     embedding_dimension: Literal[256, 512, 1024] = 1024
+    # Bedrock calls in flight per function instance (the stack sets it per profile), and how
+    # long one embedding may keep retrying: the api function's budget stays under API
+    # Gateway's 29 s so a throttled search answers the app's 503, not the gateway's 504.
     embed_concurrency: int = Field(default=8, ge=1, le=64)
+    embed_max_seconds: float = Field(default=240.0, gt=0, le=900)
+    bedrock_read_timeout: float = Field(default=60.0, gt=0, le=900)
     # For the auth and chat parts: the JWT signing key, the KMS key for model API keys, and
     # the Bedrock chat models this deployment may call (comma-separated ids).
     jwt_secret_arn: str | None = None
     model_keys_kms_key_id: str | None = None
     bedrock_chat_model_ids: str = ""
     presign_expires_seconds: int = Field(default=900, ge=60, le=43200)
+    # Browser origins allowed to call the API (comma-separated; empty: no CORS headers).
+    cors_origins: str = ""
+
+    @property
+    def cors_origin_list(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
