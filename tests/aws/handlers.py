@@ -30,15 +30,31 @@ def load_event(name: str) -> dict:
     return json.loads((REPO_ROOT / "events" / name).read_text(encoding="utf-8"))
 
 
-def call(api, method: str, path: str, body: dict | None = None, token: str | None = None):
+def api_event(
+    method: str, path: str, *, body: str | None = None, headers: dict | None = None
+) -> dict:
+    """A REST proxy event as API Gateway sends it: `path` without the stage, the stage in
+    `requestContext.path` (the sample's stage, /v1)."""
     event = copy.deepcopy(load_event("api_get_health.json"))
+    stage = event["requestContext"]["stage"]
     event.update(httpMethod=method, path=path, resource="/{proxy+}")
-    event["headers"] = {**event["headers"], "Content-Type": "application/json"}
-    if token:
-        event["headers"]["Authorization"] = f"Bearer {token}"
+    event["pathParameters"] = {"proxy": path.lstrip("/")}
+    event["requestContext"].update(
+        httpMethod=method, path=f"/{stage}{path}", resourcePath="/{proxy+}"
+    )
+    event["headers"] = {**event["headers"], **(headers or {})}
     event["multiValueHeaders"] = {k: [v] for k, v in event["headers"].items()}
-    event["body"] = json.dumps(body) if body is not None else None
-    response = api.handler(event, FakeLambdaContext())
+    event["body"] = body
+    return event
+
+
+def call(api, method: str, path: str, body: dict | None = None, token: str | None = None):
+    headers = {"Content-Type": "application/json"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    payload = json.dumps(body) if body is not None else None
+    response = api.handler(api_event(method, path, body=payload, headers=headers),
+                           FakeLambdaContext())  # fmt: skip
     return response["statusCode"], json.loads(response["body"])
 
 

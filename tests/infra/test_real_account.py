@@ -1,0 +1,159 @@
+"""Template assertions for what a real account would hit and the emulators cannot see
+(issue "AWS as a real account would run it"): each test names its point."""
+
+from __future__ import annotations
+
+import json
+from http import HTTPStatus
+
+import aws_cdk as cdk
+import pytest
+from aws_cdk.assertions import Match, Template
+
+from infra.app import build_app
+from infra.constructs.search import COLLECTION_NAME, SearchCollection, policy_name
+from infra.stacks.bunko_stack import BunkoConfig
+
+
+def functions_by_service(template) -> dict[str, dict]:
+    found = {}
+    for resource in template.find_resources("AWS::Lambda::Function").values():
+        env = resource["Properties"].get("Environment", {}).get("Variables", {})
+        if "POWERTOOLS_SERVICE_NAME" in env:
+            found[env["POWERTOOLS_SERVICE_NAME"]] = resource["Properties"]
+    return found
+
+
+@pytest.fixture(scope="module")
+def prod(tmp_path_factory) -> Template:
+    app = cdk.App(
+        context={
+            "aws:cdk:bundling-stacks": [],
+            "bunko:profile": "prod",
+            "bunko:corsOrigins": '["https://app.example.com"]',
+        },
+        outdir=str(tmp_path_factory.mktemp("cdk.prod")),
+    )
+    app, stack = build_app(app)
+    return Template.from_stack(stack)
+
+
+def test_point1_only_the_web_functions_know_the_jwt_secret_and_model_key(template):
+    functions = functions_by_service(template)
+    for name in ("bunko-api", "bunko-stream"):
+        env = functions[name]["Environment"]["Variables"]
+        assert "BUNKO_JWT_SECRET_ARN" in env and "BUNKO_MODEL_KEYS_KMS_KEY_ID" in env
+    ingest_env = functions["bunko-ingest"]["Environment"]["Variables"]
+    assert "BUNKO_JWT_SECRET_ARN" not in ingest_env
+    assert "BUNKO_MODEL_KEYS_KMS_KEY_ID" not in ingest_env
+
+
+def test_point3_no_cors_unless_origins_are_listed(template, prod):
+    # Default: no origin allowed, so no CORS rule on the bucket and none in the gateway.
+    for bucket in template.find_resources("AWS::S3::Bucket").values():
+        assert "CorsConfiguration" not in bucket["Properties"]
+    env = functions_by_service(template)["bunko-api"]["Environment"]["Variables"]
+    assert env["BUNKO_CORS_ORIGINS"] == ""
+    # With the web app's origin: exactly it, on the bucket, the app and the gateway's errors.
+    prod.has_resource_properties("AWS::S3::Bucket", {"CorsConfiguration": {"CorsRules": [
+        Match.object_like({"AllowedOrigins": ["https://app.example.com"]}),
+    ]}})  # fmt: skip
+    for name in ("bunko-api", "bunko-stream"):
+        env = functions_by_service(prod)[name]["Environment"]["Variables"]
+        assert env["BUNKO_CORS_ORIGINS"] == "https://app.example.com"
+    prod.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
+        "ResponseType": "DEFAULT_4XX",
+        "ResponseParameters": Match.object_like({
+            "gatewayresponse.header.Access-Control-Allow-Origin": "'https://app.example.com'",
+        }),
+    })  # fmt: skip
+
+
+def test_point3_a_wildcard_origin_is_refused():
+    with pytest.raises(ValueError, match="not '\\*'"):
+        BunkoConfig(cors_origins=["*"])
+
+
+def test_point4_binary_responses_include_pdf(template):
+    [api] = template.find_resources("AWS::ApiGateway::RestApi").values()
+    types = api["Properties"]["BinaryMediaTypes"]
+    for needed in ("application/pdf", "application/octet-stream", "multipart/form-data"):
+        assert needed in types
+    assert "application/json" not in types and "*/*" not in types
+
+
+def test_point6_the_endpoint_is_regional(template):
+    template.has_resource_properties("AWS::ApiGateway::RestApi", {
+        "EndpointConfiguration": {"Types": ["REGIONAL"]},
+    })  # fmt: skip
+
+
+def test_point7_gateway_errors_answer_in_the_apps_shape(template):
+    responses = template.find_resources("AWS::ApiGateway::GatewayResponse")
+    by_type = {r["Properties"]["ResponseType"]: r["Properties"] for r in responses.values()}
+    too_large = by_type["REQUEST_TOO_LARGE"]
+    assert too_large["StatusCode"] == "413"
+    body = json.loads(too_large["ResponseTemplates"]["application/json"])
+    assert body == {**body, "statusCode": 413, "error": HTTPStatus(413).phrase}  # as the app
+    assert "/uploads/presign" in body["message"]
+    assert "/uploads/presign" in by_type["INTEGRATION_FAILURE"]["ResponseTemplates"][
+        "application/json"
+    ]
+
+
+def test_point8_dev_has_no_standby_replicas_and_prod_has(template, prod):
+    template.has_resource_properties(
+        "AWS::OpenSearchServerless::Collection", {"StandbyReplicas": "DISABLED"}
+    )
+    prod.has_resource_properties(
+        "AWS::OpenSearchServerless::Collection", {"StandbyReplicas": "ENABLED"}
+    )
+
+
+def test_point9_ingest_concurrency_is_bounded_one_record_per_invocation(template, prod):
+    for tpl, concurrency, embed in ((template, 2, "2"), (prod, 10, "4")):
+        tpl.has_resource_properties("AWS::Lambda::EventSourceMapping", {
+            "BatchSize": 1,
+            "ScalingConfig": {"MaximumConcurrency": concurrency},
+            "FunctionResponseTypes": ["ReportBatchItemFailures"],
+        })  # fmt: skip
+        env = functions_by_service(tpl)["bunko-ingest"]["Environment"]["Variables"]
+        assert env["BUNKO_EMBED_CONCURRENCY"] == embed
+    with pytest.raises(ValueError, match="maximumConcurrency"):
+        BunkoConfig(ingest_concurrency=1)
+
+
+def test_point11_policy_names_fit_32_characters_for_any_allowed_collection_name():
+    longest = "a" * 28
+    assert COLLECTION_NAME.fullmatch(longest)
+    names = {policy_name(longest, kind) for kind in ("enc", "net", "data")}
+    assert len(names) == 3 and all(len(n) <= 32 for n in names)
+    assert policy_name("bunko", "data") == "bunko-data"  # short names stay readable
+    assert policy_name("a" * 27 + "b", "data") != policy_name("a" * 28, "data")
+    stack = cdk.Stack(cdk.App())
+    SearchCollection(stack, "Search", name=longest, standby_replicas=False)
+    for policy in Template.from_stack(stack).find_resources(
+        "AWS::OpenSearchServerless::SecurityPolicy"
+    ).values():
+        assert len(policy["Properties"]["Name"]) <= 32
+    with pytest.raises(ValueError, match="3–28"):
+        SearchCollection(cdk.Stack(cdk.App()), "S", name="a" * 29, standby_replicas=False)
+
+
+def test_point11_runtime_is_the_one_the_layer_compiles_bytecode_for(template):
+    import sys
+
+    runtime = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    for props in functions_by_service(template).values():
+        assert props["Runtime"] == runtime
+
+
+def test_point12_api_function_ends_before_the_gateway_and_bedrock_before_it(template):
+    api = functions_by_service(template)["bunko-api"]
+    env = api["Environment"]["Variables"]
+    budget, read = float(env["BUNKO_EMBED_MAX_SECONDS"]), float(env["BUNKO_BEDROCK_READ_TIMEOUT"])
+    assert budget + read < api["Timeout"] < 29
+    methods = template.find_resources("AWS::ApiGateway::Method").values()
+    buffered = [m for m in methods if "ResponseTransferMode" not in m["Properties"]["Integration"]]
+    for method in buffered:  # the gateway's default integration timeout: 29 s
+        assert method["Properties"]["Integration"].get("TimeoutInMillis", 29000) == 29000
