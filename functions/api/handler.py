@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
 
 from bunko.bootstrap.lambda_entry import served_app
 
 logger = Logger()
-tracer = Tracer()
 metrics = Metrics()
 
 
@@ -22,7 +21,6 @@ def _adapter() -> Mangum:
 
 
 @logger.inject_lambda_context(correlation_id_path=correlation_paths.API_GATEWAY_REST)
-@tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return _adapter()(event, context)

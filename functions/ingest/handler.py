@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from aws_lambda_powertools import Logger, Metrics, Tracer
+from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.metrics import MetricUnit
 from aws_lambda_powertools.utilities.batch import (
     BatchProcessor,
@@ -20,13 +20,11 @@ from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 from bunko.bootstrap.lambda_entry import ingest_handler
 
 logger = Logger()
-tracer = Tracer()
 metrics = Metrics()
 # Report every failed record, even when all failed, instead of failing the invocation.
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
-@tracer.capture_method
 def record_handler(record: SQSRecord) -> None:
     logger.set_correlation_id(record.message_id)
     documents = ingest_handler().handle(record.body)
@@ -36,7 +34,6 @@ def record_handler(record: SQSRecord) -> None:
 
 
 @logger.inject_lambda_context
-@tracer.capture_lambda_handler
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
     return process_partial_response(

@@ -22,8 +22,10 @@ from aws_cdk import ILocalBundling
 PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")
 # Needed by functions/stream (uvicorn under the Lambda Web Adapter); pins from `local`.
 STREAM_PACKAGES = ("uvicorn",)
-# Extras the functions need at run time: Tracer (tracing ACTIVE) imports aws-xray-sdk.
-REQUIRED_EXTRAS = {"aws-lambda-powertools": "tracer"}
+# Extras the functions need at run time. None: the X-Ray SDK (Powertools' Tracer) is left
+# out, as importing it costs a cold start most of a second (its global recorder builds a
+# botocore client); Lambda's active tracing still records each invocation and its init.
+REQUIRED_EXTRAS: dict[str, str] = {}
 # opensearch-py depends on its gRPC protobufs, but its HTTP client never imports them; the
 # CLI's typer (and rich, which it pulls in with pygments) is never imported by a function.
 UNUSED_DISTRIBUTIONS = (

@@ -6,10 +6,36 @@
 - `lambda_entry`: what the Lambda functions in `functions/` call.
 """
 
-from bunko.bootstrap.accounts import AccountServices
-from bunko.bootstrap.background import index_needs_rebuild, requeue_unfinished
-from bunko.bootstrap.local import index_generation
-from bunko.bootstrap.root import Services, build_services, wire_services
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bunko.bootstrap.accounts import AccountServices
+    from bunko.bootstrap.background import index_needs_rebuild, requeue_unfinished
+    from bunko.bootstrap.local import index_generation
+    from bunko.bootstrap.root import Services, build_services, wire_services
+
+# Resolved on first use (PEP 562), so `bunko.bootstrap.lambda_entry` — what a Lambda
+# handler imports at cold start — does not pull in every service and parser with it.
+_EXPORTS = {
+    "AccountServices": "accounts",
+    "index_needs_rebuild": "background",
+    "requeue_unfinished": "background",
+    "index_generation": "local",
+    "Services": "root",
+    "build_services": "root",
+    "wire_services": "root",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'bunko.bootstrap' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"bunko.bootstrap.{module}"), name)
+
 
 __all__ = [
     "AccountServices",

@@ -23,6 +23,7 @@ def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters
     from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
     from bunko.adapters.aws.dynamodb_table import Table
     from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.opensearch_ledger import IdLedger
     from bunko.adapters.aws.s3_blobs import S3BlobStore
     from bunko.adapters.aws.s3_presign import S3UploadSigner
     from bunko.adapters.aws.settings import AwsSettings
@@ -42,15 +43,16 @@ def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters
             concurrency=aws.embed_concurrency,
             max_seconds=aws.embed_max_seconds,
         )
+    dynamodb = boto_client("dynamodb", aws)
     return Adapters(
-        metadata=DynamoDBMetadataStore(
-            boto_client("dynamodb", aws), table_name=aws.table_name, blobs=blobs
-        ),
+        metadata=DynamoDBMetadataStore(dynamodb, table_name=aws.table_name, blobs=blobs),
         blobs=blobs,
         index=OpenSearchServerlessIndex(
             opensearch_client(aws),
             index=aws.opensearch_index,
             dimension=embedder.dimension if embedder else None,
+            # Engine-picked document ids, so deletes do not wait for the refresh.
+            ledger=IdLedger(Table(dynamodb, aws.table_name)),
         ),
         embedder=embedder,
         # Answers 503 where no LibreOffice is installed (the Lambda runtime has none).

@@ -10,19 +10,15 @@ type Bunko cannot read, ParseError for an empty, corrupt, encrypted or text-less
 
 from __future__ import annotations
 
+import importlib
 import logging
 from collections.abc import Callable
+from typing import Any
 
 from bunko.errors import BunkoError, ParseError, UnsupportedMediaError
 from bunko.parsing import mime as m
 from bunko.parsing.document import ParsedDocument, reason
-from bunko.parsing.html import parse_html
 from bunko.parsing.mime import SUPPORTED_MIME_TYPES, guess_mime, is_supported, normalize_mime
-from bunko.parsing.office import parse_docx
-from bunko.parsing.pdf import parse_pdf
-from bunko.parsing.sheets import parse_xlsx
-from bunko.parsing.slides import parse_pptx
-from bunko.parsing.text import parse_csv, parse_json, parse_plain
 
 __all__ = [
     "SUPPORTED_MIME_TYPES",
@@ -35,18 +31,32 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
+Parser = Callable[[bytes, str | None], ParsedDocument]
+
+
+def _lazy(module: str, name: str, *, binary: bool = False, **options: Any) -> Parser:
+    """The parser, imported on first use: its library (pypdf, openpyxl, python-pptx, lxml,
+    BeautifulSoup) is paid for by the first file of its type, not by every cold start."""
+
+    def run(data: bytes, charset: str | None) -> ParsedDocument:
+        parser = getattr(importlib.import_module(f"bunko.parsing.{module}"), name)
+        return parser(data, **options) if binary else parser(data, charset, **options)
+
+    return run
+
+
 # Each parser takes the bytes and the declared charset (binary formats ignore it).
-_PARSERS: dict[str, Callable[[bytes, str | None], ParsedDocument]] = {
-    m.PLAIN: parse_plain,
-    m.MARKDOWN: parse_plain,
-    m.HTML: parse_html,
-    m.CSV: parse_csv,
-    m.TSV: lambda data, charset: parse_csv(data, charset, delimiter="\t"),
-    m.JSON: parse_json,
-    m.PDF: lambda data, _charset: parse_pdf(data),
-    m.DOCX: lambda data, _charset: parse_docx(data),
-    m.PPTX: lambda data, _charset: parse_pptx(data),
-    m.XLSX: lambda data, _charset: parse_xlsx(data),
+_PARSERS: dict[str, Parser] = {
+    m.PLAIN: _lazy("text", "parse_plain"),
+    m.MARKDOWN: _lazy("text", "parse_plain"),
+    m.HTML: _lazy("html", "parse_html"),
+    m.CSV: _lazy("text", "parse_csv"),
+    m.TSV: _lazy("text", "parse_csv", delimiter="\t"),
+    m.JSON: _lazy("text", "parse_json"),
+    m.PDF: _lazy("pdf", "parse_pdf", binary=True),
+    m.DOCX: _lazy("office", "parse_docx", binary=True),
+    m.PPTX: _lazy("slides", "parse_pptx", binary=True),
+    m.XLSX: _lazy("sheets", "parse_xlsx", binary=True),
 }
 _LABELS = {m.PDF: "PDF", m.DOCX: "DOCX", m.PPTX: "PPTX", m.XLSX: "XLSX", m.HTML: "HTML"}
 

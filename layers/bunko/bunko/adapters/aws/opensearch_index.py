@@ -3,9 +3,11 @@
 Cloud semantics (DESIGN decision 2): vector collections reject a custom `_id`, so chunk ids
 are fields and the engine picks document ids; there is no `_delete_by_query`, so deletes
 search for the entries and bulk-delete their ids; there is no `refresh=true`, so writes
-become visible on the collection's own schedule. Replacing a chunk deletes its earlier
-entries first; an entry not yet visible to that search can survive as a duplicate, which
-searches fold away (one hit per chunk id) and the search service checks against metadata.
+become visible on the collection's own schedule. With an IdLedger (the AWS shape always
+has one) the ids the engine picked are recorded from each bulk response and deletes go by
+id, so entries written within the refresh window are deleted too; the search-then-delete
+sweep still runs for anything the ledger does not know. Searches fold duplicates away
+(one hit per chunk id) and the search service checks hits against metadata.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError as OpenSearchNotFound
 
 from bunko.adapters.aws import opensearch_queries as q
+from bunko.adapters.aws.opensearch_ledger import IdLedger
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 
@@ -31,10 +34,18 @@ class SearchBackendError(RuntimeError):
 
 
 class OpenSearchServerlessIndex:
-    def __init__(self, client: OpenSearch, *, index: str, dimension: int | None) -> None:
+    def __init__(
+        self,
+        client: OpenSearch,
+        *,
+        index: str,
+        dimension: int | None,
+        ledger: IdLedger | None = None,
+    ) -> None:
         self.client = client
         self.index_name = index
         self.dimension = dimension
+        self.ledger = ledger
 
     def ensure_index(self) -> bool:
         """Create the index with its mapping if missing; True if it was created."""
@@ -56,11 +67,20 @@ class OpenSearchServerlessIndex:
         for workspace_id, chunk_ids in by_workspace.items():
             self.delete_chunks(workspace_id, chunk_ids)
         for start in range(0, len(entries), _BULK_ENTRIES):
+            batch = entries[start : start + _BULK_ENTRIES]
             lines: list[dict[str, Any]] = []
-            for entry in entries[start : start + _BULK_ENTRIES]:
+            for entry in batch:
                 lines.append({"index": {"_index": self.index_name}})  # no _id: see above
                 lines.append(self._source(entry))
-            self._bulk(lines)
+            items = self._bulk(lines)
+            if self.ledger is not None:
+                rows: dict[str, list[tuple[str, str, list[str]]]] = {}
+                for entry, item in zip(batch, items, strict=True):
+                    rows.setdefault(entry.workspace_id, []).append(
+                        (entry.chunk_id, entry.document_id, [item["index"]["_id"]])
+                    )
+                for workspace_id, written in rows.items():
+                    self.ledger.record(workspace_id, written)
 
     def _source(self, entry: IndexEntry) -> dict[str, Any]:
         source: dict[str, Any] = {
@@ -83,12 +103,16 @@ class OpenSearchServerlessIndex:
             )
 
     def delete_document(self, workspace_id: str, document_id: str) -> None:
+        if self.ledger is not None:
+            self._delete_ids(self.ledger.take_document(workspace_id, document_id))
         self._delete_matching(
             [{"term": {"workspace_id": workspace_id}}, {"term": {"document_id": document_id}}]
         )
 
     def delete_chunks(self, workspace_id: str, chunk_ids: Sequence[str]) -> None:
         ids = list(dict.fromkeys(chunk_ids))
+        if self.ledger is not None:
+            self._delete_ids(self.ledger.take_chunks(workspace_id, ids))
         for start in range(0, len(ids), _TERMS_BATCH):
             self._delete_matching(
                 [
@@ -98,11 +122,15 @@ class OpenSearchServerlessIndex:
             )
 
     def clear(self, workspace_id: str | None = None) -> None:
+        if self.ledger is not None:
+            self._delete_ids(self.ledger.take_workspace(workspace_id))
         self._delete_matching([{"term": {"workspace_id": workspace_id}}] if workspace_id else [])
 
     def _delete_matching(self, clauses: list[dict[str, Any]]) -> None:
         # Collect first, delete after: deleting while paging would shift the pages.
-        ids = list(self._matching_ids(clauses))
+        self._delete_ids(list(self._matching_ids(clauses)))
+
+    def _delete_ids(self, ids: list[str]) -> None:
         for start in range(0, len(ids), _BULK_ENTRIES):
             self._bulk(
                 [
@@ -127,7 +155,7 @@ class OpenSearchServerlessIndex:
                 return
             after = hits[-1]["sort"]
 
-    def _bulk(self, lines: list[dict[str, Any]]) -> None:
+    def _bulk(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         response = self.client.bulk(body=lines)
         if response.get("errors"):
             failures = [
@@ -138,6 +166,7 @@ class OpenSearchServerlessIndex:
             ]
             if failures:
                 raise SearchBackendError(f"bulk request failed: {failures[0].get('error')}")
+        return response.get("items", [])
 
     # reads
     def keyword_search(self, query: str, filters: SearchFilter, limit: int) -> list[IndexHit]:

@@ -1,0 +1,79 @@
+"""IdLedger: which OpenSearch document ids hold each chunk, kept in the metadata table.
+
+Vector collections pick document ids themselves (no custom `_id`) and make writes
+searchable only at their next refresh (about a minute), so finding a chunk's entries by
+searching misses those written in that window: deleted chunks would survive as orphans
+and replaced ones as duplicates. Bulk responses name the ids the engine picked; the ledger
+keeps them, and deletes go by id, which does not wait for a refresh.
+
+Two items per chunk: `IDX#<ws>#C#<chunk>` (for deletes by chunk id) and
+`IDX#<ws>#D#<document>` / `<chunk>` (for deletes by document); infra/TABLE_DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from bunko.adapters.aws.dynamodb_items import serialize
+from bunko.adapters.aws.dynamodb_table import Table, key_only
+from bunko.deploy_schema import PK, SK
+
+_CHUNK_SK = "-"
+
+
+def _chunk_key(workspace_id: str, chunk_id: str) -> dict[str, str]:
+    return {PK: f"IDX#{workspace_id}#C#{chunk_id}", SK: _CHUNK_SK}
+
+
+def _document_pk(workspace_id: str, document_id: str) -> str:
+    return f"IDX#{workspace_id}#D#{document_id}"
+
+
+class IdLedger:
+    def __init__(self, table: Table) -> None:
+        self.table = table
+
+    def record(self, workspace_id: str, rows: Iterable[tuple[str, str, list[str]]]) -> None:
+        """(chunk id, document id, engine ids) of freshly written entries."""
+        puts = []
+        for chunk_id, document_id, ids in rows:
+            puts.append({**_chunk_key(workspace_id, chunk_id), "doc": document_id, "ids": ids})
+            puts.append({PK: _document_pk(workspace_id, document_id), SK: chunk_id, "ids": ids})
+        self.table.batch_write(puts=puts)
+
+    def take_chunks(self, workspace_id: str, chunk_ids: Sequence[str]) -> list[str]:
+        """The engine ids of these chunks; their ledger items are removed."""
+        found = self.table.batch_get([_chunk_key(workspace_id, c) for c in chunk_ids])
+        deletes = [key_only(item) for item in found]
+        deletes += [
+            {PK: _document_pk(workspace_id, item["doc"]), SK: item[PK].rsplit("#C#", 1)[1]}
+            for item in found
+        ]
+        self.table.batch_write(deletes=deletes)
+        return [i for item in found for i in item.get("ids", [])]
+
+    def take_document(self, workspace_id: str, document_id: str) -> list[str]:
+        rows = list(
+            self.table.query(
+                KeyConditionExpression="pk = :pk",
+                ExpressionAttributeValues=serialize({":pk": _document_pk(workspace_id, document_id)}),
+                ConsistentRead=True,
+            )
+        )
+        deletes = [key_only(r) for r in rows]
+        deletes += [_chunk_key(workspace_id, r[SK]) for r in rows]
+        self.table.batch_write(deletes=deletes)
+        return [i for r in rows for i in r.get("ids", [])]
+
+    def take_workspace(self, workspace_id: str | None) -> list[str]:
+        """Every id of a workspace (or of all): a scan, as clearing is rare."""
+        prefix = f"IDX#{workspace_id}#" if workspace_id else "IDX#"
+        rows = list(
+            self.table.scan(
+                FilterExpression="begins_with(pk, :prefix)",
+                ExpressionAttributeValues=serialize({":prefix": prefix}),
+                ConsistentRead=True,
+            )
+        )
+        self.table.batch_write(deletes=[key_only(r) for r in rows])
+        return list(dict.fromkeys(i for r in rows if "#C#" in r[PK] for i in r.get("ids", [])))

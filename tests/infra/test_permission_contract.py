@@ -1,0 +1,197 @@
+"""The permission contract: IAM follows the code, not the other way round.
+
+The handler tests run in a child pytest with tests/aws/permission_recorder.py, which hooks
+every client the composition root builds and writes down, per function, the IAM actions
+and resources of each AWS call. Then, against the synthesized template:
+
+1. every recorded call is granted to that function's role, on that resource (the ingest
+   function reading the JWT secret would fail here, as it would in a real account);
+2. every grant of the role is used by some recorded call, or is in UNRECORDED_GRANTS below,
+   each with the reason no test of the code can make that call.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from fnmatch import fnmatchcase
+from pathlib import Path
+
+import pytest
+
+from infra.constructs.search import READ_WRITE_INDEX
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+RECORDED_TESTS = [
+    "tests/aws/test_handlers.py",
+    "tests/aws/test_api_gateway.py",
+    "tests/aws/test_api_lifecycle.py",
+    "tests/aws/test_accounts_on_aws.py",
+]
+# The stream function serves the same app (lambda_entry.api_app) as the api function.
+RECORD_OF = {"Api": "api", "Stream": "api", "Ingest": "ingest"}
+_RUNTIME = "the Lambda service writes the function's logs with its role, not Bunko's code"
+_XRAY = "tracing ACTIVE: Lambda sends the invocation's trace segments with the function's role"
+_POLLER = "the SQS event source mapping polls, deletes and extends messages with this role"
+_BEDROCK = (
+    "the handler tests run keyword-only (BUNKO_EMBEDDING_PROVIDER=none: the OpenSearch "
+    "stand-in has no k-NN); the embedder's InvokeModel call is checked with botocore's "
+    "Stubber in test_bedrock_embedder.py, on exactly the configured model"
+)
+# (function, IAM action) granted though no recorded call makes it, and why.
+UNRECORDED_GRANTS = {
+    **{(f, "logs:CreateLogStream"): _RUNTIME for f in RECORD_OF},
+    **{(f, "logs:PutLogEvents"): _RUNTIME for f in RECORD_OF},
+    **{(f, a): _XRAY for f in RECORD_OF for a in (
+        "xray:PutTraceSegments", "xray:PutTelemetryRecords",
+        "xray:GetSamplingRules", "xray:GetSamplingTargets", "xray:GetSamplingStatisticSummaries",
+    )},  # fmt: skip
+    **{("Ingest", a): _POLLER for a in (
+        "sqs:ReceiveMessage", "sqs:ChangeMessageVisibility", "sqs:GetQueueUrl",
+        "sqs:DeleteMessage", "sqs:GetQueueAttributes",
+    )},  # fmt: skip
+    **{(f, "bedrock:InvokeModel"): _BEDROCK for f in RECORD_OF},
+}
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> dict[str, set[tuple[str, str]]]:
+    pytest.importorskip("moto")
+    target = tmp_path_factory.mktemp("permissions") / "record.json"
+    env = dict(os.environ, BUNKO_PERMISSION_RECORD=str(target))
+    result = subprocess.run(  # noqa: S603 (fixed argv)
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "-p", "tests.aws.permission_recorder", *RECORDED_TESTS],
+        cwd=REPO_ROOT, env=env, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    raw = json.loads(target.read_text(encoding="utf-8"))
+    return {name: {tuple(call) for call in calls} for name, calls in raw.items()}
+
+
+def render(value) -> str:
+    """A CloudFormation value as text, references as <LogicalId.Arn> / <LogicalId>."""
+    if isinstance(value, str):
+        return value
+    if "Fn::GetAtt" in value:
+        return f"<{value['Fn::GetAtt'][0]}.{value['Fn::GetAtt'][1]}>"
+    if "Ref" in value:
+        return f"<{value['Ref']}>"
+    if "Fn::Join" in value:
+        separator, parts = value["Fn::Join"]
+        return separator.join(render(p) for p in parts)
+    raise AssertionError(f"unexpected value {value}")
+
+
+def logical(template, kind: str, fragment: str) -> str:
+    [found] = [k for k in template.find_resources(kind) if fragment in k]
+    return found
+
+
+def role_statements(template, function: str) -> list[dict]:
+    role = logical(template, "AWS::IAM::Role", f"Functions{function}Role")
+    statements = []
+    for policy in template.find_resources("AWS::IAM::Policy").values():
+        if {"Ref": role} in policy["Properties"]["Roles"]:
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+                actions = statement["Action"]
+                resources = statement["Resource"]
+                statements.append({
+                    "actions": [actions] if isinstance(actions, str) else actions,
+                    "resources": [render(r) for r in (
+                        resources if isinstance(resources, list) else [resources])],
+                    "condition": statement.get("Condition", {}),
+                })  # fmt: skip
+    return statements
+
+
+def symbolic(template, resource: str) -> tuple[str, str | None]:
+    """A recorded resource as the template names it; and an S3 list prefix, if any."""
+    kind, _, name = resource.partition(":")
+    if kind == "object":
+        bucket, _, key = name.partition("/")
+        return f"<{logical(template, 'AWS::S3::Bucket', 'StorageFiles')}.Arn>/{key}", None
+    if kind == "bucket":
+        name, _, prefix = name.partition("?prefix=")
+        return f"<{logical(template, 'AWS::S3::Bucket', 'StorageFiles')}.Arn>", prefix
+    if kind == "table":
+        _, _, index = name.partition("/")
+        table = logical(template, "AWS::DynamoDB::Table", "StorageMetadata")
+        return f"<{table}.Arn>" + (f"/{index}" if index else ""), None
+    if kind == "queue":
+        queue = [k for k in template.find_resources("AWS::SQS::Queue") if "IngestQueue" in k]
+        return f"<{queue[0]}.Arn>", None
+    if kind == "secret":
+        return f"<{logical(template, 'AWS::SecretsManager::Secret', 'JwtSigningKey')}>", None
+    if kind == "key":
+        return f"<{logical(template, 'AWS::KMS::Key', 'ModelKeys')}.Arn>", None
+    if kind == "model":
+        return f"arn:<AWS::Partition>:bedrock:<AWS::Region>::foundation-model/{name}", None
+    if kind == "collection":
+        collection = logical(template, "AWS::OpenSearchServerless::Collection", "Search")
+        return f"<{collection}.Arn>", None
+    raise AssertionError(f"unknown resource {resource}")
+
+
+def grants(statements: list[dict], action: str, resource: str, prefix: str | None) -> bool:
+    for statement in statements:
+        if not any(fnmatchcase(action, a) for a in statement["actions"]):
+            continue
+        if not any(fnmatchcase(resource, r) for r in statement["resources"]):
+            continue
+        allowed = statement["condition"].get("StringLike", {}).get("s3:prefix")
+        if prefix is not None and allowed and not any(fnmatchcase(prefix, p) for p in allowed):
+            continue
+        return True
+    return False
+
+
+def iam_calls(calls: set[tuple[str, str]]) -> set[tuple[str, str]]:
+    """Recorded calls as IAM needs them: an OpenSearch request needs aoss:APIAccessAll."""
+    return {("aoss:APIAccessAll", r) if a.startswith("aoss:") else (a, r) for a, r in calls}
+
+
+@pytest.mark.parametrize("function", sorted(RECORD_OF))
+def test_every_recorded_call_is_granted_on_its_resource(template, recorded, function):
+    calls = iam_calls(recorded.get(RECORD_OF[function], set()))
+    assert calls, f"nothing recorded for {function}"
+    statements = role_statements(template, function)
+    missing = []
+    for action, resource in sorted(calls):
+        name, prefix = symbolic(template, resource)
+        if not grants(statements, action, name, prefix):
+            missing.append((action, resource))
+    assert not missing, missing
+
+
+@pytest.mark.parametrize("function", sorted(RECORD_OF))
+def test_every_grant_is_used_or_documented(template, recorded, function):
+    calls = iam_calls(recorded.get(RECORD_OF[function], set()))
+    used = [(a, *symbolic(template, r)) for a, r in calls]
+    unused = []
+    for statement in role_statements(template, function):
+        for action in statement["actions"]:
+            for resource in statement["resources"]:
+                if (function, action) in UNRECORDED_GRANTS:
+                    continue
+                if not any(a == action and fnmatchcase(r, resource) for a, r, _ in used):
+                    unused.append((action, resource))
+    assert not unused, unused
+
+
+@pytest.mark.parametrize("function", sorted(RECORD_OF))
+def test_opensearch_calls_are_in_the_data_access_policy(template, recorded, function):
+    needed = {a for a, _ in recorded.get(RECORD_OF[function], set()) if a.startswith("aoss:")}
+    assert needed <= set(READ_WRITE_INDEX)
+    [policy] = template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
+    document = json.loads(render(policy["Properties"]["Policy"]))
+    role = f"<{logical(template, 'AWS::IAM::Role', f'Functions{function}Role')}.Arn>"
+    granted = {
+        permission
+        for statement in document if role in statement["Principal"]
+        for rule in statement["Rules"] if rule["ResourceType"] == "index"
+        for permission in rule["Permission"]
+    }  # fmt: skip
+    assert needed <= granted
