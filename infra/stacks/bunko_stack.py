@@ -126,12 +126,14 @@ class BunkoStack(Stack):
                 "cors_origins": ",".join(config.cors_origins),
             }.items():
                 web.add_environment(env_name(name), value)
-            ingest.queue.grant_send_messages(web)
-            secrets.jwt_secret.grant_read(web)
-            web.add_to_role_policy(iam.PolicyStatement(
-                actions=["kms:Encrypt", "kms:Decrypt", "kms:GenerateDataKey"],
-                resources=[secrets.model_keys.key_arn],
-            ))  # fmt: skip
+            # Written out instead of grant_*: those add actions the code never calls
+            # (GetQueueUrl, DescribeSecret, GenerateDataKey); the permission contract checks.
+            for actions, resource in (
+                (["sqs:SendMessage"], ingest.queue.queue_arn),
+                (["secretsmanager:GetSecretValue"], secrets.jwt_secret.secret_arn),
+                (["kms:Encrypt", "kms:Decrypt"], secrets.model_keys.key_arn),
+            ):
+                web.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[resource]))
 
         roles = [_role(f) for f in functions.all]
         for role in roles:

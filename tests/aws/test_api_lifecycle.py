@@ -19,9 +19,13 @@ BOUNDARY = "bunko-test-boundary"
 
 def multipart(filename: str, data: bytes, content_type: str) -> bytes:
     return (
-        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
-        f"Content-Type: {content_type}\r\n\r\n"
-    ).encode() + data + f"\r\n--{BOUNDARY}--\r\n".encode()
+        (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
+            f"Content-Type: {content_type}\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{BOUNDARY}--\r\n".encode()
+    )
 
 
 def upload(api, token: str, filename: str, data: bytes) -> dict:

@@ -96,9 +96,10 @@ def test_point7_gateway_errors_answer_in_the_apps_shape(template):
     body = json.loads(too_large["ResponseTemplates"]["application/json"])
     assert body == {**body, "statusCode": 413, "error": HTTPStatus(413).phrase}  # as the app
     assert "/uploads/presign" in body["message"]
-    assert "/uploads/presign" in by_type["INTEGRATION_FAILURE"]["ResponseTemplates"][
-        "application/json"
-    ]
+    assert (
+        "/uploads/presign"
+        in by_type["INTEGRATION_FAILURE"]["ResponseTemplates"]["application/json"]
+    )
 
 
 def test_point8_dev_has_no_standby_replicas_and_prod_has(template, prod):
@@ -132,9 +133,11 @@ def test_point11_policy_names_fit_32_characters_for_any_allowed_collection_name(
     assert policy_name("a" * 27 + "b", "data") != policy_name("a" * 28, "data")
     stack = cdk.Stack(cdk.App())
     SearchCollection(stack, "Search", name=longest, standby_replicas=False)
-    for policy in Template.from_stack(stack).find_resources(
-        "AWS::OpenSearchServerless::SecurityPolicy"
-    ).values():
+    for policy in (
+        Template.from_stack(stack)
+        .find_resources("AWS::OpenSearchServerless::SecurityPolicy")
+        .values()
+    ):
         assert len(policy["Properties"]["Name"]) <= 32
     with pytest.raises(ValueError, match="3–28"):
         SearchCollection(cdk.Stack(cdk.App()), "S", name="a" * 29, standby_replicas=False)

@@ -56,7 +56,9 @@ class IdLedger:
         rows = list(
             self.table.query(
                 KeyConditionExpression="pk = :pk",
-                ExpressionAttributeValues=serialize({":pk": _document_pk(workspace_id, document_id)}),
+                ExpressionAttributeValues=serialize(
+                    {":pk": _document_pk(workspace_id, document_id)}
+                ),
                 ConsistentRead=True,
             )
         )
