@@ -67,6 +67,7 @@ UNRECORDED_GRANTS = {
         )
     },
     **{(f, "bedrock:InvokeModel"): _BEDROCK for f in RECORD_OF},
+    **{(f, "s3:GetObject"): _DOWNLOADS for f in ("Api", "Stream")},
     # One metadata store serves every function, with one grant; the handler tests do not
     # reach every store path (clearing scans, category listings on gsi2, uniqueness
     # condition checks), which the store's contract suite runs against moto.
