@@ -40,6 +40,10 @@ _BEDROCK = (
     "stand-in has no k-NN); the embedder's InvokeModel call is checked with botocore's "
     "Stubber in test_bedrock_embedder.py, on exactly the configured model"
 )
+_DOWNLOADS = (
+    "the web functions read originals and extracted text from blobs/ (downloads, "
+    "reindexing, LibreOffice conversions): routes the handler tests do not call"
+)
 _STORE = "the metadata store's paths beyond the handler tests (tests/contract runs them on moto)"
 # (function, IAM action) granted though no recorded call makes it, and why.
 UNRECORDED_GRANTS = {
