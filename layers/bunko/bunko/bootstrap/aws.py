@@ -63,7 +63,7 @@ def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters
             if aws.ingest_queue_url
             else None
         ),
-        research=DynamoDBResearchStore(Table(boto_client("dynamodb", aws), aws.table_name)),
+        research=DynamoDBResearchStore(Table(dynamodb, aws.table_name)),
         # Pure Python BM25 over one corpus's passages: the same ranking as the embedded shape.
         passage_scorer=Bm25PassageScorer(),
         upload_signer=S3UploadSigner(
