@@ -7,21 +7,24 @@ until the provider's total timeout.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from aws_lambda_powertools import Logger
-from opensearchpy.exceptions import AuthorizationException, TransportError
-from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
 
-from bunko.adapters.aws.clients import opensearch_client
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-from bunko.adapters.aws.settings import AwsSettings
+if TYPE_CHECKING:
+    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 
 logger = Logger()
 _PENDING_STATUSES = {401, 403, 404}  # policy or collection not visible to the data plane yet
 
 
 def _index(props: dict[str, Any]) -> OpenSearchServerlessIndex:
+    # Imported here, not at module load: opensearch-py and boto3 cost seconds of cold start,
+    # and on_event (the first call of every deploy) needs neither.
+    from bunko.adapters.aws.clients import opensearch_client
+    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.settings import AwsSettings
+
     aws = AwsSettings(opensearch_endpoint=props["Endpoint"], opensearch_index=props["IndexName"])
     dimension = int(props["Dimension"]) or None
     return OpenSearchServerlessIndex(
@@ -41,6 +44,9 @@ def on_event(event: dict[str, Any], context: Any) -> dict[str, Any]:
 def is_complete(event: dict[str, Any], context: Any) -> dict[str, Any]:
     if event["RequestType"] == "Delete":
         return {"IsComplete": True}
+    from opensearchpy.exceptions import AuthorizationException, TransportError
+    from opensearchpy.exceptions import ConnectionError as OpenSearchConnectionError
+
     try:
         created = _index(event["ResourceProperties"]).ensure_index()
     except (AuthorizationException, OpenSearchConnectionError) as exc:
