@@ -8,6 +8,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.services.search import SearchOptions
+from bunko.services.upload_policy import UploadPolicy
 from tests.fixtures_files import SAMPLE_KINDS, make_file
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -77,7 +78,6 @@ def test_redelivered_job_does_not_duplicate(services):
     [
         ("broken.pdf", b"%PDF-1.7 this is not really a pdf", "pdf"),
         ("broken.docx", b"PK\x03\x04 not a zip at all", "docx"),
-        ("empty.txt", b"", "empty"),
         ("mystery.xyz", b"\x89PNG\r\n\x1a\n" + bytes(64), "unsupported file type"),
         ("binary.txt", bytes(range(256)) * 20, "binary data"),
     ],
@@ -92,6 +92,12 @@ def test_unreadable_files_fail_with_a_readable_error(services, name, data, reaso
     assert services.search.search(WS, "lost", SearchOptions(min_score=0)).items
 
 
+def test_an_empty_file_is_refused_before_anything_is_stored(services):
+    with pytest.raises(ValidationError, match="empty"):
+        services.ingest.submit_file(WS, path="empty.txt", data=b"")
+    assert services.metadata.count_documents(WS) == 0
+
+
 def test_failed_new_revision_keeps_the_previous_chunks_searchable(services):
     doc = ingest(services, "report.pdf", make_file("pdf", "Quarterly revenue grew strongly."))
     assert doc.status is DocumentStatus.COMPLETED
@@ -101,7 +107,7 @@ def test_failed_new_revision_keeps_the_previous_chunks_searchable(services):
 
 
 def test_too_large_and_bad_paths_are_refused_before_storing(services):
-    services.ingest.defaults = services.ingest.defaults.__class__(1000, 200, max_file_bytes=10)
+    services.ingest.policy = UploadPolicy(max_file_bytes=10)
     with pytest.raises(PayloadTooLargeError):
         services.ingest.submit_file(WS, path="big.txt", data=b"x" * 11)
     for bad in ["", "   ", "../../etc/passwd", "a\x00b", "x" * 2000]:

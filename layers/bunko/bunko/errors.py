@@ -15,6 +15,10 @@ class ConflictError(BunkoError):
     pass
 
 
+class StaleError(ConflictError):
+    """A conditional write lost: the record changed (a newer revision) since it was read."""
+
+
 class ValidationError(BunkoError):
     pass
 

@@ -70,7 +70,6 @@ def build_account_services(
         ingest=ingest,
         model_configs=stores.model_configs,
         options=stores.settings,
-        max_file_bytes=settings.max_file_bytes,
     )
     workspace_settings = WorkspaceSettingsService(
         stores.settings, min_score=settings.min_score, limit=settings.search_limit

@@ -24,6 +24,7 @@ from bunko.services.pipeline import IndexingPipeline
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 from bunko.services.status import StatusService
+from bunko.services.upload_policy import UploadPolicy
 from bunko.services.upload_quota import UploadQuota
 
 
@@ -37,6 +38,7 @@ class Services:
     queue: IngestQueue
     pipeline: IndexingPipeline
     ingest: IngestService
+    uploads: UploadPolicy  # what a file must be, for every door (ingest checks it too)
     search: SearchService
     status: StatusService
     items: ChunkItemsService  # chunk-level reads and edits (TelosDB's "items")
@@ -100,6 +102,7 @@ def wire_services(
         worker = ThreadIngestQueue(pipeline.process)
         closers.insert(0, worker.stop)  # stop the worker before its stores close
         queue, queue_depth = worker, lambda: worker.pending
+    uploads = UploadPolicy(max_file_bytes=settings.max_file_bytes)
     ingest = IngestService(
         metadata=metadata,
         blobs=blobs,
@@ -108,8 +111,8 @@ def wire_services(
         defaults=IngestDefaults(
             chunk_size=settings.chunk_size,
             chunk_overlap=settings.chunk_overlap,
-            max_file_bytes=settings.max_file_bytes,
         ),
+        policy=uploads,
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
     accounts = apikeys = None
@@ -159,6 +162,7 @@ def wire_services(
         queue=queue,
         pipeline=pipeline,
         ingest=ingest,
+        uploads=uploads,
         search=search,
         status=StatusService(documents=metadata, embedder=embedder, queue_depth=queue_depth),
         items=ChunkItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),

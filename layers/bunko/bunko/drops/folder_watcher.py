@@ -72,6 +72,8 @@ class DropFolderWatcher:
             return
         path, category = self._logical(*found)
         try:
+            # The upload policy's size check before the file is read into memory.
+            self.ingest.policy.size(file.stat().st_size, what=path)
             self.ingest.submit_file(
                 self.workspace_id,
                 path=path,

@@ -28,7 +28,7 @@ from bunko.adapters.aws.s3_drops import (
 from bunko.adapters.aws.sqs_queue import parse_job
 from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
-from bunko.errors import NotFoundError, PayloadTooLargeError
+from bunko.errors import BunkoError, NotFoundError
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -107,12 +107,11 @@ class IngestEventHandler:
             if exc.response.get("Error", {}).get("Code") in _MISSING:
                 return None
             raise
-        limit = self.services.settings.max_file_bytes
-        if response["ContentLength"] > limit:
+        try:  # refuse by the declared length, before the body is read into memory
+            self.services.uploads.size(response["ContentLength"], what=event.key)
+        except BunkoError:
             response["Body"].close()
-            raise PayloadTooLargeError(
-                f"{event.key} is {response['ContentLength']} bytes; the limit is {limit} bytes"
-            )
+            raise
         return response["Body"].read(), response.get("Metadata", {})
 
 

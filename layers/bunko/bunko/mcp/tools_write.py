@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import posixpath
 import time
 from pathlib import Path
 
 from bunko.domain import Document, DocumentStatus
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_WRITE
-from bunko.errors import BunkoError, NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.errors import BunkoError, NotFoundError
 from bunko.mcp.inputs import (
     AddFileInput,
     AddItemTextInput,
@@ -25,32 +24,10 @@ from bunko.mcp.outputs import (
     RetrainOutput,
 )
 from bunko.mcp.registry import ToolContext, tool
-from bunko.parsing import SUPPORTED_MIME_TYPES, guess_mime
-from bunko.parsing.mime import normalize_mime
 from bunko.ports import TrainableEmbedder
-from bunko.services.ingest import normalise_path
 
 # How long add_item_text / add_file wait for indexing before answering `pending`.
 INDEX_WAIT_SECONDS = 60.0
-# The text types the parsers read; anything else given as text would fail to index.
-TEXT_MIME_TYPES = sorted(
-    {t for t in SUPPORTED_MIME_TYPES.values() if t.startswith("text/") or t.endswith("/json")}
-)
-
-
-def text_mime(path: str, mime: str | None) -> str:
-    """The MIME type add_item_text stores: the one given (if text Bunko reads), else the
-    one the path's extension suggests, else text/plain."""
-    if mime is None:
-        guessed = normalize_mime(guess_mime(posixpath.basename(normalise_path(path))))
-        return guessed if guessed in TEXT_MIME_TYPES else "text/plain"
-    normal = normalize_mime(mime)
-    if normal not in TEXT_MIME_TYPES:
-        raise ValidationError(
-            f"add_item_text stores text: mime must be one of {', '.join(TEXT_MIME_TYPES)}"
-            f" (or omitted), not {mime}"
-        )
-    return normal
 
 
 @tool(
@@ -64,7 +41,7 @@ def add_item_text(ctx: ToolContext, args: AddItemTextInput) -> AddedOutput:
     path's extension when omitted (text/plain otherwise). Sending the same text to the same
     path again changes nothing; different text at an existing path replaces it as a new
     revision. `content` holds at most 1,000,000 characters."""
-    mime = text_mime(args.path, args.mime)
+    mime = ctx.services.uploads.text_mime(args.path, args.mime)
     doc = ctx.services.ingest.submit_text(
         ctx.workspace_id, path=args.path, content=args.content, mime=mime,
         category=args.category, source="agent",
@@ -132,9 +109,9 @@ def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
     file = Path(args.file).expanduser()
     if not file.is_file():
         raise NotFoundError(f"no readable file at {args.file}")
-    limit = ctx.services.settings.max_file_bytes
-    if file.stat().st_size > limit:
-        raise PayloadTooLargeError(f"{args.file} is larger than the {limit}-byte limit")
+    uploads = ctx.services.uploads
+    uploads.size(file.stat().st_size, what=args.file)  # before reading it into memory
+    uploads.file_type(file.name, None)
     doc = ctx.services.ingest.submit_file(
         ctx.workspace_id, path=args.path or file.resolve().as_posix(), data=file.read_bytes(),
         category=args.category, source="agent",
@@ -145,8 +122,7 @@ def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
 def _added(ctx: ToolContext, doc: Document) -> AddedOutput:
     doc = ctx.items.wait_until_indexed(ctx.workspace_id, doc.id, timeout=INDEX_WAIT_SECONDS)
     if doc.status is DocumentStatus.FAILED:
-        if doc.revision == 1:  # a new document that cannot be indexed is not kept
-            ctx.services.ingest.delete_document(ctx.workspace_id, doc.id)
+        ctx.services.ingest.discard_failed_new(doc)
         raise BunkoError(f"{doc.path} could not be indexed: {doc.error}")
     chunks = ctx.services.metadata.get_chunks(ctx.workspace_id, doc.id)
     return AddedOutput(

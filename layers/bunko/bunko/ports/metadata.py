@@ -24,8 +24,9 @@ class DocumentStore(Protocol):
     def add_document(self, document: Document) -> None:
         """Insert; raises ConflictError if the path or id already exists in the workspace."""
 
-    def save_document(self, document: Document) -> None:
-        """Update an existing document (every field but id and workspace_id)."""
+    def save_document(self, document: Document, *, if_revision: int | None = None) -> None:
+        """Update an existing document (every field but id and workspace_id). With
+        `if_revision`, only while the stored revision is that one, else StaleError."""
 
     def get_document(self, workspace_id: str, document_id: str) -> Document | None: ...
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None: ...

@@ -12,20 +12,24 @@ import posixpath
 from dataclasses import dataclass
 
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
-from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
-from bunko.services.text_safety import check_name
+from bunko.services.upload_policy import UploadPolicy, normalise_path
 from bunko.services.upload_quota import UploadQuota
 
-MAX_PATH_LENGTH = 1024
+__all__ = ["IngestDefaults", "IngestService", "normalise_path", "original_key", "text_key"]
+
+# Writers racing for one path or name: how often to read again before answering 409.
+_ATTEMPTS = 5
+# `report.pdf`, `report (2).pdf`, ...: how many same-name files one upload looks past.
+MAX_SAME_NAME = 1000
 
 
 @dataclass(frozen=True)
 class IngestDefaults:
     chunk_size: int
     chunk_overlap: int
-    max_file_bytes: int
 
 
 def original_key(workspace_id: str, document_id: str, revision: int) -> str:
@@ -36,17 +40,12 @@ def text_key(workspace_id: str, document_id: str, revision: int) -> str:
     return f"texts/{workspace_id}/{document_id}/{revision}.txt"
 
 
-def normalise_path(path: str) -> str:
-    """A logical path: '/'-separated, no empty or dot segments, no control characters."""
-    if not isinstance(path, str) or not path.strip():
-        raise ValidationError("path must be a non-empty string")
-    if len(path) > MAX_PATH_LENGTH:
-        raise ValidationError(f"path is longer than {MAX_PATH_LENGTH} characters")
-    check_name(path, field="path")
-    cleaned = posixpath.normpath(path.strip().replace("\\", "/")).lstrip("/")
-    if cleaned in ("", ".") or cleaned.startswith(".."):
-        raise ValidationError(f"invalid path {path!r}")
-    return cleaned
+def numbered(name: str, n: int) -> str:
+    """`report.pdf` for 1, `report (2).pdf` for 2, ..."""
+    if n == 1:
+        return name
+    stem, ext = posixpath.splitext(name)
+    return f"{stem} ({n}){ext}" if stem else f"{name} ({n})"
 
 
 class IngestService:
@@ -58,12 +57,14 @@ class IngestService:
         index: SearchIndex,
         queue: IngestQueue,
         defaults: IngestDefaults,
+        policy: UploadPolicy,
     ) -> None:
         self.metadata = metadata
         self.blobs = blobs
         self.index = index
         self.queue = queue
         self.defaults = defaults
+        self.policy = policy
         self.quota: UploadQuota | None = None  # set by the composition root with accounts
 
     def submit_file(
@@ -78,13 +79,87 @@ class IngestService:
         chunk_overlap: int | None = None,
         source: str = "api",
     ) -> Document:
-        """Store the original and queue it; returns the document (status pending, or as it was
-        when nothing changed)."""
-        path = normalise_path(path)
-        if len(data) > self.defaults.max_file_bytes:
-            raise PayloadTooLargeError(
-                f"file is {len(data)} bytes; the limit is {self.defaults.max_file_bytes} bytes"
-            )
+        """Store the file at `path` and queue it; returns the document (status pending, or as
+        it was when nothing changed). An existing path gets a new revision; the same bytes
+        again change nothing (re-delivery is idempotent)."""
+        path = self.policy.path(path)
+        self.policy.size(len(data), what=posixpath.basename(path))
+        for _ in range(_ATTEMPTS):
+            try:
+                return self._submit(
+                    workspace_id, path=path, data=data, mime=mime, category=category,
+                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
+                )  # fmt: skip
+            except (StaleError, ConflictError):
+                continue  # another writer took this path or revision first: read again
+        raise ConflictError(f"{path} is being written by others; try again")
+
+    def submit_new(
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        data: bytes,
+        mime: str | None = None,
+        chunk_size: int | None = None,
+        chunk_overlap: int | None = None,
+        source: str = "upload",
+    ) -> Document:
+        """An uploaded file is a new document, even when another file has its name: it takes
+        the first free path of `name`, `name (2)`, ...; the same bytes under the same name
+        return the document that already holds them (an upload retried is not a copy)."""
+        name = self.policy.file_name(name)
+        self.policy.size(len(data), what=name)
+        digest = hashlib.sha256(data).hexdigest()
+        n, attempts = 1, 0
+        while n <= MAX_SAME_NAME:
+            path = numbered(name, n)
+            held = self.metadata.get_document_by_path(workspace_id, path)
+            if held is not None and held.content_hash != digest:
+                n += 1
+                continue
+            try:
+                return self._submit(
+                    workspace_id, path=path, data=data, mime=mime, category=None,
+                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
+                )  # fmt: skip
+            except (StaleError, ConflictError):
+                attempts += 1  # another upload took this path meanwhile: look at it again
+                if attempts >= _ATTEMPTS:
+                    break
+        raise ConflictError(f"too many files named {name}; rename the file")
+
+    def replace_file(
+        self,
+        workspace_id: str,
+        document_id: str,
+        *,
+        data: bytes,
+        mime: str | None = None,
+        chunk_size: int | None = None,
+        chunk_overlap: int | None = None,
+    ) -> Document:
+        """New bytes for an existing document (by id): a new revision at the same path."""
+        doc = self.metadata.get_document(workspace_id, document_id)
+        if doc is None:
+            raise NotFoundError(f"document {document_id} not found")
+        return self.submit_file(
+            workspace_id, path=doc.path, data=data, mime=mime, category=doc.category,
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=doc.source,
+        )  # fmt: skip
+
+    def _submit(
+        self,
+        workspace_id: str,
+        *,
+        path: str,
+        data: bytes,
+        mime: str | None,
+        category: str | None,
+        chunk_size: int | None,
+        chunk_overlap: int | None,
+        source: str,
+    ) -> Document:
         size = chunk_size or self.defaults.chunk_size
         overlap = self.defaults.chunk_overlap if chunk_overlap is None else chunk_overlap
         if size <= 0 or not 0 <= overlap < size:
@@ -105,35 +180,33 @@ class IngestService:
                 return doc  # identical re-delivery: nothing to do
             # Same bytes, new chunking or category (or a retry): re-index the same revision.
             doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
-            return self._queue(doc)
+            return self._queue(doc, if_revision=doc.revision)
 
         if self.quota is not None:
             self.quota.admit(
                 workspace_id, len(data), source=source, replaces=doc.size if doc else 0
             )
         now = utcnow()
+        previous = None if doc is None else doc.revision
         if doc is None:
             doc = Document(
-                id=new_id(),
-                workspace_id=workspace_id,
-                path=path,
-                name=name,
-                mime=mime,
-                revision=1,
-                created_at=now,
-                source=source,
-            )
-            is_new = True
+                id=new_id(), workspace_id=workspace_id, path=path, name=name, mime=mime,
+                revision=1, created_at=now, source=source,
+            )  # fmt: skip
         else:
             doc.revision += 1
-            is_new = False
         key = original_key(workspace_id, doc.id, doc.revision)
-        self.blobs.put(key, data, content_type=mime)
         doc.mime, doc.size, doc.content_hash, doc.blob_key = mime, len(data), digest, key
         doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
         doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, now
-        if is_new:
+        # Claim the path (new) or the revision (conditional on the one read) before any
+        # bytes are written, so a racing writer can never overwrite this revision's original
+        # and a worker still busy with the old revision cannot save over the new one.
+        if previous is None:
             self.metadata.add_document(doc)
+        else:
+            self.metadata.save_document(doc, if_revision=previous)
+        self.blobs.put(key, data, content_type=mime)
         self.metadata.add_revision(
             Revision(
                 document_id=doc.id,
@@ -146,7 +219,7 @@ class IngestService:
                 created_at=now,
             )
         )
-        return self._queue(doc, save=not is_new)
+        return self._queue(doc, save=False)
 
     def submit_text(
         self,
@@ -170,10 +243,12 @@ class IngestService:
             source=source,
         )
 
-    def _queue(self, doc: Document, *, save: bool = True) -> Document:
+    def _queue(
+        self, doc: Document, *, save: bool = True, if_revision: int | None = None
+    ) -> Document:
         doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, utcnow()
         if save:
-            self.metadata.save_document(doc)
+            self.metadata.save_document(doc, if_revision=if_revision)
         self.queue.enqueue(
             IngestJob(workspace_id=doc.workspace_id, document_id=doc.id, revision=doc.revision)
         )
@@ -189,6 +264,17 @@ class IngestService:
         self.blobs.delete_prefix(f"originals/{workspace_id}/{document_id}/")
         self.blobs.delete_prefix(f"texts/{workspace_id}/{document_id}/")
         return doc
+
+    def discard_failed_new(self, doc: Document) -> bool:
+        """Delete a document whose first revision failed to index (the upload policy's rule
+        for callers that wait for the result); True if it was deleted."""
+        if self.policy.keep_failed(doc):
+            return False
+        try:
+            self.delete_document(doc.workspace_id, doc.id)
+        except NotFoundError:
+            return False
+        return True
 
     def delete_by_path(self, workspace_id: str, path: str) -> Document | None:
         doc = self.metadata.get_document_by_path(workspace_id, normalise_path(path))

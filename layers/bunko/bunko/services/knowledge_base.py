@@ -1,32 +1,28 @@
 """KnowledgeBaseService: aurak's /upload and /knowledge-bases over the ingest service.
 
-An upload is checked (type, size, chunking, embedding model) before anything is stored,
-then handed to IngestService, which keeps the original and queues indexing; the record
-comes back `pending` and moves through `indexing` to `completed` or `failed`. The
-upload's own options (mode, embeddingModelId) are kept beside the document.
+An upload is checked (the upload policy's name, type and size; chunking; embedding model)
+before anything is stored, then handed to IngestService. Every upload is a new file unless
+it names the file it replaces (`replace_id`): two different files called `report.pdf` are
+two documents (`report.pdf`, `report (2).pdf`), never one overwriting the other.
+IngestService keeps the original and queues indexing; the record comes back `pending` and
+moves through `indexing` to `completed` or `failed`. The upload's own options (mode,
+embeddingModelId) are kept beside the document.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 from typing import Any
 
 from bunko.domain import Document
 from bunko.domain.ingest_options import MODES
-from bunko.errors import (
-    NotFoundError,
-    PayloadTooLargeError,
-    UnsupportedMediaError,
-    ValidationError,
-)
-from bunko.parsing import SUPPORTED_MIME_TYPES, is_supported, resolve_mime
+from bunko.errors import NotFoundError, ValidationError
+from bunko.parsing import resolve_mime
 from bunko.ports import ModelConfigStore, SettingsStore
 from bunko.services.ingest import IngestService
 
 OPTIONS_SCOPE = "upload"
-MAX_NAME_LENGTH = 255
 
 
 @dataclass(frozen=True)
@@ -35,6 +31,8 @@ class UploadOptions:
     chunk_overlap: int | None = None
     embedding_model_id: str | None = None
     mode: str = "fast"
+    # The document whose file this upload replaces (a new revision); None: a new file.
+    replace_id: str | None = None
 
 
 class KnowledgeBaseService:
@@ -44,13 +42,12 @@ class KnowledgeBaseService:
         ingest: IngestService,
         model_configs: ModelConfigStore,
         options: SettingsStore,
-        max_file_bytes: int,
     ) -> None:
         self.ingest = ingest
+        self.policy = ingest.policy
         self.metadata = ingest.metadata
         self.model_configs = model_configs
         self.options = options
-        self.max_file_bytes = max_file_bytes
 
     def upload(
         self,
@@ -61,18 +58,11 @@ class KnowledgeBaseService:
         content_type: str | None,
         options: UploadOptions,
     ) -> Document:
-        name = PurePosixPath((filename or "").replace("\\", "/")).name.strip()
-        if not name or len(name) > MAX_NAME_LENGTH:
-            raise ValidationError(f"file: needs a file name of 1 to {MAX_NAME_LENGTH} characters")
-        if not is_supported(name, content_type):
-            kinds = ", ".join(sorted(SUPPORTED_MIME_TYPES))
-            raise UnsupportedMediaError(f"unsupported file type for {name}: send one of {kinds}")
-        if not data:
-            raise ValidationError("file: empty")
-        if len(data) > self.max_file_bytes:
-            raise PayloadTooLargeError(
-                f"file is {len(data)} bytes; the limit is {self.max_file_bytes} bytes"
-            )
+        """A new file (same-name files stay distinct files), or a new revision of the
+        document `options.replace_id`; identical bytes again return the same document."""
+        name = self.policy.file_name(filename)
+        self.policy.file_type(name, content_type)
+        self.policy.size(len(data), what="file")
         if options.mode not in MODES:
             raise ValidationError("mode: fast or precise")
         if options.embedding_model_id is not None:
@@ -81,15 +71,15 @@ class KnowledgeBaseService:
                 raise ValidationError(
                     f"embeddingModelId: no embedding model config {options.embedding_model_id!r}"
                 )
-        doc = self.ingest.submit_file(
-            workspace_id,
-            path=name,
-            data=data,
-            mime=resolve_mime(name, data, content_type),
-            chunk_size=options.chunk_size,
-            chunk_overlap=options.chunk_overlap,
-            source="upload",
-        )
+        mime = resolve_mime(name, data, content_type)
+        chunking = {"chunk_size": options.chunk_size, "chunk_overlap": options.chunk_overlap}
+        if options.replace_id is not None:
+            doc = self.ingest.replace_file(
+                workspace_id, self.get(workspace_id, options.replace_id).id,
+                data=data, mime=mime, **chunking,
+            )  # fmt: skip
+        else:
+            doc = self.ingest.submit_new(workspace_id, name=name, data=data, mime=mime, **chunking)
         self.options.put_settings(
             OPTIONS_SCOPE,
             doc.id,

@@ -15,7 +15,7 @@ import numpy as np
 
 from bunko.chunking import chunk_text
 from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for, utcnow
-from bunko.errors import BunkoError
+from bunko.errors import BunkoError, NotFoundError, StaleError
 from bunko.parsing import parse
 from bunko.ports import (
     BlobStore,
@@ -31,6 +31,8 @@ from bunko.services.ingest import text_key
 log = logging.getLogger(__name__)
 
 Progress = Callable[[int], None]
+# A job whose document was deleted, or given a newer revision, while it was being indexed.
+_GONE = (NotFoundError, StaleError)
 
 
 @dataclass
@@ -67,29 +69,57 @@ class IndexingPipeline:
                 continue  # a re-delivered job for work already done
             try:
                 prepared.append(_Prepared(doc, self._prepare(doc)))
+            except _GONE:
+                continue  # deleted or replaced meanwhile: the newer state's job does the rest
             except BunkoError as exc:
-                finished.append(self._fail(doc, str(exc)))
+                finished += self._fail(doc, str(exc))
             except Exception as exc:  # a parser bug must not take the worker down
                 log.exception("ingest of %s failed", doc.path)
-                finished.append(self._fail(doc, f"could not process {doc.name}: {exc}"))
+                finished += self._fail(doc, f"could not process {doc.name}: {exc}")
         if not prepared:
             return finished
         try:
             vectors = self._embed([c.content for p in prepared for c in p.chunks])
         except Exception as exc:
             log.exception("embedding failed")
-            return finished + [self._fail(p.doc, f"embedding failed: {exc}") for p in prepared]
+            return finished + [d for p in prepared for d in self._fail(p.doc, f"embedding: {exc}")]
         offset = 0
         for p in prepared:
             n = len(p.chunks)
             doc_vectors = None if vectors is None else vectors[offset : offset + n]
             offset += n
-            finished.append(self._write(p, doc_vectors))
+            finished += self._write_one(p, doc_vectors)
         return finished
+
+    def _write_one(self, p: _Prepared, vectors: np.ndarray | None) -> list[Document]:
+        """Write one document's chunks; a document deleted or replaced while it was indexed
+        is left to its newer state, and one that cannot be written fails alone, so the other
+        documents of the batch always finish."""
+        try:
+            return [self._write(p, vectors)]
+        except _GONE:
+            self._forget(p)
+            return []
+        except Exception as exc:
+            log.exception("writing the chunks of %s failed", p.doc.path)
+            return self._fail(p.doc, f"could not index {p.doc.name}: {exc}")
+
+    def _forget(self, p: _Prepared) -> None:
+        """Remove what this stale job wrote to the index, unless the document still has those
+        chunks (a newer revision's job cleans up after itself)."""
+        doc = p.doc
+        if self.metadata.get_document(doc.workspace_id, doc.id) is None:
+            self.index.delete_document(doc.workspace_id, doc.id)
+            self.blobs.delete_prefix(f"texts/{doc.workspace_id}/{doc.id}/")
+            return
+        kept = {c.id for c in self.metadata.get_chunks(doc.workspace_id, doc.id)}
+        written = [c.id for c in p.chunks if c.id not in kept]
+        if written:
+            self.index.delete_chunks(doc.workspace_id, written)
 
     def _prepare(self, doc: Document) -> list[Chunk]:
         doc.status, doc.updated_at = DocumentStatus.INDEXING, utcnow()
-        self.metadata.save_document(doc)
+        self.metadata.save_document(doc, if_revision=doc.revision)
         parsed = parse(self.blobs.get(doc.blob_key or ""), filename=doc.name, mime=doc.mime)
         self.blobs.put(
             text_key(doc.workspace_id, doc.id, doc.revision),
@@ -132,6 +162,11 @@ class IndexingPipeline:
 
     def _write(self, p: _Prepared, vectors: np.ndarray | None) -> Document:
         doc = p.doc
+        current = self.metadata.get_document(doc.workspace_id, doc.id)
+        if current is None:
+            raise NotFoundError(f"document {doc.id} was deleted while it was indexed")
+        if current.revision != doc.revision:
+            raise StaleError(f"document {doc.id} has a newer revision")
         old_ids = {c.id for c in self.metadata.get_chunks(doc.workspace_id, doc.id)}
         self.index.index(entries_for(doc, p.chunks, vectors))
         self.metadata.replace_chunks(doc.workspace_id, doc.id, p.chunks)
@@ -140,13 +175,17 @@ class IndexingPipeline:
             self.index.delete_chunks(doc.workspace_id, sorted(stale))
         doc.status, doc.error = DocumentStatus.COMPLETED, None
         doc.chunk_count, doc.updated_at = len(p.chunks), utcnow()
-        self.metadata.save_document(doc)
+        self.metadata.save_document(doc, if_revision=doc.revision)
         return doc
 
-    def _fail(self, doc: Document, message: str) -> Document:
+    def _fail(self, doc: Document, message: str) -> list[Document]:
+        """Record the failure, unless the document was deleted or replaced meanwhile."""
         doc.status, doc.error, doc.updated_at = DocumentStatus.FAILED, message, utcnow()
-        self.metadata.save_document(doc)
-        return doc
+        try:
+            self.metadata.save_document(doc, if_revision=doc.revision)
+        except _GONE:
+            return []
+        return [doc]
 
     def reindex(
         self,

@@ -14,7 +14,7 @@ from bunko.domain import Document, DocumentStatus
 from bunko.errors import BunkoError, ValidationError
 from bunko.parsing import is_supported, parse
 from bunko.ports import BlobStore, MetadataStore, ModelConfigStore
-from bunko.services.ingest import normalise_path
+from bunko.services.upload_policy import normalise_path
 from bunko.services.vision_messages import message
 
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".bmp", ".tif", ".tiff"})

@@ -61,8 +61,8 @@ class DynamoDBMetadataStore:
     def add_document(self, document: Document) -> None:
         self.writes.add(document)
 
-    def save_document(self, document: Document) -> None:
-        self.writes.save(document)
+    def save_document(self, document: Document, *, if_revision: int | None = None) -> None:
+        self.writes.save(document, if_revision=if_revision)
 
     def get_document(self, workspace_id: str, document_id: str) -> Document | None:
         item = self.table.get(items.doc_key(workspace_id, document_id))

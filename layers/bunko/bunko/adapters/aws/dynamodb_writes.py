@@ -16,7 +16,7 @@ from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_table import Table, TransactionCancelled
 from bunko.deploy_schema import GSI2_PK, GSI2_SK
 from bunko.domain import Document
-from bunko.errors import ConflictError, NotFoundError
+from bunko.errors import ConflictError, NotFoundError, StaleError
 
 _S = items.serialize
 _ATTEMPTS = 5
@@ -61,11 +61,15 @@ class DocumentWrites:
                     ) from exc
                 _retry_or_raise(exc, attempt)
 
-    def save(self, document: Document) -> None:
+    def save(self, document: Document, *, if_revision: int | None = None) -> None:
         for attempt in range(_ATTEMPTS):
             current = self.table.get(items.doc_key(document.workspace_id, document.id))
             if current is None:
                 raise NotFoundError(f"document {document.id} not found")
+            # The update is conditional on `ver`, so a revision read here is still the one
+            # stored when the write lands (a race re-reads and checks again).
+            if if_revision is not None and int(current["revision"]) != if_revision:
+                raise StaleError(f"document {document.id} is no longer at revision {if_revision}")
             try:
                 self.table.transact(self._save_ops(document, current))
                 return

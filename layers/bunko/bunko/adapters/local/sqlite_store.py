@@ -18,7 +18,7 @@ from bunko.adapters.local.sqlite_rows import (
     revision_from_row,
 )
 from bunko.domain import Document, Revision, Workspace
-from bunko.errors import ConflictError, NotFoundError
+from bunko.errors import ConflictError, NotFoundError, StaleError
 
 
 class SqliteMetadataStore(SqliteChunkStore):
@@ -64,41 +64,40 @@ class SqliteMetadataStore(SqliteChunkStore):
                 f"a document with path {document.path!r} already exists in this workspace"
             ) from exc
 
-    def save_document(self, document: Document) -> None:
+    def save_document(self, document: Document, *, if_revision: int | None = None) -> None:
         columns = [c for c in DOC_COLUMNS if c not in ("id", "workspace_id")]
         values = dict(zip(DOC_COLUMNS, document_values(document), strict=True))
         assignments = ", ".join(f"{c} = ?" for c in columns)
+        # `revision = COALESCE(?, revision)`: the condition holds for any revision when None.
         try:
             with self.db.transaction() as conn:
                 cursor = conn.execute(
-                    f"UPDATE documents SET {assignments} WHERE id = ? AND workspace_id = ?",
-                    (*(values[c] for c in columns), document.id, document.workspace_id),
+                    f"UPDATE documents SET {assignments} WHERE id = ? AND workspace_id = ?"
+                    " AND revision = COALESCE(?, revision)",
+                    (
+                        *(values[c] for c in columns),
+                        document.id,
+                        document.workspace_id,
+                        if_revision,
+                    ),
                 )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(f"path {document.path!r} is taken in this workspace") from exc
         if cursor.rowcount == 0:
+            if if_revision is not None and self.get_document(document.workspace_id, document.id):
+                raise StaleError(f"document {document.id} is no longer at revision {if_revision}")
             raise NotFoundError(f"document {document.id} not found")
 
+    def _document_where(self, where: str, *params: str) -> Document | None:
+        row = self.db.connect().execute(f"SELECT * FROM documents WHERE {where}", params)
+        found = row.fetchone()
+        return document_from_row(found) if found else None
+
     def get_document(self, workspace_id: str, document_id: str) -> Document | None:
-        row = (
-            self.db.connect()
-            .execute(
-                "SELECT * FROM documents WHERE id = ? AND workspace_id = ?",
-                (document_id, workspace_id),
-            )
-            .fetchone()
-        )
-        return document_from_row(row) if row else None
+        return self._document_where("id = ? AND workspace_id = ?", document_id, workspace_id)
 
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
-        row = (
-            self.db.connect()
-            .execute(
-                "SELECT * FROM documents WHERE workspace_id = ? AND path = ?", (workspace_id, path)
-            )
-            .fetchone()
-        )
-        return document_from_row(row) if row else None
+        return self._document_where("workspace_id = ? AND path = ?", workspace_id, path)
 
     def list_documents(
         self, workspace_id: str, *, limit: int, offset: int = 0, category: str | None = None

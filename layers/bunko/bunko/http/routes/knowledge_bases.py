@@ -76,7 +76,7 @@ class Cleared(BaseModel):
     "/upload",
     status_code=201,
     response_model=KnowledgeBaseFile,
-    responses=error_responses(400, 413, 415),
+    responses=error_responses(400, 404, 409, 413, 415),
 )
 def upload(
     file: Annotated[UploadFile, File(description="The file to index.")],
@@ -86,6 +86,16 @@ def upload(
     chunkOverlap: Annotated[int | None, Form(ge=0, le=MAX_CHUNK_OVERLAP)] = None,
     embeddingModelId: Annotated[str | None, Form(max_length=100)] = None,
     mode: Annotated[IngestMode, Form()] = "fast",
+    replaceId: Annotated[
+        str | None,
+        Form(
+            max_length=100,
+            description="The id of a file this upload replaces (a new revision of it). "
+            "Without it every upload is a new file, even one named like another "
+            "(it is stored as `name (2).ext`); the same bytes under the same name again "
+            "return the file that holds them.",
+        ),
+    ] = None,
 ) -> KnowledgeBaseFile:
     """Store the original and queue indexing: the record comes back `pending`, then moves
     through `indexing` to `completed` or `failed` (with `error`)."""
@@ -100,6 +110,7 @@ def upload(
             chunk_overlap=chunkOverlap,
             embedding_model_id=embeddingModelId or None,
             mode=mode,
+            replace_id=replaceId or None,
         ),
     )
     return KnowledgeBaseFile.of(doc, kb.upload_options([doc.id])[doc.id])

@@ -10,9 +10,8 @@ from __future__ import annotations
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from bunko.errors import PayloadTooLargeError, ServiceUnavailableError
+from bunko.errors import ServiceUnavailableError
 from bunko.http.deps import ServicesDep, Writer
-from bunko.services.ingest import normalise_path
 
 router = APIRouter(prefix="/uploads", tags=["uploads"])
 
@@ -44,10 +43,11 @@ def presign_upload(
     """A URL to PUT one file to; it is ingested into the caller's workspace on arrival."""
     if services.upload_signer is None:
         raise ServiceUnavailableError("direct uploads are not available on this backend")
-    path = normalise_path(body.path)
-    limit = services.settings.max_file_bytes
-    if body.size is not None and body.size > limit:
-        raise PayloadTooLargeError(f"file is {body.size} bytes; the limit is {limit} bytes")
+    uploads = services.uploads
+    path = uploads.path(body.path)
+    if body.size is not None:
+        uploads.size(body.size, what="file")
+    uploads.file_type(path.rsplit("/", 1)[-1], body.content_type)
     upload = services.upload_signer.sign_upload(
         workspace_id=principal.workspace_id,
         path=path,
