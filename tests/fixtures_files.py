@@ -173,3 +173,36 @@ def cjk_font() -> Path | None:
 
 
 needs_cjk_font = pytest.mark.skipif(cjk_font() is None, reason="no font with Japanese glyphs")
+
+
+def make_zip_bomb(kind: str, inflated_mib: int = 200) -> bytes:
+    """A real .docx or .xlsx whose main XML part inflates to `inflated_mib` MiB of ordinary
+    paragraphs (rows), written in pieces so the test never holds the inflated part."""
+    import io
+    import zipfile
+
+    base = make_docx(["seed"]) if kind == "docx" else make_xlsx({"Sheet1": [["seed"]]})
+    part = "word/document.xml" if kind == "docx" else "xl/worksheets/sheet1.xml"
+    if kind == "docx":
+        head = b'<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>'
+        unit = b"<w:p><w:r><w:t>An ordinary paragraph of a very long report.</w:t></w:r></w:p>"
+        tail = b"</w:body></w:document>"
+    else:
+        head = b'<worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>'
+        unit = b'<row><c t="inlineStr"><is><t>an ordinary cell of a long sheet</t></is></c></row>'
+        tail = b"</sheetData></worksheet>"
+    block = unit * (1024 * 1024 // len(unit))
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(base)) as src,
+        zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED, compresslevel=9) as dst,
+    ):
+        for item in src.infolist():
+            if item.filename != part:
+                dst.writestr(item, src.read(item.filename))
+        with dst.open(part, "w", force_zip64=True) as f:
+            f.write(head)
+            for _ in range(inflated_mib):
+                f.write(block)
+            f.write(tail)
+    return out.getvalue()

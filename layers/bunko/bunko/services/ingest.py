@@ -122,6 +122,7 @@ class IngestService:
                 return self._submit(
                     workspace_id, path=path, data=data, mime=mime, category=None,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
+                    name=name,
                 )  # fmt: skip
             except (StaleError, ConflictError):
                 attempts += 1  # another upload took this path meanwhile: look at it again
@@ -159,12 +160,14 @@ class IngestService:
         chunk_size: int | None,
         chunk_overlap: int | None,
         source: str,
+        name: str | None = None,
     ) -> Document:
+        """`name`: the file's own name when the path was numbered to keep it distinct."""
         size = chunk_size or self.defaults.chunk_size
         overlap = self.defaults.chunk_overlap if chunk_overlap is None else chunk_overlap
         if size <= 0 or not 0 <= overlap < size:
             raise ValidationError("chunkOverlap must be at least 0 and smaller than chunkSize")
-        name = posixpath.basename(path)
+        name = name or posixpath.basename(path)
         mime = mime or guess_mime(name, data)
         digest = hashlib.sha256(data).hexdigest()
         category = category or None
