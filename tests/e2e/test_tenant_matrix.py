@@ -1,0 +1,252 @@
+"""One tenant-isolation matrix (issue 13, point 6), generated from the running server itself:
+every REST operation in its OpenAPI document and every MCP tool in `tools/list` is called
+as a second user (JWT for REST, an API key for MCP) with the first user's ids. The answer is
+404 (403 for installation-admin routes) or a tool error, never the owner's data, and the
+owner's state is byte-for-byte the same afterwards. A new route or tool is in the matrix the
+day it is added; one taking an id this file cannot fill fails here until it is named below.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import uuid
+from typing import Any
+
+import pytest
+from mcp import MCPError
+
+from bunko.domain.auth import SCOPE_READ, SCOPE_WRITE
+from bunko.services.libreoffice import pdf_key
+from tests.e2e.mcp_harness import http_client
+from tests.e2e.rest_harness import Rest, User, serve, wait_until_done
+
+MARKER = "zanzibarowlmarker"  # a word only the owner's data contains
+# Routes anyone may call and that take no id: they hold no workspace data.
+PUBLIC = {"/auth/register", "/auth/login"}
+# Where a route's id parameter (path, query or form field) comes from in the owner's state.
+ID_PARAMS = {
+    "file_id": "doc_id",
+    "config_id": "config_id",
+    "conversion_id": "conversion_id",
+    "user_id": "user_id",
+    "replaceId": "doc_id",
+}
+# Parameters that name a file rather than point at a record: the owner's name is sent, and the
+# answer (advice about a name, in the caller's own workspace) must carry none of the owner's data.
+NAME_PARAMS = {"file": "doc_path"}
+# Installation-admin routes: a plain user is refused whatever the id.
+ADMIN_ONLY = {"/users", "/users/{user_id}"}
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("tenants") / "data") as rest:
+        owner, intruder = rest.new_user(), rest.new_user()
+        yield rest, owner, intruder, _owner_state(rest, owner)
+
+
+def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
+    client = owner.client
+    text = f"The {MARKER} nests in the owner's private archive."
+    record = client.post("/upload", files={"file": ("private.txt", text.encode(), "text/plain")})
+    doc = wait_until_done(client, record.json()["id"])
+    assert doc["status"] == "completed", doc
+    config = client.post(
+        "/model-configs",
+        json={"name": MARKER, "provider": "openai", "modelId": MARKER, "type": "llm",
+              "apiKey": "sk-" + MARKER},
+    )  # fmt: skip
+    assert config.status_code in (200, 201), config.text
+    workspace = rest.services.identity.authenticate(owner.token).workspace_id
+    conversion_id = str(uuid.uuid4())
+    rest.services.blobs.put(pdf_key(workspace, conversion_id), f"%PDF-1.4 {MARKER}".encode())
+    assert client.put("/user-settings", json={"temperature": 0.2, "topK": 17}).status_code == 200
+    chunks = rest.services.metadata.get_chunks(workspace, doc["id"])
+    return {
+        "doc_id": doc["id"],
+        "doc_path": doc["name"],
+        "config_id": config.json()["id"],
+        "conversion_id": conversion_id,
+        "user_id": owner.id,
+        "chunk_ids": [c.id for c in chunks],
+        "workspace": workspace,
+    }
+
+
+def _snapshot(rest: Rest, owner: User, state: dict[str, Any]) -> str:
+    """Everything the owner can see and the stores hold for the owner's workspace."""
+    client = owner.client
+    ws = state["workspace"]
+    seen = {
+        path: client.get(path).json()
+        for path in ("/knowledge-bases", "/model-configs", "/user-settings", "/settings")
+    }
+    seen["chunks"] = [(c.id, c.content) for c in rest.services.metadata.iter_chunks(ws)]
+    seen["index"] = rest.services.index.count(ws)
+    seen["pdf"] = client.get(f"/libreoffice/files/{state['conversion_id']}.pdf").status_code
+    return json.dumps(seen, sort_keys=True, default=str)
+
+
+def _leaks(text: str, sent: str, state: dict[str, Any]) -> list[str]:
+    """The owner's words and ids in an answer, beyond the ids the caller sent (a 404 may
+    name the id it did not find)."""
+    secrets = [MARKER, state["doc_id"], state["config_id"], state["conversion_id"],
+               *state["chunk_ids"]]  # fmt: skip
+    return [s for s in secrets if s in text and (s == MARKER or s not in sent)]
+
+
+def _value(schema: dict, spec: dict) -> Any:
+    """A valid-looking value for a schema, enough to reach the route's ownership check."""
+    schema = _resolve(schema, spec)
+    if "anyOf" in schema:
+        schema = next(s for s in schema["anyOf"] if s.get("type") != "null")
+    if "default" in schema and schema["default"] is not None:
+        return schema["default"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type")
+    if kind == "integer":
+        return max(schema.get("minimum", 1), 1)
+    if kind == "number":
+        return 0.5
+    if kind == "boolean":
+        return False
+    if kind == "array":
+        return []
+    if kind == "object":
+        return {
+            name: _value(sub, spec)
+            for name, sub in schema.get("properties", {}).items()
+            if name in schema.get("required", [])
+        }
+    return "x"
+
+
+def _resolve(schema: dict, spec: dict) -> dict:
+    ref = schema.get("$ref")
+    if ref:
+        node: Any = spec
+        for part in ref.lstrip("#/").split("/"):
+            node = node[part]
+        return node
+    return schema
+
+
+def _operations(spec: dict):
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            if path in PUBLIC or not op.get("security"):
+                continue
+            yield path, method, op
+
+
+def _call(client, spec: dict, path: str, method: str, op: dict, state: dict):
+    """One request as the intruder; returns (response, whether it named an owner's id)."""
+    uses_id = False
+    url, query = path, {}
+    for param in op.get("parameters", []):
+        name = param["name"]
+        if name in ID_PARAMS:
+            value, uses_id = state[ID_PARAMS[name]], True
+        elif name in NAME_PARAMS:
+            value = state[NAME_PARAMS[name]]
+        elif param.get("required"):
+            pytest.fail(f"{method.upper()} {path}: name the source of {name!r} in ID_PARAMS")
+        else:
+            continue
+        if param["in"] == "path":
+            url = url.replace("{" + name + "}", value)
+        else:
+            query[name] = value
+    kwargs: dict[str, Any] = {"params": query}
+    content = op.get("requestBody", {}).get("content", {})
+    if "application/json" in content:
+        kwargs["json"] = _value(content["application/json"]["schema"], spec)
+    elif "multipart/form-data" in content:
+        form = _resolve(content["multipart/form-data"]["schema"], spec)
+        files, data = {}, {}
+        for name, sub in form.get("properties", {}).items():
+            sub = _resolve(sub, spec)
+            if sub.get("format") == "binary" or sub.get("contentMediaType"):
+                files[name] = ("intruder.txt", b"intruder text", "text/plain")
+            elif name in ID_PARAMS:
+                data[name], uses_id = state[ID_PARAMS[name]], True
+        kwargs.update(files=files, data=data)
+    return client.request(method.upper(), url, **kwargs), uses_id
+
+
+def test_every_rest_route_refuses_the_other_workspaces_ids(world):
+    rest, owner, intruder, state = world
+    spec = owner.client.get("/openapi.json").json()
+    before = _snapshot(rest, owner, state)
+    covered = []
+    for path, method, op in _operations(spec):
+        response, uses_id = _call(intruder.client, spec, path, method, op, state)
+        where = f"{method.upper()} {path} → {response.status_code}"
+        assert response.status_code < 500, where
+        sent = str(response.request.url) + response.request.read().decode("latin-1")
+        assert not _leaks(response.text, sent, state), where
+        if path in ADMIN_ONLY:
+            assert response.status_code == 403, where
+        elif uses_id:
+            assert response.status_code == 404, f"{where}: {response.text[:200]}"
+        covered.append((method.upper(), path, uses_id))
+    assert _snapshot(rest, owner, state) == before, "an intruder's call changed the owner's data"
+    with_ids = sum(1 for *_, uses_id in covered if uses_id)
+    print(f"\ntenant matrix: {len(covered)} REST operations, {with_ids} with the owner's ids")
+    assert with_ids >= 7  # file get/delete, upload replaceId, config get/put/delete, pdf
+
+
+def _tool_arguments(tool, state: dict) -> list[dict]:
+    """One call per way of pointing the tool at the owner's data."""
+    schema = tool.input_schema
+    props = schema.get("properties", {})
+    base = {name: _value(sub, schema) for name, sub in props.items() if name in schema.get(
+        "required", [])}  # fmt: skip
+    for name, sub in props.items():
+        if sub.get("type") == "string" and name in ("content", "query") and name in base:
+            base[name] = MARKER  # a search for the owner's word
+    ids = [name for name, sub in props.items() if _resolve(sub, schema).get("format") == "uuid"]
+    if not ids:
+        return [base]
+    variants = [state["doc_id"], *state["chunk_ids"][:1]]
+    return [{**base, **dict.fromkeys(ids, value)} for value in variants]
+
+
+async def _mcp_matrix(url: str, key: str, state: dict) -> list[tuple[str, bool, str, str]]:
+    calls = []
+    async with http_client(url, key) as client:
+        tools = (await client.list_tools()).tools
+        for tool in tools:
+            for arguments in _tool_arguments(tool, state):
+                try:
+                    result = await client.call_tool(tool.name, arguments)
+                except MCPError as exc:  # refused before the tool ran (scope)
+                    calls.append((tool.name, True, str(exc), json.dumps(arguments)))
+                    continue
+                text = json.dumps([c.model_dump() for c in result.content], default=str)
+                calls.append((tool.name, bool(result.is_error), text, json.dumps(arguments)))
+    return calls
+
+
+def test_every_mcp_tool_refuses_the_other_workspaces_ids(world):
+    rest, owner, intruder, state = world
+    key = rest.services.apikeys.create(
+        workspace_id=rest.services.identity.authenticate(intruder.token).workspace_id,
+        scopes=(SCOPE_READ, SCOPE_WRITE),
+    )[1]
+    before = _snapshot(rest, owner, state)
+    calls = asyncio.run(_mcp_matrix(rest.url, key, state))
+    for name, _is_error, text, sent in calls:
+        assert not _leaks(text, sent, state), f"{name}: {text[:300]}"
+    id_tools = {"get_item_by_id", "update_item", "delete_item", "get_document", "delete_document"}
+    for name, is_error, text, _sent in calls:
+        if name in id_tools:
+            assert is_error, f"{name} answered for the owner's id: {text[:200]}"
+    assert _snapshot(rest, owner, state) == before, (
+        "an intruder's tool call changed the owner's data"
+    )
+    names = {name for name, *_ in calls}
+    assert id_tools <= names
+    print(f"\ntenant matrix: {len(names)} MCP tools, {len(calls)} calls")
