@@ -94,7 +94,7 @@ CASES = {
 
 @pytest.mark.parametrize("case", list(CASES))
 def test_hard_files_end_completed_or_failed_with_a_reason(world, case):
-    rest, user, _ = world
+    _, user, _ = world
     name, make, reason = CASES[case]
     response = upload(user, name, make())
     assert response.status_code == 201, response.text

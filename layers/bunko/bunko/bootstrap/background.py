@@ -25,8 +25,41 @@ def requeue_unfinished(services: Services) -> int:
 
 
 def index_needs_rebuild(services: Services) -> bool:
-    """True when metadata has chunks but this index generation has none (a new model)."""
-    return services.index.count() == 0 and services.metadata.count_chunks() > 0
+    """True when the index does not hold exactly the chunks metadata holds: a new model's
+    empty generation, or a process killed between writing the index and the metadata (or
+    in the middle of a rebuild). Metadata is the truth (DESIGN decision 1)."""
+    indexed, chunks = services.index.count(), services.metadata.count_chunks()
+    if indexed != chunks:
+        log.warning(
+            "startup check: the search index holds %d entries for %d chunks in metadata;"
+            " rebuilding it from metadata",
+            indexed,
+            chunks,
+        )
+    return indexed != chunks
+
+
+def resume_ingest(services: Services) -> threading.Thread | None:
+    """The startup check: repair the index if it disagrees with metadata, then queue what a
+    previous run left unfinished (after the rebuild, so the two never interleave)."""
+
+    def requeue() -> None:
+        requeued = requeue_unfinished(services)
+        if requeued:
+            log.info("startup check: re-queued %d unfinished documents", requeued)
+
+    if not index_needs_rebuild(services):
+        requeue()
+        return None
+
+    def repair() -> None:
+        count = services.pipeline.reindex()
+        log.info("startup check: index rebuilt with %d entries", count)
+        requeue()
+
+    thread = threading.Thread(target=repair, name="bunko-reindex", daemon=True)
+    thread.start()
+    return thread
 
 
 def start_background_work(services: Services, *, watch: bool) -> Callable[[], None]:
@@ -35,14 +68,7 @@ def start_background_work(services: Services, *, watch: bool) -> Callable[[], No
     from bunko.drops.folder_monitor import FolderMonitor
     from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 
-    requeued = requeue_unfinished(services)
-    if requeued:
-        log.info("re-queued %d unfinished documents", requeued)
-    if index_needs_rebuild(services):
-        log.info("index generation is empty: rebuilding it from metadata in the background")
-        threading.Thread(
-            target=services.pipeline.reindex, name="bunko-reindex", daemon=True
-        ).start()
+    resume_ingest(services)
     watcher: FolderMonitor | DropFolderWatcher | None = None
     if services.accounts is not None:
         # The drop folder plus the folders saved through /settings, reloaded when they change.
