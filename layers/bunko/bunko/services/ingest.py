@@ -179,9 +179,11 @@ class IngestService:
                 overlap,
                 category,
             )
-            if settings_same and doc.status is not DocumentStatus.FAILED:
+            if settings_same and doc.status is DocumentStatus.COMPLETED:
                 return doc  # identical re-delivery: nothing to do
-            # Same bytes, new chunking or category (or a retry): re-index the same revision.
+            # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
+            # work a dead process left pending or indexing: index the same revision again
+            # (chunk ids are per revision, so this writes the same rows, never new ones).
             doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
             return self._queue(doc, if_revision=doc.revision)
 
