@@ -32,11 +32,17 @@ def check_bind(settings: Settings) -> None:
 
 
 def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> None:
+    from bunko.bootstrap.serve_lock import lock_data_dir
     from bunko.http.app import create_app
     from bunko.http.routes import telosdb
     from bunko.mcp.port_thread import McpServerThread
 
     check_bind(settings)
+    lock = (
+        lock_data_dir(settings.data_dir, port=settings.port)
+        if settings.backend == "local"
+        else None
+    )
     services = build_services(settings)
     stop = start_background_work(services, watch=watch)
     # MCP (and TelosDB's auxiliary HTTP API) on its own port, as TelosDB serves it.
@@ -49,3 +55,5 @@ def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> Non
     finally:
         mcp.stop()
         stop()
+        if lock is not None:
+            lock.close()

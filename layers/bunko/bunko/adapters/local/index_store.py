@@ -77,9 +77,17 @@ class IndexStore:
         self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.executescript(_SCHEMA)
+        self._data_version = self.conn.execute("PRAGMA data_version").fetchone()[0]
 
     def close(self) -> None:
         self.conn.close()
+
+    def changed_elsewhere(self) -> bool:
+        """True once after another process (another connection) committed to the database
+        since the last call: SQLite's data_version moves only for others' commits."""
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        changed, self._data_version = version != self._data_version, version
+        return changed
 
     def get_meta(self, name: str) -> str | None:
         row = self.conn.execute("SELECT value FROM meta WHERE name = ?", (name,)).fetchone()

@@ -12,12 +12,9 @@ Snapshots are written by `flush()`/`close()` and, while writes continue, once a 
 once the unsaved entries would take more than ~0.3 s to replay (SAVE_ROWS), whichever
 comes first: that bounds recovery after a crash.
 
-Every workspace has its own engines, so another workspace's chunks can never come back, and
-BM25 statistics are the workspace's own.
-
-Thread safety: every public method holds one re-entrant lock, so the server may call it
-from any thread; searches are serialised, which costs little at ~1-3 ms each. One process
-owns a directory at a time (the in-memory engines are not shared between processes).
+Each workspace has its own engines (and BM25 statistics). One re-entrant lock guards every
+public method. Another process's commits (`bunko ingest`, `reindex`) move SQLite's
+data_version: the in-memory engines are then dropped and reopened from their snapshots.
 """
 
 from __future__ import annotations
@@ -128,7 +125,7 @@ class LocalSearchIndex:
     def flush(self) -> None:
         """Save every loaded workspace with unsaved changes."""
         with self._lock:
-            for ws in self._workspaces.values():
+            for ws in list(self._workspaces.values()):
                 self._save(ws)
 
     def close(self) -> None:
@@ -222,11 +219,23 @@ class LocalSearchIndex:
     def _save(self, ws: WorkspaceEngines) -> None:
         if ws.dirty_since is None:
             return
+        if self._changed_elsewhere() or self._workspaces.get(ws.workspace_id) is not ws:
+            return  # these engines miss another process's writes: never save them as current
         ws.save()
         self._store.prune_deleted(ws.workspace_id, ws.seq)
         self._unsaved[ws.workspace_id] = 0
 
+    def _changed_elsewhere(self) -> bool:
+        """Another process committed to index.db: drop the engines, to reopen and replay."""
+        if changed := self._store.changed_elsewhere():
+            for ws in self._workspaces.values():
+                ws.close()
+            self._workspaces.clear()
+            self._unsaved.clear()
+        return changed
+
     def _loaded_or_none(self, workspace_id: str) -> WorkspaceEngines | None:
+        self._changed_elsewhere()
         if workspace_id in self._workspaces:
             return self._workspaces[workspace_id]
         if self._store.count(workspace_id) == 0:
@@ -234,6 +243,7 @@ class LocalSearchIndex:
         return self._load(workspace_id)
 
     def _load(self, workspace_id: str) -> WorkspaceEngines:
+        self._changed_elsewhere()
         ws = self._workspaces.get(workspace_id)
         if ws is not None:
             return ws
