@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from bunko.domain import Chunk, Document, Revision, Workspace
-from bunko.errors import ConflictError, NotFoundError
+from bunko.errors import ConflictError, NotFoundError, StaleError
 from bunko.ports import IndexEntry, IndexHit, IngestJob, SearchFilter
 
 
@@ -41,9 +41,12 @@ class FakeMetadataStore:
             raise ConflictError(f"document {document.path} exists")
         self.documents[document.id] = _copy(document)
 
-    def save_document(self, document: Document) -> None:
-        if document.id not in self.documents:
+    def save_document(self, document: Document, *, if_revision: int | None = None) -> None:
+        stored = self.documents.get(document.id)
+        if stored is None:
             raise NotFoundError(document.id)
+        if if_revision is not None and stored.revision != if_revision:
+            raise StaleError(f"{document.id} is at revision {stored.revision}")
         self.documents[document.id] = _copy(document)
 
     def get_document(self, workspace_id: str, document_id: str) -> Document | None:

@@ -12,6 +12,7 @@ from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import IndexEntry, IngestJob
 from bunko.services.ingest import IngestDefaults, IngestService, normalise_path
+from bunko.services.upload_policy import UploadPolicy
 from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchIndex
 
 WS = "ws-1"
@@ -30,7 +31,8 @@ class World:
             blobs=self.blobs,
             index=self.index,
             queue=self.queue,
-            defaults=IngestDefaults(chunk_size=500, chunk_overlap=50, max_file_bytes=100),
+            defaults=IngestDefaults(chunk_size=500, chunk_overlap=50),
+            policy=UploadPolicy(max_file_bytes=100),
         )
 
 
