@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace, new_id, utcnow
-from bunko.errors import ConflictError, NotFoundError
+from bunko.errors import ConflictError, NotFoundError, StaleError
 
 WS = "11111111-1111-4111-8111-111111111111"
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -91,6 +91,21 @@ def test_save_document_updates_status_and_revision(metadata_store):
 def test_save_unknown_document_raises(metadata_store):
     with pytest.raises(NotFoundError):
         metadata_store.save_document(make_doc())
+    with pytest.raises(NotFoundError):
+        metadata_store.save_document(make_doc(), if_revision=1)
+
+
+def test_a_conditional_save_lands_only_on_the_revision_it_read(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    newer = metadata_store.get_document(WS, doc.id)
+    newer.revision = 2
+    metadata_store.save_document(newer, if_revision=1)
+    doc.status = DocumentStatus.COMPLETED  # a worker still holding revision 1
+    with pytest.raises(StaleError):
+        metadata_store.save_document(doc, if_revision=1)
+    got = metadata_store.get_document(WS, doc.id)
+    assert (got.revision, got.status) == (2, DocumentStatus.PENDING)
 
 
 def test_other_workspace_cannot_read_or_delete(metadata_store):
