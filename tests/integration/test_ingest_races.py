@@ -8,9 +8,13 @@ import hashlib
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
+from bunko.errors import NotFoundError
 from bunko.ports import IndexEntry, IngestJob
+from bunko.services.ingest import IngestService, original_key
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.search import SearchOptions
 
@@ -156,5 +160,44 @@ def test_concurrent_writers_to_one_path_each_get_a_revision(tmp_path):
         doc = services.metadata.get_document(WS, doc.id)
         assert (doc.revision, doc.status) == (9, DocumentStatus.COMPLETED)
         assert services.metadata.count_chunks(WS) == services.index.count(WS) == 1
+    finally:
+        services.close()
+
+
+class DeletingBlobs:
+    """The real blob store, with `before(key)` run just before an original is written."""
+
+    def __init__(self, blobs, before: Callable[[str], None]) -> None:
+        self._blobs, self._before = blobs, before
+
+    def put(self, key: str, data: bytes, **kwargs) -> None:
+        self._before(key)
+        self._blobs.put(key, data, **kwargs)
+
+    def __getattr__(self, name: str):
+        return getattr(self._blobs, name)
+
+
+def test_a_replace_racing_a_delete_is_not_found_and_leaves_nothing(tmp_path):
+    services, queue = _services(tmp_path)
+    try:
+        doc = services.ingest.submit_file(WS, path="r.txt", data=b"first text")
+
+        def delete_first(key: str) -> None:
+            if key == original_key(WS, doc.id, 2):
+                services.ingest.delete_document(WS, doc.id)
+
+        ingest = IngestService(
+            metadata=services.metadata,
+            blobs=DeletingBlobs(services.blobs, delete_first),
+            index=services.index,
+            queue=queue,
+            defaults=services.ingest.defaults,
+            policy=services.ingest.policy,
+        )
+        with pytest.raises(NotFoundError):
+            ingest.replace_file(WS, doc.id, data=b"second text")
+        assert services.metadata.get_document(WS, doc.id) is None
+        assert not services.blobs.exists(original_key(WS, doc.id, 2))
     finally:
         services.close()

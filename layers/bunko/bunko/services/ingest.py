@@ -211,19 +211,17 @@ class IngestService:
             self.metadata.add_document(doc)
         else:
             self.metadata.save_document(doc, if_revision=previous)
+        revision = Revision(
+            document_id=doc.id, workspace_id=workspace_id, revision=doc.revision,
+            content_hash=digest, blob_key=key, size=len(data), created_at=now,
+            text_key=text_key(workspace_id, doc.id, doc.revision),
+        )  # fmt: skip
         self.blobs.put(key, data, content_type=mime)
-        self.metadata.add_revision(
-            Revision(
-                document_id=doc.id,
-                workspace_id=workspace_id,
-                revision=doc.revision,
-                content_hash=digest,
-                blob_key=key,
-                text_key=text_key(workspace_id, doc.id, doc.revision),
-                size=len(data),
-                created_at=now,
-            )
-        )
+        try:
+            self.metadata.add_revision(revision)
+        except NotFoundError:  # deleted while this was written: leave no original behind
+            self.blobs.delete_prefix(f"originals/{workspace_id}/{doc.id}/")
+            raise
         return self._queue(doc, save=False)
 
     def submit_text(

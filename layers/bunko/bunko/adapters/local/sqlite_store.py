@@ -157,12 +157,15 @@ class SqliteMetadataStore(SqliteChunkStore):
         values = list(astuple(revision))
         values[REV_COLUMNS.index("created_at")] = revision.created_at.isoformat()
         placeholders = ", ".join("?" for _ in REV_COLUMNS)
-        with self.db.transaction() as conn:
-            conn.execute(
-                f"INSERT OR REPLACE INTO revisions ({', '.join(REV_COLUMNS)}) "
-                f"VALUES ({placeholders})",
-                values,
-            )
+        try:
+            with self.db.transaction() as conn:
+                conn.execute(
+                    f"INSERT OR REPLACE INTO revisions ({', '.join(REV_COLUMNS)}) "
+                    f"VALUES ({placeholders})",
+                    values,
+                )
+        except sqlite3.IntegrityError as exc:  # the document was deleted meanwhile
+            raise NotFoundError(f"document {revision.document_id} not found") from exc
 
     def get_revision(self, workspace_id: str, document_id: str, revision: int) -> Revision | None:
         row = (
