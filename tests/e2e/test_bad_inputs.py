@@ -98,7 +98,7 @@ def test_hard_files_end_completed_or_failed_with_a_reason(world, case):
     name, make, reason = CASES[case]
     response = upload(user, name, make())
     assert response.status_code == 201, response.text
-    done = wait_until_done(user.client, response.json()["id"], timeout=120)
+    done = wait_until_done(user.client, response.json()["id"], timeout=300)  # shared CPUs
     if done["status"] == "failed" or reason:
         assert done["status"] == "failed" and done["error"], done
         assert reason is None or reason in done["error"]
