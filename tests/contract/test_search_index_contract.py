@@ -302,6 +302,31 @@ def test_keyword_scores_are_positive_and_best_first(search_index):
     assert hits[0].score > hits[1].score > 0
 
 
+def test_keyword_weight_is_the_idf_mass_of_the_query(search_index):
+    """BM25 / keyword_weight is an absolute coverage: a hit holding every query term once
+    scores about 1, one holding a rare half of the query scores well below, and a word no
+    chunk holds weighs most (so nonsense dilutes coverage instead of vanishing)."""
+    search_index.put(
+        entry("both", "orchid greenhouse"),
+        entry("rare", "orchid"),
+        *[entry(f"f{i}", f"greenhouse filler {i}") for i in range(8)],
+    )
+    weight = search_index.index.keyword_weight("orchid greenhouse", ALL)
+    assert weight > 0
+    scores = {
+        h.chunk_id: h.score for h in search_index.index.keyword_search("orchid greenhouse", ALL, 20)
+    }
+    assert 0.6 < scores["both"] / weight <= 1.5
+    assert scores["f0"] / weight < 0.35  # the common half of the query only
+    nonsense = search_index.index.keyword_weight("orchid zzqxjv", ALL)
+    assert nonsense > search_index.index.keyword_weight("orchid", ALL)
+    assert search_index.index.keyword_weight("zzqxjv", ALL) > search_index.index.keyword_weight(
+        "greenhouse", ALL
+    )
+    assert search_index.index.keyword_weight("", ALL) == 0.0
+    assert search_index.index.keyword_weight("orchid", SearchFilter(workspace_id=OTHER_WS)) >= 0
+
+
 def test_vector_scores_are_cosine_best_first(search_index):
     search_index.needs_knn()
     search_index.put(

@@ -56,6 +56,12 @@ class SearchIndex(Protocol):
     def vector_search(
         self, vector: Sequence[float], filters: SearchFilter, limit: int
     ) -> list[IndexHit]: ...
+    def keyword_weight(self, query: str, filters: SearchFilter) -> float:
+        """Σ idf over the query's analysed terms with this engine's own statistics (the BM25
+        an average-length chunk holding each term once would score; a term in no chunk gets
+        the largest idf). A keyword hit's score divided by it is an absolute query-term
+        coverage, comparable across queries and corpora; 0.0 when the query has no terms."""
+
     def hybrid_search(
         self, query: str, vector: Sequence[float] | None, filters: SearchFilter, limit: int
     ) -> tuple[list[IndexHit], list[IndexHit]]:

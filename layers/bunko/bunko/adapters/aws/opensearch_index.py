@@ -206,6 +206,32 @@ class OpenSearchServerlessIndex:
             results[kind] = _hits(response, vector=kind == "vector")
         return results["keyword"], results["vector"]
 
+    def keyword_weight(self, query: str, filters: SearchFilter) -> float:
+        """Σ idf of the query's terms as each keyword field analyses them (the fields' BM25
+        scores add up in the keyword query, so their weights do too)."""
+        if not query.strip():
+            return 0.0
+        try:
+            terms = [
+                (field, token["token"])
+                for field in q.KEYWORD_FIELDS
+                for token in self.client.indices.analyze(
+                    index=self.index_name, body={"field": field, "text": query}
+                ).get("tokens", [])
+            ]
+        except OpenSearchNotFound:
+            return 0.0
+        if not terms:
+            return 0.0
+        body = q.term_count_bodies(terms)
+        responses = self.client.msearch(index=self.index_name, body=body)["responses"]
+        counts = []
+        for response in responses:
+            if "error" in response:
+                raise SearchBackendError(f"term statistics failed: {response['error']}")
+            counts.append(int(response["hits"]["total"]["value"]))
+        return q.idf_sum(counts[0], counts[1:])
+
     def count(self, workspace_id: str | None = None) -> int:
         body = {"query": {"term": {"workspace_id": workspace_id}}} if workspace_id else None
         try:

@@ -6,6 +6,7 @@ against the documented shape, and the rest runs for real.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +15,10 @@ from bunko.ports import SearchFilter
 VECTOR_FIELD = "vector"
 TEXT_FIELD = "text"
 SOURCE_FIELDS = ["chunk_id", "document_id"]
+# The fields a keyword query scores (multi_match most_fields sums their BM25).
+KEYWORD_FIELDS = (TEXT_FIELD, f"{TEXT_FIELD}.std")
+# Lucene's BM25 (OpenSearch 2.x): idf · tf / (tf + k1 · (1 - b + b · dl / avgdl)), k1 = 1.2.
+BM25_K1 = 1.2
 # HNSW build parameters: the OpenSearch defaults, written down so the mapping is explicit.
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 128
@@ -91,7 +96,7 @@ def keyword_body(query: str, filters: SearchFilter, limit: int) -> dict[str, Any
                     {
                         "multi_match": {
                             "query": query,
-                            "fields": [TEXT_FIELD, f"{TEXT_FIELD}.std"],
+                            "fields": list(KEYWORD_FIELDS),
                             "type": "most_fields",
                         }
                     }
@@ -137,3 +142,21 @@ def match_body(clauses: list[dict[str, Any]], *, size: int, after: list | None) 
     if after:
         body["search_after"] = after
     return body
+
+
+def term_count_bodies(terms: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+    """`_msearch` lines counting the entries holding each analysed (field, term), after one
+    line counting every entry: the document frequencies behind the engine's own idf (index
+    wide, as Lucene's BM25 computes it, so the ratio to a BM25 score is consistent)."""
+    lines: list[dict[str, Any]] = []
+    queries = [{"match_all": {}}, *({"term": {field: term}} for field, term in terms)]
+    for query in queries:
+        lines += [{}, {"size": 0, "track_total_hits": True, "query": query}]
+    return lines
+
+
+def idf_sum(total: int, frequencies: Sequence[int]) -> float:
+    """Σ idf · 1/(1 + k1): the BM25 an average-length entry holding each term once scores."""
+    return sum(
+        math.log(1.0 + (total - df + 0.5) / (df + 0.5)) / (1.0 + BM25_K1) for df in frequencies
+    )

@@ -156,6 +156,24 @@ class KeywordIndex:
         order = candidates[np.argsort(-scores[candidates], kind="stable")]
         return [(int(s), float(scores[s])) for s in order]
 
+    def query_weight(self, terms: list[QueryTerm], live: np.ndarray) -> float:
+        """Σ idf over the query's terms: the BM25 score of an average-length chunk holding
+        each term once. A term in no chunk gets the largest idf, so an unknown word weighs
+        most. Dividing a hit's BM25 by this gives an absolute, IDF-weighted query-term
+        coverage (services/calibration.py). df is counted as `search` counts it."""
+        df = np.zeros(len(terms))
+        units, gids = self._query_pairs(terms)
+        if len(gids):
+            parts = [segs.gather(seg, units, gids) for seg in self.segments]
+            parts.append(self._gather_pending(units, gids))
+            unit, slot = (np.concatenate([p[i] for p in parts]) for i in range(2))
+            if len(slot):  # a chunk counts once per query term (expanded terms too)
+                n_slots = len(self._lengths)
+                unit, slot = np.divmod(np.unique(unit * n_slots + slot), n_slots)
+                df = np.bincount(unit, weights=live[slot].astype(np.float64), minlength=len(terms))
+        n = self.live_docs
+        return float(np.log1p((n - df + 0.5) / (df + 0.5)).sum())
+
     def _query_pairs(self, terms: list[QueryTerm]) -> tuple[np.ndarray, np.ndarray]:
         """(query unit, term id) pairs: one per plain term, one per expanded term's match."""
         units: list[int] = []

@@ -31,7 +31,7 @@ from bunko.adapters.local.index_store import IndexStore, NewRow
 from bunko.adapters.local.keyword_analysis import index_terms, query_terms
 from bunko.adapters.local.unit_vectors import unit_rows, unit_vector
 from bunko.adapters.local.workspace_engines import Added, WorkspaceEngines
-from bunko.adapters.local.workspace_loading import open_snapshot, rebuild
+from bunko.adapters.local.workspace_loading import analyzer_changed, open_snapshot, rebuild
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 
@@ -146,6 +146,13 @@ class LocalSearchIndex:
         with self._lock:
             ws = self._loaded_or_none(filters.workspace_id)
             return [] if ws is None else ws.keyword_search(terms, filters, limit)
+
+    def keyword_weight(self, query: str, filters: SearchFilter) -> float:
+        """Σ idf of the query's terms in this workspace (see KeywordIndex.query_weight)."""
+        with self._lock:
+            ws = self._loaded_or_none(filters.workspace_id)
+            terms = query_terms(query or "")
+            return ws.keyword_weight(terms) if ws is not None and terms else 0.0
 
     def vector_search(
         self, vector: Sequence[float], filters: SearchFilter, limit: int
@@ -286,15 +293,6 @@ class LocalSearchIndex:
         return self.directory / "workspaces" / digest
 
     def _check_analyzer(self) -> None:
-        version = self._store.get_meta("analyzer")
-        if version == ANALYZER_VERSION:
-            return
-        if version is not None:
-            log.warning(
-                "keyword analysis changed (v%s → v%s): the index is emptied and "
-                "must be rebuilt (bunko reindex)",
-                version,
-                ANALYZER_VERSION,
-            )
-            self.clear()
+        if analyzer_changed(self._store.get_meta("analyzer"), ANALYZER_VERSION):
+            self.clear()  # stored terms of another analysis are unusable
         self._store.set_meta("analyzer", ANALYZER_VERSION)

@@ -105,6 +105,9 @@ class WorkspaceEngines:
         hits = self.keyword.search(terms, live, limit, allowed)
         return [self.hit(slot, score) for slot, score in hits]
 
+    def keyword_weight(self, terms: list[QueryTerm]) -> float:
+        return self.keyword.query_weight(terms, self.columns.live_mask())
+
     def vector_search(self, query: np.ndarray, filters: SearchFilter, limit: int) -> list[IndexHit]:
         if self.vectors is None:
             return []

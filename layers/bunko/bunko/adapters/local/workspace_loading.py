@@ -60,3 +60,16 @@ def add_rows(
             count, batch = count + len(batch), []
     ws.add(batch, dimension, drain=drain)
     return count + len(batch)
+
+
+def analyzer_changed(stored: str | None, current: str) -> bool:
+    """True (and logged) when the index holds terms of another keyword analysis."""
+    if stored is None or stored == current:
+        return False
+    log.warning(
+        "keyword analysis changed (v%s → v%s): the index is emptied and must be rebuilt "
+        "(bunko reindex)",
+        stored,
+        current,
+    )
+    return True
