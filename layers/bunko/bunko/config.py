@@ -59,7 +59,13 @@ class Settings(BaseSettings):
     mcp_authorization_servers: list[str] = Field(default_factory=list)
 
     # models
-    embedder: Literal["use", "lsa", "e5", "none"] = "use"
+    embedder: Literal["use", "lsa", "e5", "openai", "none"] = "use"
+    # embedder=openai: any OpenAI-compatible /v1/embeddings endpoint
+    openai_base_url: str | None = None
+    openai_api_key: SecretStr | None = None
+    openai_embedding_model: str | None = None
+    openai_embedding_dimensions: int | None = Field(default=None, ge=1, le=16384)
+    openai_input_types: bool = False  # send input_type query/passage (asymmetric models)
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
     # USE's BLAS threads; None is one per CPU. 1 is faster on a machine whose cores are busy.
     embed_threads: int | None = Field(default=None, ge=1, le=256)

