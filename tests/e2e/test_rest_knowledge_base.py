@@ -43,10 +43,6 @@ def test_each_supported_type_reaches_completed(rest, kind):
 
 def test_upload_options_are_applied_and_returned(rest):
     user = rest.new_user()
-    embedding = user.client.post(
-        "/model-configs",
-        json={"name": "e", "provider": "local", "modelId": "use", "type": "embedding"},
-    ).json()
     long_text = " ".join(f"Sentence number {i} about lighthouses." for i in range(200))
     record = upload(
         user.client,
@@ -55,13 +51,47 @@ def test_upload_options_are_applied_and_returned(rest):
         "text/plain",
         chunkSize="300",
         chunkOverlap="30",
-        embeddingModelId=embedding["id"],
         mode="precise",
     ).json()
     assert record["chunkSize"] == 300 and record["chunkOverlap"] == 30
-    assert record["mode"] == "precise" and record["embeddingModelId"] == embedding["id"]
+    assert record["mode"] == "precise" and record["embeddingModelId"] is None
     done = wait_until_done(user.client, record["id"])
     assert done["chunkCount"] > len(long_text) // 300
+
+
+def test_an_embedding_model_other_than_the_knowledge_bases_is_refused(rest):
+    # This server is keyword-only: no embedding config can be honoured, and nothing is stored.
+    user = rest.new_user()
+    other = user.client.post(
+        "/model-configs",
+        json={
+            "name": "ada",
+            "provider": "openai",
+            "modelId": "text-embedding-3-small",
+            "type": "embedding",
+        },
+    ).json()
+    response = upload(
+        user.client, "a.txt", b"some text", "text/plain", embeddingModelId=other["id"]
+    )
+    message = assert_error(response, 400)["message"]
+    assert "embeddingModelId" in message and "cannot be honoured" in message
+    assert user.client.get("/knowledge-bases").json() == []
+
+
+def test_the_knowledge_bases_own_model_is_honoured(tmp_path):
+    with serve(tmp_path / "data", embedder="lsa") as lsa:
+        user = lsa.new_user()
+        config = user.client.post(
+            "/model-configs",
+            json={"name": "mine", "provider": "local", "modelId": "lsa", "type": "embedding"},
+        ).json()
+        record = upload(
+            user.client, "a.txt", TEXT.encode(), "text/plain", embeddingModelId=config["id"]
+        )
+        assert record.status_code == 201, record.text
+        assert record.json()["embeddingModelId"] == config["id"]
+        assert wait_until_done(user.client, record.json()["id"])["status"] == "completed"
 
 
 @pytest.mark.parametrize(

@@ -59,6 +59,17 @@ def build_auth(
     )
 
 
+def _embedding_model_names(settings: Settings, adapters: Adapters) -> frozenset[str]:
+    """The names an upload's embeddingModelId config may give the active model by."""
+    embedder = adapters.embedder
+    if embedder is None:
+        return frozenset()
+    names = {embedder.name, getattr(embedder, "model", None), getattr(embedder, "model_id", None)}
+    if settings.backend == "local":
+        names.add(settings.embedder)  # "use", "e5", ...
+    return frozenset(n for n in names if isinstance(n, str) and n)
+
+
 def build_account_services(
     settings: Settings, adapters: Adapters, account: AccountAdapters, *, ingest: IngestService
 ) -> AccountServices:
@@ -70,6 +81,7 @@ def build_account_services(
         ingest=ingest,
         model_configs=stores.model_configs,
         options=stores.settings,
+        embedding_models=_embedding_model_names(settings, adapters),
     )
     workspace_settings = WorkspaceSettingsService(
         stores.settings, min_score=settings.min_score, limit=settings.search_limit

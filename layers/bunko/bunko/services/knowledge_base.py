@@ -42,12 +42,16 @@ class KnowledgeBaseService:
         ingest: IngestService,
         model_configs: ModelConfigStore,
         options: SettingsStore,
+        embedding_models: frozenset[str] = frozenset(),
     ) -> None:
+        """`embedding_models`: the names of the model this deployment embeds with (its
+        BUNKO_EMBEDDER kind, the embedder's name and model id); empty when keyword-only."""
         self.ingest = ingest
         self.policy = ingest.policy
         self.metadata = ingest.metadata
         self.model_configs = model_configs
         self.options = options
+        self.embedding_models = embedding_models
 
     def upload(
         self,
@@ -70,6 +74,20 @@ class KnowledgeBaseService:
             if config is None or config.type != "embedding":
                 raise ValidationError(
                     f"embeddingModelId: no embedding model config {options.embedding_model_id!r}"
+                )
+            if config.model_id not in self.embedding_models:
+                # A workspace's index holds one model's vectors (a query is embedded once),
+                # so a document embedded by another model could never be found by its
+                # vectors: refuse rather than silently embed with the active model.
+                active = min(self.embedding_models, key=len) if self.embedding_models else None
+                raise ValidationError(
+                    f"embeddingModelId: {config.name!r} ({config.model_id}) cannot be honoured: "
+                    + (
+                        f"this knowledge base embeds every document with {active!r}"
+                        if active
+                        else "this knowledge base has no embedding model (keyword search only)"
+                    )
+                    + "; omit embeddingModelId or name a config of that model"
                 )
         mime = resolve_mime(name, data, content_type)
         chunking = {"chunk_size": options.chunk_size, "chunk_overlap": options.chunk_overlap}
