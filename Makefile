@@ -6,9 +6,10 @@ STAMP := $(VENV)/.installed
 EXTRAS ?= local,e5,aws,cdk,dev
 
 # System packages the tests use: LibreOffice for /libreoffice/convert (util-linux and mount
-# for its sandbox: unshare, setpriv, mount), a Japanese font for Japanese PDFs. Installed
-# with apt-get when missing (as root, or with sudo).
-SYSTEM_PACKAGES := libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui fonts-ipaexfont-gothic util-linux mount
+# for its sandbox: unshare, setpriv, mount), a Japanese font for Japanese PDFs, Tesseract
+# with Japanese and English data for precise-mode OCR. Installed with apt-get when missing
+# (as root, or with sudo).
+SYSTEM_PACKAGES := libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui fonts-ipaexfont-gothic util-linux mount tesseract-ocr tesseract-ocr-jpn tesseract-ocr-eng
 
 .PHONY: install system run test lint format eval bench bench-aws synth clean
 

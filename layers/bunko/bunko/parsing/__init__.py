@@ -67,9 +67,12 @@ def resolve_mime(filename: str, data: bytes | None = None, mime: str | None = No
     return declared if declared in _PARSERS else guess_mime(filename, data)
 
 
-def parse(data: bytes, *, filename: str, mime: str | None = None) -> ParsedDocument:
+def parse(
+    data: bytes, *, filename: str, mime: str | None = None, mode: str = "fast"
+) -> ParsedDocument:
     """Extract the text of a file. ``mime`` (a Content-Type, parameters allowed) wins over
     the extension when Bunko supports it; a charset parameter is tried first for text.
+    ``mode`` "precise" also OCRs PDF pages that are images.
     """
     resolved = resolve_mime(filename, data, mime)
     parser = _PARSERS.get(resolved)
@@ -78,6 +81,10 @@ def parse(data: bytes, *, filename: str, mime: str | None = None) -> ParsedDocum
     if not data:
         raise ParseError("empty file")
     try:
+        if resolved == m.PDF:  # the one parser with a mode (imported lazily, as all are)
+            from bunko.parsing.pdf import parse_pdf
+
+            return parse_pdf(data, precise=mode == "precise")
         return parser(data, m.charset_of(mime))
     except BunkoError:
         raise

@@ -13,7 +13,15 @@ from bunko.parsing.document import ParsedDocument, from_pages, invalid
 log = logging.getLogger(__name__)
 
 
-def parse_pdf(data: bytes) -> ParsedDocument:
+# The fast-mode error for a PDF of page images; the vision advisor keys on "no text".
+NO_TEXT = (
+    "no text found in the PDF file: its pages are images (a scan). Upload it again with "
+    "mode=precise to read them with OCR"
+)
+
+
+def parse_pdf(data: bytes, *, precise: bool = False) -> ParsedDocument:
+    """Each page's text layer; with `precise`, pages without one are OCR'd (parsing/ocr)."""
     if b"%PDF-" not in data[:1024]:
         raise invalid("PDF", "no %PDF header")
     try:
@@ -36,10 +44,15 @@ def parse_pdf(data: bytes) -> ParsedDocument:
             log.warning("pdf page %d unreadable: %s", number, exc)
     if failed == count and count:
         raise invalid("PDF", "no page could be read")
+    if precise:
+        from bunko.parsing.ocr import ocr_pdf_pages
+
+        blank = [number for number, text in texts if not text.strip()]
+        if blank:
+            read = ocr_pdf_pages(data, blank)
+            texts = [(number, read.get(number, text)) for number, text in texts]
     if not any(text.strip() for _, text in texts):
-        raise ParseError(
-            "no text found in the PDF file (scanned pages are images and need OCR first)"
-        )
+        raise ParseError(NO_TEXT if not precise else "no text found in the PDF file, even by OCR")
     return from_pages(texts, "PDF")
 
 

@@ -11,6 +11,8 @@ class IngestJob:
     workspace_id: str
     document_id: str
     revision: int
+    # "precise" also reads page images (OCR); "fast" extracts the text a file carries.
+    mode: str = "fast"
 
 
 class IngestQueue(Protocol):

@@ -78,10 +78,12 @@ class IngestService:
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
         source: str = "api",
+        mode: str = "fast",
     ) -> Document:
         """Store the file at `path` and queue it; returns the document (status pending, or as
         it was when nothing changed). An existing path gets a new revision; the same bytes
-        again change nothing (re-delivery is idempotent)."""
+        again change nothing (re-delivery is idempotent), except in mode "precise", which
+        also OCRs page images and so always reads the file again."""
         path = self.policy.path(path)
         self.policy.size(len(data), what=posixpath.basename(path))
         for _ in range(_ATTEMPTS):
@@ -89,6 +91,7 @@ class IngestService:
                 return self._submit(
                     workspace_id, path=path, data=data, mime=mime, category=category,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
+                    mode=mode,
                 )  # fmt: skip
             except (StaleError, ConflictError):
                 continue  # another writer took this path or revision first: read again
@@ -104,6 +107,7 @@ class IngestService:
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
         source: str = "upload",
+        mode: str = "fast",
     ) -> Document:
         """An uploaded file is a new document, even when another file has its name: it takes
         the first free path of `name`, `name (2)`, ...; the same bytes under the same name
@@ -122,7 +126,7 @@ class IngestService:
                 return self._submit(
                     workspace_id, path=path, data=data, mime=mime, category=None,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
-                    name=name,
+                    name=name, mode=mode,
                 )  # fmt: skip
             except (StaleError, ConflictError):
                 attempts += 1  # another upload took this path meanwhile: look at it again
@@ -139,6 +143,7 @@ class IngestService:
         mime: str | None = None,
         chunk_size: int | None = None,
         chunk_overlap: int | None = None,
+        mode: str = "fast",
     ) -> Document:
         """New bytes for an existing document (by id): a new revision at the same path."""
         doc = self.metadata.get_document(workspace_id, document_id)
@@ -146,7 +151,7 @@ class IngestService:
             raise NotFoundError(f"document {document_id} not found")
         return self.submit_file(
             workspace_id, path=doc.path, data=data, mime=mime, category=doc.category,
-            chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=doc.source,
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=doc.source, mode=mode,
         )  # fmt: skip
 
     def _submit(
@@ -161,6 +166,7 @@ class IngestService:
         chunk_overlap: int | None,
         source: str,
         name: str | None = None,
+        mode: str = "fast",
     ) -> Document:
         """`name`: the file's own name when the path was numbered to keep it distinct."""
         size = chunk_size or self.defaults.chunk_size
@@ -179,13 +185,13 @@ class IngestService:
                 overlap,
                 category,
             )
-            if settings_same and doc.status is DocumentStatus.COMPLETED:
+            if settings_same and doc.status is DocumentStatus.COMPLETED and mode == "fast":
                 return doc  # identical re-delivery: nothing to do
             # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
             # work a dead process left pending or indexing: index the same revision again
             # (chunk ids are per revision, so this writes the same rows, never new ones).
             doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
-            return self._queue(doc, if_revision=doc.revision)
+            return self._queue(doc, if_revision=doc.revision, mode=mode)
 
         if self.quota is not None:
             self.quota.admit(
@@ -222,7 +228,7 @@ class IngestService:
         except NotFoundError:  # deleted while this was written: leave no original behind
             self.blobs.delete_prefix(f"originals/{workspace_id}/{doc.id}/")
             raise
-        return self._queue(doc, save=False)
+        return self._queue(doc, save=False, mode=mode)
 
     def submit_text(
         self,
@@ -247,13 +253,20 @@ class IngestService:
         )
 
     def _queue(
-        self, doc: Document, *, save: bool = True, if_revision: int | None = None
+        self,
+        doc: Document,
+        *,
+        save: bool = True,
+        if_revision: int | None = None,
+        mode: str = "fast",
     ) -> Document:
         doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, utcnow()
         if save:
             self.metadata.save_document(doc, if_revision=if_revision)
         self.queue.enqueue(
-            IngestJob(workspace_id=doc.workspace_id, document_id=doc.id, revision=doc.revision)
+            IngestJob(
+                workspace_id=doc.workspace_id, document_id=doc.id, revision=doc.revision, mode=mode
+            )
         )
         return doc
 

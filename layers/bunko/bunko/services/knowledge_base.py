@@ -94,10 +94,12 @@ class KnowledgeBaseService:
         if options.replace_id is not None:
             doc = self.ingest.replace_file(
                 workspace_id, self.get(workspace_id, options.replace_id).id,
-                data=data, mime=mime, **chunking,
+                data=data, mime=mime, mode=options.mode, **chunking,
             )  # fmt: skip
         else:
-            doc = self.ingest.submit_new(workspace_id, name=name, data=data, mime=mime, **chunking)
+            doc = self.ingest.submit_new(
+                workspace_id, name=name, data=data, mime=mime, mode=options.mode, **chunking
+            )
         self.options.put_settings(
             OPTIONS_SCOPE,
             doc.id,

@@ -68,7 +68,7 @@ class IndexingPipeline:
             if doc.status is DocumentStatus.COMPLETED:
                 continue  # a re-delivered job for work already done
             try:
-                prepared.append(_Prepared(doc, self._prepare(doc)))
+                prepared.append(_Prepared(doc, self._prepare(doc, job.mode)))
             except _GONE:
                 continue  # deleted or replaced meanwhile: the newer state's job does the rest
             except BunkoError as exc:
@@ -117,10 +117,12 @@ class IndexingPipeline:
         if written:
             self.index.delete_chunks(doc.workspace_id, written)
 
-    def _prepare(self, doc: Document) -> list[Chunk]:
+    def _prepare(self, doc: Document, mode: str = "fast") -> list[Chunk]:
         doc.status, doc.updated_at = DocumentStatus.INDEXING, utcnow()
         self.metadata.save_document(doc, if_revision=doc.revision)
-        parsed = parse(self.blobs.get(doc.blob_key or ""), filename=doc.name, mime=doc.mime)
+        parsed = parse(
+            self.blobs.get(doc.blob_key or ""), filename=doc.name, mime=doc.mime, mode=mode
+        )
         self.blobs.put(
             text_key(doc.workspace_id, doc.id, doc.revision),
             parsed.text.encode("utf-8"),

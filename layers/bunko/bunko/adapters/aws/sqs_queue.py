@@ -21,6 +21,7 @@ def job_message(job: IngestJob) -> str:
             "workspace_id": job.workspace_id,
             "document_id": job.document_id,
             "revision": job.revision,
+            "mode": job.mode,
         }
     )
 
@@ -33,6 +34,7 @@ def parse_job(body: dict[str, Any]) -> IngestJob | None:
         workspace_id=str(body["workspace_id"]),
         document_id=str(body["document_id"]),
         revision=int(body["revision"]),
+        mode="precise" if body.get("mode") == "precise" else "fast",
     )
 
 
