@@ -5,6 +5,10 @@ scores, so local and cloud engines rank alike and `similarity` always means the 
 
 - vector_score: cosine similarity clipped to [0, 1] (vectors are L2-normalised).
 - text_score:   BM25 divided by the best BM25 of the query's candidates (so in [0, 1]).
+- coverage:     BM25 divided by the query's keyword weight (the engine's Σ idf of its terms),
+                clipped to [0, 1]: an absolute, IDF-weighted query-term coverage. With the
+                cosine it feeds the calibrated `similarity` (services/calibration.py); the
+                rank-relative scores above only rank.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ class FusedHit:
     score: float
     vector_score: float
     text_score: float
+    coverage: float = 0.0
 
 
 def _component_scores(
@@ -35,6 +40,10 @@ def _component_scores(
     vec = {h.chunk_id: min(1.0, max(0.0, h.score)) for h in vector}
     documents = {h.chunk_id: h.document_id for h in (*keyword, *vector)}
     return text, vec, documents
+
+
+def _coverage(score: float, weight: float) -> float:
+    return min(1.0, max(0.0, score / weight)) if weight > 0 else 0.0
 
 
 def _minmax(scores: dict[str, float]) -> dict[str, float]:
@@ -57,6 +66,7 @@ def fuse(
     *,
     method: str = "convex",
     vector_weight: float = 0.3,
+    keyword_weight: float = 0.0,
 ) -> list[FusedHit]:
     """Fuse keyword (BM25) and vector (cosine) hits; best first.
 
@@ -65,10 +75,12 @@ def fuse(
     rrf:     reciprocal rank fusion (k=60), scaled by its maximum 2/(k+1) into [0, 1].
     max:     TelosDB's rule, max(vector_score, text_score).
     keyword / vector: one engine alone.
+    `keyword_weight` (SearchIndex.keyword_weight of the query) turns BM25 into `coverage`.
     """
     if method not in FUSION_METHODS:
         raise ValueError(f"unknown fusion method {method!r}; choose one of {FUSION_METHODS}")
     text, vec, documents = _component_scores(keyword, vector)
+    bm25 = {h.chunk_id: h.score for h in keyword}
     scorer = _SCORERS[method]
     fused = scorer(keyword, vector, text, vec, vector_weight)
     hits = [
@@ -78,6 +90,7 @@ def fuse(
             score=min(1.0, max(0.0, score)),
             vector_score=vec.get(cid, 0.0),
             text_score=text.get(cid, 0.0),
+            coverage=_coverage(bm25.get(cid, 0.0), keyword_weight),
         )
         for cid, score in fused.items()
     ]

@@ -1,8 +1,10 @@
 """SearchService: TelosDB's `search_text`, hybrid and workspace-scoped.
 
-Both engines' hits are fused in the core (`bunko.services.fusion`), then checked against the
-metadata store (DESIGN decision 1): a chunk that is no longer there never comes back, even
-from a stale index.
+Both engines' hits are fused in the core (`bunko.services.fusion`), which ranks them; each
+hit's `similarity` is the calibrated, absolute relevance (`bunko.services.calibration`), and
+`min_score` filters by it here, so REST, MCP and chat refuse alike. Hits are then checked
+against the metadata store (DESIGN decision 1): a chunk that is no longer there never comes
+back, even from a stale index.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import numpy as np
 
 from bunko.domain import Chunk, Document
 from bunko.ports import Embedder, MetadataStore, SearchFilter, SearchIndex
+from bunko.services.calibration import CALIBRATIONS, Calibration, calibration_for
 from bunko.services.fusion import FUSION_METHODS, FusedHit, fuse
 
 log = logging.getLogger(__name__)
@@ -89,6 +92,7 @@ class SearchService:
         limit: int = 5,
         min_score: float = 0.3,
         saved_defaults: SearchDefaults | None = None,
+        calibration: Calibration | None = None,
     ) -> None:
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
@@ -101,6 +105,7 @@ class SearchService:
         self.limit = limit
         self.min_score = min_score
         self.saved_defaults = saved_defaults
+        self.calibration = calibration or calibration_for(embedder.name if embedder else None)
 
     def resolve(self, workspace_id: str, options: SearchOptions) -> SearchOptions:
         """Fill what the caller left out from the workspace's saved settings (else config)."""
@@ -138,14 +143,30 @@ class SearchService:
         keyword_hits, vector_hits = self.index.hybrid_search(
             "" if method == "vector" else query, vector, filters, fetch
         )
-        fused = fuse(keyword_hits, vector_hits, method=method, vector_weight=self.vector_weight)
-        items = self._materialise(workspace_id, fused, options)
+        # The keyword weight only matters when some chunk matched a term.
+        weight = self.index.keyword_weight(query, filters) if keyword_hits else 0.0
+        fused = fuse(
+            keyword_hits,
+            vector_hits,
+            method=method,
+            vector_weight=self.vector_weight,
+            keyword_weight=weight,
+        )
+        # Without a vector engine's answer, cosines are missing, not 0: coverage alone decides.
+        calibration = self.calibration if vector_hits else CALIBRATIONS["keyword"]
+        items = self._materialise(workspace_id, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
 
     def _materialise(
-        self, workspace_id: str, fused: Sequence[FusedHit], options: SearchOptions
+        self,
+        workspace_id: str,
+        fused: Sequence[FusedHit],
+        options: SearchOptions,
+        calibration: Calibration,
     ) -> list[SearchItem]:
-        kept = [h for h in fused if h.score >= options.min_score]
+        # The calibrated relevance, not the rank-relative fusion score, is what min_score cuts.
+        similarity = {h.chunk_id: calibration.similarity(h.vector_score, h.coverage) for h in fused}
+        kept = [h for h in fused if similarity[h.chunk_id] >= options.min_score]
         chunks = {
             c.id: c
             for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in kept])
@@ -179,9 +200,9 @@ class SearchService:
                 mime=doc.mime,
                 category=doc.category,
                 content=chunk.content,
-                similarity=round(hit.score, 6),
+                similarity=round(similarity[hit.chunk_id], 6),
                 vector_score=round(hit.vector_score, 6),
-                text_score=round(hit.text_score, 6),
+                text_score=round(hit.coverage, 6),
                 chunk_index=chunk.index,
                 name=doc.name,
             )
