@@ -21,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bunko.abstention import foreign_queries, random_queries
+from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.bootstrap import build_services
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID

@@ -1,7 +1,8 @@
 """`bunko eval`: retrieval quality on a BEIR-format folder, measured through the real pipeline.
 
 One module per step: `beir` loads the files, `run` ingests the corpus and ranks every query,
-`metrics` scores one ranking, `report` averages the scores and prints them.
+`metrics` scores one ranking, `abstention` checks the default min_score keeps what is
+relevant and refuses what is not, `report` averages the scores and prints them.
 """
 
 from __future__ import annotations

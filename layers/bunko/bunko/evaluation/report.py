@@ -5,6 +5,7 @@ from __future__ import annotations
 import statistics
 from typing import Any
 
+from bunko.evaluation.abstention import format_line as format_abstention
 from bunko.evaluation.metrics import METRIC_NAMES
 
 
@@ -36,7 +37,7 @@ def format_table(report: dict) -> str:
         f"{'method':<16}{'nDCG@10':>9}{'R@100':>8}{'MRR@10':>8}",
     ]
     for name, m in report.items():
-        if name == "meta":
+        if name in ("meta", "abstention"):
             continue
         label = f"default={m['method']}" if name == "default" else name
         lines.append(f"{label:<16}{m['ndcg@10']:>9.4f}{m['recall@100']:>8.4f}{m['mrr@10']:>8.4f}")
@@ -45,4 +46,6 @@ def format_table(report: dict) -> str:
         f"{meta['chunks_per_second']} chunks/s); query p50 {meta['query_p50_ms']} ms, "
         f"p95 {meta['query_p95_ms']} ms"
     )
+    if "abstention" in report:
+        lines.append(format_abstention(report["abstention"]))
     return "\n".join(lines)

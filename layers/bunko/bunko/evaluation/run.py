@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.evaluation import abstention
 from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
@@ -77,6 +78,17 @@ def run_evaluation(
         methods = fusion_methods(settings.vector_weight)
         scores = _rank(services, data, query_ids, methods, path_of, progress=progress)
         latencies = _latencies(services, data, query_ids[:LATENCY_QUERIES])
+        answerable = {
+            q: (data.queries[q], {d for d, r in data.qrels[q].items() if r > 0}) for q in query_ids
+        }
+        abstained = abstention.evaluate(
+            services.search,
+            DEFAULT_WORKSPACE_ID,
+            Path(directory),
+            answerable,
+            path_of,
+            min_score=settings.min_score,
+        )
     meta = {
         "dataset": Path(directory).name,
         "embedder": services.embedder.name if services.embedder else "none",
@@ -89,7 +101,9 @@ def run_evaluation(
         "query_p50_ms": round(latencies[len(latencies) // 2], 2) if latencies else None,
         "query_p95_ms": round(latencies[int(len(latencies) * 0.95)], 2) if latencies else None,
     }
-    return summarise(scores, default_name=default_method(settings), meta=meta)
+    report = summarise(scores, default_name=default_method(settings), meta=meta)
+    report["abstention"] = abstained
+    return report
 
 
 def _index(services: Services, queue: CollectingQueue, data: BeirSet, *, progress: bool) -> dict:
