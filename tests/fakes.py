@@ -192,6 +192,10 @@ class FakeSearchIndex:
         ]
         return sorted((h for h in hits if h.score > 0), key=lambda h: -h.score)[:limit]
 
+    def keyword_weight(self, query: str, filters: SearchFilter) -> float:
+        """Each word weighs 1, as it scores: a hit's coverage is its share of the words."""
+        return float(len(set(query.lower().split())))
+
     def vector_search(
         self, vector: Sequence[float], filters: SearchFilter, limit: int
     ) -> list[IndexHit]:

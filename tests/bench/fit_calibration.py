@@ -21,23 +21,16 @@ from pathlib import Path
 
 import numpy as np
 
-from bunko.evaluation.abstention import foreign_queries, random_queries
+from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.bootstrap import build_services
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation import load_beir
+from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.ports import SearchFilter, TrainableEmbedder
 from bunko.services.fusion import fuse
 
 TOP = 20
-
-
-class CollectingQueue:
-    def __init__(self) -> None:
-        self.jobs = []
-
-    def enqueue(self, job) -> None:
-        self.jobs.append(job)
 
 
 def collect(
@@ -68,8 +61,9 @@ def collect(
         if isinstance(services.embedder, TrainableEmbedder) and not services.embedder.is_fitted:
             services.embedder.fit(list(corpus.values()))
         started = time.perf_counter()
-        for i in range(0, len(queue.jobs), 256):
-            services.pipeline.process(queue.jobs[i : i + 256])
+        jobs = queue.take()
+        for i in range(0, len(jobs), 256):
+            services.pipeline.process(jobs[i : i + 256])
         print(f"indexed {len(corpus)} docs in {time.perf_counter() - started:.0f}s", flush=True)
         filters = SearchFilter(workspace_id=DEFAULT_WORKSPACE_ID)
         records = []

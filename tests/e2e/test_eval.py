@@ -16,7 +16,7 @@ def test_eval_json_report(tmp_path):
     methods = ["keyword", "vector", "max", "rrf"] + [
         f"convex(w={w})" for w in ("0.1", "0.2", "0.3", "0.5", "0.7")
     ]
-    assert list(report) == [*methods, "default", "meta"]
+    assert list(report) == [*methods, "default", "meta", "abstention"]
     meta = report["meta"]
     assert (meta["dataset"], meta["embedder"]) == ("beir_tiny", "none")
     assert (meta["documents"], meta["chunks"], meta["queries"]) == (8, 8, 4)
@@ -25,6 +25,11 @@ def test_eval_json_report(tmp_path):
     assert keyword["mrr@10"] == 1.0  # every query's first hit is a judged-relevant document
     assert 0.5 < keyword["ndcg@10"] <= 1.0 and 0.5 < keyword["recall@100"] <= 1.0
     assert report["default"]["method"] == "convex(w=0.3)"
+    # No sibling set beside beir_tiny: random strings are the unanswerable queries.
+    abstention = report["abstention"]
+    assert abstention["min_score"] == 0.3 and list(abstention["refused_by_source"]) == ["random"]
+    assert abstention["unanswerable_queries"] == 200 and abstention["unanswerable_refused"] >= 0.95
+    assert abstention["answerable_found"] == 4 and abstention["answerable_kept"] == 1.0
 
 
 def test_eval_table(tmp_path):
@@ -33,4 +38,5 @@ def test_eval_table(tmp_path):
     assert lines[0].startswith("dataset beir_tiny  embedder none  8 docs / 8 chunks / 2 queries")
     assert lines[1].split() == ["method", "nDCG@10", "R@100", "MRR@10"]
     assert any(line.startswith("default=convex(w=0.3)") for line in lines)
-    assert lines[-1].startswith("indexing ")
+    assert lines[-2].startswith("indexing ")
+    assert lines[-1].startswith("abstention at min_score 0.3: answerable kept ")
