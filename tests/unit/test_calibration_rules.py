@@ -8,7 +8,13 @@ import pytest
 
 from bunko.config import Settings
 from bunko.evaluation.abstention import foreign_queries, measure, random_queries
-from bunko.services.calibration import CALIBRATIONS, calibration_for
+from bunko.services.calibration import (
+    CALIBRATIONS,
+    VECTOR_ONLY,
+    RawCosine,
+    calibration_for,
+    vector_only_calibration,
+)
 
 DEFAULT = Settings.model_fields["min_score"].default
 
@@ -69,3 +75,13 @@ def test_foreign_queries_come_from_sibling_sets(tmp_path):
         "ja": ["もう一つ", "質問です"]
     }
     assert list(foreign_queries(tmp_path / "ja")) == ["en"]
+
+
+def test_vector_only_search_has_its_own_cosine_row_or_the_raw_cosine():
+    row = vector_only_calibration("use-multilingual-v3")
+    assert row is VECTOR_ONLY["use-multilingual-v3"]
+    assert row.similarity(0.1, 0.0) < DEFAULT < row.similarity(0.6, 0.0)
+    assert row.similarity(0.5, 1.0) == row.similarity(0.5, 0.0)  # coverage plays no part
+    raw = vector_only_calibration("openai-text-embedding-3-small-1536")
+    assert isinstance(raw, RawCosine) and raw.similarity(0.42, 1.0) == 0.42
+    assert raw.similarity(-0.2, 0.0) == 0.0

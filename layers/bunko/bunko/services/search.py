@@ -18,7 +18,13 @@ import numpy as np
 
 from bunko.domain import Chunk, Document
 from bunko.ports import Embedder, MetadataStore, SearchFilter, SearchIndex
-from bunko.services.calibration import CALIBRATIONS, Calibration, calibration_for
+from bunko.services.calibration import (
+    CALIBRATIONS,
+    Calibration,
+    RawCosine,
+    calibration_for,
+    vector_only_calibration,
+)
 from bunko.services.fusion import FUSION_METHODS, FusedHit, fuse
 
 log = logging.getLogger(__name__)
@@ -105,7 +111,9 @@ class SearchService:
         self.limit = limit
         self.min_score = min_score
         self.saved_defaults = saved_defaults
-        self.calibration = calibration or calibration_for(embedder.name if embedder else None)
+        name = embedder.name if embedder else None
+        self.calibration = calibration or calibration_for(name)
+        self.vector_calibration = vector_only_calibration(name)
 
     def resolve(self, workspace_id: str, options: SearchOptions) -> SearchOptions:
         """Fill what the caller left out from the workspace's saved settings (else config)."""
@@ -153,7 +161,11 @@ class SearchService:
             keyword_weight=weight,
         )
         # Without a vector engine's answer, cosines are missing, not 0: coverage alone decides.
-        calibration = self.calibration if vector_hits else CALIBRATIONS["keyword"]
+        calibration: Calibration | RawCosine = self.calibration
+        if not vector_hits:
+            calibration = CALIBRATIONS["keyword"]
+        elif method == "vector":
+            calibration = self.vector_calibration  # no keyword signal by request
         items = self._materialise(workspace_id, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
 
@@ -162,7 +174,7 @@ class SearchService:
         workspace_id: str,
         fused: Sequence[FusedHit],
         options: SearchOptions,
-        calibration: Calibration,
+        calibration: Calibration | RawCosine,
     ) -> list[SearchItem]:
         # The calibrated relevance, not the rank-relative fusion score, is what min_score cuts.
         similarity = {h.chunk_id: calibration.similarity(h.vector_score, h.coverage) for h in fused}

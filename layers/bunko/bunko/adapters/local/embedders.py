@@ -57,7 +57,6 @@ def build_embedder(
             raise ValidationError(
                 "embedder openai needs BUNKO_OPENAI_BASE_URL and BUNKO_OPENAI_EMBEDDING_MODEL"
             )
-        _require("openai", "openai", kind)
         from bunko.adapters.openai_embedder import OpenAIEmbedder
 
         return OpenAIEmbedder(batch_size=batch_size, **options)
@@ -71,5 +70,5 @@ def _require(module: str, package: str, kind: str) -> None:
     if find_spec(module) is None:
         raise ValidationError(
             f"embedder {kind!r} needs the package {package!r}: "
-            f"install bunko[{kind if kind in ('e5', 'openai') else 'local'}]"
+            f"install bunko[{'e5' if kind == 'e5' else 'local'}]"
         )
