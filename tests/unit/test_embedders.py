@@ -265,6 +265,7 @@ def test_factory_builds_every_kind(tmp_path: Path) -> None:
     built = {
         kind: build_embedder(kind, state_dir=tmp_path, batch_size=8, lsa_dimension=32, threads=1)
         for kind in EMBEDDER_KINDS
+        if kind != "openai"  # asks its server for the dimension: tests/integration
     }
     assert built["none"] is None
     assert isinstance(built["use"], UniversalSentenceEncoderEmbedder)
@@ -279,5 +280,12 @@ def test_factory_builds_every_kind(tmp_path: Path) -> None:
 
 
 def test_factory_rejects_an_unknown_kind() -> None:
-    with pytest.raises(ValidationError, match=r"unknown embedder 'bert'.*use, lsa, e5, none"):
+    with pytest.raises(
+        ValidationError, match=r"unknown embedder 'bert'.*use, lsa, e5, openai, none"
+    ):
         build_embedder("bert", state_dir=None, batch_size=8, lsa_dimension=32)
+
+
+def test_factory_names_what_the_openai_embedder_needs() -> None:
+    with pytest.raises(ValidationError, match="BUNKO_OPENAI_BASE_URL"):
+        build_embedder("openai", state_dir=None, batch_size=8, lsa_dimension=32)

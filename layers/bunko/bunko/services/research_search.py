@@ -59,11 +59,20 @@ def rank_passages(
     vector = _vector_hits(unique, query, search, fetch) if search.method != "keyword" else []
     if search.method == "vector":
         keyword = []
-    fused = fuse(keyword, vector, method=search.method, vector_weight=search.vector_weight)
+    weight = scorer.keyword_weight(query, texts) if keyword else 0.0
+    fused = fuse(
+        keyword, vector, method=search.method, vector_weight=search.vector_weight,
+        keyword_weight=weight,
+    )  # fmt: skip
+    # Ranked by fusion, cut by the calibrated similarity: exactly as normal search does.
+    calibration = search.calibration_for(vector_used=bool(vector), method=search.method)
     by_chunk = {cp.passage.chunk_id: cp for cp in unique}
     hits: list[CorpusHit] = []
     for hit in fused:
-        if hit.score < min_score or len(hits) >= limit:
+        similarity = calibration.similarity(hit.vector_score, hit.coverage)
+        if similarity < min_score:
+            continue
+        if len(hits) >= limit:
             break
         cp = by_chunk[hit.chunk_id]
         p = cp.passage
@@ -71,8 +80,8 @@ def rank_passages(
             CorpusHit(
                 evidence_id=cp.evidence_id, revision=p.revision, document_id=p.document_id,
                 chunk_id=p.chunk_id, chunk_index=p.index, content=p.content, start=p.start,
-                end=p.end, page=p.page, similarity=round(hit.score, 6),
-                vector_score=round(hit.vector_score, 6), text_score=round(hit.text_score, 6),
+                end=p.end, page=p.page, similarity=round(similarity, 6),
+                vector_score=round(hit.vector_score, 6), text_score=round(hit.coverage, 6),
             )
         )  # fmt: skip
     return hits, bool(vector)

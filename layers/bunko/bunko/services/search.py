@@ -115,6 +115,14 @@ class SearchService:
         self.calibration = calibration or calibration_for(name)
         self.vector_calibration = vector_only_calibration(name)
 
+    def calibration_for(self, *, vector_used: bool, method: str) -> Calibration | RawCosine:
+        """What turns a fused hit's signals into its similarity (also for corpus search)."""
+        if not vector_used:  # cosines are missing, not 0: coverage alone decides
+            return CALIBRATIONS["keyword"]
+        if method == "vector":
+            return self.vector_calibration  # no keyword signal by request
+        return self.calibration
+
     def resolve(self, workspace_id: str, options: SearchOptions) -> SearchOptions:
         """Fill what the caller left out from the workspace's saved settings (else config)."""
         if options.limit is not None and options.min_score is not None:
@@ -160,12 +168,7 @@ class SearchService:
             vector_weight=self.vector_weight,
             keyword_weight=weight,
         )
-        # Without a vector engine's answer, cosines are missing, not 0: coverage alone decides.
-        calibration: Calibration | RawCosine = self.calibration
-        if not vector_hits:
-            calibration = CALIBRATIONS["keyword"]
-        elif method == "vector":
-            calibration = self.vector_calibration  # no keyword signal by request
+        calibration = self.calibration_for(vector_used=bool(vector_hits), method=method)
         items = self._materialise(workspace_id, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
 

@@ -22,6 +22,16 @@ class Bm25PassageScorer:
         terms = query_terms(query)
         if not terms or not texts or limit <= 0:
             return []
-        index = KeywordIndex()
-        index.add_many(0, [index_terms(t) for t in texts])
-        return index.search(terms, np.ones(len(texts), dtype=bool), limit)
+        return _index(texts).search(terms, np.ones(len(texts), dtype=bool), limit)
+
+    def keyword_weight(self, query: str, texts: Sequence[str]) -> float:
+        terms = query_terms(query)
+        if not terms or not texts:
+            return 0.0
+        return _index(texts).query_weight(terms, np.ones(len(texts), dtype=bool))
+
+
+def _index(texts: Sequence[str]) -> KeywordIndex:
+    index = KeywordIndex()
+    index.add_many(0, [index_terms(t) for t in texts])
+    return index
