@@ -63,6 +63,7 @@ def build_kb(services, corpus: Path, target: int) -> float:
             services.ingest.submit_text(
                 DEFAULT_WORKSPACE_ID, path=f"scifact/{doc['_id']}.txt",
                 content=f"{doc.get('title', '')}\n\n{doc['text']}", category="scifact",
+                source="cli",  # the operator's bulk load, as `bunko ingest`: no upload quota
             )  # fmt: skip
         position += 200
         services.queue.join()
