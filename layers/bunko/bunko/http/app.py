@@ -10,6 +10,7 @@ from bunko.http.errors import document_errors, install_error_handlers
 from bunko.http.hardening import harden
 from bunko.http.routes import health, uploads
 from bunko.http.routes.rest import rest_routers
+from bunko.http.web import mount_web
 from bunko.mcp.http import mount_mcp
 
 
@@ -27,5 +28,6 @@ def create_app(services: Services) -> FastAPI:
         app.include_router(uploads.router)
     # MCP over streamable HTTP on this port too: the one app AWS deploys (DESIGN).
     mount_mcp(app, services)
+    mount_web(app)
     harden(app, services.settings)  # body limits, trusted hosts, security headers
     return app

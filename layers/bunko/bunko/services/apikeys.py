@@ -90,7 +90,13 @@ class ApiKeyService:
     def list_keys(self, workspace_id: str | None = None) -> list[ApiKey]:
         return self.store.list_keys(workspace_id)
 
-    def revoke(self, key_id: str) -> ApiKey:
+    def revoke(self, key_id: str, *, workspace_id: str | None = None) -> ApiKey:
+        """Revoke a key; with `workspace_id`, only a key of that workspace (another
+        workspace's key is "not found", as if it did not exist)."""
+        if workspace_id is not None:
+            found = self.store.get(key_id)
+            if found is None or found.workspace_id != workspace_id:
+                raise NotFoundError(f"API key {key_id} not found or already revoked")
         if not self.store.revoke(key_id, utcnow()):
             raise NotFoundError(f"API key {key_id} not found or already revoked")
         key = self.store.get(key_id)

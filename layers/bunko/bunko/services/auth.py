@@ -108,3 +108,12 @@ class AuthService:
         user.updated_at = utcnow()
         self.users.save_user(user)
         return self.tokens.issue(user), user
+
+    def logout(self, user_id: str) -> None:
+        """Sign out everywhere: every token issued so far stops working."""
+        user = self.users.get_user(user_id)
+        if user is None:
+            raise NotFoundError("user not found")
+        user.token_version += 1
+        user.updated_at = utcnow()
+        self.users.save_user(user)

@@ -108,6 +108,7 @@ class IngestService:
         chunk_overlap: int | None = None,
         source: str = "upload",
         mode: str = "fast",
+        category: str | None = None,
     ) -> Document:
         """An uploaded file is a new document, even when another file has its name: it takes
         the first free path of `name`, `name (2)`, ...; the same bytes under the same name
@@ -124,7 +125,7 @@ class IngestService:
                 continue
             try:
                 return self._submit(
-                    workspace_id, path=path, data=data, mime=mime, category=None,
+                    workspace_id, path=path, data=data, mime=mime, category=category,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
                     name=name, mode=mode,
                 )  # fmt: skip

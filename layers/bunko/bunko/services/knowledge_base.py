@@ -33,6 +33,7 @@ class UploadOptions:
     mode: str = "fast"
     # The document whose file this upload replaces (a new revision); None: a new file.
     replace_id: str | None = None
+    category: str | None = None  # a label to filter search by
 
 
 class KnowledgeBaseService:
@@ -97,8 +98,15 @@ class KnowledgeBaseService:
                 data=data, mime=mime, mode=options.mode, **chunking,
             )  # fmt: skip
         else:
+            category = (options.category or "").strip() or None
             doc = self.ingest.submit_new(
-                workspace_id, name=name, data=data, mime=mime, mode=options.mode, **chunking
+                workspace_id,
+                name=name,
+                data=data,
+                mime=mime,
+                mode=options.mode,
+                category=category,
+                **chunking,
             )
         self.options.put_settings(
             OPTIONS_SCOPE,

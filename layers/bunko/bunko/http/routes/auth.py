@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from bunko.errors import PermissionDeniedError
 from bunko.http.deps import AccountsDep, CurrentPrincipal
 from bunko.http.errors import error_responses
-from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, UserPublic
+from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Message, UserPublic
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -89,3 +89,12 @@ def change_password(
         address=client_address(request),
     )
     return PasswordChanged(message="Password changed", access_token=token)
+
+
+@router.post("/logout", response_model=Message, responses=error_responses(401, 403))
+def logout(principal: CurrentPrincipal, accounts: AccountsDep) -> Message:
+    """Sign out: this token and every other token of the user stop working at once."""
+    if principal.user_id is None:
+        raise PermissionDeniedError("only a logged-in user can sign out; revoke a key instead")
+    accounts.auth.logout(principal.user_id)
+    return Message(message="Signed out")

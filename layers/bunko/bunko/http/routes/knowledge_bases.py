@@ -43,6 +43,7 @@ class KnowledgeBaseFile(BaseModel):
     mode: str
     embeddingModelId: str | None
     revision: int
+    category: str | None
     createdAt: datetime
     updatedAt: datetime
 
@@ -62,6 +63,7 @@ class KnowledgeBaseFile(BaseModel):
             mode=options.get("mode") or "fast",
             embeddingModelId=options.get("embeddingModelId"),
             revision=doc.revision,
+            category=doc.category,
             createdAt=doc.created_at,
             updatedAt=doc.updated_at,
         )
@@ -96,6 +98,13 @@ def upload(
             "return the file that holds them.",
         ),
     ] = None,
+    category: Annotated[
+        str | None,
+        Form(
+            max_length=100,
+            description="A label search can filter by (a new file; a replacement keeps its own).",
+        ),
+    ] = None,
 ) -> KnowledgeBaseFile:
     """Store the original and queue indexing: the record comes back `pending`, then moves
     through `indexing` to `completed` or `failed` (with `error`)."""
@@ -111,6 +120,7 @@ def upload(
             embedding_model_id=embeddingModelId or None,
             mode=mode,
             replace_id=replaceId or None,
+            category=category,
         ),
     )
     return KnowledgeBaseFile.of(doc, kb.upload_options([doc.id])[doc.id])

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from bunko.http.routes import (
+    api_keys,
     auth,
     chat,
     knowledge_bases,
@@ -12,6 +13,7 @@ from bunko.http.routes import (
     model_configs,
     openai_compat,
     research,
+    search,
     telosdb,
     user_settings,
     users,
@@ -23,7 +25,9 @@ def rest_routers() -> list[APIRouter]:
     return [
         auth.router,
         users.router,
+        api_keys.router,
         model_configs.router,
+        search.router,
         knowledge_bases.router,
         user_settings.router,
         vision.router,

@@ -1,0 +1,148 @@
+// Words on screen in ja / en / zh. The language: the one chosen here, else the user's saved
+// `language` (GET /user-settings), else the browser's; English fills any gap.
+import * as api from './api.js';
+import * as session from './session.js';
+
+export const LANGUAGES = [['ja', '日本語'], ['en', 'English'], ['zh', '中文']];
+const KEY = 'bunko.lang';
+
+const en = {
+  'nav.main': 'Main', 'nav.library': 'Library', 'nav.search': 'Search', 'nav.chat': 'Chat', 'nav.settings': 'Settings', 'nav.admin': 'Users',
+  'lang.label': 'Language',
+  'auth.title': 'Welcome to Bunko', 'auth.intro': 'Your documents, searchable and ready to answer questions.',
+  'auth.username': 'Username', 'auth.password': 'Password', 'auth.passwordHint': 'At least 8 characters.',
+  'auth.signIn': 'Sign in', 'auth.create': 'Create account', 'auth.signOut': 'Sign out',
+  'status.idle': 'Index up to date', 'status.indexing': 'Indexing ({n} waiting)', 'status.docs': '{n} documents', 'status.model': 'Model',
+  'lib.title': 'Library', 'lib.queue': 'Files to upload', 'lib.drop': 'Drop files here or choose files', 'lib.dropHint': 'PDF, Word, PowerPoint, Excel, HTML, Markdown, text, CSV, JSON',
+  'lib.fast': 'fast', 'lib.precise': 'precise', 'lib.recommended': 'Recommended', 'lib.upload': 'Upload', 'lib.uploaded': 'Uploaded',
+  'lib.chunkSize': 'Chunk size', 'lib.chunkOverlap': 'Chunk overlap', 'lib.mode': 'Mode', 'lib.category': 'Category',
+  'lib.files': 'Files', 'lib.clear': 'Delete all', 'lib.clearConfirm': 'Delete every file in this library?', 'lib.empty': 'No files yet. Upload some above.',
+  'lib.delete': 'Delete', 'lib.name': 'Name', 'lib.status': 'Status', 'lib.chunks': 'chunks', 'lib.size': 'Size', 'lib.actions': 'Actions',
+  'st.pending': 'pending', 'st.indexing': 'indexing', 'st.completed': 'completed', 'st.failed': 'failed',
+  'file.title': 'File', 'file.chunks': 'Chunks',
+  'search.title': 'Search', 'search.label': 'Search', 'search.placeholder': 'Words or a question', 'search.category': 'Category',
+  'search.all': 'All categories', 'search.button': 'Search', 'search.none': 'Nothing found.',
+  'chat.title': 'Chat', 'chat.message': 'Message', 'chat.placeholder': 'Ask about your documents (Enter sends, Shift+Enter for a new line)',
+  'chat.send': 'Send', 'chat.stop': 'Stop', 'chat.sources': 'Sources', 'chat.source': 'Source', 'chat.noSources': 'No sources.',
+  'chat.openFile': 'Open in file', 'chat.stopped': 'Stopped.', 'chat.clear': 'New conversation', 'chat.empty': 'Ask a question about your documents.',
+  'common.close': 'Close', 'common.save': 'Save', 'common.saved': 'Saved', 'common.delete': 'Delete',
+  'set.title': 'Settings', 'set.retrieval': 'Search and chat', 'set.topK': 'Top K', 'set.similarityThreshold': 'Similarity threshold',
+  'set.enableRerank': 'Rerank', 'set.enableFullTextSearch': 'Full-text search', 'set.temperature': 'Temperature', 'set.maxTokens': 'Max tokens', 'set.language': 'Language',
+  'mc.title': 'Model configs', 'mc.none': 'No model configs.', 'mc.hasKey': 'key set', 'mc.name': 'Name', 'mc.provider': 'Provider', 'mc.modelId': 'Model id',
+  'mc.type': 'Type', 'mc.baseUrl': 'Base URL', 'mc.apiKey': 'API key (write-only)', 'mc.add': 'Add model',
+  'key.title': 'API keys for agents', 'key.none': 'No API keys.', 'key.revoke': 'Revoke', 'key.name': 'Key name', 'key.scopes': 'Scopes',
+  'key.create': 'Create key', 'key.once': 'Copy this key now: it is shown only once.', 'key.secret': 'New API key', 'key.copy': 'Copy', 'key.copied': 'Copied', 'key.config': 'settings',
+  'admin.title': 'Users', 'admin.add': 'Add a user', 'admin.create': 'Create user', 'admin.confirm': 'Delete {name} and all their files?',
+  'notFound': 'Page not found',
+};
+const ja = {
+  'nav.main': 'メイン', 'nav.library': 'ライブラリ', 'nav.search': '検索', 'nav.chat': 'チャット', 'nav.settings': '設定', 'nav.admin': 'ユーザー',
+  'lang.label': '言語',
+  'auth.title': 'Bunko へようこそ', 'auth.intro': 'あなたの資料を検索し、質問に答えます。',
+  'auth.username': 'ユーザー名', 'auth.password': 'パスワード', 'auth.passwordHint': '8 文字以上。',
+  'auth.signIn': 'サインイン', 'auth.create': 'アカウント作成', 'auth.signOut': 'サインアウト',
+  'status.idle': 'インデックスは最新です', 'status.indexing': 'インデックス作成中（待ち {n} 件）', 'status.docs': '文書 {n} 件', 'status.model': 'モデル',
+  'lib.title': 'ライブラリ', 'lib.queue': 'アップロードするファイル', 'lib.drop': 'ここにファイルをドロップ、またはファイルを選択', 'lib.dropHint': 'PDF、Word、PowerPoint、Excel、HTML、Markdown、テキスト、CSV、JSON',
+  'lib.fast': '高速', 'lib.precise': '高精度', 'lib.recommended': '推奨', 'lib.upload': 'アップロード', 'lib.uploaded': 'アップロード済み',
+  'lib.chunkSize': 'チャンクサイズ', 'lib.chunkOverlap': 'オーバーラップ', 'lib.mode': 'モード', 'lib.category': 'カテゴリ',
+  'lib.files': 'ファイル', 'lib.clear': 'すべて削除', 'lib.clearConfirm': 'このライブラリのファイルをすべて削除しますか？', 'lib.empty': 'ファイルはまだありません。',
+  'lib.delete': '削除', 'lib.name': '名前', 'lib.status': '状態', 'lib.chunks': 'チャンク', 'lib.size': 'サイズ', 'lib.actions': '操作',
+  'st.pending': '待機中', 'st.indexing': '処理中', 'st.completed': '完了', 'st.failed': '失敗',
+  'file.title': 'ファイル', 'file.chunks': 'チャンク',
+  'search.title': '検索', 'search.label': '検索', 'search.placeholder': '言葉または質問', 'search.category': 'カテゴリ',
+  'search.all': 'すべてのカテゴリ', 'search.button': '検索', 'search.none': '見つかりませんでした。',
+  'chat.title': 'チャット', 'chat.message': 'メッセージ', 'chat.placeholder': '資料について質問（Enter で送信、Shift+Enter で改行）',
+  'chat.send': '送信', 'chat.stop': '停止', 'chat.sources': '出典', 'chat.source': '出典', 'chat.noSources': '出典なし。',
+  'chat.openFile': 'ファイルで開く', 'chat.stopped': '停止しました。', 'chat.clear': '新しい会話', 'chat.empty': '資料について質問してください。',
+  'common.close': '閉じる', 'common.save': '保存', 'common.saved': '保存しました', 'common.delete': '削除',
+  'set.title': '設定', 'set.retrieval': '検索とチャット', 'set.topK': 'Top K', 'set.similarityThreshold': '類似度のしきい値',
+  'set.enableRerank': 'リランク', 'set.enableFullTextSearch': '全文検索', 'set.temperature': '温度', 'set.maxTokens': '最大トークン数', 'set.language': '言語',
+  'mc.title': 'モデル設定', 'mc.none': 'モデル設定はありません。', 'mc.hasKey': 'キー設定済み', 'mc.name': '名前', 'mc.provider': 'プロバイダー', 'mc.modelId': 'モデル ID',
+  'mc.type': '種類', 'mc.baseUrl': 'ベース URL', 'mc.apiKey': 'API キー（書き込みのみ）', 'mc.add': 'モデルを追加',
+  'key.title': 'エージェント用 API キー', 'key.none': 'API キーはありません。', 'key.revoke': '無効化', 'key.name': 'キーの名前', 'key.scopes': 'スコープ',
+  'key.create': 'キーを作成', 'key.once': 'このキーは一度しか表示されません。今コピーしてください。', 'key.secret': '新しい API キー', 'key.copy': 'コピー', 'key.copied': 'コピーしました', 'key.config': '設定',
+  'admin.title': 'ユーザー', 'admin.add': 'ユーザーを追加', 'admin.create': 'ユーザーを作成', 'admin.confirm': '{name} とそのファイルをすべて削除しますか？',
+  'notFound': 'ページが見つかりません',
+};
+const zh = {
+  'nav.main': '主菜单', 'nav.library': '资料库', 'nav.search': '搜索', 'nav.chat': '对话', 'nav.settings': '设置', 'nav.admin': '用户',
+  'lang.label': '语言',
+  'auth.title': '欢迎使用 Bunko', 'auth.intro': '检索您的文档，并回答问题。',
+  'auth.username': '用户名', 'auth.password': '密码', 'auth.passwordHint': '至少 8 个字符。',
+  'auth.signIn': '登录', 'auth.create': '创建账户', 'auth.signOut': '退出登录',
+  'status.idle': '索引已是最新', 'status.indexing': '正在索引（等待 {n} 个）', 'status.docs': '{n} 个文档', 'status.model': '模型',
+  'lib.title': '资料库', 'lib.queue': '待上传的文件', 'lib.drop': '将文件拖到此处或选择文件', 'lib.dropHint': 'PDF、Word、PowerPoint、Excel、HTML、Markdown、文本、CSV、JSON',
+  'lib.fast': '快速', 'lib.precise': '精确', 'lib.recommended': '推荐', 'lib.upload': '上传', 'lib.uploaded': '已上传',
+  'lib.chunkSize': '分块大小', 'lib.chunkOverlap': '分块重叠', 'lib.mode': '模式', 'lib.category': '分类',
+  'lib.files': '文件', 'lib.clear': '全部删除', 'lib.clearConfirm': '删除此资料库中的所有文件？', 'lib.empty': '还没有文件。',
+  'lib.delete': '删除', 'lib.name': '名称', 'lib.status': '状态', 'lib.chunks': '分块', 'lib.size': '大小', 'lib.actions': '操作',
+  'st.pending': '等待中', 'st.indexing': '索引中', 'st.completed': '已完成', 'st.failed': '失败',
+  'file.title': '文件', 'file.chunks': '分块',
+  'search.title': '搜索', 'search.label': '搜索', 'search.placeholder': '关键词或问题', 'search.category': '分类',
+  'search.all': '所有分类', 'search.button': '搜索', 'search.none': '没有找到结果。',
+  'chat.title': '对话', 'chat.message': '消息', 'chat.placeholder': '就您的文档提问（Enter 发送，Shift+Enter 换行）',
+  'chat.send': '发送', 'chat.stop': '停止', 'chat.sources': '来源', 'chat.source': '来源', 'chat.noSources': '没有来源。',
+  'chat.openFile': '在文件中打开', 'chat.stopped': '已停止。', 'chat.clear': '新对话', 'chat.empty': '就您的文档提一个问题。',
+  'common.close': '关闭', 'common.save': '保存', 'common.saved': '已保存', 'common.delete': '删除',
+  'set.title': '设置', 'set.retrieval': '搜索与对话', 'set.topK': 'Top K', 'set.similarityThreshold': '相似度阈值',
+  'set.enableRerank': '重排序', 'set.enableFullTextSearch': '全文搜索', 'set.temperature': '温度', 'set.maxTokens': '最大 token 数', 'set.language': '语言',
+  'mc.title': '模型配置', 'mc.none': '没有模型配置。', 'mc.hasKey': '已设置密钥', 'mc.name': '名称', 'mc.provider': '提供商', 'mc.modelId': '模型 ID',
+  'mc.type': '类型', 'mc.baseUrl': 'Base URL', 'mc.apiKey': 'API 密钥（只写）', 'mc.add': '添加模型',
+  'key.title': '智能体 API 密钥', 'key.none': '没有 API 密钥。', 'key.revoke': '吊销', 'key.name': '密钥名称', 'key.scopes': '权限范围',
+  'key.create': '创建密钥', 'key.once': '请立即复制此密钥：它只显示一次。', 'key.secret': '新的 API 密钥', 'key.copy': '复制', 'key.copied': '已复制', 'key.config': '配置',
+  'admin.title': '用户', 'admin.add': '添加用户', 'admin.create': '创建用户', 'admin.confirm': '删除 {name} 及其所有文件？',
+  'notFound': '页面不存在',
+};
+const DICTS = { en, ja, zh };
+let language = 'en';
+const listeners = new Set();
+
+function fromBrowser() {
+  for (const tag of navigator.languages || [navigator.language]) {
+    const code = (tag || '').slice(0, 2).toLowerCase();
+    if (code in DICTS) return code;
+  }
+  return 'en';
+}
+
+export function init() {
+  const chosen = localStorage.getItem(KEY);
+  language = chosen in DICTS ? chosen : fromBrowser();
+  document.documentElement.lang = language;
+}
+
+export function getLanguage() {
+  return language;
+}
+
+// `remember`: the person picked it here (kept in this browser, and saved to their settings).
+export function setLanguage(code, remember) {
+  if (!(code in DICTS)) return;
+  language = code;
+  document.documentElement.lang = code;
+  if (remember) {
+    localStorage.setItem(KEY, code);
+    if (session.token()) api.put('/user-settings', { language: code }).catch(() => {});
+  }
+  listeners.forEach((fn) => fn(code));
+}
+
+export function onChange(fn) {
+  listeners.add(fn);
+}
+
+// After sign-in: the saved `language` wins over the browser's, unless one was picked here.
+export async function languageFromSettings() {
+  if (localStorage.getItem(KEY)) return;
+  try {
+    const settings = await api.get('/user-settings');
+    if (settings.language && settings.language !== language) setLanguage(settings.language, false);
+  } catch {
+    // keep the browser's
+  }
+}
+
+export function t(key, vars = {}) {
+  const text = DICTS[language][key] ?? en[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (_, name) => vars[name] ?? '');
+}

@@ -1,0 +1,92 @@
+// The frame around every page: navigation, language, sign out, calm status line, toasts.
+import * as api from './api.js';
+import { clear, h } from './dom.js';
+import { LANGUAGES, getLanguage, setLanguage, t } from './i18n.js';
+import * as session from './session.js';
+
+const PAGES = [
+  ['/library', 'nav.library'],
+  ['/search', 'nav.search'],
+  ['/chat', 'nav.chat'],
+  ['/settings', 'nav.settings'],
+];
+
+export function renderTop(active) {
+  const top = document.getElementById('top');
+  const user = session.get();
+  top.hidden = !user;
+  if (!user) return;
+  const pages = user.user.isAdmin ? [...PAGES, ['/admin', 'nav.admin']] : PAGES;
+  const links = pages.map(([path, key]) =>
+    h('a', { href: `#${path}`, 'aria-current': active.startsWith(path) ? 'page' : null }, t(key)),
+  );
+  clear(
+    top,
+    h('a', { class: 'brand', href: '#/library' }, 'Bunko'),
+    h('nav', { 'aria-label': t('nav.main') }, links),
+    h('div', { class: 'top-right' }, languagePicker(), h('span', { class: 'who' }, user.user.username),
+      h('button', { type: 'button', class: 'ghost', onclick: signOut }, t('auth.signOut'))),
+  );
+}
+
+export function languagePicker() {
+  const select = h(
+    'select',
+    { 'aria-label': t('lang.label'), onchange: (e) => setLanguage(e.target.value, true) },
+    LANGUAGES.map(([code, name]) => h('option', { value: code, selected: code === getLanguage() }, name)),
+  );
+  return select;
+}
+
+async function signOut() {
+  try {
+    await api.post('/auth/logout');
+  } catch {
+    // already invalid: signing out locally is all that is left
+  }
+  session.set(null);
+  location.hash = '/login';
+}
+
+let statusTimer = null;
+export function startStatus() {
+  const footer = document.getElementById('status');
+  clearInterval(statusTimer);
+  const tick = async () => {
+    if (!session.token()) return clear(footer);
+    try {
+      const [s, m] = await Promise.all([api.get('/indexing_status'), api.get('/model_name')]);
+      const busy = s.status === 'indexing' ? t('status.indexing', { n: s.pending + s.queued }) : t('status.idle');
+      clear(footer, h('span', {}, busy), ' · ', h('span', {}, t('status.docs', { n: s.documents })), ' · ',
+        h('span', {}, `${t('status.model')}: ${m.model_name || m.edition}`));
+    } catch {
+      clear(footer);
+    }
+  };
+  tick();
+  statusTimer = setInterval(tick, 5000);
+}
+
+export function toast(message) {
+  const el = document.getElementById('toast');
+  el.textContent = message;
+  el.classList.add('show');
+  setTimeout(() => el.classList.remove('show'), 4000);
+}
+
+// A page's heading plus the focus move a screen reader and a keyboard user expect.
+export function page(titleKey, ...children) {
+  const main = document.getElementById('main');
+  document.title = `${t(titleKey)} · Bunko`;
+  clear(main, h('h1', {}, t(titleKey)), ...children);
+  return main;
+}
+
+export function errorBox() {
+  return h('p', { class: 'error', role: 'alert', hidden: true });
+}
+
+export function showError(box, err) {
+  box.textContent = err ? err.message || String(err) : '';
+  box.hidden = !err;
+}

@@ -1,0 +1,44 @@
+// Admin: every user; create and delete.
+import * as api from '../api.js';
+import { clear, field, h } from '../dom.js';
+import { t } from '../i18n.js';
+import { errorBox, page, showError } from '../layout.js';
+
+export function render() {
+  const error = errorBox();
+  const list = h('ul', { class: 'plain' });
+  const username = h('input', { required: true, maxLength: 64, autocomplete: 'off' });
+  const password = h('input', { type: 'password', required: true, maxLength: 256, autocomplete: 'new-password' });
+  const isAdmin = h('input', { type: 'checkbox' });
+  async function refresh() {
+    try {
+      const users = await api.get('/users');
+      clear(list, users.map((u) => h('li', { class: 'row spread' },
+        h('span', {}, h('strong', {}, u.username), u.isAdmin ? h('span', { class: 'tag' }, 'admin') : null),
+        h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('common.delete')} ${u.username}`, onclick: async () => {
+          if (!confirm(t('admin.confirm', { name: u.username }))) return;
+          await api.del(`/users/${u.id}`).catch((err) => showError(error, err));
+          refresh();
+        } }, t('common.delete')))));
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  async function create(e) {
+    e.preventDefault();
+    showError(error, null);
+    try {
+      await api.post('/users', { username: username.value, password: password.value, isAdmin: isAdmin.checked });
+      username.value = password.value = '';
+      refresh();
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  page('admin.title', h('div', { class: 'card' }, list),
+    h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('admin.add')),
+      h('div', { class: 'grid4' }, field(t('auth.username'), username), field(t('auth.password'), password),
+        h('label', { class: 'check' }, isAdmin, 'admin')),
+      error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('admin.create')))));
+  refresh();
+}

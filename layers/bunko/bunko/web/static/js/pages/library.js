@@ -1,0 +1,121 @@
+// Library: drag-and-drop upload with a progress bar per file, options per upload with the
+// recommended mode, and the file list with live status (pending → indexing → completed/failed).
+import * as api from '../api.js';
+import { clear, field, formatBytes, h } from '../dom.js';
+import { t } from '../i18n.js';
+import { errorBox, page, showError } from '../layout.js';
+
+let poll = null;
+
+export function render() {
+  clearTimeout(poll);
+  const picked = [];
+  const input = h('input', { type: 'file', multiple: true, id: 'files', class: 'visually-hidden' });
+  const queue = h('ul', { class: 'queue', 'aria-label': t('lib.queue') });
+  const chunkSize = h('input', { type: 'number', min: 50, max: 20000, placeholder: '1000', name: 'chunkSize' });
+  const chunkOverlap = h('input', { type: 'number', min: 0, max: 10000, placeholder: '200', name: 'chunkOverlap' });
+  const mode = h('select', { name: 'mode' }, h('option', { value: 'fast' }, t('lib.fast')), h('option', { value: 'precise' }, t('lib.precise')));
+  const category = h('input', { name: 'category', maxLength: 100 });
+  const uploadButton = h('button', { type: 'submit', disabled: true }, t('lib.upload'));
+  const list = h('div', { class: 'files' });
+  const listError = errorBox();
+
+  function add(files) {
+    for (const file of files) {
+      const bar = h('progress', { max: 1, value: 0, 'aria-label': file.name });
+      const note = h('span', { class: 'muted small' });
+      const item = { file, bar, note, row: h('li', {}, h('span', { class: 'name' }, file.name), h('span', { class: 'muted small' }, formatBytes(file.size)), bar, note) };
+      picked.push(item);
+      queue.append(item.row);
+      recommend(item);
+    }
+    uploadButton.disabled = picked.length === 0;
+  }
+
+  async function recommend(item) {
+    try {
+      const r = await api.get(`/api/vision/recommend-mode?file=${encodeURIComponent(item.file.name)}&size=${item.file.size}`);
+      item.recommended = r.recommendedMode;
+      item.note.textContent = `${t('lib.recommended')}: ${t(`lib.${r.recommendedMode}`)} — ${r.reason}`;
+    } catch {
+      // advice only: the upload works without it
+    }
+  }
+
+  async function uploadAll(e) {
+    e.preventDefault();
+    uploadButton.disabled = true;
+    const items = picked.splice(0);
+    await Promise.all(items.map(async (item) => {
+      try {
+        await api.upload(item.file, {
+          chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, mode: mode.value, category: category.value,
+        }, (p) => (item.bar.value = p));
+        item.bar.value = 1;
+        item.note.textContent = t('lib.uploaded');
+        setTimeout(() => item.row.remove(), 1500);
+      } catch (err) {
+        item.row.classList.add('failed');
+        item.note.textContent = '';
+        item.note.append(h('span', { class: 'error', role: 'alert' }, `${item.file.name}: ${err.message}`));
+      }
+    }));
+    refresh();
+  }
+
+  const drop = h('label', { class: 'drop', for: 'files' }, h('strong', {}, t('lib.drop')), h('span', { class: 'muted' }, t('lib.dropHint')));
+  for (const type of ['dragenter', 'dragover']) drop.addEventListener(type, (e) => { e.preventDefault(); drop.classList.add('over'); });
+  for (const type of ['dragleave', 'drop']) drop.addEventListener(type, () => drop.classList.remove('over'));
+  drop.addEventListener('drop', (e) => { e.preventDefault(); add(e.dataTransfer.files); });
+  input.addEventListener('change', () => { add(input.files); input.value = ''; });
+
+  const form = h('form', { class: 'card', onsubmit: uploadAll },
+    input, drop, queue,
+    h('div', { class: 'grid4' }, field(t('lib.chunkSize'), chunkSize), field(t('lib.chunkOverlap'), chunkOverlap), field(t('lib.mode'), mode), field(t('lib.category'), category)),
+    h('div', { class: 'row' }, uploadButton));
+
+  async function refresh() {
+    clearTimeout(poll);
+    if (!document.body.contains(list)) return; // left the page
+    let files;
+    try {
+      files = await api.get('/knowledge-bases');
+      showError(listError, null);
+    } catch (err) {
+      showError(listError, err);
+      return;
+    }
+    clear(list, files.length ? table(files, refresh) : h('p', { class: 'muted' }, t('lib.empty')));
+    if (files.some((f) => f.status === 'pending' || f.status === 'indexing')) poll = setTimeout(refresh, 1000);
+  }
+
+  async function clearAll() {
+    if (!confirm(t('lib.clearConfirm'))) return;
+    try {
+      await api.del('/knowledge-bases/clear');
+    } catch (err) {
+      showError(listError, err);
+    }
+    refresh();
+  }
+
+  page('lib.title', form,
+    h('div', { class: 'row spread' }, h('h2', {}, t('lib.files')), h('button', { type: 'button', class: 'ghost danger', onclick: clearAll }, t('lib.clear'))),
+    listError, list);
+  refresh();
+}
+
+function table(files, refresh) {
+  const rows = files.map((f) => h('tr', {},
+    h('td', {}, h('a', { href: `#/files/${f.id}` }, f.originalName), f.category ? h('span', { class: 'tag' }, f.category) : null),
+    h('td', {}, h('span', { class: `badge ${f.status}` }, t(`st.${f.status}`)), f.error ? h('div', { class: 'error small' }, f.error) : null),
+    h('td', { class: 'num' }, f.chunkCount),
+    h('td', { class: 'num' }, formatBytes(f.size)),
+    h('td', {}, h('button', {
+      type: 'button', class: 'ghost danger', 'aria-label': `${t('lib.delete')} ${f.originalName}`,
+      onclick: async () => { await api.del(`/knowledge-bases/${f.id}`).catch(() => {}); refresh(); },
+    }, t('lib.delete')))));
+  return h('div', { class: 'scroll' }, h('table', {},
+    h('thead', {}, h('tr', {}, h('th', {}, t('lib.name')), h('th', {}, t('lib.status')), h('th', { class: 'num' }, t('lib.chunks')), h('th', { class: 'num' }, t('lib.size')), h('th', {}, h('span', { class: 'visually-hidden' }, t('lib.actions'))))),
+    h('tbody', {}, rows)));
+}

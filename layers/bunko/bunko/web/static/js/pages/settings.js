@@ -1,0 +1,130 @@
+// Settings: retrieval and chat preferences, model configs (keys write-only), API keys for agents.
+import * as api from '../api.js';
+import { clear, field, h } from '../dom.js';
+import { setLanguage, t } from '../i18n.js';
+import { errorBox, page, showError, toast } from '../layout.js';
+import { agentSnippets } from './snippets.js';
+
+export function render() {
+  page('set.title', userSettings(), modelConfigs(), apiKeys());
+}
+
+function userSettings() {
+  const error = errorBox();
+  const inputs = {
+    topK: h('input', { type: 'number', min: 1, max: 100 }),
+    similarityThreshold: h('input', { type: 'number', min: 0, max: 1, step: 0.01 }),
+    enableRerank: h('input', { type: 'checkbox' }),
+    enableFullTextSearch: h('input', { type: 'checkbox' }),
+    temperature: h('input', { type: 'number', min: 0, max: 2, step: 0.1 }),
+    maxTokens: h('input', { type: 'number', min: 1, max: 32768 }),
+    language: h('select', {}, ['ja', 'en', 'zh'].map((c) => h('option', { value: c }, c))),
+  };
+  const form = h('form', { class: 'card', onsubmit: saveAll },
+    h('h2', {}, t('set.retrieval')),
+    h('div', { class: 'grid4' }, Object.entries(inputs).map(([k, el]) => field(t(`set.${k}`), el))),
+    error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('common.save'))));
+  api.get('/user-settings').then((s) => {
+    for (const [k, el] of Object.entries(inputs)) el.type === 'checkbox' ? (el.checked = s[k]) : (el.value = s[k]);
+  }).catch((err) => showError(error, err));
+
+  async function saveAll(e) {
+    e.preventDefault();
+    showError(error, null);
+    const body = {};
+    for (const [k, el] of Object.entries(inputs)) body[k] = el.type === 'checkbox' ? el.checked : el.type === 'number' ? Number(el.value) : el.value;
+    try {
+      await api.put('/user-settings', body);
+      toast(t('common.saved'));
+      setLanguage(body.language, false);
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  return form;
+}
+
+function modelConfigs() {
+  const error = errorBox();
+  const list = h('ul', { class: 'plain' });
+  const f = {
+    name: h('input', { required: true, maxLength: 100 }),
+    provider: h('select', {}, ['openai', 'gemini', 'bedrock', 'local'].map((p) => h('option', { value: p }, p))),
+    modelId: h('input', { required: true, maxLength: 200 }),
+    type: h('select', {}, ['llm', 'embedding', 'rerank'].map((p) => h('option', { value: p }, p))),
+    baseUrl: h('input', { type: 'url', placeholder: 'https://' }),
+    apiKey: h('input', { type: 'password', autocomplete: 'off' }),
+  };
+  async function refresh() {
+    try {
+      const configs = await api.get('/model-configs');
+      clear(list, configs.length ? configs.map((c) => h('li', { class: 'row spread' },
+        h('span', {}, h('strong', {}, c.name), ` ${c.provider} · ${c.modelId} · ${c.type}`, c.hasApiKey ? h('span', { class: 'tag' }, t('mc.hasKey')) : null),
+        h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('common.delete')} ${c.name}`, onclick: async () => {
+          await api.del(`/model-configs/${c.id}`).catch((err) => showError(error, err));
+          refresh();
+        } }, t('common.delete')))) : h('li', { class: 'muted' }, t('mc.none')));
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  async function create(e) {
+    e.preventDefault();
+    showError(error, null);
+    const body = Object.fromEntries(Object.entries(f).map(([k, el]) => [k, el.value.trim() || null]));
+    try {
+      await api.post('/model-configs', body);
+      f.apiKey.value = ''; // write-only: never shown again
+      f.name.value = '';
+      refresh();
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  refresh();
+  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('mc.title')), list,
+    h('div', { class: 'grid4' }, Object.entries(f).map(([k, el]) => field(t(`mc.${k}`), el))),
+    error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('mc.add'))));
+}
+
+function apiKeys() {
+  const error = errorBox();
+  const list = h('ul', { class: 'plain' });
+  const shown = h('div', { class: 'once', hidden: true });
+  const name = h('input', { maxLength: 100, name: 'keyName' });
+  const scopes = ['kb:read', 'kb:write', 'agent:research'].map((s) => h('input', { type: 'checkbox', value: s, checked: s === 'kb:read' }));
+  async function refresh() {
+    try {
+      const keys = await api.get('/api-keys');
+      const live = keys.filter((k) => !k.revokedAt);
+      clear(list, live.length ? live.map((k) => h('li', { class: 'row spread' },
+        h('span', {}, h('strong', {}, k.name || k.prefix), ` ${k.prefix}… · ${k.scopes.join(', ')}`),
+        h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('key.revoke')} ${k.name || k.prefix}`, onclick: async () => {
+          await api.del(`/api-keys/${k.id}`).catch((err) => showError(error, err));
+          refresh();
+        } }, t('key.revoke')))) : h('li', { class: 'muted' }, t('key.none')));
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  async function create(e) {
+    e.preventDefault();
+    showError(error, null);
+    try {
+      const key = await api.post('/api-keys', { name: name.value, scopes: scopes.filter((c) => c.checked).map((c) => c.value) });
+      const secret = h('input', { readOnly: true, value: key.key, 'aria-label': t('key.secret'), class: 'mono' });
+      const copy = h('button', { type: 'button', onclick: () => navigator.clipboard?.writeText(key.key).then(() => toast(t('key.copied'))) }, t('key.copy'));
+      clear(shown, h('p', { class: 'warn' }, t('key.once')), h('div', { class: 'row' }, secret, copy), agentSnippets(key.key, location.origin));
+      shown.hidden = false;
+      name.value = '';
+      refresh();
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  refresh();
+  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('key.title')), list,
+    h('div', { class: 'grid4' }, field(t('key.name'), name),
+      h('fieldset', {}, h('legend', {}, t('key.scopes')), scopes.map((c) => h('label', { class: 'check' }, c, c.value)))),
+    error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('key.create'))), shown);
+}
