@@ -191,6 +191,9 @@ def test_a_second_user_sees_nothing_of_the_first(rest, chromium):
         page.keyboard.press("Enter")
         expect(page.get_by_role("heading", name="Library")).to_be_visible()
         expect(page.get_by_text("No files yet")).to_be_visible()
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+        with httpx.Client(base_url=rest.url, headers={"Authorization": f"Bearer {token}"}) as http:
+            assert http.get("/user-settings").json()["language"] == "en"  # kept from sign-up
         page.get_by_role("link", name="Search").click()
         page.get_by_role("searchbox", name="Search").fill("和紙")
         page.get_by_role("button", name="Search").click()
@@ -206,10 +209,11 @@ def test_admin_and_languages(rest, chromium):
         page.get_by_label("用户名").fill(ADMIN[0])
         page.get_by_label("密码").fill(ADMIN[1])
         page.get_by_role("button", name="登录").click()
-        page.get_by_role("link", name="用户").click()
+        # signed in, the user's saved language (the default, English) wins over the browser's
+        page.get_by_role("link", name="Users").click()
         expect(page.get_by_text(ADMIN[0], exact=True)).to_be_visible()
         t.shoot("09-admin")
-        page.get_by_role("combobox", name="语言").select_option("ja")
+        page.get_by_role("combobox", name="Language").select_option("ja")
         expect(page.get_by_role("heading", name="ユーザー")).to_be_visible()
         # the choice is saved as the user's language
         token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")

@@ -1,7 +1,7 @@
 // Sign in / create account.
 import * as api from '../api.js';
 import { field, h } from '../dom.js';
-import { languageFromSettings, t } from '../i18n.js';
+import { getLanguage, languageFromSettings, t } from '../i18n.js';
 import { errorBox, languagePicker, page, showError } from '../layout.js';
 import * as session from '../session.js';
 
@@ -11,10 +11,12 @@ export function render() {
   const error = errorBox();
   const busy = (on) => form.querySelectorAll('button').forEach((b) => (b.disabled = on));
 
-  async function signIn() {
+  async function signIn(created) {
     const body = await api.post('/auth/login', { username: username.value, password: password.value });
     session.set({ token: body.access_token, user: body.user });
-    await languageFromSettings();
+    // A new account keeps the language it was created in; later sign-ins follow the saved one.
+    if (created) await api.put('/user-settings', { language: getLanguage() }).catch(() => {});
+    else await languageFromSettings();
     location.hash = '/library';
   }
 
@@ -24,7 +26,7 @@ export function render() {
     busy(true);
     try {
       if (create) await api.post('/auth/register', { username: username.value, password: password.value });
-      await signIn();
+      await signIn(create);
     } catch (err) {
       showError(error, err);
     } finally {
