@@ -56,7 +56,9 @@ class Tab:
 def browser() -> Iterator[sync_api.Browser]:
     with sync_api.sync_playwright() as playwright:
         # --no-sandbox: the tests may run as root (CI), where Chromium's sandbox cannot start.
-        launched = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        launched = playwright.chromium.launch(
+            executable_path=chromium_path(), args=["--no-sandbox"]
+        )
         try:
             yield launched
         finally:

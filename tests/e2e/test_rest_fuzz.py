@@ -43,6 +43,23 @@ def rest(tmp_path_factory):
         yield r
 
 
+def fuzzer(operation, mode: GenerationMode, headers: dict[str, str]):
+    """A Hypothesis test of one operation, calling it with `headers`."""
+
+    @settings(
+        max_examples=FUZZ_EXAMPLES,
+        derandomize=DERANDOMIZE,
+        deadline=None,
+        database=None,
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(case=operation.as_strategy(generation_mode=mode))
+    def fuzz(case) -> None:
+        case.call_and_validate(headers=headers, checks=CHECKS)
+
+    return fuzz
+
+
 @pytest.mark.parametrize("mode", [GenerationMode.POSITIVE, GenerationMode.NEGATIVE])
 def test_no_server_errors_and_documented_responses(rest, mode):
     schema = schemathesis.openapi.from_url(f"{rest.url}/openapi.json")
@@ -54,18 +71,7 @@ def test_no_server_errors_and_documented_responses(rest, mode):
         # (and failed password checks lock the name); admin-only operations answer 403, which
         # is documented, while an admin token could delete the users other examples rely on.
         token = rest.new_user().token
-        headers = {"Authorization": f"Bearer {token}"}
-
-        @settings(
-            max_examples=FUZZ_EXAMPLES,
-            derandomize=DERANDOMIZE,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-        )
-        @given(case=operation.as_strategy(generation_mode=mode))
-        def fuzz(case) -> None:
-            case.call_and_validate(headers=headers, checks=CHECKS)
+        fuzz = fuzzer(operation, mode, {"Authorization": f"Bearer {token}"})
 
         try:
             fuzz()

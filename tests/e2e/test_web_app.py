@@ -214,7 +214,7 @@ def test_admin_and_languages(rest, chromium):
         expect(page.locator("main li strong", has_text=ADMIN[0])).to_be_visible()
         t.shoot("09-admin")
         page.get_by_role("combobox", name="Language").select_option("ja")
-        expect(page.get_by_role("heading", name="ユーザー")).to_be_visible()
+        expect(page.get_by_role("heading", name="ユーザー", exact=True)).to_be_visible()
         # the choice is saved as the user's language
         token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
         with httpx.Client(base_url=rest.url) as http:
