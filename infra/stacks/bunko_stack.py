@@ -19,10 +19,12 @@ from infra.constructs.ingest import IngestPipeline
 from infra.constructs.search import SearchCollection
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
+from infra.constructs.web import WebApp
 from infra.stacks.nag import suppress_findings
 from infra.stacks.permissions import grant_bedrock, grant_files, grant_table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+WEB_STATIC = REPO_ROOT / "layers" / "bunko" / "bunko" / "web" / "static"
 BLOB_PREFIX = "blobs/"
 DROP_PREFIX = "drop/"
 
@@ -135,6 +137,11 @@ class BunkoStack(Stack):
             ):
                 web.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[resource]))
 
+        web = WebApp(
+            self, "Web", static_dir=WEB_STATIC, api_url=api.url,
+            access_logs=storage.access_logs, retain_data=config.retain_data,
+        )  # fmt: skip
+
         roles = [_role(f) for f in functions.all]
         for role in roles:
             grant_table(role, storage.table)
@@ -156,9 +163,10 @@ class BunkoStack(Stack):
         setup.resource.node.add_dependency(search.collection)
 
         self.storage, self.functions, self.ingest, self.api = storage, functions, ingest, api
-        self.search, self.secrets, self.index_setup = search, secrets, setup
+        self.search, self.secrets, self.index_setup, self.web = search, secrets, setup, web
         for name, value in {
             "ApiUrl": api.url,
+            "WebUrl": web.url,
             "BucketName": storage.bucket.bucket_name,
             "DropPrefix": DROP_PREFIX,
             "TableName": storage.table.table_name,

@@ -86,7 +86,20 @@ def suppress_findings(stack: Stack) -> None:
                "rotated by hand (docs/aws.md), not on a schedule."),
         ],
     )  # fmt: skip
+    _suppress_web(stack, path)
     _suppress_cdk_internals(stack, path)
+
+
+def _suppress_web(stack: Stack, path: str) -> None:
+    """The web app's CDN (static files only: no data, no secrets, the API has its own checks)."""
+    NagSuppressions.add_resource_suppressions_by_path(stack, f"{path}/Web/Cdn/Resource", [
+        _s("AwsSolutions-CFR1", "Bunko is for any country its deployer serves; geo restriction "
+           "is a deployment choice (docs/aws.md)."),
+        _s("AwsSolutions-CFR2", "WAF is an account-level choice (cost, rules), as for the API; "
+           "the CDN serves only the app's static files."),
+        _s("AwsSolutions-CFR4", "The distribution uses CloudFront's default certificate, which "
+           "cannot pin a TLS minimum; TLSv1.2_2021 applies once a custom domain is added."),
+    ])  # fmt: skip
 
 
 def _suppress_cdk_internals(stack: Stack, path: str) -> None:
@@ -133,6 +146,19 @@ def _suppress_cdk_internals(stack: Stack, path: str) -> None:
         [_s("AwsSolutions-SF2", internal.format("Provider: no X-Ray option on its waiter"))],
     )  # fmt: skip
     for child in stack.node.children:
+        if child.node.id.startswith("Custom::CDKBucketDeployment"):
+            deploy = internal.format("BucketDeployment: copies the web app into its bucket")
+            NagSuppressions.add_resource_suppressions(child, [
+                NagPackSuppression(id="AwsSolutions-IAM4", applies_to=basic, reason=deploy),
+                NagPackSuppression(id="AwsSolutions-IAM5", reason=deploy, applies_to=[
+                    "Action::s3:GetObject*", "Action::s3:GetBucket*", "Action::s3:List*",
+                    "Action::s3:DeleteObject*", "Action::s3:Abort*",
+                    "Resource::<WebAssetsDD5BFD6C.Arn>/*", "Resource::*",
+                    "Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-"
+                    "<AWS::Region>/*",
+                ]),
+                _s("AwsSolutions-L1", deploy),
+            ], apply_to_children=True)  # fmt: skip
         if child.node.id.startswith("BucketNotificationsHandler"):
             NagSuppressions.add_resource_suppressions(child, [
                 NagPackSuppression(id="AwsSolutions-IAM4", applies_to=basic,

@@ -49,10 +49,16 @@ async function signOut() {
 }
 
 let statusTimer = null;
+let tick = () => {};
+
+export function refreshStatus() {
+  tick();
+}
+
 export function startStatus() {
   const footer = document.getElementById('status');
   clearInterval(statusTimer);
-  const tick = async () => {
+  tick = async () => {
     if (!session.token()) return clear(footer);
     try {
       const [s, m] = await Promise.all([api.get('/indexing_status'), api.get('/model_name')]);

@@ -1,6 +1,6 @@
 // One file: its record and its chunks; #/files/<id>/<chunk> scrolls to and marks that chunk.
 import * as api from '../api.js';
-import { formatBytes, h } from '../dom.js';
+import { append, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorBox, page, showError } from '../layout.js';
 
@@ -15,11 +15,11 @@ export async function render({ id, chunk }) {
       id: `chunk-${c.index}`, class: c.index === wanted ? 'chunk cited' : 'chunk', tabindex: -1,
       'aria-current': c.index === wanted ? 'true' : null,
     }, h('div', { class: 'muted small' }, `#${c.index}${c.page ? ` · p.${c.page}` : ''}`), h('p', {}, c.content)));
-    main.append(
+    append(main, [
       h('p', { class: 'muted' }, `${t(`st.${file.status}`)} · ${formatBytes(file.size)} · ${file.chunkCount} ${t('lib.chunks')} · ${file.mode}`),
       file.error ? h('p', { class: 'error' }, file.error) : null,
       h('p', {}, h('a', { href: '#/library' }, `← ${t('nav.library')}`)),
-      h('ol', { class: 'chunks', 'aria-label': t('file.chunks') }, items));
+      h('ol', { class: 'chunks', 'aria-label': t('file.chunks') }, items)]);
     const cited = main.querySelector('.cited');
     if (cited) {
       cited.scrollIntoView({ block: 'center' });

@@ -3,7 +3,7 @@
 import * as api from '../api.js';
 import { clear, field, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
-import { errorBox, page, showError } from '../layout.js';
+import { errorBox, page, refreshStatus, showError } from '../layout.js';
 
 let poll = null;
 
@@ -57,7 +57,7 @@ export function render() {
       } catch (err) {
         item.row.classList.add('failed');
         item.note.textContent = '';
-        item.note.append(h('span', { class: 'error', role: 'alert' }, `${item.file.name}: ${err.message}`));
+        item.note.append(h('span', { class: 'error', role: 'alert' }, err.message));
       }
     }));
     refresh();
@@ -85,6 +85,7 @@ export function render() {
       showError(listError, err);
       return;
     }
+    refreshStatus();
     clear(list, files.length ? table(files, refresh) : h('p', { class: 'muted' }, t('lib.empty')));
     if (files.some((f) => f.status === 'pending' || f.status === 'indexing')) poll = setTimeout(refresh, 1000);
   }
@@ -116,6 +117,6 @@ function table(files, refresh) {
       onclick: async () => { await api.del(`/knowledge-bases/${f.id}`).catch(() => {}); refresh(); },
     }, t('lib.delete')))));
   return h('div', { class: 'scroll' }, h('table', {},
-    h('thead', {}, h('tr', {}, h('th', {}, t('lib.name')), h('th', {}, t('lib.status')), h('th', { class: 'num' }, t('lib.chunks')), h('th', { class: 'num' }, t('lib.size')), h('th', {}, h('span', { class: 'visually-hidden' }, t('lib.actions'))))),
+    h('thead', {}, h('tr', {}, h('th', {}, t('lib.name')), h('th', {}, t('lib.status')), h('th', { class: 'num' }, t('lib.chunksHead')), h('th', { class: 'num' }, t('lib.size')), h('th', {}, h('span', { class: 'visually-hidden' }, t('lib.actions'))))),
     h('tbody', {}, rows)));
 }

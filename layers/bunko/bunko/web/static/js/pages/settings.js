@@ -1,7 +1,7 @@
 // Settings: retrieval and chat preferences, model configs (keys write-only), API keys for agents.
 import * as api from '../api.js';
 import { clear, field, h } from '../dom.js';
-import { setLanguage, t } from '../i18n.js';
+import { LANGUAGES, setLanguage, t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
 import { agentSnippets } from './snippets.js';
 
@@ -18,11 +18,11 @@ function userSettings() {
     enableFullTextSearch: h('input', { type: 'checkbox' }),
     temperature: h('input', { type: 'number', min: 0, max: 2, step: 0.1 }),
     maxTokens: h('input', { type: 'number', min: 1, max: 32768 }),
-    language: h('select', {}, ['ja', 'en', 'zh'].map((c) => h('option', { value: c }, c))),
+    language: h('select', {}, LANGUAGES.map(([c, name]) => h('option', { value: c }, name))),
   };
   const form = h('form', { class: 'card', onsubmit: saveAll },
     h('h2', {}, t('set.retrieval')),
-    h('div', { class: 'grid4' }, Object.entries(inputs).map(([k, el]) => field(t(`set.${k}`), el))),
+    h('div', { class: 'grid4' }, Object.entries(inputs).map(([k, el]) => (el.type === 'checkbox' ? h('label', { class: 'check' }, el, t(`set.${k}`)) : field(t(`set.${k}`), el)))),
     error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('common.save'))));
   api.get('/user-settings').then((s) => {
     for (const [k, el] of Object.entries(inputs)) el.type === 'checkbox' ? (el.checked = s[k]) : (el.value = s[k]);
