@@ -5,23 +5,29 @@ import * as i18n from './i18n.js';
 import { page, renderTop, startStatus } from './layout.js';
 import * as router from './router.js';
 import * as session from './session.js';
-import * as admin from './pages/admin.js';
-import * as chat from './pages/chat.js';
-import * as file from './pages/file.js';
-import * as library from './pages/library.js';
 import * as login from './pages/login.js';
-import * as search from './pages/search.js';
-import * as settings from './pages/settings.js';
 
-function guarded(render) {
-  return (params, path) => {
+// Pages load when first opened: the first screen (sign in) fetches only what it shows.
+const pages = {
+  admin: () => import('./pages/admin.js'),
+  chat: () => import('./pages/chat.js'),
+  file: () => import('./pages/file.js'),
+  library: () => import('./pages/library.js'),
+  search: () => import('./pages/search.js'),
+  settings: () => import('./pages/settings.js'),
+};
+
+function guarded(name) {
+  return async (params, path) => {
     if (!session.token()) {
       router.go('/login');
       return;
     }
     renderTop(path);
+    const module = await pages[name]();
+    if (router.current() !== path) return; // the user moved on while it loaded
     document.getElementById('main').focus({ preventScroll: true });
-    return render(params);
+    return module.render(params);
   };
 }
 
@@ -30,13 +36,13 @@ router.route('/login', () => {
   renderTop('');
   login.render();
 });
-router.route('/library', guarded(library.render));
-router.route('/files/:id', guarded(file.render));
-router.route('/files/:id/:chunk', guarded(file.render));
-router.route('/search', guarded(search.render));
-router.route('/chat', guarded(chat.render));
-router.route('/settings', guarded(settings.render));
-router.route('/admin', guarded(admin.render));
+router.route('/library', guarded('library'));
+router.route('/files/:id', guarded('file'));
+router.route('/files/:id/:chunk', guarded('file'));
+router.route('/search', guarded('search'));
+router.route('/chat', guarded('chat'));
+router.route('/settings', guarded('settings'));
+router.route('/admin', guarded('admin'));
 router.fallback((path) => {
   if (path === '/' || !session.token()) return router.go(session.token() ? '/library' : '/login');
   renderTop(path);
