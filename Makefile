@@ -7,9 +7,10 @@ EXTRAS ?= local,e5,aws,cdk,dev
 
 # System packages the tests use: LibreOffice for /libreoffice/convert (util-linux and mount
 # for its sandbox: unshare, setpriv, mount), a Japanese font for Japanese PDFs, Tesseract
-# with Japanese and English data for precise-mode OCR. Installed with apt-get when missing
-# (as root, or with sudo).
-SYSTEM_PACKAGES := libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui fonts-ipaexfont-gothic util-linux mount tesseract-ocr tesseract-ocr-jpn tesseract-ocr-eng
+# with Japanese and English data for precise-mode OCR, Chromium for the web app's browser
+# tests (Playwright drives Debian's build: no browser download). Installed with apt-get when
+# missing (as root, or with sudo).
+SYSTEM_PACKAGES := libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui fonts-ipaexfont-gothic util-linux mount tesseract-ocr tesseract-ocr-jpn tesseract-ocr-eng chromium
 
 .PHONY: install system run test lint format eval bench bench-aws synth clean
 
@@ -59,6 +60,7 @@ bench: install  ## engine and embedder benchmarks (not part of the tests)
 	$(BIN)/python tests/bench/bench_ingest.py
 	$(BIN)/python tests/bench/bench_upload.py
 	$(BIN)/python tests/bench/bench_soffice.py
+	$(BIN)/python tests/bench/bench_web.py
 	$(BIN)/python -m tests.bench.bench_mcp
 	$(BIN)/python -m tests.bench.bench_chat
 
