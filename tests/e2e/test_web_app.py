@@ -85,11 +85,17 @@ def test_the_whole_journey(rest, chromium, files):
         # upload both at once, each with its own progress bar, and watch them complete
         page.locator("input[type=file]").set_input_files([str(docx), str(pdf)])
         expect(page.get_by_role("progressbar", name="lighthouse.docx")).to_be_attached()
-        expect(page.get_by_text("Recommended:").first).to_be_visible()
+        expect(page.get_by_text("Recommended:")).to_have_count(2)
+        expect(page.get_by_role("combobox", name="Mode: lighthouse.docx")).to_have_value("fast")
+        page.get_by_role("combobox", name="Mode: 寺の記録.pdf").select_option("precise")
         t.shoot("02-library-picked")
         page.get_by_role("button", name="Upload").click()
         for name in ("lighthouse.docx", "寺の記録.pdf"):
             expect(row_of(page, name).get_by_text("completed")).to_be_visible(timeout=90_000)
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+        with httpx.Client(base_url=rest.url, headers={"Authorization": f"Bearer {token}"}) as http:
+            modes = {f["originalName"]: f["mode"] for f in http.get("/knowledge-bases").json()}
+        assert modes == {"lighthouse.docx": "fast", "寺の記録.pdf": "precise"}
         t.shoot("03-library")
         t.shoot("03-library", dark=True)
 
@@ -139,7 +145,6 @@ def test_the_whole_journey(rest, chromium, files):
         assert [i["path"] for i in found["items"]] == ["寺の記録.pdf"], found
 
         # sign out: the token stops working
-        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
         with httpx.Client(base_url=rest.url) as http:
             auth = {"Authorization": f"Bearer {token}"}
             assert http.get("/knowledge-bases", headers=auth).status_code == 200

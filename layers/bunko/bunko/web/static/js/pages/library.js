@@ -14,7 +14,7 @@ export function render() {
   const queue = h('ul', { class: 'queue', 'aria-label': t('lib.queue') });
   const chunkSize = h('input', { type: 'number', min: 50, max: 20000, placeholder: '1000', name: 'chunkSize' });
   const chunkOverlap = h('input', { type: 'number', min: 0, max: 10000, placeholder: '200', name: 'chunkOverlap' });
-  const mode = h('select', { name: 'mode' }, h('option', { value: 'fast' }, t('lib.fast')), h('option', { value: 'precise' }, t('lib.precise')));
+  const modeSelect = (name) => h('select', { 'aria-label': `${t('lib.mode')}: ${name}` }, h('option', { value: 'fast' }, t('lib.fast')), h('option', { value: 'precise' }, t('lib.precise')));
   const category = h('input', { name: 'category', maxLength: 100 });
   const uploadButton = h('button', { type: 'submit', disabled: true }, t('lib.upload'));
   const list = h('div', { class: 'files' });
@@ -24,7 +24,14 @@ export function render() {
     for (const file of files) {
       const bar = h('progress', { max: 1, value: 0, 'aria-label': file.name });
       const note = h('span', { class: 'muted small' });
-      const item = { file, bar, note, row: h('li', {}, h('span', { class: 'name' }, file.name), h('span', { class: 'muted small' }, formatBytes(file.size)), bar, note) };
+      const mode = modeSelect(file.name);
+      const item = { file, bar, note, mode };
+      const remove = h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('lib.remove')}: ${file.name}`, onclick: () => {
+        picked.splice(picked.indexOf(item), 1);
+        item.row.remove();
+        uploadButton.disabled = picked.length === 0;
+      } }, '×');
+      item.row = h('li', {}, h('span', { class: 'name' }, file.name), h('span', { class: 'row' }, h('span', { class: 'muted small' }, formatBytes(file.size)), mode, remove), bar, note);
       picked.push(item);
       queue.append(item.row);
       recommend(item);
@@ -35,7 +42,7 @@ export function render() {
   async function recommend(item) {
     try {
       const r = await api.get(`/api/vision/recommend-mode?file=${encodeURIComponent(item.file.name)}&size=${item.file.size}`);
-      item.recommended = r.recommendedMode;
+      item.mode.value = r.recommendedMode; // the advice is the default; the person may change it
       item.note.textContent = `${t('lib.recommended')}: ${t(`lib.${r.recommendedMode}`)} — ${r.reason}`;
     } catch {
       // advice only: the upload works without it
@@ -49,9 +56,10 @@ export function render() {
     await Promise.all(items.map(async (item) => {
       try {
         await api.upload(item.file, {
-          chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, mode: mode.value, category: category.value,
+          chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, mode: item.mode.value, category: category.value,
         }, (p) => (item.bar.value = p));
         item.bar.value = 1;
+        item.mode.disabled = true;
         item.note.textContent = t('lib.uploaded');
         setTimeout(() => item.row.remove(), 1500);
       } catch (err) {
@@ -71,7 +79,7 @@ export function render() {
 
   const form = h('form', { class: 'card', onsubmit: uploadAll },
     input, drop, queue,
-    h('div', { class: 'grid4' }, field(t('lib.chunkSize'), chunkSize), field(t('lib.chunkOverlap'), chunkOverlap), field(t('lib.mode'), mode), field(t('lib.category'), category)),
+    h('div', { class: 'grid4' }, field(t('lib.chunkSize'), chunkSize), field(t('lib.chunkOverlap'), chunkOverlap), field(t('lib.category'), category)),
     h('div', { class: 'row' }, uploadButton));
 
   async function refresh() {
