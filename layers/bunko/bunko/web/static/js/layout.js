@@ -32,7 +32,7 @@ export function renderTop(active) {
 export function languagePicker() {
   const select = h(
     'select',
-    { 'aria-label': t('lang.label'), onchange: (e) => setLanguage(e.target.value, true) },
+    { class: 'lang', 'aria-label': t('lang.label'), onchange: (e) => setLanguage(e.target.value, true) },
     LANGUAGES.map(([code, name]) => h('option', { value: code, selected: code === getLanguage() }, name)),
   );
   return select;
