@@ -18,6 +18,14 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not 
 # Git-ignored: the tests write each page here, desktop and 360 px, light and dark.
 SCREENSHOTS = Path(os.environ.get("BUNKO_SCREENSHOTS", Path(__file__).parent / "screenshots"))
 DESKTOP = {"width": 1280, "height": 800}
+# What a strict same-origin deployment sends (issue 16 adds it to the server; CloudFront sends
+# the same with the API's URL in connect-src). Chromium reports any violation as a console
+# error, which the tests fail on: no inline script or handler, no eval, no other host.
+STRICT_CSP = "; ".join([
+    "default-src 'self'", "script-src 'self'", "style-src 'self'", "img-src 'self' data:",
+    "connect-src 'self'", "object-src 'none'", "base-uri 'none'", "form-action 'self'",
+    "frame-ancestors 'none'",
+])  # fmt: skip
 PHONE = {"width": 360, "height": 740}
 
 
@@ -71,6 +79,7 @@ def tab(chromium: sync_api.Browser, url: str, *, locale: str = "en-US") -> Itera
     context = chromium.new_context(locale=locale, viewport=DESKTOP)
     context.set_default_timeout(30_000)
     page = context.new_page()
+    page.route("**/*", _with_strict_csp)
     opened = Tab(page)
     page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
@@ -79,3 +88,15 @@ def tab(chromium: sync_api.Browser, url: str, *, locale: str = "en-US") -> Itera
         yield opened
     finally:
         context.close()
+
+
+def _with_strict_csp(route) -> None:
+    """The page itself gets STRICT_CSP; every other request goes through untouched (so the
+    chat's event stream still streams)."""
+    if route.request.resource_type != "document":
+        route.continue_()
+        return
+    response = route.fetch()
+    route.fulfill(
+        response=response, headers={**response.headers, "content-security-policy": STRICT_CSP}
+    )

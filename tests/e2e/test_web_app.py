@@ -73,6 +73,18 @@ def mcp_search(url: str, key: str, query: str) -> dict:
         return pool.submit(asyncio.run, call()).result(timeout=120)
 
 
+def test_the_page_runs_under_a_strict_csp(rest, chromium):
+    with tab(chromium, rest.url + "/") as t:
+        expect(t.page.get_by_role("button", name="Sign in")).to_be_visible()
+        # the policy is really in force: an inline script is refused and reported
+        t.page.evaluate(
+            "document.body.append(Object.assign(document.createElement('script'),"
+            " {textContent: 'window.inlineRan = true'}))"
+        )
+        assert t.page.evaluate("window.inlineRan === undefined")
+        assert any("Content Security Policy" in e for e in t.errors), t.errors
+
+
 def test_the_whole_journey(rest, chromium, files):
     docx, pdf = files
     with tab(chromium, rest.url + "/") as t:
@@ -218,6 +230,11 @@ def test_admin_and_languages(rest, chromium):
         page.get_by_role("link", name="Users").click()
         expect(page.locator("main li strong", has_text=ADMIN[0])).to_be_visible()
         t.shoot("09-admin")
+        page.emulate_media(color_scheme="dark")  # light and dark follow the system
+        background = "getComputedStyle(document.body).backgroundColor"
+        assert page.evaluate(background) == "rgb(21, 23, 26)"
+        page.emulate_media(color_scheme="light")
+        assert page.evaluate(background) == "rgb(247, 247, 245)"
         page.get_by_role("combobox", name="Language").select_option("ja")
         expect(page.get_by_role("heading", name="ユーザー", exact=True)).to_be_visible()
         # the choice is saved as the user's language
