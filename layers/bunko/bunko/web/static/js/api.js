@@ -3,14 +3,15 @@
 import * as session from './session.js';
 
 let base = '';
+let configured = Promise.resolve();
 
-export async function configure() {
-  try {
-    const res = await fetch('config.json', { cache: 'no-cache' });
-    if (res.ok) base = ((await res.json()).apiBaseUrl || '').replace(/\/$/, '');
-  } catch {
-    base = '';
-  }
+// Read config.json in the background: the first screen renders meanwhile, requests wait for it.
+export function configure() {
+  configured = fetch('config.json', { cache: 'no-cache' })
+    .then((res) => (res.ok ? res.json() : {}))
+    .then((config) => { base = (config.apiBaseUrl || '').replace(/\/$/, ''); })
+    .catch(() => { base = ''; });
+  return configured;
 }
 
 export class ApiError extends Error {
@@ -44,6 +45,7 @@ async function fail(res) {
 }
 
 export async function request(method, path, body) {
+  await configured;
   const init = { method, headers: headers() };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
@@ -60,7 +62,8 @@ export const put = (path, body) => request('PUT', path, body);
 export const del = (path) => request('DELETE', path);
 
 // multipart upload with progress (fetch cannot report upload progress; XHR can).
-export function upload(file, fields, onProgress) {
+export async function upload(file, fields, onProgress) {
+  await configured;
   return new Promise((resolve, reject) => {
     const form = new FormData();
     form.append('file', file);
@@ -89,6 +92,7 @@ export function upload(file, fields, onProgress) {
 
 // POST /chat/stream: calls onEvent({type, data}) per SSE event until [DONE] or abort.
 export async function chatStream(body, onEvent, signal) {
+  await configured;
   const res = await fetch(`${base}/chat/stream`, {
     method: 'POST',
     headers: headers({ 'Content-Type': 'application/json', Accept: 'text/event-stream' }),

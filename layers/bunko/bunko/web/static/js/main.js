@@ -55,8 +55,10 @@ session.onChange((s) => {
 });
 i18n.onChange(() => router.resolve());
 
-await api.configure();
+api.configure();
 i18n.init();
 session.load();
 startStatus();
 router.start();
+// The first screen is on the page (tests/bench/bench_web.py reads this mark).
+performance.mark('bunko:first-render');
