@@ -243,3 +243,39 @@ def test_admin_and_languages(rest, chromium):
             settings = http.get("/user-settings", headers={"Authorization": f"Bearer {token}"})
             assert settings.json()["language"] == "ja"
         assert t.errors == []
+
+
+def test_settings_model_configs_keys_are_write_only(rest, chromium):
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        create_account(page, "saburo")
+        page.get_by_role("link", name="Settings").click()
+        expect(page.get_by_label("Top K")).to_have_value("5")  # the saved settings are shown
+        page.get_by_label("Top K").fill("7")
+        page.get_by_role("button", name="Save", exact=True).click()
+        expect(page.get_by_role("status").filter(has_text="Saved")).to_be_attached()
+        page.get_by_label("Name", exact=True).fill("gpt")
+        page.get_by_label("Model id").fill("gpt-4o-mini")
+        page.get_by_label("API key (write-only)").fill("sk-secret-value-123")
+        page.get_by_role("button", name="Add model").click()
+        listed = page.locator("main li").filter(has_text="gpt-4o-mini")
+        expect(listed).to_contain_text("key set")
+        expect(page.get_by_label("API key (write-only)")).to_have_value("")
+        assert "sk-secret-value-123" not in page.content()
+        page.get_by_role("button", name="Edit gpt").click()
+        expect(page.get_by_label("Model id")).to_have_value("gpt-4o-mini")
+        page.get_by_label("Name", exact=True).fill("gpt-mini")
+        page.get_by_role("button", name="Save", exact=True).last.click()
+        expect(page.locator("main li").filter(has_text="gpt-mini")).to_contain_text("key set")
+        # an API error is shown as the error body's message
+        page.get_by_label("Name", exact=True).fill("broken")
+        page.get_by_label("Model id").fill("m")
+        page.get_by_label("Base URL").fill("ftp://example.invalid")
+        page.get_by_role("button", name="Add model").click()
+        expect(page.get_by_role("alert").filter(has_text="baseUrl")).to_be_visible()
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+        with httpx.Client(base_url=rest.url, headers={"Authorization": f"Bearer {token}"}) as http:
+            [config] = http.get("/model-configs").json()
+            assert config["name"] == "gpt-mini" and config["hasApiKey"] is True
+            assert http.get("/user-settings").json()["topK"] == 7
+        assert t.unexpected_errors(r"status of 400") == []

@@ -55,15 +55,29 @@ function modelConfigs() {
     baseUrl: h('input', { type: 'url', placeholder: 'https://' }),
     apiKey: h('input', { type: 'password', autocomplete: 'off' }),
   };
+  let editing = null; // the config being edited, or null to add one
+  const submit = h('button', { type: 'submit' }, t('mc.add'));
+  const cancel = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => edit(null) }, t('common.cancel'));
+  function edit(config) {
+    editing = config;
+    for (const [k, el] of Object.entries(f)) el.value = config && k !== 'apiKey' ? config[k] ?? '' : k === 'provider' ? 'openai' : k === 'type' ? 'llm' : '';
+    f.apiKey.placeholder = config && config.hasApiKey ? t('mc.keepKey') : '';
+    submit.textContent = config ? t('common.save') : t('mc.add');
+    cancel.hidden = !config;
+    if (config) f.name.focus();
+  }
   async function refresh() {
     try {
       const configs = await api.get('/model-configs');
       clear(list, configs.length ? configs.map((c) => h('li', { class: 'row spread' },
         h('span', {}, h('strong', {}, c.name), ` ${c.provider} · ${c.modelId} · ${c.type}`, c.hasApiKey ? h('span', { class: 'tag' }, t('mc.hasKey')) : null),
-        h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('common.delete')} ${c.name}`, onclick: async () => {
-          await api.del(`/model-configs/${c.id}`).catch((err) => showError(error, err));
-          refresh();
-        } }, t('common.delete')))) : h('li', { class: 'muted' }, t('mc.none')));
+        h('span', { class: 'row' },
+          h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('common.edit')} ${c.name}`, onclick: () => edit(c) }, t('common.edit')),
+          h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('common.delete')} ${c.name}`, onclick: async () => {
+            await api.del(`/model-configs/${c.id}`).catch((err) => showError(error, err));
+            if (editing && editing.id === c.id) edit(null);
+            refresh();
+          } }, t('common.delete'))))) : h('li', { class: 'muted' }, t('mc.none')));
     } catch (err) {
       showError(error, err);
     }
@@ -73,9 +87,13 @@ function modelConfigs() {
     showError(error, null);
     const body = Object.fromEntries(Object.entries(f).map(([k, el]) => [k, el.value.trim() || null]));
     try {
-      await api.post('/model-configs', body);
-      f.apiKey.value = ''; // write-only: never shown again
-      f.name.value = '';
+      if (editing) {
+        if (!body.apiKey) delete body.apiKey; // left empty: keep the stored key
+        await api.put(`/model-configs/${editing.id}`, body);
+      } else {
+        await api.post('/model-configs', body);
+      }
+      edit(null); // clears the form, the key included: write-only, never shown again
       refresh();
     } catch (err) {
       showError(error, err);
@@ -84,7 +102,7 @@ function modelConfigs() {
   refresh();
   return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('mc.title')), list,
     h('div', { class: 'grid4' }, Object.entries(f).map(([k, el]) => field(t(`mc.${k}`), el))),
-    error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('mc.add'))));
+    error, h('div', { class: 'row' }, submit, cancel));
 }
 
 function apiKeys() {
