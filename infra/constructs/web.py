@@ -5,7 +5,8 @@ The API stays on API Gateway's own regional origin (docs/aws.md: a regional endp
 CloudFront, so a streamed answer is not cut after CloudFront's 30 s origin timeout); the app
 calls it cross-origin, so the app's origin goes on the API's CORS allow-list (`origin`). A
 strict CSP (scripts and styles from the app's origin only, fetches to it and the API) is
-sent with every page.
+sent with every page. It names the API by its origin (the API's id), not by its stage URL:
+the functions know this app's origin for CORS, so the CDN must not wait for their stage.
 """
 
 from __future__ import annotations
@@ -20,13 +21,13 @@ from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
 
-def content_security_policy(api_url: str) -> str:
+def content_security_policy(api_origin: str) -> str:
     return "; ".join([
         "default-src 'self'",
         "script-src 'self'",
         "style-src 'self'",
         "img-src 'self' data:",
-        f"connect-src 'self' {api_url}",
+        f"connect-src 'self' {api_origin}",
         "object-src 'none'",
         "base-uri 'none'",
         "form-action 'self'",
@@ -42,8 +43,8 @@ class WebApp(Construct):
         *,
         static_dir: Path,
         api_url: str,
+        api_origin: str,
         access_logs: s3.IBucket,
-        retain_data: bool,
     ) -> None:
         super().__init__(scope, construct_id)
         self.bucket = s3.Bucket(
@@ -61,7 +62,7 @@ class WebApp(Construct):
             self, "Headers",
             security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
                 content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
-                    content_security_policy=content_security_policy(api_url), override=True),
+                    content_security_policy=content_security_policy(api_origin), override=True),
                 content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
                 frame_options=cloudfront.ResponseHeadersFrameOptions(
                     frame_option=cloudfront.HeadersFrameOption.DENY, override=True),

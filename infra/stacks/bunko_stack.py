@@ -117,6 +117,13 @@ class BunkoStack(Stack):
             self, "Rest", api_function=functions.api, stream_function=functions.stream,
             stage_name=config.stage_name, cors_origins=config.cors_origins,
         )  # fmt: skip
+        web_app = WebApp(
+            self, "Web", static_dir=WEB_STATIC, api_url=api.url,
+            api_origin=f"https://{api.api.rest_api_id}.execute-api.{self.region}.{self.url_suffix}",
+            access_logs=storage.access_logs,
+        )  # fmt: skip
+        # The app's own origin is always on the API's CORS allow-list (docs/aws.md).
+        cors_origins = [*config.cors_origins, web_app.origin]
         for web in (functions.api, functions.stream):
             # Only the web functions sign users in: the ingest function gets neither the
             # JWT secret nor the model-keys key (nor their names).
@@ -125,7 +132,7 @@ class BunkoStack(Stack):
                 "jwt_secret_arn": secrets.jwt_secret.secret_arn,
                 "model_keys_kms_key_id": secrets.model_keys.key_id,
                 "bedrock_chat_model_ids": ",".join(config.chat_model_ids),
-                "cors_origins": ",".join(config.cors_origins),
+                "cors_origins": ",".join(cors_origins),
             }.items():
                 web.add_environment(env_name(name), value)
             # Written out instead of grant_*: those add actions the code never calls
@@ -136,11 +143,6 @@ class BunkoStack(Stack):
                 (["kms:Encrypt", "kms:Decrypt"], secrets.model_keys.key_arn),
             ):
                 web.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[resource]))
-
-        web = WebApp(
-            self, "Web", static_dir=WEB_STATIC, api_url=api.url,
-            access_logs=storage.access_logs, retain_data=config.retain_data,
-        )  # fmt: skip
 
         roles = [_role(f) for f in functions.all]
         for role in roles:
@@ -163,10 +165,10 @@ class BunkoStack(Stack):
         setup.resource.node.add_dependency(search.collection)
 
         self.storage, self.functions, self.ingest, self.api = storage, functions, ingest, api
-        self.search, self.secrets, self.index_setup, self.web = search, secrets, setup, web
+        self.search, self.secrets, self.index_setup, self.web = search, secrets, setup, web_app
         for name, value in {
             "ApiUrl": api.url,
-            "WebUrl": web.url,
+            "WebUrl": web_app.url,
             "BucketName": storage.bucket.bucket_name,
             "DropPrefix": DROP_PREFIX,
             "TableName": storage.table.table_name,

@@ -48,19 +48,27 @@ def test_point1_only_the_web_functions_know_the_jwt_secret_and_model_key(templat
     assert "BUNKO_MODEL_KEYS_KMS_KEY_ID" not in ingest_env
 
 
+def web_app_origin(template, listed: str = "") -> dict:
+    """`listed` + https://<the web app's CloudFront domain>, as CloudFormation joins it."""
+    [cdn] = template.find_resources("AWS::CloudFront::Distribution")
+    return {"Fn::Join": ["", [f"{listed}https://", {"Fn::GetAtt": [cdn, "DomainName"]}]]}
+
+
 def test_point3_no_cors_unless_origins_are_listed(template, prod):
     # Default: no origin allowed, so no CORS rule on the bucket and none in the gateway.
     for bucket in template.find_resources("AWS::S3::Bucket").values():
         assert "CorsConfiguration" not in bucket["Properties"]
+    # The app allows only the stack's own web app (its CloudFront origin, tests/infra/test_web).
     env = functions_by_service(template)["bunko-api"]["Environment"]["Variables"]
-    assert env["BUNKO_CORS_ORIGINS"] == ""
-    # With the web app's origin: exactly it, on the bucket, the app and the gateway's errors.
+    assert env["BUNKO_CORS_ORIGINS"] == web_app_origin(template)
+    # With a listed origin: exactly it, on the bucket, the app (beside the web app's own
+    # origin) and the gateway's errors.
     prod.has_resource_properties("AWS::S3::Bucket", {"CorsConfiguration": {"CorsRules": [
         Match.object_like({"AllowedOrigins": ["https://app.example.com"]}),
     ]}})  # fmt: skip
     for name in ("bunko-api", "bunko-stream"):
         env = functions_by_service(prod)[name]["Environment"]["Variables"]
-        assert env["BUNKO_CORS_ORIGINS"] == "https://app.example.com"
+        assert env["BUNKO_CORS_ORIGINS"] == web_app_origin(prod, "https://app.example.com,")
     prod.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
         "ResponseType": "DEFAULT_4XX",
         "ResponseParameters": Match.object_like({
