@@ -55,7 +55,7 @@ def sse_data(event: ChatEvent) -> str:
     response_class=EventSourceResponse,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "The answer, as SSE"},
-        **error_responses(400, 401, 403),
+        **error_responses(400, 401, 403, 413),  # 413: a body over the request limit
     },
 )
 async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep):

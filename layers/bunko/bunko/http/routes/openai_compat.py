@@ -106,7 +106,7 @@ def list_models(principal: Reader, services: ServicesDep) -> dict:
     "/chat/completions",
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "With stream: chunks as SSE"},
-        **error_responses(400, 401, 403, 404, 502),
+        **error_responses(400, 401, 403, 404, 413, 502),
     },
 )
 async def chat_completions(body: CompletionRequest, principal: Reader, services: ServicesDep):
