@@ -78,10 +78,12 @@ def test_bad_key_is_an_error_event_naming_the_provider_then_done(rest, llama):
 
 def test_client_disconnect_stops_generation(rest, llama):
     user = llm_user(rest, llama, max_tokens=MAX_TOKENS)
-    body = {"message": "Tell me everything about the lighthouse.", "history": []}
+    # A question the knowledge base answers (over the threshold), so the model is called.
+    body = {"message": "When was the lighthouse built?", "history": []}
     deltas = 0
     with connect_sse(user.client, "POST", "/chat/stream", json=body) as source:
         for sse in source.iter_sse():
+            assert sse.data != "[DONE]", "the answer ended before the client could leave"
             event = json.loads(sse.data)
             if event["type"] == "content" and event["data"] not in PROGRESS:
                 deltas += 1

@@ -24,6 +24,8 @@ from tests.e2e.rest_harness import Rest, User, serve, wait_until_done
 MARKER = "zanzibarowlmarker"  # a word only the owner's data contains
 # Routes anyone may call and that take no id: they hold no workspace data.
 PUBLIC = {"/auth/register", "/auth/login"}
+# Acts on the caller alone (ends the intruder's own tokens): no id, no workspace data.
+SELF_ONLY = {"/auth/logout"}
 # Where a route's id parameter (path, query or form field) comes from in the owner's state.
 ID_PARAMS = {
     "file_id": "doc_id",
@@ -31,10 +33,12 @@ ID_PARAMS = {
     "conversion_id": "conversion_id",
     "user_id": "user_id",
     "replaceId": "doc_id",
+    "key_id": "api_key_id",
 }
-# Parameters that name a file rather than point at a record: the owner's name is sent, and the
-# answer (advice about a name, in the caller's own workspace) must carry none of the owner's data.
-NAME_PARAMS = {"file": "doc_path"}
+# Parameters that name a file or search text rather than point at a record: the owner's name
+# or words are sent, and the answer (in the caller's own workspace) must carry none of the
+# owner's data.
+NAME_PARAMS = {"file": "doc_path", "q": "words"}
 # Installation-admin routes: a plain user is refused whatever the id.
 ADMIN_ONLY = {"/users", "/users/{user_id}"}
 
@@ -62,13 +66,17 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
     conversion_id = str(uuid.uuid4())
     rest.services.blobs.put(pdf_key(workspace, conversion_id), f"%PDF-1.4 {MARKER}".encode())
     assert client.put("/user-settings", json={"temperature": 0.2, "topK": 17}).status_code == 200
+    api_key = client.post("/api-keys", json={"name": MARKER, "scopes": ["kb:read"]})
+    assert api_key.status_code == 201, api_key.text
     chunks = rest.services.metadata.get_chunks(workspace, doc["id"])
     return {
         "doc_id": doc["id"],
         "doc_path": doc["name"],
+        "words": "nests in the private archive",
         "config_id": config.json()["id"],
         "conversion_id": conversion_id,
         "user_id": owner.id,
+        "api_key_id": api_key.json()["id"],
         "chunk_ids": [c.id for c in chunks],
         "workspace": workspace,
     }
@@ -80,7 +88,13 @@ def _snapshot(rest: Rest, owner: User, state: dict[str, Any]) -> str:
     ws = state["workspace"]
     seen = {
         path: client.get(path).json()
-        for path in ("/knowledge-bases", "/model-configs", "/user-settings", "/settings")
+        for path in (
+            "/knowledge-bases",
+            "/model-configs",
+            "/user-settings",
+            "/settings",
+            "/api-keys",
+        )
     }
     seen["chunks"] = [(c.id, c.content) for c in rest.services.metadata.iter_chunks(ws)]
     seen["index"] = rest.services.index.count(ws)
@@ -92,7 +106,7 @@ def _leaks(text: str, sent: str, state: dict[str, Any]) -> list[str]:
     """The owner's words and ids in an answer, beyond the ids the caller sent (a 404 may
     name the id it did not find)."""
     secrets = [MARKER, state["doc_id"], state["config_id"], state["conversion_id"],
-               *state["chunk_ids"]]  # fmt: skip
+               state["api_key_id"], *state["chunk_ids"]]  # fmt: skip
     return [s for s in secrets if s in text and (s == MARKER or s not in sent)]
 
 
@@ -136,7 +150,7 @@ def _resolve(schema: dict, spec: dict) -> dict:
 def _operations(spec: dict):
     for path, ops in spec["paths"].items():
         for method, op in ops.items():
-            if path in PUBLIC or not op.get("security"):
+            if path in PUBLIC or path in SELF_ONLY or not op.get("security"):
                 continue
             yield path, method, op
 
@@ -195,7 +209,7 @@ def test_every_rest_route_refuses_the_other_workspaces_ids(world):
     assert _snapshot(rest, owner, state) == before, "an intruder's call changed the owner's data"
     with_ids = sum(1 for *_, uses_id in covered if uses_id)
     print(f"\ntenant matrix: {len(covered)} REST operations, {with_ids} with the owner's ids")
-    assert with_ids >= 7  # file get/delete, upload replaceId, config get/put/delete, pdf
+    assert with_ids >= 8  # file get/delete/chunks, replaceId, config get/put/delete, pdf, key
 
 
 def _tool_arguments(tool, state: dict) -> list[dict]:
