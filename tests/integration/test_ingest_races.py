@@ -10,27 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
+from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError
-from bunko.ports import IndexEntry, IngestJob
+from bunko.ports import IndexEntry
 from bunko.services.ingest import IngestService, original_key
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.search import SearchOptions
-
-
-class ListQueue:
-    """An IngestQueue that only collects jobs, so the test runs the worker when it chooses."""
-
-    def __init__(self) -> None:
-        self.jobs: list[IngestJob] = []
-
-    def enqueue(self, job: IngestJob) -> None:
-        self.jobs.append(job)
-
-    def take(self) -> list[IngestJob]:
-        jobs, self.jobs = self.jobs, []
-        return jobs
 
 
 class RacingIndex:
@@ -51,7 +38,7 @@ def _services(tmp_path):
     from bunko.bootstrap import build_services
     from bunko.config import Settings
 
-    queue = ListQueue()
+    queue = CollectingQueue()
     return build_services(Settings(data_dir=tmp_path, embedder="none"), queue=queue), queue
 
 
