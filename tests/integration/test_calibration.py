@@ -81,6 +81,7 @@ def real_corpora(use_services):
                     path=f"{name}/{n}.txt",
                     content=f"{row.get('title', '')}\n\n{row['text']}",
                     category="real",
+                    source="cli",  # a bulk load, as `bunko ingest` does: no per-user upload rate
                 )
     assert use_services.queue.join(timeout=600)
     return use_services

@@ -9,19 +9,24 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import random
+import time
 from dataclasses import dataclass
 
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
-from bunko.services.upload_policy import UploadPolicy, normalise_path
+from bunko.services.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.upload_quota import UploadQuota
 
 __all__ = ["IngestDefaults", "IngestService", "normalise_path", "original_key", "text_key"]
 
-# Writers racing for one path or name: how often to read again before answering 409.
-_ATTEMPTS = 5
+# Writers racing for one path or name: how often to read again before answering 409. Each
+# round one racer wins, so k racers need up to k - 1 retries; a random pause spreads them.
+_ATTEMPTS = 16
+
+
 # `report.pdf`, `report (2).pdf`, ...: how many same-name files one upload looks past.
 MAX_SAME_NAME = 1000
 
@@ -38,14 +43,6 @@ def original_key(workspace_id: str, document_id: str, revision: int) -> str:
 
 def text_key(workspace_id: str, document_id: str, revision: int) -> str:
     return f"texts/{workspace_id}/{document_id}/{revision}.txt"
-
-
-def numbered(name: str, n: int) -> str:
-    """`report.pdf` for 1, `report (2).pdf` for 2, ..."""
-    if n == 1:
-        return name
-    stem, ext = posixpath.splitext(name)
-    return f"{stem} ({n}){ext}" if stem else f"{name} ({n})"
 
 
 class IngestService:
@@ -86,7 +83,7 @@ class IngestService:
         also OCRs page images and so always reads the file again."""
         path = self.policy.path(path)
         self.policy.size(len(data), what=posixpath.basename(path))
-        for _ in range(_ATTEMPTS):
+        for attempt in range(_ATTEMPTS):
             try:
                 return self._submit(
                     workspace_id, path=path, data=data, mime=mime, category=category,
@@ -94,7 +91,7 @@ class IngestService:
                     mode=mode,
                 )  # fmt: skip
             except (StaleError, ConflictError):
-                continue  # another writer took this path or revision first: read again
+                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # another writer won: again
         raise ConflictError(f"{path} is being written by others; try again")
 
     def submit_new(
@@ -127,12 +124,13 @@ class IngestService:
                 return self._submit(
                     workspace_id, path=path, data=data, mime=mime, category=category,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
-                    name=name, mode=mode,
+                    name=name, mode=mode, new_file=True,
                 )  # fmt: skip
             except (StaleError, ConflictError):
                 attempts += 1  # another upload took this path meanwhile: look at it again
                 if attempts >= _ATTEMPTS:
                     break
+                time.sleep(random.uniform(0, 0.002 * attempts))
         raise ConflictError(f"too many files named {name}; rename the file")
 
     def replace_file(
@@ -168,8 +166,10 @@ class IngestService:
         source: str,
         name: str | None = None,
         mode: str = "fast",
+        new_file: bool = False,
     ) -> Document:
-        """`name`: the file's own name when the path was numbered to keep it distinct."""
+        """`name`: the file's own name when the path was numbered to keep it distinct;
+        `new_file`: another file that took the path meanwhile is a conflict, never replaced."""
         size = chunk_size or self.defaults.chunk_size
         overlap = self.defaults.chunk_overlap if chunk_overlap is None else chunk_overlap
         if size <= 0 or not 0 <= overlap < size:
@@ -179,7 +179,8 @@ class IngestService:
         digest = hashlib.sha256(data).hexdigest()
         category = category or None
         doc = self.metadata.get_document_by_path(workspace_id, path)
-
+        if new_file and doc is not None and doc.content_hash != digest:
+            raise ConflictError(f"{path} was taken by another upload")
         if doc is not None and doc.content_hash == digest:
             settings_same = (doc.chunk_size, doc.chunk_overlap, doc.category) == (
                 size,

@@ -97,3 +97,11 @@ class UploadPolicy:
         (MCP) discards a failed first revision, so nothing unsearchable is left behind; a
         failed new revision keeps the document (its earlier text stays searchable)."""
         return not (doc.status is DocumentStatus.FAILED and doc.revision == 1)
+
+
+def numbered(name: str, n: int) -> str:
+    """`report.pdf` for 1, `report (2).pdf` for 2, ..."""
+    if n == 1:
+        return name
+    stem, ext = posixpath.splitext(name)
+    return f"{stem} ({n}){ext}" if stem else f"{name} ({n})"
