@@ -31,7 +31,7 @@ from bunko.http.routes.chat import KEEP_ALIVE_SECONDS, MAX_HISTORY, MAX_MESSAGE_
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
 from bunko.services.chat import Source
 
-router = APIRouter(prefix="/v1", tags=["openai-compatible"])
+router = APIRouter(tags=["openai-compatible"])
 
 
 class TextPart(BaseModel):
@@ -83,7 +83,7 @@ def _model_id(services, workspace_id: str, name: str) -> str | None:
     raise NotFoundError(f"model {name!r} not found: GET /v1/models lists the models")
 
 
-@router.get("/models", responses=error_responses(401, 403))
+@router.get("/v1/models", responses=error_responses(401, 403))
 def list_models(principal: Reader, services: ServicesDep) -> dict:
     accounts = services.accounts
     configs = accounts.model_configs.list(principal.workspace_id) if accounts else []
@@ -103,7 +103,7 @@ def list_models(principal: Reader, services: ServicesDep) -> dict:
 
 
 @router.post(
-    "/chat/completions",
+    "/v1/chat/completions",
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "With stream: chunks as SSE"},
         **error_responses(400, 401, 403, 404, 413, 502),
