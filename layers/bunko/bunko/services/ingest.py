@@ -17,6 +17,7 @@ from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
+from bunko.services.blob_keys import original_key, text_key
 from bunko.services.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.upload_quota import UploadQuota
 
@@ -35,14 +36,6 @@ MAX_SAME_NAME = 1000
 class IngestDefaults:
     chunk_size: int
     chunk_overlap: int
-
-
-def original_key(workspace_id: str, document_id: str, revision: int) -> str:
-    return f"originals/{workspace_id}/{document_id}/{revision}"
-
-
-def text_key(workspace_id: str, document_id: str, revision: int) -> str:
-    return f"texts/{workspace_id}/{document_id}/{revision}.txt"
 
 
 class IngestService:
@@ -76,6 +69,7 @@ class IngestService:
         chunk_overlap: int | None = None,
         source: str = "api",
         mode: str = "fast",
+        replaces: str | None = None,
     ) -> Document:
         """Store the file at `path` and queue it; returns the document (status pending, or as
         it was when nothing changed). An existing path gets a new revision; the same bytes
@@ -88,7 +82,7 @@ class IngestService:
                 return self._submit(
                     workspace_id, path=path, data=data, mime=mime, category=category,
                     chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
-                    mode=mode,
+                    mode=mode, replaces=replaces,
                 )  # fmt: skip
             except (StaleError, ConflictError):
                 time.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # another writer won: again
@@ -151,6 +145,7 @@ class IngestService:
         return self.submit_file(
             workspace_id, path=doc.path, data=data, mime=mime, category=doc.category,
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=doc.source, mode=mode,
+            replaces=doc.id,
         )  # fmt: skip
 
     def _submit(
@@ -167,9 +162,11 @@ class IngestService:
         name: str | None = None,
         mode: str = "fast",
         new_file: bool = False,
+        replaces: str | None = None,
     ) -> Document:
         """`name`: the file's own name when the path was numbered to keep it distinct;
-        `new_file`: another file that took the path meanwhile is a conflict, never replaced."""
+        `new_file`: another file that took the path meanwhile is a conflict, never replaced;
+        `replaces`: the document meant, never created anew if it was deleted meanwhile."""
         size = chunk_size or self.defaults.chunk_size
         overlap = self.defaults.chunk_overlap if chunk_overlap is None else chunk_overlap
         if size <= 0 or not 0 <= overlap < size:
@@ -179,6 +176,8 @@ class IngestService:
         digest = hashlib.sha256(data).hexdigest()
         category = category or None
         doc = self.metadata.get_document_by_path(workspace_id, path)
+        if replaces is not None and (doc is None or doc.id != replaces):
+            raise NotFoundError(f"document {replaces} not found")
         if new_file and doc is not None and doc.content_hash != digest:
             raise ConflictError(f"{path} was taken by another upload")
         if doc is not None and doc.content_hash == digest:
@@ -277,8 +276,9 @@ class IngestService:
         doc = self.metadata.get_document(workspace_id, document_id)
         if doc is None:
             raise NotFoundError(f"document {document_id} not found")
-        self.index.delete_document(workspace_id, document_id)
+        # Metadata first: a worker indexing it meanwhile then fails its save and cleans up.
         self.metadata.delete_document(workspace_id, document_id)
+        self.index.delete_document(workspace_id, document_id)
         self.blobs.delete_prefix(f"originals/{workspace_id}/{document_id}/")
         self.blobs.delete_prefix(f"texts/{workspace_id}/{document_id}/")
         return doc

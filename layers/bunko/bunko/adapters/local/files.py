@@ -26,6 +26,15 @@ class FileBlobStore:
 
     def put(self, key: str, data: bytes, *, content_type: str | None = None) -> None:
         path = self._path(key)
+        for attempt in range(3):
+            try:
+                return self._write(path, data)
+            except FileNotFoundError:  # a delete_prefix removed the folder meanwhile
+                if attempt == 2:
+                    raise
+
+    @staticmethod
+    def _write(path: Path, data: bytes) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         # Write then rename, so a reader never sees half a file.
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
@@ -53,10 +62,14 @@ class FileBlobStore:
     def delete_prefix(self, prefix: str) -> int:
         base = self._path(prefix.rstrip("/"))
         if base.is_file():
-            base.unlink()
+            base.unlink(missing_ok=True)
             return 1
         if not base.is_dir():
             return 0
-        count = sum(1 for p in base.rglob("*") if p.is_file())
-        shutil.rmtree(base)
+        # Idempotent, as S3's delete is: two deletes of one document may race here.
+        try:
+            count = sum(1 for p in base.rglob("*") if p.is_file())
+        except FileNotFoundError:
+            return 0
+        shutil.rmtree(base, ignore_errors=True)
         return count
