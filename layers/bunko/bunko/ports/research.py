@@ -65,8 +65,6 @@ class PassageScorer(Protocol):
 
     def keyword_scores(
         self, query: str, texts: Sequence[str], limit: int
-    ) -> list[tuple[int, float]]:
-        """(position in `texts`, BM25 score) of the best `limit` matches, best first."""
-
-    def keyword_weight(self, query: str, texts: Sequence[str]) -> float:
-        """Σ idf of the query's terms over `texts` (SearchIndex.keyword_weight's measure)."""
+    ) -> tuple[list[tuple[int, float]], float]:
+        """(position in `texts`, BM25 score) of the best `limit` matches, best first, and the
+        query's Σ idf over `texts` (SearchIndex.keyword_weight's measure): one analysis."""

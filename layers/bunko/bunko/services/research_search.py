@@ -52,14 +52,15 @@ def rank_passages(
         return [], False
     fetch = max(search.candidates, limit * 4)
     texts = [cp.passage.content for cp in unique]
+    scored, weight = scorer.keyword_scores(query, texts, fetch)
     keyword = [
         IndexHit(unique[i].passage.chunk_id, unique[i].passage.document_id, score)
-        for i, score in scorer.keyword_scores(query, texts, fetch)
+        for i, score in scored
     ]
     vector = _vector_hits(unique, query, search, fetch) if search.method != "keyword" else []
     if search.method == "vector":
         keyword = []
-    weight = scorer.keyword_weight(query, texts) if keyword else 0.0
+    weight = weight if keyword else 0.0
     fused = fuse(
         keyword, vector, method=search.method, vector_weight=search.vector_weight,
         keyword_weight=weight,

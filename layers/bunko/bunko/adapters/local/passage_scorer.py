@@ -18,17 +18,12 @@ from bunko.adapters.local.keyword_index import KeywordIndex
 class Bm25PassageScorer:
     def keyword_scores(
         self, query: str, texts: Sequence[str], limit: int
-    ) -> list[tuple[int, float]]:
+    ) -> tuple[list[tuple[int, float]], float]:
         terms = query_terms(query)
         if not terms or not texts or limit <= 0:
-            return []
-        return _index(texts).search(terms, np.ones(len(texts), dtype=bool), limit)
-
-    def keyword_weight(self, query: str, texts: Sequence[str]) -> float:
-        terms = query_terms(query)
-        if not terms or not texts:
-            return 0.0
-        return _index(texts).query_weight(terms, np.ones(len(texts), dtype=bool))
+            return [], 0.0
+        index, everything = _index(texts), np.ones(len(texts), dtype=bool)
+        return index.search(terms, everything, limit), index.query_weight(terms, everything)
 
 
 def _index(texts: Sequence[str]) -> KeywordIndex:
