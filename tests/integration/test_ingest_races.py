@@ -15,7 +15,8 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError
 from bunko.ports import IndexEntry
-from bunko.services.ingest import IngestService, original_key
+from bunko.services.blob_keys import original_key
+from bunko.services.ingest import IngestService
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.search import SearchOptions
 

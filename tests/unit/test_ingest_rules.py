@@ -11,8 +11,8 @@ import pytest
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import IndexEntry, IngestJob
-from bunko.services.ingest import IngestDefaults, IngestService, normalise_path
-from bunko.services.upload_policy import UploadPolicy
+from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.upload_policy import UploadPolicy, normalise_path
 from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchIndex
 
 WS = "ws-1"

@@ -17,7 +17,7 @@ import numpy as np
 from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import BlobStore, Embedder, MetadataStore, SearchIndex, TrainableEmbedder
-from bunko.services.ingest import text_key
+from bunko.services.blob_keys import text_key
 from bunko.services.pipeline import entries_for
 
 log = logging.getLogger(__name__)

@@ -21,8 +21,6 @@ from bunko.services.blob_keys import original_key, text_key
 from bunko.services.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.upload_quota import UploadQuota
 
-__all__ = ["IngestDefaults", "IngestService", "normalise_path", "original_key", "text_key"]
-
 # Writers racing for one path or name: how often to read again before answering 409. Each
 # round one racer wins, so k racers need up to k - 1 retries; a random pause spreads them.
 _ATTEMPTS = 16
@@ -181,16 +179,15 @@ class IngestService:
         if new_file and doc is not None and doc.content_hash != digest:
             raise ConflictError(f"{path} was taken by another upload")
         if doc is not None and doc.content_hash == digest:
-            settings_same = (doc.chunk_size, doc.chunk_overlap, doc.category) == (
-                size,
-                overlap,
-                category,
-            )
-            if settings_same and doc.status is DocumentStatus.COMPLETED and mode == "fast":
+            same = (doc.chunk_size, doc.chunk_overlap, doc.category) == (size, overlap, category)
+            done = doc.status is DocumentStatus.COMPLETED
+            if same and done and mode == "fast":
                 return doc  # identical re-delivery: nothing to do
             # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
             # work a dead process left pending or indexing: index the same revision again
             # (chunk ids are per revision, so this writes the same rows, never new ones).
+            if not done and not self.blobs.exists(doc.blob_key or ""):
+                self._store_original(doc, data)  # it died between the claim and the bytes
             doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
             return self._queue(doc, if_revision=doc.revision, mode=mode)
 
@@ -207,8 +204,8 @@ class IngestService:
             )  # fmt: skip
         else:
             doc.revision += 1
-        key = original_key(workspace_id, doc.id, doc.revision)
-        doc.mime, doc.size, doc.content_hash, doc.blob_key = mime, len(data), digest, key
+        doc.blob_key = original_key(workspace_id, doc.id, doc.revision)
+        doc.mime, doc.size, doc.content_hash = mime, len(data), digest
         doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
         doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, now
         # Claim the path (new) or the revision (conditional on the one read) before any
@@ -218,18 +215,22 @@ class IngestService:
             self.metadata.add_document(doc)
         else:
             self.metadata.save_document(doc, if_revision=previous)
+        self._store_original(doc, data)
+        return self._queue(doc, save=False, mode=mode)
+
+    def _store_original(self, doc: Document, data: bytes) -> None:
+        """Write the revision's bytes and its record (both idempotent: one key per revision)."""
+        self.blobs.put(doc.blob_key or "", data, content_type=doc.mime)
         revision = Revision(
-            document_id=doc.id, workspace_id=workspace_id, revision=doc.revision,
-            content_hash=digest, blob_key=key, size=len(data), created_at=now,
-            text_key=text_key(workspace_id, doc.id, doc.revision),
+            document_id=doc.id, workspace_id=doc.workspace_id, revision=doc.revision,
+            content_hash=doc.content_hash, blob_key=doc.blob_key or "", size=doc.size,
+            created_at=doc.updated_at, text_key=text_key(doc.workspace_id, doc.id, doc.revision),
         )  # fmt: skip
-        self.blobs.put(key, data, content_type=mime)
         try:
             self.metadata.add_revision(revision)
         except NotFoundError:  # deleted while this was written: leave no original behind
-            self.blobs.delete_prefix(f"originals/{workspace_id}/{doc.id}/")
+            self.blobs.delete_prefix(f"originals/{doc.workspace_id}/{doc.id}/")
             raise
-        return self._queue(doc, save=False, mode=mode)
 
     def submit_text(
         self,
@@ -244,13 +245,10 @@ class IngestService:
         """Text written by an agent or a client, stored as a UTF-8 file at `path`."""
         if not isinstance(content, str) or not content.strip():
             raise ValidationError("content must be a non-empty string")
+        mime = mime or guess_mime(posixpath.basename(normalise_path(path))) or "text/plain"
+        data = content.encode("utf-8")
         return self.submit_file(
-            workspace_id,
-            path=path,
-            data=content.encode("utf-8"),
-            mime=mime or guess_mime(posixpath.basename(normalise_path(path))) or "text/plain",
-            category=category,
-            source=source,
+            workspace_id, path=path, data=data, mime=mime, category=category, source=source
         )
 
     def _queue(

@@ -26,7 +26,7 @@ from bunko.ports import (
     SearchIndex,
     TrainableEmbedder,
 )
-from bunko.services.ingest import text_key
+from bunko.services.blob_keys import text_key
 
 log = logging.getLogger(__name__)
 
@@ -120,9 +120,7 @@ class IndexingPipeline:
     def _prepare(self, doc: Document, mode: str = "fast") -> list[Chunk]:
         doc.status, doc.updated_at = DocumentStatus.INDEXING, utcnow()
         self.metadata.save_document(doc, if_revision=doc.revision)
-        parsed = parse(
-            self.blobs.get(doc.blob_key or ""), filename=doc.name, mime=doc.mime, mode=mode
-        )
+        parsed = parse(self._original(doc), filename=doc.name, mime=doc.mime, mode=mode)
         self.blobs.put(
             text_key(doc.workspace_id, doc.id, doc.revision),
             parsed.text.encode("utf-8"),
@@ -150,6 +148,18 @@ class IndexingPipeline:
             )
             for i, p in enumerate(pieces)
         ]
+
+    def _original(self, doc: Document) -> bytes:
+        try:
+            return self.blobs.get(doc.blob_key or "")
+        except NotFoundError:
+            current = self.metadata.get_document(doc.workspace_id, doc.id)
+            if current is None or current.revision != doc.revision:
+                raise  # deleted or replaced meanwhile
+            # The process that received the file stopped before it stored the bytes.
+            raise BunkoError(
+                f"the file {doc.name} was never fully received; send it again"
+            ) from None
 
     def _embed(self, texts: list[str]) -> np.ndarray | None:
         if self.embedder is None or not texts:
