@@ -32,6 +32,13 @@ UNUSED_DISTRIBUTIONS = (
     "opensearch_protobufs", "grpcio", "protobuf",
     "typer", "rich", "pygments", "markdown_it_py", "mdurl", "shellingham",
 )  # fmt: skip
+# Build-time parts of wheels (see _trim), as globs and folders under the layer's root.
+UNUSED_FILES = (
+    "**/*.pyi", "**/*.h", "**/*.pyx", "**/*.pxd", "**/*.pxi",
+    "numpy/_core/_multiarray_tests.*.so",
+    "PIL/_avif.*.so", "pillow.libs/libavif-*", "PIL/_imagingtk.*.so",
+)  # fmt: skip
+UNUSED_FOLDERS = ("numpy/distutils", "numpy/f2py", "numpy/_pyinstaller", "numpy/_core/include")
 # botocore ships models for 400+ services (28 MB); the functions call only these (the
 # permission contract test records every call). STS: credential providers may use it.
 BOTOCORE_SERVICES = frozenset({
@@ -152,8 +159,11 @@ def _remove_distribution(target: Path, name: str) -> None:
 
 
 def _trim(target: Path) -> None:
-    """Leave out what no function loads: other services' botocore models, test suites and
-    type stubs of the dependencies."""
+    """Leave out what no function loads: other services' botocore models, test suites, type
+    stubs, C headers and Cython sources (for building extensions, not running them), numpy's
+    build tools, and Pillow's optional AVIF and Tk plugins (Pillow imports each plugin's
+    extension lazily and reports the format unsupported when it is missing; python-pptx
+    needs Pillow only to read an image's size, and never for text)."""
     data = target / "botocore" / "data"
     if data.is_dir():
         for service in data.iterdir():
@@ -161,8 +171,11 @@ def _trim(target: Path) -> None:
                 shutil.rmtree(service)
     for tests in [p for p in target.glob("*/**/tests") if p.is_dir()]:
         shutil.rmtree(tests, ignore_errors=True)
-    for stub in target.rglob("*.pyi"):
-        stub.unlink()
+    for folder in UNUSED_FOLDERS:
+        shutil.rmtree(target / folder, ignore_errors=True)
+    for pattern in UNUSED_FILES:
+        for unused in target.glob(pattern):
+            unused.unlink()
 
 
 def tree_size(path: Path) -> int:

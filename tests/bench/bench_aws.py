@@ -113,7 +113,9 @@ def import_time_ms(
         with tempfile.TemporaryDirectory() as cache:
             run_env = dict(env, PYTHONPYCACHEPREFIX=cache) if cold else env
             result = subprocess.run(
-                [sys.executable, "-X", "importtime", "-c", code],
+                # -S: no site-packages, so a module the layer lacks fails instead of being
+                # found in the build machine's environment.
+                [sys.executable, *(["-S"] if layer else []), "-X", "importtime", "-c", code],
                 capture_output=True,
                 text=True,
                 env=run_env,
