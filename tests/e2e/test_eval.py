@@ -40,3 +40,15 @@ def test_eval_table(tmp_path):
     assert any(line.startswith("default=convex(w=0.3)") for line in lines)
     assert lines[-2].startswith("indexing ")
     assert lines[-1].startswith("abstention at min_score 0.3: answerable kept ")
+
+
+def test_scratch_graph_takes_a_corpus_larger_than_the_upload_rate():
+    """`bunko eval` and the ingest bench load thousands of documents into a scratch graph:
+    the per-user upload rate (60 a minute) must not stop them."""
+    from bunko.bootstrap.scratch import scratch_services
+    from bunko.domain import DEFAULT_WORKSPACE_ID
+
+    with scratch_services(embedder="none") as (services, queue):
+        for n in range(services.settings.upload_rate_per_minute + 5):
+            services.ingest.submit_text(DEFAULT_WORKSPACE_ID, path=f"d{n}.txt", content=f"doc {n}")
+        assert len(queue.take()) == services.settings.upload_rate_per_minute + 5
