@@ -8,7 +8,9 @@ derived from (document, revision, index), so re-delivering a job writes the same
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,37 +60,58 @@ class IndexingPipeline:
         self.batch_size = batch_size
 
     def process(self, jobs: Sequence[IngestJob]) -> list[Document]:
-        """Index a batch of jobs; returns the documents as they ended."""
-        prepared: list[_Prepared] = []
+        """Index a batch of jobs; returns the documents as they ended.
+
+        Embedding overlaps the rest: each group of about `batch_size` chunks is embedded in a
+        thread while the next documents are parsed and chunked and the groups already
+        embedded are written (the embedder's numpy and HTTP calls release the GIL)."""
         finished: list[Document] = []
-        for job in jobs:
-            doc = self.metadata.get_document(job.workspace_id, job.document_id)
-            if doc is None or doc.revision != job.revision:
-                continue  # deleted, or superseded by a newer revision's job
-            if doc.status is DocumentStatus.COMPLETED:
-                continue  # a re-delivered job for work already done
-            try:
-                prepared.append(_Prepared(doc, self._prepare(doc, job.mode)))
-            except _GONE:
-                continue  # deleted or replaced meanwhile: the newer state's job does the rest
-            except BunkoError as exc:
-                finished += self._fail(doc, str(exc))
-            except Exception as exc:  # a parser bug must not take the worker down
-                log.exception("ingest of %s failed", doc.path)
-                finished += self._fail(doc, f"could not process {doc.name}: {exc}")
-        if not prepared:
-            return finished
+        embedded: deque[tuple[list[_Prepared], Future]] = deque()
+        group: list[_Prepared] = []
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-embed") as embedder:
+            for n, job in enumerate(jobs, start=1):
+                prepared = self._prepare_job(job, finished)
+                if prepared is not None:
+                    group.append(prepared)
+                last = n == len(jobs)
+                if group and (last or sum(len(p.chunks) for p in group) >= self.batch_size):
+                    texts = [c.content for p in group for c in p.chunks]
+                    embedded.append((group, embedder.submit(self._embed, texts)))
+                    group = []
+                while embedded and (last or embedded[0][1].done()):
+                    finished += self._write_group(*embedded.popleft())
+        return finished
+
+    def _prepare_job(self, job: IngestJob, finished: list[Document]) -> _Prepared | None:
+        """Parse and chunk the job's document; None when there is nothing (more) to do."""
+        doc = self.metadata.get_document(job.workspace_id, job.document_id)
+        if doc is None or doc.revision != job.revision:
+            return None  # deleted, or superseded by a newer revision's job
+        if doc.status is DocumentStatus.COMPLETED:
+            return None  # a re-delivered job for work already done
         try:
-            vectors = self._embed([c.content for p in prepared for c in p.chunks])
+            return _Prepared(doc, self._prepare(doc, job.mode))
+        except _GONE:
+            return None  # deleted or replaced meanwhile: the newer state's job does the rest
+        except BunkoError as exc:
+            finished += self._fail(doc, str(exc))
+        except Exception as exc:  # a parser bug must not take the worker down
+            log.exception("ingest of %s failed", doc.path)
+            finished += self._fail(doc, f"could not process {doc.name}: {exc}")
+        return None
+
+    def _write_group(self, group: list[_Prepared], vectors: Future) -> list[Document]:
+        try:
+            found: np.ndarray | None = vectors.result()
         except Exception as exc:
             log.exception("embedding failed")
-            return finished + [d for p in prepared for d in self._fail(p.doc, f"embedding: {exc}")]
+            return [d for p in group for d in self._fail(p.doc, f"embedding: {exc}")]
+        finished: list[Document] = []
         offset = 0
-        for p in prepared:
+        for p in group:
             n = len(p.chunks)
-            doc_vectors = None if vectors is None else vectors[offset : offset + n]
+            finished += self._write_one(p, None if found is None else found[offset : offset + n])
             offset += n
-            finished += self._write_one(p, doc_vectors)
         return finished
 
     def _write_one(self, p: _Prepared, vectors: np.ndarray | None) -> list[Document]:

@@ -1,0 +1,107 @@
+"""IndexingPipeline embeds one group of chunks in a thread while it prepares the next
+documents and writes the groups already embedded: every chunk still gets its own vector, a
+failed embedding fails only its group, and a group is written while a later one embeds."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from bunko.domain import DocumentStatus
+from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.pipeline import IndexingPipeline
+from bunko.services.upload_policy import UploadPolicy
+from tests.fakes import FakeBlobStore, FakeEmbedder, FakeMetadataStore, FakeQueue, FakeSearchIndex
+
+WS = "ws-1"
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "poison"]
+
+
+class World:
+    def __init__(self, embedder: FakeEmbedder, *, batch_size: int = 4) -> None:
+        self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()
+        self.index, self.queue = FakeSearchIndex(len(WORDS)), FakeQueue()
+        self.ingest = IngestService(
+            metadata=self.metadata, blobs=self.blobs, index=self.index, queue=self.queue,
+            defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
+            policy=UploadPolicy(max_file_bytes=10_000),
+        )  # fmt: skip
+        self.pipeline = IndexingPipeline(
+            metadata=self.metadata, blobs=self.blobs, index=self.index, embedder=embedder,
+            batch_size=batch_size,
+        )  # fmt: skip
+
+    def submit(self, count: int, text=lambda n: f"{WORDS[n % 8]} {WORDS[(n + 3) % 8]} words"):
+        docs = [
+            self.ingest.submit_text(WS, path=f"d{n}.txt", content=f"{text(n)}. " * 3)
+            for n in range(count)
+        ]
+        jobs, self.queue.jobs = self.queue.jobs, []
+        return docs, jobs
+
+
+def test_every_chunk_gets_its_own_vector_across_groups():
+    embedder = FakeEmbedder(WORDS)
+    world = World(embedder, batch_size=3)
+    docs, jobs = world.submit(20)
+    finished = world.pipeline.process(jobs)
+    assert sorted(d.id for d in finished) == sorted(d.id for d in docs)
+    assert all(d.status is DocumentStatus.COMPLETED for d in finished)
+    chunks = [c for d in docs for c in world.metadata.get_chunks(WS, d.id)]
+    assert len(chunks) > 3 * 3  # several groups
+    for chunk in chunks:
+        entry = world.index.entries[chunk.id]
+        assert entry.text == chunk.content
+        np.testing.assert_allclose(entry.vector, embedder.embed_documents([chunk.content])[0])
+
+
+class FailingOn(FakeEmbedder):
+    def embed_documents(self, texts):
+        if any("poison" in t for t in texts):
+            raise RuntimeError("the embedding service answered 500")
+        return super().embed_documents(texts)
+
+
+def test_a_failed_embedding_fails_only_its_group():
+    world = World(FailingOn(WORDS), batch_size=2)
+    docs, jobs = world.submit(12, text=lambda n: "poison pill" if n == 7 else WORDS[n % 8])
+    world.pipeline.process(jobs)
+    statuses = {d.path: world.metadata.get_document(WS, d.id).status for d in docs}
+    failed = [p for p, s in statuses.items() if s is DocumentStatus.FAILED]
+    assert "d7.txt" in failed and len(failed) < len(docs) // 2, statuses
+    assert all(s is DocumentStatus.COMPLETED for p, s in statuses.items() if p not in failed)
+    error = world.metadata.get_document_by_path(WS, "d7.txt").error
+    assert error == "embedding: the embedding service answered 500"
+
+
+class WaitsForEarlierWrites(FakeEmbedder):
+    """Embeds a group only once every earlier group's documents are written: impossible
+    unless writing overlaps embedding."""
+
+    def __init__(self, vocabulary, world_ref) -> None:
+        super().__init__(vocabulary)
+        self.world_ref, self.calls, self.waited = world_ref, 0, []
+
+    def embed_documents(self, texts):
+        self.calls += 1
+        if self.calls > 1:
+            world, deadline = self.world_ref[0], time.monotonic() + 30
+            while not self._earlier_written(world) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            self.waited.append(self._earlier_written(world))
+        return super().embed_documents(texts)
+
+    @staticmethod
+    def _earlier_written(world) -> bool:
+        return any(d.status is DocumentStatus.COMPLETED for d in world.metadata.iter_documents())
+
+
+def test_a_group_is_written_while_a_later_group_embeds():
+    ref: list[World] = []
+    embedder = WaitsForEarlierWrites(WORDS, ref)
+    world = World(embedder, batch_size=4)
+    ref.append(world)
+    _, jobs = world.submit(10)
+    world.pipeline.process(jobs)
+    assert embedder.calls >= 2 and all(embedder.waited), embedder.waited
