@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from bunko.bootstrap.root import Services
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
-from bunko.ports import IngestJob
+from bunko.ports import IngestJob, LoadsLazily
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,11 @@ def start_background_work(services: Services, *, watch: bool) -> Callable[[], No
     from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 
     resume_ingest(services)
+    if isinstance(services.embedder, LoadsLazily):
+        # Load the model while the server starts, not on the first user's query.
+        threading.Thread(
+            target=services.embedder.warm_up, name="bunko-warm-up", daemon=True
+        ).start()
     watcher: FolderMonitor | DropFolderWatcher | None = None
     if services.accounts is not None:
         # The drop folder plus the folders saved through /settings, reloaded when they change.

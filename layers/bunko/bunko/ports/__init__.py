@@ -17,7 +17,7 @@ from bunko.ports.chat import (
     RerankHit,
 )
 from bunko.ports.conversion import DocumentConverter
-from bunko.ports.embedding import Embedder, TrainableEmbedder
+from bunko.ports.embedding import Embedder, LoadsLazily, TrainableEmbedder
 from bunko.ports.identity import TokenVerifier
 from bunko.ports.index import IndexEntry, IndexHit, SearchFilter, SearchIndex
 from bunko.ports.metadata import ChunkStore, DocumentStore, MetadataStore, WorkspaceStore
@@ -39,6 +39,7 @@ __all__ = [
     "IndexHit",
     "IngestJob",
     "IngestQueue",
+    "LoadsLazily",
     "LoginAttemptStore",
     "MetadataStore",
     "ModelConfigStore",

@@ -30,3 +30,10 @@ class TrainableEmbedder(Embedder, Protocol):
     @property
     def is_fitted(self) -> bool: ...
     def fit(self, texts: Sequence[str]) -> None: ...
+
+
+@runtime_checkable
+class LoadsLazily(Protocol):
+    """An embedder whose model loads on first use (seconds); `warm_up` loads it now."""
+
+    def warm_up(self) -> None: ...
