@@ -155,6 +155,7 @@ async def test_search_text_keeps_one_shape_for_match_no_match_and_empty_query(kb
             assert isinstance(data["items"], list) and bool(data["items"]) is expect_hits
             assert data["vector_search_used"] is False  # keyword-only deployment
             assert data == result.structured_content
+            assert all(item["engines"] == ["keyword"] for item in data["items"])
 
 
 async def test_search_text_defaults_come_from_the_workspace_settings(kb):

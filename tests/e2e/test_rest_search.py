@@ -39,6 +39,7 @@ def test_finds_a_japanese_word_inside_running_text(rest):
     assert 0 < hit["similarity"] <= 1 and hit["text_score"] > 0
     assert {"vector_score", "chunk_index", "id"} <= set(hit)
     assert body["vector_search_used"] is False  # keyword-only test server
+    assert hit["engines"] == ["keyword"]
     assert user.client.get("/search/categories").json() == {"categories": ["sea", "和書"]}
     filtered = user.client.get("/search", params={"q": "lamp", "category": "和書"}).json()
     assert filtered["items"] == []

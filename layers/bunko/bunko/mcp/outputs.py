@@ -7,7 +7,7 @@ with `additionalProperties: false` because only declared fields are ever dumped.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -39,6 +39,9 @@ class SearchHit(Output):
     text_score: float
     chunk_index: Count
     name: str
+    engines: list[Literal["keyword", "vector"]] = Field(
+        description="The engines that found it: keyword alone while its file is still indexing."
+    )
 
 
 class SearchTextOutput(Output):

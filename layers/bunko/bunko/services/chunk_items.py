@@ -18,7 +18,7 @@ from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import BlobStore, Embedder, MetadataStore, SearchIndex, TrainableEmbedder
 from bunko.services.blob_keys import text_key
-from bunko.services.pipeline import entries_for
+from bunko.services.index_entries import entries_for
 
 log = logging.getLogger(__name__)
 

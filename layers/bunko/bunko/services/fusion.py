@@ -30,6 +30,7 @@ class FusedHit:
     vector_score: float
     text_score: float
     coverage: float = 0.0
+    engines: tuple[str, ...] = ()  # the engines whose candidates held this chunk
 
 
 def _component_scores(
@@ -91,6 +92,7 @@ def fuse(
             vector_score=vec.get(cid, 0.0),
             text_score=text.get(cid, 0.0),
             coverage=_coverage(bm25.get(cid, 0.0), keyword_weight),
+            engines=("keyword",) * (cid in text) + ("vector",) * (cid in vec),
         )
         for cid, score in fused.items()
     ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -29,6 +29,7 @@ from bunko.ports import (
     TrainableEmbedder,
 )
 from bunko.services.blob_keys import text_key
+from bunko.services.index_entries import batched, entries_for
 
 log = logging.getLogger(__name__)
 
@@ -37,10 +38,16 @@ Progress = Callable[[int], None]
 _GONE = (NotFoundError, StaleError)
 
 
+# A new file with this many chunks waits seconds for its vectors: its text is indexed for
+# keyword search first (issue 12: a 904-page PDF took 22 s to become searchable).
+EARLY_KEYWORD_CHUNKS = 256
+
+
 @dataclass
 class _Prepared:
     doc: Document
     chunks: list[Chunk]
+    early: bool = False  # its chunks are already keyword-searchable
 
 
 class IndexingPipeline:
@@ -72,6 +79,7 @@ class IndexingPipeline:
             for n, job in enumerate(jobs, start=1):
                 prepared = self._prepare_job(job, finished)
                 if prepared is not None:
+                    self._write_keywords(prepared)
                     group.append(prepared)
                 last = n == len(jobs)
                 if group and (last or sum(len(p.chunks) for p in group) >= self.batch_size):
@@ -100,11 +108,34 @@ class IndexingPipeline:
             finished += self._fail(doc, f"could not process {doc.name}: {exc}")
         return None
 
+    def _write_keywords(self, p: _Prepared) -> None:
+        """Make a large new file keyword-searchable now; its vectors follow (it stays
+        `indexing`, and search says such hits were found by the keyword engine alone)."""
+        doc = p.doc
+        if doc.chunk_count or len(p.chunks) < EARLY_KEYWORD_CHUNKS or self.embedder is None:
+            return  # a file with chunks keeps serving them until its new ones are complete
+        try:
+            self.index.index(entries_for(doc, p.chunks, None))
+            self.metadata.replace_chunks(doc.workspace_id, doc.id, p.chunks)
+            p.early = True
+        except _GONE:
+            return  # deleted or replaced meanwhile: the full write cleans up
+        except Exception:
+            log.exception("early keyword indexing of %s failed", doc.path)
+
+    def _take_back(self, p: _Prepared) -> None:
+        """A file that failed after its early keyword entries is not searchable."""
+        if p.early:
+            self.index.delete_document(p.doc.workspace_id, p.doc.id)
+            self.metadata.replace_chunks(p.doc.workspace_id, p.doc.id, [])
+
     def _write_group(self, group: list[_Prepared], vectors: Future) -> list[Document]:
         try:
             found: np.ndarray | None = vectors.result()
         except Exception as exc:
             log.exception("embedding failed")
+            for p in group:
+                self._take_back(p)
             return [d for p in group for d in self._fail(p.doc, f"embedding: {exc}")]
         finished: list[Document] = []
         offset = 0
@@ -125,6 +156,7 @@ class IndexingPipeline:
             return []
         except Exception as exc:
             log.exception("writing the chunks of %s failed", p.doc.path)
+            self._take_back(p)
             return self._fail(p.doc, f"could not index {p.doc.name}: {exc}")
 
     def _forget(self, p: _Prepared) -> None:
@@ -236,7 +268,7 @@ class IndexingPipeline:
         self.index.clear(workspace_id)
         documents = {d.id: d for d in self.metadata.iter_documents(workspace_id)}
         total = 0
-        for batch in _batched(self.metadata.iter_chunks(workspace_id), self.batch_size * 4):
+        for batch in batched(self.metadata.iter_chunks(workspace_id), self.batch_size * 4):
             vectors = self._embed([c.content for c in batch])
             entries: list[IndexEntry] = []
             for i, chunk in enumerate(batch):
@@ -252,31 +284,3 @@ class IndexingPipeline:
             if progress:
                 progress(len(batch))
         return total
-
-
-def entries_for(
-    doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray | None
-) -> list[IndexEntry]:
-    return [
-        IndexEntry(
-            chunk_id=c.id,
-            document_id=doc.id,
-            workspace_id=doc.workspace_id,
-            revision=c.revision,
-            text=c.content,
-            category=doc.category,
-            vector=None if vectors is None else vectors[i],
-        )
-        for i, c in enumerate(chunks)
-    ]
-
-
-def _batched(items: Iterable[Chunk], size: int) -> Iterable[list[Chunk]]:
-    batch: list[Chunk] = []
-    for item in items:
-        batch.append(item)
-        if len(batch) >= size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch

@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from bunko.domain import Chunk, Document
+from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.ports import Embedder, MetadataStore, SearchFilter, SearchIndex
 from bunko.services.calibration import (
     CALIBRATIONS,
@@ -63,6 +63,9 @@ class SearchItem:
     text_score: float
     chunk_index: int
     name: str = ""
+    # The engines that found this chunk: "keyword" alone while its document's vectors are
+    # still being computed (a large file is keyword-searchable as soon as it is parsed).
+    engines: list[str] = field(default_factory=list)
 
     def to_dict(self) -> dict:
         return dict(self.__dict__)
@@ -179,14 +182,13 @@ class SearchService:
         options: SearchOptions,
         calibration: Calibration | RawCosine,
     ) -> list[SearchItem]:
-        # The calibrated relevance, not the rank-relative fusion score, is what min_score cuts.
-        similarity = {h.chunk_id: calibration.similarity(h.vector_score, h.coverage) for h in fused}
+        documents: dict[str, Document | None] = {}
+        similarity = self._similarities(workspace_id, fused, calibration, options, documents)
         kept = [h for h in fused if similarity[h.chunk_id] >= options.min_score]
         chunks = {
             c.id: c
             for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in kept])
         }
-        documents: dict[str, Document | None] = {}
         items: list[SearchItem] = []
         grouped: dict[str, tuple[SearchItem, list[Chunk]]] = {}
         for hit in kept:
@@ -220,6 +222,7 @@ class SearchService:
                 text_score=round(hit.coverage, 6),
                 chunk_index=chunk.index,
                 name=doc.name,
+                engines=list(hit.engines),
             )
             items.append(item)
             grouped[doc.id] = (item, [chunk])
@@ -230,6 +233,36 @@ class SearchService:
                     c.content for c in sorted(matched, key=lambda c: c.index)
                 )
         return items
+
+    def _similarities(
+        self,
+        workspace_id: str,
+        fused: Sequence[FusedHit],
+        calibration: Calibration | RawCosine,
+        options: SearchOptions,
+        documents: dict[str, Document | None],
+    ) -> dict[str, float]:
+        """The calibrated relevance, not the rank-relative fusion score, is what min_score
+        cuts. A chunk whose document is still `indexing` has no vector yet: its cosine is
+        missing, not 0, so its keyword coverage alone decides (as in a keyword search)."""
+        keyword_only = CALIBRATIONS["keyword"]
+        found: dict[str, float] = {}
+        for hit in fused:
+            score = calibration.similarity(hit.vector_score, hit.coverage)
+            if score < options.min_score and hit.engines == ("keyword",):
+                alone = keyword_only.similarity(0.0, hit.coverage)
+                if alone >= options.min_score and self._embedding(workspace_id, hit, documents):
+                    score = alone
+            found[hit.chunk_id] = score
+        return found
+
+    def _embedding(
+        self, workspace_id: str, hit: FusedHit, documents: dict[str, Document | None]
+    ) -> bool:
+        if hit.document_id not in documents:
+            documents[hit.document_id] = self.metadata.get_document(workspace_id, hit.document_id)
+        doc = documents[hit.document_id]
+        return doc is not None and doc.status is DocumentStatus.INDEXING
 
     def search_safely(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
         """TelosDB's unified response: never raises; `items` is always a list."""

@@ -29,6 +29,7 @@ class Hit(BaseModel):
     vector_score: float
     text_score: float
     chunk_index: int
+    engines: list[str]  # "keyword" and/or "vector": the engines that found this chunk
 
 
 class SearchResponse(BaseModel):

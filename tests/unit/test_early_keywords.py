@@ -1,0 +1,101 @@
+"""A large new file is keyword-searchable as soon as it is parsed, while its vectors are
+computed: it stays `indexing`, search reports its hits as found by the keyword engine alone
+(and judges them by their keyword coverage, since their cosine is missing, not 0), and a file
+whose embedding then fails is taken back out of the index."""
+
+from __future__ import annotations
+
+from bunko.domain import DocumentStatus
+from bunko.services.calibration import Calibration
+from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.pipeline import EARLY_KEYWORD_CHUNKS, IndexingPipeline
+from bunko.services.search import SearchOptions, SearchService
+from bunko.services.upload_policy import UploadPolicy
+from tests.fakes import FakeBlobStore, FakeEmbedder, FakeMetadataStore, FakeQueue, FakeSearchIndex
+
+WS = "ws-1"
+WORDS = ["alpha", "bravo", "golf", "hotel", "kilo"]
+BIG = "golf hotel kilo. " * 4 * EARLY_KEYWORD_CHUNKS  # 40-character chunks: many of them
+# A model whose similarity leans on the cosine: a keyword hit without a vector scores ~0.
+COSINE_LED = Calibration(cosine=10.0, coverage=0.0, product=0.0, bias=-5.0)
+
+
+class Watching(FakeEmbedder):
+    """Searches while it embeds, as a user would while a big file is being indexed."""
+
+    def __init__(self, fail_on: str | None = None) -> None:
+        super().__init__(WORDS)
+        self.fail_on, self.search, self.seen = fail_on, None, []
+
+    def embed_documents(self, texts):
+        if self.search is not None:
+            self.seen.append(self.search())
+        if self.fail_on and any(self.fail_on in t for t in texts):
+            raise RuntimeError("the embedding service answered 500")
+        return super().embed_documents(texts)
+
+
+class World:
+    def __init__(self, embedder: Watching) -> None:
+        self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()
+        self.index, self.queue = FakeSearchIndex(len(WORDS)), FakeQueue()
+        self.ingest = IngestService(
+            metadata=self.metadata, blobs=self.blobs, index=self.index, queue=self.queue,
+            defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
+            policy=UploadPolicy(max_file_bytes=10_000_000),
+        )  # fmt: skip
+        self.pipeline = IndexingPipeline(
+            metadata=self.metadata, blobs=self.blobs, index=self.index, embedder=embedder
+        )
+        self.search = SearchService(
+            metadata=self.metadata, index=self.index, embedder=embedder, calibration=COSINE_LED
+        )
+        self.embedder = embedder
+
+    def run(self, **texts: str) -> None:
+        for name, text in texts.items():
+            self.ingest.submit_text(WS, path=f"{name}.txt", content=text)
+        jobs, self.queue.jobs = self.queue.jobs, []
+        self.pipeline.process(jobs)
+
+    def found(self, query: str) -> dict[str, tuple[list[str], DocumentStatus]]:
+        items = self.search.search(WS, query, SearchOptions(limit=10, min_score=0.3)).items
+        return {
+            i.path: (i.engines, self.metadata.get_document(WS, i.document_id).status) for i in items
+        }
+
+
+def test_a_big_new_file_is_keyword_searchable_while_its_vectors_are_computed():
+    world = World(Watching())
+    world.run(small="alpha bravo golf. " * 3)  # a file with vectors, so the search is hybrid
+    world.embedder.search = lambda: world.found("golf hotel kilo")
+    world.run(big=BIG, other="hotel kilo alpha. " * 3)
+    during = world.embedder.seen[0]  # the first batch of the big file's vectors
+    assert during["big.txt"] == (["keyword"], DocumentStatus.INDEXING)
+    assert "other.txt" not in during  # a small file waits for its vectors, as before
+    after = world.found("golf hotel kilo")
+    assert after["big.txt"] == (["keyword", "vector"], DocumentStatus.COMPLETED)
+    assert world.index.count(WS) == world.metadata.count_chunks(WS)
+
+
+def test_a_big_file_whose_embedding_fails_is_taken_back_out():
+    world = World(Watching(fail_on="golf hotel kilo"))
+    world.run(small="alpha bravo golf. " * 3)
+    world.embedder.search = lambda: world.found("golf hotel kilo")
+    world.run(big=BIG)
+    assert "big.txt" in world.embedder.seen[0]
+    big = world.metadata.get_document_by_path(WS, "big.txt")
+    assert big.status is DocumentStatus.FAILED
+    assert big.error == "embedding: the embedding service answered 500"
+    assert world.metadata.get_chunks(WS, big.id) == []
+    assert "big.txt" not in world.found("golf hotel kilo")
+    assert world.index.count(WS) == world.metadata.count_chunks(WS)
+
+
+def test_a_file_with_chunks_keeps_them_until_its_new_revision_is_complete():
+    world = World(Watching(fail_on="golf hotel kilo"))
+    world.run(doc="alpha bravo. " * 3)
+    world.run(doc=BIG)  # a new revision that fails: the old text stays searchable
+    doc = world.metadata.get_document_by_path(WS, "doc.txt")
+    assert doc.status is DocumentStatus.FAILED and doc.revision == 2
+    assert "doc.txt" in world.found("alpha bravo") and "doc.txt" not in world.found("kilo")
