@@ -1,11 +1,12 @@
 """Crash safety (issue 13, point 2): a real `bunko serve` is killed with SIGKILL in the middle
-of ingesting many dropped files (and a real `bunko reindex` in the middle of a rebuild), then
-started again: every file ends `completed`, none is left `indexing`, none is duplicated, and
-the search index holds exactly the chunks metadata holds. The startup check says what it
-repaired in the log."""
+of ingesting many dropped files (a real `bunko reindex` in the middle of a rebuild, and a
+server in the middle of re-embedding for a new model), then started again: every file ends
+`completed`, none is left `indexing`, none is duplicated, and the search index holds exactly
+the chunks metadata holds. The startup check says what it repaired in the log."""
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sqlite3
@@ -14,24 +15,33 @@ import time
 from pathlib import Path
 
 import httpx
+import numpy as np
 
+from bunko.adapters.local.index_generations import GenerationMarks
+from bunko.adapters.local.lsa_embedder import LsaEmbedder
+from bunko.adapters.local.use_embedder import UniversalSentenceEncoderEmbedder
+from bunko.bootstrap import index_generation
 from bunko.config import Settings
 from tests.conftest import make_services
+from tests.e2e.mcp_harness import http_client, ok
 from tests.e2e.test_cli import BUNKO, free_port
 
 FILES = 120
 WORDS = ["harbour", "lantern", "granite", "meadow", "thistle", "copper", "willow", "saffron"]
 
 
-def _env(data: Path) -> dict[str, str]:
-    return {**os.environ, "BUNKO_DATA_DIR": str(data), "BUNKO_EMBEDDER": "none"}
+def _env(data: Path, embedder: str = "none") -> dict[str, str]:
+    # One BLAS thread for a model: the test shares its cores. One local user (auth off):
+    # searches read the default workspace, where the drop folder's files go.
+    return {**os.environ, "BUNKO_DATA_DIR": str(data), "BUNKO_EMBEDDER": embedder,
+            "BUNKO_EMBED_THREADS": "1", "BUNKO_AUTH": "off"}  # fmt: skip
 
 
-def _serve(data: Path, log: Path) -> tuple[subprocess.Popen, int]:
+def _serve(data: Path, log: Path, embedder: str = "none") -> tuple[subprocess.Popen, int]:
     port = free_port()
     server = subprocess.Popen(
-        [*BUNKO, "serve", "--port", str(port)],
-        env=_env(data),
+        [*BUNKO, "serve", "--port", str(port), "--mcp-port", str(free_port())],
+        env=_env(data, embedder),
         stdout=log.open("ab"),
         stderr=subprocess.STDOUT,
     )
@@ -70,11 +80,13 @@ def _write_files(drop: Path) -> None:
         (drop / f"f{n:03d}.txt").write_text(body, encoding="utf-8")
 
 
-def _check_consistent(data: Path) -> None:
-    services = make_services(data, embedder="none")
+def _check_consistent(data: Path, files: int = FILES, embedder: str = "none") -> None:
+    """Every document completed with its chunks 0..n-1 of revision 1, and `embedder`'s index
+    generation holding as many entries as metadata holds chunks."""
+    services = make_services(data, embedder=embedder)
     try:
         docs = list(services.metadata.iter_documents())
-        assert len(docs) == FILES and len({d.path for d in docs}) == FILES
+        assert len(docs) == files and len({d.path for d in docs}) == files
         assert all(d.status.value == "completed" for d in docs), [d.error for d in docs]
         for doc in docs:
             chunks = services.metadata.get_chunks(doc.workspace_id, doc.id)
@@ -142,3 +154,145 @@ def test_sigkill_mid_reindex_is_repaired_at_the_next_start(tmp_path):
         server.wait(timeout=60)
     assert "startup check: the search index holds" in log.read_text()
     _check_consistent(data)
+
+
+# --- a kill during a model switch ---
+
+SWITCH_FILES = 20
+TOPICS = [
+    "The harbour lantern guides fishing boats home at night.",
+    "Granite cliffs rise above the alpine meadow.",
+    "The baker kneads sourdough bread before dawn.",
+    "Copper wires carry electric current through the circuit.",
+    "A willow tree bends over the quiet river.",
+    "Saffron gives the rice dish its golden colour.",
+    "The violinist tunes her instrument before the concert.",
+    "Thistles and nettles cover the abandoned farm.",
+]
+# Means the first topic and shares no word with any file: only vectors can find it.
+QUERY = "lighthouse beacon ships darkness"
+
+
+def _generation(data: Path, embedder) -> Path:
+    return Settings(data_dir=data).index_dir / index_generation(embedder) / "index.db"
+
+
+def _entries(db: Path) -> list[tuple[str, bytes | None]]:
+    """(chunk id, vector bytes) of every entry of one index generation, by chunk id."""
+    if not db.exists():
+        return []
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+        return conn.execute("SELECT chunk_id, vector FROM entries ORDER BY chunk_id").fetchall()
+
+
+def _count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+        return conn.execute("SELECT count(*) FROM entries").fetchone()[0]
+
+
+def _documents_indexed(data: Path, db: Path) -> tuple[int, int]:
+    """(documents with every chunk in the generation, documents with some but not all)."""
+    with sqlite3.connect(Settings(data_dir=data).data_dir / "bunko.db", timeout=30) as meta:
+        expected = dict(meta.execute("SELECT id, chunk_count FROM documents").fetchall())
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=30) as conn:
+        found = conn.execute("SELECT document_id, count(*) FROM entries GROUP BY document_id")
+        counts = dict(found.fetchall())
+    full = sum(1 for doc, n in counts.items() if n == expected[doc])
+    return full, len(counts) - full
+
+
+async def _search(url: str, query: str) -> dict:
+    """search_text over MCP with no cut-off: the hits as ranked, with their scores."""
+    async with http_client(url, None) as client:
+        return ok(await client.call_tool("search_text", {"content": query, "min_score": 0}))
+
+
+def _write_topics(drop: Path) -> None:
+    drop.mkdir(parents=True, exist_ok=True)
+    for n in range(SWITCH_FILES):
+        body = "".join(f"Note {n}.{i}: {TOPICS[n % len(TOPICS)]} " for i in range(440))
+        (drop / f"t{n:02d}.txt").write_text(body, encoding="utf-8")  # ~26 KB, ~34 chunks
+
+
+def test_sigkill_during_a_model_switch_is_repaired_at_the_next_start(tmp_path):
+    data, log = tmp_path / "data", tmp_path / "serve.log"
+    # Model A: LSA, trained on the corpus (`bunko reindex --retrain`) so its generation
+    # holds vectors too (256 dimensions).
+    server, _ = _serve(data, log, "lsa")
+    _write_topics(data / "drop")
+    try:
+        _wait(data, lambda s: s.get("completed", 0) == SWITCH_FILES)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+    subprocess.run([*BUNKO, "reindex", "--retrain"], env=_env(data, "lsa"), check=True,
+                   capture_output=True, timeout=600)  # fmt: skip
+    model_a_db = _generation(data, LsaEmbedder(dimension=Settings().lsa_dimension))
+    model_a = _entries(model_a_db)
+    chunks = len(model_a)
+    assert chunks > 512 and all(v is not None and len(v) == 2 * 256 for _, v in model_a)
+
+    # Model B (USE, 512 dimensions): its empty generation is rebuilt in the background.
+    # Killed once the rebuild has committed a batch and before it has all of them.
+    use = UniversalSentenceEncoderEmbedder()
+    model_b = _generation(data, use)
+    server, _ = _serve(data, log, "use")
+    deadline = time.monotonic() + 300
+    while not 0 < _count(model_b) < chunks:
+        assert server.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+        time.sleep(0.05)
+    os.kill(server.pid, signal.SIGKILL)
+    server.wait(timeout=30)
+    at_kill = _entries(model_b)
+    full, partial = _documents_indexed(data, model_b)
+    assert 0 < len(at_kill) < chunks and _statuses(data) == {"completed": SWITCH_FILES}
+
+    # Started again with B: the startup check sees the half-built generation and rebuilds it.
+    server, port = _serve(data, log, "use")
+    try:
+        deadline = time.monotonic() + 300
+        while f"startup check: index rebuilt with {chunks} entries" not in log.read_text():
+            assert server.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
+            time.sleep(0.2)
+        found = asyncio.run(_search(f"http://127.0.0.1:{port}", QUERY))
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+    text = log.read_text()
+    assert "Traceback" not in text
+    assert (
+        f"startup check: the search index holds {len(at_kill)} entries for {chunks} chunks" in text
+    ), text[-3000:]
+    _check_consistent(data, files=SWITCH_FILES, embedder="use")
+
+    # B's generation holds exactly metadata's chunks, each with B's vector of its text; A's
+    # generation is as A left it.
+    services = make_services(data, embedder="none")
+    try:
+        stored = {c.id: c.content for c in services.metadata.iter_chunks()}
+    finally:
+        services.close()
+    rebuilt = _entries(model_b)
+    assert [cid for cid, _ in rebuilt] == sorted(stored)
+    vectors = np.stack([np.frombuffer(v, dtype="<f2") for _, v in rebuilt]).astype(np.float32)
+    assert vectors.shape == (chunks, use.dimension)
+    sample = [0, chunks // 2, chunks - 1]
+    expected = use.embed_documents([stored[rebuilt[i][0]] for i in sample])
+    assert np.allclose(np.sum(vectors[sample] * expected, axis=1), 1.0, atol=0.01)
+    assert _entries(model_a_db) == model_a  # and marked stale: B's generation was written
+    assert GenerationMarks(model_a_db.parent).stale() is not None
+
+    # The search answered from B's vectors: the first topic found by meaning alone, with the
+    # cosine of B's query and passage vectors.
+    assert found["vector_search_used"] and found["items"], found
+    top = found["items"][0]
+    assert TOPICS[0] in top["content"] and top["text_score"] == 0
+    # (`content` joins the document's matching chunks; the scores are those of chunk `id`.)
+    cosine = float(use.embed_query(QUERY) @ use.embed_documents([stored[top["id"]]])[0])
+    assert abs(top["vector_score"] - cosine) < 0.01, (top["vector_score"], cosine)
+    print(
+        f"\nmodel switch: killed with {len(at_kill)} of {chunks} chunks in B's generation "
+        f"({full} of {SWITCH_FILES} documents whole, {partial} in part); all rebuilt"
+    )

@@ -142,10 +142,13 @@ def reindex(
     """Rebuild the search index from the metadata store."""
     from tqdm import tqdm
 
+    from bunko.bootstrap.background import rebuild_index, stale_mark
+
     services = _services(command_settings(data_dir))
     started = time.perf_counter()
     with tqdm(total=services.metadata.count_chunks(), desc="reindex", unit="chunk") as bar:
-        count = services.pipeline.reindex(retrain=retrain, progress=bar.update)
+        stale = stale_mark(services)
+        count = rebuild_index(services, stale=stale, retrain=retrain, progress=bar.update)
     typer.echo(f"{count} chunks indexed in {time.perf_counter() - started:.1f} s")
     services.close()
 

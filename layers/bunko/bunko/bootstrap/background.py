@@ -6,6 +6,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
+from typing import Any
 
 from bunko.bootstrap.root import Services
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
@@ -24,10 +25,12 @@ def requeue_unfinished(services: Services) -> int:
     return count
 
 
-def index_needs_rebuild(services: Services) -> bool:
+def index_needs_rebuild(services: Services, *, stale: str | None = None) -> bool:
     """True when the index does not hold exactly the chunks metadata holds: a new model's
     empty generation, or a process killed between writing the index and the metadata (or
-    in the middle of a rebuild). Metadata is the truth (DESIGN decision 1)."""
+    in the middle of a rebuild); or when its generation is `stale` (the mark's token): it
+    sat idle while another model's generation followed metadata. Metadata is the truth
+    (DESIGN decision 1)."""
     indexed, chunks = services.index.count(), services.metadata.count_chunks()
     if indexed != chunks:
         log.warning(
@@ -36,7 +39,35 @@ def index_needs_rebuild(services: Services) -> bool:
             indexed,
             chunks,
         )
-    return indexed != chunks
+        return True
+    if stale is not None:
+        log.warning(
+            "startup check: the index of %s may miss changes made while another embedding"
+            " model was in use; rebuilding it from metadata",
+            services.embedder.name if services.embedder else "keyword-only search",
+        )
+        return True
+    return False
+
+
+def stale_mark(services: Services) -> str | None:
+    """The token of the stale mark on the generation in use (embedded shape), or None."""
+    if services.settings.backend != "local":
+        return None
+    from bunko.bootstrap.local import generation_marks
+
+    return generation_marks(services.settings, services.embedder).stale()
+
+
+def rebuild_index(services: Services, *, stale: str | None = None, **options: Any) -> int:
+    """`pipeline.reindex(**options)`; then the generation's stale mark, as read (`stale`)
+    before the rebuild began, is taken off, unless it was set again meanwhile."""
+    count = services.pipeline.reindex(**options)
+    if stale is not None:
+        from bunko.bootstrap.local import generation_marks
+
+        generation_marks(services.settings, services.embedder).settle(stale)
+    return count
 
 
 def resume_ingest(services: Services) -> threading.Thread | None:
@@ -48,12 +79,13 @@ def resume_ingest(services: Services) -> threading.Thread | None:
         if requeued:
             log.info("startup check: re-queued %d unfinished documents", requeued)
 
-    if not index_needs_rebuild(services):
+    stale = stale_mark(services)  # read before the rebuild: see GenerationMarks.settle
+    if not index_needs_rebuild(services, stale=stale):
         requeue()
         return None
 
     def repair() -> None:
-        count = services.pipeline.reindex()
+        count = rebuild_index(services, stale=stale)
         log.info("startup check: index rebuilt with %d entries", count)
         requeue()
 

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import re
 import secrets
+from typing import TYPE_CHECKING
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.config import Settings
 from bunko.ports import Embedder
 from bunko.services.auth import AuthService
+
+if TYPE_CHECKING:
+    from bunko.adapters.local.index_generations import GenerationMarks
 
 
 def index_generation(embedder: Embedder | None) -> str:
@@ -20,6 +24,13 @@ def index_generation(embedder: Embedder | None) -> str:
     vectors of two models; the new generation is filled by a reindex."""
     name = embedder.name if embedder else "keyword-only"
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
+
+
+def generation_marks(settings: Settings, embedder: Embedder | None) -> GenerationMarks:
+    """Whether the generation `embedder` uses missed writes made through another."""
+    from bunko.adapters.local.index_generations import GenerationMarks
+
+    return GenerationMarks(settings.index_dir / index_generation(embedder))
 
 
 def openai_options(settings: Settings) -> dict:
@@ -37,9 +48,9 @@ def openai_options(settings: Settings) -> dict:
 def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.files import FileBlobStore
+    from bunko.adapters.local.index_generations import GenerationIndex
     from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.private_files import make_private
-    from bunko.adapters.local.search_index import LocalSearchIndex
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.adapters.local.sqlite_db import SqliteDatabase
     from bunko.adapters.local.sqlite_research import SqliteResearchStore
@@ -56,7 +67,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         threads=settings.embed_threads,
         openai=openai_options(settings),
     )
-    index = LocalSearchIndex(
+    index = GenerationIndex(
         settings.index_dir / index_generation(embedder),
         dimension=embedder.dimension if embedder else None,
     )

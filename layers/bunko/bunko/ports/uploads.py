@@ -19,4 +19,5 @@ class UploadSigner(Protocol):
     def sign_upload(
         self, *, workspace_id: str, path: str, content_type: str | None, category: str | None
     ) -> SignedUpload:
-        """A URL that ingests the PUT file at `path` in `workspace_id` once it arrives."""
+        """A URL that ingests the PUT file at `path` in `workspace_id` once it arrives;
+        ValidationError for a path whose upload could not be ingested there."""

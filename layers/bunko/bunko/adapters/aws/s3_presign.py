@@ -1,20 +1,26 @@
 """UploadSigner on S3: a presigned PUT into the drop prefix, for files past Lambda's 6 MB payload.
 
 The object's key carries the caller's workspace (`<drop_prefix><workspace>/<path>`), so the
-S3 notification ingests it into that workspace like any drop.
+S3 notification ingests it into that workspace like any drop. A key is signed only if the
+drop handler maps it back to exactly that workspace and path: a path it would skip (a
+hidden or temporary file's name) gets a 400 instead of a URL whose upload is never indexed,
+and so does a key past S3's 1,024 bytes (a URL whose PUT S3 would refuse).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bunko.adapters.aws.s3_drops import category_metadata, drop_key
+from bunko.adapters.aws.s3_drops import category_metadata, drop_key, locate
+from bunko.errors import ValidationError
 from bunko.ports.uploads import SignedUpload
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 else:
     S3Client = object
+
+MAX_KEY_BYTES = 1024  # S3's limit on an object key (UTF-8)
 
 
 class S3UploadSigner:
@@ -28,6 +34,16 @@ class S3UploadSigner:
         self, *, workspace_id: str, path: str, content_type: str | None, category: str | None
     ) -> SignedUpload:
         key = drop_key(drop_prefix=self.drop_prefix, workspace_id=workspace_id, path=path)
+        target = locate(key, drop_prefix=self.drop_prefix)
+        if target is None or (target.workspace_id, target.path) != (workspace_id, path):
+            raise ValidationError(
+                f"invalid path {path!r}: a file or folder name starting with '.' or '~$', or"
+                " a temporary file's name, is never indexed from a drop"
+            )
+        if len(key.encode("utf-8")) > MAX_KEY_BYTES:
+            raise ValidationError(
+                f"path is too long: its S3 key would be over {MAX_KEY_BYTES} bytes in UTF-8"
+            )
         return presign_put_object(
             self.client,
             bucket=self.bucket,

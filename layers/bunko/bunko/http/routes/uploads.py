@@ -14,6 +14,10 @@ from bunko.errors import ServiceUnavailableError
 from bunko.http.deps import ServicesDep, Writer
 
 router = APIRouter(prefix="/uploads", tags=["uploads"])
+# A media type (RFC 9110: type/subtype, parameters in printable ASCII): it becomes a signed
+# header the client must send, so nothing that could not be a header value is signed.
+_MEDIA_NAME = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
+MEDIA_TYPE = rf"^{_MEDIA_NAME}/{_MEDIA_NAME}( *;[ -~]*)?$"
 
 
 class PresignRequest(BaseModel):
@@ -21,7 +25,9 @@ class PresignRequest(BaseModel):
 
     path: str = Field(min_length=1, max_length=1024, description="The document's logical path")
     category: str | None = Field(default=None, max_length=200)
-    content_type: str | None = Field(default=None, alias="contentType", max_length=200)
+    content_type: str | None = Field(
+        default=None, alias="contentType", max_length=200, pattern=MEDIA_TYPE
+    )
     size: int | None = Field(default=None, ge=0, description="Checked against the size limit")
 
 
