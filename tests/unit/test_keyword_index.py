@@ -57,6 +57,14 @@ def test_segments_merges_deletes_and_reload_score_like_bm25(
             assert score == pytest.approx(expected[slot], rel=1e-5)
         scores = [score for _, score in hits]
         assert scores == sorted(scores, reverse=True)
+        # The query's weight: Σ idf over its terms ("w1" twice counts twice), df as defined.
+        weighed = [*query, "w1"]
+        expected_weight = sum(
+            math.log(1 + (len(docs) - df + 0.5) / (df + 0.5))
+            for df in (sum(t in terms for terms in docs.values()) for t in weighed)
+        )
+        weight = subject.query_weight([QueryTerm(t) for t in weighed], live)
+        assert weight == pytest.approx(expected_weight, rel=1e-9)
 
 
 def test_allowed_mask_filters_results_but_not_statistics():
