@@ -262,3 +262,30 @@ class FakeSearchDefaults:
 
     def search_defaults(self, workspace_id: str) -> tuple[int, float]:
         return self.saved.get(workspace_id, self.fallback)
+
+
+class PipelineWorld:
+    """IngestService and IndexingPipeline over the fakes above, sharing one set of stores:
+    `submit` queues text files, `take_jobs` hands their jobs to a test."""
+
+    def __init__(self, embedder: FakeEmbedder, *, batch_size: int = 64) -> None:
+        from bunko.services.ingest import IngestDefaults, IngestService
+        from bunko.services.pipeline import IndexingPipeline
+        from bunko.services.upload_policy import UploadPolicy
+
+        self.embedder = embedder
+        self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()
+        self.index, self.queue = FakeSearchIndex(embedder.dimension), FakeQueue()
+        self.ingest = IngestService(
+            metadata=self.metadata, blobs=self.blobs, index=self.index, queue=self.queue,
+            defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
+            policy=UploadPolicy(max_file_bytes=10_000_000),
+        )  # fmt: skip
+        self.pipeline = IndexingPipeline(
+            metadata=self.metadata, blobs=self.blobs, index=self.index, embedder=embedder,
+            batch_size=batch_size,
+        )  # fmt: skip
+
+    def take_jobs(self) -> list[IngestJob]:
+        jobs, self.queue.jobs = self.queue.jobs, []
+        return jobs

@@ -56,6 +56,16 @@ def _serve(data: Path, log: Path, embedder: str = "none") -> tuple[subprocess.Po
             time.sleep(0.2)
 
 
+def _serve_until(data: Path, log: Path, files: int, embedder: str = "none") -> None:
+    """Run a server until `files` documents are completed, then stop it cleanly."""
+    server, _ = _serve(data, log, embedder)
+    try:
+        _wait(data, lambda s: s.get("completed", 0) == files)
+    finally:
+        server.send_signal(signal.SIGTERM)
+        server.wait(timeout=60)
+
+
 def _statuses(data: Path) -> dict[str, int]:
     with sqlite3.connect(Settings(data_dir=data).data_dir / "bunko.db", timeout=30) as db:
         rows = db.execute("SELECT status, COUNT(*) FROM documents GROUP BY status").fetchall()
@@ -107,12 +117,7 @@ def test_sigkill_mid_ingest_then_restart_loses_and_duplicates_nothing(tmp_path):
     server.wait(timeout=30)
     at_kill = _statuses(data)
     unfinished = at_kill.get("pending", 0) + at_kill.get("indexing", 0)
-    server, _ = _serve(data, log)
-    try:
-        _wait(data, lambda s: s.get("completed", 0) == FILES)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+    _serve_until(data, log, FILES)
     _check_consistent(data)
     text = log.read_text()
     assert "Traceback" not in text
@@ -123,13 +128,8 @@ def test_sigkill_mid_ingest_then_restart_loses_and_duplicates_nothing(tmp_path):
 
 def test_sigkill_mid_reindex_is_repaired_at_the_next_start(tmp_path):
     data, log = tmp_path / "data", tmp_path / "serve.log"
-    server, _ = _serve(data, log)
     _write_files(data / "drop")
-    try:
-        _wait(data, lambda s: s.get("completed", 0) == FILES)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+    _serve_until(data, log, FILES)
     reindex = subprocess.Popen(
         [*BUNKO, "reindex"], env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
@@ -220,13 +220,8 @@ def test_sigkill_during_a_model_switch_is_repaired_at_the_next_start(tmp_path):
     data, log = tmp_path / "data", tmp_path / "serve.log"
     # Model A: LSA, trained on the corpus (`bunko reindex --retrain`) so its generation
     # holds vectors too (256 dimensions).
-    server, _ = _serve(data, log, "lsa")
     _write_topics(data / "drop")
-    try:
-        _wait(data, lambda s: s.get("completed", 0) == SWITCH_FILES)
-    finally:
-        server.send_signal(signal.SIGTERM)
-        server.wait(timeout=60)
+    _serve_until(data, log, SWITCH_FILES, "lsa")
     subprocess.run([*BUNKO, "reindex", "--retrain"], env=_env(data, "lsa"), check=True,
                    capture_output=True, timeout=600)  # fmt: skip
     model_a_db = _generation(data, LsaEmbedder(dimension=Settings().lsa_dimension))

@@ -52,3 +52,39 @@ def test_scratch_graph_takes_a_corpus_larger_than_the_upload_rate():
         for n in range(services.settings.upload_rate_per_minute + 5):
             services.ingest.submit_text(DEFAULT_WORKSPACE_ID, path=f"d{n}.txt", content=f"doc {n}")
         assert len(queue.take()) == services.settings.upload_rate_per_minute + 5
+
+
+def test_eval_measures_chat_answers_where_the_set_ships_gold_answers(tmp_path):
+    """A set with answers.jsonl (as JSQuAD's): each question goes through the real chat
+    service, and the report says how often the answer holds a gold answer and cites the
+    judged paragraph, and how often unanswerable questions are refused."""
+    import shutil
+
+    tiny = tmp_path / "sets" / "tiny"
+    shutil.copytree(TINY, tiny)
+    gold = {
+        "q1": ["boils water"],
+        "q2": ["ａｉｒ　ｐｒｅｓｓｕｒｅ"],  # full-width: equal after NFKC
+        "q3": ["本を借りる"],
+        "q4": ["lava"],
+    }
+    (tiny / "answers.jsonl").write_text(
+        "".join(
+            json.dumps({"_id": q, "answers": a}, ensure_ascii=False) + "\n" for q, a in gold.items()
+        ),
+        encoding="utf-8",
+    )
+    proc = run(["eval", str(tiny), "--json", "--embedder", "none"], tmp_path / "data")
+    answers = json.loads(proc.stdout)["answers"]
+    assert answers["questions"] == 4
+    # The extractive answerer quotes the passage: q1-q3 hold their gold (q2's after NFKC and
+    # without spaces); q4's gold ("lava") is in another paragraph, so 3 of 4.
+    assert answers["contains_gold"] == 0.75
+    assert answers["answered"] == 1.0 and answers["gold_in_sources"] == 1.0
+    assert answers["cites_gold"] == 1.0
+    assert answers["unanswerable_abstained"]["random"] >= 0.95
+    assert answers["answer_p50_ms"] > 0
+    table = run(["eval", str(tiny), "--embedder", "none"], tmp_path / "d2").stdout
+    assert table.splitlines()[-1].startswith(
+        "chat answers (4 questions): contain a gold answer 0.75"
+    )

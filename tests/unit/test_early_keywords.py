@@ -7,11 +7,9 @@ from __future__ import annotations
 
 from bunko.domain import DocumentStatus
 from bunko.services.calibration import Calibration
-from bunko.services.ingest import IngestDefaults, IngestService
-from bunko.services.pipeline import EARLY_KEYWORD_CHUNKS, IndexingPipeline
+from bunko.services.pipeline import EARLY_KEYWORD_CHUNKS
 from bunko.services.search import SearchOptions, SearchService
-from bunko.services.upload_policy import UploadPolicy
-from tests.fakes import FakeBlobStore, FakeEmbedder, FakeMetadataStore, FakeQueue, FakeSearchIndex
+from tests.fakes import FakeEmbedder, PipelineWorld
 
 WS = "ws-1"
 WORDS = ["alpha", "bravo", "golf", "hotel", "kilo"]
@@ -35,28 +33,17 @@ class Watching(FakeEmbedder):
         return super().embed_documents(texts)
 
 
-class World:
+class World(PipelineWorld):
     def __init__(self, embedder: Watching) -> None:
-        self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()
-        self.index, self.queue = FakeSearchIndex(len(WORDS)), FakeQueue()
-        self.ingest = IngestService(
-            metadata=self.metadata, blobs=self.blobs, index=self.index, queue=self.queue,
-            defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
-            policy=UploadPolicy(max_file_bytes=10_000_000),
-        )  # fmt: skip
-        self.pipeline = IndexingPipeline(
-            metadata=self.metadata, blobs=self.blobs, index=self.index, embedder=embedder
-        )
+        super().__init__(embedder)
         self.search = SearchService(
             metadata=self.metadata, index=self.index, embedder=embedder, calibration=COSINE_LED
         )
-        self.embedder = embedder
 
     def run(self, **texts: str) -> None:
         for name, text in texts.items():
             self.ingest.submit_text(WS, path=f"{name}.txt", content=text)
-        jobs, self.queue.jobs = self.queue.jobs, []
-        self.pipeline.process(jobs)
+        self.pipeline.process(self.take_jobs())
 
     def found(self, query: str) -> dict[str, tuple[list[str], DocumentStatus]]:
         items = self.search.search(WS, query, SearchOptions(limit=10, min_score=0.3)).items

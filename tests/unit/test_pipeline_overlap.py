@@ -9,36 +9,19 @@ import time
 import numpy as np
 
 from bunko.domain import DocumentStatus
-from bunko.services.ingest import IngestDefaults, IngestService
-from bunko.services.pipeline import IndexingPipeline
-from bunko.services.upload_policy import UploadPolicy
-from tests.fakes import FakeBlobStore, FakeEmbedder, FakeMetadataStore, FakeQueue, FakeSearchIndex
+from tests.fakes import FakeEmbedder, PipelineWorld
 
 WS = "ws-1"
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "poison"]
 
 
-class World:
-    def __init__(self, embedder: FakeEmbedder, *, batch_size: int = 4) -> None:
-        self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()
-        self.index, self.queue = FakeSearchIndex(len(WORDS)), FakeQueue()
-        self.ingest = IngestService(
-            metadata=self.metadata, blobs=self.blobs, index=self.index, queue=self.queue,
-            defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
-            policy=UploadPolicy(max_file_bytes=10_000),
-        )  # fmt: skip
-        self.pipeline = IndexingPipeline(
-            metadata=self.metadata, blobs=self.blobs, index=self.index, embedder=embedder,
-            batch_size=batch_size,
-        )  # fmt: skip
-
+class World(PipelineWorld):
     def submit(self, count: int, text=lambda n: f"{WORDS[n % 8]} {WORDS[(n + 3) % 8]} words"):
         docs = [
             self.ingest.submit_text(WS, path=f"d{n}.txt", content=f"{text(n)}. " * 3)
             for n in range(count)
         ]
-        jobs, self.queue.jobs = self.queue.jobs, []
-        return docs, jobs
+        return docs, self.take_jobs()
 
 
 def test_every_chunk_gets_its_own_vector_across_groups():

@@ -6,6 +6,7 @@ import statistics
 from typing import Any
 
 from bunko.evaluation.abstention import format_line as format_abstention
+from bunko.evaluation.answers import format_line as format_answers
 from bunko.evaluation.metrics import METRIC_NAMES
 
 
@@ -37,7 +38,7 @@ def format_table(report: dict) -> str:
         f"{'method':<16}{'nDCG@10':>9}{'R@100':>8}{'MRR@10':>8}",
     ]
     for name, m in report.items():
-        if name in ("meta", "abstention"):
+        if name in ("meta", "abstention", "answers"):
             continue
         label = f"default={m['method']}" if name == "default" else name
         lines.append(f"{label:<16}{m['ndcg@10']:>9.4f}{m['recall@100']:>8.4f}{m['mrr@10']:>8.4f}")
@@ -48,4 +49,6 @@ def format_table(report: dict) -> str:
     )
     if "abstention" in report:
         lines.append(format_abstention(report["abstention"]))
+    if "answers" in report:
+        lines.append(format_answers(report["answers"]))
     return "\n".join(lines)

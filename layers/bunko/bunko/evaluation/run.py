@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.evaluation import abstention
+from bunko.evaluation import abstention, answers
 from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
@@ -89,6 +89,17 @@ def run_evaluation(
             path_of,
             min_score=settings.min_score,
         )
+        gold = answers.load_answers(Path(directory))
+        answered = None
+        if gold is not None:  # the set ships gold answers: measure what chat answers too
+            unanswerable = {
+                **abstention.foreign_queries(Path(directory)),
+                "random": abstention.random_queries(),
+            }
+            questions = {q: answerable[q] for q in query_ids if q in gold}
+            answered = answers.evaluate_answers(
+                services.chat, DEFAULT_WORKSPACE_ID, questions, gold, path_of, unanswerable
+            )
     meta = {
         "dataset": Path(directory).name,
         "embedder": services.embedder.name if services.embedder else "none",
@@ -103,6 +114,8 @@ def run_evaluation(
     }
     report = summarise(scores, default_name=default_method(settings), meta=meta)
     report["abstention"] = abstained
+    if answered is not None:
+        report["answers"] = answered
     return report
 
 
