@@ -91,9 +91,12 @@ async def first_answer(url: str, key: str, query: str) -> tuple[int, float]:
     from tests.e2e.mcp_harness import http_client, ok
 
     async with http_client(url, key) as client:
-        hits = ok(await client.call_tool("search_text", {"content": query}))["items"]
+        # min_score 0: the bench data's vectors are not its texts' own, so the calibrated
+        # similarity of its hits says little; every hit proves the index answered.
+        arguments = {"content": query, "min_score": 0}
+        hits = ok(await client.call_tool("search_text", arguments))["items"]
         started = time.perf_counter()
-        ok(await client.call_tool("search_text", {"content": query + " again"}))
+        ok(await client.call_tool("search_text", {**arguments, "content": query + " again"}))
         return len(hits), time.perf_counter() - started
 
 
