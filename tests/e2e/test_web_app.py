@@ -118,7 +118,7 @@ def test_the_whole_journey(rest, chromium, files):
         hit = page.locator(".hit").first
         expect(hit.get_by_role("link", name="寺の記録.pdf")).to_be_visible()
         expect(hit.locator("mark")).to_have_text("和紙")
-        for score in ("similarity", "vector", "text"):
+        for score in ("similarity", "vector", "text", "found by keyword"):
             expect(hit.locator(".scores")).to_contain_text(score)
         expect(page.locator(".hit")).to_have_count(1)
         t.shoot("04-search")

@@ -1,5 +1,5 @@
-// Search: query, category filter, hits with similarity / vector_score / text_score and the
-// matched passage highlighted; a hit opens its chunk in the file.
+// Search: query, category filter, hits with similarity / vector_score / text_score, the
+// engines that found them and the matched passage highlighted; a hit opens its chunk in the file.
 import * as api from '../api.js';
 import { clear, h, highlighted } from '../dom.js';
 import { t } from '../i18n.js';
@@ -45,7 +45,9 @@ function hit(item, terms) {
       h('span', { class: 'scores small' },
         h('span', { title: 'similarity' }, `similarity ${score(item.similarity)}`),
         h('span', { title: 'vector_score' }, `vector ${score(item.vector_score)}`),
-        h('span', { title: 'text_score' }, `text ${score(item.text_score)}`))),
+        h('span', { title: 'text_score' }, `text ${score(item.text_score)}`),
+        // Which engines found it: "keyword" alone while the file's vectors are computed.
+        item.engines ? h('span', { class: 'engines', title: 'engines' }, `${t('search.engines')} ${item.engines.join(' + ')}`) : null)),
     item.category ? h('span', { class: 'tag' }, item.category) : null,
     h('p', { class: 'passage' }, highlighted(item.content, terms)));
 }
