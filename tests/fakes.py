@@ -99,6 +99,8 @@ class FakeMetadataStore:
         )
 
     def replace_chunks(self, workspace_id: str, document_id: str, chunks: Sequence[Chunk]) -> None:
+        if self.get_document(workspace_id, document_id) is None:  # as both real stores do
+            raise NotFoundError(f"document {document_id} not found")
         self.chunks = {k: c for k, c in self.chunks.items() if c.document_id != document_id}
         self.chunks.update({c.id: c for c in chunks})
 

@@ -86,3 +86,21 @@ def test_a_file_with_chunks_keeps_them_until_its_new_revision_is_complete():
     doc = world.metadata.get_document_by_path(WS, "doc.txt")
     assert doc.status is DocumentStatus.FAILED and doc.revision == 2
     assert "doc.txt" in world.found("alpha bravo") and "doc.txt" not in world.found("kilo")
+
+
+def test_a_big_file_deleted_while_its_embedding_fails_leaves_nothing_and_stops_nothing():
+    embedder = Watching(fail_on="golf hotel kilo")
+    world = World(embedder)
+
+    def delete_it():
+        doc = world.metadata.get_document_by_path(WS, "big.txt")
+        if doc is not None:
+            world.ingest.delete_document(WS, doc.id)
+        return {}
+
+    embedder.search = delete_it
+    world.run(big=BIG, other="alpha bravo. " * 3)  # other: a later group, still written
+    assert world.metadata.get_document_by_path(WS, "big.txt") is None
+    other = world.metadata.get_document_by_path(WS, "other.txt")
+    assert other.status is DocumentStatus.COMPLETED
+    assert world.index.count(WS) == world.metadata.count_chunks(WS) == other.chunk_count

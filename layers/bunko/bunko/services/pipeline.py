@@ -125,9 +125,13 @@ class IndexingPipeline:
 
     def _take_back(self, p: _Prepared) -> None:
         """A file that failed after its early keyword entries is not searchable."""
-        if p.early:
+        if not p.early:
+            return
+        try:
             self.index.delete_document(p.doc.workspace_id, p.doc.id)
             self.metadata.replace_chunks(p.doc.workspace_id, p.doc.id, [])
+        except _GONE:
+            pass  # deleted meanwhile: nothing of it is left to find
 
     def _write_group(self, group: list[_Prepared], vectors: Future) -> list[Document]:
         try:
