@@ -6,6 +6,7 @@ whose embedding then fails is taken back out of the index."""
 from __future__ import annotations
 
 from bunko.domain import DocumentStatus
+from bunko.ports import SearchFilter
 from bunko.services.calibration import Calibration
 from bunko.services.pipeline import EARLY_KEYWORD_CHUNKS
 from bunko.services.search import SearchOptions, SearchService
@@ -104,3 +105,22 @@ def test_a_big_file_deleted_while_its_embedding_fails_leaves_nothing_and_stops_n
     other = world.metadata.get_document_by_path(WS, "other.txt")
     assert other.status is DocumentStatus.COMPLETED
     assert world.index.count(WS) == world.metadata.count_chunks(WS) == other.chunk_count
+
+
+def test_a_keywords_first_rebuild_finds_every_chunk_by_its_words_before_any_vector():
+    world = World(Watching())
+    world.run(**{f"d{n}": f"{WORDS[n % 5]} kilo number{n} here. " * 3 for n in range(12)})
+    everything = SearchFilter(workspace_id=WS)
+    seen = []
+    world.embedder.search = lambda: (
+        seen.append({e.chunk_id for e in world.index.entries.values() if e.vector is None}) or {}
+    )
+    total = world.pipeline.reindex(keywords_first=True)
+    assert total == world.metadata.count_chunks(WS)
+    # At the first vector batch every chunk was already there, by its words alone.
+    assert seen and seen[0] == {c.id for c in world.metadata.iter_chunks(WS)}
+    d11 = world.metadata.get_document_by_path(WS, "d11.txt")
+    assert {h.document_id for h in world.index.keyword_search("number11", everything, 10)} == {
+        d11.id
+    }
+    assert all(e.vector is not None for e in world.index.entries.values())  # then vectors

@@ -142,13 +142,12 @@ def reindex(
     """Rebuild the search index from the metadata store."""
     from tqdm import tqdm
 
-    from bunko.bootstrap.background import rebuild_index, stale_mark
+    from bunko.bootstrap.background import rebuild_index
 
     services = _services(command_settings(data_dir))
     started = time.perf_counter()
     with tqdm(total=services.metadata.count_chunks(), desc="reindex", unit="chunk") as bar:
-        stale = stale_mark(services)
-        count = rebuild_index(services, stale=stale, retrain=retrain, progress=bar.update)
+        count = rebuild_index(services, retrain=retrain, progress=bar.update)
     typer.echo(f"{count} chunks indexed in {time.perf_counter() - started:.1f} s")
     services.close()
 

@@ -29,8 +29,8 @@ def index_needs_rebuild(services: Services, *, stale: str | None = None) -> bool
     """True when the index does not hold exactly the chunks metadata holds: a new model's
     empty generation, or a process killed between writing the index and the metadata (or
     in the middle of a rebuild); or when its generation is `stale` (the mark's token): it
-    sat idle while another model's generation followed metadata. Metadata is the truth
-    (DESIGN decision 1)."""
+    sat idle while another model's generation followed metadata, or a rebuild of it never
+    finished. Metadata is the truth (DESIGN decision 1)."""
     indexed, chunks = services.index.count(), services.metadata.count_chunks()
     if indexed != chunks:
         log.warning(
@@ -43,7 +43,7 @@ def index_needs_rebuild(services: Services, *, stale: str | None = None) -> bool
     if stale is not None:
         log.warning(
             "startup check: the index of %s may miss changes made while another embedding"
-            " model was in use; rebuilding it from metadata",
+            " model was in use, or its last rebuild did not finish; rebuilding it from metadata",
             services.embedder.name if services.embedder else "keyword-only search",
         )
         return True
@@ -59,14 +59,20 @@ def stale_mark(services: Services) -> str | None:
     return generation_marks(services.settings, services.embedder).stale()
 
 
-def rebuild_index(services: Services, *, stale: str | None = None, **options: Any) -> int:
-    """`pipeline.reindex(**options)`; then the generation's stale mark, as read (`stale`)
-    before the rebuild began, is taken off, unless it was set again meanwhile."""
-    count = services.pipeline.reindex(**options)
-    if stale is not None:
-        from bunko.bootstrap.local import generation_marks
+def rebuild_index(services: Services, **options: Any) -> int:
+    """`pipeline.reindex(**options)`. On the embedded shape the generation is marked stale
+    first and the mark taken off after, unless another process marked it again meanwhile
+    (that write may have come after the rebuild read metadata): a rebuild killed midway is
+    redone at the next start. That lets the rebuild write keywords first, so search finds
+    everything by its words while a slow model embeds (a model switch, a kill, a new index)."""
+    if services.settings.backend != "local":
+        return services.pipeline.reindex(**options)
+    from bunko.bootstrap.local import generation_marks
 
-        generation_marks(services.settings, services.embedder).settle(stale)
+    marks = generation_marks(services.settings, services.embedder)
+    token = marks.mark()
+    count = services.pipeline.reindex(keywords_first=True, **options)
+    marks.settle(token)
     return count
 
 
@@ -79,13 +85,12 @@ def resume_ingest(services: Services) -> threading.Thread | None:
         if requeued:
             log.info("startup check: re-queued %d unfinished documents", requeued)
 
-    stale = stale_mark(services)  # read before the rebuild: see GenerationMarks.settle
-    if not index_needs_rebuild(services, stale=stale):
+    if not index_needs_rebuild(services, stale=stale_mark(services)):
         requeue()
         return None
 
     def repair() -> None:
-        count = rebuild_index(services, stale=stale)
+        count = rebuild_index(services)
         log.info("startup check: index rebuilt with %d entries", count)
         requeue()
 

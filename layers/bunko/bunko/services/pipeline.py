@@ -264,27 +264,30 @@ class IndexingPipeline:
         *,
         retrain: bool = False,
         progress: Progress | None = None,
+        keywords_first: bool = False,
     ) -> int:
         """Rebuild the index from metadata (DESIGN decision 1); with an LSA embedder and
-        `retrain`, fit it on every chunk first. Returns the number of chunks indexed."""
+        `retrain`, fit it on every chunk first. `keywords_first`: every chunk's keyword entry
+        is written before any vector, so search finds everything by its words within seconds
+        while a slow model embeds (entry counts then no longer show a rebuild killed midway:
+        the caller marks it unfinished until this returns). Returns the chunks indexed."""
         if retrain and isinstance(self.embedder, TrainableEmbedder):
             self.embedder.fit([c.content for c in self.metadata.iter_chunks(workspace_id)])
         self.index.clear(workspace_id)
         documents = {d.id: d for d in self.metadata.iter_documents(workspace_id)}
+        first = keywords_first and self.embedder is not None
         total = 0
-        for batch in batched(self.metadata.iter_chunks(workspace_id), self.batch_size * 4):
-            vectors = self._embed([c.content for c in batch])
-            entries: list[IndexEntry] = []
-            for i, chunk in enumerate(batch):
-                doc = documents.get(chunk.document_id)
-                if doc is None:
-                    continue
-                vector = None if vectors is None else vectors[i]
-                entries.extend(
-                    entries_for(doc, [chunk], None if vector is None else vector[None, :])
-                )
-            self.index.index(entries)
-            total += len(entries)
-            if progress:
-                progress(len(batch))
+        for with_vectors in (False, True) if first else (True,):
+            total = 0
+            for batch in batched(self.metadata.iter_chunks(workspace_id), self.batch_size * 4):
+                kept = [c for c in batch if c.document_id in documents]
+                vectors = self._embed([c.content for c in kept]) if with_vectors else None
+                entries: list[IndexEntry] = []
+                for i, chunk in enumerate(kept):
+                    vector = None if vectors is None else vectors[i : i + 1]
+                    entries += entries_for(documents[chunk.document_id], [chunk], vector)
+                self.index.index(entries)
+                total += len(entries)
+                if progress and with_vectors:
+                    progress(len(batch))
         return total

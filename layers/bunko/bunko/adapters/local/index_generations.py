@@ -36,6 +36,14 @@ class GenerationMarks:
         except FileNotFoundError:
             return None
 
+    def mark(self) -> str:
+        """Mark this generation stale (a rebuild starting: until it settles the mark, a kill
+        leaves the generation to be rebuilt at the next start); returns the mark's token."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        token = uuid.uuid4().hex
+        (self.folder / STALE).write_text(token, encoding="ascii")
+        return token
+
     def settle(self, seen: str) -> bool:
         """Take the mark off after a rebuild that started when it read `seen`; a mark set
         again since then stays (the rebuild may have missed that write)."""
