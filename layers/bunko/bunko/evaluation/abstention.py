@@ -118,22 +118,26 @@ def measure(
 def evaluate(
     search: SearchService,
     workspace_id: str,
-    directory: Path,
     answerable: Mapping[str, tuple[str, set[str]]],
     beir_id_of: Mapping[str, str],
+    unanswerable: Mapping[str, list[str]],
     *,
     min_score: float,
 ) -> dict:
     """`measure` through `search` (the real service); `beir_id_of` maps Bunko document ids
-    to the set's ids."""
+    to the set's ids; `unanswerable` as `unanswerable_queries` gives them."""
 
     def found(query: str, cutoff: float) -> list[str]:
         options = SearchOptions(limit=RESULT_LIMIT, min_score=cutoff)
         result = search.search(workspace_id, query, options)
         return [beir_id_of[item.document_id] for item in result.items]
 
-    unanswerable = {**foreign_queries(directory), "random": random_queries()}
     return measure(found, answerable, unanswerable, min_score=min_score)
+
+
+def unanswerable_queries(directory: Path) -> dict[str, list[str]]:
+    """The other BEIR sets' queries beside `directory`, and random strings, by source."""
+    return {**foreign_queries(directory), "random": random_queries()}
 
 
 def format_line(figures: dict) -> str:

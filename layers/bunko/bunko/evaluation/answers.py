@@ -20,7 +20,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from bunko.services.chat import ChatPreferences, ChatService, Source
+from bunko.services.chat import ChatPreferences, ChatService, Source, collect_answer
 
 ANSWERS_FILE = "answers.jsonl"
 UNANSWERABLE_SAMPLE = 200  # of each unanswerable source, enough for a share to 0.01
@@ -43,16 +43,12 @@ def normalise(text: str) -> str:
 
 def ask(chat: ChatService, workspace_id: str, question: str) -> tuple[str, list[Source]]:
     """The answer's text and its sources, as a client of /chat/stream would collect them."""
-    text: list[str] = []
-    sources: list[Source] = []
-    for event in chat.answer(workspace_id, question, [], ChatPreferences()):
-        if event.type == "content":
-            text.append(event.data)
-        elif event.type == "sources":
-            sources = list(event.data)
-        elif event.type == "error":
-            raise RuntimeError(f"chat failed on {question!r}: {event.data}")
-    return "".join(text), sources
+    text, sources, error = collect_answer(
+        chat.answer(workspace_id, question, [], ChatPreferences())
+    )
+    if error is not None:
+        raise RuntimeError(f"chat failed on {question!r}: {error}")
+    return text, sources
 
 
 def evaluate_answers(

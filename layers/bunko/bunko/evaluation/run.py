@@ -81,21 +81,18 @@ def run_evaluation(
         answerable = {
             q: (data.queries[q], {d for d, r in data.qrels[q].items() if r > 0}) for q in query_ids
         }
+        unanswerable = abstention.unanswerable_queries(Path(directory))
         abstained = abstention.evaluate(
             services.search,
             DEFAULT_WORKSPACE_ID,
-            Path(directory),
             answerable,
             path_of,
+            unanswerable,
             min_score=settings.min_score,
         )
         gold = answers.load_answers(Path(directory))
         answered = None
         if gold is not None:  # the set ships gold answers: measure what chat answers too
-            unanswerable = {
-                **abstention.foreign_queries(Path(directory)),
-                "random": abstention.random_queries(),
-            }
             questions = {q: answerable[q] for q in query_ids if q in gold}
             answered = answers.evaluate_answers(
                 services.chat, DEFAULT_WORKSPACE_ID, questions, gold, path_of, unanswerable

@@ -12,6 +12,7 @@ from bunko.mcp.inputs import StrictInput
 from bunko.mcp.outputs import Output
 from bunko.mcp.registry import ToolContext, tool
 from bunko.ports.chat import ChatMessage
+from bunko.services.chat import collect_answer
 from bunko.services.user_settings import settings_owner
 
 MAX_QUESTION_CHARS = 8_000
@@ -73,14 +74,10 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
     chat = ctx.services.chat
     prefs = chat.preferences(settings_owner(ctx.principal), ctx.workspace_id, args.language)
     history = [ChatMessage(t.role, t.content) for t in args.history]
-    text, sources = "", []
-    for event in chat.answer(ctx.workspace_id, args.question, history, prefs):
-        if event.type == "content":
-            text += event.data
-        elif event.type == "sources":
-            sources = event.data
-        elif event.type == "error":
-            raise UpstreamError(event.data)
+    events = chat.answer(ctx.workspace_id, args.question, history, prefs)
+    text, sources, error = collect_answer(events)
+    if error is not None:
+        raise UpstreamError(error)
     return AskOutput(
         answer=text,
         sources=[

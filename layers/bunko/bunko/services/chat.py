@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -74,6 +74,21 @@ class Source:
 class ChatEvent:
     type: Literal["progress", "content", "sources", "error"]
     data: Any  # text, or a list of Source for "sources"
+
+
+def collect_answer(events: Iterable[ChatEvent]) -> tuple[str, list[Source], str | None]:
+    """A whole answer from its events, for callers that do not stream: the text, the
+    sources, and the error message of an error event (None when there was none)."""
+    text: list[str] = []
+    sources: list[Source] = []
+    for event in events:
+        if event.type == "content":
+            text.append(event.data)
+        elif event.type == "sources":
+            sources = list(event.data)
+        elif event.type == "error":
+            return "".join(text), sources, str(event.data)
+    return "".join(text), sources, None
 
 
 def unique_sources(items: Sequence[SearchItem]) -> list[Source]:

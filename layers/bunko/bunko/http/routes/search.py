@@ -12,28 +12,13 @@ from pydantic import BaseModel
 
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
-from bunko.services.search import SearchOptions
+from bunko.services.search import SearchItem, SearchOptions
 
 router = APIRouter(tags=["search"], responses=error_responses(401, 403))
 
 
-class Hit(BaseModel):
-    id: str  # the chunk
-    document_id: str
-    name: str
-    path: str
-    mime: str
-    category: str | None
-    content: str
-    similarity: float
-    vector_score: float
-    text_score: float
-    chunk_index: int
-    engines: list[str]  # "keyword" and/or "vector": the engines that found this chunk
-
-
 class SearchResponse(BaseModel):
-    items: list[Hit]
+    items: list[SearchItem]  # the service's hits as they are (pydantic reads the dataclass)
     vector_search_used: bool
 
 
