@@ -48,6 +48,7 @@ class KeywordIndex:
         self._pending: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
         self._pending_size = 0
         self._flat: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None
+        self._norm_cache: tuple[tuple[float, int], np.ndarray] | None = None
         self.live_docs = 0
         self.live_length = 0.0
         self.removed = 0
@@ -118,43 +119,55 @@ class KeywordIndex:
         limit: int,
         allowed: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
-        """The best `limit` (slot, BM25 score) among `allowed` slots (default: `live`), best
-        first; only slots matching at least one term. `live` says which slots count in the
-        statistics."""
+        """The best `limit` (slot, BM25 score) among `allowed` slots (a subset of `live`;
+        default: `live`), best first; only slots matching at least one term. `live` says
+        which slots count in the statistics."""
         if not terms or limit <= 0 or self.live_docs <= 0:
             return []
-        allowed = live if allowed is None else allowed
-        units, gids = self._query_pairs(terms)
-        if not len(gids):
-            return []
-        parts = [segs.gather(seg, units, gids) for seg in self.segments]
-        parts.append(self._gather_pending(units, gids))
-        unit, slot, tf = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        unit, slot, tf = self._postings(terms)
         if not len(slot):
             return []
-        tf = tf.astype(np.float64)
+        tf = tf.astype(np.float32)
         n_slots = len(self._lengths)
         if any(t.expand for t in terms):
             # A one-character CJK query matches every term containing the character, as one
             # term: its tf in a chunk is the sum over those terms, its df the chunks with any.
             key, inverse = np.unique(unit * n_slots + slot, return_inverse=True)
-            tf = np.bincount(inverse, weights=tf)
+            tf = np.bincount(inverse, weights=tf).astype(np.float32)
             unit, slot = np.divmod(key, n_slots)
-        alive = live[slot]
-        df = np.bincount(unit, weights=alive if self.removed else None, minlength=len(terms))
+        df = np.bincount(unit, weights=live[slot] if self.removed else None, minlength=len(terms))
         n = self.live_docs
-        idf = np.log1p((n - df + 0.5) / (df + 0.5))
-        lengths = np.frombuffer(self._lengths, dtype=np.float32)[slot]
-        avg = self.live_length / n
-        contribution = idf[unit] * tf * (K1 + 1.0) / (tf + K1 * (1.0 - B + B * lengths / avg))
-        contribution[~(alive & allowed[slot])] = 0.0
-        scores = np.bincount(slot, weights=contribution, minlength=n_slots).astype(np.float32)
+        weight = (np.log1p((n - df + 0.5) / (df + 0.5)) * (K1 + 1.0)).astype(np.float32)
+        contribution = weight[unit] * tf / (tf + self._norms()[slot])
+        if allowed is not None or self.removed:
+            contribution *= (live if allowed is None else allowed)[slot]
+        # idf > 0 (df ≤ n): a slot scores > 0 exactly when an allowed posting reached it.
+        scores = np.bincount(slot, weights=contribution, minlength=n_slots)
         candidates = np.flatnonzero(scores > 0.0)
         if len(candidates) > limit:
-            part = np.argpartition(-scores[candidates], limit - 1)[:limit]
-            candidates = candidates[part]
-        order = candidates[np.argsort(-scores[candidates], kind="stable")]
-        return [(int(s), float(scores[s])) for s in order]
+            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
+        best = scores[candidates].astype(np.float32)
+        order = np.lexsort((candidates, -best))  # ties: lower slot first
+        return list(zip(candidates[order].tolist(), best[order].tolist(), strict=True))
+
+    def _norms(self) -> np.ndarray:
+        """K1·(1 − B + B·length / average length) per slot: the length part of BM25's
+        denominator, kept until a write moves the average."""
+        avg = self.live_length / self.live_docs
+        if self._norm_cache is None or self._norm_cache[0] != (avg, len(self._lengths)):
+            lengths = np.frombuffer(self._lengths, dtype=np.float32)
+            norms = (K1 * (1.0 - B + B * lengths / avg)).astype(np.float32)
+            self._norm_cache = (avg, len(self._lengths)), norms
+        return self._norm_cache[1]
+
+    def _postings(self, terms: list[QueryTerm]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(query unit, slot, tf) of every posting of the query's terms, dead slots too."""
+        units, gids = self._query_pairs(terms)
+        if not len(gids):
+            return segs._EMPTY
+        parts = [segs.gather(seg, units, gids) for seg in self.segments]
+        parts.append(self._gather_pending(units, gids))
+        return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
 
     def query_weight(self, terms: list[QueryTerm], live: np.ndarray) -> float:
         """Σ idf over the query's terms: the BM25 score of an average-length chunk holding
@@ -162,17 +175,13 @@ class KeywordIndex:
         most. Dividing a hit's BM25 by this gives an absolute, IDF-weighted query-term
         coverage (services/calibration.py). df is counted as `search` counts it."""
         df = np.zeros(len(terms))
-        units, gids = self._query_pairs(terms)
-        if len(gids):
-            parts = [segs.gather(seg, units, gids) for seg in self.segments]
-            parts.append(self._gather_pending(units, gids))
-            unit, slot = (np.concatenate([p[i] for p in parts]) for i in range(2))
-            if len(slot):
-                if any(t.expand for t in terms):  # a chunk counts once per expanded term
-                    n_slots = len(self._lengths)
-                    unit, slot = np.divmod(np.unique(unit * n_slots + slot), n_slots)
-                # A plain term's postings hold a slot once (the sort above costs ~4 ms at 100k).
-                df = np.bincount(unit, weights=live[slot].astype(np.float64), minlength=len(terms))
+        unit, slot, _ = self._postings(terms)
+        if len(slot):
+            if any(t.expand for t in terms):  # a chunk counts once per expanded term
+                n_slots = len(self._lengths)
+                unit, slot = np.divmod(np.unique(unit * n_slots + slot), n_slots)
+            # A plain term's postings hold a slot once (the sort above costs ~4 ms at 100k).
+            df = np.bincount(unit, weights=live[slot].astype(np.float64), minlength=len(terms))
         n = self.live_docs
         return float(np.log1p((n - df + 0.5) / (df + 0.5)).sum())
 

@@ -93,7 +93,11 @@ def save(seg: Segment, directory: Path, name: str) -> Segment:
 
 def load(directory: Path, name: str) -> Segment:
     """A saved segment, memory-mapped (pages load as queries touch them)."""
-    parts = [np.load(directory / f"{name}.{p}.npy", mmap_mode="r") for p in ("ptr", "slots", "tfs")]
+    # Plain ndarray views of the maps: np.memmap's indexing wraps every result (~10 µs a call).
+    parts = [
+        np.load(directory / f"{name}.{p}.npy", mmap_mode="r").view(np.ndarray)
+        for p in ("ptr", "slots", "tfs")
+    ]
     if len(parts[1]) != parts[0][-1] or len(parts[2]) != len(parts[1]):
         raise ValueError(f"segment {name} is torn")
     return Segment(*parts, name=name)

@@ -103,7 +103,7 @@ class WorkspaceEngines:
         live = self.columns.live_mask()
         allowed = self.columns.allowed_mask(filters)
         hits = self.keyword.search(terms, live, limit, allowed)
-        return [self.hit(slot, score) for slot, score in hits]
+        return self.hits(hits)
 
     def keyword_weight(self, terms: list[QueryTerm]) -> float:
         return self.keyword.query_weight(terms, self.columns.live_mask())
@@ -121,12 +121,12 @@ class WorkspaceEngines:
             mask = allowed & self.columns.vector_mask()
             count = int(mask.sum())
         hits = self.vectors.search(query, limit, mask, count)
-        return [self.hit(slot, score) for slot, score in hits]
+        return self.hits(hits)
 
-    def hit(self, slot: int, score: float) -> IndexHit:
-        columns = self.columns
-        document = columns.document_names[columns.documents[slot]]
-        return IndexHit(chunk_id=columns.chunk_ids[slot], document_id=document, score=score)
+    def hits(self, found: list[tuple[int, float]]) -> list[IndexHit]:
+        chunk_ids, documents = self.columns.chunk_ids, self.columns.documents
+        names = self.columns.document_names
+        return [IndexHit(chunk_ids[slot], names[documents[slot]], score) for slot, score in found]
 
     # --- snapshot ---
 
