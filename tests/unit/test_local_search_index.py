@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local import vector_index
+from bunko.adapters.local import vector_index, vector_sketches
 from bunko.adapters.local.search_index import LocalSearchIndex
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
@@ -103,6 +104,65 @@ def test_filtered_vector_search_over_a_large_subset_uses_the_graph(tmp_path: Pat
     assert len(hits) == 20
     assert all(int(h.chunk_id[1:]) % 2 == 1 for h in hits)
     assert len(exact & {h.chunk_id for h in hits}) >= 18
+
+
+def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
+    tmp_path: Path, monkeypatch
+):
+    shortlists: list[tuple[int, int]] = []
+    real = vector_sketches.shortlist
+
+    def spy(sketches, query, rows, limit):
+        kept = real(sketches, query, rows, limit)
+        shortlists.append((len(rows), len(kept)))
+        return kept
+
+    monkeypatch.setattr(vector_sketches, "shortlist", spy)
+    rng = np.random.default_rng(11)
+    centres = unit(rng, 40, 256)
+    vectors = centres[rng.integers(0, 40, 4000)] + 0.08 * unit(rng, 4000, 256)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    category = ["a" if i % 4 == 0 else "b" for i in range(4000)]
+    index = LocalSearchIndex(tmp_path, dimension=256)
+    for start in range(0, 4000, 25):  # per-document writes
+        index.index(
+            [
+                entry(f"c{i}", "x", vectors[i], doc=f"d{start}", category=category[i])
+                for i in range(start, start + 25)
+            ]
+        )
+    queries = centres[:20] + 0.05 * unit(rng, 20, 256)
+    allowed = np.arange(0, 4000, 4)
+
+    def check(subject: LocalSearchIndex) -> list[list[str]]:
+        found, overlap = [], []
+        for query in queries:
+            query = query / np.linalg.norm(query)
+            hits = subject.vector_search(query, SearchFilter(WS, category="a"), 10)
+            exact = allowed[np.argsort(-(vectors[allowed] @ query))[:10]]
+            overlap.append(len({f"c{i}" for i in exact} & {h.chunk_id for h in hits}) / 10)
+            for hit in hits:  # the cosine reported is the exact one, not the sketch's
+                assert hit.score == pytest.approx(
+                    float(vectors[int(hit.chunk_id[1:])] @ query), abs=2e-3
+                )
+            found.append([h.chunk_id for h in hits])
+        assert np.mean(overlap) >= 0.97
+        return found
+
+    before = check(index)
+    assert shortlists and all(kept < rows for rows, kept in shortlists)
+    index.close()
+    # A snapshot saved before sketches existed gets them computed when it opens.
+    (manifest,) = tmp_path.glob("workspaces/*/manifest.json")
+    saved = json.loads(manifest.read_text())
+    for path in manifest.parent.glob("*.sketch"):
+        path.unlink()
+    del saved["vectors"]["sketch_file"]
+    manifest.write_text(json.dumps(saved))
+    reopened = LocalSearchIndex(tmp_path, dimension=256)
+    assert check(reopened) == before
+    assert list(manifest.parent.glob("*.sketch"))
+    reopened.close()
 
 
 def test_concurrent_writers_and_readers(tmp_path: Path):

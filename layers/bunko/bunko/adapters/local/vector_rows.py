@@ -1,4 +1,5 @@
-"""A workspace's vectors as float16 rows in one memory-mapped file, row = slot.
+"""A workspace's vectors as rows in one memory-mapped file (float16; int8 for the sketches),
+row = slot.
 
 Rows are only ever appended (a replaced chunk gets a new slot), so the file needs no
 rewrite to be saved: a snapshot records how many rows it covers and rows past that count
@@ -16,11 +17,14 @@ MIN_CAPACITY = 4096
 
 
 class VectorRows:
-    def __init__(self, path: Path, dimension: int, count: int = 0) -> None:
+    def __init__(
+        self, path: Path, dimension: int, count: int = 0, dtype: type = np.float16
+    ) -> None:
         self.path = path
         self.dimension = dimension
         self.count = count
-        self._row_bytes = 2 * dimension
+        self.dtype = np.dtype(dtype)
+        self._row_bytes = self.dtype.itemsize * dimension
         self._map: np.memmap | None = None
         path.parent.mkdir(parents=True, exist_ok=True)
         path.touch()
@@ -36,7 +40,7 @@ class VectorRows:
             if f.seek(0, 2) < capacity * self._row_bytes:
                 f.truncate(capacity * self._row_bytes)
         self._map = np.memmap(
-            self.path, dtype=np.float16, mode="r+", shape=(capacity, self.dimension)
+            self.path, dtype=self.dtype, mode="r+", shape=(capacity, self.dimension)
         )
 
     @property

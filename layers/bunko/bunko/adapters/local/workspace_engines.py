@@ -190,4 +190,4 @@ class WorkspaceEngines:
 
     def close(self) -> None:
         if self.vectors is not None:
-            self.vectors.rows.close()
+            self.vectors.close()

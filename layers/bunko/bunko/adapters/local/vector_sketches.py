@@ -1,0 +1,60 @@
+"""128-byte int8 sketches of the vector rows, to shortlist a filtered search's rows.
+
+A filtered search ranks its allowed rows exactly when they are few (vector_index). At 10%
+of 100k rows that is ~10k float16 rows: gathering 1 KB a row from the memory map and
+scanning it cost ~3 ms, most of a filtered hybrid search. A sketch is the row projected
+onto SKETCH_DIM fixed orthonormal directions and quantised to int8 (an 8th of the bytes):
+the search scores the allowed rows' sketches against the projected query, keeps the best
+SHORTLIST_FACTOR × limit (at least SHORTLIST_MIN), and ranks only those exactly against the
+float16 rows, so the cosines it returns are still exact. Measured on the benchmark's
+clustered 100k, 10% filter (~10k rows), 150 queries, CPU per query: exact scan 3.5 ms;
+sketches 1.2 ms at limit 10 (recall@10 against the exact scan 0.999) and 1.5 ms at limit
+100 (recall@100 0.953; 256 dimensions: 0.987 at 1.9 ms; 64 dimensions: recall@10 0.94).
+
+The projection is a fixed function of the dimension (a seeded random orthonormal basis),
+so it is never stored; a snapshot saved without sketches gets them computed from its rows.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+import numpy as np
+
+SKETCH_DIM = 128
+SHORTLIST_FACTOR = 8
+SHORTLIST_MIN = 400
+# A unit vector's projection onto one direction rarely exceeds 0.25 (~5.6 standard
+# deviations at 512 dimensions); beyond it the value saturates.
+SCALE = 127 / 0.25
+_SEED = 20261201
+
+
+def wanted(dimension: int) -> bool:
+    """Sketches pay only for rows much wider than the sketch."""
+    return dimension >= 2 * SKETCH_DIM
+
+
+@cache
+def projection(dimension: int) -> np.ndarray:
+    basis = np.random.default_rng(_SEED).standard_normal((dimension, SKETCH_DIM))
+    return np.linalg.qr(basis)[0].astype(np.float32)
+
+
+def sketch(matrix: np.ndarray) -> np.ndarray:
+    """int8 sketches of unit row vectors (n × dimension, any float dtype)."""
+    projected = np.asarray(matrix, dtype=np.float32) @ projection(matrix.shape[-1])
+    return np.clip(np.rint(projected * SCALE), -127, 127).astype(np.int8)
+
+
+def shortlist(sketches: np.ndarray, query: np.ndarray, rows: np.ndarray, limit: int) -> np.ndarray:
+    """The `rows` worth ranking exactly for the best `limit`: all of them when they are few,
+    else the best by sketch (ascending row order)."""
+    keep = max(SHORTLIST_FACTOR * limit, SHORTLIST_MIN)
+    if len(rows) <= 2 * keep:
+        return rows
+    # numpy's own loop on one thread: usearch's exact search costs ~200 ns a row whatever
+    # its width, and a BLAS product spreads over threads that a busy machine makes wait.
+    query_sketch = np.asarray(query, dtype=np.float32) @ projection(len(query)) * SCALE
+    scores = np.einsum("ij,j->i", sketches[rows].astype(np.float32), query_sketch)
+    return np.sort(rows[np.argpartition(-scores, keep - 1)[:keep]])
