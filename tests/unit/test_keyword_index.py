@@ -11,6 +11,7 @@ import pytest
 from bunko.adapters.local import keyword_index
 from bunko.adapters.local.keyword_analysis import QueryTerm
 from bunko.adapters.local.keyword_index import K1, B, KeywordIndex
+from bunko.adapters.local.keyword_ranking import best_slots
 
 
 def reference(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:
@@ -75,3 +76,19 @@ def test_allowed_mask_filters_results_but_not_statistics():
     everything = dict(index.search([QueryTerm("a")], live, 10))
     filtered = dict(index.search([QueryTerm("a")], live, 10, allowed))
     assert filtered == {1: everything[1]}
+
+
+@pytest.mark.parametrize("reached", [5, 300, 50_000])
+def test_best_slots_equal_a_full_ranking(reached: int):
+    """The score floor from a sample of the postings never drops a slot of the true top."""
+    rng = np.random.default_rng(reached)
+    slots = rng.choice(200_000, size=reached, replace=False)
+    postings = np.repeat(slots, rng.integers(1, 4, size=reached))  # a slot per matching term
+    scores = np.zeros(200_000)
+    scores[slots] = np.round(rng.gamma(2.0, size=reached), 2)  # rounded: ties happen
+    scores[slots[: reached // 10]] = 0.0  # reached, but filtered out
+    best = best_slots(scores, rng.permutation(postings), 100)
+    positive = np.flatnonzero(scores > 0)
+    expected = sorted(positive.tolist(), key=lambda s: (-np.float32(scores[s]), s))[:100]
+    assert [s for s, _ in best] == expected
+    assert [score for _, score in best] == [float(np.float32(scores[s])) for s in expected]

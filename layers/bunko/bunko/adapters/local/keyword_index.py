@@ -30,6 +30,7 @@ import numpy as np
 
 from bunko.adapters.local import keyword_segments as segs
 from bunko.adapters.local.keyword_analysis import QueryTerm, is_cjk_term
+from bunko.adapters.local.keyword_ranking import best_slots
 
 K1 = 1.2
 B = 0.75
@@ -124,18 +125,20 @@ class KeywordIndex:
         which slots count in the statistics."""
         if not terms or limit <= 0 or self.live_docs <= 0:
             return []
-        unit, slot, tf = self._postings(terms)
+        unit, slot, tf, df = self._postings(terms)
         if not len(slot):
             return []
         tf = tf.astype(np.float32)
         n_slots = len(self._lengths)
-        if any(t.expand for t in terms):
+        expands = any(t.expand for t in terms)
+        if expands:
             # A one-character CJK query matches every term containing the character, as one
             # term: its tf in a chunk is the sum over those terms, its df the chunks with any.
             key, inverse = np.unique(unit * n_slots + slot, return_inverse=True)
             tf = np.bincount(inverse, weights=tf).astype(np.float32)
             unit, slot = np.divmod(key, n_slots)
-        df = np.bincount(unit, weights=live[slot] if self.removed else None, minlength=len(terms))
+        if expands or self.removed:
+            df = np.bincount(unit, weights=live[slot], minlength=len(terms))
         n = self.live_docs
         weight = (np.log1p((n - df + 0.5) / (df + 0.5)) * (K1 + 1.0)).astype(np.float32)
         contribution = weight[unit] * tf / (tf + self._norms()[slot])
@@ -143,12 +146,7 @@ class KeywordIndex:
             contribution *= (live if allowed is None else allowed)[slot]
         # idf > 0 (df ≤ n): a slot scores > 0 exactly when an allowed posting reached it.
         scores = np.bincount(slot, weights=contribution, minlength=n_slots)
-        candidates = np.flatnonzero(scores > 0.0)
-        if len(candidates) > limit:
-            candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
-        best = scores[candidates].astype(np.float32)
-        order = np.lexsort((candidates, -best))  # ties: lower slot first
-        return list(zip(candidates[order].tolist(), best[order].tolist(), strict=True))
+        return best_slots(scores, slot, limit)
 
     def _norms(self) -> np.ndarray:
         """K1·(1 − B + B·length / average length) per slot: the length part of BM25's
@@ -160,24 +158,40 @@ class KeywordIndex:
             self._norm_cache = (avg, len(self._lengths)), norms
         return self._norm_cache[1]
 
-    def _postings(self, terms: list[QueryTerm]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(query unit, slot, tf) of every posting of the query's terms, dead slots too."""
+    def _postings(
+        self, terms: list[QueryTerm]
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(query unit, slot, tf) of every posting of the query's terms, dead slots too, and
+        each unit's number of postings (its df when no slot is dead and no term expands:
+        np.bincount over 300k postings would cost ~2 ms at 1M chunks)."""
         units, gids = self._query_pairs(terms)
+        counts = self._counts(units, gids, len(terms))
         if not len(gids):
-            return segs._EMPTY
+            return (*segs._EMPTY, counts)
         parts = [segs.gather(seg, units, gids) for seg in self.segments]
         parts.append(self._gather_pending(units, gids))
-        return tuple(np.concatenate([p[i] for p in parts]) for i in range(3))
+        unit, slot, tf = (np.concatenate([p[i] for p in parts]) for i in range(3))
+        return unit, slot, tf, counts
+
+    def _counts(self, units: np.ndarray, gids: np.ndarray, n_units: int) -> np.ndarray:
+        counts = np.zeros(n_units, dtype=np.int64)
+        if len(gids):
+            for seg in self.segments:
+                counts += segs.counts(seg, units, gids, n_units)
+            counts += np.bincount(self._gather_pending(units, gids)[0], minlength=n_units)
+        return counts
 
     def query_weight(self, terms: list[QueryTerm], live: np.ndarray) -> float:
         """Σ idf over the query's terms: the BM25 score of an average-length chunk holding
         each term once. A term in no chunk gets the largest idf, so an unknown word weighs
         most. Dividing a hit's BM25 by this gives an absolute, IDF-weighted query-term
         coverage (services/calibration.py). df is counted as `search` counts it."""
-        df = np.zeros(len(terms))
-        unit, slot, _ = self._postings(terms)
-        if len(slot):
-            if any(t.expand for t in terms):  # a chunk counts once per expanded term
+        expands = any(t.expand for t in terms)
+        if not (self.removed or expands):  # df is the count of postings: nothing to gather
+            df = self._counts(*self._query_pairs(terms), len(terms))
+        else:
+            unit, slot, _, df = self._postings(terms)
+            if expands:  # a chunk counts once per expanded term
                 n_slots = len(self._lengths)
                 unit, slot = np.divmod(np.unique(unit * n_slots + slot), n_slots)
             # A plain term's postings hold a slot once (the sort above costs ~4 ms at 100k).

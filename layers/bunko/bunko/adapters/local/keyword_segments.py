@@ -84,6 +84,13 @@ def gather(
     return np.repeat(units, lengths), seg.slots[where], seg.tfs[where]
 
 
+def counts(seg: Segment, units: np.ndarray, gids: np.ndarray, n_units: int) -> np.ndarray:
+    """The number of postings per query unit of the (unit, term id) pairs."""
+    ok = gids < seg.vocab_size
+    lengths = seg.ptr[gids[ok] + 1] - seg.ptr[gids[ok]]
+    return np.bincount(units[ok], weights=lengths, minlength=n_units).astype(np.int64)
+
+
 def save(seg: Segment, directory: Path, name: str) -> Segment:
     """Write the segment as `<name>.{ptr,slots,tfs}.npy`; returns it named."""
     for part in ("ptr", "slots", "tfs"):
