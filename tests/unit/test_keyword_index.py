@@ -78,13 +78,14 @@ def test_allowed_mask_filters_results_but_not_statistics():
     assert filtered == {1: everything[1]}
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("reached", [5, 300, 50_000])
-def test_best_slots_equal_a_full_ranking(reached: int):
+def test_best_slots_equal_a_full_ranking(reached: int, dtype):
     """The score floor from a sample of the postings never drops a slot of the true top."""
     rng = np.random.default_rng(reached)
     slots = rng.choice(200_000, size=reached, replace=False)
     postings = np.repeat(slots, rng.integers(1, 4, size=reached))  # a slot per matching term
-    scores = np.zeros(200_000)
+    scores = np.zeros(200_000, dtype=dtype)
     scores[slots] = np.round(rng.gamma(2.0, size=reached), 2)  # rounded: ties happen
     scores[slots[: reached // 10]] = 0.0  # reached, but filtered out
     best = best_slots(scores, rng.permutation(postings), 100)

@@ -16,7 +16,8 @@ SAMPLE_POSTINGS = 8192
 def best_slots(scores: np.ndarray, slot: np.ndarray, limit: int) -> list[tuple[int, float]]:
     """The best `limit` (slot, score) with score > 0, best first (ties: lower slot first).
     `scores` is dense over slots; `slot` the slots of the postings that scored them."""
-    candidates = np.flatnonzero(scores >= _floor(scores, slot, limit))
+    floor = _floor(scores, slot, limit)
+    candidates = np.flatnonzero(scores >= floor if floor > 0.0 else scores > 0.0)
     if len(candidates) > limit:
         candidates = candidates[np.argpartition(-scores[candidates], limit - 1)[:limit]]
     best = scores[candidates].astype(np.float32)
@@ -25,12 +26,12 @@ def best_slots(scores: np.ndarray, slot: np.ndarray, limit: int) -> list[tuple[i
 
 
 def _floor(scores: np.ndarray, slot: np.ndarray, limit: int) -> float:
-    """A score > 0 that the best `limit` slots all reach: the `limit`-th best among the
-    slots of a spread sample of the postings (their scores are final, so the true
-    `limit`-th best is at least as high)."""
+    """A score that the best `limit` slots all reach: the `limit`-th best among the slots of
+    a spread sample of the postings (their scores are final, so the true `limit`-th best
+    is at least as high); 0 when the sample has too few slots that scored."""
     sample = np.unique(slot[:: max(1, len(slot) // SAMPLE_POSTINGS)])
     sampled = scores[sample]
     sampled = sampled[sampled > 0.0]
     if len(sampled) < limit:
-        return float(np.nextafter(0.0, 1.0))
+        return 0.0
     return float(np.partition(sampled, len(sampled) - limit)[len(sampled) - limit])
