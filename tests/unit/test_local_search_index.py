@@ -120,19 +120,21 @@ def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
     monkeypatch.setattr(vector_sketches, "shortlist", spy)
     rng = np.random.default_rng(11)
     centres = unit(rng, 40, 256)
-    vectors = centres[rng.integers(0, 40, 4000)] + 0.08 * unit(rng, 4000, 256)
+    vectors = centres[rng.integers(0, 40, 6000)] + 0.08 * unit(rng, 6000, 256)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
-    category = ["a" if i % 4 == 0 else "b" for i in range(4000)]
+    category = ["a" if i % 4 == 0 else "b" for i in range(6000)]
     index = LocalSearchIndex(tmp_path, dimension=256)
-    for start in range(0, 4000, 25):  # per-document writes
+    for start in range(0, 6000, 25):  # per-document writes
         index.index(
             [
                 entry(f"c{i}", "x", vectors[i], doc=f"d{start}", category=category[i])
                 for i in range(start, start + 25)
             ]
         )
+        if start == 5000:
+            index.flush()  # every row so far in the graph (and sketched); the rest pending
     queries = centres[:20] + 0.05 * unit(rng, 20, 256)
-    allowed = np.arange(0, 4000, 4)
+    allowed = np.arange(0, 6000, 4)
 
     def check(subject: LocalSearchIndex) -> list[list[str]]:
         found, overlap = [], []

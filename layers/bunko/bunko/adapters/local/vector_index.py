@@ -60,7 +60,8 @@ class VectorIndex:
         sketches: VectorRows | None = None,
     ) -> None:
         self.rows = rows
-        self.sketches = sketches if sketches is not None else _sketches_of(rows)
+        # Sketches cover the rows in the graph: they are computed as a batch when rows enter it.
+        self.sketches = sketches if sketches is not None else _sketches_of(rows, in_graph)
         self.dimension = rows.dimension
         self._graph = graph if graph is not None else _new_graph(self.dimension)
         self._in_graph = in_graph  # rows [0, in_graph) are in the graph (if not zero)
@@ -73,8 +74,6 @@ class VectorIndex:
     def add(self, matrix: np.ndarray | None, n: int, *, drain: bool = True) -> None:
         """Append `n` rows (slots) of unit vectors; None: n slots without vectors."""
         self.rows.append(matrix, n)
-        if self.sketches is not None:
-            self.sketches.append(None if matrix is None else sk.sketch(matrix), n)
         if drain and self.rows.count - self._in_graph >= PENDING_MAX:
             self.drain()
 
@@ -88,6 +87,8 @@ class VectorIndex:
             self._graph.expansion_search = EXPANSION_SEARCH
             self._view_path = None
         block = np.asarray(self.rows.array[start:end], dtype=np.float32)
+        if self.sketches is not None:
+            self.sketches.append(sk.sketch(block), len(block))
         present = np.flatnonzero(np.any(block != 0, axis=1))
         reps = np.arange(start, end, dtype=np.int64)
         if len(present):
@@ -228,21 +229,21 @@ class VectorIndex:
         sketches = None
         if "sketch_file" in part and sk.wanted(dimension):
             sketch_path = directory / part["sketch_file"]
-            sketches = VectorRows(sketch_path, sk.SKETCH_DIM, part["rows"], dtype=np.int8)
+            sketches = VectorRows(sketch_path, sk.SKETCH_DIM, part["in_graph"], dtype=np.int8)
         index = cls(rows, graph, part["in_graph"], groups, sketches)
         index._view_path, index._graph_file = path, part["graph_file"]
         index._groups_file = part["groups_file"]
         return index
 
 
-def _sketches_of(rows: VectorRows) -> VectorRows | None:
-    """Sketches of every row so far, in a file beside the rows (a snapshot saved before
-    sketches existed gets them here, once: ~0.5 s per 100k rows)."""
+def _sketches_of(rows: VectorRows, count: int) -> VectorRows | None:
+    """Sketches of the first `count` rows, in a file beside the rows (a snapshot saved
+    before sketches existed gets them here, once: ~0.5 s per 100k rows)."""
     if not sk.wanted(rows.dimension):
         return None
     sketches = VectorRows(rows.path.with_suffix(".sketch"), sk.SKETCH_DIM, dtype=np.int8)
-    for start in range(0, rows.count, 65536):
-        block = rows.array[start : start + 65536]
+    for start in range(0, count, 65536):
+        block = rows.array[start : min(count, start + 65536)]
         sketches.append(sk.sketch(block), len(block))
     return sketches
 
