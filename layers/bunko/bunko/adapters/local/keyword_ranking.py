@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 # Postings sampled for a query's score floor.
-SAMPLE_POSTINGS = 8192
+SAMPLE_POSTINGS = 4096
 
 
 def best_slots(scores: np.ndarray, slot: np.ndarray, limit: int) -> list[tuple[int, float]]:
@@ -29,8 +29,9 @@ def _floor(scores: np.ndarray, slot: np.ndarray, limit: int) -> float:
     """A score that the best `limit` slots all reach: the `limit`-th best among the slots of
     a spread sample of the postings (their scores are final, so the true `limit`-th best
     is at least as high); 0 when the sample has too few slots that scored."""
-    sample = np.unique(slot[:: max(1, len(slot) // SAMPLE_POSTINGS)])
-    sampled = scores[sample]
+    # Sorted, then deduplicated by hand: np.unique (hashing, NumPy 2.4) cost ~1 ms here.
+    sample = np.sort(slot[:: max(1, len(slot) // SAMPLE_POSTINGS)])
+    sampled = scores[sample[np.flatnonzero(np.diff(sample, prepend=-1))]]
     sampled = sampled[sampled > 0.0]
     if len(sampled) < limit:
         return 0.0
