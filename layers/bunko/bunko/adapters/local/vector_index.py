@@ -53,7 +53,9 @@ RESCORE_EXTRA = 20
 EXACT_MAX = 2048
 EXACT_FRACTION = 0.12
 PENDING_MAX = 1024
-DUPLICATE_EXPANSION = 16  # search breadth when looking for a new row's duplicate
+# Search breadth when looking for a new row's duplicate: at 100k, 8 instead of 16 kept
+# recall@10 (clustered 0.980, neardup 0.993) and cost ~10% less ingest CPU.
+DUPLICATE_EXPANSION = 8
 
 
 class VectorIndex:
