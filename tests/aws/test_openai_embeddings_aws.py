@@ -11,6 +11,7 @@ from collections.abc import Iterator
 
 import boto3
 import numpy as np
+import openai
 import pytest
 
 from bunko.adapters.openai_embedder import OpenAIEmbedder
@@ -152,7 +153,31 @@ def test_a_missing_or_empty_key_secret_says_what_to_fix(openai_env, secrets, mon
     monkeypatch.setenv("BUNKO_OPENAI_API_KEY_SECRET_ARN", arn)
     with pytest.raises(DeploymentError, match=expected):
         build_aws_adapters(Settings(), accounts=False)
-    # The ingest function fails its cold start the same way, before touching any record.
+    # The ingest function fails its start the same way and reports the message as failed,
+    # so SQS delivers it again (and, after the last delivery, to the dead-letter queue).
     lambda_entry.ingest_handler.cache_clear()
     with pytest.raises(DeploymentError, match=expected):
         lambda_entry.ingest_handler()
+    event = load_event("sqs_s3_object_created.json")
+    failures = load_function("ingest").handler(event, FakeLambdaContext())["batchItemFailures"]
+    assert failures == [{"itemIdentifier": event["Records"][0]["messageId"]}]
+
+
+def test_a_server_answering_another_size_is_refused(openai_env, monkeypatch):
+    monkeypatch.setenv("BUNKO_EMBEDDING_DIMENSION", "256")
+    embedder = build_aws_adapters(Settings(), accounts=False).embedder
+    with pytest.raises(ValueError, match="384 dimensions, expected 256"):
+        embedder.embed_query("x")
+
+
+def test_the_time_budget_bounds_the_endpoints_retries(openai_env, e5, monkeypatch):
+    slow = FlakyProxy(e5, failures=100, status=503, delay=0.3)
+    try:
+        monkeypatch.setenv("BUNKO_OPENAI_BASE_URL", f"{slow.url}/v1")
+        monkeypatch.setenv("BUNKO_EMBED_MAX_SECONDS", "0.2")  # the api function's is 15
+        embedder = build_aws_adapters(Settings(), accounts=False).embedder
+        with pytest.raises(openai.InternalServerError):
+            embedder.embed_query("x")
+        assert slow.requests == 1  # six attempts without the budget
+    finally:
+        slow.close()
