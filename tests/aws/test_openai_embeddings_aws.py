@@ -93,6 +93,15 @@ def test_the_aws_bootstrap_embeds_through_the_endpoint_with_the_key_from_secrets
     assert "dimensions" not in body  # BUNKO_OPENAI_SEND_DIMENSIONS is off by default
 
 
+def test_passages_go_in_batches_of_the_configured_size(openai_env, proxy, monkeypatch):
+    monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "2")
+    embedder = build_aws_adapters(Settings(), accounts=False).embedder
+    vectors = embedder.embed_documents([CATS, TAX, "a", "b", "c"])
+    assert vectors.shape == (5, DIMENSION)
+    assert [len(body["input"]) for _, body in proxy.seen] == [2, 2, 1]
+    assert {body["input_type"] for _, body in proxy.seen} == {"passage"}
+
+
 def test_ingest_on_aws_indexes_the_endpoints_vectors_and_search_finds_the_document(
     openai_env, aws_env, opensearch, proxy, e5
 ):
