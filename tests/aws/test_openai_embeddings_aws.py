@@ -194,6 +194,20 @@ def test_the_time_budget_bounds_the_endpoints_retries(openai_env, e5, monkeypatc
         slow.close()
 
 
+def test_one_call_waits_at_most_the_read_timeout(openai_env, e5, monkeypatch):
+    stalled = FlakyProxy(e5, failures=100, status=503, delay=3.0)
+    try:
+        monkeypatch.setenv("BUNKO_OPENAI_BASE_URL", f"{stalled.url}/v1")
+        monkeypatch.setenv("BUNKO_BEDROCK_READ_TIMEOUT", "0.2")  # the api function's is 8
+        monkeypatch.setenv("BUNKO_EMBED_MAX_SECONDS", "0.5")
+        embedder = build_aws_adapters(Settings(), accounts=False).embedder
+        # Cut off long before the server's answer (a 503 after 3 s) could arrive.
+        with pytest.raises(ServiceUnavailableError, match="APITimeoutError"):
+            embedder.embed_query("x")
+    finally:
+        stalled.close()
+
+
 def test_a_search_while_the_endpoint_keeps_failing_answers_the_apps_503(
     openai_env, api_with_accounts, e5, monkeypatch
 ):

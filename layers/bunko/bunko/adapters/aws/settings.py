@@ -47,12 +47,13 @@ class AwsSettings(BaseSettings):
     openai_input_types: bool = False  # send input_type query/passage (asymmetric models)
     openai_send_dimensions: bool = False  # send `dimensions` (models that shorten vectors)
     openai_allow_private_network: bool = False
-    # Bedrock calls in flight per function instance (the stack sets it per profile), and how
-    # long one embedding may keep retrying: the api function's budget stays under API
-    # Gateway's 29 s so a throttled search answers the app's 503, not the gateway's 504.
+    # Bedrock calls in flight per function instance (the stack sets it per profile), how
+    # long one embedding may keep retrying and one call may wait (Bedrock or the endpoint):
+    # the api function's budget stays under API Gateway's 29 s so a throttled search
+    # answers the app's 503, not the gateway's 504.
     embed_concurrency: int = Field(default=8, ge=1, le=64)
     embed_max_seconds: float = Field(default=240.0, gt=0, le=900)
-    bedrock_read_timeout: float = Field(default=60.0, gt=0, le=900)  # an openai call's too
+    bedrock_read_timeout: float = Field(default=60.0, gt=0, le=900)
     # For the auth and chat parts: the JWT signing key, the KMS key for model API keys, and
     # the Bedrock chat models this deployment may call (comma-separated ids).
     jwt_secret_arn: str | None = None
