@@ -4,6 +4,7 @@ that holds its API key (the key itself never enters the template or the environm
 
 from __future__ import annotations
 
+import ipaddress
 import re
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
@@ -39,9 +40,25 @@ def check_embedding(config: BunkoConfig) -> None:
     parts = urlsplit(config.openai_base_url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("bunko:openaiBaseUrl: the endpoint's http(s) base URL (…/v1)")
+    if _literally_private(parts.hostname) and not config.openai_allow_private_network:
+        # Early, for what needs no DNS; the functions check every resolved address at start.
+        raise ValueError(
+            f"bunko:openaiBaseUrl: {parts.hostname} is inside the network; set "
+            "bunko:openaiAllowPrivateNetwork=true to use it deliberately"
+        )
     secret = config.openai_api_key_secret
     if secret and not (_SECRET_ARN.match(secret) or _SECRET_NAME.match(secret)):
         raise ValueError("bunko:openaiApiKeySecret: a Secrets Manager secret's ARN or name")
+
+
+def _literally_private(host: str) -> bool:
+    if host.lower() == "localhost" or host.lower().endswith(".localhost"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False  # a name: resolved and checked by the functions
+    return not address.is_global
 
 
 def index_slug(model_id: str) -> str:

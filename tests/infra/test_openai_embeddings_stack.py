@@ -194,8 +194,21 @@ def test_a_complete_arn_is_granted_as_it_is():
         ({"embedding_provider": "openai", "embedding_model_id": "m",
           "openai_base_url": "https://x.example/v1", "openai_api_key_secret": "sk-not a name!"},
          "bunko:openaiApiKeySecret"),
+        ({"embedding_provider": "openai", "embedding_model_id": "m",
+          "openai_base_url": "http://169.254.169.254/v1"},
+         "169.254.169.254 is inside the network; set bunko:openaiAllowPrivateNetwork=true"),
+        ({"embedding_provider": "openai", "embedding_model_id": "m",
+          "openai_base_url": "http://localhost:8080/v1"}, "localhost is inside the network"),
     ],
 )  # fmt: skip
 def test_embedding_settings_are_checked_at_synth(fields, message):
     with pytest.raises(ValueError, match=message):
         BunkoConfig(**fields)
+
+
+def test_a_private_endpoint_is_accepted_when_allowed():
+    config = BunkoConfig(
+        embedding_provider="openai", embedding_model_id="m",
+        openai_base_url="http://10.0.3.7:8080/v1", openai_allow_private_network=True,
+    )  # fmt: skip
+    assert config.index_name == "chunks-openai-m-1024"
