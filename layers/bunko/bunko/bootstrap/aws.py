@@ -9,15 +9,16 @@ from __future__ import annotations
 import logging
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
+from bunko.bootstrap.aws_secrets import DeploymentError, read_secret
 from bunko.config import Settings
 
 log = logging.getLogger(__name__)
+__all__ = ["DeploymentError", "build_aws_adapters"]
 
 
 def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters:
     """`accounts=False` for the ingest function: it never signs anyone in, so it neither
     needs nor may read the JWT secret or the model-keys KMS key (its role has neither)."""
-    from bunko.adapters.aws.bedrock_embedder import BedrockTitanEmbedder
     from bunko.adapters.aws.clients import boto_client, opensearch_client
     from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
     from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
@@ -30,19 +31,12 @@ def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters
     from bunko.adapters.aws.sqs_queue import SqsIngestQueue
     from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.soffice import SofficeConverter
+    from bunko.bootstrap.aws_embedder import build_aws_embedder
 
     aws = AwsSettings()
     s3 = boto_client("s3", aws)
     blobs = S3BlobStore(s3, bucket=aws.bucket, prefix=aws.blob_prefix)
-    embedder = None
-    if aws.embedding_provider == "bedrock":
-        embedder = BedrockTitanEmbedder(
-            boto_client("bedrock-runtime", aws),
-            model_id=aws.embedding_model_id,
-            dimension=aws.embedding_dimension,
-            concurrency=aws.embed_concurrency,
-            max_seconds=aws.embed_max_seconds,
-        )
+    embedder = build_aws_embedder(aws, settings)
     dynamodb = boto_client("dynamodb", aws)
     return Adapters(
         metadata=DynamoDBMetadataStore(dynamodb, table_name=aws.table_name, blobs=blobs),
@@ -107,22 +101,11 @@ def _aws_accounts(aws) -> AccountAdapters | None:
 
 
 def _jwt_secret(aws) -> str:
-    """The signing key; a refusal (AccessDenied, a deleted secret) is a deployment error
-    named as such, not a bare ClientError from deep in the first request."""
-    from botocore.exceptions import ClientError
-
     from bunko.adapters.aws.clients import boto_client
-    from bunko.adapters.aws.kms_cipher import load_secret
 
-    try:
-        return load_secret(boto_client("secretsmanager", aws), aws.jwt_secret_arn)
-    except ClientError as exc:
-        code = exc.response.get("Error", {}).get("Code", "error")
-        raise DeploymentError(
-            f"cannot read the JWT secret {aws.jwt_secret_arn} ({code}): check "
-            "BUNKO_JWT_SECRET_ARN and that this function's role may read it"
-        ) from exc
-
-
-class DeploymentError(RuntimeError):
-    """The function's configuration or role does not match what the code needs."""
+    return read_secret(
+        boto_client("secretsmanager", aws),
+        aws.jwt_secret_arn,
+        what="the JWT signing key",
+        setting="BUNKO_JWT_SECRET_ARN",
+    )

@@ -42,5 +42,6 @@ class KmsCipher:
 
 
 def load_secret(client: Any, secret_id: str) -> str:
-    """A Secrets Manager secret's string (the JWT signing key)."""
-    return client.get_secret_value(SecretId=secret_id)["SecretString"]
+    """A Secrets Manager secret's string (the JWT signing key, an endpoint's API key); ""
+    for a secret that holds only binary data."""
+    return client.get_secret_value(SecretId=secret_id).get("SecretString") or ""

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bunko.deploy_schema import ENV_PREFIX
 
 TITAN_EMBED_V2 = "amazon.titan-embed-text-v2:0"
+TITAN_SIZES = (256, 512, 1024)
 
 
 class AwsSettings(BaseSettings):
@@ -31,13 +32,25 @@ class AwsSettings(BaseSettings):
     opensearch_sigv4: bool = True  # False only for a local stand-in (tests)
     opensearch_service: Literal["aoss", "es"] = "aoss"
     ingest_queue_url: str | None = None
-    # The core Settings.embedder names local models; on AWS the embedder is chosen here.
-    embedding_provider: Literal["bedrock", "none"] = "bedrock"
+    # The core Settings.embedder names local models; on AWS the embedder is chosen here:
+    # Bedrock, or any OpenAI-compatible /v1/embeddings endpoint (docs/aws.md).
+    embedding_provider: Literal["bedrock", "openai", "none"] = "bedrock"
     embedding_model_id: str = TITAN_EMBED_V2
-    embedding_dimension: Literal[256, 512, 1024] = 1024
-    # Bedrock calls in flight per function instance (the stack sets it per profile), and how
-    # long one embedding may keep retrying: the api function's budget stays under API
-    # Gateway's 29 s so a throttled search answers the app's 503, not the gateway's 504.
+    # The index's knn_vector size: 256, 512 or 1024 for Titan V2; the endpoint's own size for
+    # openai (the engine's limit is 16,000).
+    embedding_dimension: int = Field(default=1024, ge=1, le=16000)
+    # provider openai: the endpoint, and the Secrets Manager secret (ARN or name) whose
+    # string is its API key (none: the endpoint needs no key). The key is never in the
+    # environment. An endpoint inside the network is refused unless allowed explicitly.
+    openai_base_url: str | None = None
+    openai_api_key_secret_arn: str | None = None
+    openai_input_types: bool = False  # send input_type query/passage (asymmetric models)
+    openai_send_dimensions: bool = False  # send `dimensions` (models that shorten vectors)
+    openai_allow_private_network: bool = False
+    # Bedrock calls in flight per function instance (the stack sets it per profile), how
+    # long one embedding may keep retrying and one call may wait (Bedrock or the endpoint):
+    # the api function's budget stays under API Gateway's 29 s so a throttled search
+    # answers the app's 503, not the gateway's 504.
     embed_concurrency: int = Field(default=8, ge=1, le=64)
     embed_max_seconds: float = Field(default=240.0, gt=0, le=900)
     bedrock_read_timeout: float = Field(default=60.0, gt=0, le=900)
@@ -49,6 +62,12 @@ class AwsSettings(BaseSettings):
     presign_expires_seconds: int = Field(default=900, ge=60, le=43200)
     # Browser origins allowed to call the API (comma-separated; empty: no CORS headers).
     cors_origins: str = ""
+
+    @model_validator(mode="after")
+    def _titan_sizes(self) -> AwsSettings:
+        if self.embedding_provider == "bedrock" and self.embedding_dimension not in TITAN_SIZES:
+            raise ValueError("embedding_dimension: 256, 512 or 1024 for Bedrock Titan V2")
+        return self
 
     @property
     def cors_origin_list(self) -> list[str]:

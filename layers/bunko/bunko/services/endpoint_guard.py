@@ -1,0 +1,71 @@
+"""Where an outbound model endpoint set by configuration may point: at a public address,
+unless the operator says otherwise.
+
+A deployment's functions run with a role and beside internal services (instance metadata,
+hosts in the VPC); an endpoint URL that resolves inside the network would let the setting
+reach them and would send them the endpoint's API key. The URL's form is checked by the
+same rule as a model config's baseUrl; its host is then resolved and every address must be
+public. An operator who runs the model server in the private network says so with a switch.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import socket
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+from bunko.errors import ValidationError
+from bunko.services.model_configs import validate_base_url
+
+Resolver = Callable[[str, int], list[str]]
+
+
+def resolve(host: str, port: int) -> list[str]:
+    """Every address the host resolves to (what a client may connect to)."""
+    return sorted({info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)})
+
+
+def is_inside_network(address: str) -> bool:
+    """Private, loopback, link-local, shared (CGNAT), reserved, unspecified or multicast."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        ip = ip.ipv4_mapped
+    return not ip.is_global or ip.is_multicast
+
+
+def check_public_endpoint(
+    url: str | None,
+    *,
+    setting: str,
+    allow_switch: str,
+    allow_private: bool,
+    resolver: Resolver = resolve,
+) -> str:
+    """The URL, or ValidationError naming `setting` (and `allow_switch` when the address is
+    inside the network)."""
+    try:
+        checked = validate_base_url(url)
+    except ValidationError as exc:
+        raise ValidationError(f"{setting}: {str(exc).removeprefix('baseUrl: ')}") from exc
+    if checked is None:
+        raise ValidationError(f"{setting}: required (the endpoint's base URL, e.g. …/v1)")
+    if allow_private:
+        return checked
+    parts = urlsplit(checked)
+    host = parts.hostname or ""
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        addresses = resolver(host, port)
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise ValidationError(f"{setting}: cannot resolve {host!r} ({exc})") from exc
+    inside = [a for a in addresses if is_inside_network(a)]
+    if inside or not addresses:
+        where = inside[0] if inside else "no address"
+        raise ValidationError(
+            f"{setting}: {host!r} resolves to {where}, inside the network (private, loopback, "
+            "link-local or reserved); such endpoints are refused so that a setting cannot "
+            f"reach internal services. To use a private endpoint deliberately, set "
+            f"{allow_switch}=true"
+        )
+    return checked
