@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 import json
 
+import pytest
+
 from bunko.bootstrap import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.services.search import SearchOptions
@@ -81,3 +83,24 @@ def test_model_api_keys_are_encrypted_with_kms(api_with_accounts):
     stored = services.accounts.model_configs.get(workspace, created["id"])
     assert stored.api_key_encrypted and "sk-secret" not in stored.api_key_encrypted
     assert services.accounts.model_configs.api_key(workspace, created["id"]) == "sk-secret-1234"
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://127.0.0.1:9001/2018-06-01/runtime",
+        "http://10.0.3.7:8000/v1",
+        "http://169.254.169.254/",
+    ],
+)
+def test_model_configs_cannot_point_inside_the_network_on_aws(api_with_accounts, url):
+    """On AWS a baseUrl must be public: loopback is the Lambda runtime API, private addresses
+    are the VPC's services, link-local is instance metadata."""
+    api = api_with_accounts
+    token = sign_in(api)
+    status, body = call(api, "POST", "/model-configs", {
+        "name": "inside", "provider": "openai", "modelId": "m", "type": "llm", "baseUrl": url,
+    }, token=token)  # fmt: skip
+    assert status == 400 and "inside the network" in body["message"], body
+    status, listed = call(api, "GET", "/model-configs", token=token)
+    assert status == 200 and all(c["name"] != "inside" for c in listed)

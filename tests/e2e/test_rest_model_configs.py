@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from bunko.errors import ValidationError
 from tests.e2e.rest_harness import assert_error, serve
 
 SECRET_KEY = "sk-live-0123456789abcdef-do-not-leak"
@@ -117,3 +118,46 @@ def test_another_users_configs_are_unreachable(rest):
     assert_error(stranger.client.put(f"/model-configs/{config['id']}", json={"name": "mine"}), 404)
     assert_error(stranger.client.delete(f"/model-configs/{config['id']}"), 404)
     assert owner.client.get(f"/model-configs/{config['id']}").json()["name"] == "GPT"
+
+
+@pytest.mark.parametrize(
+    "url", ["http://169.254.169.254/latest/meta-data/", "http://[fe80::1]:8080/v1"]
+)
+def test_a_base_url_at_instance_metadata_is_refused_and_nothing_changes(rest, url):
+    user = rest.new_user()
+    assert (
+        "link-local"
+        in assert_error(user.client.post("/model-configs", json={**CONFIG, "baseUrl": url}), 400)[
+            "message"
+        ]
+    )
+    assert user.client.get("/model-configs").json() == []
+    config = user.client.post("/model-configs", json=CONFIG).json()
+    assert_error(user.client.put(f"/model-configs/{config['id']}", json={"baseUrl": url}), 400)
+    assert user.client.get("/model-configs").json() == [config]
+
+
+def test_a_local_model_server_is_a_normal_base_url_on_one_machine(rest):
+    user = rest.new_user()
+    local = {
+        **CONFIG,
+        "name": "Ollama",
+        "provider": "local",
+        "baseUrl": "http://127.0.0.1:11434/v1",
+    }
+    assert user.client.post("/model-configs", json=local).status_code == 201
+
+
+def test_a_saved_config_is_checked_again_where_it_points_when_used(rest):
+    """A name may resolve elsewhere than when it was saved: the model is refused, not called."""
+    from bunko.bootstrap.models import ConfiguredModels
+
+    user = rest.new_user()
+    config = user.client.post("/model-configs", json=CONFIG).json()
+    workspace = rest.services.identity.authenticate(user.token).workspace_id
+    configs = rest.services.accounts.model_configs
+    stored = configs.store.get_model_config(workspace, config["id"])
+    stored.base_url = "http://169.254.169.254/v1"  # as if its name now resolved there
+    configs.store.save_model_config(stored)
+    with pytest.raises(ValidationError, match="link-local"):
+        ConfiguredModels(configs).chat_model(workspace, config["id"])

@@ -10,7 +10,11 @@ from pydantic import ValidationError as SettingsError
 
 from bunko.adapters.aws.settings import AwsSettings
 from bunko.errors import ValidationError
-from bunko.services.endpoint_guard import check_public_endpoint, is_inside_network
+from bunko.services.endpoint_guard import (
+    check_model_endpoint,
+    check_public_endpoint,
+    is_inside_network,
+)
 
 SETTING, SWITCH = "BUNKO_OPENAI_BASE_URL", "BUNKO_OPENAI_ALLOW_PRIVATE_NETWORK"
 
@@ -80,3 +84,43 @@ def test_bedrock_keeps_titan_sizes_and_openai_takes_the_endpoints():
     assert settings.embedding_dimension == 384 and not settings.openai_allow_private_network
     with pytest.raises(SettingsError):
         AwsSettings(embedding_provider="openai", embedding_dimension=16001)
+
+
+def resolving_to(*addresses: str):
+    return lambda host, port: list(addresses)
+
+
+@pytest.mark.parametrize("allow_private", [True, False])
+@pytest.mark.parametrize("address", ["169.254.169.254", "fe80::1%eth0", "::ffff:169.254.169.254"])
+def test_a_model_endpoint_at_instance_metadata_is_always_refused(address, allow_private):
+    with pytest.raises(ValidationError, match="link-local: instance metadata"):
+        check_model_endpoint(
+            "http://metadata.example/latest",
+            allow_private=allow_private,
+            resolver=resolving_to("8.8.8.8", address),
+        )
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1", "10.0.0.7", "192.168.1.20", "::1"])
+def test_loopback_and_private_model_endpoints_only_where_allowed(address):
+    url = "http://ollama.lan:11434/v1"
+    assert check_model_endpoint(url, allow_private=True, resolver=resolving_to(address)) == url
+    with pytest.raises(ValidationError, match="private or loopback"):
+        check_model_endpoint(url, allow_private=False, resolver=resolving_to(address))
+
+
+def test_a_public_or_not_yet_resolvable_model_endpoint_is_accepted():
+    url = "https://api.example.com/v1"
+    assert check_model_endpoint(url, allow_private=False, resolver=resolving_to("8.8.8.8")) == url
+
+    def offline(host, port):
+        raise OSError("no DNS")
+
+    # Points nowhere now; checked again each time the config is used.
+    assert check_model_endpoint(url, allow_private=False, resolver=offline) == url
+
+
+@pytest.mark.parametrize("url", [12, "ftp://x/", "http://user:pw@host/v1", ""])
+def test_a_model_endpoint_that_is_no_url_is_refused(url):
+    with pytest.raises(ValidationError, match="baseUrl"):
+        check_model_endpoint(url, allow_private=True, resolver=resolving_to("8.8.8.8"))

@@ -91,6 +91,16 @@ class Settings(BaseSettings):
     min_score: float = 0.3
     candidates: int = Field(default=100, ge=1, le=1000)
 
+    # model configs: may a baseUrl point at loopback or private addresses? Unset: yes on one
+    # machine (Ollama on localhost), no on AWS. Link-local (instance metadata) never.
+    allow_private_model_endpoints: bool | None = None
+
+    @property
+    def private_model_endpoints(self) -> bool:
+        if self.allow_private_model_endpoints is not None:
+            return self.allow_private_model_endpoints
+        return self.backend == "local"
+
     @field_validator("jwt_secret", "admin_password")
     @classmethod
     def _no_placeholder_secret(cls, value: SecretStr | None, info) -> SecretStr | None:

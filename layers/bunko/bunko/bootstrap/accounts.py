@@ -99,7 +99,11 @@ def build_account_services(
         ),
         tokens=auth.tokens,
         jwt_verifier=JwtVerifier(auth.tokens, stores.users),
-        model_configs=ModelConfigService(stores.model_configs, account.cipher),
+        model_configs=ModelConfigService(
+            stores.model_configs,
+            account.cipher,
+            allow_private_endpoints=settings.private_model_endpoints,
+        ),
         user_settings=UserSettingsService(
             stores.settings,
             stores.model_configs,

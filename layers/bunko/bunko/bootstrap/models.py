@@ -52,6 +52,7 @@ class ConfiguredModels:
         config = self.configs.get(workspace_id, config_id)
         if config.type != kind:
             raise ValidationError(f"model config {config_id} is a {config.type} model, not {kind}")
+        self.configs.endpoint(config)  # where its baseUrl points now: refused if inside
         return config
 
     def chat_model(self, workspace_id: str, config_id: str | None) -> ChatModel:

@@ -1,5 +1,5 @@
-"""Where an outbound model endpoint set by configuration may point: at a public address,
-unless the operator says otherwise.
+"""Where an outbound model endpoint may point: the deployment's embedding endpoint and
+every model config's baseUrl.
 
 A deployment's functions run with a role and beside internal services (instance metadata,
 hosts in the VPC); an endpoint URL that resolves inside the network would let the setting
@@ -16,9 +16,24 @@ from collections.abc import Callable
 from urllib.parse import urlsplit
 
 from bunko.errors import ValidationError
-from bunko.services.model_configs import validate_base_url
 
 Resolver = Callable[[str, int], list[str]]
+MAX_URL_LENGTH = 2048
+
+
+def validate_base_url(url: str | None) -> str | None:
+    """None/empty, or an absolute http(s) URL with a host (no credentials in it)."""
+    if url is None or (isinstance(url, str) and not url.strip()):
+        return None
+    if not isinstance(url, str):
+        raise ValidationError("baseUrl: must be an http:// or https:// URL with a host")
+    url = url.strip()
+    parts = urlsplit(url)
+    if len(url) > MAX_URL_LENGTH or parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValidationError("baseUrl: must be an http:// or https:// URL with a host")
+    if parts.username or parts.password:
+        raise ValidationError("baseUrl: put credentials in apiKey, not in the URL")
+    return url
 
 
 def resolve(host: str, port: int) -> list[str]:
@@ -68,4 +83,33 @@ def check_public_endpoint(
             f"reach internal services. To use a private endpoint deliberately, set "
             f"{allow_switch}=true"
         )
+    return checked
+
+
+def check_model_endpoint(url: str, *, allow_private: bool, resolver: Resolver = resolve) -> str:
+    """A model config's baseUrl, or ValidationError. Link-local addresses (cloud instance
+    metadata at 169.254.169.254, fe80::) are always refused; loopback and private ones only
+    when `allow_private` is False."""
+    checked = validate_base_url(url)
+    if checked is None:
+        raise ValidationError("baseUrl: must be an http:// or https:// URL with a host")
+    parts = urlsplit(checked)
+    host = parts.hostname or ""
+    try:
+        addresses = resolver(host, parts.port or (443 if parts.scheme == "https" else 80))
+    except (OSError, UnicodeError, ValueError):
+        # Points nowhere now (offline, a name not yet in DNS): nothing to reach. The check
+        # runs again each time the config is used.
+        addresses = []
+    for address in addresses:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+            ip = ip.ipv4_mapped
+        if ip.is_link_local or (not allow_private and is_inside_network(address)):
+            raise ValidationError(
+                f"baseUrl: {host!r} resolves to {address}, inside the network "
+                f"({'link-local: instance metadata' if ip.is_link_local else 'private or loopback'}"
+                "); model endpoints there are refused so that a model config cannot reach "
+                "internal services"
+            )
     return checked

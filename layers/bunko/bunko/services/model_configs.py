@@ -8,30 +8,16 @@ is set.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from bunko.domain import new_id, utcnow
 from bunko.domain.accounts import MODEL_PROVIDERS, MODEL_TYPES, ModelConfig
 from bunko.errors import NotFoundError, ValidationError
 from bunko.ports import ModelConfigStore, SecretCipher
+from bunko.services.endpoint_guard import Resolver, check_model_endpoint, resolve
 from bunko.services.text_safety import check_name
 
-MAX_URL_LENGTH = 2048
 MAX_KEY_LENGTH = 4096
 _EDITABLE = ("name", "provider", "model_id", "type", "base_url", "api_key", "supports_vision")
-
-
-def validate_base_url(url: str | None) -> str | None:
-    """None/empty, or an absolute http(s) URL with a host (no credentials in it)."""
-    if url is None or not url.strip():
-        return None
-    url = url.strip()
-    parts = urlsplit(url)
-    if len(url) > MAX_URL_LENGTH or parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValidationError("baseUrl: must be an http:// or https:// URL with a host")
-    if parts.username or parts.password:
-        raise ValidationError("baseUrl: put credentials in apiKey, not in the URL")
-    return url
 
 
 def _text(value: Any, field: str, limit: int) -> str:
@@ -47,9 +33,22 @@ def _choice(value: Any, field: str, choices: tuple[str, ...]) -> str:
 
 
 class ModelConfigService:
-    def __init__(self, store: ModelConfigStore, cipher: SecretCipher) -> None:
+    """`allow_private_endpoints`: whether a baseUrl may point at loopback or private
+    addresses (yes on one machine, where Ollama listens on localhost; no on AWS, where they
+    are the account's internal services). Link-local addresses (instance metadata) never."""
+
+    def __init__(
+        self,
+        store: ModelConfigStore,
+        cipher: SecretCipher,
+        *,
+        allow_private_endpoints: bool = True,
+        resolver: Resolver = resolve,
+    ) -> None:
         self.store = store
         self.cipher = cipher
+        self.allow_private_endpoints = allow_private_endpoints
+        self.resolver = resolver
 
     def list(self, workspace_id: str) -> list[ModelConfig]:
         return self.store.list_model_configs(workspace_id)
@@ -81,6 +80,15 @@ class ModelConfigService:
         if not self.store.delete_model_config(workspace_id, config_id):
             raise NotFoundError(f"model config {config_id} not found")
 
+    def endpoint(self, config: ModelConfig) -> str | None:
+        """The config's baseUrl checked again where it points now (its name may resolve
+        elsewhere than when it was saved), for the code that calls the model."""
+        if config.base_url is None:
+            return None
+        return check_model_endpoint(
+            config.base_url, allow_private=self.allow_private_endpoints, resolver=self.resolver
+        )
+
     def api_key(self, workspace_id: str, config_id: str) -> str | None:
         """The decrypted key, for the code that calls the model (never for a response)."""
         config = self.get(workspace_id, config_id)
@@ -103,7 +111,12 @@ class ModelConfigService:
         if "type" in changes:
             config.type = _choice(changes["type"], "type", MODEL_TYPES)
         if "base_url" in changes:
-            config.base_url = validate_base_url(changes["base_url"])
+            url = changes["base_url"]
+            config.base_url = None
+            if url is not None and (not isinstance(url, str) or url.strip()):
+                config.base_url = check_model_endpoint(
+                    url, allow_private=self.allow_private_endpoints, resolver=self.resolver
+                )
         if "supports_vision" in changes:
             if not isinstance(changes["supports_vision"], bool):
                 raise ValidationError("supportsVision: true or false")
