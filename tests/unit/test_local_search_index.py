@@ -231,3 +231,20 @@ def test_a_snapshot_after_keyword_only_entries_reopens_without_a_rebuild(
         assert [h.chunk_id for h in reopened.vector_search([1, 0, 0, 0], ALL, 10)] == ["v"]
     assert "opened, 0 entries replayed" in caplog.text
     assert len(reopened.keyword_search("keyword", ALL, 100)) == 10
+
+
+def test_a_filtered_search_sees_writes_and_deletes_made_since_the_last_one(tmp_path: Path):
+    """The allowed masks kept per filter follow every change."""
+    rng = np.random.default_rng(5)
+    vectors = unit(rng, 3, 8)
+    index = LocalSearchIndex(tmp_path, dimension=8)
+    index.index([entry("c0", "apple pie", vectors[0], doc="d0", category="a")])
+    only_a = SearchFilter(WS, category="a")
+    assert [h.chunk_id for h in index.keyword_search("apple", only_a, 10)] == ["c0"]
+    assert [h.chunk_id for h in index.vector_search(vectors[1], only_a, 10)] == ["c0"]
+    index.index([entry("c1", "apple tart", vectors[1], doc="d1", category="a")])
+    assert {h.chunk_id for h in index.keyword_search("apple", only_a, 10)} == {"c0", "c1"}
+    assert index.vector_search(vectors[1], only_a, 10)[0].chunk_id == "c1"
+    index.delete_document(WS, "d0")
+    assert [h.chunk_id for h in index.keyword_search("apple", only_a, 10)] == ["c1"]
+    assert [h.chunk_id for h in index.vector_search(vectors[0], only_a, 10)] == ["c1"]
