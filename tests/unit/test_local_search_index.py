@@ -118,6 +118,7 @@ def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
         return kept
 
     monkeypatch.setattr(vector_sketches, "shortlist", spy)
+    monkeypatch.setattr(vector_sketches, "SHORTLIST_MIN", 400)  # shortlists this small set
     rng = np.random.default_rng(11)
     centres = unit(rng, 40, 256)
     vectors = centres[rng.integers(0, 40, 6000)] + 0.08 * unit(rng, 6000, 256)
