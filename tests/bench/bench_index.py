@@ -54,9 +54,10 @@ Trade-offs, chosen by measurement (numbers in the closing note of the issue):
   graph or 2,048 rows, else oversamples the graph and widens. A large exact scan is first
   shortlisted by 128-byte int8 sketches of the rows (a fixed orthonormal projection, kept
   in a file beside the rows, computed as rows enter the graph) and only the best
-  max(16 × limit, 2,000) are ranked against the float16 rows: at 10% of 100k, 3.5 → ~1.5 ms
-  CPU with recall@10 against the exact scan 0.999 on clustered and 0.998 on near-duplicate
-  data (0.94 with 400 rows: copies differ by less than a sketch can see). At 1M a 10% filter is 100k rows: 13 ms with sketches (top
+  max(10 × limit, 1,000) are ranked against the float16 rows: at 10% of 100k, 3.5 → ~1.5 ms
+  CPU with recall@10 against the exact scan 0.999 on clustered and 0.986 on near-duplicate
+  data (0.94 with 400 rows, 0.998 with 2,000 for +0.4 ms: copies differ by less than a
+  sketch can see). At 1M a 10% filter is 100k rows: 13 ms with sketches (top
   10 as the exact scan's) against 8.7 ms through the graph with top-10 recall 0.89; the
   exact-scan rule stays, for the recall.
 - Search breadth 256 (384 from 500k rows): at 100k recall@10 0.945 → 0.977 at no
