@@ -165,7 +165,8 @@ def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
     reopened = LocalSearchIndex(tmp_path, dimension=256)
     assert check(reopened) == before
     assert list(manifest.parent.glob("*.sketch"))
-    reopened.close()
+    reopened.close()  # saves the snapshot again, with its sketches: computed once, not per start
+    assert "sketch_file" in json.loads(manifest.read_text())["vectors"]
 
 
 def test_concurrent_writers_and_readers(tmp_path: Path):
