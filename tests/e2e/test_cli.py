@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -130,6 +131,16 @@ def test_serve_answers_health_and_indexes_dropped_files(tmp_path):
         while httpx.get(url, timeout=2).json()["documents"] == 0:
             assert time.monotonic() < deadline + 30, "dropped file was not picked up"
             time.sleep(0.2)
-    finally:
+        # A stop (SIGTERM, as systemd and docker send it) shuts down cleanly: exit 0, and the
+        # index saved its snapshot on the way out, so the next start replays nothing.
         server.terminate()
+        assert server.wait(timeout=30) == 0
+        (manifest,) = (data / "index").glob("*/workspaces/*/manifest.json")
+        index_db = sqlite3.connect(manifest.parents[2] / "index.db")
+        (seq,) = index_db.execute("SELECT MAX(vector_seq) FROM workspaces").fetchone()
+        index_db.close()
+        assert json.loads(manifest.read_text())["seq"] == seq
+    finally:
+        if server.poll() is None:
+            server.terminate()
         server.wait(timeout=30)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import signal
 from collections.abc import Callable
 
 from bunko.bootstrap import build_services
@@ -49,6 +50,10 @@ def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> Non
     mcp = McpServerThread(
         services, host=settings.host, port=settings.mcp_port, routers=[telosdb.router]
     )
+    # uvicorn shuts down gracefully on SIGTERM, then raises the signal again for its previous
+    # handler: the default one would end the process before the cleanup below (the worker
+    # stopped, the index's snapshot saved, the stores closed).
+    signal.signal(signal.SIGTERM, _exit_after_shutdown)
     try:
         mcp.start()
         uvicorn_run(create_app(services), host=settings.host, port=settings.port, log_level="info")
@@ -57,3 +62,7 @@ def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> Non
         stop()
         if lock is not None:
             lock.close()
+
+
+def _exit_after_shutdown(signum: int, frame: object) -> None:
+    raise SystemExit(0)
