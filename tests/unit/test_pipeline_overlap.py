@@ -1,6 +1,7 @@
-"""IndexingPipeline embeds one group of chunks in a thread while it prepares the next
-documents and writes the groups already embedded: every chunk still gets its own vector, a
-failed embedding fails only its group, and a group is written while a later one embeds."""
+"""IndexingPipeline embeds one batch of chunks in a thread while it prepares the next
+documents and writes the documents already embedded: batches are exactly `batch_size` chunks
+across documents, every chunk still gets its own vector, a failed embedding fails only the
+documents in its batch, and documents are written while a later batch embeds."""
 
 from __future__ import annotations
 
@@ -39,6 +40,27 @@ def test_every_chunk_gets_its_own_vector_across_groups():
         np.testing.assert_allclose(entry.vector, embedder.embed_documents([chunk.content])[0])
 
 
+class Recording(FakeEmbedder):
+    def __init__(self, vocabulary) -> None:
+        super().__init__(vocabulary)
+        self.calls: list[int] = []
+
+    def embed_documents(self, texts):
+        self.calls.append(len(texts))
+        return super().embed_documents(texts)
+
+
+def test_batches_are_exact_across_documents():
+    embedder = Recording(WORDS)
+    world = World(embedder, batch_size=4)
+    _, jobs = world.submit(9, text=lambda n: f"{WORDS[n % 8]} words. " * (1 + 40 * (n % 3)))
+    world.pipeline.process(jobs)
+    chunks = sum(d.chunk_count for d in world.metadata.iter_documents(WS))
+    assert chunks > 4 * 4 and any(d.chunk_count % 4 for d in world.metadata.iter_documents(WS))
+    # Only the batch's last call is short: no document ends with a small batch of its own.
+    assert embedder.calls == [4] * (chunks // 4) + ([chunks % 4] if chunks % 4 else [])
+
+
 class FailingOn(FakeEmbedder):
     def embed_documents(self, texts):
         if any("poison" in t for t in texts):
@@ -46,7 +68,7 @@ class FailingOn(FakeEmbedder):
         return super().embed_documents(texts)
 
 
-def test_a_failed_embedding_fails_only_its_group():
+def test_a_failed_embedding_fails_only_the_documents_in_its_batch():
     world = World(FailingOn(WORDS), batch_size=2)
     docs, jobs = world.submit(12, text=lambda n: "poison pill" if n == 7 else WORDS[n % 8])
     world.pipeline.process(jobs)
@@ -59,7 +81,7 @@ def test_a_failed_embedding_fails_only_its_group():
 
 
 class WaitsForEarlierWrites(FakeEmbedder):
-    """Embeds a group only once every earlier group's documents are written: impossible
+    """Embeds a batch only once some earlier batch's documents are written: impossible
     unless writing overlaps embedding."""
 
     def __init__(self, vocabulary, world_ref) -> None:
@@ -80,7 +102,7 @@ class WaitsForEarlierWrites(FakeEmbedder):
         return any(d.status is DocumentStatus.COMPLETED for d in world.metadata.iter_documents())
 
 
-def test_a_group_is_written_while_a_later_group_embeds():
+def test_documents_are_written_while_a_later_batch_embeds():
     ref: list[World] = []
     embedder = WaitsForEarlierWrites(WORDS, ref)
     world = World(embedder, batch_size=4)

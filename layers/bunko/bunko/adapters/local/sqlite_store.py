@@ -1,5 +1,6 @@
 """SqliteMetadataStore: workspaces, documents and revisions in SQLite; chunks come from
-`SqliteChunkStore` (sqlite_chunks.py), so the one class is the whole MetadataStore."""
+`SqliteChunkStore` (sqlite_chunks.py) and group writes from `SqliteDocumentWrites`, so the one
+class is the whole MetadataStore."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from datetime import datetime
 
 from bunko.adapters.local.sqlite_chunks import SqliteChunkStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite_document_writes import SqliteDocumentWrites
 from bunko.adapters.local.sqlite_rows import (
     DOC_COLUMNS,
     REV_COLUMNS,
@@ -21,7 +23,7 @@ from bunko.domain import Document, Revision, Workspace
 from bunko.errors import ConflictError, NotFoundError, StaleError
 
 
-class SqliteMetadataStore(SqliteChunkStore):
+class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
     """The embedded MetadataStore. Thread-safe: a connection per thread, serialised writes."""
 
     def __init__(self, db: SqliteDatabase) -> None:
