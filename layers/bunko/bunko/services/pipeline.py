@@ -8,7 +8,7 @@ derived from (document, revision, index), so re-delivering a job writes the same
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -41,6 +41,8 @@ _GONE = (NotFoundError, StaleError)
 # A new file with this many chunks waits seconds for its vectors: its text is indexed for
 # keyword search first (issue 12: a 904-page PDF took 22 s to become searchable).
 EARLY_KEYWORD_CHUNKS = 256
+# Documents marked `indexing` per write: a few, so the first embedding starts soon.
+CLAIM_JOBS = 16
 
 
 @dataclass
@@ -69,17 +71,17 @@ class IndexingPipeline:
     def process(self, jobs: Sequence[IngestJob]) -> list[Document]:
         """Index a batch of jobs; returns the documents as they ended.
 
-        The batch's documents are marked `indexing` in one write. Embedding overlaps the rest:
-        the chunks of successive documents are embedded in a thread in batches of exactly
-        `batch_size` while the next documents are parsed and chunked, and the documents whose
-        vectors are ready are written together (one index call, one metadata transaction).
-        The embedder's numpy and HTTP calls release the GIL."""
+        Documents are marked `indexing` a few at a time, in one write each. Embedding overlaps
+        the rest: the chunks of successive documents are embedded in a thread in batches of
+        exactly `batch_size` while the next documents are parsed and chunked, and the
+        documents whose vectors are ready are written together (one index call, one metadata
+        transaction). The embedder's numpy and HTTP calls release the GIL."""
         finished: list[Document] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-embed") as executor:
             stream: EmbedStream[_Prepared] = EmbedStream(
                 self._embed, batch_size=self.batch_size, executor=executor
             )
-            for job, doc in self._claim(jobs):
+            for job, doc in self._claimed(jobs):
                 prepared = self._prepare_job(job, doc, finished)
                 if prepared is not None:
                     self._write_keywords(prepared)
@@ -90,22 +92,24 @@ class IndexingPipeline:
                 finished += self._write_ready(stream.ready(wait=True))
         return finished
 
-    def _claim(self, jobs: Sequence[IngestJob]) -> list[tuple[IngestJob, Document]]:
-        """The jobs with work to do, each document marked `indexing` (in one write); a job
-        given twice is done once, in the mode it was given last."""
-        latest = {(j.workspace_id, j.document_id, j.revision): j for j in jobs}
-        claimed: list[tuple[IngestJob, Document]] = []
-        now = utcnow()
-        for job in latest.values():
-            doc = self.metadata.get_document(job.workspace_id, job.document_id)
-            if doc is None or doc.revision != job.revision:
-                continue  # deleted, or superseded by a newer revision's job
-            if doc.status is DocumentStatus.COMPLETED:
-                continue  # a re-delivered job for work already done
-            doc.status, doc.updated_at = DocumentStatus.INDEXING, now
-            claimed.append((job, doc))
-        saved = write_documents(self.metadata, [DocumentWrite(d) for _, d in claimed])
-        return [c for c, kept in zip(claimed, saved, strict=True) if kept is not None]
+    def _claimed(self, jobs: Sequence[IngestJob]) -> Iterator[tuple[IngestJob, Document]]:
+        """The jobs with work to do, each document marked `indexing` first, CLAIM_JOBS at a
+        time (one write each, and the first batch's embedding need not wait for them all); a
+        job given twice is done once, in the mode it was given last."""
+        latest = list({(j.workspace_id, j.document_id, j.revision): j for j in jobs}.values())
+        for start in range(0, len(latest), CLAIM_JOBS):
+            claimed: list[tuple[IngestJob, Document]] = []
+            now = utcnow()
+            for job in latest[start : start + CLAIM_JOBS]:
+                doc = self.metadata.get_document(job.workspace_id, job.document_id)
+                if doc is None or doc.revision != job.revision:
+                    continue  # deleted, or superseded by a newer revision's job
+                if doc.status is DocumentStatus.COMPLETED:
+                    continue  # a re-delivered job for work already done
+                doc.status, doc.updated_at = DocumentStatus.INDEXING, now
+                claimed.append((job, doc))
+            saved = write_documents(self.metadata, [DocumentWrite(d) for _, d in claimed])
+            yield from (c for c, kept in zip(claimed, saved, strict=True) if kept is not None)
 
     def _prepare_job(
         self, job: IngestJob, doc: Document, finished: list[Document]
