@@ -41,24 +41,41 @@ def test_every_chunk_gets_its_own_vector_across_groups():
 
 
 class Recording(FakeEmbedder):
-    def __init__(self, vocabulary) -> None:
+    """Records its batches; the first one lasts until every document is parsed, as a slow
+    model's would, so the batches after it are made while the embedder is busy."""
+
+    def __init__(self, vocabulary, world_ref) -> None:
         super().__init__(vocabulary)
-        self.calls: list[int] = []
+        self.world_ref, self.calls = world_ref, []
 
     def embed_documents(self, texts):
         self.calls.append(len(texts))
+        world, deadline = self.world_ref[0], time.monotonic() + 30
+        while len(self.calls) == 1 and time.monotonic() < deadline:
+            parsed = sum(k.startswith("texts/") for k in world.blobs.blobs)
+            if parsed == len(list(world.metadata.iter_documents(WS))):
+                break
+            time.sleep(0.01)
         return super().embed_documents(texts)
 
 
-def test_batches_are_exact_across_documents():
-    embedder = Recording(WORDS)
+def test_batches_are_exact_across_documents_while_the_embedder_is_busy():
+    ref: list[World] = []
+    embedder = Recording(WORDS, ref)
     world = World(embedder, batch_size=4)
+    ref.append(world)
     _, jobs = world.submit(9, text=lambda n: f"{WORDS[n % 8]} words. " * (1 + 40 * (n % 3)))
     world.pipeline.process(jobs)
-    chunks = sum(d.chunk_count for d in world.metadata.iter_documents(WS))
-    assert chunks > 4 * 4 and any(d.chunk_count % 4 for d in world.metadata.iter_documents(WS))
-    # Only the batch's last call is short: no document ends with a small batch of its own.
-    assert embedder.calls == [4] * (chunks // 4) + ([chunks % 4] if chunks % 4 else [])
+    docs = list(world.metadata.iter_documents(WS))
+    chunks = sum(d.chunk_count for d in docs)
+    assert chunks > 4 * 4 and any(d.chunk_count % 4 for d in docs)
+    assert all(d.status is DocumentStatus.COMPLETED for d in docs)
+    # The first document's chunks went to the idle embedder at once; after that, only the
+    # last batch is short: no document ends with a small batch of its own.
+    first, *middle, last = embedder.calls
+    assert first == world.metadata.get_document_by_path(WS, "d0.txt").chunk_count
+    assert middle == [4] * len(middle) and 0 < last <= 4
+    assert sum(embedder.calls) == chunks
 
 
 class FailingOn(FakeEmbedder):

@@ -3,7 +3,10 @@
 
 Exact batches: a document's chunks never make a small batch of their own (70 chunks embedded
 as 64 + 6 pay a whole call for the 6), so the pipeline embeds the same batches as the
-embedder alone would. A batch that fails fails exactly the documents with a chunk in it.
+embedder alone would. One exception: when the embedder has nothing to do, the texts waiting
+go at once (a smaller batch beats an idle embedder: at the start of each job batch, and
+whenever preparing documents is slower than embedding them). A batch that fails fails
+exactly the documents with a chunk in it.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ class EmbedStream(Generic[T]):
         self._texts: list[str] = []  # not yet submitted
         self._items: deque[tuple[T, int, int]] = deque()  # item, its stream span
         self._batches: deque[_Batch] = deque()
+        self._last: Future | None = None  # the batch submitted last (the queue is FIFO)
         self._end = 0  # stream position after the last text added
 
     def __len__(self) -> int:
@@ -42,12 +46,15 @@ class EmbedStream(Generic[T]):
         return len(self._items)
 
     def add(self, item: T, texts: list[str]) -> None:
-        """Queue an item's texts; every full batch starts embedding at once."""
+        """Queue an item's texts; every full batch is submitted at once, and what waits
+        too when the embedder is idle."""
         self._items.append((item, self._end, self._end + len(texts)))
         self._end += len(texts)
         self._texts += texts
         while len(self._texts) >= self._size:
             self._submit(self._size)
+        if self._texts and (self._last is None or self._last.done()):
+            self._submit(len(self._texts))
 
     def flush(self) -> None:
         """Start embedding what is left (a last, smaller batch): no more items follow."""
@@ -57,7 +64,8 @@ class EmbedStream(Generic[T]):
     def _submit(self, n: int) -> None:
         texts, self._texts = self._texts[:n], self._texts[n:]
         start = self._end - len(self._texts) - n
-        self._batches.append(_Batch(start, start + n, self._executor.submit(self._embed, texts)))
+        self._last = self._executor.submit(self._embed, texts)
+        self._batches.append(_Batch(start, start + n, self._last))
 
     def ready(self, *, wait: bool = False) -> list[tuple[T, Vectors | BaseException]]:
         """The items, in order, whose every batch has finished: each with its vectors or the
