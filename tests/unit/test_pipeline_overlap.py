@@ -78,6 +78,25 @@ def test_batches_are_exact_across_documents_while_the_embedder_is_busy():
     assert sum(embedder.calls) == chunks
 
 
+def test_the_documents_of_a_batch_are_written_together():
+    ref: list[World] = []
+    world = World(Recording(WORDS, ref), batch_size=64)
+    ref.append(world)
+    calls: list[set[str]] = []
+    index = world.index.index
+    world.index.index = lambda entries: (
+        calls.append({e.document_id for e in entries}),
+        index(entries),
+    )
+    docs, jobs = world.submit(20)
+    world.pipeline.process(jobs)
+    # Two batches (d0 went to the idle embedder alone, the other 19 waited for it): at most two
+    # index calls, never one a document.
+    assert len(calls) <= 2 and sum(len(c) for c in calls) == 20
+    assert set().union(*calls) == {d.id for d in docs}
+    assert all(d.status is DocumentStatus.COMPLETED for d in world.metadata.iter_documents(WS))
+
+
 class FailingOn(FakeEmbedder):
     def embed_documents(self, texts):
         if any("poison" in t for t in texts):
