@@ -18,18 +18,21 @@ What the pipeline does, and why (cProfile and per-thread CPU of single rounds):
   transaction (`DocumentWrites`), instead of about 19 statements and 3 transactions a
   document; documents are marked `indexing` 16 to a write. SQLite rows no longer go through
   `dataclasses.astuple`, which deep-copied every field: a third of a status save.
-  Together: the ingesting thread's CPU for 600 documents went from ~1.3 to ~0.9 s, plus
-  ~0.3 s of uploads.
+  The pipeline's own CPU for 600 documents went from ~1.3 to ~0.9 s.
 - Tried and dropped: a lower scheduling priority for the preparing thread (nice 19: 0.78
   against 0.84 in the same window) and a shorter GIL switch interval (0.5 ms against 5 ms:
-  no consistent difference over three pairs of rounds).
+  0.77 against 0.78, and no consistent difference in noisier pairs).
+
+Measured (600 documents, 963 chunks, one round each, alternating with the previous pipeline;
+load average 1.1 at the start, 1.1-1.8 during, the bench's own threads included): ratio 0.81, 0.86, 0.77 against 0.64, 0.62, 0.70 before;
+end-to-end 115-127 chunks/s against 88-107, the embedder alone 138-158.
 
 Why it stops short of 0.95: USE's numpy forward pass keeps both cores busy (2 BLAS threads,
 1.3× one thread's speed), so the pipeline has no idle core; every CPU-second the ingesting
-thread spends (printed as "ingest thread CPU": about 1.5 ms a document, a third of it the
-uploads, which come before the first job) costs the embedder about as much wall time. The
-rest is I/O and index work a document cannot skip. On a machine with more cores than the
-embedder uses, the same pipeline hides it.
+thread spends (printed as "ingest thread CPU": 1.2-1.5 s for 600 documents, 0.4-0.6 s of it
+the uploads, which come before the first job) costs the embedder about as much wall time
+(the rounds above lost 1.1-1.8 s). What is left is I/O and index work no document can skip:
+blob writes and reads, text analysis, SQLite.
 """
 
 from __future__ import annotations
