@@ -158,9 +158,12 @@ class IndexingPipeline:
         """Write the documents whose vectors are ready; those whose embedding failed fail."""
         finished: list[Document] = []
         done: list[tuple[_Prepared, Vectors]] = []
+        logged: set[int] = set()  # a batch's error once, not once a document
         for p, vectors in ready:
             if isinstance(vectors, BaseException):
-                log.error("embedding failed", exc_info=vectors)
+                if id(vectors) not in logged:
+                    logged.add(id(vectors))
+                    log.error("embedding failed", exc_info=vectors)
                 self._take_back(p)
                 finished += self._fail(p.doc, f"embedding: {vectors}")
             else:
