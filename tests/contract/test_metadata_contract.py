@@ -8,6 +8,8 @@ import pytest
 
 from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace, new_id, utcnow
 from bunko.errors import ConflictError, NotFoundError, StaleError
+from bunko.ports import DocumentWrite
+from bunko.services.document_writes import write_documents
 
 WS = "11111111-1111-4111-8111-111111111111"
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -169,6 +171,53 @@ def test_replace_chunks_is_idempotent_and_replaces(metadata_store):
 def test_replace_chunks_of_unknown_document_raises(metadata_store):
     with pytest.raises(NotFoundError):
         metadata_store.replace_chunks(WS, new_id(), [])
+
+
+def test_a_group_write_saves_each_document_and_replaces_its_chunks(metadata_store):
+    # Through `write_documents`: the store's one transaction when it has one, else the same
+    # results one document at a time.
+    first, second, third = make_doc("1.txt"), make_doc("2.txt"), make_doc("3.txt")
+    for doc in (first, second, third):
+        metadata_store.add_document(doc)
+    old = make_chunks(first, 3)
+    metadata_store.replace_chunks(WS, first.id, old)
+    kept, new = old[0], make_chunks(first, 2)[1]
+    first.status, first.chunk_count = DocumentStatus.COMPLETED, 2
+    second.status = DocumentStatus.INDEXING
+    third.status = DocumentStatus.COMPLETED
+    removed = write_documents(
+        metadata_store,
+        [DocumentWrite(first, [kept, new]), DocumentWrite(second), DocumentWrite(third, [])],
+    )
+    assert [sorted(r) for r in removed] == [sorted(c.id for c in old[1:]), [], []]
+    assert metadata_store.get_document(WS, first.id) == first
+    assert metadata_store.get_chunks(WS, first.id) == [kept, new]
+    assert metadata_store.get_document(WS, second.id).status is DocumentStatus.INDEXING
+    assert metadata_store.get_document(WS, third.id).status is DocumentStatus.COMPLETED
+    assert metadata_store.count_chunks(WS) == 2
+
+
+def test_a_group_write_leaves_a_deleted_or_newer_document_alone(metadata_store):
+    gone, newer, fine = make_doc("gone.txt"), make_doc("newer.txt"), make_doc("fine.txt")
+    for doc in (gone, newer, fine):
+        metadata_store.add_document(doc)
+    metadata_store.delete_document(WS, gone.id)
+    moved_on = metadata_store.get_document(WS, newer.id)
+    moved_on.revision = 2
+    metadata_store.save_document(moved_on, if_revision=1)
+    for doc in (gone, newer, fine):
+        doc.status = DocumentStatus.COMPLETED
+    removed = write_documents(
+        metadata_store,
+        [DocumentWrite(d, make_chunks(d, 2)) for d in (gone, newer, fine)],
+    )
+    assert removed == [None, None, []]
+    assert metadata_store.get_document(WS, gone.id) is None
+    got = metadata_store.get_document(WS, newer.id)
+    assert (got.revision, got.status) == (2, DocumentStatus.PENDING)
+    assert metadata_store.get_chunks(WS, newer.id) == []
+    assert metadata_store.get_document(WS, fine.id).status is DocumentStatus.COMPLETED
+    assert metadata_store.count_chunks(WS) == 2
 
 
 def test_save_and_delete_chunk(metadata_store):

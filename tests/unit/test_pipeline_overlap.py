@@ -1,6 +1,7 @@
-"""IndexingPipeline embeds one group of chunks in a thread while it prepares the next
-documents and writes the groups already embedded: every chunk still gets its own vector, a
-failed embedding fails only its group, and a group is written while a later one embeds."""
+"""IndexingPipeline embeds one batch of chunks in a thread while it prepares the next
+documents and writes the documents already embedded: batches are exactly `batch_size` chunks
+across documents, every chunk still gets its own vector, a failed embedding fails only the
+documents in its batch, and documents are written while a later batch embeds."""
 
 from __future__ import annotations
 
@@ -39,6 +40,63 @@ def test_every_chunk_gets_its_own_vector_across_groups():
         np.testing.assert_allclose(entry.vector, embedder.embed_documents([chunk.content])[0])
 
 
+class Recording(FakeEmbedder):
+    """Records its batches; the first one lasts until every document is parsed, as a slow
+    model's would, so the batches after it are made while the embedder is busy."""
+
+    def __init__(self, vocabulary, world_ref) -> None:
+        super().__init__(vocabulary)
+        self.world_ref, self.calls = world_ref, []
+
+    def embed_documents(self, texts):
+        self.calls.append(len(texts))
+        world, deadline = self.world_ref[0], time.monotonic() + 30
+        while len(self.calls) == 1 and time.monotonic() < deadline:
+            parsed = sum(k.startswith("texts/") for k in world.blobs.blobs)
+            if parsed == len(list(world.metadata.iter_documents(WS))):
+                break
+            time.sleep(0.01)
+        return super().embed_documents(texts)
+
+
+def test_batches_are_exact_across_documents_while_the_embedder_is_busy():
+    ref: list[World] = []
+    embedder = Recording(WORDS, ref)
+    world = World(embedder, batch_size=4)
+    ref.append(world)
+    _, jobs = world.submit(9, text=lambda n: f"{WORDS[n % 8]} words. " * (1 + 40 * (n % 3)))
+    world.pipeline.process(jobs)
+    docs = list(world.metadata.iter_documents(WS))
+    chunks = sum(d.chunk_count for d in docs)
+    assert chunks > 4 * 4 and any(d.chunk_count % 4 for d in docs)
+    assert all(d.status is DocumentStatus.COMPLETED for d in docs)
+    # The first document's chunks went to the idle embedder at once; after that, only the
+    # last batch is short: no document ends with a small batch of its own.
+    first, *middle, last = embedder.calls
+    assert first == world.metadata.get_document_by_path(WS, "d0.txt").chunk_count
+    assert middle == [4] * len(middle) and 0 < last <= 4
+    assert sum(embedder.calls) == chunks
+
+
+def test_the_documents_of_a_batch_are_written_together():
+    ref: list[World] = []
+    world = World(Recording(WORDS, ref), batch_size=64)
+    ref.append(world)
+    calls: list[set[str]] = []
+    index = world.index.index
+    world.index.index = lambda entries: (
+        calls.append({e.document_id for e in entries}),
+        index(entries),
+    )
+    docs, jobs = world.submit(20)
+    world.pipeline.process(jobs)
+    # Two batches (d0 went to the idle embedder alone, the other 19 waited for it): at most two
+    # index calls, never one a document.
+    assert len(calls) <= 2 and sum(len(c) for c in calls) == 20
+    assert set().union(*calls) == {d.id for d in docs}
+    assert all(d.status is DocumentStatus.COMPLETED for d in world.metadata.iter_documents(WS))
+
+
 class FailingOn(FakeEmbedder):
     def embed_documents(self, texts):
         if any("poison" in t for t in texts):
@@ -46,7 +104,7 @@ class FailingOn(FakeEmbedder):
         return super().embed_documents(texts)
 
 
-def test_a_failed_embedding_fails_only_its_group():
+def test_a_failed_embedding_fails_only_the_documents_in_its_batch():
     world = World(FailingOn(WORDS), batch_size=2)
     docs, jobs = world.submit(12, text=lambda n: "poison pill" if n == 7 else WORDS[n % 8])
     world.pipeline.process(jobs)
@@ -59,7 +117,7 @@ def test_a_failed_embedding_fails_only_its_group():
 
 
 class WaitsForEarlierWrites(FakeEmbedder):
-    """Embeds a group only once every earlier group's documents are written: impossible
+    """Embeds a batch only once some earlier batch's documents are written: impossible
     unless writing overlaps embedding."""
 
     def __init__(self, vocabulary, world_ref) -> None:
@@ -80,7 +138,7 @@ class WaitsForEarlierWrites(FakeEmbedder):
         return any(d.status is DocumentStatus.COMPLETED for d in world.metadata.iter_documents())
 
 
-def test_a_group_is_written_while_a_later_group_embeds():
+def test_documents_are_written_while_a_later_batch_embeds():
     ref: list[World] = []
     embedder = WaitsForEarlierWrites(WORDS, ref)
     world = World(embedder, batch_size=4)

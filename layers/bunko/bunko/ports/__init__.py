@@ -20,7 +20,14 @@ from bunko.ports.conversion import DocumentConverter
 from bunko.ports.embedding import Embedder, LoadsLazily, TrainableEmbedder
 from bunko.ports.identity import TokenVerifier
 from bunko.ports.index import IndexEntry, IndexHit, SearchFilter, SearchIndex
-from bunko.ports.metadata import ChunkStore, DocumentStore, MetadataStore, WorkspaceStore
+from bunko.ports.metadata import (
+    ChunkStore,
+    DocumentStore,
+    DocumentWrite,
+    DocumentWrites,
+    MetadataStore,
+    WorkspaceStore,
+)
 from bunko.ports.queue import IngestJob, IngestQueue
 from bunko.ports.research import PassageScorer, ResearchStore
 from bunko.ports.secrets import SecretCipher
@@ -34,6 +41,8 @@ __all__ = [
     "ChunkStore",
     "DocumentConverter",
     "DocumentStore",
+    "DocumentWrite",
+    "DocumentWrites",
     "Embedder",
     "IndexEntry",
     "IndexHit",

@@ -7,7 +7,8 @@ each backend's adapter implements.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import TYPE_CHECKING, Protocol
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from bunko.domain import Chunk, Document, Revision, Workspace
@@ -67,3 +68,23 @@ class ChunkStore(Protocol):
 
 class MetadataStore(WorkspaceStore, DocumentStore, ChunkStore, Protocol):
     """Workspaces, documents, revisions and chunks: what each backend's store implements."""
+
+
+@dataclass(frozen=True)
+class DocumentWrite:
+    """Save `document` at its revision and, unless None, make `chunks` its chunks."""
+
+    document: Document
+    chunks: Sequence[Chunk] | None = None
+
+
+@runtime_checkable
+class DocumentWrites(Protocol):
+    """What a store may add for the ingest pipeline, which writes a group of documents at once
+    (`services.document_writes` does the same one document at a time for a store without it)."""
+
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> list[list[str] | None]:
+        """In one transaction, each write whose document still exists at its revision: its
+        chunks replaced (when given) and the document saved. Returns, per write, the ids of
+        the chunks it removed, or None when the document was deleted or has a newer revision
+        (nothing of that write is kept)."""

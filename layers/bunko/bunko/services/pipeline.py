@@ -8,19 +8,17 @@ derived from (document, revision, index), so re-delivering a job writes the same
 from __future__ import annotations
 
 import logging
-from collections import deque
-from collections.abc import Callable, Sequence
-from concurrent.futures import Future, ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
-from bunko.chunking import chunk_text
-from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for, utcnow
+from bunko.domain import Chunk, Document, DocumentStatus, utcnow
 from bunko.errors import BunkoError, NotFoundError, StaleError
-from bunko.parsing import parse
 from bunko.ports import (
     BlobStore,
+    DocumentWrite,
     Embedder,
     IndexEntry,
     IngestJob,
@@ -28,7 +26,9 @@ from bunko.ports import (
     SearchIndex,
     TrainableEmbedder,
 )
-from bunko.services.blob_keys import text_key
+from bunko.services.document_chunks import parse_and_chunk
+from bunko.services.document_writes import write_documents
+from bunko.services.embed_stream import EmbedStream, Vectors
 from bunko.services.index_entries import batched, entries_for
 
 log = logging.getLogger(__name__)
@@ -41,6 +41,8 @@ _GONE = (NotFoundError, StaleError)
 # A new file with this many chunks waits seconds for its vectors: its text is indexed for
 # keyword search first (issue 12: a 904-page PDF took 22 s to become searchable).
 EARLY_KEYWORD_CHUNKS = 256
+# Documents marked `indexing` per write: a few, so the first embedding starts soon.
+CLAIM_JOBS = 16
 
 
 @dataclass
@@ -69,36 +71,53 @@ class IndexingPipeline:
     def process(self, jobs: Sequence[IngestJob]) -> list[Document]:
         """Index a batch of jobs; returns the documents as they ended.
 
-        Embedding overlaps the rest: each group of about `batch_size` chunks is embedded in a
-        thread while the next documents are parsed and chunked and the groups already
-        embedded are written (the embedder's numpy and HTTP calls release the GIL)."""
+        Documents are marked `indexing` a few at a time, in one write each. Embedding overlaps
+        the rest: the chunks of successive documents are embedded in a thread in batches of
+        exactly `batch_size` while the next documents are parsed and chunked, and the
+        documents whose vectors are ready are written together (one index call, one metadata
+        transaction). The embedder's numpy and HTTP calls release the GIL."""
         finished: list[Document] = []
-        embedded: deque[tuple[list[_Prepared], Future]] = deque()
-        group: list[_Prepared] = []
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-embed") as embedder:
-            for n, job in enumerate(jobs, start=1):
-                prepared = self._prepare_job(job, finished)
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-embed") as executor:
+            stream: EmbedStream[_Prepared] = EmbedStream(
+                self._embed, batch_size=self.batch_size, executor=executor
+            )
+            for job, doc in self._claimed(jobs):
+                prepared = self._prepare_job(job, doc, finished)
                 if prepared is not None:
                     self._write_keywords(prepared)
-                    group.append(prepared)
-                last = n == len(jobs)
-                if group and (last or sum(len(p.chunks) for p in group) >= self.batch_size):
-                    texts = [c.content for p in group for c in p.chunks]
-                    embedded.append((group, embedder.submit(self._embed, texts)))
-                    group = []
-                while embedded and (last or embedded[0][1].done()):
-                    finished += self._write_group(*embedded.popleft())
+                    stream.add(prepared, [c.content for c in prepared.chunks])
+                    finished += self._write_ready(stream.ready())
+            stream.flush()
+            while stream:
+                finished += self._write_ready(stream.ready(wait=True))
         return finished
 
-    def _prepare_job(self, job: IngestJob, finished: list[Document]) -> _Prepared | None:
+    def _claimed(self, jobs: Sequence[IngestJob]) -> Iterator[tuple[IngestJob, Document]]:
+        """The jobs with work to do, each document marked `indexing` first, CLAIM_JOBS at a
+        time (one write each, and the first batch's embedding need not wait for them all); a
+        job given twice is done once, in the mode it was given last."""
+        latest = list({(j.workspace_id, j.document_id, j.revision): j for j in jobs}.values())
+        for start in range(0, len(latest), CLAIM_JOBS):
+            claimed: list[tuple[IngestJob, Document]] = []
+            now = utcnow()
+            for job in latest[start : start + CLAIM_JOBS]:
+                doc = self.metadata.get_document(job.workspace_id, job.document_id)
+                if doc is None or doc.revision != job.revision:
+                    continue  # deleted, or superseded by a newer revision's job
+                if doc.status is DocumentStatus.COMPLETED:
+                    continue  # a re-delivered job for work already done
+                doc.status, doc.updated_at = DocumentStatus.INDEXING, now
+                claimed.append((job, doc))
+            saved = write_documents(self.metadata, [DocumentWrite(d) for _, d in claimed])
+            yield from (c for c, kept in zip(claimed, saved, strict=True) if kept is not None)
+
+    def _prepare_job(
+        self, job: IngestJob, doc: Document, finished: list[Document]
+    ) -> _Prepared | None:
         """Parse and chunk the job's document; None when there is nothing (more) to do."""
-        doc = self.metadata.get_document(job.workspace_id, job.document_id)
-        if doc is None or doc.revision != job.revision:
-            return None  # deleted, or superseded by a newer revision's job
-        if doc.status is DocumentStatus.COMPLETED:
-            return None  # a re-delivered job for work already done
         try:
-            return _Prepared(doc, self._prepare(doc, job.mode))
+            chunks = parse_and_chunk(doc, blobs=self.blobs, metadata=self.metadata, mode=job.mode)
+            return _Prepared(doc, chunks)
         except _GONE:
             return None  # deleted or replaced meanwhile: the newer state's job does the rest
         except BunkoError as exc:
@@ -133,35 +152,59 @@ class IndexingPipeline:
         except _GONE:
             pass  # deleted meanwhile: nothing of it is left to find
 
-    def _write_group(self, group: list[_Prepared], vectors: Future) -> list[Document]:
-        try:
-            found: np.ndarray | None = vectors.result()
-        except Exception as exc:
-            log.exception("embedding failed")
-            for p in group:
-                self._take_back(p)
-            return [d for p in group for d in self._fail(p.doc, f"embedding: {exc}")]
+    def _write_ready(
+        self, ready: list[tuple[_Prepared, Vectors | BaseException]]
+    ) -> list[Document]:
+        """Write the documents whose vectors are ready; those whose embedding failed fail."""
         finished: list[Document] = []
-        offset = 0
-        for p in group:
-            n = len(p.chunks)
-            finished += self._write_one(p, None if found is None else found[offset : offset + n])
-            offset += n
-        return finished
+        done: list[tuple[_Prepared, Vectors]] = []
+        logged: set[int] = set()  # a batch's error once, not once a document
+        for p, vectors in ready:
+            if isinstance(vectors, BaseException):
+                if id(vectors) not in logged:
+                    logged.add(id(vectors))
+                    log.error("embedding failed", exc_info=vectors)
+                self._take_back(p)
+                finished += self._fail(p.doc, f"embedding: {vectors}")
+            else:
+                done.append((p, vectors))
+        return finished + self._write(done)
 
-    def _write_one(self, p: _Prepared, vectors: np.ndarray | None) -> list[Document]:
-        """Write one document's chunks; a document deleted or replaced while it was indexed
-        is left to its newer state, and one that cannot be written fails alone, so the other
-        documents of the batch always finish."""
-        try:
-            return [self._write(p, vectors)]
-        except _GONE:
-            self._forget(p)
+    def _write(self, done: list[tuple[_Prepared, Vectors]]) -> list[Document]:
+        """Write documents with their vectors together; if that fails, one by one, so a
+        document that cannot be written fails alone and the others of the batch finish. A
+        document deleted or replaced while it was indexed is left to its newer state."""
+        if not done:
             return []
+        try:
+            return self._write_together(done)
         except Exception as exc:
+            if len(done) > 1:
+                log.warning("writing %d documents together failed; one by one", len(done))
+                return [d for item in done for d in self._write([item])]
+            p = done[0][0]
             log.exception("writing the chunks of %s failed", p.doc.path)
             self._take_back(p)
             return self._fail(p.doc, f"could not index {p.doc.name}: {exc}")
+
+    def _write_together(self, done: list[tuple[_Prepared, Vectors]]) -> list[Document]:
+        # Index first, metadata last: metadata is the truth, so a crash in between leaves the
+        # documents `indexing` (re-queued at start) and entries that the rewrite replaces.
+        self.index.index([e for p, v in done for e in entries_for(p.doc, p.chunks, v)])
+        now = utcnow()
+        for p, _ in done:
+            p.doc.status, p.doc.error = DocumentStatus.COMPLETED, None
+            p.doc.chunk_count, p.doc.updated_at = len(p.chunks), now
+        removed = write_documents(self.metadata, [DocumentWrite(p.doc, p.chunks) for p, _ in done])
+        finished: list[Document] = []
+        for (p, _), stale in zip(done, removed, strict=True):
+            if stale is None:
+                self._forget(p)
+                continue
+            if stale:
+                self.index.delete_chunks(p.doc.workspace_id, sorted(stale))
+            finished.append(p.doc)
+        return finished
 
     def _forget(self, p: _Prepared) -> None:
         """Remove what this stale job wrote to the index, unless the document still has those
@@ -176,51 +219,7 @@ class IndexingPipeline:
         if written:
             self.index.delete_chunks(doc.workspace_id, written)
 
-    def _prepare(self, doc: Document, mode: str = "fast") -> list[Chunk]:
-        doc.status, doc.updated_at = DocumentStatus.INDEXING, utcnow()
-        self.metadata.save_document(doc, if_revision=doc.revision)
-        parsed = parse(self._original(doc), filename=doc.name, mime=doc.mime, mode=mode)
-        self.blobs.put(
-            text_key(doc.workspace_id, doc.id, doc.revision),
-            parsed.text.encode("utf-8"),
-            content_type="text/plain; charset=utf-8",
-        )
-        pieces = chunk_text(
-            parsed.text,
-            chunk_size=doc.chunk_size,
-            chunk_overlap=doc.chunk_overlap,
-            pages=parsed.pages or None,
-        )
-        if not pieces:
-            raise BunkoError(f"no text could be extracted from {doc.name}")
-        return [
-            Chunk(
-                id=chunk_id_for(doc.id, doc.revision, i),
-                document_id=doc.id,
-                workspace_id=doc.workspace_id,
-                revision=doc.revision,
-                index=i,
-                content=p.content,
-                start=p.start,
-                end=p.end,
-                page=p.page,
-            )
-            for i, p in enumerate(pieces)
-        ]
-
-    def _original(self, doc: Document) -> bytes:
-        try:
-            return self.blobs.get(doc.blob_key or "")
-        except NotFoundError:
-            current = self.metadata.get_document(doc.workspace_id, doc.id)
-            if current is None or current.revision != doc.revision:
-                raise  # deleted or replaced meanwhile
-            # The process that received the file stopped before it stored the bytes.
-            raise BunkoError(
-                f"the file {doc.name} was never fully received; send it again"
-            ) from None
-
-    def _embed(self, texts: list[str]) -> np.ndarray | None:
+    def _embed(self, texts: list[str]) -> Vectors:
         if self.embedder is None or not texts:
             return None
         if isinstance(self.embedder, TrainableEmbedder) and not self.embedder.is_fitted:
@@ -230,24 +229,6 @@ class IndexingPipeline:
             for i in range(0, len(texts), self.batch_size)
         ]
         return np.vstack(parts).astype(np.float32, copy=False)
-
-    def _write(self, p: _Prepared, vectors: np.ndarray | None) -> Document:
-        doc = p.doc
-        current = self.metadata.get_document(doc.workspace_id, doc.id)
-        if current is None:
-            raise NotFoundError(f"document {doc.id} was deleted while it was indexed")
-        if current.revision != doc.revision:
-            raise StaleError(f"document {doc.id} has a newer revision")
-        old_ids = {c.id for c in self.metadata.get_chunks(doc.workspace_id, doc.id)}
-        self.index.index(entries_for(doc, p.chunks, vectors))
-        self.metadata.replace_chunks(doc.workspace_id, doc.id, p.chunks)
-        stale = old_ids - {c.id for c in p.chunks}
-        if stale:
-            self.index.delete_chunks(doc.workspace_id, sorted(stale))
-        doc.status, doc.error = DocumentStatus.COMPLETED, None
-        doc.chunk_count, doc.updated_at = len(p.chunks), utcnow()
-        self.metadata.save_document(doc, if_revision=doc.revision)
-        return doc
 
     def _fail(self, doc: Document, message: str) -> list[Document]:
         """Record the failure, unless the document was deleted or replaced meanwhile."""

@@ -1,27 +1,29 @@
 """SqliteMetadataStore: workspaces, documents and revisions in SQLite; chunks come from
-`SqliteChunkStore` (sqlite_chunks.py), so the one class is the whole MetadataStore."""
+`SqliteChunkStore` (sqlite_chunks.py) and group writes from `SqliteDocumentWrites`, so the one
+class is the whole MetadataStore."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Iterator
-from dataclasses import astuple
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_chunks import SqliteChunkStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite_document_writes import SqliteDocumentWrites
 from bunko.adapters.local.sqlite_rows import (
     DOC_COLUMNS,
     REV_COLUMNS,
     document_from_row,
     document_values,
     revision_from_row,
+    revision_values,
 )
 from bunko.domain import Document, Revision, Workspace
 from bunko.errors import ConflictError, NotFoundError, StaleError
 
 
-class SqliteMetadataStore(SqliteChunkStore):
+class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
     """The embedded MetadataStore. Thread-safe: a connection per thread, serialised writes."""
 
     def __init__(self, db: SqliteDatabase) -> None:
@@ -154,15 +156,13 @@ class SqliteMetadataStore(SqliteChunkStore):
 
     # revisions
     def add_revision(self, revision: Revision) -> None:
-        values = list(astuple(revision))
-        values[REV_COLUMNS.index("created_at")] = revision.created_at.isoformat()
         placeholders = ", ".join("?" for _ in REV_COLUMNS)
         try:
             with self.db.transaction() as conn:
                 conn.execute(
                     f"INSERT OR REPLACE INTO revisions ({', '.join(REV_COLUMNS)}) "
                     f"VALUES ({placeholders})",
-                    values,
+                    revision_values(revision),
                 )
         except sqlite3.IntegrityError as exc:  # the document was deleted meanwhile
             raise NotFoundError(f"document {revision.document_id} not found") from exc
