@@ -16,15 +16,20 @@ from aws_cdk.assertions import Annotations, Template  # noqa: E402
 from infra.app import build_app  # noqa: E402
 
 
-@pytest.fixture(scope="session")
-def synthesized(tmp_path_factory):
+def synthesize(tmp_path_factory, **context):
+    """The stack synthesized with these context values (no asset bundling)."""
     app = aws_cdk.App(
-        context={"aws:cdk:bundling-stacks": []},
+        context={"aws:cdk:bundling-stacks": [], **context},
         outdir=str(tmp_path_factory.mktemp("cdk.out")),
     )
     app, stack = build_app(app)
     app.synth()
     return stack
+
+
+@pytest.fixture(scope="session")
+def synthesized(tmp_path_factory):
+    return synthesize(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

@@ -18,9 +18,9 @@ import aws_cdk
 import pytest
 from aws_cdk.assertions import Annotations, Match, Template
 
-from infra.app import build_app
 from infra.stacks.bunko_stack import BunkoConfig
 from infra.stacks.embedding import secret_resource
+from tests.infra.conftest import synthesize
 from tests.infra.test_permission_contract import (
     RECORD_OF,
     grants,
@@ -48,13 +48,7 @@ EMBEDDERS = ("Api", "Stream", "Ingest")
 
 @pytest.fixture(scope="module")
 def synthesized(tmp_path_factory):
-    app = aws_cdk.App(
-        context={"aws:cdk:bundling-stacks": [], **CONTEXT},
-        outdir=str(tmp_path_factory.mktemp("cdk.out")),
-    )
-    app, stack = build_app(app)
-    app.synth()
-    return stack
+    return synthesize(tmp_path_factory, **CONTEXT)
 
 
 @pytest.fixture(scope="module")
