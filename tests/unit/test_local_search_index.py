@@ -106,8 +106,9 @@ def test_filtered_vector_search_over_a_large_subset_uses_the_graph(tmp_path: Pat
     assert len(exact & {h.chunk_id for h in hits}) >= 18
 
 
+@pytest.mark.parametrize("saved", ["without sketches", "with another basis"])
 def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
-    tmp_path: Path, monkeypatch
+    tmp_path: Path, monkeypatch, saved: str
 ):
     shortlists: list[tuple[int, int]] = []
     real = vector_sketches.shortlist
@@ -155,18 +156,25 @@ def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
     before = check(index)
     assert shortlists and all(kept < rows for rows, kept in shortlists)
     index.close()
-    # A snapshot saved before sketches existed gets them computed when it opens.
+    # A snapshot saved before sketches existed, or whose sketches another projection made
+    # (another NumPy's), gets them computed when it opens.
     (manifest,) = tmp_path.glob("workspaces/*/manifest.json")
-    saved = json.loads(manifest.read_text())
-    for path in manifest.parent.glob("*.sketch"):
-        path.unlink()
-    del saved["vectors"]["sketch_file"]
-    manifest.write_text(json.dumps(saved))
+    part = json.loads(manifest.read_text())
+    basis = part["vectors"]["sketch_basis"]
+    if saved == "without sketches":
+        for path in manifest.parent.glob("*.sketch"):
+            path.unlink()
+        del part["vectors"]["sketch_file"], part["vectors"]["sketch_basis"]
+    else:
+        sketch_file = manifest.parent / part["vectors"]["sketch_file"]
+        sketch_file.write_bytes(bytes(len(sketch_file.read_bytes())))  # all zero: useless
+        part["vectors"]["sketch_basis"] = "another"
+    manifest.write_text(json.dumps(part))
     reopened = LocalSearchIndex(tmp_path, dimension=256)
     assert check(reopened) == before
     assert list(manifest.parent.glob("*.sketch"))
     reopened.close()  # saves the snapshot again, with its sketches: computed once, not per start
-    assert "sketch_file" in json.loads(manifest.read_text())["vectors"]
+    assert json.loads(manifest.read_text())["vectors"]["sketch_basis"] == basis
 
 
 def test_concurrent_writers_and_readers(tmp_path: Path):

@@ -78,6 +78,7 @@ class VectorIndex:
         self.graph_changed = False  # since the last save
         self._graph_file: str | None = None  # the saved graph's file name
         self._groups_file: str | None = None
+        self.sketches_computed = False  # at load, from the rows (not yet in a snapshot)
 
     def add(self, matrix: np.ndarray | None, n: int, *, drain: bool = True) -> None:
         """Append `n` rows (slots) of unit vectors; None: n slots without vectors."""
@@ -199,6 +200,7 @@ class VectorIndex:
         if self.sketches is not None:
             self.sketches.flush()
             part["sketch_file"] = self.sketches.path.name
+            part["sketch_basis"] = sk.basis_id(self.dimension)
         if self.graph_changed or self._graph_file is None:
             name = new_name() + ".usearch"
             tmp = directory / (name + ".tmp")
@@ -234,10 +236,12 @@ class VectorIndex:
         graph.expansion_search = EXPANSION_SEARCH
         groups = DuplicateGroups.load(directory / part["groups_file"], part["in_graph"])
         sketches = None
-        if "sketch_file" in part and sk.wanted(dimension):
+        if sk.wanted(dimension) and part.get("sketch_basis") == sk.basis_id(dimension):
             sketch_path = directory / part["sketch_file"]
             sketches = VectorRows(sketch_path, sk.SKETCH_DIM, part["in_graph"], dtype=np.int8)
         index = cls(rows, graph, part["in_graph"], groups, sketches)
+        # None given but wanted: computed from the rows just now, to be saved once.
+        index.sketches_computed = sketches is None and index.sketches is not None
         index._view_path, index._graph_file = path, part["graph_file"]
         index._groups_file = part["groups_file"]
         return index

@@ -188,8 +188,8 @@ class WorkspaceEngines:
             if dimension is None:
                 raise ValueError("a snapshot with vectors, an index without a dimension")
             ws.vectors = VectorIndex.load(directory, manifest["vectors"], dimension)
-            if ws.vectors.sketches is not None and "sketch_file" not in manifest["vectors"]:
-                ws.dirty_since = time.monotonic()  # sketches computed now: save them once
+            if ws.vectors.sketches_computed:
+                ws.dirty_since = time.monotonic()  # save them once, not at every start
         slots = {manifest["slots"], len(ws.columns), ws.keyword.slot_count}
         if ws.vectors is not None:
             slots.add(ws.vectors.rows.count)
