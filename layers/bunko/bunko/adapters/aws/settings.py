@@ -33,7 +33,7 @@ class AwsSettings(BaseSettings):
     opensearch_service: Literal["aoss", "es"] = "aoss"
     ingest_queue_url: str | None = None
     # The core Settings.embedder names local models; on AWS the embedder is chosen here:
-    # Bedrock, or any OpenAI-compatible /v1/embeddings endpoint (docs/aws.md).
+    # Bedrock, or any OpenAI-compatible embeddings server (we call its POST {base}/embeddings) (docs/aws.md).
     embedding_provider: Literal["bedrock", "openai", "none"] = "bedrock"
     embedding_model_id: str = TITAN_EMBED_V2
     # The index's knn_vector size: 256, 512 or 1024 for Titan V2; the endpoint's own size for
