@@ -41,11 +41,17 @@ def resolve(host: str, port: int) -> list[str]:
     return sorted({info[4][0] for info in socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)})
 
 
+def _ip(address: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address:
+    """The address as the network sees it: an IPv6 zone dropped, IPv4-mapped unwrapped."""
+    ip = ipaddress.ip_address(address.split("%", 1)[0])
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
+        return ip.ipv4_mapped
+    return ip
+
+
 def is_inside_network(address: str) -> bool:
     """Private, loopback, link-local, shared (CGNAT), reserved, unspecified or multicast."""
-    ip = ipaddress.ip_address(address.split("%", 1)[0])  # drop an IPv6 zone
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-        ip = ip.ipv4_mapped
+    ip = _ip(address)
     return not ip.is_global or ip.is_multicast
 
 
@@ -102,9 +108,7 @@ def check_model_endpoint(url: str, *, allow_private: bool, resolver: Resolver = 
         # runs again each time the config is used.
         addresses = []
     for address in addresses:
-        ip = ipaddress.ip_address(address.split("%", 1)[0])
-        if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
-            ip = ip.ipv4_mapped
+        ip = _ip(address)
         if ip.is_link_local or (not allow_private and is_inside_network(address)):
             raise ValidationError(
                 f"baseUrl: {host!r} resolves to {address}, inside the network "

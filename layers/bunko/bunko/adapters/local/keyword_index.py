@@ -167,20 +167,21 @@ class KeywordIndex:
         each unit's number of postings (its df when no slot is dead and no term expands:
         np.bincount over 300k postings would cost ~2 ms at 1M chunks)."""
         units, gids = self._query_pairs(terms)
-        counts = self._counts(units, gids, len(terms))
         if not len(gids):
-            return (*segs._EMPTY, counts)
-        parts = [segs.gather(seg, units, gids) for seg in self.segments]
-        parts.append(self._gather_pending(units, gids))
+            return (*segs._EMPTY, np.zeros(len(terms), dtype=np.int64))
+        pending = self._gather_pending(units, gids)
+        parts = [segs.gather(seg, units, gids) for seg in self.segments] + [pending]
         unit, slot, tf = (np.concatenate([p[i] for p in parts]) for i in range(3))
-        return unit, slot, tf, counts
+        return unit, slot, tf, self._counts(units, gids, len(terms), pending[0])
 
-    def _counts(self, units: np.ndarray, gids: np.ndarray, n_units: int) -> np.ndarray:
-        counts = np.zeros(n_units, dtype=np.int64)
+    def _counts(self, units: np.ndarray, gids: np.ndarray, n: int, pending=None) -> np.ndarray:
+        """Postings per query unit (of `n`); `pending`: the buffer's units, if gathered."""
+        counts = np.zeros(n, dtype=np.int64)
         if len(gids):
             for seg in self.segments:
-                counts += segs.counts(seg, units, gids, n_units)
-            counts += np.bincount(self._gather_pending(units, gids)[0], minlength=n_units)
+                counts += segs.counts(seg, units, gids, n)
+            pending = self._gather_pending(units, gids)[0] if pending is None else pending
+            counts += np.bincount(pending, minlength=n)
         return counts
 
     def query_weight(self, terms: list[QueryTerm], live: np.ndarray) -> float:

@@ -93,7 +93,6 @@ class VectorIndex:
             return
         if self._view_path is not None:
             self._graph = Index.restore(str(self._view_path))
-            self._graph.expansion_search = EXPANSION_SEARCH
             self._view_path = None
         block = np.asarray(self.rows.array[start:end], dtype=np.float32)
         if self.sketches is not None:
@@ -233,7 +232,6 @@ class VectorIndex:
         graph = Index.restore(str(path), view=True)
         if graph is None or graph.ndim != dimension:
             raise ValueError("the graph file is torn or of another dimension")
-        graph.expansion_search = EXPANSION_SEARCH
         groups = DuplicateGroups.load(directory / part["groups_file"], part["in_graph"])
         sketches = None
         if sk.wanted(dimension) and part.get("sketch_basis") == sk.basis_id(dimension):
