@@ -42,11 +42,14 @@ class GatedProxy:
                     headers={"content-type": "application/json"},
                     timeout=120,
                 )
-                self.send_response(answer.status_code)
-                self.send_header("content-type", "application/json")
-                self.send_header("content-length", str(len(answer.content)))
-                self.end_headers()
-                self.wfile.write(answer.content)
+                try:
+                    self.send_response(answer.status_code)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(answer.content)))
+                    self.end_headers()
+                    self.wfile.write(answer.content)
+                except OSError:
+                    pass  # the client was killed while it waited
 
             def log_message(self, *args) -> None:
                 pass
