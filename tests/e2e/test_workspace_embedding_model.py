@@ -113,6 +113,14 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         assert own.index.count(alice_ws) == rest.services.metadata.count_chunks(alice_ws) == 4
         assert rest.services.index.count(alice_ws) == 0  # the old generation let go of it
 
+        # The config its vectors came from stays as it is while it serves: 409.
+        assert "embedding model" in assert_error(
+            alice.client.delete(f"/model-configs/{config}"), 409
+        )["message"]
+        assert_error(alice.client.put(f"/model-configs/{config}", json={"modelId": "x"}), 409)
+        renamed = alice.client.put(f"/model-configs/{config}", json={"name": "e5 small"})
+        assert renamed.status_code == 200 and model(alice)["serving"]["name"] == "e5 small"
+
         # Bob's workspace is unaffected: the default model and generation.
         bobs = search(bob, "lamp keeper")
         assert bobs["vector_search_used"] is False and bobs["items"]
@@ -123,6 +131,7 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         # An upload naming the workspace's model is honoured; Bob's own e5 config is not his
         # workspace's model: 400 naming the model in use, and nothing is stored.
         completed(alice, "named.txt", "A named upload about kites.", embeddingModelId=config)
+        assert model(alice)["serving"]["modelId"] == "e5"
         bobs_config = embedding_config(bob, proxy.url)
         refused = bob.client.post(
             "/upload",
@@ -140,6 +149,7 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         assert search(alice, "lamp keeper")["vector_search_used"] is False
         assert rest.services.index.count(alice_ws) == 5 and own.index.count(alice_ws) == 0
         assert alice.client.get("/user-settings").json()["selectedEmbeddingId"] is None
+        assert alice.client.delete(f"/model-configs/{config}").status_code == 200  # free again
     finally:
         proxy.close()
 

@@ -96,6 +96,9 @@ def _wire_model_switch(
         batch_size=settings.embed_batch_size,
     )
     accounts.model_switch = switch
+    if own is not None:
+        accounts.model_configs.in_use = lambda ws, config_id: config_id in switch.models(ws)
+        accounts.model_configs.changed = own.forget
     accounts.user_settings.embedding = switch
     accounts.knowledge_base.embedding = switch
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bunko.errors import ValidationError
-from bunko.ports import DEFAULT_MODEL, MetadataStore
+from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, MetadataStore
 from bunko.services.embedding_routes import WorkspaceRoutes
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.reindex import reindex_route
@@ -124,38 +124,48 @@ class ModelSwitch:
 
     def _build(self, workspace_id: str, target: str) -> None:
         assert self.routes is not None
-        routes, figures = self.routes, self._progress[workspace_id]
+        figures = self._progress[workspace_id]
         try:
-            route = routes.route(workspace_id, target)
-            in_place = routes.state(workspace_id)["serving"] == target
+            route = self.routes.route(workspace_id, target)
+            in_place = self.routes.state(workspace_id)["serving"] == target
+            old = None
             for attempt in range(1, ATTEMPTS + 1):
                 figures.update(done=0, total=self.metadata.count_chunks(workspace_id))
                 self._rebuild(workspace_id, target, route, in_place=in_place)
-                with routes.steady():  # no write between the count and the switch
-                    if routes.state(workspace_id)["building"] != target:
-                        raise _Superseded
-                    held, chunks = (
-                        route.index.count(workspace_id),
-                        self.metadata.count_chunks(workspace_id),
-                    )
-                    if held == chunks or attempt == ATTEMPTS:
-                        old = routes.serving(workspace_id)
-                        routes.save_state(workspace_id, {"serving": target, "building": None})
-                        break
-                log.warning(
-                    "workspace %s: %d entries for %d chunks; again", workspace_id, held, chunks
-                )
-            if old.model != target:
+                old = self._switch(workspace_id, target, route, last=attempt == ATTEMPTS)
+                if old is not None:
+                    break
+            if old is not None and old.model != target:
                 old.index.clear(workspace_id)  # the old generation no longer follows it
             log.info("workspace %s: now served by model %s", workspace_id, target)
-            figures["switched"] = True
         except _Superseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
         except Exception as exc:  # the choice stays saved: the next start tries again
             log.exception("workspace %s: rebuild for model %s failed", workspace_id, target)
             figures["error"] = str(exc) or type(exc).__name__
 
-    def _rebuild(self, workspace_id: str, target: str, route, *, in_place: bool) -> None:
+    def _switch(
+        self, workspace_id: str, target: str, route: EmbeddingRoute, *, last: bool
+    ) -> EmbeddingRoute | None:
+        """Switch to `route` if its entries match metadata (or on the `last` attempt: a
+        write raced the rebuild); returns the route it replaced, or None to rebuild again.
+        Inside `steady`, so no write comes between the count and the switch."""
+        assert self.routes is not None
+        with self.routes.steady():
+            if self.routes.state(workspace_id)["building"] != target:
+                raise _Superseded
+            held = route.index.count(workspace_id)
+            chunks = self.metadata.count_chunks(workspace_id)
+            if held != chunks and not last:
+                log.warning("workspace %s: %d entries for %d chunks", workspace_id, held, chunks)
+                return None
+            old = self.routes.serving(workspace_id)
+            self.routes.save_state(workspace_id, {"serving": target, "building": None})
+            return old
+
+    def _rebuild(
+        self, workspace_id: str, target: str, route: EmbeddingRoute, *, in_place: bool
+    ) -> None:
         assert self.routes is not None
         routes, figures = self.routes, self._progress[workspace_id]
 
