@@ -94,7 +94,9 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         during = search(alice, "lamp keeper")
         assert [i["name"] for i in during["items"]] == ["lighthouse.txt"]
         assert during["vector_search_used"] is False and not proxy.queried("lamp keeper")
-        late = put(alice, *LATE)  # written to both generations: waits for the new model
+        # Naming the model being built is honoured; the file is written to both generations
+        # (it waits for the new model at the gate).
+        late = put(alice, *LATE, embeddingModelId=config)
 
         proxy.gate.set()
         wait_for(lambda: model(alice)["building"] is None, timeout=120)
@@ -114,9 +116,8 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         assert rest.services.index.count(alice_ws) == 0  # the old generation let go of it
 
         # The config its vectors came from stays as it is while it serves: 409.
-        assert "embedding model" in assert_error(
-            alice.client.delete(f"/model-configs/{config}"), 409
-        )["message"]
+        in_use = assert_error(alice.client.delete(f"/model-configs/{config}"), 409)
+        assert "embedding model" in in_use["message"]
         assert_error(alice.client.put(f"/model-configs/{config}", json={"modelId": "x"}), 409)
         renamed = alice.client.put(f"/model-configs/{config}", json={"name": "e5 small"})
         assert renamed.status_code == 200 and model(alice)["serving"]["name"] == "e5 small"

@@ -81,7 +81,8 @@ def test_sigkill_mid_model_rebuild_is_built_again_at_the_next_start(tmp_path, mo
             proxy.close()
     text = log.read_text()
     assert "(re)building the index of model" in text and "Traceback" not in text
-    db = Settings(data_dir=data).index_dir / "workspaces" / DEFAULT_WORKSPACE_ID / config / "index.db"
+    own = Settings(data_dir=data).index_dir / "workspaces" / DEFAULT_WORKSPACE_ID
+    db = own / config / "index.db"
     with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as conn:
         count, vectors = conn.execute("SELECT count(*), count(vector) FROM entries").fetchone()
     assert count == vectors == len(TEXTS)
