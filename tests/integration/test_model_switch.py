@@ -52,6 +52,10 @@ def test_a_choice_changed_during_the_rebuild_abandons_it(world):
     services, proxy, config = world
     switch = services.accounts.model_switch
     assert switch.select(WS, config)["building"]["modelConfigId"] == config
+    rebuild = switch._progress[WS]["thread"]
+    again = switch.select(WS, config)  # chosen again (a client saving all its settings)
+    assert again["building"]["modelConfigId"] == config
+    assert switch._progress[WS]["thread"] is rebuild  # the same rebuild goes on
     back = switch.select(WS, None)  # while the new model's rebuild waits at the gate
     assert back["serving"]["modelConfigId"] is None and back["building"] is None
     proxy.gate.set()

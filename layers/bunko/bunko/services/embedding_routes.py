@@ -53,6 +53,8 @@ class WorkspaceRoutes(FixedRoutes):
         self.store = store
         self.opener = opener
         self._opened: dict[tuple[str, str], EmbeddingRoute] = {}
+        # Not the `steady` lock: a search must not wait for a write that is embedding.
+        self._opening = threading.Lock()
 
     # The saved choice.
     def state(self, workspace_id: str) -> dict[str, Any]:
@@ -75,7 +77,7 @@ class WorkspaceRoutes(FixedRoutes):
         if model == DEFAULT_MODEL:
             return self.default
         key = (workspace_id, model)
-        with self._lock:
+        with self._opening:
             if key not in self._opened:
                 self._opened[key] = self.opener(workspace_id, model)
             return self._opened[key]
@@ -89,7 +91,7 @@ class WorkspaceRoutes(FixedRoutes):
 
     def forget(self, workspace_id: str, model: str) -> None:
         """Drop an opened route (its config changed or went away)."""
-        with self._lock:
+        with self._opening:
             self._opened.pop((workspace_id, model), None)
 
 

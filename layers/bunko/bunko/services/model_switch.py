@@ -84,14 +84,15 @@ class ModelSwitch:
         if self.routes is None:
             raise ValidationError(self.refusal)
         target = config_id or DEFAULT_MODEL
-        if config_id is not None:
-            self._check(workspace_id, config_id)
+        if config_id is not None and config_id not in self.models(workspace_id):
+            self._check(workspace_id, config_id)  # a new choice: refused before any write
         with self.routes.steady():
             state = self.routes.state(workspace_id)
             if target == state["serving"]:
-                self.routes.save_state(workspace_id, {"serving": target, "building": None})
+                if state["building"] not in (None, target):  # back before the switch
+                    self.routes.save_state(workspace_id, {"serving": target, "building": None})
             elif target != state["building"] or not self._running(workspace_id):
-                self.begin(workspace_id, target)
+                self.begin(workspace_id, target)  # new, or built again after a failure
         return self.status(workspace_id)
 
     def _check(self, workspace_id: str, config_id: str) -> None:
