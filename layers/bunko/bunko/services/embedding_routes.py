@@ -1,6 +1,6 @@
 """WorkspaceRoutes: the EmbeddingRoutes of the embedded shape, from each workspace's saved
 choice (a settings document, scope "embedding-model"), and FixedRoutes: every workspace on the
-server's default model (AWS, a deployment without accounts, `bunko eval`'s graph).
+server's default model (AWS, a service built without routes).
 
 The saved document: {"serving": model, "building": model or null}, a model being "default"
 (the server's own) or a model config id; no document: served by the default. Routes of model
