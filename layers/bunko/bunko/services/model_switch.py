@@ -175,9 +175,11 @@ class ModelSwitch:
                 raise _Superseded
             figures["done"] += count
 
+        with routes.steady():  # a write in progress is in metadata before the reads below
+            route.index.clear(workspace_id)
         reindex_route(
             self.metadata, route, workspace_id=workspace_id, batch_size=self.batch_size,
-            progress=progress, keywords_first=in_place,
+            progress=progress, keywords_first=in_place, clear=False,
         )  # fmt: skip
 
     def models(self, workspace_id: str) -> set[str]:

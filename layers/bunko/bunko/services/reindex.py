@@ -37,6 +37,7 @@ def reindex_route(
     retrain: bool = False,
     progress: Progress | None = None,
     keywords_first: bool = False,
+    clear: bool = True,
 ) -> int:
     """Clear the route's index (of `workspace_id`, or whole) and rebuild it from metadata;
     `include(workspace_id)` picks the workspaces this generation serves. With an LSA embedder
@@ -44,11 +45,13 @@ def reindex_route(
     is written before any vector, so search finds everything by its words within seconds
     while a slow model embeds (entry counts then no longer show a rebuild killed midway: the
     caller marks it unfinished until this returns). `progress` gets each batch's chunk count
-    (it may raise to stop the rebuild). Returns the chunks indexed."""
+    (it may raise to stop the rebuild). `clear` False: the caller cleared it. Returns the
+    chunks indexed."""
     embedder, index = route.embedder, route.index
     if retrain and isinstance(embedder, TrainableEmbedder):
         embedder.fit([c.content for c in metadata.iter_chunks(workspace_id)])
-    index.clear(workspace_id)
+    if clear:
+        index.clear(workspace_id)
     documents = {
         d.id: d
         for d in metadata.iter_documents(workspace_id)
