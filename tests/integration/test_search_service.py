@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
-from bunko.ports import IndexEntry
+from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, IndexEntry
 from bunko.services.search import SearchOptions
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -132,7 +132,7 @@ def test_search_safely_reports_errors_in_the_unified_shape(kb):
         def hybrid_search(self, *a, **k):
             raise RuntimeError("index offline")
 
-    kb.search.index = Broken()
+    kb.search.route = lambda ws: EmbeddingRoute(DEFAULT_MODEL, None, Broken())
     result = kb.search.search_safely(WS, "backup", SearchOptions())
     assert result.to_dict()["items"] == []
     assert "index offline" in result.to_dict()["error"]

@@ -14,6 +14,7 @@ from bunko.services.ingest import IngestService
 from bunko.services.knowledge_base import KnowledgeBaseService
 from bunko.services.libreoffice import ConversionService
 from bunko.services.model_configs import ModelConfigService
+from bunko.services.model_switch import ModelSwitch
 from bunko.services.passwords import PasswordHasher
 from bunko.services.throttle import LoginThrottle
 from bunko.services.tokens import JwtVerifier, TokenService
@@ -35,6 +36,7 @@ class AccountServices:
     knowledge_base: KnowledgeBaseService
     vision: VisionAdvisor
     conversions: ConversionService
+    model_switch: ModelSwitch | None = None  # each workspace's embedding model (root sets it)
 
 
 def build_auth(

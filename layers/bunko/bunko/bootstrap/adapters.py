@@ -16,13 +16,18 @@ from bunko.ports import (
     ModelConfigStore,
     PassageScorer,
     ResearchStore,
+    RouteOpener,
     SearchIndex,
     SecretCipher,
     SettingsStore,
     UserStore,
 )
 from bunko.ports.uploads import UploadSigner
+from bunko.services.model_configs import ModelConfigService
 from bunko.services.workspace_settings import FolderCheck
+
+# (model configs, closers to add the opened indexes' close to) -> the opener
+OpenerFactory = Callable[[ModelConfigService, list[Callable[[], None]]], RouteOpener]
 
 
 @dataclass
@@ -56,4 +61,7 @@ class Adapters:
     folder_check: FolderCheck | None = None
     research: ResearchStore | None = None  # research projects and sealed corpora
     passage_scorer: PassageScorer | None = None  # BM25 inside one sealed corpus
+    # Opens a model config's route (its embedder and index generation) for a workspace of
+    # its own model; None: this shape serves every workspace with the default route.
+    route_opener: OpenerFactory | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)

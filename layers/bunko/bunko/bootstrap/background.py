@@ -32,6 +32,11 @@ def index_needs_rebuild(services: Services, *, stale: str | None = None) -> bool
     sat idle while another model's generation followed metadata, or a rebuild of it never
     finished. Metadata is the truth (DESIGN decision 1)."""
     indexed, chunks = services.index.count(), services.metadata.count_chunks()
+    # A workspace on a model config of its own lives in that model's generation (its own
+    # startup check is ModelSwitch.resume's).
+    for workspace_id in _served_elsewhere(services):
+        indexed -= services.index.count(workspace_id)
+        chunks -= services.metadata.count_chunks(workspace_id)
     if indexed != chunks:
         log.warning(
             "startup check: the search index holds %d entries for %d chunks in metadata;"
@@ -48,6 +53,19 @@ def index_needs_rebuild(services: Services, *, stale: str | None = None) -> bool
         )
         return True
     return False
+
+
+def _served_elsewhere(services: Services) -> list[str]:
+    switch = services.accounts.model_switch if services.accounts else None
+    return switch.served_elsewhere() if switch else []
+
+
+def resume_model_switches(services: Services) -> None:
+    """Build again the workspace models a previous run was building (after the default
+    generation's repair, so the two never write one generation at once)."""
+    switch = services.accounts.model_switch if services.accounts else None
+    if switch is not None and switch.resume():
+        log.info("startup check: resumed the rebuild of workspace embedding models")
 
 
 def stale_mark(services: Services) -> str | None:
@@ -86,12 +104,14 @@ def resume_ingest(services: Services) -> threading.Thread | None:
             log.info("startup check: re-queued %d unfinished documents", requeued)
 
     if not index_needs_rebuild(services, stale=stale_mark(services)):
+        resume_model_switches(services)
         requeue()
         return None
 
     def repair() -> None:
         count = rebuild_index(services)
         log.info("startup check: index rebuilt with %d entries", count)
+        resume_model_switches(services)
         requeue()
 
     thread = threading.Thread(target=repair, name="bunko-reindex", daemon=True)

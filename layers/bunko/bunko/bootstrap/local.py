@@ -55,6 +55,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.sqlite_db import SqliteDatabase
     from bunko.adapters.local.sqlite_research import SqliteResearchStore
     from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+    from bunko.bootstrap.workspace_embedders import local_route_opener
     from bunko.drops.folder_monitor import local_folder_check
 
     make_private(settings.data_dir)  # 0700 folders, 0600 files
@@ -81,6 +82,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         folder_check=local_folder_check(settings.data_dir),
         research=SqliteResearchStore(db),
         passage_scorer=Bm25PassageScorer(),
+        route_opener=lambda configs, closers: local_route_opener(settings, configs, closers),
         closers=[index.close, db.close],
     )
 

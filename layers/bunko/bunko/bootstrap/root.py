@@ -11,15 +11,27 @@ from dataclasses import dataclass, field
 from bunko.bootstrap.accounts import AccountServices, build_account_services
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.models import ConfiguredModels
+from bunko.bootstrap.workspace_embedders import AWS_REFUSAL
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
-from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
+from bunko.errors import ValidationError
+from bunko.ports import (
+    DEFAULT_MODEL,
+    BlobStore,
+    Embedder,
+    EmbeddingRoute,
+    IngestQueue,
+    MetadataStore,
+    SearchIndex,
+)
 from bunko.ports.uploads import UploadSigner
 from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
 from bunko.services.chat import ChatService
 from bunko.services.chunk_items import ChunkItemsService
+from bunko.services.embedding_routes import FixedRoutes, WorkspaceRoutes
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.model_switch import ModelSwitch
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
@@ -57,6 +69,40 @@ class Services:
             close()
 
 
+def _unopened(workspace_id: str, config_id: str) -> EmbeddingRoute:
+    raise ValidationError("model configs are not available on this deployment")
+
+
+def _wire_model_switch(
+    settings: Settings,
+    adapters: Adapters,
+    accounts: AccountServices,
+    routes: FixedRoutes,
+    closers: list[Callable[[], None]],
+) -> None:
+    """The workspace's embedding model: chosen through /user-settings (selectedEmbeddingId)
+    and honoured by uploads (embeddingModelId)."""
+    own = routes if isinstance(routes, WorkspaceRoutes) else None
+    if own is not None and adapters.route_opener is not None:
+        opened: list[Callable[[], None]] = []
+        own.opener = adapters.route_opener(accounts.model_configs, opened)
+        closers.append(lambda: [close() for close in opened])
+    switch = ModelSwitch(
+        metadata=adapters.metadata,
+        configs=accounts.model_configs,
+        routes=own,
+        refusal=AWS_REFUSAL,
+        default_name=adapters.embedder.name if adapters.embedder else None,
+        batch_size=settings.embed_batch_size,
+    )
+    accounts.model_switch = switch
+    if own is not None:
+        accounts.model_configs.in_use = lambda ws, config_id: config_id in switch.models(ws)
+        accounts.model_configs.changed = own.forget
+    accounts.user_settings.embedding = switch
+    accounts.knowledge_base.embedding = switch
+
+
 def build_adapters(settings: Settings) -> Adapters:
     if settings.backend == "aws":
         from bunko.bootstrap.aws import build_aws_adapters
@@ -87,12 +133,19 @@ def wire_services(
         adapters.embedder,
     )
     closers = list(adapters.closers)
+    default = EmbeddingRoute(DEFAULT_MODEL, embedder, index)
+    # Each workspace's model and index generation: its own model config's where the shape
+    # can hold one (the opener is set once the model configs exist), else the default.
+    routes: FixedRoutes = FixedRoutes(default)
+    if adapters.route_opener is not None and adapters.accounts is not None:
+        routes = WorkspaceRoutes(default, adapters.accounts.stores.settings, _unopened)
     pipeline = IndexingPipeline(
         metadata=metadata,
         blobs=blobs,
         index=index,
         embedder=embedder,
         batch_size=settings.embed_batch_size,
+        routes=routes,
     )
     queue = queue or adapters.queue
     queue_depth = lambda: 0  # noqa: E731 (SQS: the queue's depth is CloudWatch's to report)
@@ -113,12 +166,14 @@ def wire_services(
             chunk_overlap=settings.chunk_overlap,
         ),
         policy=uploads,
+        routes=routes,
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
     accounts = apikeys = None
     verifiers = []
     if adapters.accounts is not None:
         accounts = build_account_services(settings, adapters, adapters.accounts, ingest=ingest)
+        _wire_model_switch(settings, adapters, accounts, routes, closers)
         apikeys = ApiKeyService(store=adapters.accounts.api_keys, metadata=metadata)
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
         ingest.quota = UploadQuota(
@@ -137,6 +192,7 @@ def wire_services(
         limit=settings.search_limit,
         min_score=settings.min_score,
         saved_defaults=accounts.workspace_settings if accounts else None,
+        routes=routes,
     )
     chat = ChatService(
         search=search,
@@ -165,7 +221,9 @@ def wire_services(
         uploads=uploads,
         search=search,
         status=StatusService(documents=metadata, embedder=embedder, queue_depth=queue_depth),
-        items=ChunkItemsService(metadata=metadata, blobs=blobs, index=index, embedder=embedder),
+        items=ChunkItemsService(
+            metadata=metadata, blobs=blobs, index=index, embedder=embedder, routes=routes
+        ),
         identity=Identity(verifiers, auth_enabled=settings.auth == "on"),
         chat=chat,
         accounts=accounts,

@@ -18,6 +18,13 @@ from bunko.ports.chat import (
 )
 from bunko.ports.conversion import DocumentConverter
 from bunko.ports.embedding import Embedder, LoadsLazily, TrainableEmbedder
+from bunko.ports.embedding_routes import (
+    DEFAULT_MODEL,
+    EmbeddingRoute,
+    EmbeddingRoutes,
+    RouteOpener,
+    write_targets,
+)
 from bunko.ports.identity import TokenVerifier
 from bunko.ports.index import IndexEntry, IndexHit, SearchFilter, SearchIndex
 from bunko.ports.metadata import (
@@ -33,6 +40,7 @@ from bunko.ports.research import PassageScorer, ResearchStore
 from bunko.ports.secrets import SecretCipher
 
 __all__ = [
+    "DEFAULT_MODEL",
     "ApiKeyStore",
     "BlobStore",
     "ChatMessage",
@@ -44,6 +52,8 @@ __all__ = [
     "DocumentWrite",
     "DocumentWrites",
     "Embedder",
+    "EmbeddingRoute",
+    "EmbeddingRoutes",
     "IndexEntry",
     "IndexHit",
     "IngestJob",
@@ -58,6 +68,7 @@ __all__ = [
     "RerankHit",
     "Reranker",
     "ResearchStore",
+    "RouteOpener",
     "SearchFilter",
     "SearchIndex",
     "SecretCipher",
@@ -66,4 +77,5 @@ __all__ = [
     "TrainableEmbedder",
     "UserStore",
     "WorkspaceStore",
+    "write_targets",
 ]

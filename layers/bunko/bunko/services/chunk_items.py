@@ -16,8 +16,19 @@ import numpy as np
 
 from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
-from bunko.ports import BlobStore, Embedder, MetadataStore, SearchIndex, TrainableEmbedder
+from bunko.ports import (
+    DEFAULT_MODEL,
+    BlobStore,
+    Embedder,
+    EmbeddingRoute,
+    EmbeddingRoutes,
+    MetadataStore,
+    SearchIndex,
+    TrainableEmbedder,
+    write_targets,
+)
 from bunko.services.blob_keys import text_key
+from bunko.services.embedding_routes import FixedRoutes
 from bunko.services.index_entries import entries_for
 
 log = logging.getLogger(__name__)
@@ -56,11 +67,12 @@ class ChunkItemsService:
         blobs: BlobStore,
         index: SearchIndex,
         embedder: Embedder | None,
+        routes: EmbeddingRoutes | None = None,
     ) -> None:
+        """`index` and `embedder`: the default route; `routes`: each workspace's."""
         self.metadata = metadata
         self.blobs = blobs
-        self.index = index
-        self.embedder = embedder
+        self.routes = routes or FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
 
     def get_item(self, workspace_id: str, item_id: str) -> ItemView:
         """Raises NotFoundError for an unknown id and for another workspace's id alike."""
@@ -79,14 +91,19 @@ class ChunkItemsService:
                 f"content is {len(content)} characters; an item holds at most {MAX_ITEM_CHARS}"
             )
         old = self.get_item(workspace_id, item_id)
-        vectors = self._embed(content)  # before any write: a model failure changes nothing
         chunk = replace(old.chunk, content=content)
-        self.metadata.save_chunk(chunk)
-        try:
-            self.index.index(entries_for(old.document, [chunk], vectors))
-        except Exception:
-            self.metadata.save_chunk(old.chunk)  # keep metadata and index telling the same story
-            raise
+        # Every generation the workspace writes (two while its model changes), held steady.
+        with self.routes.steady():
+            targets = write_targets(self.routes, workspace_id)
+            # Embedded before any write: a model failure changes nothing.
+            vectors = [_embed(t.embedder, content) for t in targets]
+            self.metadata.save_chunk(chunk)
+            try:
+                for target, vector in zip(targets, vectors, strict=True):
+                    target.index.index(entries_for(old.document, [chunk], vector))
+            except Exception:
+                self.metadata.save_chunk(old.chunk)  # metadata and index tell the same story
+                raise
         return ItemView(chunk, old.document)
 
     def delete_item(self, workspace_id: str, item_id: str) -> ItemView:
@@ -94,7 +111,9 @@ class ChunkItemsService:
         if not self.metadata.delete_chunk(workspace_id, item_id):
             raise NotFoundError(f"item {item_id} not found")
         try:
-            self.index.delete_chunks(workspace_id, [item_id])
+            with self.routes.steady():
+                for target in write_targets(self.routes, workspace_id):
+                    target.index.delete_chunks(workspace_id, [item_id])
         except Exception:  # a stale index entry is filtered out by search (decision 1)
             log.exception("could not remove item %s from the index", item_id)
         self._recount(workspace_id, view.document.id, view.chunk.revision)
@@ -160,13 +179,13 @@ class ChunkItemsService:
             time.sleep(poll)
             poll = min(poll * 1.5, 0.5)  # quick for a local worker, gentle on a cloud store
 
-    def _embed(self, text: str) -> np.ndarray | None:
-        embedder = self.embedder
-        if embedder is None:
-            return None
-        if isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted:
-            return None  # as the pipeline does: keyword-only until LSA is trained
-        return np.asarray(embedder.embed_documents([text]), dtype=np.float32)
+
+def _embed(embedder: Embedder | None, text: str) -> np.ndarray | None:
+    if embedder is None:
+        return None
+    if isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted:
+        return None  # as the pipeline does: keyword-only until LSA is trained
+    return np.asarray(embedder.embed_documents([text]), dtype=np.float32)
 
 
 def _join_chunks(chunks: list[Chunk]) -> str:

@@ -17,7 +17,9 @@ from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
+from bunko.ports.embedding_routes import EmbeddingRoutes
 from bunko.services.blob_keys import original_key, text_key
+from bunko.services.embedding_routes import delete_document_everywhere, fixed_routes
 from bunko.services.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.upload_quota import UploadQuota
 
@@ -46,10 +48,11 @@ class IngestService:
         queue: IngestQueue,
         defaults: IngestDefaults,
         policy: UploadPolicy,
+        routes: EmbeddingRoutes | None = None,  # `index` is the default route's
     ) -> None:
         self.metadata = metadata
         self.blobs = blobs
-        self.index = index
+        self.routes = routes or fixed_routes(index, None)
         self.queue = queue
         self.defaults = defaults
         self.policy = policy
@@ -276,7 +279,7 @@ class IngestService:
             raise NotFoundError(f"document {document_id} not found")
         # Metadata first: a worker indexing it meanwhile then fails its save and cleans up.
         self.metadata.delete_document(workspace_id, document_id)
-        self.index.delete_document(workspace_id, document_id)
+        delete_document_everywhere(self.routes, workspace_id, document_id)
         self.blobs.delete_prefix(f"originals/{workspace_id}/{document_id}/")
         self.blobs.delete_prefix(f"texts/{workspace_id}/{document_id}/")
         return doc

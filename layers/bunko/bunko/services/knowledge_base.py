@@ -19,8 +19,9 @@ from bunko.domain import Document
 from bunko.domain.ingest_options import MODES
 from bunko.errors import NotFoundError, ValidationError
 from bunko.parsing import resolve_mime
-from bunko.ports import ModelConfigStore, SettingsStore
+from bunko.ports import DEFAULT_MODEL, ModelConfigStore, SettingsStore
 from bunko.services.ingest import IngestService
+from bunko.services.model_switch import ModelSwitch
 
 OPTIONS_SCOPE = "upload"
 
@@ -53,6 +54,37 @@ class KnowledgeBaseService:
         self.model_configs = model_configs
         self.options = options
         self.embedding_models = embedding_models
+        self.embedding: ModelSwitch | None = None  # each workspace's model (root sets it)
+
+    def _check_model(self, workspace_id: str, config_id: str) -> None:
+        """An upload's embeddingModelId must name the model its workspace embeds with (or the
+        one being built), since the workspace's index holds one model's vectors (a query is
+        embedded once): a document embedded by another could never be found by its vectors,
+        so it is refused rather than silently embedded with the model in use."""
+        config = self.model_configs.get_model_config(workspace_id, config_id)
+        if config is None or config.type != "embedding":
+            raise ValidationError(f"embeddingModelId: no embedding model config {config_id!r}")
+        models = self.embedding.models(workspace_id) if self.embedding else {DEFAULT_MODEL}
+        if config_id in models:
+            return
+        if DEFAULT_MODEL in models and config.model_id in self.embedding_models:
+            return  # a config of the server's own model
+        serving = self.embedding.status(workspace_id)["serving"] if self.embedding else None
+        if serving and serving["modelConfigId"]:
+            active = f"{serving['name']!r} ({serving['modelId']})"
+        else:
+            name = min(self.embedding_models, key=len) if self.embedding_models else None
+            active = repr(name) if name else None
+        raise ValidationError(
+            f"embeddingModelId: {config.name!r} ({config.model_id}) cannot be honoured: "
+            + (
+                f"this knowledge base embeds every document with {active}"
+                if active
+                else "this knowledge base has no embedding model (keyword search only)"
+            )
+            + "; omit embeddingModelId, name a config of that model, or choose this one for "
+            "the workspace (PUT /user-settings selectedEmbeddingId)"
+        )
 
     def upload(
         self,
@@ -71,25 +103,7 @@ class KnowledgeBaseService:
         if options.mode not in MODES:
             raise ValidationError("mode: fast or precise")
         if options.embedding_model_id is not None:
-            config = self.model_configs.get_model_config(workspace_id, options.embedding_model_id)
-            if config is None or config.type != "embedding":
-                raise ValidationError(
-                    f"embeddingModelId: no embedding model config {options.embedding_model_id!r}"
-                )
-            if config.model_id not in self.embedding_models:
-                # A workspace's index holds one model's vectors (a query is embedded once),
-                # so a document embedded by another model could never be found by its
-                # vectors: refuse rather than silently embed with the active model.
-                active = min(self.embedding_models, key=len) if self.embedding_models else None
-                raise ValidationError(
-                    f"embeddingModelId: {config.name!r} ({config.model_id}) cannot be honoured: "
-                    + (
-                        f"this knowledge base embeds every document with {active!r}"
-                        if active
-                        else "this knowledge base has no embedding model (keyword search only)"
-                    )
-                    + "; omit embeddingModelId or name a config of that model"
-                )
+            self._check_model(workspace_id, options.embedding_model_id)
         mime = resolve_mime(name, data, content_type)
         chunking = {"chunk_size": options.chunk_size, "chunk_overlap": options.chunk_overlap}
         if options.replace_id is not None:

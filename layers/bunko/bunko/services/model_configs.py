@@ -7,16 +7,23 @@ is set.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from bunko.domain import new_id, utcnow
 from bunko.domain.accounts import MODEL_PROVIDERS, MODEL_TYPES, ModelConfig
-from bunko.errors import NotFoundError, ValidationError
+from bunko.errors import ConflictError, NotFoundError, ValidationError
 from bunko.ports import ModelConfigStore, SecretCipher
 from bunko.services.endpoint_guard import Resolver, check_model_endpoint, resolve
 from bunko.services.text_safety import check_name
 
 MAX_KEY_LENGTH = 4096
+# What a config's vectors depend on: fixed while a workspace embeds with it.
+_MODEL_FIELDS = {"provider", "model_id", "type", "base_url"}
+_IN_USE = (
+    "model config {!r} is a workspace's embedding model: choose another model for the "
+    "workspace first (PUT /user-settings selectedEmbeddingId)"
+)
 _EDITABLE = ("name", "provider", "model_id", "type", "base_url", "api_key", "supports_vision")
 
 
@@ -49,6 +56,10 @@ class ModelConfigService:
         self.cipher = cipher
         self.allow_private_endpoints = allow_private_endpoints
         self.resolver = resolver
+        # Whether a workspace embeds with the config (set by the root): such a config is
+        # not deleted, nor pointed at another model, while its vectors serve.
+        self.in_use: Callable[[str, str], bool] = lambda workspace_id, config_id: False
+        self.changed: Callable[[str, str], None] = lambda workspace_id, config_id: None
 
     def list(self, workspace_id: str) -> list[ModelConfig]:
         return self.store.list_model_configs(workspace_id)
@@ -71,12 +82,18 @@ class ModelConfigService:
     def update(self, workspace_id: str, config_id: str, changes: dict[str, Any]) -> ModelConfig:
         """A partial update; `api_key` None or "" removes the key, absent leaves it."""
         config = self.get(workspace_id, config_id)
+        if set(changes) & _MODEL_FIELDS and self.in_use(workspace_id, config_id):
+            raise ConflictError(_IN_USE.format(config.name))
         self._apply(config, changes, new=False)
         config.updated_at = utcnow()
         self.store.save_model_config(config)
+        self.changed(workspace_id, config_id)  # a model in use picks up its new key
         return config
 
     def delete(self, workspace_id: str, config_id: str) -> None:
+        config = self.get(workspace_id, config_id)
+        if self.in_use(workspace_id, config_id):
+            raise ConflictError(_IN_USE.format(config.name))
         if not self.store.delete_model_config(workspace_id, config_id):
             raise NotFoundError(f"model config {config_id} not found")
 

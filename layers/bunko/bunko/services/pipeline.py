@@ -8,32 +8,33 @@ derived from (document, revision, index), so re-delivering a job writes the same
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-
-import numpy as np
 
 from bunko.domain import Chunk, Document, DocumentStatus, utcnow
 from bunko.errors import BunkoError, NotFoundError, StaleError
 from bunko.ports import (
+    DEFAULT_MODEL,
     BlobStore,
     DocumentWrite,
     Embedder,
-    IndexEntry,
+    EmbeddingRoute,
+    EmbeddingRoutes,
     IngestJob,
     MetadataStore,
     SearchIndex,
-    TrainableEmbedder,
+    write_targets,
 )
 from bunko.services.document_chunks import parse_and_chunk
 from bunko.services.document_writes import write_documents
 from bunko.services.embed_stream import EmbedStream, Vectors
-from bunko.services.index_entries import batched, entries_for
+from bunko.services.embedding_routes import FixedRoutes
+from bunko.services.index_entries import entries_for
+from bunko.services.reindex import embed_texts, reindex_route
 
 log = logging.getLogger(__name__)
 
-Progress = Callable[[int], None]
 # A job whose document was deleted, or given a newer revision, while it was being indexed.
 _GONE = (NotFoundError, StaleError)
 
@@ -49,6 +50,7 @@ CLAIM_JOBS = 16
 class _Prepared:
     doc: Document
     chunks: list[Chunk]
+    route: EmbeddingRoute  # the route whose model embedded its vectors
     early: bool = False  # its chunks are already keyword-searchable
 
 
@@ -61,15 +63,27 @@ class IndexingPipeline:
         index: SearchIndex,
         embedder: Embedder | None,
         batch_size: int = 64,
+        routes: EmbeddingRoutes | None = None,
     ) -> None:
+        """`index` and `embedder`: the default route; `routes`: which route serves each
+        workspace (default: that one for all)."""
         self.metadata = metadata
         self.blobs = blobs
-        self.index = index
-        self.embedder = embedder
+        self.default = EmbeddingRoute(DEFAULT_MODEL, embedder, index)
+        self.routes = routes or FixedRoutes(self.default)
         self.batch_size = batch_size
 
     def process(self, jobs: Sequence[IngestJob]) -> list[Document]:
-        """Index a batch of jobs; returns the documents as they ended.
+        """Index a batch of jobs, grouped by the model that serves their workspace (each
+        group is embedded by its model); returns the documents as they ended."""
+        groups: dict[str, tuple[EmbeddingRoute, list[IngestJob]]] = {}
+        for job in jobs:
+            route = self.routes.serving(job.workspace_id)
+            groups.setdefault(route.model, (route, []))[1].append(job)
+        return [d for route, group in groups.values() for d in self._process(route, group)]
+
+    def _process(self, route: EmbeddingRoute, jobs: Sequence[IngestJob]) -> list[Document]:
+        """Index jobs of workspaces that `route` serves.
 
         Documents are marked `indexing` a few at a time, in one write each. Embedding overlaps
         the rest: the chunks of successive documents are embedded in a thread in batches of
@@ -79,10 +93,12 @@ class IndexingPipeline:
         finished: list[Document] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-embed") as executor:
             stream: EmbedStream[_Prepared] = EmbedStream(
-                self._embed, batch_size=self.batch_size, executor=executor
+                lambda texts: embed_texts(route.embedder, texts, self.batch_size),
+                batch_size=self.batch_size,
+                executor=executor,
             )
             for job, doc in self._claimed(jobs):
-                prepared = self._prepare_job(job, doc, finished)
+                prepared = self._prepare_job(job, doc, route, finished)
                 if prepared is not None:
                     self._write_keywords(prepared)
                     stream.add(prepared, [c.content for c in prepared.chunks])
@@ -112,12 +128,12 @@ class IndexingPipeline:
             yield from (c for c, kept in zip(claimed, saved, strict=True) if kept is not None)
 
     def _prepare_job(
-        self, job: IngestJob, doc: Document, finished: list[Document]
+        self, job: IngestJob, doc: Document, route: EmbeddingRoute, finished: list[Document]
     ) -> _Prepared | None:
         """Parse and chunk the job's document; None when there is nothing (more) to do."""
         try:
             chunks = parse_and_chunk(doc, blobs=self.blobs, metadata=self.metadata, mode=job.mode)
-            return _Prepared(doc, chunks)
+            return _Prepared(doc, chunks, route)
         except _GONE:
             return None  # deleted or replaced meanwhile: the newer state's job does the rest
         except BunkoError as exc:
@@ -131,10 +147,10 @@ class IndexingPipeline:
         """Make a large new file keyword-searchable now; its vectors follow (it stays
         `indexing`, and search says such hits were found by the keyword engine alone)."""
         doc = p.doc
-        if doc.chunk_count or len(p.chunks) < EARLY_KEYWORD_CHUNKS or self.embedder is None:
+        if doc.chunk_count or len(p.chunks) < EARLY_KEYWORD_CHUNKS or p.route.embedder is None:
             return  # a file with chunks keeps serving them until its new ones are complete
         try:
-            self.index.index(entries_for(doc, p.chunks, None))
+            p.route.index.index(entries_for(doc, p.chunks, None))
             self.metadata.replace_chunks(doc.workspace_id, doc.id, p.chunks)
             p.early = True
         except _GONE:
@@ -147,7 +163,8 @@ class IndexingPipeline:
         if not p.early:
             return
         try:
-            self.index.delete_document(p.doc.workspace_id, p.doc.id)
+            for target in self._targets(p.doc.workspace_id, p.route):
+                target.index.delete_document(p.doc.workspace_id, p.doc.id)
             self.metadata.replace_chunks(p.doc.workspace_id, p.doc.id, [])
         except _GONE:
             pass  # deleted meanwhile: nothing of it is left to find
@@ -188,9 +205,16 @@ class IndexingPipeline:
             return self._fail(p.doc, f"could not index {p.doc.name}: {exc}")
 
     def _write_together(self, done: list[tuple[_Prepared, Vectors]]) -> list[Document]:
+        # Inside `steady`: a change of model cannot switch between reading the targets and
+        # writing them, so a document written during a rebuild reaches both generations.
+        with self.routes.steady():
+            return self._write_targets(done)
+
+    def _write_targets(self, done: list[tuple[_Prepared, Vectors]]) -> list[Document]:
         # Index first, metadata last: metadata is the truth, so a crash in between leaves the
         # documents `indexing` (re-queued at start) and entries that the rewrite replaces.
-        self.index.index([e for p, v in done for e in entries_for(p.doc, p.chunks, v)])
+        for target, entries in self._entries(done):
+            target.index.index(entries)
         now = utcnow()
         for p, _ in done:
             p.doc.status, p.doc.error = DocumentStatus.COMPLETED, None
@@ -202,33 +226,48 @@ class IndexingPipeline:
                 self._forget(p)
                 continue
             if stale:
-                self.index.delete_chunks(p.doc.workspace_id, sorted(stale))
+                for target in self._targets(p.doc.workspace_id):
+                    target.index.delete_chunks(p.doc.workspace_id, sorted(stale))
             finished.append(p.doc)
         return finished
+
+    def _entries(self, done: list[tuple[_Prepared, Vectors]]) -> list[tuple[EmbeddingRoute, list]]:
+        """Each target route's entries: the stream's vectors where its model made them, else
+        the chunks embedded now by the target's model (a generation being built)."""
+        by_model: dict[str, tuple[EmbeddingRoute, list]] = {}
+        for p, vectors in done:
+            for target in self._targets(p.doc.workspace_id):
+                if target.model != p.route.model:
+                    texts = [c.content for c in p.chunks]
+                    vectors = embed_texts(target.embedder, texts, self.batch_size)
+                entries = entries_for(p.doc, p.chunks, vectors)
+                by_model.setdefault(target.model, (target, []))[1].extend(entries)
+        return list(by_model.values())
+
+    def _targets(
+        self, workspace_id: str, also: EmbeddingRoute | None = None
+    ) -> list[EmbeddingRoute]:
+        """The routes a write reaches now; `also`: one more to delete from (where a job that
+        began before a switch wrote its early keyword entries)."""
+        targets = write_targets(self.routes, workspace_id)
+        if also is not None and all(t.model != also.model for t in targets):
+            targets.append(also)
+        return targets
 
     def _forget(self, p: _Prepared) -> None:
         """Remove what this stale job wrote to the index, unless the document still has those
         chunks (a newer revision's job cleans up after itself)."""
         doc = p.doc
         if self.metadata.get_document(doc.workspace_id, doc.id) is None:
-            self.index.delete_document(doc.workspace_id, doc.id)
+            for target in self._targets(doc.workspace_id, p.route):
+                target.index.delete_document(doc.workspace_id, doc.id)
             self.blobs.delete_prefix(f"texts/{doc.workspace_id}/{doc.id}/")
             return
         kept = {c.id for c in self.metadata.get_chunks(doc.workspace_id, doc.id)}
         written = [c.id for c in p.chunks if c.id not in kept]
         if written:
-            self.index.delete_chunks(doc.workspace_id, written)
-
-    def _embed(self, texts: list[str]) -> Vectors:
-        if self.embedder is None or not texts:
-            return None
-        if isinstance(self.embedder, TrainableEmbedder) and not self.embedder.is_fitted:
-            return None  # LSA before its first training: keyword search only
-        parts = [
-            self.embedder.embed_documents(texts[i : i + self.batch_size])
-            for i in range(0, len(texts), self.batch_size)
-        ]
-        return np.vstack(parts).astype(np.float32, copy=False)
+            for target in self._targets(doc.workspace_id, p.route):
+                target.index.delete_chunks(doc.workspace_id, written)
 
     def _fail(self, doc: Document, message: str) -> list[Document]:
         """Record the failure, unless the document was deleted or replaced meanwhile."""
@@ -239,36 +278,17 @@ class IndexingPipeline:
             return []
         return [doc]
 
-    def reindex(
-        self,
-        workspace_id: str | None = None,
-        *,
-        retrain: bool = False,
-        progress: Progress | None = None,
-        keywords_first: bool = False,
-    ) -> int:
-        """Rebuild the index from metadata (DESIGN decision 1); with an LSA embedder and
-        `retrain`, fit it on every chunk first. `keywords_first`: every chunk's keyword entry
-        is written before any vector, so search finds everything by its words within seconds
-        while a slow model embeds (entry counts then no longer show a rebuild killed midway:
-        the caller marks it unfinished until this returns). Returns the chunks indexed."""
-        if retrain and isinstance(self.embedder, TrainableEmbedder):
-            self.embedder.fit([c.content for c in self.metadata.iter_chunks(workspace_id)])
-        self.index.clear(workspace_id)
-        documents = {d.id: d for d in self.metadata.iter_documents(workspace_id)}
-        first = keywords_first and self.embedder is not None
-        total = 0
-        for with_vectors in (False, True) if first else (True,):
-            total = 0
-            for batch in batched(self.metadata.iter_chunks(workspace_id), self.batch_size * 4):
-                kept = [c for c in batch if c.document_id in documents]
-                vectors = self._embed([c.content for c in kept]) if with_vectors else None
-                entries: list[IndexEntry] = []
-                for i, chunk in enumerate(kept):
-                    vector = None if vectors is None else vectors[i : i + 1]
-                    entries += entries_for(documents[chunk.document_id], [chunk], vector)
-                self.index.index(entries)
-                total += len(entries)
-                if progress and with_vectors:
-                    progress(len(batch))
-        return total
+    def reindex(self, workspace_id: str | None = None, **options) -> int:
+        """Rebuild from metadata (services/reindex.py; options: retrain, progress,
+        keywords_first): one workspace's serving generation, or the whole default generation
+        (the workspaces on a model config of their own keep theirs). Returns the chunks."""
+        routes, size = self.routes, self.batch_size
+        if workspace_id is not None:
+            route = routes.serving(workspace_id)
+            return reindex_route(
+                self.metadata, route, workspace_id=workspace_id, batch_size=size, **options
+            )
+        include = lambda ws: routes.serving(ws).model == DEFAULT_MODEL  # noqa: E731
+        return reindex_route(
+            self.metadata, self.default, include=include, batch_size=size, **options
+        )

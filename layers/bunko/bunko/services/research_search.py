@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from bunko.domain.research import CorpusPassage
-from bunko.ports import IndexHit, PassageScorer
+from bunko.ports import Embedder, IndexHit, PassageScorer
 from bunko.services.fusion import fuse
 from bunko.services.search import SearchService
 
@@ -42,8 +42,11 @@ def rank_passages(
     scorer: PassageScorer,
     limit: int,
     min_score: float,
+    embedder: Embedder | None = None,
 ) -> tuple[list[CorpusHit], bool]:
-    """Best first; one hit per passage. Returns (hits, whether the vector half ran)."""
+    """Best first; one hit per passage. Returns (hits, whether the vector half ran).
+    `embedder`: the model serving the workspace (default: the server's)."""
+    embedder = embedder or search.embedder
     first: dict[str, CorpusPassage] = {}
     for cp in passages:
         first.setdefault(cp.passage.chunk_id, cp)  # a chunk sealed twice cites its first evidence
@@ -57,7 +60,9 @@ def rank_passages(
         IndexHit(unique[i].passage.chunk_id, unique[i].passage.document_id, score)
         for i, score in scored
     ]
-    vector = _vector_hits(unique, query, search, fetch) if search.method != "keyword" else []
+    vector = (
+        _vector_hits(unique, query, search, embedder, fetch) if search.method != "keyword" else []
+    )
     if search.method == "vector":
         keyword = []
     weight = weight if keyword else 0.0
@@ -66,7 +71,9 @@ def rank_passages(
         keyword_weight=weight,
     )  # fmt: skip
     # Ranked by fusion, cut by the calibrated similarity: exactly as normal search does.
-    calibration = search.calibration_for(vector_used=bool(vector), method=search.method)
+    calibration = search.calibration_for(
+        vector_used=bool(vector), method=search.method, embedder=embedder
+    )
     by_chunk = {cp.passage.chunk_id: cp for cp in unique}
     hits: list[CorpusHit] = []
     for hit in fused:
@@ -89,15 +96,18 @@ def rank_passages(
 
 
 def _vector_hits(
-    passages: Sequence[CorpusPassage], query: str, search: SearchService, fetch: int
+    passages: Sequence[CorpusPassage],
+    query: str,
+    search: SearchService,
+    embedder: Embedder | None,
+    fetch: int,
 ) -> list[IndexHit]:
-    embedder = search.embedder
     if embedder is None:
         return []
     usable = [cp for cp in passages if cp.passage.vector and cp.passage.embedder == embedder.name]
     if not usable:
         return []  # sealed keyword-only, or under another model: the keyword half ranks alone
-    query_vector = search.query_vector(query)
+    query_vector = search.query_vector(query, embedder)
     if query_vector is None:
         return []
     matrix = np.vstack([np.frombuffer(cp.passage.vector or b"", dtype="<f4") for cp in usable])

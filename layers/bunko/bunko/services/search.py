@@ -17,7 +17,15 @@ from typing import Protocol
 import numpy as np
 
 from bunko.domain import Chunk, Document, DocumentStatus
-from bunko.ports import Embedder, MetadataStore, SearchFilter, SearchIndex
+from bunko.ports import (
+    DEFAULT_MODEL,
+    Embedder,
+    EmbeddingRoute,
+    EmbeddingRoutes,
+    MetadataStore,
+    SearchFilter,
+    SearchIndex,
+)
 from bunko.services.calibration import (
     CALIBRATIONS,
     Calibration,
@@ -25,6 +33,7 @@ from bunko.services.calibration import (
     calibration_for,
     vector_only_calibration,
 )
+from bunko.services.embedding_routes import FixedRoutes
 from bunko.services.fusion import FUSION_METHODS, FusedHit, fuse
 
 log = logging.getLogger(__name__)
@@ -102,29 +111,40 @@ class SearchService:
         min_score: float = 0.3,
         saved_defaults: SearchDefaults | None = None,
         calibration: Calibration | None = None,
+        routes: EmbeddingRoutes | None = None,
     ) -> None:
+        """`index` and `embedder`: the default route; `routes`: the model and generation
+        that serve each workspace (default: that one for all)."""
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
         self.metadata = metadata
         self.index = index
         self.embedder = embedder
+        self.routes = routes or FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
         self.method = method
         self.vector_weight = vector_weight
         self.candidates = candidates
         self.limit = limit
         self.min_score = min_score
         self.saved_defaults = saved_defaults
-        name = embedder.name if embedder else None
-        self.calibration = calibration or calibration_for(name)
-        self.vector_calibration = vector_only_calibration(name)
+        self.calibration = calibration  # fixed by the caller (tests, eval), else the model's
 
-    def calibration_for(self, *, vector_used: bool, method: str) -> Calibration | RawCosine:
-        """What turns a fused hit's signals into its similarity (also for corpus search)."""
+    def route(self, workspace_id: str) -> EmbeddingRoute:
+        """The model and index generation that answer the workspace's searches."""
+        return self.routes.serving(workspace_id)
+
+    def calibration_for(
+        self, *, vector_used: bool, method: str, embedder: Embedder | None = None
+    ) -> Calibration | RawCosine:
+        """What turns a fused hit's signals into its similarity (also for corpus search),
+        for the model that embedded the query (`embedder`, default: the server's). A model
+        without a fitted row falls back as services/calibration.py says."""
         if not vector_used:  # cosines are missing, not 0: coverage alone decides
             return CALIBRATIONS["keyword"]
+        name = (embedder or self.embedder).name if (embedder or self.embedder) else None
         if method == "vector":
-            return self.vector_calibration  # no keyword signal by request
-        return self.calibration
+            return vector_only_calibration(name)  # no keyword signal by request
+        return self.calibration or calibration_for(name)
 
     def resolve(self, workspace_id: str, options: SearchOptions) -> SearchOptions:
         """Fill what the caller left out from the workspace's saved settings (else config)."""
@@ -139,11 +159,13 @@ class SearchService:
             min_score=min_score if options.min_score is None else options.min_score,
         )
 
-    def query_vector(self, query: str) -> np.ndarray | None:
-        """The query's embedding, or None when there is no usable embedder."""
-        if self.embedder is None:
+    def query_vector(self, query: str, embedder: Embedder | None = None) -> np.ndarray | None:
+        """The query's embedding by `embedder` (default: the server's), or None when there
+        is no usable embedder."""
+        embedder = embedder or self.embedder
+        if embedder is None:
             return None
-        vector = np.asarray(self.embedder.embed_query(query), dtype=np.float32)
+        vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
         return vector if np.any(vector) else None  # an unfitted LSA gives zeros
 
     def search(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
@@ -157,13 +179,14 @@ class SearchService:
         filters = SearchFilter(
             workspace_id=workspace_id, category=options.category, document_ids=options.document_ids
         )
-        vector = None if method == "keyword" else self.query_vector(query)
+        route = self.route(workspace_id)  # the generation that serves, with its own model
+        vector = None if method == "keyword" else self.query_vector(query, route.embedder)
         fetch = max(self.candidates, options.limit * 4)
-        keyword_hits, vector_hits = self.index.hybrid_search(
+        keyword_hits, vector_hits = route.index.hybrid_search(
             "" if method == "vector" else query, vector, filters, fetch
         )
         # The keyword weight only matters when some chunk matched a term.
-        weight = self.index.keyword_weight(query, filters) if keyword_hits else 0.0
+        weight = route.index.keyword_weight(query, filters) if keyword_hits else 0.0
         fused = fuse(
             keyword_hits,
             vector_hits,
@@ -171,7 +194,9 @@ class SearchService:
             vector_weight=self.vector_weight,
             keyword_weight=weight,
         )
-        calibration = self.calibration_for(vector_used=bool(vector_hits), method=method)
+        calibration = self.calibration_for(
+            vector_used=bool(vector_hits), method=method, embedder=route.embedder
+        )
         items = self._materialise(workspace_id, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
 

@@ -8,7 +8,7 @@ the user's workspace; one that was deleted since reads back as null.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from bunko.domain.auth import Principal
 from bunko.errors import ValidationError
@@ -22,6 +22,11 @@ MODEL_FIELDS = {
     "selectedEmbeddingId": "embedding",
     "selectedRerankId": "rerank",
 }
+
+
+class WorkspaceEmbedding(Protocol):
+    def chosen(self, workspace_id: str) -> str | None: ...
+    def select(self, workspace_id: str, config_id: str | None) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -71,10 +76,15 @@ class UserSettingsService:
         self.store = store
         self.model_configs = model_configs
         self.defaults = defaults or default_settings()
+        # The workspace's embedding model (ModelSwitch): selectedEmbeddingId reads and sets
+        # it, for every user of the workspace (users register with a workspace of their own).
+        self.embedding: WorkspaceEmbedding | None = None
 
     def get(self, owner: str, workspace_id: str) -> dict[str, Any]:
         stored = self.store.get_settings(SCOPE, owner) or {}
         values = {**self.defaults, **{k: v for k, v in stored.items() if k in self.defaults}}
+        if self.embedding is not None:
+            values["selectedEmbeddingId"] = self.embedding.chosen(workspace_id)
         for field, kind in MODEL_FIELDS.items():
             if values[field] is not None and not self._is_model(workspace_id, values[field], kind):
                 values[field] = None
@@ -87,6 +97,9 @@ class UserSettingsService:
             raise ValidationError(f"unknown fields: {', '.join(sorted(unknown))}")
         for field, value in changes.items():
             self._validate(workspace_id, field, value)
+        if self.embedding is not None and "selectedEmbeddingId" in changes:
+            # Validated above; a model that cannot serve here is refused before any write.
+            self.embedding.select(workspace_id, changes["selectedEmbeddingId"])
         values = {**self.get(owner, workspace_id), **changes}
         self.store.put_settings(SCOPE, owner, values)
         return values

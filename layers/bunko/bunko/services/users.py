@@ -13,6 +13,7 @@ from bunko.domain.accounts import User
 from bunko.errors import NotFoundError
 from bunko.ports import ModelConfigStore, SettingsStore, UserStore
 from bunko.services.auth import AuthService
+from bunko.services.embedding_routes import SCOPE as EMBEDDING_SCOPE
 from bunko.services.knowledge_base import KnowledgeBaseService
 from bunko.services.research import ResearchService
 
@@ -60,6 +61,7 @@ class UserAdminService:
         self.model_configs.delete_workspace_model_configs(workspace_id)
         self.settings.delete_settings(USER_SCOPE, user.id)
         self.settings.delete_settings(WORKSPACE_SCOPE, workspace_id)
+        self.settings.delete_settings(EMBEDDING_SCOPE, workspace_id)  # its model choice
         if self.research is not None:
             self.research.delete_workspace(workspace_id)
 

@@ -1,0 +1,60 @@
+"""/embedding-model: which embedding model serves the caller's workspace, and how far a change
+of model is (DESIGN decision 6). aurak's `PUT /user-settings` `selectedEmbeddingId` chooses
+it; `PUT /embedding-model` is the same choice by name, for clients without user settings."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter
+from pydantic import BaseModel, ConfigDict, Field
+
+from bunko.errors import ValidationError
+from bunko.http.deps import AccountsDep, Reader, Writer
+from bunko.http.errors import error_responses
+from bunko.services.model_switch import ModelSwitch
+
+router = APIRouter(
+    prefix="/embedding-model", tags=["embedding-model"], responses=error_responses(401)
+)
+
+
+class ModelRef(BaseModel):
+    modelConfigId: str | None  # None: the server's default model
+    name: str | None
+    modelId: str | None = None
+
+
+class Building(ModelRef):
+    chunksDone: int
+    chunksTotal: int
+    error: str | None
+
+
+class EmbeddingModelStatus(BaseModel):
+    serving: ModelRef
+    building: Building | None
+
+
+class EmbeddingModelChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    modelConfigId: Annotated[str | None, Field(max_length=100)]
+
+
+def _switch(accounts: AccountsDep) -> ModelSwitch:
+    if accounts.model_switch is None:
+        raise ValidationError("embedding models are not configurable on this deployment")
+    return accounts.model_switch
+
+
+@router.get("", response_model=EmbeddingModelStatus, responses=error_responses(403))
+def get_model(principal: Reader, accounts: AccountsDep) -> EmbeddingModelStatus:
+    return EmbeddingModelStatus(**_switch(accounts).status(principal.workspace_id))
+
+
+@router.put("", response_model=EmbeddingModelStatus, responses=error_responses(400, 403, 404))
+def choose_model(
+    body: EmbeddingModelChoice, principal: Writer, accounts: AccountsDep
+) -> EmbeddingModelStatus:
+    status = _switch(accounts).select(principal.workspace_id, body.modelConfigId)
+    return EmbeddingModelStatus(**status)

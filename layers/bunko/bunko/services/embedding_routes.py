@@ -1,0 +1,108 @@
+"""WorkspaceRoutes: the EmbeddingRoutes of the embedded shape, from each workspace's saved
+choice (a settings document, scope "embedding-model"), and FixedRoutes: every workspace on the
+server's default model (AWS, a service built without routes).
+
+The saved document: {"serving": model, "building": model or null}, a model being "default"
+(the server's own) or a model config id; no document: served by the default. Routes of model
+configs are opened once, on first use, and kept (an embedder client and an index).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from bunko.ports import (
+    DEFAULT_MODEL,
+    Embedder,
+    EmbeddingRoute,
+    EmbeddingRoutes,
+    RouteOpener,
+    SearchIndex,
+    SettingsStore,
+    write_targets,
+)
+
+SCOPE = "embedding-model"
+
+
+class FixedRoutes:
+    """One route for every workspace."""
+
+    def __init__(self, default: EmbeddingRoute) -> None:
+        self.default = default
+        self._lock = threading.RLock()
+
+    def serving(self, workspace_id: str) -> EmbeddingRoute:
+        return self.default
+
+    def building(self, workspace_id: str) -> EmbeddingRoute | None:
+        return None
+
+    @contextmanager
+    def steady(self) -> Iterator[None]:
+        with self._lock:
+            yield
+
+
+class WorkspaceRoutes(FixedRoutes):
+    def __init__(self, default: EmbeddingRoute, store: SettingsStore, opener: RouteOpener) -> None:
+        super().__init__(default)
+        self.store = store
+        self.opener = opener
+        self._opened: dict[tuple[str, str], EmbeddingRoute] = {}
+        # Not the `steady` lock: a search must not wait for a write that is embedding.
+        self._opening = threading.Lock()
+
+    # The saved choice.
+    def state(self, workspace_id: str) -> dict[str, Any]:
+        saved = self.store.get_settings(SCOPE, workspace_id) or {}
+        return {"serving": saved.get("serving") or DEFAULT_MODEL, "building": saved.get("building")}
+
+    def save_state(self, workspace_id: str, state: dict[str, Any]) -> None:
+        with self._lock:
+            if state["serving"] == DEFAULT_MODEL and state["building"] is None:
+                self.store.delete_settings(SCOPE, workspace_id)
+            else:
+                self.store.put_settings(SCOPE, workspace_id, state)
+
+    def all_states(self) -> list[tuple[str, dict[str, Any]]]:
+        return [(ws, self.state(ws)) for ws, _ in self.store.list_settings(SCOPE)]
+
+    # The routes.
+    def route(self, workspace_id: str, model: str) -> EmbeddingRoute:
+        """The route of `model` (a config id, or DEFAULT_MODEL: the server's default)."""
+        if model == DEFAULT_MODEL:
+            return self.default
+        key = (workspace_id, model)
+        with self._opening:
+            if key not in self._opened:
+                self._opened[key] = self.opener(workspace_id, model)
+            return self._opened[key]
+
+    def serving(self, workspace_id: str) -> EmbeddingRoute:
+        return self.route(workspace_id, self.state(workspace_id)["serving"])
+
+    def building(self, workspace_id: str) -> EmbeddingRoute | None:
+        building = self.state(workspace_id)["building"]
+        return None if building is None else self.route(workspace_id, building)
+
+    def forget(self, workspace_id: str, model: str) -> None:
+        """Drop an opened route (its config changed or went away)."""
+        with self._opening:
+            self._opened.pop((workspace_id, model), None)
+
+
+def fixed_routes(index: SearchIndex, embedder: Embedder | None) -> FixedRoutes:
+    """Every workspace on one model and index (a service built without routes)."""
+    return FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
+
+
+def delete_document_everywhere(routes: EmbeddingRoutes, workspace_id: str, doc_id: str) -> None:
+    """Remove a document from every generation the workspace writes (two while its model
+    changes), held steady."""
+    with routes.steady():
+        for target in write_targets(routes, workspace_id):
+            target.index.delete_document(workspace_id, doc_id)
