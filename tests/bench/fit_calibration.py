@@ -15,15 +15,12 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from bunko.adapters.collecting_queue import CollectingQueue
-from bunko.bootstrap import build_services
-from bunko.config import Settings
+from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation import load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
@@ -48,10 +45,9 @@ def collect(
         )
         corpus = {d: corpus[d] for d in sorted(keep)}
         data.queries = {q: t for q, t in data.queries.items() if set(data.qrels.get(q, {})) & keep}
-    with tempfile.TemporaryDirectory(prefix="bunko-calib-") as tmp:
-        settings = Settings(data_dir=Path(tmp), embedder=embedder)
-        queue = CollectingQueue()
-        services = build_services(settings, queue=queue)
+    # A throw-away graph without the per-user upload rate (a corpus is one bulk load).
+    with scratch_services(embedder=embedder) as (services, queue):
+        settings = services.settings
         path_of = {}
         for doc_id, text in corpus.items():
             doc = services.ingest.submit_text(
@@ -98,7 +94,6 @@ def collect(
                         ],
                     }
                 )
-        services.close()
     meta = {"dataset": directory.name, "embedder": embedder, "documents": len(corpus)}
     out.write_text(json.dumps({"meta": meta, "records": records}), encoding="utf-8")
 
