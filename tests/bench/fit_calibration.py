@@ -25,7 +25,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation import load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.ports import SearchFilter, TrainableEmbedder
-from bunko.services.fusion import fuse
+from bunko.services.fusion import fuse, vector_weight_for
 
 TOP = 20
 
@@ -47,7 +47,6 @@ def collect(
         data.queries = {q: t for q, t in data.queries.items() if set(data.qrels.get(q, {})) & keep}
     # A throw-away graph without the per-user upload rate (a corpus is one bulk load).
     with scratch_services(embedder=embedder) as (services, queue):
-        settings = services.settings
         path_of = {}
         for doc_id, text in corpus.items():
             doc = services.ingest.submit_text(
@@ -77,7 +76,10 @@ def collect(
                 keyword, semantic = services.index.hybrid_search(query, vector, filters, 100)
                 weight = services.index.keyword_weight(query, filters)
                 hits = fuse(
-                    keyword, semantic, vector_weight=settings.vector_weight, keyword_weight=weight
+                    keyword,
+                    semantic,
+                    vector_weight=vector_weight_for(services.embedder),
+                    keyword_weight=weight,
                 )[:TOP]
                 rel = data.qrels.get(str(qid), {}) if group == "answerable" else {}
                 records.append(

@@ -161,3 +161,26 @@ def test_left_out_options_come_from_the_workspaces_saved_settings(kb):
     resolved = kb.search.resolve(WS, SearchOptions())
     assert (resolved.limit, resolved.min_score) == (1, 0.75)
     assert kb.search.resolve(WS, SearchOptions(min_score=0.1)).min_score == 0.1
+
+
+def test_fusion_weighs_the_cosine_as_the_serving_model_was_measured(kb, monkeypatch):
+    from bunko.services import search as search_module
+    from tests.fakes import FakeEmbedder
+
+    weights = []
+    real_fuse = search_module.fuse
+    monkeypatch.setattr(
+        search_module,
+        "fuse",
+        lambda *a, **k: weights.append(k["vector_weight"]) or real_fuse(*a, **k),
+    )
+    index = kb.search.route(WS).index
+    for name, expected in (("multilingual-e5-small-q4", 0.5), ("use-multilingual-v3", 0.3)):
+        embedder = FakeEmbedder(["backup", "restore"])
+        embedder.name = name
+        kb.search.route = lambda ws, e=embedder: EmbeddingRoute("some-config", e, index)
+        assert search(kb, "backup restore", min_score=0.0).items
+        assert weights[-1] == expected
+    kb.search.vector_weight = 0.7  # BUNKO_VECTOR_WEIGHT set: every model gets it
+    search(kb, "backup restore", min_score=0.0)
+    assert weights[-1] == 0.7

@@ -37,6 +37,8 @@ def test_similarity_is_a_probability_rising_with_both_signals(name):
 
 def test_unknown_models_fall_back_to_keyword_coverage():
     assert calibration_for("use-multilingual-v3") is CALIBRATIONS["use-multilingual-v3"]
+    e5 = calibration_for("multilingual-e5-small-q4")
+    assert e5 is CALIBRATIONS["multilingual-e5-small"]
     assert calibration_for("bedrock-amazon.titan-embed-text-v2:0-1024") is CALIBRATIONS["keyword"]
     assert calibration_for(None) is CALIBRATIONS["keyword"]
 
@@ -85,3 +87,14 @@ def test_vector_only_search_has_its_own_cosine_row_or_the_raw_cosine():
     raw = vector_only_calibration("openai-text-embedding-3-small-1536")
     assert isinstance(raw, RawCosine) and raw.similarity(0.42, 1.0) == 0.42
     assert raw.similarity(-0.2, 0.0) == 0.0
+
+
+def test_e5_cosines_get_a_steeper_row_than_uses():
+    # e5's cosines crowd into ~0.74-0.95 whatever the pair: an unrelated passage at 0.78 is
+    # refused, a close paraphrase at 0.9 kept, which the raw cosine could not tell apart.
+    row = vector_only_calibration("multilingual-e5-small-q4")
+    assert row is VECTOR_ONLY["multilingual-e5-small"]
+    assert row.similarity(0.78, 0.0) < DEFAULT < row.similarity(0.9, 0.0)
+    hybrid = calibration_for("multilingual-e5-small-q4")
+    assert hybrid.similarity(0.8, 0.0) < DEFAULT  # semantic closeness alone is not enough
+    assert hybrid.similarity(0.9, 0.5) > DEFAULT  # with half the query's terms it is

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bunko.ports import IndexHit
-from bunko.services.fusion import FUSION_METHODS, fuse
+from bunko.services.fusion import DEFAULT_VECTOR_WEIGHT, FUSION_METHODS, fuse, vector_weight_for
 
 
 def hits(*pairs: tuple[str, float]) -> list[IndexHit]:
@@ -87,3 +87,27 @@ def test_every_method_stays_in_unit_interval(kw, vec, method, weight):
         assert 0.0 <= h.vector_score <= 1.0
         assert 0.0 <= h.text_score <= 1.0
     assert [h.score for h in fused] == sorted((h.score for h in fused), reverse=True)
+
+
+class _Named:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+
+def test_each_model_gets_its_measured_vector_weight_unless_one_is_configured():
+    e5, use = _Named("multilingual-e5-small-q4"), _Named("use-multilingual-v3")
+    assert vector_weight_for(e5) == 0.5
+    assert vector_weight_for(use) == DEFAULT_VECTOR_WEIGHT == 0.3
+    assert vector_weight_for(None) == DEFAULT_VECTOR_WEIGHT  # keyword-only search
+    assert vector_weight_for(_Named("text-embedding-3-small")) == DEFAULT_VECTOR_WEIGHT
+    assert vector_weight_for(e5, 0.2) == 0.2  # BUNKO_VECTOR_WEIGHT wins
+    assert vector_weight_for(use, 0.0) == 0.0  # a configured 0 is a choice, not "unset"
+
+
+def test_a_larger_vector_weight_lets_the_cosine_decide():
+    # BM25 prefers a, the cosine prefers b: e5's weight ranks b first, USE's keeps a.
+    keyword = hits(("a", 10.0), ("b", 5.0), ("c", 1.0))
+    vector = hits(("b", 0.9), ("c", 0.5), ("a", 0.1))
+    use_order = [h.chunk_id for h in fuse(keyword, vector, vector_weight=0.3)]
+    e5_order = [h.chunk_id for h in fuse(keyword, vector, vector_weight=0.5)]
+    assert use_order[0] == "a" and e5_order[0] == "b"

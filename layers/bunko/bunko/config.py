@@ -86,7 +86,8 @@ class Settings(BaseSettings):
 
     # search
     fusion: Literal["convex", "rrf", "max", "keyword", "vector"] = "convex"
-    vector_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    # convex fusion's vector weight; unset: the embedding model's measured one (services/fusion.py)
+    vector_weight: float | None = Field(default=None, ge=0.0, le=1.0)
     search_limit: int = 5
     min_score: float = 0.3
     candidates: int = Field(default=100, ge=1, le=1000)

@@ -17,8 +17,8 @@ from bunko.evaluation import abstention, answers
 from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
-from bunko.ports import SearchFilter, TrainableEmbedder
-from bunko.services.fusion import fuse
+from bunko.ports import Embedder, SearchFilter, TrainableEmbedder
+from bunko.services.fusion import fuse, vector_weight_for
 from bunko.services.search import SearchOptions
 
 if TYPE_CHECKING:
@@ -44,10 +44,10 @@ def fusion_methods(default_weight: float) -> dict[str, dict]:
     return methods
 
 
-def default_method(settings: Settings) -> str:
-    """The report name of the fusion the settings configure."""
+def default_method(settings: Settings, embedder: Embedder | None) -> str:
+    """The report name of the fusion the settings configure for this embedding model."""
     if settings.fusion == "convex":
-        return f"convex(w={settings.vector_weight:g})"
+        return f"convex(w={vector_weight_for(embedder, settings.vector_weight):g})"
     return settings.fusion
 
 
@@ -75,7 +75,7 @@ def run_evaluation(
         path_of = _index(services, queue, data, progress=progress)
         index_seconds = time.perf_counter() - started
         chunks = services.metadata.count_chunks()
-        methods = fusion_methods(settings.vector_weight)
+        methods = fusion_methods(vector_weight_for(services.embedder, settings.vector_weight))
         scores = _rank(services, data, query_ids, methods, path_of, progress=progress)
         latencies = _latencies(services, data, query_ids[:LATENCY_QUERIES])
         answerable = {
@@ -109,7 +109,7 @@ def run_evaluation(
         "query_p50_ms": round(latencies[len(latencies) // 2], 2) if latencies else None,
         "query_p95_ms": round(latencies[int(len(latencies) * 0.95)], 2) if latencies else None,
     }
-    report = summarise(scores, default_name=default_method(settings), meta=meta)
+    report = summarise(scores, default_name=default_method(settings, services.embedder), meta=meta)
     report["abstention"] = abstained
     if answered is not None:
         report["answers"] = answered

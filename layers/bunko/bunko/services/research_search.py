@@ -14,7 +14,7 @@ import numpy as np
 
 from bunko.domain.research import CorpusPassage
 from bunko.ports import Embedder, IndexHit, PassageScorer
-from bunko.services.fusion import fuse
+from bunko.services.fusion import fuse, vector_weight_for
 from bunko.services.search import SearchService
 
 
@@ -67,7 +67,7 @@ def rank_passages(
         keyword = []
     weight = weight if keyword else 0.0
     fused = fuse(
-        keyword, vector, method=search.method, vector_weight=search.vector_weight,
+        keyword, vector, method=search.method, vector_weight=vector_weight_for(embedder, search.vector_weight),
         keyword_weight=weight,
     )  # fmt: skip
     # Ranked by fusion, cut by the calibrated similarity: exactly as normal search does.

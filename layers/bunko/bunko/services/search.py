@@ -34,7 +34,7 @@ from bunko.services.calibration import (
     vector_only_calibration,
 )
 from bunko.services.embedding_routes import FixedRoutes
-from bunko.services.fusion import FUSION_METHODS, FusedHit, fuse
+from bunko.services.fusion import FUSION_METHODS, FusedHit, fuse, vector_weight_for
 
 log = logging.getLogger(__name__)
 
@@ -105,7 +105,7 @@ class SearchService:
         index: SearchIndex,
         embedder: Embedder | None,
         method: str = "convex",
-        vector_weight: float = 0.3,
+        vector_weight: float | None = None,
         candidates: int = 100,
         limit: int = 5,
         min_score: float = 0.3,
@@ -122,7 +122,7 @@ class SearchService:
         self.embedder = embedder
         self.routes = routes or FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
         self.method = method
-        self.vector_weight = vector_weight
+        self.vector_weight = vector_weight  # None: each model's measured weight
         self.candidates = candidates
         self.limit = limit
         self.min_score = min_score
@@ -191,7 +191,7 @@ class SearchService:
             keyword_hits,
             vector_hits,
             method=method,
-            vector_weight=self.vector_weight,
+            vector_weight=vector_weight_for(route.embedder, self.vector_weight),
             keyword_weight=weight,
         )
         calibration = self.calibration_for(
