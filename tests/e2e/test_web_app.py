@@ -315,6 +315,7 @@ def test_settings_choose_the_models_in_use_and_watch_a_new_embedding_model_build
         page.get_by_role("button", name="Use these models").click()
         # The new model is built in the background, then serves: the page follows it.
         expect(state).to_contain_text("Search uses e5 here (e5)", timeout=120_000)
+        expect(page.locator("#status")).to_contain_text("Model: e5 here (e5)", timeout=15_000)
         t.shoot("10-settings-models")
         with httpx.Client(base_url=rest.url, headers=auth) as http:
             saved = http.get("/user-settings").json()

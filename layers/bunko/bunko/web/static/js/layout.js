@@ -61,10 +61,12 @@ export function startStatus() {
   tick = async () => {
     if (!session.token()) return clear(footer);
     try {
-      const [s, m] = await Promise.all([api.get('/indexing_status'), api.get('/model_name')]);
+      // The model that serves this workspace (its own model config, else the server's).
+      const [s, m, e] = await Promise.all([api.get('/indexing_status'), api.get('/model_name'), api.get('/embedding-model')]);
       const busy = s.status === 'indexing' ? t('status.indexing', { n: s.pending + s.queued }) : t('status.idle');
+      const model = e.serving.modelConfigId ? `${e.serving.name} (${e.serving.modelId})` : m.model_name || m.edition;
       clear(footer, h('span', {}, busy), ' · ', h('span', {}, t('status.docs', { n: s.documents })), ' · ',
-        h('span', {}, `${t('status.model')}: ${m.model_name || m.edition}`));
+        h('span', {}, `${t('status.model')}: ${model}`));
     } catch {
       clear(footer);
     }
