@@ -12,8 +12,6 @@ import math
 import time
 from dataclasses import dataclass, replace
 
-import numpy as np
-
 from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import (
@@ -24,12 +22,12 @@ from bunko.ports import (
     EmbeddingRoutes,
     MetadataStore,
     SearchIndex,
-    TrainableEmbedder,
     write_targets,
 )
 from bunko.services.blob_keys import text_key
 from bunko.services.embedding_routes import FixedRoutes
 from bunko.services.index_entries import entries_for
+from bunko.services.reindex import embed_texts
 
 log = logging.getLogger(__name__)
 
@@ -96,7 +94,7 @@ class ChunkItemsService:
         with self.routes.steady():
             targets = write_targets(self.routes, workspace_id)
             # Embedded before any write: a model failure changes nothing.
-            vectors = [_embed(t.embedder, content) for t in targets]
+            vectors = [embed_texts(t.embedder, [content], 1) for t in targets]
             self.metadata.save_chunk(chunk)
             try:
                 for target, vector in zip(targets, vectors, strict=True):
@@ -178,14 +176,6 @@ class ChunkItemsService:
                 return doc
             time.sleep(poll)
             poll = min(poll * 1.5, 0.5)  # quick for a local worker, gentle on a cloud store
-
-
-def _embed(embedder: Embedder | None, text: str) -> np.ndarray | None:
-    if embedder is None:
-        return None
-    if isinstance(embedder, TrainableEmbedder) and not embedder.is_fitted:
-        return None  # as the pipeline does: keyword-only until LSA is trained
-    return np.asarray(embedder.embed_documents([text]), dtype=np.float32)
 
 
 def _join_chunks(chunks: list[Chunk]) -> str:
