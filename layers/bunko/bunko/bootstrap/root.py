@@ -202,7 +202,7 @@ def wire_services(
     research = None
     if adapters.research is not None and adapters.passage_scorer is not None:
         research = ResearchService(
-            store=adapters.research, metadata=metadata, embedder=embedder, search=search,
+            store=adapters.research, metadata=metadata, search=search,
             scorer=adapters.passage_scorer,
         )  # fmt: skip
     if accounts is not None:

@@ -21,7 +21,7 @@ from bunko.domain.research import (
     ResearchProject,
 )
 from bunko.errors import NotFoundError, ValidationError
-from bunko.ports import Embedder, MetadataStore, PassageScorer, ResearchStore
+from bunko.ports import MetadataStore, PassageScorer, ResearchStore
 from bunko.services import research_seal as seal_rules
 from bunko.services.research_search import CorpusHit, rank_passages
 from bunko.services.search import SearchService
@@ -42,13 +42,11 @@ class ResearchService:
         *,
         store: ResearchStore,
         metadata: MetadataStore,
-        embedder: Embedder | None,
         search: SearchService,
         scorer: PassageScorer,
     ) -> None:
         self.store = store
         self.metadata = metadata
-        self.embedder = embedder
         self.search_service = search
         self.scorer = scorer
 

@@ -81,7 +81,7 @@ function modelChoices() {
     if (b && b.error) parts.push(t('models.failed', { name: label(b), error: b.error }));
     else if (b) parts.push(t('models.building', { name: label(b), done: b.chunksDone, total: b.chunksTotal }));
     state.textContent = parts.join(' · ');
-    if (b && !b.error && state.isConnected !== false) timer = setTimeout(() => showEmbedding().catch((err) => showError(error, err)), 2000);
+    if (b && !b.error && state.isConnected) timer = setTimeout(() => showEmbedding().catch((err) => showError(error, err)), 2000);
   }
   async function save(e) {
     e.preventDefault();
