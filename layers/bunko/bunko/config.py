@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     # USE's BLAS threads; None is one per CPU. 1 is faster on a machine whose cores are busy.
     embed_threads: int | None = Field(default=None, ge=1, le=256)
     lsa_dimension: int = Field(default=256, ge=2, le=2048)
+    # Progressive quality (embedded shape): the embedder above makes files searchable at
+    # once; this stronger one re-embeds them in the background and answers searches once
+    # it holds all of a workspace's chunks (services/refinement.py)
+    refine_embedder: Literal["e5", "none"] = "none"
+    refine_quiet_seconds: float = Field(default=2.0, ge=0.0, le=3600.0)  # after the last write
 
     # ingest
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE)

@@ -10,6 +10,7 @@ from bunko.ports import (
     BlobStore,
     DocumentConverter,
     Embedder,
+    EmbeddingRoute,
     IngestQueue,
     LoginAttemptStore,
     MetadataStore,
@@ -64,4 +65,6 @@ class Adapters:
     # Opens a model config's route (its embedder and index generation) for a workspace of
     # its own model; None: this shape serves every workspace with the default route.
     route_opener: OpenerFactory | None = None
+    # A stronger model's generation refined in the background (BUNKO_REFINE_EMBEDDER)
+    refined: EmbeddingRoute | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)

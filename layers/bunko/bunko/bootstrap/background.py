@@ -1,5 +1,6 @@
 """What the embedded server runs beside its app: resume unfinished ingest, rebuild a new
-index generation, and watch the drop folder and the folders saved in /settings."""
+index generation, refine with a stronger model, and watch the drop folder and the folders
+saved in /settings."""
 
 from __future__ import annotations
 
@@ -126,6 +127,8 @@ def start_background_work(services: Services, *, watch: bool) -> Callable[[], No
     from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 
     resume_ingest(services)
+    if services.refiner is not None:
+        services.refiner.start()
     if isinstance(services.embedder, LoadsLazily):
         # Load the model while the server starts, not on the first user's query.
         threading.Thread(

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.config import Settings
-from bunko.ports import Embedder
+from bunko.ports import Embedder, EmbeddingRoute
 from bunko.services.auth import AuthService
 
 if TYPE_CHECKING:
@@ -72,6 +72,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         settings.index_dir / index_generation(embedder),
         dimension=embedder.dimension if embedder else None,
     )
+    refined = refined_route(settings)
     return Adapters(
         metadata=SqliteMetadataStore(db),
         blobs=FileBlobStore(settings.blob_dir),
@@ -83,8 +84,26 @@ def build_local_adapters(settings: Settings) -> Adapters:
         research=SqliteResearchStore(db),
         passage_scorer=Bm25PassageScorer(),
         route_opener=lambda configs, closers: local_route_opener(settings, configs, closers),
-        closers=[index.close, db.close],
+        refined=refined,
+        closers=[index.close, *([refined.index.close] if refined else []), db.close],
     )
+
+
+def refined_route(settings: Settings) -> EmbeddingRoute | None:
+    """The stronger model's route (BUNKO_REFINE_EMBEDDER), in `index/refined/<model>/`
+    (outside the generations, which mark each other stale), or None."""
+    from bunko.adapters.local.embedders import build_embedder
+    from bunko.adapters.local.search_index import LocalSearchIndex
+
+    if settings.refine_embedder == "none" or settings.refine_embedder == settings.embedder:
+        return None
+    embedder = build_embedder(
+        settings.refine_embedder, state_dir=None, batch_size=8, lsa_dimension=2
+    )
+    assert embedder is not None
+    folder = settings.index_dir / "refined" / index_generation(embedder)
+    index = LocalSearchIndex(folder, dimension=embedder.dimension)
+    return EmbeddingRoute(settings.refine_embedder, embedder, index)
 
 
 def _local_accounts(settings: Settings, db) -> AccountAdapters:

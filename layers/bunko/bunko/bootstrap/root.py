@@ -33,6 +33,7 @@ from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
 from bunko.services.model_switch import ModelSwitch
 from bunko.services.pipeline import IndexingPipeline
+from bunko.services.refinement import Refiner, RefiningRoutes
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 from bunko.services.status import StatusService
@@ -62,6 +63,7 @@ class Services:
     apikeys: ApiKeyService | None = None
     upload_signer: UploadSigner | None = None  # direct uploads (S3 presigned PUT)
     research: ResearchService | None = None  # research projects and sealed corpora
+    refiner: Refiner | None = None  # progressive quality (BUNKO_REFINE_EMBEDDER), not started
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -138,7 +140,12 @@ def wire_services(
     # can hold one (the opener is set once the model configs exist), else the default.
     routes: FixedRoutes = FixedRoutes(default)
     if adapters.route_opener is not None and adapters.accounts is not None:
-        routes = WorkspaceRoutes(default, adapters.accounts.stores.settings, _unopened)
+        store = adapters.accounts.stores.settings
+        routes = (
+            RefiningRoutes(default, store, _unopened, adapters.refined)
+            if adapters.refined
+            else WorkspaceRoutes(default, store, _unopened)
+        )
     pipeline = IndexingPipeline(
         metadata=metadata,
         blobs=blobs,
@@ -155,6 +162,13 @@ def wire_services(
         worker = ThreadIngestQueue(pipeline.process)
         closers.insert(0, worker.stop)  # stop the worker before its stores close
         queue, queue_depth = worker, lambda: worker.pending
+    refiner = None
+    if isinstance(routes, RefiningRoutes):
+        refiner = Refiner(
+            metadata=metadata, routes=routes, busy=lambda: queue_depth() > 0,
+            quiet_seconds=settings.refine_quiet_seconds,
+        )  # fmt: skip
+        closers.insert(0, refiner.stop)  # before the worker and the stores
     uploads = UploadPolicy(max_file_bytes=settings.max_file_bytes)
     ingest = IngestService(
         metadata=metadata,
@@ -174,6 +188,8 @@ def wire_services(
     if adapters.accounts is not None:
         accounts = build_account_services(settings, adapters, adapters.accounts, ingest=ingest)
         _wire_model_switch(settings, adapters, accounts, routes, closers)
+        if accounts.model_switch is not None:
+            accounts.model_switch.refiner = refiner
         apikeys = ApiKeyService(store=adapters.accounts.api_keys, metadata=metadata)
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
         ingest.quota = UploadQuota(
@@ -230,5 +246,6 @@ def wire_services(
         apikeys=apikeys,
         upload_signer=adapters.upload_signer,
         research=research,
+        refiner=refiner,
         closers=closers,
     )

@@ -1,8 +1,10 @@
 """Which embedding model and index generation serve a workspace (DESIGN decision 6).
 
-A workspace is served by one route: the server's default model and generation, or a model
-config's. While a change of model is being built, writes reach the route being built too,
-so nothing is lost when it switches.
+A workspace's writes embed with its chosen route: the server's default model and generation,
+or a model config's. While a change of model is being built, writes reach the route being
+built too, so nothing is lost when it switches. Searches are answered by the chosen route,
+or by a refined generation of it (a stronger model re-embedding the same chunks in the
+background, services/refinement.py) whenever that holds every chunk of the workspace.
 """
 
 from __future__ import annotations
@@ -28,11 +30,18 @@ class EmbeddingRoute:
 
 
 class EmbeddingRoutes(Protocol):
+    def chosen(self, workspace_id: str) -> EmbeddingRoute:
+        """The route of the workspace's chosen model: what its writes embed with."""
+
     def serving(self, workspace_id: str) -> EmbeddingRoute:
-        """The route that answers the workspace's searches."""
+        """The route that answers the workspace's searches (and embeds their queries)."""
 
     def building(self, workspace_id: str) -> EmbeddingRoute | None:
         """The route a change of model is filling, or None."""
+
+    def followers(self, workspace_id: str) -> list[EmbeddingRoute]:
+        """Generations refined in the background: a write reaches them without vectors (their
+        embedder is None), which takes the written chunks out until they are re-embedded."""
 
     def steady(self) -> AbstractContextManager[None]:
         """Hold the routes steady: no switch happens inside the block (a write reads its
@@ -45,9 +54,10 @@ RouteOpener = Callable[[str, str], EmbeddingRoute]
 
 
 def write_targets(routes: EmbeddingRoutes, workspace_id: str) -> list[EmbeddingRoute]:
-    """Every route a write must reach: the serving one, then one being built (call inside
-    `routes.steady()`)."""
-    serving, building = routes.serving(workspace_id), routes.building(workspace_id)
-    if building is None or building.model == serving.model:
-        return [serving]
-    return [serving, building]
+    """Every route a write must reach: the chosen one, one being built, then the followers
+    (call inside `routes.steady()`)."""
+    chosen, building = routes.chosen(workspace_id), routes.building(workspace_id)
+    targets = [chosen]
+    if building is not None and building.model != chosen.model:
+        targets.append(building)
+    return targets + routes.followers(workspace_id)

@@ -35,11 +35,17 @@ class FixedRoutes:
         self.default = default
         self._lock = threading.RLock()
 
-    def serving(self, workspace_id: str) -> EmbeddingRoute:
+    def chosen(self, workspace_id: str) -> EmbeddingRoute:
         return self.default
+
+    def serving(self, workspace_id: str) -> EmbeddingRoute:
+        return self.chosen(workspace_id)
 
     def building(self, workspace_id: str) -> EmbeddingRoute | None:
         return None
+
+    def followers(self, workspace_id: str) -> list[EmbeddingRoute]:
+        return []
 
     @contextmanager
     def steady(self) -> Iterator[None]:
@@ -82,7 +88,7 @@ class WorkspaceRoutes(FixedRoutes):
                 self._opened[key] = self.opener(workspace_id, model)
             return self._opened[key]
 
-    def serving(self, workspace_id: str) -> EmbeddingRoute:
+    def chosen(self, workspace_id: str) -> EmbeddingRoute:
         return self.route(workspace_id, self.state(workspace_id)["serving"])
 
     def building(self, workspace_id: str) -> EmbeddingRoute | None:

@@ -61,6 +61,7 @@ class ModelSwitch:
         self.batch_size = batch_size
         self.start = start
         self._progress: dict[str, dict[str, Any]] = {}  # workspace → its rebuild's figures
+        self.refiner: Any = None  # services/refinement.Refiner, for status
         self._lock = threading.Lock()
 
     def chosen(self, workspace_id: str) -> str | None:
@@ -160,7 +161,7 @@ class ModelSwitch:
             if held != chunks and not last:
                 log.warning("workspace %s: %d entries for %d chunks", workspace_id, held, chunks)
                 return None
-            old = self.routes.serving(workspace_id)
+            old = self.routes.chosen(workspace_id)
             self.routes.save_state(workspace_id, {"serving": target, "building": None})
             return old
 
@@ -218,6 +219,8 @@ class ModelSwitch:
                 "chunksTotal": total,
                 "error": figures.get("error"),
             }
+        if self.refiner is not None and state["serving"] == DEFAULT_MODEL:
+            out["refined"] = self.refiner.status(workspace_id)
         return out
 
     def served_elsewhere(self) -> list[str]:
@@ -236,7 +239,7 @@ class ModelSwitch:
             target = state["building"]
             if target is None and state["serving"] != DEFAULT_MODEL:
                 try:
-                    held = self.routes.serving(workspace_id).index.count(workspace_id)
+                    held = self.routes.chosen(workspace_id).index.count(workspace_id)
                 except Exception:
                     log.exception("workspace %s: its model cannot be opened", workspace_id)
                     continue

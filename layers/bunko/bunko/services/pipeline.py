@@ -78,7 +78,7 @@ class IndexingPipeline:
         group is embedded by its model); returns the documents as they ended."""
         groups: dict[str, tuple[EmbeddingRoute, list[IngestJob]]] = {}
         for job in jobs:
-            route = self.routes.serving(job.workspace_id)
+            route = self.routes.chosen(job.workspace_id)
             groups.setdefault(route.model, (route, []))[1].append(job)
         return [d for route, group in groups.values() for d in self._process(route, group)]
 
@@ -284,11 +284,11 @@ class IndexingPipeline:
         (the workspaces on a model config of their own keep theirs). Returns the chunks."""
         routes, size = self.routes, self.batch_size
         if workspace_id is not None:
-            route = routes.serving(workspace_id)
+            route = routes.chosen(workspace_id)
             return reindex_route(
                 self.metadata, route, workspace_id=workspace_id, batch_size=size, **options
             )
-        include = lambda ws: routes.serving(ws).model == DEFAULT_MODEL  # noqa: E731
+        include = lambda ws: routes.chosen(ws).model == DEFAULT_MODEL  # noqa: E731
         return reindex_route(
             self.metadata, self.default, include=include, batch_size=size, **options
         )

@@ -179,7 +179,7 @@ class ResearchService:
             sealed_at=utcnow(), coverage=coverage,
             missing_sources=seal_rules.missing_sources(resolved.missing), sampling=sampling,
         )  # fmt: skip
-        embedder = self.search_service.route(workspace_id).embedder  # the workspace's model
+        embedder = self.search_service.routes.chosen(workspace_id).embedder  # the workspace's model
         passages = seal_rules.with_vectors(resolved.passages, embedder)
         self.store.add_corpus(corpus, passages)
         return corpus
@@ -211,6 +211,6 @@ class ResearchService:
         hits, used = rank_passages(
             passages, query, search=self.search_service, scorer=self.scorer,
             limit=limit, min_score=min_score,
-            embedder=self.search_service.route(workspace_id).embedder,
+            embedder=self.search_service.routes.chosen(workspace_id).embedder,
         )  # fmt: skip
         return corpus, hits, used

@@ -206,6 +206,12 @@ class IndexStore:
             "SELECT count(*) FROM entries WHERE workspace_id = ?", (workspace_id,)
         ).fetchone()[0]
 
+    def chunk_ids(self, workspace_id: str) -> set[str]:
+        cur = self.conn.execute(
+            "SELECT chunk_id FROM entries WHERE workspace_id = ?", (workspace_id,)
+        )
+        return {r[0] for r in cur}
+
     def rows(self, workspace_id: str, *, after: int = 0) -> Iterator[Row]:
         """A workspace's entries with keys above `after`, in key order (write order)."""
         cur = self.conn.execute(

@@ -12,10 +12,9 @@ Snapshots are written by `flush()`/`close()` and, while writes continue, once a 
 once the unsaved entries would take more than ~0.3 s to replay (SAVE_ROWS), whichever
 comes first: that bounds recovery after a crash.
 
-Each workspace has its own engines (and BM25 statistics). One re-entrant lock guards every
+Each workspace has its own engines (and BM25 statistics); one re-entrant lock guards every
 public method. Another process's commits (`bunko ingest`, `reindex`) move SQLite's
-data_version: the in-memory engines are then dropped and reopened from their snapshots.
-"""
+data_version: the in-memory engines are then dropped and reopened from their snapshots."""
 
 from __future__ import annotations
 
@@ -121,6 +120,11 @@ class LocalSearchIndex:
     def count(self, workspace_id: str | None = None) -> int:
         with self._lock:
             return self._store.count(workspace_id)
+
+    def chunk_ids(self, workspace_id: str) -> set[str]:
+        """The chunk ids of the workspace's entries (what a background refinement diffs)."""
+        with self._lock:
+            return self._store.chunk_ids(workspace_id)
 
     def flush(self) -> None:
         """Save every loaded workspace with unsaved changes."""
@@ -264,12 +268,9 @@ class LocalSearchIndex:
             ws, self._unsaved[workspace_id] = opened
             how = f"opened, {opened[1]} entries replayed"
         self._workspaces[workspace_id] = ws
+        took = time.monotonic() - started
         log.info(
-            "index of workspace %s: %d slots %s in %.2f s",
-            workspace_id,
-            len(ws.columns),
-            how,
-            time.monotonic() - started,
+            "index of workspace %s: %d slots %s in %.2f s", workspace_id, len(ws.columns), how, took
         )
         return ws
 

@@ -31,9 +31,19 @@ class Building(ModelRef):
     error: str | None
 
 
+class Refined(BaseModel):
+    """The stronger model refining a default-model workspace (BUNKO_REFINE_EMBEDDER)."""
+
+    name: str | None
+    chunksRefined: int
+    chunksTotal: int
+    serving: bool  # it answers the workspace's searches now
+
+
 class EmbeddingModelStatus(BaseModel):
     serving: ModelRef
     building: Building | None
+    refined: Refined | None = None
 
 
 class EmbeddingModelChoice(BaseModel):
