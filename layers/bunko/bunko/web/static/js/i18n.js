@@ -12,7 +12,7 @@ const en = {
   'auth.title': 'Welcome to Bunko', 'auth.intro': 'Your documents, searchable and ready to answer questions.',
   'auth.username': 'Username', 'auth.password': 'Password', 'auth.passwordHint': 'At least 8 characters.',
   'auth.signIn': 'Sign in', 'auth.create': 'Create account', 'auth.signOut': 'Sign out',
-  'status.idle': 'Index up to date', 'status.indexing': 'Indexing ({n} waiting)', 'status.docs': '{n} documents', 'status.model': 'Model',
+  'status.idle': 'Index up to date', 'status.indexing': 'Indexing ({n} waiting)', 'status.docs': '{n} documents', 'status.model': 'Model', 'status.refining': 'refining with {name} {done}/{total}',
   'lib.title': 'Library', 'lib.queue': 'Files to upload', 'lib.drop': 'Drop files here or choose files', 'lib.dropHint': 'PDF, Word, PowerPoint, Excel, HTML, Markdown, text, CSV, JSON',
   'lib.fast': 'fast', 'lib.precise': 'precise', 'lib.recommended': 'Recommended', 'lib.upload': 'Upload', 'lib.remove': 'Remove', 'lib.uploaded': 'Uploaded',
   'lib.chunkSize': 'Chunk size', 'lib.chunkOverlap': 'Chunk overlap', 'lib.mode': 'Mode', 'lib.category': 'Category',
@@ -38,6 +38,7 @@ const en = {
   'models.offline': 'Offline answers (quotes the sources)', 'models.noRerank': 'No reranking', 'models.serverDefault': 'Server default', 'models.use': 'Use these models',
   'models.keywordOnly': 'keyword search only', 'models.serving': 'Search uses {name}', 'models.building': 'building {name}: {done} of {total} chunks (search keeps using the current model until it is done)',
   'models.failed': '{name} failed: {error}',
+  'models.refining': '{name} is refining search in the background: {done} of {total} chunks', 'models.refined': 'refined in the background: all {total} chunks (new files are searchable with {name} until refined)',
 };
 const ja = {
   'nav.main': 'メイン', 'nav.library': 'ライブラリ', 'nav.search': '検索', 'nav.chat': 'チャット', 'nav.settings': '設定', 'nav.admin': 'ユーザー',
@@ -45,7 +46,7 @@ const ja = {
   'auth.title': 'Bunko へようこそ', 'auth.intro': 'あなたの資料を検索し、質問に答えます。',
   'auth.username': 'ユーザー名', 'auth.password': 'パスワード', 'auth.passwordHint': '8 文字以上。',
   'auth.signIn': 'サインイン', 'auth.create': 'アカウント作成', 'auth.signOut': 'サインアウト',
-  'status.idle': 'インデックスは最新です', 'status.indexing': 'インデックス作成中（待ち {n} 件）', 'status.docs': '文書 {n} 件', 'status.model': 'モデル',
+  'status.idle': 'インデックスは最新です', 'status.indexing': 'インデックス作成中（待ち {n} 件）', 'status.docs': '文書 {n} 件', 'status.model': 'モデル', 'status.refining': '{name} で改善中 {done}/{total}',
   'lib.title': 'ライブラリ', 'lib.queue': 'アップロードするファイル', 'lib.drop': 'ここにファイルをドロップ、またはファイルを選択', 'lib.dropHint': 'PDF、Word、PowerPoint、Excel、HTML、Markdown、テキスト、CSV、JSON',
   'lib.fast': '高速', 'lib.precise': '高精度', 'lib.recommended': '推奨', 'lib.upload': 'アップロード', 'lib.remove': '取り除く', 'lib.uploaded': 'アップロード済み',
   'lib.chunkSize': 'チャンクサイズ', 'lib.chunkOverlap': 'オーバーラップ', 'lib.mode': 'モード', 'lib.category': 'カテゴリ',
@@ -71,6 +72,7 @@ const ja = {
   'models.offline': 'オフライン回答（出典を引用）', 'models.noRerank': 'リランクなし', 'models.serverDefault': 'サーバーの既定', 'models.use': 'このモデルを使う',
   'models.keywordOnly': 'キーワード検索のみ', 'models.serving': '検索に使用中: {name}', 'models.building': '{name} を構築中: {total} チャンク中 {done}（完了まで現在のモデルで検索します）',
   'models.failed': '{name} が失敗しました: {error}',
+  'models.refining': '{name} がバックグラウンドで検索を改善中: {total} チャンク中 {done}', 'models.refined': 'バックグラウンドで {total} チャンクすべて改善済み（新しいファイルは改善されるまで {name} で検索できます）',
 };
 const zh = {
   'nav.main': '主菜单', 'nav.library': '资料库', 'nav.search': '搜索', 'nav.chat': '对话', 'nav.settings': '设置', 'nav.admin': '用户',
@@ -78,7 +80,7 @@ const zh = {
   'auth.title': '欢迎使用 Bunko', 'auth.intro': '检索您的文档，并回答问题。',
   'auth.username': '用户名', 'auth.password': '密码', 'auth.passwordHint': '至少 8 个字符。',
   'auth.signIn': '登录', 'auth.create': '创建账户', 'auth.signOut': '退出登录',
-  'status.idle': '索引已是最新', 'status.indexing': '正在索引（等待 {n} 个）', 'status.docs': '{n} 个文档', 'status.model': '模型',
+  'status.idle': '索引已是最新', 'status.indexing': '正在索引（等待 {n} 个）', 'status.docs': '{n} 个文档', 'status.model': '模型', 'status.refining': '正在用 {name} 改进 {done}/{total}',
   'lib.title': '资料库', 'lib.queue': '待上传的文件', 'lib.drop': '将文件拖到此处或选择文件', 'lib.dropHint': 'PDF、Word、PowerPoint、Excel、HTML、Markdown、文本、CSV、JSON',
   'lib.fast': '快速', 'lib.precise': '精确', 'lib.recommended': '推荐', 'lib.upload': '上传', 'lib.remove': '移除', 'lib.uploaded': '已上传',
   'lib.chunkSize': '分块大小', 'lib.chunkOverlap': '分块重叠', 'lib.mode': '模式', 'lib.category': '分类',
@@ -104,6 +106,7 @@ const zh = {
   'models.offline': '离线回答（引用来源）', 'models.noRerank': '不重排序', 'models.serverDefault': '服务器默认', 'models.use': '使用这些模型',
   'models.keywordOnly': '仅关键词搜索', 'models.serving': '搜索使用 {name}', 'models.building': '正在构建 {name}：{done} / {total} 个块（完成前继续使用当前模型）',
   'models.failed': '{name} 失败：{error}',
+  'models.refining': '{name} 正在后台改进搜索：{done} / {total} 个块', 'models.refined': '已在后台改进全部 {total} 个块（新文件在改进前用 {name} 搜索）',
 };
 const DICTS = { en, ja, zh };
 let language = 'en';

@@ -64,7 +64,10 @@ export function startStatus() {
       // The model that serves this workspace (its own model config, else the server's).
       const [s, m, e] = await Promise.all([api.get('/indexing_status'), api.get('/model_name'), api.get('/embedding-model')]);
       const busy = s.status === 'indexing' ? t('status.indexing', { n: s.pending + s.queued }) : t('status.idle');
-      const model = e.serving.modelConfigId ? `${e.serving.name} (${e.serving.modelId})` : m.model_name || m.edition;
+      let model = e.serving.modelConfigId ? `${e.serving.name} (${e.serving.modelId})` : m.model_name || m.edition;
+      const r = e.refined; // a stronger model refining in the background (BUNKO_REFINE_EMBEDDER)
+      if (r && r.serving) model = r.name;
+      else if (r) model += ` (${t('status.refining', { name: r.name, done: r.chunksRefined, total: r.chunksTotal })})`;
       clear(footer, h('span', {}, busy), ' · ', h('span', {}, t('status.docs', { n: s.documents })), ' · ',
         h('span', {}, `${t('status.model')}: ${model}`));
     } catch {

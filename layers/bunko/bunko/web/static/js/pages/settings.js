@@ -76,12 +76,15 @@ function modelChoices() {
   async function showEmbedding() {
     clearTimeout(timer);
     const m = await api.get('/embedding-model');
-    const parts = [t('models.serving', { name: label(m.serving) })];
+    const r = m.refined; // a stronger model refining in the background (BUNKO_REFINE_EMBEDDER)
+    const parts = [t('models.serving', { name: r && r.serving ? r.name : label(m.serving) })];
     const b = m.building;
     if (b && b.error) parts.push(t('models.failed', { name: label(b), error: b.error }));
     else if (b) parts.push(t('models.building', { name: label(b), done: b.chunksDone, total: b.chunksTotal }));
+    if (r && r.serving) parts.push(t('models.refined', { name: label(m.serving), total: r.chunksTotal }));
+    else if (r) parts.push(t('models.refining', { name: r.name, done: r.chunksRefined, total: r.chunksTotal }));
     state.textContent = parts.join(' · ');
-    if (b && !b.error && state.isConnected) timer = setTimeout(() => showEmbedding().catch((err) => showError(error, err)), 2000);
+    if (((b && !b.error) || (r && !r.serving)) && state.isConnected) timer = setTimeout(() => showEmbedding().catch((err) => showError(error, err)), 2000);
   }
   async function save(e) {
     e.preventDefault();
