@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,6 +10,10 @@ import pytest
 
 from bunko.bootstrap import Services, build_services
 from bunko.config import Settings
+
+# The suite's services and servers answer with the model a test names; progressive quality
+# (an e5 refiner, on by default) only where a test asks for it.
+os.environ.setdefault("BUNKO_REFINE_EMBEDDER", "none")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"

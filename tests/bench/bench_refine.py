@@ -16,6 +16,9 @@ On a throw-away data folder with the fast model (USE) and e5 refining:
 The peer is e5 as the only model (BUNKO_EMBEDDER=e5): its ingest pace is the refined pace
 here, and its quality the refined figures (the same index, built the same way).
 
+Each phase also reports abstention at the default min_score (as `bunko eval`). `--records F`
+writes the refined model's candidates for `fit_calibration.py fit` (as its `collect` does).
+
 `--three-legs` also measures, once refined, a question for the next step: both generations
 exist, so could a search fuse BM25, e5 and USE cosines (convex, min-max per leg, weights
 keyword / e5 / USE) for more than e5 and BM25 alone?
@@ -31,11 +34,13 @@ from pathlib import Path
 
 from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.evaluation import abstention
 from bunko.evaluation.beir import load_beir
 from bunko.evaluation.metrics import ndcg_at, recall_at
 from bunko.ports import SearchFilter
 from bunko.services.fusion import _minmax
 from bunko.services.search import SearchOptions
+from tests.bench.fit_calibration import collect_records
 
 REPO = Path(__file__).resolve().parents[2]
 RANKED = SearchOptions(limit=100, min_score=0.0)
@@ -43,17 +48,26 @@ RANKED = SearchOptions(limit=100, min_score=0.0)
 THREE_LEGS = [(0.5, 0.0), (0.45, 0.1), (0.4, 0.15), (0.35, 0.2), (0.4, 0.25), (0.3, 0.3)]
 
 
-def _quality(services, data, query_ids: list[str], path_of: dict[str, str]) -> dict:
+def _quality(services, data, query_ids: list[str], path_of: dict[str, str], unanswerable) -> dict:
     ndcg, recall = [], []
     for qid in query_ids:
         found = services.search.search(WS, data.queries[qid], RANKED)
         ranked = list(dict.fromkeys(path_of[i.document_id] for i in found.items))
         ndcg.append(ndcg_at(ranked, data.qrels[qid]))
         recall.append(recall_at(ranked, data.qrels[qid]))
+    answerable = {
+        q: (data.queries[q], {d for d, r in data.qrels[q].items() if r > 0}) for q in query_ids
+    }
+    figures = abstention.evaluate(
+        services.search, WS, answerable, path_of, unanswerable,
+        min_score=services.settings.min_score,
+    )  # fmt: skip
     return {
         "model": services.search.route(WS).embedder.name,
         "ndcg@10": round(sum(ndcg) / len(ndcg), 4),
         "recall@100": round(sum(recall) / len(recall), 4),
+        "kept": figures["answerable_kept"],
+        "refused": figures["unanswerable_refused"],
     }
 
 
@@ -90,7 +104,13 @@ def _arrive(services, queue, doc_id: str, text: str, path_of: dict[str, str]) ->
     services.pipeline.process(queue.take())
 
 
-def run(eval_dir: Path, name: str, docs: int | None, three_legs: bool = False) -> dict:
+def run(
+    eval_dir: Path,
+    name: str,
+    docs: int | None,
+    three_legs: bool = False,
+    records: Path | None = None,
+) -> dict:
     data = load_beir(eval_dir / name)
     corpus = list(data.corpus.items())
     extra_id, extra_text = corpus.pop()  # the file that arrives while e5 serves
@@ -100,6 +120,7 @@ def run(eval_dir: Path, name: str, docs: int | None, three_legs: bool = False) -
         q for q in data.queries if any(d in kept and r > 0 for d, r in data.qrels[q].items())
     )
     report: dict = {"set": name, "documents": len(corpus), "queries": len(query_ids)}
+    unanswerable = abstention.unanswerable_queries(eval_dir / name)
     overrides = {"embedder": "use", "refine_embedder": "e5", "refine_quiet_seconds": 0}
     with scratch_services(**overrides) as (services, queue):
         path_of: dict[str, str] = {}
@@ -112,7 +133,7 @@ def run(eval_dir: Path, name: str, docs: int | None, three_legs: bool = False) -
         report["chunks"] = chunks
         report["searchable_seconds"] = round(took, 1)
         report["searchable_chunks_per_s"] = round(chunks / took, 1)
-        report["fast"] = _quality(services, data, query_ids, path_of)
+        report["fast"] = _quality(services, data, query_ids, path_of, unanswerable)
 
         refiner = services.refiner
         refiner.routes.refined.embedder.embed_query("warm up")
@@ -121,7 +142,12 @@ def run(eval_dir: Path, name: str, docs: int | None, three_legs: bool = False) -
         took = time.perf_counter() - started
         report["refine_seconds"] = round(took, 1)
         report["refined_chunks_per_s"] = round(chunks / took, 1)
-        report["refined"] = _quality(services, data, query_ids, path_of)
+        report["refined"] = _quality(services, data, query_ids, path_of, unanswerable)
+        if records is not None:
+            data.queries = {q: data.queries[q] for q in query_ids}
+            meta = {"dataset": name, "embedder": "e5 (refined)", "documents": len(corpus)}
+            found = collect_records(services, data, eval_dir / name, path_of)
+            records.write_text(json.dumps({"meta": meta, "records": found}), encoding="utf-8")
         if three_legs:
             report["three_legs_ndcg@10"] = _three_legs(services, data, query_ids, path_of)
 
@@ -145,11 +171,12 @@ def main() -> None:
     parser.add_argument("--set", default="jsquad-valid")
     parser.add_argument("--docs", type=int, default=None, help="the first N documents only")
     parser.add_argument("--three-legs", action="store_true", help="measure 3-leg fusion too")
+    parser.add_argument("--records", type=Path, help="write the refined candidates here")
     args = parser.parse_args()
     eval_dir = args.eval_dir or Path(
         os.environ.get("BUNKO_EVAL_DIR") or REPO.parent / "shared" / "eval"
     )
-    report = run(eval_dir, args.set, args.docs, args.three_legs)
+    report = run(eval_dir, args.set, args.docs, args.three_legs, args.records)
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
 

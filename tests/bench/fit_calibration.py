@@ -60,44 +60,49 @@ def collect(
         for i in range(0, len(jobs), 256):
             services.pipeline.process(jobs[i : i + 256])
         print(f"indexed {len(corpus)} docs in {time.perf_counter() - started:.0f}s", flush=True)
-        filters = SearchFilter(workspace_id=DEFAULT_WORKSPACE_ID)
-        records = []
-        answerable = sorted(data.queries)
-        if max_queries:
-            random.Random(0).shuffle(answerable)
-            answerable = sorted(answerable[:max_queries])
-        groups = {"answerable": {q: data.queries[q] for q in answerable}}
-        for source, texts in foreign_queries(directory, count=max_queries or 400).items():
-            groups[source] = dict(enumerate(texts))
-        groups["random"] = dict(enumerate(random_queries()))
-        for group, queries in groups.items():
-            for qid, query in queries.items():
-                vector = services.search.query_vector(query)
-                keyword, semantic = services.index.hybrid_search(query, vector, filters, 100)
-                weight = services.index.keyword_weight(query, filters)
-                hits = fuse(
-                    keyword,
-                    semantic,
-                    vector_weight=vector_weight_for(services.embedder),
-                    keyword_weight=weight,
-                )[:TOP]
-                rel = data.qrels.get(str(qid), {}) if group == "answerable" else {}
-                records.append(
-                    {
-                        "group": group,
-                        "query": query,
-                        "hits": [
-                            [
-                                round(h.vector_score, 5),
-                                round(h.coverage, 5),
-                                int(rel.get(path_of[h.document_id], 0) > 0),
-                            ]
-                            for h in hits
-                        ],
-                    }
-                )
+        records = collect_records(services, data, directory, path_of, max_queries)
     meta = {"dataset": directory.name, "embedder": embedder, "documents": len(corpus)}
     out.write_text(json.dumps({"meta": meta, "records": records}), encoding="utf-8")
+
+
+def collect_records(
+    services, data, directory: Path, path_of: dict[str, str], max_queries: int | None = None
+) -> list[dict]:
+    """Every query's top candidates (cosine, coverage, relevant) as the route that serves
+    the default workspace ranks them (its model's query vector and vector weight)."""
+    route = services.search.route(DEFAULT_WORKSPACE_ID)
+    filters = SearchFilter(workspace_id=DEFAULT_WORKSPACE_ID)
+    records = []
+    answerable = sorted(data.queries)
+    if max_queries:
+        random.Random(0).shuffle(answerable)
+        answerable = sorted(answerable[:max_queries])
+    groups = {"answerable": {q: data.queries[q] for q in answerable}}
+    for source, texts in foreign_queries(directory, count=max_queries or 400).items():
+        groups[source] = dict(enumerate(texts))
+    groups["random"] = dict(enumerate(random_queries()))
+    for group, queries in groups.items():
+        for qid, query in queries.items():
+            vector = services.search.query_vector(query, route.embedder)
+            keyword, semantic = route.index.hybrid_search(query, vector, filters, 100)
+            weight = route.index.keyword_weight(query, filters)
+            hits = fuse(
+                keyword,
+                semantic,
+                vector_weight=vector_weight_for(route.embedder),
+                keyword_weight=weight,
+            )[:TOP]
+            rel = data.qrels.get(str(qid), {}) if group == "answerable" else {}
+            hit_rows = [
+                [
+                    round(h.vector_score, 5),
+                    round(h.coverage, 5),
+                    int(rel.get(path_of[h.document_id], 0) > 0),
+                ]
+                for h in hits
+            ]
+            records.append({"group": group, "query": query, "hits": hit_rows})
+    return records
 
 
 def features(cos: np.ndarray, cov: np.ndarray) -> np.ndarray:

