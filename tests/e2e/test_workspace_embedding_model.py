@@ -81,7 +81,7 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
     try:
         config = embedding_config(alice, proxy.url)
         assert model(alice) == {"serving": {"modelConfigId": None, "name": None, "modelId": None},
-                                "building": None}  # fmt: skip
+                                "building": None, "refined": None}  # fmt: skip
         chosen = alice.client.put("/user-settings", json={"selectedEmbeddingId": config})
         assert chosen.status_code == 200, chosen.text
         assert chosen.json()["selectedEmbeddingId"] == config
