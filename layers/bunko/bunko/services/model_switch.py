@@ -15,13 +15,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bunko.errors import ValidationError
 from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, MetadataStore
 from bunko.services.embedding_routes import WorkspaceRoutes
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.reindex import reindex_route
+
+if TYPE_CHECKING:
+    from bunko.services.refinement import Refiner
 
 log = logging.getLogger(__name__)
 
@@ -61,7 +64,7 @@ class ModelSwitch:
         self.batch_size = batch_size
         self.start = start
         self._progress: dict[str, dict[str, Any]] = {}  # workspace → its rebuild's figures
-        self.refiner: Any = None  # services/refinement.Refiner, for status
+        self.refiner: Refiner | None = None  # the background refiner, for status
         self._lock = threading.Lock()
 
     def chosen(self, workspace_id: str) -> str | None:
