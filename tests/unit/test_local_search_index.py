@@ -258,3 +258,78 @@ def test_a_filtered_search_sees_writes_and_deletes_made_since_the_last_one(tmp_p
     index.delete_document(WS, "d0")
     assert [h.chunk_id for h in index.keyword_search("apple", only_a, 10)] == ["c1"]
     assert [h.chunk_id for h in index.vector_search(vectors[0], only_a, 10)] == ["c1"]
+
+
+def test_rows_entering_the_graph_in_the_background_are_found_throughout(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.setattr(vector_index, "PENDING_MAX", 64)
+    monkeypatch.setattr(vector_index, "EXACT_MAX", 0)  # through the graph, with the tail
+    monkeypatch.setattr(vector_index, "EXACT_FRACTION", 0.0)
+    rng = np.random.default_rng(11)
+    vectors = unit(rng, 1600, 64)
+    index = LocalSearchIndex(tmp_path, dimension=64)
+    errors: list[BaseException] = []
+    found: list[bool] = []
+    stop = threading.Event()
+
+    def read() -> None:  # searches while inserts run: each written row should find itself
+        picks = np.random.default_rng(1)
+        try:
+            while not stop.is_set():
+                written = index.count(WS)
+                if written:
+                    i = int(picks.integers(0, written))
+                    hits = index.vector_search(vectors[i], ALL, 10)
+                    found.append(f"c{i}" in {h.chunk_id for h in hits})
+        except BaseException as exc:
+            errors.append(exc)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    for start in range(0, 1600, 20):  # per-document writes of 20 chunks
+        index.index([entry(f"c{i}", "x", vectors[i]) for i in range(start, start + 20)])
+    stop.set()
+    reader.join()
+    assert errors == []
+    # The graph is approximate: random 64-d vectors leave a few nodes hard to reach (as
+    # with inserts in the writer's thread); a row lost between tail and graph would not be.
+    assert len(found) > 50 and sum(found) >= 0.97 * len(found)
+    assert 0 < index._workspaces[WS].vectors._in_graph <= 1600
+    index.close()
+    reopened = LocalSearchIndex(tmp_path, dimension=64)
+    assert reopened._workspaces == {} and reopened.count(WS) == 1600
+    hits = [reopened.vector_search(vectors[i], ALL, 10) for i in range(1600)]
+    kept = sum(f"c{i}" in {h.chunk_id for h in hits[i]} for i in range(1600))
+    assert kept >= 0.98 * 1600
+    assert reopened._workspaces[WS].vectors._in_graph == 1600  # the snapshot drained the tail
+
+
+def test_a_failed_background_insert_is_raised_to_a_writer_and_loses_nothing(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.setattr(vector_index, "PENDING_MAX", 32)
+    real_insert = vector_index.VectorIndex._insert
+    failures = []
+
+    def failing_once(self, start, block):
+        if not failures:
+            failures.append(start)
+            raise MemoryError("the graph could not grow")
+        return real_insert(self, start, block)
+
+    monkeypatch.setattr(vector_index.VectorIndex, "_insert", failing_once)
+    rng = np.random.default_rng(12)
+    vectors = unit(rng, 200, 8)
+    index = LocalSearchIndex(tmp_path, dimension=8)
+    raised = 0
+    for i in range(200):
+        try:
+            index.index([entry(f"c{i}", f"word{i}", vectors[i])])
+        except MemoryError:
+            raised += 1
+    assert failures and raised == 1  # the next writer learns of it, once
+    assert index.count(WS) == 200
+    for i in range(0, 200, 9):  # every committed row is there, the failed batch's too
+        assert index.vector_search(vectors[i], ALL, 1)[0].chunk_id == f"c{i}"
+        assert index.keyword_search(f"word{i}", ALL, 1)[0].chunk_id == f"c{i}"

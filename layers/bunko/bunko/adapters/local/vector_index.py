@@ -9,10 +9,12 @@ graph node (`duplicate_groups`): without that, recall on near-duplicate data sta
 0.89 whatever the graph's precision, links or search breadth; with it, 0.98.
 
 New rows wait in a pending tail (ranked exactly, with the graph's candidates) and enter the
-graph PENDING_MAX at a time, so a per-document write of 20 chunks costs no graph call and
-the graph adds use both cores. Graph keys are slots. Deleted rows stay in the graph; the
-caller's `allowed` mask drops them like any filter, so a delete is a bit flip (the caller
-compacts when the dead outnumber the live).
+graph PENDING_MAX at a time in a background thread, so a per-document write costs no graph
+call and the writer goes on with the next documents while the graph grows. The graph, its
+groups, sketches and `_in_graph` change only under `_graph_lock`, which a search holds too.
+Graph keys are slots. Deleted rows stay in the graph; the caller's `allowed` mask drops them
+like any filter, so a delete is a bit flip (the caller compacts when the dead outnumber the
+live).
 
 Filters are applied before ranking, by the allowed mask: when the allowed rows are few
 (≤ EXACT_MAX, or under EXACT_FRACTION of the graph) they are scanned exactly — fast, and
@@ -27,7 +29,10 @@ first write after that loads it into memory (~0.1 s per 100k rows) so it can gro
 
 from __future__ import annotations
 
+import logging
 import math
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +42,8 @@ from usearch.index import search as exact_search
 from bunko.adapters.local import vector_sketches as sk
 from bunko.adapters.local.duplicate_groups import DuplicateGroups, find_representatives
 from bunko.adapters.local.vector_rows import VectorRows
+
+log = logging.getLogger(__name__)
 
 GRAPH_DTYPE = "i8"
 CONNECTIVITY = 16
@@ -53,9 +60,15 @@ RESCORE_EXTRA = 20
 EXACT_MAX = 2048
 EXACT_FRACTION = 0.12
 PENDING_MAX = 1024
+# The writer waits for the graph once PENDING_LIMIT × PENDING_MAX rows are pending: every
+# search ranks the pending rows exactly, so the tail must stay short when writes outpace it.
+PENDING_LIMIT = 4
 # Search breadth when looking for a new row's duplicate: at 100k, 8 instead of 16 kept
 # recall@10 (clustered 0.980, neardup 0.993) and cost ~10% less ingest CPU.
 DUPLICATE_EXPANSION = 8
+
+# One thread puts rows into graphs, for every workspace: an insert already uses every core.
+_GRAPH_WRITER = ThreadPoolExecutor(1, thread_name_prefix="graph")
 
 
 class VectorIndex:
@@ -69,7 +82,7 @@ class VectorIndex:
     ) -> None:
         self.rows = rows
         # Sketches cover the rows in the graph: they are computed as a batch when rows enter it.
-        self.sketches = sketches if sketches is not None else _sketches_of(rows, in_graph)
+        self.sketches = sketches if sketches is not None else sk.sketches_of(rows, in_graph)
         self.dimension = rows.dimension
         self._graph = graph if graph is not None else _new_graph(self.dimension)
         self._in_graph = in_graph  # rows [0, in_graph) are in the graph (if not zero)
@@ -79,37 +92,58 @@ class VectorIndex:
         self._graph_file: str | None = None  # the saved graph's file name
         self._groups_file: str | None = None
         self.sketches_computed = False  # at load, from the rows (not yet in a snapshot)
+        self._graph_lock = threading.Lock()
+        self._inserting: Future | None = None  # the background insert, if one was started
 
     def add(self, matrix: np.ndarray | None, n: int, *, drain: bool = True) -> None:
-        """Append `n` rows (slots) of unit vectors; None: n slots without vectors."""
+        """Append `n` rows (slots) of unit vectors; None: n slots without vectors. The caller
+        serialises writes; the rows enter the graph in the background."""
         self.rows.append(matrix, n)
-        if drain and self.rows.count - self._in_graph >= PENDING_MAX:
-            self.drain()
+        if not drain or self.rows.count - self._in_graph < PENDING_MAX:
+            return
+        running = self._inserting is not None and not self._inserting.done()
+        if running and self.rows.count - self._in_graph < PENDING_LIMIT * PENDING_MAX:
+            return  # the running insert finishes first; the next one takes these rows
+        self._wait_for_insert()
+        start, end = self._in_graph, self.rows.count
+        # Copied now, while no write can move the rows' map.
+        block = np.asarray(self.rows.array[start:end], dtype=np.float32)
+        self._inserting = _GRAPH_WRITER.submit(self._insert, start, block)
 
     def drain(self) -> None:
-        """Put the pending rows into the graph (near-duplicates into their groups)."""
+        """Put every pending row into the graph now (near-duplicates into their groups)."""
+        self._wait_for_insert()
         start, end = self._in_graph, self.rows.count
-        if end == start:
-            return
-        if self._view_path is not None:
-            self._graph = Index.restore(str(self._view_path))
-            self._view_path = None
-        block = np.asarray(self.rows.array[start:end], dtype=np.float32)
-        if self.sketches is not None:
-            self.sketches.append(sk.sketch(block), len(block))
-        present = np.flatnonzero(np.any(block != 0, axis=1))
-        reps = np.arange(start, end, dtype=np.int64)
-        if len(present):
-            vectors, rows = block[present], present + start
-            nearest = self._nearest(vectors)
-            near = np.asarray(self.rows.array[np.maximum(nearest, 0)], dtype=np.float32)
-            reps[present] = find_representatives(vectors, rows, nearest, near)
-            new = reps[present] == rows
-            if new.any():
-                self._graph.add(rows[new].astype(np.uint64), vectors[new], threads=0)
-        self.groups.extend(np.arange(start, end), reps)
-        self._in_graph = end
-        self.graph_changed = True  # the groups (saved with the graph) grew, even for zero rows
+        if end > start:
+            self._insert(start, np.asarray(self.rows.array[start:end], dtype=np.float32))
+
+    def _wait_for_insert(self) -> None:
+        """Wait for the background insert, raising what it raised."""
+        inserting, self._inserting = self._inserting, None
+        if inserting is not None:
+            inserting.result()
+
+    def _insert(self, start: int, block: np.ndarray) -> None:
+        with self._graph_lock:
+            end = start + len(block)
+            if self._view_path is not None:
+                self._graph = Index.restore(str(self._view_path))
+                self._view_path = None
+            if self.sketches is not None:
+                self.sketches.append(sk.sketch(block), len(block))
+            present = np.flatnonzero(np.any(block != 0, axis=1))
+            reps = np.arange(start, end, dtype=np.int64)
+            if len(present):
+                vectors, rows = block[present], present + start
+                nearest = self._nearest(vectors)
+                near = np.asarray(self.rows.array[np.maximum(nearest, 0)], dtype=np.float32)
+                reps[present] = find_representatives(vectors, rows, nearest, near)
+                new = reps[present] == rows
+                if new.any():
+                    self._graph.add(rows[new].astype(np.uint64), vectors[new], threads=0)
+            self.groups.extend(np.arange(start, end), reps)
+            self._in_graph = end
+            self.graph_changed = True  # the groups (saved with the graph) grew, even for none
 
     def _nearest(self, vectors: np.ndarray) -> np.ndarray:
         """Each vector's nearest graph node (-1: none), by a narrow search: a missed
@@ -130,6 +164,12 @@ class VectorIndex:
         (`n_allowed` of them)."""
         if n_allowed == 0 or limit <= 0:
             return []
+        with self._graph_lock:
+            return self._search(vector, limit, allowed, n_allowed)
+
+    def _search(
+        self, vector: np.ndarray, limit: int, allowed: np.ndarray, n_allowed: int
+    ) -> list[tuple[int, float]]:
         in_graph = self._in_graph
         pending = in_graph + np.flatnonzero(allowed[in_graph : self.rows.count])
         in_graph_allowed = n_allowed - len(pending)
@@ -215,6 +255,10 @@ class VectorIndex:
         }
 
     def close(self) -> None:
+        try:
+            self._wait_for_insert()
+        except Exception:  # these engines are being dropped; the database has every row
+            log.warning("a background graph insert failed", exc_info=True)
         self.rows.close()
         if self.sketches is not None:
             self.sketches.close()
@@ -243,18 +287,6 @@ class VectorIndex:
         index._view_path, index._graph_file = path, part["graph_file"]
         index._groups_file = part["groups_file"]
         return index
-
-
-def _sketches_of(rows: VectorRows, count: int) -> VectorRows | None:
-    """Sketches of the first `count` rows, in a file beside the rows (a snapshot saved
-    before sketches existed gets them here, once: ~0.5 s per 100k rows)."""
-    if not sk.wanted(rows.dimension):
-        return None
-    sketches = VectorRows(rows.path.with_suffix(".sketch"), sk.SKETCH_DIM, dtype=np.int8)
-    for start in range(0, count, 65536):
-        block = rows.array[start : min(count, start + 65536)]
-        sketches.append(sk.sketch(block), len(block))
-    return sketches
 
 
 def _new_graph(dimension: int) -> Index:
