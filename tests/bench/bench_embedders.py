@@ -118,7 +118,7 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=50, help="per set")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--lsa-dimension", type=int, default=256)
-    parser.add_argument("--threads", type=int, help="USE BLAS threads (default: all CPUs)")
+    parser.add_argument("--threads", type=int, help="USE parts run at once (default: one per CPU)")
     parser.add_argument("--json", action="store_true", help="print JSON lines only")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()

@@ -67,7 +67,8 @@ class Settings(BaseSettings):
     openai_embedding_dimensions: int | None = Field(default=None, ge=1, le=16384)
     openai_input_types: bool = False  # send input_type query/passage (asymmetric models)
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
-    # USE's BLAS threads; None is one per CPU. 1 is faster on a machine whose cores are busy.
+    # USE's parallel parts per call (one BLAS thread each); None is one per CPU. 1 is faster
+    # on a machine whose cores are busy.
     embed_threads: int | None = Field(default=None, ge=1, le=256)
     lsa_dimension: int = Field(default=256, ge=2, le=2048)
     # Progressive quality (embedded shape): the embedder above makes files searchable at

