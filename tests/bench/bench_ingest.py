@@ -27,6 +27,11 @@ Measured (600 documents, 963 chunks, one round each, alternating with the previo
 load average 1.1 at the start, 1.1-1.8 during, the bench's own threads included): ratio 0.81, 0.86, 0.77 against 0.64, 0.62, 0.70 before;
 end-to-end 115-127 chunks/s against 88-107, the embedder alone 138-158.
 
+With USE split into one part per CPU on one BLAS thread each (use_embedder), three rounds
+each, one run of the previous embedder between two of the new: end-to-end 103.4 → 124.1 and
+119.8 chunks/s, raw 134.4 → 142.4 and 147.9, ratio 0.77 → 0.88 and 0.81 (the raw gain is
+smaller here than on whole passages: the pipeline's calls are 64 chunks, 32 a part).
+
 Why it stops short of 0.95: USE's numpy forward pass keeps both cores busy (2 BLAS threads,
 1.3× one thread's speed), so the pipeline has no idle core; every CPU-second the ingesting
 thread spends (printed as "ingest thread CPU": 1.2-1.5 s for 600 documents, 0.4-0.6 s of it
