@@ -71,8 +71,8 @@ class UniversalSentenceEncoderEmbedder:
     only serving keyword search) should not pay; call `warm_up()` to load eagerly.
 
     `threads` is how many parts a call is split into (one per CPU by default). When other
-    processes keep the cores busy, fewer win (measured 3x with 1 instead of 2 at a load
-    average of 5 on 2 cores).
+    processes keep the cores busy, fewer may win (measured when this knob set BLAS threads:
+    3x with 1 instead of 2 at a load average of 5 on 2 cores).
     """
 
     name = "use-multilingual-v3"
