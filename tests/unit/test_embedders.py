@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import threading
@@ -146,7 +147,7 @@ def test_split_evenly_covers_every_text_once_in_order(parts: int) -> None:
     assert 1 <= len(bounds) <= parts
     assert bounds[0][0] == 0 and bounds[-1][1] == len(texts)
     assert all(a < b for a, b in bounds)
-    assert all(b == c for (_, b), (c, _) in zip(bounds, bounds[1:], strict=False))
+    assert all(b == c for (_, b), (c, _) in itertools.pairwise(bounds))
 
 
 def test_split_evenly_balances_characters_not_counts() -> None:
