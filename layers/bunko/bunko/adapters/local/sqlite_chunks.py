@@ -71,8 +71,10 @@ class SqliteChunkStore:
         for start in range(0, len(ids), IN_BATCH):
             batch = ids[start : start + IN_BATCH]
             marks = ", ".join("?" for _ in batch)
+            # `+workspace_id`: without it SQLite scans the workspace's index (every chunk of
+            # it: 58 ms at 100k chunks, most of a search) instead of looking the ids up (1 ms).
             for row in conn.execute(
-                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE workspace_id = ? AND id IN ({marks})",
+                f"SELECT {CHUNK_COLUMNS} FROM chunks WHERE +workspace_id = ? AND id IN ({marks})",
                 (workspace_id, *batch),
             ):
                 found[row["id"]] = chunk_from_row(row)
