@@ -32,8 +32,8 @@ each, one run of the previous embedder between two of the new: end-to-end 103.4 
 119.8 chunks/s, raw 134.4 → 142.4 and 147.9, ratio 0.77 → 0.88 and 0.81 (the raw gain is
 smaller here than on whole passages: the pipeline's calls are 64 chunks, 32 a part).
 
-Why it stops short of 0.95: USE's numpy forward pass keeps both cores busy (2 BLAS threads,
-1.3× one thread's speed), so the pipeline has no idle core; every CPU-second the ingesting
+Why it stops short of 0.95: USE's numpy forward pass keeps both cores busy (one part per
+core; before, 2 BLAS threads at 1.3× one thread's speed), so the pipeline has no idle core; every CPU-second the ingesting
 thread spends (printed as "ingest thread CPU": 1.2-1.5 s for 600 documents, 0.4-0.6 s of it
 the uploads, which come before the first job) costs the embedder about as much wall time
 (the rounds above lost 1.1-1.8 s). What is left is work no document can skip. The largest
