@@ -333,3 +333,59 @@ def test_a_failed_background_insert_is_raised_to_a_writer_and_loses_nothing(
     for i in range(0, 200, 9):  # every committed row is there, the failed batch's too
         assert index.vector_search(vectors[i], ALL, 1)[0].chunk_id == f"c{i}"
         assert index.keyword_search(f"word{i}", ALL, 1)[0].chunk_id == f"c{i}"
+
+
+def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(
+    tmp_path: Path, monkeypatch
+):
+    rng = np.random.default_rng(5)
+    vectors = unit(rng, 300, 16)
+    index = LocalSearchIndex(tmp_path, dimension=16)
+    index.index(
+        [
+            entry(
+                f"c{i}", f"word{i % 7} common", vectors[i], doc=f"d{i % 30}", category=f"k{i % 3}"
+            )
+            for i in range(300)
+        ]
+    )
+    for filters in (ALL, SearchFilter(workspace_id=WS, category="k1")):
+        keyword, semantic = index.hybrid_search("word3 common", vectors[4], filters, 20)
+        assert keyword == index.keyword_search("word3 common", filters, 20) and keyword
+        assert semantic == index.vector_search(vectors[4], filters, 20) and semantic
+    assert index.hybrid_search("", vectors[4], ALL, 5)[0] == []
+    assert index.hybrid_search("word3", None, ALL, 5)[1] == []
+
+    ws = index._workspaces[WS]
+    threads: dict[str, str] = {}
+    real_vector, real_keyword = ws.vector_search, ws.keyword_search
+
+    def vector_leg(*args):
+        threads["vector"] = threading.current_thread().name
+        return real_vector(*args)
+
+    def keyword_leg(*args):
+        threads["keyword"] = threading.current_thread().name
+        return real_keyword(*args)
+
+    monkeypatch.setattr(ws, "vector_search", vector_leg)
+    monkeypatch.setattr(ws, "keyword_search", keyword_leg)
+    index.hybrid_search("word3", vectors[4], ALL, 5)
+    assert threads["keyword"] == threading.current_thread().name
+    assert threads["vector"].startswith("vector-leg")
+
+    finished = threading.Event()
+
+    def slow_vector_leg(*args):
+        finished.wait(0.2)
+        finished.set()
+        return []
+
+    def failing_keyword_leg(*args):
+        raise RuntimeError("the keyword leg broke")
+
+    monkeypatch.setattr(ws, "vector_search", slow_vector_leg)
+    monkeypatch.setattr(ws, "keyword_search", failing_keyword_leg)
+    with pytest.raises(RuntimeError, match="keyword leg broke"):
+        index.hybrid_search("word3", vectors[4], ALL, 5)
+    assert finished.is_set()  # the vector leg ended before the error left the lock

@@ -144,12 +144,7 @@ class LocalSearchIndex:
 
     def keyword_search(self, query: str, filters: SearchFilter, limit: int) -> list[IndexHit]:
         """BM25 hits (higher is better); no terms in the query → no hits."""
-        terms = query_terms(query or "")
-        if not terms or limit <= 0:
-            return []
-        with self._lock:
-            ws = self._loaded_or_none(filters.workspace_id)
-            return [] if ws is None else ws.keyword_search(terms, filters, limit)
+        return self.hybrid_search(query, None, filters, limit)[0]
 
     def keyword_weight(self, query: str, filters: SearchFilter) -> float:
         """Σ idf of the query's terms in this workspace (see KeywordIndex.query_weight)."""
@@ -162,22 +157,21 @@ class LocalSearchIndex:
         self, vector: Sequence[float], filters: SearchFilter, limit: int
     ) -> list[IndexHit]:
         """Cosine-similarity hits; a zero vector or an index without vectors → no hits."""
-        query = (
-            None if self.dimension is None else unit_vector(vector, self.dimension, what="query")
-        )
-        if query is None or limit <= 0:
-            return []
-        with self._lock:
-            ws = self._loaded_or_none(filters.workspace_id)
-            return [] if ws is None else ws.vector_search(query, filters, limit)
+        return self.hybrid_search("", vector, filters, limit)[1]
 
     def hybrid_search(
         self, query: str, vector: Sequence[float] | None, filters: SearchFilter, limit: int
     ) -> tuple[list[IndexHit], list[IndexHit]]:
+        """Both legs at once (see WorkspaceEngines.hybrid_search)."""
+        terms = query_terms(query or "")
+        unit = None
+        if vector is not None and self.dimension is not None:
+            unit = unit_vector(vector, self.dimension, what="query")
+        if limit <= 0 or not (terms or unit is not None):
+            return [], []
         with self._lock:
-            keyword = self.keyword_search(query, filters, limit)
-            semantic = self.vector_search(vector, filters, limit) if vector is not None else []
-            return keyword, semantic
+            ws = self._loaded_or_none(filters.workspace_id)
+            return ([], []) if ws is None else ws.hybrid_search(terms, unit, filters, limit)
 
     # --- internals ---
 

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,6 +34,9 @@ FORMAT = 1
 MANIFEST = "manifest.json"
 # Dead slots are dropped (the workspace rebuilt) once they outnumber the live ones.
 COMPACT_MIN = 1024
+# Runs hybrid searches' vector legs: one thread, as the index's lock admits one search at
+# a time (and usearch searches from two threads at once slow each other down, measured).
+_VECTOR_LEG = ThreadPoolExecutor(1, thread_name_prefix="vector-leg")
 MASKS_KEPT = 8  # filters whose masks are kept between changes
 
 
@@ -58,6 +63,7 @@ class WorkspaceEngines:
         self.dirty_since: float | None = None  # first change since the last save
         self._next_name = 0
         self._masks: dict[tuple, tuple[np.ndarray | None, np.ndarray, int]] = {}
+        self._masks_lock = threading.Lock()
 
     # --- changes ---
 
@@ -115,20 +121,39 @@ class WorkspaceEngines:
         hits = self.vectors.search(query, limit, mask, count)
         return self.hits(hits)
 
+    def hybrid_search(
+        self, terms: list[QueryTerm], query: np.ndarray | None, filters: SearchFilter, limit: int
+    ) -> tuple[list[IndexHit], list[IndexHit]]:
+        """Both legs, the vector leg in another thread while this one ranks keywords: the
+        graph and numpy release the GIL for part of their work (measured at 100k, hybrid
+        p50 3.2 -> 2.4 ms for +7% CPU)."""
+        if query is None or not terms:
+            keyword = self.keyword_search(terms, filters, limit) if terms else []
+            return keyword, [] if query is None else self.vector_search(query, filters, limit)
+        semantic = _VECTOR_LEG.submit(self.vector_search, query, filters, limit)
+        try:
+            keyword = self.keyword_search(terms, filters, limit)
+        except BaseException:
+            wait([semantic])  # the vector leg never outlives the caller's lock
+            raise
+        return keyword, semantic.result()
+
     def _allowed(self, filters: SearchFilter) -> tuple[np.ndarray | None, np.ndarray, int]:
         """The filter's allowed slots (None: every live one), those with vectors, and their
         count; kept until the next change: a hybrid search's two legs and a user paging
         through one category ask again (at 1M slots, ~3 ms of mask work a query)."""
         key = (filters.category, filters.document_ids)
-        if key not in self._masks:
-            if len(self._masks) >= MASKS_KEPT:
-                self._masks.clear()
-            allowed = self.columns.allowed_mask(filters)
-            with_vectors = self.columns.vector_mask()
-            if allowed is not None:
-                with_vectors &= allowed
-            self._masks[key] = allowed, with_vectors, int(with_vectors.sum())
-        return self._masks[key]
+        with self._masks_lock:  # a hybrid search's legs ask at once, from two threads
+            found = self._masks.get(key)
+            if found is None:
+                if len(self._masks) >= MASKS_KEPT:
+                    self._masks.clear()
+                allowed = self.columns.allowed_mask(filters)
+                with_vectors = self.columns.vector_mask()
+                if allowed is not None:
+                    with_vectors &= allowed
+                found = self._masks[key] = allowed, with_vectors, int(with_vectors.sum())
+            return found
 
     def hits(self, found: list[tuple[int, float]]) -> list[IndexHit]:
         chunk_ids, documents = self.columns.chunk_ids, self.columns.documents
