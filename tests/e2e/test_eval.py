@@ -54,6 +54,28 @@ def test_scratch_graph_takes_a_corpus_larger_than_the_upload_rate():
         assert len(queue.take()) == services.settings.upload_rate_per_minute + 5
 
 
+def test_a_scratch_graph_with_a_worker_indexes_files_as_they_arrive():
+    """The ingest bench's --arriving: the worker thread `bunko serve` runs takes each upload
+    while the next arrives, and every file ends searchable."""
+    from bunko.bootstrap.scratch import scratch_services
+    from bunko.domain import DEFAULT_WORKSPACE_ID
+    from bunko.services.search import SearchOptions
+
+    with scratch_services(embedder="none", worker=True) as (services, queue):
+        assert queue is None
+        for n in range(30):
+            services.ingest.submit_text(
+                DEFAULT_WORKSPACE_ID, path=f"d{n}.txt", content=f"arriving file number{n}"
+            )
+        assert services.queue.join(timeout=60)
+        for n in (0, 29):
+            found = services.search.search(
+                DEFAULT_WORKSPACE_ID, f"number{n}", SearchOptions(min_score=0)
+            )
+            assert [hit.path for hit in found.items][:1] == [f"d{n}.txt"]
+        assert services.metadata.count_documents(DEFAULT_WORKSPACE_ID) == 30
+
+
 def test_eval_measures_chat_answers_where_the_set_ships_gold_answers(tmp_path):
     """A set with answers.jsonl (as JSQuAD's): each question goes through the real chat
     service, and the report says how often the answer holds a gold answer and cites the

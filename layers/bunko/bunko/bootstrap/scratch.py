@@ -1,5 +1,6 @@
 """A throw-away graph in a temporary data folder whose queue collects jobs, for measuring
-(`bunko eval`, the ingest benchmark): the caller indexes in large batches itself."""
+(`bunko eval`, the ingest benchmark): the caller indexes in large batches itself, or lets
+the worker thread index files as they arrive, as `bunko serve` does."""
 
 from __future__ import annotations
 
@@ -15,11 +16,14 @@ from bunko.config import Settings
 
 
 @contextmanager
-def scratch_services(**overrides: Any) -> Iterator[tuple[Services, CollectingQueue]]:
+def scratch_services(
+    *, worker: bool = False, **overrides: Any
+) -> Iterator[tuple[Services, CollectingQueue | None]]:
     """Services over a fresh temporary data folder (removed afterwards), with `overrides`
-    applied to the settings, and the queue whose jobs the caller processes."""
+    applied to the settings, and the queue whose jobs the caller processes; `worker`: the
+    jobs go to the worker thread `bunko serve` runs instead (and the queue is None)."""
     with tempfile.TemporaryDirectory(prefix="bunko-scratch-") as tmp:
-        queue = CollectingQueue()
+        queue = None if worker else CollectingQueue()
         services = build_services(Settings(data_dir=Path(tmp), **overrides), queue=queue)
         # The operator measuring on a throw-away folder: no users to protect from a bulk load
         # (the per-user upload rate stopped `bunko eval` at its 61st document).
