@@ -53,6 +53,10 @@ class FakeMetadataStore:
         doc = self.documents.get(document_id)
         return _copy(doc) if doc and doc.workspace_id == workspace_id else None
 
+    def get_documents_by_ids(self, workspace_id: str, document_ids) -> list[Document]:
+        found = [self.get_document(workspace_id, d) for d in dict.fromkeys(document_ids)]
+        return [doc for doc in found if doc is not None]
+
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
         for doc in self.documents.values():
             if (doc.workspace_id, doc.path) == (workspace_id, path):

@@ -119,6 +119,22 @@ def test_other_workspace_cannot_read_or_delete(metadata_store):
     assert metadata_store.get_document(WS, doc.id) is not None
 
 
+def test_documents_by_ids_come_in_the_order_asked_and_only_from_the_workspace(metadata_store):
+    metadata_store.ensure_workspace(Workspace(id=WS, name="a"))
+    metadata_store.ensure_workspace(Workspace(id=OTHER_WS, name="b"))
+    docs = [make_doc(f"many/{n}.txt") for n in range(120)]  # past one batch of DynamoDB's
+    for doc in docs:
+        metadata_store.add_document(doc)
+    theirs = make_doc("theirs.txt", workspace_id=OTHER_WS)
+    metadata_store.add_document(theirs)
+    asked = [d.id for d in reversed(docs)] + [docs[5].id, "no-such-id", theirs.id]
+    found = metadata_store.get_documents_by_ids(WS, asked)
+    assert [d.id for d in found] == [d.id for d in reversed(docs)]  # each once, in order
+    assert found[-1] == metadata_store.get_document(WS, docs[0].id)  # every field
+    assert metadata_store.get_documents_by_ids(WS, []) == []
+    assert metadata_store.get_documents_by_ids(OTHER_WS, [docs[0].id]) == []
+
+
 def test_list_documents_pages_newest_first(metadata_store):
     base = utcnow()
     docs = []

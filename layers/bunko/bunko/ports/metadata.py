@@ -30,6 +30,12 @@ class DocumentStore(Protocol):
         `if_revision`, only while the stored revision is that one, else StaleError."""
 
     def get_document(self, workspace_id: str, document_id: str) -> Document | None: ...
+    def get_documents_by_ids(
+        self, workspace_id: str, document_ids: Sequence[str]
+    ) -> list[Document]:
+        """Each asked document once, in the order asked; missing ids (or another
+        workspace's) are left out. One round trip, where a search would make one a hit."""
+
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None: ...
     def list_documents(
         self, workspace_id: str, *, limit: int, offset: int = 0, category: str | None = None

@@ -214,16 +214,13 @@ class SearchService:
             c.id: c
             for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in kept])
         }
+        self._fetch(workspace_id, [c.document_id for c in chunks.values()], documents)
         items: list[SearchItem] = []
         grouped: dict[str, tuple[SearchItem, list[Chunk]]] = {}
         for hit in kept:
             chunk = chunks.get(hit.chunk_id)
             if chunk is None:
                 continue  # stale index entry: metadata is the source of truth
-            if chunk.document_id not in documents:
-                documents[chunk.document_id] = self.metadata.get_document(
-                    workspace_id, chunk.document_id
-                )
             doc = documents[chunk.document_id]
             if doc is None:
                 continue
@@ -272,22 +269,27 @@ class SearchService:
         missing, not 0, so its keyword coverage alone decides (as in a keyword search)."""
         keyword_only = CALIBRATIONS["keyword"]
         found: dict[str, float] = {}
+        unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing
         for hit in fused:
-            score = calibration.similarity(hit.vector_score, hit.coverage)
+            found[hit.chunk_id] = score = calibration.similarity(hit.vector_score, hit.coverage)
             if score < options.min_score and hit.engines == ("keyword",):
                 alone = keyword_only.similarity(0.0, hit.coverage)
-                if alone >= options.min_score and self._embedding(workspace_id, hit, documents):
-                    score = alone
-            found[hit.chunk_id] = score
+                if alone >= options.min_score:
+                    unsure.append((hit, alone))
+        self._fetch(workspace_id, [hit.document_id for hit, _ in unsure], documents)
+        for hit, alone in unsure:
+            doc = documents[hit.document_id]
+            if doc is not None and doc.status is DocumentStatus.INDEXING:
+                found[hit.chunk_id] = alone
         return found
 
-    def _embedding(
-        self, workspace_id: str, hit: FusedHit, documents: dict[str, Document | None]
-    ) -> bool:
-        if hit.document_id not in documents:
-            documents[hit.document_id] = self.metadata.get_document(workspace_id, hit.document_id)
-        doc = documents[hit.document_id]
-        return doc is not None and doc.status is DocumentStatus.INDEXING
+    def _fetch(self, workspace_id: str, ids: list[str], documents: dict[str, Document | None]):
+        """Read the documents not read yet (None: gone) in one call: one a hit cost ~5 ms
+        of a 16 ms search at 100k chunks."""
+        if missing := [d for d in dict.fromkeys(ids) if d not in documents]:
+            documents.update(dict.fromkeys(missing))
+            found = self.metadata.get_documents_by_ids(workspace_id, missing)
+            documents.update((d.id, d) for d in found)
 
     def search_safely(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
         """TelosDB's unified response: never raises; `items` is always a list."""

@@ -68,6 +68,14 @@ class DynamoDBMetadataStore:
         item = self.table.get(items.doc_key(workspace_id, document_id))
         return items.to_document(item) if item else None
 
+    def get_documents_by_ids(
+        self, workspace_id: str, document_ids: Sequence[str]
+    ) -> list[Document]:
+        unique = list(dict.fromkeys(document_ids))
+        found = self.table.batch_get([items.doc_key(workspace_id, d) for d in unique])
+        by_id = {item["id"]: items.to_document(item) for item in found}
+        return [by_id[d] for d in unique if d in by_id]
+
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
         claim = self.table.get(items.path_key(workspace_id, path))
         if claim is None:

@@ -5,7 +5,7 @@ class is the whole MetadataStore."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_chunks import SqliteChunkStore
@@ -13,6 +13,7 @@ from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_document_writes import SqliteDocumentWrites
 from bunko.adapters.local.sqlite_rows import (
     DOC_COLUMNS,
+    IN_BATCH,
     REV_COLUMNS,
     document_from_row,
     document_values,
@@ -97,6 +98,23 @@ class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
 
     def get_document(self, workspace_id: str, document_id: str) -> Document | None:
         return self._document_where("id = ? AND workspace_id = ?", document_id, workspace_id)
+
+    def get_documents_by_ids(
+        self, workspace_id: str, document_ids: Sequence[str]
+    ) -> list[Document]:
+        found: dict[str, Document] = {}
+        conn = self.db.connect()
+        ids = list(dict.fromkeys(document_ids))
+        for start in range(0, len(ids), IN_BATCH):
+            batch = ids[start : start + IN_BATCH]
+            marks = ", ".join("?" for _ in batch)
+            # `+workspace_id` keeps SQLite on the primary key (see get_chunks_by_ids).
+            for row in conn.execute(
+                f"SELECT * FROM documents WHERE +workspace_id = ? AND id IN ({marks})",
+                (workspace_id, *batch),
+            ):
+                found[row["id"]] = document_from_row(row)
+        return [found[i] for i in ids if i in found]
 
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
         return self._document_where("workspace_id = ? AND path = ?", workspace_id, path)
