@@ -9,7 +9,8 @@ import pytest
 
 from bunko.domain import Chunk, Document
 from bunko.ports import IndexEntry
-from bunko.services.search import MAX_JOINED_CHUNKS, SearchOptions, SearchService
+from bunko.services.search import SearchOptions, SearchService
+from bunko.services.search_items import MAX_JOINED_CHUNKS
 from tests.fakes import FakeEmbedder, FakeMetadataStore, FakeSearchDefaults, FakeSearchIndex
 
 WS, OTHER = "ws-1", "ws-2"
@@ -100,6 +101,43 @@ def test_stale_index_entries_and_deleted_documents_never_come_back():
     world.metadata.replace_chunks(WS, "d2", [])  # the index still holds d2's chunk
     del world.metadata.documents["d3"]  # and d3's, whose document is gone
     assert [doc for doc, _ in world.search("tea")] == ["d1"]
+
+
+def test_a_page_reads_only_its_own_documents_hits_and_fills_stale_gaps(monkeypatch):
+    world = World()
+    world.service.candidates = 200
+    for n in range(40):  # each document: two hits, the first stronger
+        world.add(f"d{n:02d}", "tea kettle " + "tea " * (40 - n), f"tea {n}")
+    reads: list[tuple[str, int]] = []
+    chunks_by_ids, documents_by_ids = (
+        world.metadata.get_chunks_by_ids,
+        world.metadata.get_documents_by_ids,
+    )
+
+    def read_chunks(ws, ids):
+        reads.append(("chunks", len(ids)))
+        return chunks_by_ids(ws, ids)
+
+    def read_documents(ws, ids):
+        reads.append(("documents", len(ids)))
+        return documents_by_ids(ws, ids)
+
+    monkeypatch.setattr(world.metadata, "get_chunks_by_ids", read_chunks)
+    monkeypatch.setattr(world.metadata, "get_documents_by_ids", read_documents)
+    page = world.search("tea kettle", limit=5)
+    assert [doc for doc, _ in page] == ["d00", "d01", "d02", "d03", "d04"]
+    assert all("\n…\n" in content for _, content in page)  # both hits joined, as before
+    assert reads == [("chunks", 10), ("documents", 5)]  # not all 80 hits' chunks
+
+    reads.clear()
+    del world.metadata.documents["d01"]  # stale: the index still has d01 and d03's chunks
+    world.metadata.replace_chunks(WS, "d03", [])
+    page = world.search("tea kettle", limit=5)
+    assert [doc for doc, _ in page] == ["d00", "d02", "d04", "d05", "d06"]
+    assert reads == [("chunks", 10), ("documents", 4), ("chunks", 4), ("documents", 2)]
+
+    flat = world.search("tea kettle", limit=3, group_by_document=False)
+    assert [doc for doc, _ in flat] == ["d00", "d02", "d04"]
 
 
 def test_other_workspaces_stay_out():
