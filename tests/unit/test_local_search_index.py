@@ -389,3 +389,75 @@ def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(
     with pytest.raises(RuntimeError, match="keyword leg broke"):
         index.hybrid_search("word3", vectors[4], ALL, 5)
     assert finished.is_set()  # the vector leg ended before the error left the lock
+
+
+def test_a_search_during_a_background_insert_waits_for_one_step_not_the_batch(
+    tmp_path: Path, monkeypatch
+):
+    monkeypatch.setattr(vector_index, "PENDING_MAX", 64)
+    monkeypatch.setattr(vector_index, "INSERT_STEP", 8)
+    monkeypatch.setattr(vector_index, "SEARCH_FIRST_SECONDS", 30.0)  # no race on a busy host
+    rng = np.random.default_rng(21)
+    vectors = unit(rng, 64, 8)
+    index = LocalSearchIndex(tmp_path, dimension=8)
+    events: list[str] = []
+    real_add = vector_index.add_to_graph
+    searched = threading.Event()
+
+    def search() -> None:
+        index.vector_search(vectors[0], ALL, 3)
+        events.append("search")
+        searched.set()
+
+    def add_step(graph, groups, rows, start, block):
+        events.append(f"step {start}")
+        if start == 0:  # the search arrives while the first step holds the graph
+            threading.Thread(target=search).start()
+            while not index._workspaces[WS].vectors._searches:
+                searched.wait(0.001)
+        real_add(graph, groups, rows, start, block)
+
+    monkeypatch.setattr(vector_index, "add_to_graph", add_step)
+    index.index([entry(f"c{i}", f"word{i}", vectors[i]) for i in range(64)])
+    assert searched.wait(30)
+    index.flush()
+    assert events[:3] == ["step 0", "search", "step 8"]  # in after the first step
+    assert [e for e in events if e.startswith("step")] == [f"step {i}" for i in range(0, 64, 8)]
+    assert index.vector_search(vectors[40], ALL, 1)[0].chunk_id == "c40"
+
+
+def test_a_writer_waiting_for_the_graph_does_not_hold_up_searches(tmp_path: Path, monkeypatch):
+    monkeypatch.setattr(vector_index, "PENDING_MAX", 16)
+    monkeypatch.setattr(vector_index, "PENDING_LIMIT", 2)
+    rng = np.random.default_rng(22)
+    vectors = unit(rng, 120, 8)
+    index = LocalSearchIndex(tmp_path, dimension=8)
+    gate, entered = threading.Event(), threading.Event()
+    real_add = vector_index.add_to_graph
+
+    def held_add(*args):
+        entered.set()
+        gate.wait(60)  # the graph is slow: the writer falls behind it
+        real_add(*args)
+
+    monkeypatch.setattr(vector_index, "add_to_graph", held_add)
+    writer = threading.Thread(
+        target=lambda: [index.index([entry(f"c{i}", f"word{i}", vectors[i])]) for i in range(120)]
+    )
+    writer.start()
+    assert entered.wait(30)
+    for _ in range(3000):  # until the writer waits for the graph
+        ws = index._workspaces.get(WS)
+        if ws is not None and ws.vectors is not None and ws.vectors.backlog(1):
+            break
+        gate.wait(0.01)
+    assert index._workspaces[WS].vectors.backlog(1)
+    found: list = []
+    reader = threading.Thread(target=lambda: found.append(index.keyword_search("word3", ALL, 5)))
+    reader.start()
+    reader.join(30)  # the keyword leg needs neither the graph nor the waiting writer
+    alive = reader.is_alive()
+    gate.set()
+    writer.join(60)
+    assert not alive and [h.chunk_id for h in found[0]] == ["c3"]
+    assert index.count(WS) == 120

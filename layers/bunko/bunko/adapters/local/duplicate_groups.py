@@ -16,9 +16,13 @@ from array import array
 from pathlib import Path
 
 import numpy as np
+from usearch.index import Index
 
 DUPLICATE_COSINE = 0.98
 WINDOW = 64
+# Search breadth when looking for a new row's duplicate: at 100k, 8 instead of 16 kept
+# recall@10 (clustered 0.980, neardup 0.993) and cost ~10% less ingest CPU.
+DUPLICATE_EXPANSION = 8
 
 
 class DuplicateGroups:
@@ -73,6 +77,39 @@ class DuplicateGroups:
             for rep, part in zip(reps[starts].tolist(), np.split(members, starts[1:]), strict=True):
                 groups._members[rep] = part.tolist()
         return groups
+
+
+def add_to_graph(
+    graph: Index, groups: DuplicateGroups, rows: np.ndarray, start: int, block: np.ndarray
+) -> None:
+    """Put rows `start`... (their unit vectors: `block`; every row: `rows`) in the graph,
+    but a near-duplicate of a node (or of an earlier row of the block) joins its group
+    instead. All-zero rows (no vector) only get a group of their own."""
+    end = start + len(block)
+    present = np.flatnonzero(np.any(block != 0, axis=1))
+    reps = np.arange(start, end, dtype=np.int64)
+    if len(present):
+        vectors, slots = block[present], present + start
+        nearest = _nearest(graph, vectors)
+        near = np.asarray(rows[np.maximum(nearest, 0)], dtype=np.float32)
+        reps[present] = find_representatives(vectors, slots, nearest, near)
+        new = reps[present] == slots
+        if new.any():
+            graph.add(slots[new].astype(np.uint64), vectors[new], threads=0)
+    groups.extend(np.arange(start, end), reps)
+
+
+def _nearest(graph: Index, vectors: np.ndarray) -> np.ndarray:
+    """Each vector's nearest graph node (-1: none), by a narrow search: a missed duplicate
+    only costs a graph node."""
+    if len(graph) == 0:
+        return np.full(len(vectors), -1, dtype=np.int64)
+    graph.expansion_search = DUPLICATE_EXPANSION
+    found = graph.search(vectors, 1, threads=0)
+    if not hasattr(found, "counts"):  # one query gives Matches, not BatchMatches
+        return np.asarray(found.keys[:1], dtype=np.int64) if len(found.keys) else np.array([-1])
+    keys = np.asarray(found.keys, dtype=np.int64).reshape(len(vectors), -1)[:, 0]
+    return np.where(np.asarray(found.counts) > 0, keys, -1)
 
 
 def find_representatives(

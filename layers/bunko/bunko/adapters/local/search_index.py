@@ -9,12 +9,11 @@ tombstones with larger change numbers), so a restart — after a crash too — r
 nothing and rebuilds no graph. A missing or torn snapshot is rebuilt from `index.db`.
 
 Snapshots are written by `flush()`/`close()` and, while writes continue, once a minute or
-once the unsaved entries would take more than ~0.3 s to replay (SAVE_ROWS), whichever
-comes first: that bounds recovery after a crash.
+once unsaved entries would take ~0.3 s to replay (SAVE_ROWS): that bounds crash recovery.
 
 Each workspace has its own engines (and BM25 statistics); one re-entrant lock guards every
 public method. Another process's commits (`bunko ingest`, `reindex`) move SQLite's
-data_version: the in-memory engines are then dropped and reopened from their snapshots."""
+data_version: the engines are then dropped and reopened from their snapshots."""
 
 from __future__ import annotations
 
@@ -24,6 +23,7 @@ import shutil
 import threading
 import time
 from collections.abc import Sequence
+from concurrent.futures import wait
 from pathlib import Path
 
 from bunko.adapters.local.index_store import IndexStore, NewRow
@@ -74,6 +74,7 @@ class LocalSearchIndex:
         ValidationError (and writes nothing) if a vector has the wrong dimension."""
         # Analysis is the slow part (~30 µs a chunk): done before taking the lock.
         analysed = [(entry, index_terms(entry.text or "")) for entry in entries]
+        self._wait_for_graphs({entry.workspace_id for entry in entries}, len(entries))
         with self._lock:
             dimension = self.dimension
             for entry in entries:
@@ -106,10 +107,7 @@ class LocalSearchIndex:
 
     def clear(self, workspace_id: str | None = None) -> None:
         with self._lock:
-            if workspace_id is not None:
-                targets = [workspace_id]
-            else:
-                targets = sorted({*self._store.workspaces(), *self._workspaces})
+            targets = [workspace_id] if workspace_id is not None else self._every_workspace()
             with self._store.transaction():
                 self._store.delete_workspace(workspace_id)  # None: every workspace
                 for target in targets:
@@ -148,9 +146,9 @@ class LocalSearchIndex:
 
     def keyword_weight(self, query: str, filters: SearchFilter) -> float:
         """Σ idf of the query's terms in this workspace (see KeywordIndex.query_weight)."""
+        terms = query_terms(query or "")
         with self._lock:
             ws = self._loaded_or_none(filters.workspace_id)
-            terms = query_terms(query or "")
             return ws.keyword_weight(terms) if ws is not None and terms else 0.0
 
     def vector_search(
@@ -163,8 +161,7 @@ class LocalSearchIndex:
         self, query: str, vector: Sequence[float] | None, filters: SearchFilter, limit: int
     ) -> tuple[list[IndexHit], list[IndexHit]]:
         """Both legs at once (see WorkspaceEngines.hybrid_search)."""
-        terms = query_terms(query or "")
-        unit = None
+        terms, unit = query_terms(query or ""), None
         if vector is not None and self.dimension is not None:
             unit = unit_vector(vector, self.dimension, what="query")
         if limit <= 0 or not (terms or unit is not None):
@@ -193,6 +190,13 @@ class LocalSearchIndex:
             for key, (row, terms) in zip(keys, rows, strict=True)
         ]
         self._apply(ws, seq, old, added)
+
+    def _wait_for_graphs(self, workspace_ids: set[str], rows: int) -> None:
+        """Wait for graphs far behind the writes without the lock, so searches go on."""
+        with self._lock:
+            engines = [self._workspaces.get(w) for w in workspace_ids]
+            backlogs = [f for ws in engines if ws and ws.vectors for f in ws.vectors.backlog(rows)]
+        wait(backlogs)
 
     def _delete(self, workspace_id: str, **where) -> None:
         ws = self._load(workspace_id)
@@ -282,6 +286,9 @@ class LocalSearchIndex:
             ws.close()
         self._unsaved.pop(workspace_id, None)
         shutil.rmtree(self._folder(workspace_id), ignore_errors=True)
+
+    def _every_workspace(self) -> list[str]:
+        return sorted({*self._store.workspaces(), *self._workspaces})
 
     def _folder(self, workspace_id: str) -> Path:
         digest = hashlib.sha256(workspace_id.encode()).hexdigest()[:32]

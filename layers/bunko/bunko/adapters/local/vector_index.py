@@ -11,17 +11,17 @@ graph node (`duplicate_groups`): without that, recall on near-duplicate data sta
 New rows wait in a pending tail (ranked exactly, with the graph's candidates) and enter the
 graph PENDING_MAX at a time in a background thread, so a per-document write costs no graph
 call and the writer goes on with the next documents while the graph grows. The graph, its
-groups, sketches and `_in_graph` change only under `_graph_lock`, which a search holds too.
-Graph keys are slots. Deleted rows stay in the graph; the caller's `allowed` mask drops them
-like any filter, so a delete is a bit flip (the caller compacts when the dead outnumber the
-live).
+groups, sketches and `_in_graph` change only under `_graph_lock`, which a search holds too;
+the insert takes it INSERT_STEP rows at a time and lets a waiting search in between, so a
+search during a bulk load waits for a step, not a batch. Graph keys are slots. Deleted rows
+stay in the graph and the caller's `allowed` mask drops them like any filter: a delete is a
+bit flip (the caller compacts when the dead outnumber the live).
 
-Filters are applied before ranking, by the allowed mask: when the allowed rows are few
-(≤ EXACT_MAX, or under EXACT_FRACTION of the graph) they are scanned exactly — fast, and
-exact (measured at 100k, CPU per query: 1% 0.6 ms exact vs 95 ms through the graph, 10%
-5.0 vs 6.4 ms, 20% 8.9 vs 2.5 ms); a large allowed set is first shortlisted by int8 sketches
-(`vector_sketches`); otherwise the graph is asked for enough neighbours that about the rescore depth of
-them is allowed, widening until it is.
+Filters apply before ranking, by the allowed mask: few allowed rows (≤ EXACT_MAX, or under
+EXACT_FRACTION of the graph) are scanned exactly, shortlisted by int8 sketches
+(`vector_sketches`) when many (at 100k, CPU per query: 1% 0.6 ms exact vs 95 ms through
+the graph, 10% 5.0 vs 6.4 ms, 20% 8.9 vs 2.5 ms); else the graph is asked for enough
+neighbours that about the rescore depth of them is allowed, widening until it is.
 
 A saved graph is opened as a read-only memory map (instant, pages load on demand); the
 first write after that loads it into memory (~0.1 s per 100k rows) so it can grow.
@@ -32,6 +32,7 @@ from __future__ import annotations
 import logging
 import math
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -40,7 +41,7 @@ from usearch.index import Index
 from usearch.index import search as exact_search
 
 from bunko.adapters.local import vector_sketches as sk
-from bunko.adapters.local.duplicate_groups import DuplicateGroups, find_representatives
+from bunko.adapters.local.duplicate_groups import DuplicateGroups, add_to_graph
 from bunko.adapters.local.vector_rows import VectorRows
 
 log = logging.getLogger(__name__)
@@ -63,9 +64,10 @@ PENDING_MAX = 1024
 # The writer waits for the graph once PENDING_LIMIT × PENDING_MAX rows are pending: every
 # search ranks the pending rows exactly, so the tail must stay short when writes outpace it.
 PENDING_LIMIT = 4
-# Search breadth when looking for a new row's duplicate: at 100k, 8 instead of 16 kept
-# recall@10 (clustered 0.980, neardup 0.993) and cost ~10% less ingest CPU.
-DUPLICATE_EXPANSION = 8
+# Rows put in the graph under one hold of the lock (~10 ms of work at 100k rows), and how
+# long the insert lets waiting searches go first.
+INSERT_STEP = 128
+SEARCH_FIRST_SECONDS = 0.05
 
 # One thread puts rows into graphs, for every workspace: an insert already uses every core.
 _GRAPH_WRITER = ThreadPoolExecutor(1, thread_name_prefix="graph")
@@ -93,6 +95,8 @@ class VectorIndex:
         self._groups_file: str | None = None
         self.sketches_computed = False  # at load, from the rows (not yet in a snapshot)
         self._graph_lock = threading.Lock()
+        self._searches = 0  # waiting for the graph or in it (guarded by _count_lock)
+        self._count_lock = threading.Lock()
         self._inserting: Future | None = None  # the background insert, if one was started
 
     def add(self, matrix: np.ndarray | None, n: int, *, drain: bool = True) -> None:
@@ -110,6 +114,13 @@ class VectorIndex:
         block = np.asarray(self.rows.array[start:end], dtype=np.float32)
         self._inserting = _GRAPH_WRITER.submit(self._insert, start, block)
 
+    def backlog(self, incoming: int = 0) -> list[Future]:
+        """The running insert, when `incoming` more rows would make the writer wait for it
+        (see `add`): to wait on without the index's lock (`add` raises its failure)."""
+        running = self._inserting
+        full = self.rows.count + incoming - self._in_graph >= PENDING_LIMIT * PENDING_MAX
+        return [running] if full and running is not None and not running.done() else []
+
     def drain(self) -> None:
         """Put every pending row into the graph now (near-duplicates into their groups)."""
         self._wait_for_insert()
@@ -124,38 +135,21 @@ class VectorIndex:
             inserting.result()
 
     def _insert(self, start: int, block: np.ndarray) -> None:
-        with self._graph_lock:
-            end = start + len(block)
-            if self._view_path is not None:
-                self._graph = Index.restore(str(self._view_path))
-                self._view_path = None
-            if self.sketches is not None:
-                self.sketches.append(sk.sketch(block), len(block))
-            present = np.flatnonzero(np.any(block != 0, axis=1))
-            reps = np.arange(start, end, dtype=np.int64)
-            if len(present):
-                vectors, rows = block[present], present + start
-                nearest = self._nearest(vectors)
-                near = np.asarray(self.rows.array[np.maximum(nearest, 0)], dtype=np.float32)
-                reps[present] = find_representatives(vectors, rows, nearest, near)
-                new = reps[present] == rows
-                if new.any():
-                    self._graph.add(rows[new].astype(np.uint64), vectors[new], threads=0)
-            self.groups.extend(np.arange(start, end), reps)
-            self._in_graph = end
-            self.graph_changed = True  # the groups (saved with the graph) grew, even for none
-
-    def _nearest(self, vectors: np.ndarray) -> np.ndarray:
-        """Each vector's nearest graph node (-1: none), by a narrow search: a missed
-        duplicate only costs a graph node."""
-        if len(self._graph) == 0:
-            return np.full(len(vectors), -1, dtype=np.int64)
-        self._graph.expansion_search = DUPLICATE_EXPANSION
-        found = self._graph.search(vectors, 1, threads=0)
-        if not hasattr(found, "counts"):  # one query gives Matches, not BatchMatches
-            return np.asarray(found.keys[:1], dtype=np.int64) if len(found.keys) else np.array([-1])
-        keys = np.asarray(found.keys, dtype=np.int64).reshape(len(vectors), -1)[:, 0]
-        return np.where(np.asarray(found.counts) > 0, keys, -1)
+        sketches = None if self.sketches is None else sk.sketch(block)
+        for offset in range(0, len(block), INSERT_STEP):
+            deadline = time.monotonic() + SEARCH_FIRST_SECONDS
+            while self._searches and time.monotonic() < deadline:  # let waiting searches in
+                time.sleep(0.0002)
+            step, first = block[offset : offset + INSERT_STEP], start + offset
+            with self._graph_lock:
+                if self._view_path is not None:
+                    self._graph = Index.restore(str(self._view_path))
+                    self._view_path = None
+                if self.sketches is not None and sketches is not None:
+                    self.sketches.append(sketches[offset : offset + len(step)], len(step))
+                add_to_graph(self._graph, self.groups, self.rows.array, first, step)
+                self._in_graph = first + len(step)
+                self.graph_changed = True  # the groups (saved with the graph) grew
 
     def search(
         self, vector: np.ndarray, limit: int, allowed: np.ndarray, n_allowed: int
@@ -164,8 +158,14 @@ class VectorIndex:
         (`n_allowed` of them)."""
         if n_allowed == 0 or limit <= 0:
             return []
-        with self._graph_lock:
-            return self._search(vector, limit, allowed, n_allowed)
+        with self._count_lock:
+            self._searches += 1
+        try:
+            with self._graph_lock:
+                return self._search(vector, limit, allowed, n_allowed)
+        finally:
+            with self._count_lock:
+                self._searches -= 1
 
     def _search(
         self, vector: np.ndarray, limit: int, allowed: np.ndarray, n_allowed: int
