@@ -11,7 +11,7 @@ round fills from the hits after it.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 from bunko.domain import Chunk, Document
@@ -112,7 +112,7 @@ def materialise(
 
 
 def _next_hits(
-    hits: list[FusedHit], places: int, group: bool, grouped: dict
+    hits: list[FusedHit], places: int, group: bool, grouped: Container[str]
 ) -> tuple[list[FusedHit], list[FusedHit]]:
     """The hits worth reading to fill `places` more results, and those left for a next
     round. Grouped: every hit (up to MAX_READ_PER_DOCUMENT a document) of the documents
