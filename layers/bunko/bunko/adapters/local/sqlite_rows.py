@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import fields
 from datetime import datetime
 
@@ -15,6 +16,26 @@ CHUNK_COLUMNS = (
 )
 # SQLite limits host parameters per statement; stay well below it.
 IN_BATCH = 500
+
+
+def rows_by_ids(
+    conn: sqlite3.Connection, table: str, columns: str, workspace_id: str, ids: Sequence[str]
+) -> list[sqlite3.Row]:
+    """The workspace's rows of `table` with these ids, each once, in the order asked;
+    missing ids are left out."""
+    ids = list(dict.fromkeys(ids))
+    found: dict[str, sqlite3.Row] = {}
+    for start in range(0, len(ids), IN_BATCH):
+        batch = ids[start : start + IN_BATCH]
+        marks = ", ".join("?" for _ in batch)
+        # `+workspace_id`: without it SQLite scans the workspace's index (every chunk of it:
+        # 58 ms at 100k chunks, most of a search) instead of looking the ids up (1 ms).
+        for row in conn.execute(
+            f"SELECT {columns} FROM {table} WHERE +workspace_id = ? AND id IN ({marks})",
+            (workspace_id, *batch),
+        ):
+            found[row["id"]] = row
+    return [found[i] for i in ids if i in found]
 
 
 def _dt(value: str) -> datetime:

@@ -13,12 +13,12 @@ from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_document_writes import SqliteDocumentWrites
 from bunko.adapters.local.sqlite_rows import (
     DOC_COLUMNS,
-    IN_BATCH,
     REV_COLUMNS,
     document_from_row,
     document_values,
     revision_from_row,
     revision_values,
+    rows_by_ids,
 )
 from bunko.domain import Document, Revision, Workspace
 from bunko.errors import ConflictError, NotFoundError, StaleError
@@ -102,19 +102,8 @@ class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
     def get_documents_by_ids(
         self, workspace_id: str, document_ids: Sequence[str]
     ) -> list[Document]:
-        found: dict[str, Document] = {}
-        conn = self.db.connect()
-        ids = list(dict.fromkeys(document_ids))
-        for start in range(0, len(ids), IN_BATCH):
-            batch = ids[start : start + IN_BATCH]
-            marks = ", ".join("?" for _ in batch)
-            # `+workspace_id` keeps SQLite on the primary key (see get_chunks_by_ids).
-            for row in conn.execute(
-                f"SELECT * FROM documents WHERE +workspace_id = ? AND id IN ({marks})",
-                (workspace_id, *batch),
-            ):
-                found[row["id"]] = document_from_row(row)
-        return [found[i] for i in ids if i in found]
+        rows = rows_by_ids(self.db.connect(), "documents", "*", workspace_id, document_ids)
+        return [document_from_row(row) for row in rows]
 
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
         return self._document_where("workspace_id = ? AND path = ?", workspace_id, path)
