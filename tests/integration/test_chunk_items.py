@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import SearchFilter
+from bunko.services.blob_keys import text_key
 from bunko.services.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
+from bunko.services.document_chunks import stored_text
 from tests.conftest import make_services
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -127,6 +132,52 @@ def test_get_document_has_the_full_text_and_chunks_in_order(services, doc):
     view = services.items.get_document(WS, doc.id)
     assert view.text == LONG_TEXT
     assert [c.index for c in view.chunks] == list(range(doc.chunk_count))
+
+
+def text_blobs(services, doc) -> list[str]:
+    """The extracted-text blobs of the document's revisions so far."""
+    keys = [text_key(WS, doc.id, revision) for revision in range(1, doc.revision + 1)]
+    return [key for key in keys if services.blobs.exists(key)]
+
+
+def test_a_utf8_text_file_is_its_own_text_and_is_not_stored_twice(services, doc):
+    assert text_blobs(services, doc) == []
+    assert services.blobs.get(doc.blob_key) == LONG_TEXT.encode()
+    assert services.items.get_document(WS, doc.id).text == LONG_TEXT
+
+
+@pytest.mark.parametrize(
+    ("path", "data", "text"),
+    [
+        ("crlf.txt", b"Harbour lights.\r\nLighthouse keepers.\r\n", "Lighthouse keepers."),
+        (
+            "latin1.txt",
+            "Caf\u00e9 by the harbour, na\u00efve lighthouses.".encode("latin-1"),
+            "Caf\u00e9",
+        ),
+        (
+            "page.html",
+            b"<html><body><h1>Harbour</h1><p>Lighthouse keepers.</p></body></html>",
+            "Harbour",
+        ),
+    ],
+)
+def test_a_file_whose_text_differs_from_its_bytes_keeps_its_text(services, path, data, text):
+    submitted = services.ingest.submit_file(WS, path=path, data=data)
+    assert services.queue.join(timeout=120)
+    doc = services.metadata.get_document(WS, submitted.id)
+    assert text_blobs(services, doc) == [f"texts/{WS}/{doc.id}/1.txt"]
+    view = services.items.get_document(WS, doc.id)
+    assert text in view.text and view.text.encode() != data
+    assert view.text == services.blobs.get(text_blobs(services, doc)[0]).decode()
+
+
+def test_a_revision_has_no_text_until_it_is_indexed(services, doc):
+    # Only a completed revision without a text blob is its own text; before that it has none
+    # (get_document then joins whatever chunks the document has).
+    for status in (DocumentStatus.PENDING, DocumentStatus.INDEXING, DocumentStatus.FAILED):
+        assert stored_text(replace(doc, status=status), services.blobs) is None
+    assert stored_text(doc, services.blobs) == LONG_TEXT
 
 
 def test_paging_matches_telosdb(services):

@@ -8,8 +8,10 @@ from __future__ import annotations
 import time
 
 import numpy as np
+import pytest
 
 from bunko.domain import DocumentStatus
+from bunko.services import document_chunks, pipeline
 from tests.fakes import FakeEmbedder, PipelineWorld
 
 WS = "ws-1"
@@ -44,24 +46,37 @@ class Recording(FakeEmbedder):
     """Records its batches; the first one lasts until every document is parsed, as a slow
     model's would, so the batches after it are made while the embedder is busy."""
 
-    def __init__(self, vocabulary, world_ref) -> None:
+    def __init__(self, vocabulary, world_ref, parsed: list) -> None:
         super().__init__(vocabulary)
-        self.world_ref, self.calls = world_ref, []
+        self.world_ref, self.parsed, self.calls = world_ref, parsed, []
 
     def embed_documents(self, texts):
         self.calls.append(len(texts))
         world, deadline = self.world_ref[0], time.monotonic() + 30
         while len(self.calls) == 1 and time.monotonic() < deadline:
-            parsed = sum(k.startswith("texts/") for k in world.blobs.blobs)
-            if parsed == len(list(world.metadata.iter_documents(WS))):
+            if len(self.parsed) == len(list(world.metadata.iter_documents(WS))):
                 break
             time.sleep(0.01)
         return super().embed_documents(texts)
 
 
-def test_batches_are_exact_across_documents_while_the_embedder_is_busy():
+@pytest.fixture
+def parsed(monkeypatch) -> list[str]:
+    """The ids of the documents the pipeline has parsed, in order."""
+    ids: list[str] = []
+
+    def counting(doc, **kwargs):
+        chunks = document_chunks.parse_and_chunk(doc, **kwargs)
+        ids.append(doc.id)
+        return chunks
+
+    monkeypatch.setattr(pipeline, "parse_and_chunk", counting)
+    return ids
+
+
+def test_batches_are_exact_across_documents_while_the_embedder_is_busy(parsed):
     ref: list[World] = []
-    embedder = Recording(WORDS, ref)
+    embedder = Recording(WORDS, ref, parsed)
     world = World(embedder, batch_size=4)
     ref.append(world)
     _, jobs = world.submit(9, text=lambda n: f"{WORDS[n % 8]} words. " * (1 + 40 * (n % 3)))
@@ -78,9 +93,9 @@ def test_batches_are_exact_across_documents_while_the_embedder_is_busy():
     assert sum(embedder.calls) == chunks
 
 
-def test_the_documents_of_a_batch_are_written_together():
+def test_the_documents_of_a_batch_are_written_together(parsed):
     ref: list[World] = []
-    world = World(Recording(WORDS, ref), batch_size=64)
+    world = World(Recording(WORDS, ref, parsed), batch_size=64)
     ref.append(world)
     calls: list[set[str]] = []
     index = world.index.index

@@ -24,7 +24,7 @@ from bunko.ports import (
     SearchIndex,
     write_targets,
 )
-from bunko.services.blob_keys import text_key
+from bunko.services.document_chunks import stored_text
 from bunko.services.embedding_routes import FixedRoutes
 from bunko.services.index_entries import entries_for
 from bunko.services.reindex import embed_texts
@@ -129,11 +129,9 @@ class ChunkItemsService:
         if document is None:
             raise NotFoundError(f"document {document_id} not found")
         chunks = self.metadata.get_chunks(workspace_id, document_id)
-        key = text_key(workspace_id, document_id, document.revision)
-        try:
-            text = self.blobs.get(key).decode("utf-8")
-        except NotFoundError:
-            text = _join_chunks(chunks)  # not extracted yet, or stored elsewhere
+        text = stored_text(document, self.blobs)
+        if text is None:  # not extracted yet
+            text = _join_chunks(chunks)
         return DocumentView(document, text, chunks)
 
     def list_documents(

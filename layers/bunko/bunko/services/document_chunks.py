@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bunko.chunking import chunk_text
-from bunko.domain import Chunk, Document, chunk_id_for
+from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for
 from bunko.errors import BunkoError, NotFoundError
 from bunko.parsing import parse
 from bunko.ports import BlobStore, MetadataStore
@@ -13,16 +13,19 @@ from bunko.services.blob_keys import text_key
 def parse_and_chunk(
     doc: Document, *, blobs: BlobStore, metadata: MetadataStore, mode: str = "fast"
 ) -> list[Chunk]:
-    """The chunks of `doc`'s revision; its extracted text is kept in the blob store (sealed
-    research corpora quote it). Raises BunkoError with a readable message when the file
-    gives no text or was never fully received, NotFoundError when it was deleted or
-    replaced meanwhile."""
-    parsed = parse(_original(doc, blobs, metadata), filename=doc.name, mime=doc.mime, mode=mode)
-    blobs.put(
-        text_key(doc.workspace_id, doc.id, doc.revision),
-        parsed.text.encode("utf-8"),
-        content_type="text/plain; charset=utf-8",
-    )
+    """The chunks of `doc`'s revision; its extracted text is kept in the blob store, unless
+    the original already is that text (see `stored_text`). Raises BunkoError with a readable
+    message when the file gives no text or was never fully received, NotFoundError when it
+    was deleted or replaced meanwhile."""
+    original = _original(doc, blobs, metadata)
+    parsed = parse(original, filename=doc.name, mime=doc.mime, mode=mode)
+    text = parsed.text.encode("utf-8")
+    if text != original:  # a UTF-8 text file is not stored twice (a blob write a document)
+        blobs.put(
+            text_key(doc.workspace_id, doc.id, doc.revision),
+            text,
+            content_type="text/plain; charset=utf-8",
+        )
     pieces = chunk_text(
         parsed.text,
         chunk_size=doc.chunk_size,
@@ -45,6 +48,21 @@ def parse_and_chunk(
         )
         for i, p in enumerate(pieces)
     ]
+
+
+def stored_text(doc: Document, blobs: BlobStore) -> str | None:
+    """The extracted text of `doc`'s current revision, or None while it has none yet (it is
+    still indexing, or failed). A completed revision without a text blob is a UTF-8 text file
+    whose bytes were the text itself."""
+    try:
+        return blobs.get(text_key(doc.workspace_id, doc.id, doc.revision)).decode("utf-8")
+    except NotFoundError:
+        if doc.status is not DocumentStatus.COMPLETED:
+            return None
+    try:
+        return blobs.get(doc.blob_key or "").decode("utf-8")
+    except (NotFoundError, UnicodeDecodeError):
+        return None
 
 
 def _original(doc: Document, blobs: BlobStore, metadata: MetadataStore) -> bytes:
