@@ -77,8 +77,10 @@ class IndexingPipeline:
         """Index a batch of jobs, grouped by the model that serves their workspace (each
         group is embedded by its model); returns the documents as they ended."""
         groups: dict[str, tuple[EmbeddingRoute, list[IngestJob]]] = {}
+        # One settings read a workspace, not one a job.
+        chosen = {ws: self.routes.chosen(ws) for ws in {job.workspace_id for job in jobs}}
         for job in jobs:
-            route = self.routes.chosen(job.workspace_id)
+            route = chosen[job.workspace_id]
             groups.setdefault(route.model, (route, []))[1].append(job)
         return [d for route, group in groups.values() for d in self._process(route, group)]
 
@@ -235,8 +237,10 @@ class IndexingPipeline:
         """Each target route's entries: the stream's vectors where its model made them, else
         the chunks embedded now by the target's model (a generation being built)."""
         by_model: dict[str, tuple[EmbeddingRoute, list]] = {}
+        # Read once a workspace (two settings reads), not once a document.
+        targets = {ws: self._targets(ws) for ws in {p.doc.workspace_id for p, _ in done}}
         for p, vectors in done:
-            for target in self._targets(p.doc.workspace_id):
+            for target in targets[p.doc.workspace_id]:
                 if target.model != p.route.model:
                     texts = [c.content for c in p.chunks]
                     vectors = embed_texts(target.embedder, texts, self.batch_size)
