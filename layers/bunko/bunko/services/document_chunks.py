@@ -1,4 +1,5 @@
-"""A document's chunks: its original read, parsed, its text stored, and the text chunked."""
+"""A document's chunks: its original read, parsed, its text stored (unless the original is
+that text), and the text chunked; and the stored text read back."""
 
 from __future__ import annotations
 
