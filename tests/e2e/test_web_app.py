@@ -299,10 +299,11 @@ def test_settings_choose_the_models_in_use_and_watch_a_new_embedding_model_build
         page.get_by_role("link", name="Settings").click()
         state = page.get_by_role("status").filter(has_text="Search uses")
         expect(state).to_contain_text("keyword search only")  # this server's default
-        # Two configs added on the same page appear in the choices without a reload.
-        for name, model, kind, url in [
-            ("writer", "gpt-4o-mini", "llm", ""),
-            ("e5 here", "e5", "embedding", f"{embeddings}/v1"),
+        # Two configs added on the same page appear in the choices without a reload, and a
+        # choice picked before the second one refreshed the lists is still picked after.
+        for name, model, kind, url, choice in [
+            ("writer", "gpt-4o-mini", "llm", "", "Chat model"),
+            ("e5 here", "e5", "embedding", f"{embeddings}/v1", "Embedding model"),
         ]:
             page.get_by_label("Name", exact=True).fill(name)
             page.get_by_label("Model id").fill(model)
@@ -310,8 +311,9 @@ def test_settings_choose_the_models_in_use_and_watch_a_new_embedding_model_build
             page.get_by_label("Base URL").fill(url)
             page.get_by_role("button", name="Add model").click()
             expect(page.locator("main li").filter(has_text=model)).to_be_visible()
-        page.get_by_label("Chat model").select_option(label="writer · gpt-4o-mini")
-        page.get_by_label("Embedding model").select_option(label="e5 here · e5")
+            page.get_by_label(choice).select_option(label=f"{name} · {model}")
+        picked = page.get_by_label("Chat model").locator("option:checked")
+        expect(picked).to_have_text("writer · gpt-4o-mini")
         page.get_by_role("button", name="Use these models").click()
         # The new model is built in the background, then serves: the page follows it.
         expect(state).to_contain_text("Search uses e5 here (e5)", timeout=120_000)

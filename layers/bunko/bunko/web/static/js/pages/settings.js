@@ -50,10 +50,11 @@ function userSettings() {
 // embedding model is built in the background while the old one serves: shown until it is done.
 function modelChoices() {
   const error = errorBox();
+  const remember = (e) => { e.target.dataset.picked = e.target.value; };
   const pick = {
-    selectedLLMId: h('select', {}),
-    selectedRerankId: h('select', {}),
-    selectedEmbeddingId: h('select', {}),
+    selectedLLMId: h('select', { onchange: remember }),
+    selectedRerankId: h('select', { onchange: remember }),
+    selectedEmbeddingId: h('select', { onchange: remember }),
   };
   const none = { selectedLLMId: 'models.offline', selectedRerankId: 'models.noRerank', selectedEmbeddingId: 'models.serverDefault' };
   const type = { selectedLLMId: 'llm', selectedRerankId: 'rerank', selectedEmbeddingId: 'embedding' };
@@ -63,9 +64,13 @@ function modelChoices() {
     try {
       const [configs, saved] = await Promise.all([api.get('/model-configs'), api.get('/user-settings')]);
       for (const [k, el] of Object.entries(pick)) {
+        // A choice picked but not yet saved survives the list being refreshed (a config
+        // added on this page refreshes it while the person may already be choosing).
+        const picked = el.dataset.picked;
+        const options = configs.filter((c) => c.type === type[k]);
         clear(el, h('option', { value: '' }, t(none[k])),
-          configs.filter((c) => c.type === type[k]).map((c) => h('option', { value: c.id }, `${c.name} · ${c.modelId}`)));
-        el.value = saved[k] || '';
+          options.map((c) => h('option', { value: c.id }, `${c.name} · ${c.modelId}`)));
+        el.value = picked !== undefined && (picked === '' || options.some((c) => c.id === picked)) ? picked : saved[k] || '';
       }
       await showEmbedding();
     } catch (err) {
@@ -92,6 +97,7 @@ function modelChoices() {
     const body = Object.fromEntries(Object.entries(pick).map(([k, el]) => [k, el.value || null]));
     try {
       await api.put('/user-settings', body);
+      for (const el of Object.values(pick)) delete el.dataset.picked; // saved: the server's now
       toast(t('common.saved'));
       await showEmbedding();
     } catch (err) {
