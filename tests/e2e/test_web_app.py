@@ -179,7 +179,7 @@ def test_failed_uploads_show_their_error(rest, chromium, tmp_path):
         page.get_by_role("button", name="Upload").click()
         # refused by the API: its error body's message, as an alert
         alert = page.get_by_role("alert").filter(has_text="program.exe")
-        expect(alert).to_contain_text("unsupported")
+        expect(alert).to_contain_text("unsupported", timeout=30_000)  # a loaded runner is slow
         # accepted, then failed while indexing: the record's error beside it
         expect(row_of(page, "broken.pdf").get_by_text("failed")).to_be_visible(timeout=60_000)
         expect(row_of(page, "broken.pdf").locator(".error")).not_to_be_empty()
