@@ -137,8 +137,8 @@ def main() -> None:
         f"{raw:.2f} s), of which uploads {submit:.2f} s"
     )
     # The same ingest with an instant embedder: the process CPU of all the rest (uploads,
-    # parsing, chunking, the index and its graph thread, SQLite, blobs). Unlike the ratio it
-    # hardly moves with the neighbours' load, so it is the figure to compare code by.
+    # parsing, chunking, the index and its graph thread, SQLite, blobs). It moves less with
+    # the neighbours' load than the ratio, so it is the figure to compare code by.
     rest = statistics.median(
         rest_cpu(texts, args.embedder, arriving=args.arriving) for _ in range(args.rounds)
     )

@@ -67,10 +67,9 @@ function modelChoices() {
         // A choice picked but not yet saved survives the list being refreshed (a config
         // added on this page refreshes it while the person may already be choosing).
         const picked = el.dataset.picked;
-        const options = configs.filter((c) => c.type === type[k]);
         clear(el, h('option', { value: '' }, t(none[k])),
-          options.map((c) => h('option', { value: c.id }, `${c.name} · ${c.modelId}`)));
-        el.value = picked !== undefined && (picked === '' || options.some((c) => c.id === picked)) ? picked : saved[k] || '';
+          configs.filter((c) => c.type === type[k]).map((c) => h('option', { value: c.id }, `${c.name} · ${c.modelId}`)));
+        el.value = [...el.options].some((o) => o.value === picked) ? picked : saved[k] || '';
       }
       await showEmbedding();
     } catch (err) {
