@@ -225,9 +225,9 @@ class VectorIndex:
             exact=True,
             threads=1,
         )
-        return [
-            (int(rows[i]), 1.0 - float(d)) for i, d in zip(found.keys, found.distances, strict=True)
-        ]
+        slots = rows[np.asarray(found.keys, dtype=np.int64)].tolist()
+        cosines = (1.0 - np.asarray(found.distances, dtype=np.float64)).tolist()
+        return list(zip(slots, cosines, strict=True))
 
     # --- persistence ---
 
