@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from bunko.adapters.local import vector_index, vector_sketches
+from bunko.adapters.local.duplicate_groups import DuplicateGroups
 from bunko.adapters.local.search_index import LocalSearchIndex
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
@@ -461,3 +462,24 @@ def test_a_writer_waiting_for_the_graph_does_not_hold_up_searches(tmp_path: Path
     writer.join(60)
     assert not alive and [h.chunk_id for h in found[0]] == ["c3"]
     assert index.count(WS) == 120
+
+
+def test_duplicate_group_sizes_follow_every_extend_and_survive_a_reload(tmp_path: Path):
+    groups = DuplicateGroups()
+    rng = np.random.default_rng(3)
+    rep_of: list[int] = []
+    for _batch in range(6):  # past the sizes' first capacity (1,024 rows)
+        rows = np.arange(len(rep_of), len(rep_of) + 500)
+        for row in rows.tolist():  # a third are copies of an earlier row (any batch)
+            copy = row > 0 and rng.random() < 0.3
+            rep_of.append(rep_of[int(rng.integers(0, row))] if copy else row)
+        groups.extend(rows, np.asarray(rep_of[rows[0] :]))
+    expected = np.bincount(rep_of, minlength=len(rep_of)).tolist()
+    every = np.arange(len(rep_of))
+    assert groups.sizes(every).tolist() == expected
+    groups.save(tmp_path / "groups.npy")
+    assert (
+        DuplicateGroups.load(tmp_path / "groups.npy", len(rep_of)).sizes(every).tolist() == expected
+    )
+    representatives = every[np.asarray(expected) > 0]
+    assert sorted(groups.expand(representatives).tolist()) == every.tolist()

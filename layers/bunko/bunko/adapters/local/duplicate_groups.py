@@ -29,14 +29,23 @@ class DuplicateGroups:
     def __init__(self) -> None:
         self.rep_of = array("q")  # row → its representative row (itself for most)
         self._members: dict[int, list[int]] = {}  # representative → the other rows
+        # Representative → its group's size (0 for other rows), grown by doubling: a search
+        # sizes ~200 ranked groups, ~0.15 ms as a Python loop over the dictionary.
+        self._sizes = np.zeros(1024, dtype=np.int64)
 
     def extend(self, rows: np.ndarray, reps: np.ndarray) -> None:
         """Record rows (consecutive, from len(self)) and their representatives."""
         assert not len(rows) or rows[0] == len(self.rep_of)
         self.rep_of.frombytes(reps.astype(np.int64).tobytes())
-        for row, rep in zip(rows.tolist(), reps.tolist(), strict=True):
-            if row != rep:
-                self._members.setdefault(rep, []).append(row)
+        if len(self.rep_of) > len(self._sizes):
+            grown = np.zeros(max(2 * len(self._sizes), len(self.rep_of)), dtype=np.int64)
+            grown[: len(self._sizes)] = self._sizes
+            self._sizes = grown
+        copies = reps != rows
+        self._sizes[rows[~copies]] = 1
+        np.add.at(self._sizes, reps[copies], 1)
+        for row, rep in zip(rows[copies].tolist(), reps[copies].tolist(), strict=True):
+            self._members.setdefault(rep, []).append(row)
 
     def __len__(self) -> int:
         return len(self.rep_of)
@@ -46,8 +55,7 @@ class DuplicateGroups:
         return bool(self._members)
 
     def sizes(self, reps: np.ndarray) -> np.ndarray:
-        members = self._members
-        return np.fromiter((len(members.get(r, ())) + 1 for r in reps.tolist()), dtype=np.int64)
+        return self._sizes[reps]
 
     def expand(self, reps: np.ndarray) -> np.ndarray:
         """The rows of the groups of `reps`, group by group."""
@@ -69,6 +77,7 @@ class DuplicateGroups:
         if len(rep_of) != count:
             raise ValueError("the duplicate groups are torn")
         groups.rep_of.frombytes(rep_of.astype(np.int64).tobytes())
+        groups._sizes = np.bincount(rep_of, minlength=max(count, 1)).astype(np.int64)
         rows = np.flatnonzero(rep_of != np.arange(count))
         if len(rows):
             order = np.argsort(rep_of[rows], kind="stable")
