@@ -54,6 +54,11 @@ Trade-offs, chosen by measurement (numbers in the closing note of the issue):
   graph and numpy release the GIL for part of their work): hybrid p50 ~0.8x the sum of
   the legs, for ~12% more CPU. usearch searches from two threads at once slowed each other
   (2.4x the time of one after the other), so one thread runs every vector leg.
+- At ~1 ms a leg, Python-level costs count: rows read through np.memmap (which wraps every
+  slice and gather it returns), usearch's answer turned into pairs by a loop over numpy
+  scalars, near-duplicate groups sized by a loop over a dictionary, and hits built as frozen
+  dataclasses cost 0.2-0.5 ms of a vector leg; without them hybrid p50 2.29-2.54 → 2.04 ms
+  clustered, 2.81 → 2.01 near-duplicate (quiet host, one run each).
 - Tried and dropped: an inverted-file index (k-means lists over the sketches, the nearest
   lists scanned by sketch and the best rows ranked exactly) would make ingest nearly free
   and reached recall@10 0.997 at 0.45 ms on the clustered data, but on real USE vectors
