@@ -58,6 +58,7 @@ EXPANSION_SEARCH_LARGE = 384  # from LARGE_GRAPH rows
 LARGE_GRAPH = 500_000
 RESCORE_FACTOR = 2
 RESCORE_EXTRA = 20
+GROUP_ROWS_MIN = 100  # rows of near-duplicate groups ranked at least (see _allowed_rows)
 EXACT_MAX = 2048
 EXACT_FRACTION = 0.12
 PENDING_MAX = 1024
@@ -179,28 +180,26 @@ class VectorIndex:
         # Neighbours to ask for so that about `depth` of them are expected to be allowed.
         count = min(in_graph, math.ceil(1.1 * depth * in_graph / in_graph_allowed))
         while True:
-            kept = self._allowed_rows(vector, self._candidates(vector, count), allowed, depth)
+            kept = self._allowed_rows(self._candidates(vector, count), allowed, depth)
             if len(kept) >= depth or count >= in_graph:
                 break
             count = min(in_graph, count * 4)
         return self._exact(vector, np.concatenate([kept, pending]), limit)
 
-    def _allowed_rows(
-        self, vector: np.ndarray, found: np.ndarray, allowed: np.ndarray, depth: int
-    ) -> np.ndarray:
+    def _allowed_rows(self, found: np.ndarray, allowed: np.ndarray, depth: int) -> np.ndarray:
         """About `depth` allowed rows from the graph's candidates. With near-duplicate
-        groups, the representatives are ranked exactly first and the best groups expanded
-        until `depth` rows: expanding all of them would rank ~20x the rows."""
-        if not self.groups.any:
+        groups, the best groups in the graph's order (its int8 distances) are expanded
+        until max(depth, GROUP_ROWS_MIN) rows, all ranked exactly next: expanding every
+        group would rank ~20x the rows. Ranking the representatives exactly first cost a
+        pass (0.3 ms at 100k) for recall@10 0.993, against 0.997 this way."""
+        if not self.groups.any or not len(found):
             return found[allowed[found]][:depth]
-        ranked = np.asarray([row for row, _ in self._exact(vector, found, len(found))])
-        if not len(ranked):
-            return ranked
-        take = int(np.searchsorted(np.cumsum(self.groups.sizes(ranked)), depth)) + 1
+        sizes = np.cumsum(self.groups.sizes(found))
+        take = int(np.searchsorted(sizes, max(depth, GROUP_ROWS_MIN))) + 1
         while True:
-            rows = self.groups.expand(ranked[:take])
+            rows = self.groups.expand(found[:take])
             rows = rows[allowed[rows]]
-            if len(rows) >= depth or take >= len(ranked):
+            if len(rows) >= depth or take >= len(found):
                 return rows
             take *= 2
 
