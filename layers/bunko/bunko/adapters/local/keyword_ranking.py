@@ -29,9 +29,10 @@ def _floor(scores: np.ndarray, slot: np.ndarray, limit: int) -> float:
     """A score that the best `limit` slots all reach: the `limit`-th best among the slots of
     a spread sample of the postings (their scores are final, so the true `limit`-th best
     is at least as high); 0 when the sample has too few slots that scored."""
-    # Sorted, then deduplicated by hand: np.unique (hashing, NumPy 2.4) cost ~1 ms here.
+    # Sorted, then deduplicated by hand: np.unique (hashing, NumPy 2.4) cost ~1 ms here,
+    # np.diff with prepend 4x this comparison (its Python-level checks).
     sample = np.sort(slot[:: max(1, len(slot) // SAMPLE_POSTINGS)])
-    sampled = scores[sample[np.flatnonzero(np.diff(sample, prepend=-1))]]
+    sampled = scores[sample[np.concatenate(([True], sample[1:] != sample[:-1]))]]
     sampled = sampled[sampled > 0.0]
     if len(sampled) < limit:
         return 0.0

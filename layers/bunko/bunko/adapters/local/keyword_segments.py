@@ -68,27 +68,21 @@ def merge(segments: list[Segment], vocab_size: int) -> Segment:
     return Segment(ptr, slots, tfs)
 
 
-def gather(
+def ranges(
     seg: Segment, units: np.ndarray, gids: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(unit, slot, tf) of every posting of the (unit, term id) pairs, in one pass."""
+) -> list[tuple[int, np.ndarray, np.ndarray]]:
+    """(unit, slots, tfs) of each (unit, term id) pair with postings here: views of the
+    segment's arrays, for the caller to join once across segments (a slice a term costs
+    less than building an index array and gathering through it: ~0.2 ms a query at 100k)."""
     ok = gids < seg.vocab_size
-    units, gids = units[ok], gids[ok]
-    starts = seg.ptr[gids]
-    lengths = seg.ptr[gids + 1] - starts
-    total = int(lengths.sum())
-    if total == 0:
-        return _EMPTY
-    offsets = np.repeat(starts - (np.cumsum(lengths) - lengths), lengths)
-    where = offsets + np.arange(total, dtype=np.int64)
-    return np.repeat(units, lengths), seg.slots[where], seg.tfs[where]
-
-
-def counts(seg: Segment, units: np.ndarray, gids: np.ndarray, n_units: int) -> np.ndarray:
-    """The number of postings per query unit of the (unit, term id) pairs."""
-    ok = gids < seg.vocab_size
-    lengths = seg.ptr[gids[ok] + 1] - seg.ptr[gids[ok]]
-    return np.bincount(units[ok], weights=lengths, minlength=n_units).astype(np.int64)
+    if not ok.all():
+        units, gids = units[ok], gids[ok]
+    starts, ends = seg.ptr[gids].tolist(), seg.ptr[gids + 1].tolist()
+    return [
+        (unit, seg.slots[start:end], seg.tfs[start:end])
+        for unit, start, end in zip(units.tolist(), starts, ends, strict=True)
+        if end > start
+    ]
 
 
 def save(seg: Segment, directory: Path, name: str) -> Segment:
