@@ -56,9 +56,13 @@ Trade-offs, chosen by measurement (numbers in the closing note of the issue):
   (2.4x the time of one after the other), so one thread runs every vector leg.
 - At ~1 ms a leg, Python-level costs count: rows read through np.memmap (which wraps every
   slice and gather it returns), usearch's answer turned into pairs by a loop over numpy
-  scalars, near-duplicate groups sized by a loop over a dictionary, and hits built as frozen
-  dataclasses cost 0.2-0.5 ms of a vector leg; without them hybrid p50 2.29-2.54 → 2.04 ms
-  clustered, 2.81 → 2.01 near-duplicate (quiet host, one run each).
+  scalars and hits built as frozen dataclasses cost 0.15-0.2 ms each with warm caches, but
+  together only ~0.07 ms of the clustered vector leg when each query follows another search
+  (1.53 → 1.46 ms): there the leg is the graph walk's and the row gathers' memory latency.
+  On near-duplicate data, sizing the groups in a Python loop and ranking every
+  representative exactly before expanding cost ~0.5 ms. Hybrid p50, start of that work
+  against its end, alternating runs: clustered 2.01 / 2.18 → 1.95 / 2.11 ms, near-duplicate
+  2.74 / 3.03 → 2.01 / 1.81.
 - Tried and dropped: an inverted-file index (k-means lists over the sketches, the nearest
   lists scanned by sketch and the best rows ranked exactly) would make ingest nearly free
   and reached recall@10 0.997 at 0.45 ms on the clustered data, but on real USE vectors
