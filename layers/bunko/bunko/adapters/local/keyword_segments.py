@@ -85,6 +85,22 @@ def ranges(
     ]
 
 
+def scan(
+    gids: np.ndarray, slots: np.ndarray, tfs: np.ndarray, units: np.ndarray, wanted: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(unit, slot, tf) of the unsorted postings (`gids`, `slots`, `tfs`: a buffer not yet
+    sealed) whose term is among the (unit, term id) pairs (`units`, `wanted`)."""
+    order = np.argsort(wanted, kind="stable")
+    sorted_gids = wanted[order]
+    hit = np.flatnonzero(np.isin(gids, sorted_gids))
+    lo = np.searchsorted(sorted_gids, gids[hit], "left")
+    count = np.searchsorted(sorted_gids, gids[hit], "right") - lo
+    total = int(count.sum())
+    which = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(total)
+    rows = np.repeat(hit, count)
+    return units[order][which], slots[rows], tfs[rows]
+
+
 def save(seg: Segment, directory: Path, name: str) -> Segment:
     """Write the segment as `<name>.{ptr,slots,tfs}.npy`; returns it named."""
     for part in ("ptr", "slots", "tfs"):
