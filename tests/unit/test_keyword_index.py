@@ -93,3 +93,27 @@ def test_best_slots_equal_a_full_ranking(reached: int, dtype):
     expected = sorted(positive.tolist(), key=lambda s: (-np.float32(scores[s]), s))[:100]
     assert [s for s, _ in best] == expected
     assert [score for _, score in best] == [float(np.float32(scores[s])) for s in expected]
+
+
+def test_an_expanded_query_after_deletes_scores_like_an_index_of_the_live_chunks():
+    """A one-character CJK query (one unit over every term holding the character) counts
+    df over live chunks only, in `search` and `query_weight` alike."""
+    rng = np.random.default_rng(11)
+    words = ["東京", "京都", "大阪", "東西", "北海道", "名古屋"]
+    docs = [list(rng.choice(words, size=int(rng.integers(1, 8)))) for _ in range(300)]
+    index = KeywordIndex()
+    index.add_many(0, docs)
+    live = np.ones(300, dtype=bool)
+    for slot in rng.choice(300, size=60, replace=False).tolist():
+        index.remove(slot)
+        live[slot] = False
+    kept = np.flatnonzero(live)
+    fresh = KeywordIndex()
+    fresh.add_many(0, [docs[s] for s in kept])
+    query = [QueryTerm("京", expand=True), QueryTerm("大阪")]
+    hits = index.search(query, live, 1000)
+    expected = fresh.search(query, np.ones(len(kept), dtype=bool), 1000)
+    assert [(int(kept[s]), pytest.approx(x, rel=1e-5)) for s, x in expected] == hits
+    assert index.query_weight(query, live) == pytest.approx(
+        fresh.query_weight(query, np.ones(len(kept), dtype=bool)), rel=1e-9
+    )

@@ -137,17 +137,16 @@ class KeywordIndex:
             key, inverse = np.unique(unit * n_slots + slot, return_inverse=True)
             tf = np.bincount(inverse, weights=tf).astype(np.float32)
             unit, slot = np.divmod(key, n_slots)
-        dead = None  # postings of removed slots, when counted apart from the rest
-        if expands:
-            df = np.bincount(unit, weights=live[slot], minlength=len(terms))
-        elif self.removed:  # the dead postings are few: count them, not all of them
-            dead = np.flatnonzero(~live[slot])
+            df = np.bincount(unit, minlength=len(terms))  # a posting per chunk now
+        # The dead postings are few: subtract them, rather than weigh every posting.
+        dead = np.flatnonzero(~live[slot]) if self.removed else None
+        if dead is not None:
             df = df - np.bincount(unit[dead], minlength=len(terms))
         n = self.live_docs
         weight = (np.log1p((n - df + 0.5) / (df + 0.5)) * (K1 + 1.0)).astype(np.float32)
         contribution = weight[unit] * tf / (tf + self._norms()[slot])
-        if allowed is not None or (self.removed and dead is None):
-            contribution *= (live if allowed is None else allowed)[slot]
+        if allowed is not None:
+            contribution *= allowed[slot]
         elif dead is not None:
             contribution[dead] = 0.0
         # idf > 0 (df ≤ n): a slot scores > 0 exactly when an allowed posting reached it.
@@ -174,21 +173,18 @@ class KeywordIndex:
         units, gids = self._query_pairs(terms)
         if not len(gids):
             return (*segs._EMPTY, np.zeros(len(terms), dtype=np.int64))
-        found = [part for seg in self.segments for part in segs.ranges(seg, units, gids)]
+        found, owners, lengths = self._ranges(units, gids)
         pending = self._gather_pending(units, gids)
-        owners = np.asarray([u for u, _, _ in found], dtype=np.int64)
-        lengths = np.asarray([len(slots) for _, slots, _ in found], dtype=np.int64)
         unit = np.concatenate([np.repeat(owners, lengths), pending[0]])
         slot, tf = (np.concatenate([*(part[i] for part in found), pending[i]]) for i in (1, 2))
-        counts = np.bincount(owners, weights=lengths, minlength=len(terms))
-        return unit, slot, tf, counts + np.bincount(pending[0], minlength=len(terms))
+        return unit, slot, tf, _counts(owners, lengths, pending[0], len(terms))
 
-    def _counts(self, units: np.ndarray, gids: np.ndarray, n: int) -> np.ndarray:
-        """Postings per query unit (of `n`), read off the ranges: nothing is copied."""
-        counts = np.bincount(self._gather_pending(units, gids)[0], minlength=n)
-        for unit, slots, _ in (r for seg in self.segments for r in segs.ranges(seg, units, gids)):
-            counts[unit] += len(slots)
-        return counts
+    def _ranges(self, units: np.ndarray, gids: np.ndarray) -> tuple[list, np.ndarray, np.ndarray]:
+        """The pairs' postings in every segment (views: nothing copied), with each range's
+        query unit and length."""
+        found = [part for seg in self.segments for part in segs.ranges(seg, units, gids)]
+        owners = np.asarray([unit for unit, _, _ in found], dtype=np.int64)
+        return found, owners, np.asarray([len(s) for _, s, _ in found], dtype=np.int64)
 
     def query_weight(self, terms: list[QueryTerm], live: np.ndarray) -> float:
         """Σ idf over the query's terms: the BM25 score of an average-length chunk holding
@@ -197,15 +193,17 @@ class KeywordIndex:
         coverage (services/calibration.py). df is counted as `search` counts it."""
         expands = any(t.expand for t in terms)
         if not (self.removed or expands):  # df is the count of postings: nothing to gather
-            df = self._counts(*self._query_pairs(terms), len(terms))
-        elif not expands:  # a plain term's postings hold a slot once: subtract the dead
+            units, gids = self._query_pairs(terms)
+            _, owners, lengths = self._ranges(units, gids)
+            df = _counts(owners, lengths, self._gather_pending(units, gids)[0], len(terms))
+        else:
             unit, slot, _, df = self._postings(terms)
-            df = df - np.bincount(unit[~live[slot]], minlength=len(terms))
-        else:  # a chunk counts once per expanded term (the sort costs ~4 ms at 100k)
-            unit, slot, _, _ = self._postings(terms)
-            n_slots = len(self._lengths)
-            unit, slot = np.divmod(np.unique(unit * n_slots + slot), n_slots)
-            df = np.bincount(unit, weights=live[slot].astype(np.float64), minlength=len(terms))
+            if expands:  # a chunk counts once per expanded term (the sort: ~4 ms at 100k)
+                n_slots = len(self._lengths)
+                unit, slot = np.divmod(np.unique(unit * n_slots + slot), n_slots)
+                df = np.bincount(unit, minlength=len(terms))
+            if self.removed:  # as in `search`: less the dead postings
+                df = df - np.bincount(unit[~live[slot]], minlength=len(terms))
         n = self.live_docs
         return float(np.log1p((n - df + 0.5) / (df + 0.5)).sum())
 
@@ -281,6 +279,12 @@ class KeywordIndex:
         index.live_length = float(lengths[live].sum(dtype=np.float64))
         index.removed = len(lengths) - index.live_docs
         return index
+
+
+def _counts(owners: np.ndarray, lengths: np.ndarray, pending: np.ndarray, n: int) -> np.ndarray:
+    """Postings per query unit (of `n`): the segments' ranges (`owners`' `lengths`) and the
+    buffer's postings (their units, `pending`)."""
+    return np.bincount(owners, weights=lengths, minlength=n) + np.bincount(pending, minlength=n)
 
 
 class _TermIds(dict):
