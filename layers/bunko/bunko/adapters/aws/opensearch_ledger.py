@@ -7,7 +7,9 @@ and replaced ones as duplicates. Bulk responses name the ids the engine picked; 
 keeps them, and deletes go by id, which does not wait for a refresh.
 
 Two items per chunk: `IDX#<ws>#C#<chunk>` (for deletes by chunk id) and
-`IDX#<ws>#D#<document>` / `<chunk>` (for deletes by document); infra/TABLE_DESIGN.md.
+`IDX#<ws>#D#<document>` / `<chunk>` (for deletes by document); infra/TABLE_DESIGN.md. The
+index of a workspace's own embedding model keeps its ids under `IDX@<model config>#…`
+(`namespace`), since the same chunk has an entry in two indexes while a model is being built.
 """
 
 from __future__ import annotations
@@ -21,32 +23,34 @@ from bunko.deploy_schema import PK, SK
 _CHUNK_SK = "-"
 
 
-def _chunk_key(workspace_id: str, chunk_id: str) -> dict[str, str]:
-    return {PK: f"IDX#{workspace_id}#C#{chunk_id}", SK: _CHUNK_SK}
-
-
-def _document_pk(workspace_id: str, document_id: str) -> str:
-    return f"IDX#{workspace_id}#D#{document_id}"
-
-
 class IdLedger:
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, *, namespace: str = "") -> None:
+        """`namespace`: "" for the deployment's own index, a model config id for its index."""
         self.table = table
+        self.prefix = f"IDX@{namespace}#" if namespace else "IDX#"
+
+    def _chunk_key(self, workspace_id: str, chunk_id: str) -> dict[str, str]:
+        return {PK: f"{self.prefix}{workspace_id}#C#{chunk_id}", SK: _CHUNK_SK}
+
+    def _document_pk(self, workspace_id: str, document_id: str) -> str:
+        return f"{self.prefix}{workspace_id}#D#{document_id}"
 
     def record(self, workspace_id: str, rows: Iterable[tuple[str, str, list[str]]]) -> None:
         """(chunk id, document id, engine ids) of freshly written entries."""
         puts = []
         for chunk_id, document_id, ids in rows:
-            puts.append({**_chunk_key(workspace_id, chunk_id), "doc": document_id, "ids": ids})
-            puts.append({PK: _document_pk(workspace_id, document_id), SK: chunk_id, "ids": ids})
+            puts.append({**self._chunk_key(workspace_id, chunk_id), "doc": document_id, "ids": ids})
+            puts.append(
+                {PK: self._document_pk(workspace_id, document_id), SK: chunk_id, "ids": ids}
+            )
         self.table.batch_write(puts=puts)
 
     def take_chunks(self, workspace_id: str, chunk_ids: Sequence[str]) -> list[str]:
         """The engine ids of these chunks; their ledger items are removed."""
-        found = self.table.batch_get([_chunk_key(workspace_id, c) for c in chunk_ids])
+        found = self.table.batch_get([self._chunk_key(workspace_id, c) for c in chunk_ids])
         deletes = [key_only(item) for item in found]
         deletes += [
-            {PK: _document_pk(workspace_id, item["doc"]), SK: item[PK].rsplit("#C#", 1)[1]}
+            {PK: self._document_pk(workspace_id, item["doc"]), SK: item[PK].rsplit("#C#", 1)[1]}
             for item in found
         ]
         self.table.batch_write(deletes=deletes)
@@ -57,19 +61,19 @@ class IdLedger:
             self.table.query(
                 KeyConditionExpression="pk = :pk",
                 ExpressionAttributeValues=serialize(
-                    {":pk": _document_pk(workspace_id, document_id)}
+                    {":pk": self._document_pk(workspace_id, document_id)}
                 ),
                 ConsistentRead=True,
             )
         )
         deletes = [key_only(r) for r in rows]
-        deletes += [_chunk_key(workspace_id, r[SK]) for r in rows]
+        deletes += [self._chunk_key(workspace_id, r[SK]) for r in rows]
         self.table.batch_write(deletes=deletes)
         return [i for r in rows for i in r.get("ids", [])]
 
     def take_workspace(self, workspace_id: str | None) -> list[str]:
         """Every id of a workspace (or of all): a scan, as clearing is rare."""
-        prefix = f"IDX#{workspace_id}#" if workspace_id else "IDX#"
+        prefix = f"{self.prefix}{workspace_id}#" if workspace_id else self.prefix
         rows = list(
             self.table.scan(
                 FilterExpression="begins_with(pk, :prefix)",
