@@ -1,4 +1,5 @@
-"""The ingest queue consumer: SQS batches of S3 drop notifications and Bunko ingest jobs.
+"""The ingest queue consumer: SQS batches of S3 drop notifications, Bunko ingest jobs and the
+steps of a workspace's change of embedding model.
 
 Each record is processed on its own; failed records are reported back (partial batch
 response) so only they are retried and, after the queue's maxReceiveCount, dead-lettered.
@@ -25,9 +26,11 @@ metrics = Metrics()
 processor = BatchProcessor(event_type=EventType.SQS, raise_on_entire_batch_failure=False)
 
 
-def record_handler(record: SQSRecord) -> None:
+def record_handler(record: SQSRecord, lambda_context: Any) -> None:
     logger.set_correlation_id(record.message_id)
-    documents = ingest_handler().handle(record.body)
+    # A step of a workspace's change of embedding model stops with time to spare.
+    time_left = lambda: lambda_context.get_remaining_time_in_millis() / 1000  # noqa: E731
+    documents = ingest_handler().handle(record.body, time_left=time_left)
     for doc in documents:
         logger.info("ingested", extra={"path": doc.path, "status": str(doc.status)})
     metrics.add_metric(name="DocumentsProcessed", unit=MetricUnit.Count, value=len(documents))

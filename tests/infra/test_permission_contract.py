@@ -29,6 +29,7 @@ RECORDED_TESTS = [
     "tests/aws/test_api_gateway.py",
     "tests/aws/test_api_lifecycle.py",
     "tests/aws/test_accounts_on_aws.py",
+    "tests/aws/test_workspace_model_on_aws.py",
 ]
 # The stream function serves the same app (lambda_entry.api_app) as the api function.
 RECORD_OF = {"Api": "api", "Stream": "api", "Ingest": "ingest"}

@@ -38,14 +38,36 @@ def prod(tmp_path_factory) -> Template:
     return Template.from_stack(stack)
 
 
-def test_point1_only_the_web_functions_know_the_jwt_secret_and_model_key(template):
+def kms_actions(template, function_service: str) -> set[str]:
+    """The kms:* actions the function's role is granted."""
+    [logical] = [
+        key
+        for key, resource in template.find_resources("AWS::Lambda::Function").items()
+        if resource["Properties"].get("Environment", {}).get("Variables", {}).get(
+            "POWERTOOLS_SERVICE_NAME") == function_service
+    ]  # fmt: skip
+    role = template.find_resources("AWS::Lambda::Function")[logical]["Properties"]["Role"]
+    actions = set()
+    for policy in template.find_resources("AWS::IAM::Policy").values():
+        if {"Ref": role["Fn::GetAtt"][0]} in policy["Properties"]["Roles"]:
+            for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
+                found = statement["Action"]
+                actions |= {a for a in ([found] if isinstance(found, str) else found)}
+    return {a for a in actions if a.startswith("kms:")}
+
+
+def test_point1_only_the_web_functions_know_the_jwt_secret(template):
     functions = functions_by_service(template)
     for name in ("bunko-api", "bunko-stream"):
         env = functions[name]["Environment"]["Variables"]
         assert "BUNKO_JWT_SECRET_ARN" in env and "BUNKO_MODEL_KEYS_KMS_KEY_ID" in env
+        assert kms_actions(template, name) == {"kms:Encrypt", "kms:Decrypt"}
+    # The ingest function embeds with a workspace's own model config, so it decrypts that
+    # config's API key, and never saves one; it signs nobody in.
     ingest_env = functions["bunko-ingest"]["Environment"]["Variables"]
     assert "BUNKO_JWT_SECRET_ARN" not in ingest_env
-    assert "BUNKO_MODEL_KEYS_KMS_KEY_ID" not in ingest_env
+    assert "BUNKO_MODEL_KEYS_KMS_KEY_ID" in ingest_env
+    assert kms_actions(template, "bunko-ingest") == {"kms:Decrypt"}
 
 
 def web_app_origin(template, listed: str = "") -> dict:

@@ -73,8 +73,15 @@ def _embedding_model_names(settings: Settings, adapters: Adapters) -> frozenset[
 
 
 def build_account_services(
-    settings: Settings, adapters: Adapters, account: AccountAdapters, *, ingest: IngestService
+    settings: Settings,
+    adapters: Adapters,
+    account: AccountAdapters,
+    *,
+    ingest: IngestService,
+    model_configs: ModelConfigService,
 ) -> AccountServices:
+    """`account` with its JWT secret (a process that signs users in)."""
+    assert account.jwt_secret is not None
     stores = account.stores
     auth = build_auth(
         settings, stores=stores, metadata=adapters.metadata, jwt_secret=account.jwt_secret
@@ -101,11 +108,7 @@ def build_account_services(
         ),
         tokens=auth.tokens,
         jwt_verifier=JwtVerifier(auth.tokens, stores.users),
-        model_configs=ModelConfigService(
-            stores.model_configs,
-            account.cipher,
-            allow_private_endpoints=settings.private_model_endpoints,
-        ),
+        model_configs=model_configs,
         user_settings=UserSettingsService(
             stores.settings,
             stores.model_configs,

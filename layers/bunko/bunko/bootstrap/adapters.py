@@ -46,7 +46,7 @@ class AccountAdapters:
     stores: AccountStores
     api_keys: ApiKeyStore
     cipher: SecretCipher
-    jwt_secret: str
+    jwt_secret: str | None  # None: this process signs nobody in (the AWS ingest function)
 
 
 @dataclass
@@ -65,6 +65,9 @@ class Adapters:
     # Opens a model config's route (its embedder and index generation) for a workspace of
     # its own model; None: this shape serves every workspace with the default route.
     route_opener: OpenerFactory | None = None
+    # Where no process outlives a request (AWS): queues a step of a workspace's change of
+    # embedding model (workspace, model config, last document done); None: a thread builds it
+    send_build_step: Callable[[str, str, str | None], None] | None = None
     # A stronger model's generation refined in the background (BUNKO_REFINE_EMBEDDER)
     refined: EmbeddingRoute | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)

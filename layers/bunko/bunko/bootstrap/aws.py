@@ -16,9 +16,10 @@ log = logging.getLogger(__name__)
 __all__ = ["DeploymentError", "build_aws_adapters"]
 
 
-def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters:
-    """`accounts=False` for the ingest function: it never signs anyone in, so it neither
-    needs nor may read the JWT secret or the model-keys KMS key (its role has neither)."""
+def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
+    """`sign_in=False` for the ingest function: it never signs anyone in, so it neither
+    needs nor may read the JWT secret (its role has no access); it reads model configs and
+    decrypts their API keys, to embed with a workspace's own model."""
     from bunko.adapters.aws.clients import boto_client, opensearch_client
     from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
     from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
@@ -32,17 +33,24 @@ def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters
     from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.bootstrap.aws_embedder import build_aws_embedder
+    from bunko.bootstrap.aws_routes import aws_route_opener
 
     aws = AwsSettings()
     s3 = boto_client("s3", aws)
     blobs = S3BlobStore(s3, bucket=aws.bucket, prefix=aws.blob_prefix)
     embedder = build_aws_embedder(aws, settings)
     dynamodb = boto_client("dynamodb", aws)
+    search = opensearch_client(aws)
+    queue = (
+        SqsIngestQueue(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
+        if aws.ingest_queue_url
+        else None
+    )
     return Adapters(
         metadata=DynamoDBMetadataStore(dynamodb, table_name=aws.table_name, blobs=blobs),
         blobs=blobs,
         index=OpenSearchServerlessIndex(
-            opensearch_client(aws),
+            search,
             index=aws.opensearch_index,
             dimension=embedder.dimension if embedder else None,
             # Engine-picked document ids, so deletes do not wait for the refresh.
@@ -51,12 +59,18 @@ def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters
         embedder=embedder,
         # Answers 503 where no LibreOffice is installed (the Lambda runtime has none).
         converter=SofficeConverter(sandbox=settings.libreoffice_sandbox == "on"),
-        accounts=_aws_accounts(aws) if accounts else None,
-        queue=(
-            SqsIngestQueue(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
-            if aws.ingest_queue_url
+        accounts=_aws_accounts(aws, sign_in=sign_in),
+        # A workspace's own embedding model: an index of its own in the same collection,
+        # built in steps that the ingest queue carries (so only with the queue).
+        route_opener=(
+            aws_route_opener(
+                settings, search, Table(dynamodb, aws.table_name), aws.opensearch_index
+            )
+            if queue
             else None
         ),
+        send_build_step=queue.send_build_step if queue else None,
+        queue=queue,
         research=DynamoDBResearchStore(Table(dynamodb, aws.table_name)),
         # Pure Python BM25 over one corpus's passages: the same ranking as the embedded shape.
         passage_scorer=Bm25PassageScorer(),
@@ -69,10 +83,10 @@ def build_aws_adapters(settings: Settings, *, accounts: bool = True) -> Adapters
     )
 
 
-def _aws_accounts(aws) -> AccountAdapters | None:
+def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
     """Users, login attempts, model configs, settings and API keys in the same table; model
-    API keys encrypted with KMS; the JWT key from Secrets Manager. None (logged) when the
-    deployment does not configure them."""
+    API keys encrypted with KMS; the JWT key from Secrets Manager (`sign_in` only: else
+    None). None (logged) when the deployment does not configure them."""
     from bunko.adapters.aws.clients import boto_client
     from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
     from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
@@ -80,7 +94,11 @@ def _aws_accounts(aws) -> AccountAdapters | None:
     from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
     from bunko.adapters.aws.kms_cipher import KmsCipher
 
-    if not aws.jwt_secret_arn or not aws.model_keys_kms_key_id:
+    if not sign_in:
+        if not aws.model_keys_kms_key_id:
+            log.warning("workspace embedding models are off: set BUNKO_MODEL_KEYS_KMS_KEY_ID")
+            return None
+    elif not aws.jwt_secret_arn or not aws.model_keys_kms_key_id:
         log.warning(
             "accounts and API keys are off: set BUNKO_JWT_SECRET_ARN and "
             "BUNKO_MODEL_KEYS_KMS_KEY_ID"
@@ -96,7 +114,7 @@ def _aws_accounts(aws) -> AccountAdapters | None:
         ),
         api_keys=DynamoDBApiKeyStore(table),
         cipher=KmsCipher(boto_client("kms", aws), key_id=aws.model_keys_kms_key_id),
-        jwt_secret=_jwt_secret(aws),
+        jwt_secret=_jwt_secret(aws) if sign_in else None,
     )
 
 

@@ -57,14 +57,14 @@ def index_needs_rebuild(services: Services, *, stale: str | None = None) -> bool
 
 
 def _served_elsewhere(services: Services) -> list[str]:
-    switch = services.accounts.model_switch if services.accounts else None
+    switch = services.model_switch
     return switch.served_elsewhere() if switch else []
 
 
 def resume_model_switches(services: Services) -> None:
     """Build again the workspace models a previous run was building (after the default
     generation's repair, so the two never write one generation at once)."""
-    switch = services.accounts.model_switch if services.accounts else None
+    switch = services.model_switch
     if switch is not None and switch.resume():
         log.info("startup check: resumed the rebuild of workspace embedding models")
 

@@ -49,7 +49,7 @@ def ingest_handler() -> IngestEventHandler:
     aws = AwsSettings()
     collector = CollectingQueue()
     settings = Settings()
-    adapters = build_aws_adapters(settings, accounts=False)
+    adapters = build_aws_adapters(settings, sign_in=False)
     services = wire_services(settings, adapters, queue=collector)
     return IngestEventHandler(
         services=services,

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from bunko.bootstrap.accounts import AccountServices, build_account_services
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.models import ConfiguredModels
-from bunko.bootstrap.workspace_embedders import AWS_REFUSAL
+from bunko.bootstrap.workspace_embedders import NO_ROUTES
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.errors import ValidationError
@@ -31,6 +31,8 @@ from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.embedding_routes import FixedRoutes, WorkspaceRoutes
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.model_build_steps import BuildSteps
+from bunko.services.model_configs import ModelConfigService
 from bunko.services.model_switch import ModelSwitch
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.refinement import Refiner, RefiningRoutes
@@ -64,6 +66,8 @@ class Services:
     upload_signer: UploadSigner | None = None  # direct uploads (S3 presigned PUT)
     research: ResearchService | None = None  # research projects and sealed corpora
     refiner: Refiner | None = None  # progressive quality (BUNKO_REFINE_EMBEDDER), not started
+    # Each workspace's embedding model: None without model configs (no account stores).
+    model_switch: ModelSwitch | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     def close(self) -> None:
@@ -75,34 +79,34 @@ def _unopened(workspace_id: str, config_id: str) -> EmbeddingRoute:
     raise ValidationError("model configs are not available on this deployment")
 
 
-def _wire_model_switch(
+def _model_switch(
     settings: Settings,
     adapters: Adapters,
-    accounts: AccountServices,
+    configs: ModelConfigService,
     routes: FixedRoutes,
     closers: list[Callable[[], None]],
-) -> None:
-    """The workspace's embedding model: chosen through /user-settings (selectedEmbeddingId)
-    and honoured by uploads (embeddingModelId)."""
+) -> ModelSwitch:
+    """The workspace's embedding model: chosen through /user-settings (selectedEmbeddingId),
+    honoured by uploads (embeddingModelId), built by the ingest function's steps on AWS."""
     own = routes if isinstance(routes, WorkspaceRoutes) else None
     if own is not None and adapters.route_opener is not None:
         opened: list[Callable[[], None]] = []
-        own.opener = adapters.route_opener(accounts.model_configs, opened)
+        own.opener = adapters.route_opener(configs, opened)
         closers.append(lambda: [close() for close in opened])
     switch = ModelSwitch(
         metadata=adapters.metadata,
-        configs=accounts.model_configs,
+        configs=configs,
         routes=own,
-        refusal=AWS_REFUSAL,
+        refusal=NO_ROUTES,
         default_name=adapters.embedder.name if adapters.embedder else None,
         batch_size=settings.embed_batch_size,
     )
-    accounts.model_switch = switch
     if own is not None:
-        accounts.model_configs.in_use = lambda ws, config_id: config_id in switch.models(ws)
-        accounts.model_configs.changed = own.forget
-    accounts.user_settings.embedding = switch
-    accounts.knowledge_base.embedding = switch
+        configs.in_use = lambda ws, config_id: config_id in switch.models(ws)
+        configs.changed = own.forget
+        if adapters.send_build_step is not None:
+            switch.steps = BuildSteps(switch, own.store, adapters.send_build_step)
+    return switch
 
 
 def build_adapters(settings: Settings) -> Adapters:
@@ -183,13 +187,24 @@ def wire_services(
         routes=routes,
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
-    accounts = apikeys = None
+    accounts = apikeys = switch = None
     verifiers = []
     if adapters.accounts is not None:
-        accounts = build_account_services(settings, adapters, adapters.accounts, ingest=ingest)
-        _wire_model_switch(settings, adapters, accounts, routes, closers)
-        if accounts.model_switch is not None:
-            accounts.model_switch.refiner = refiner
+        configs = ModelConfigService(
+            adapters.accounts.stores.model_configs,
+            adapters.accounts.cipher,
+            allow_private_endpoints=settings.private_model_endpoints,
+        )
+        switch = _model_switch(settings, adapters, configs, routes, closers)
+        switch.refiner = refiner
+    if adapters.accounts is not None and adapters.accounts.jwt_secret is not None:
+        assert switch is not None
+        accounts = build_account_services(
+            settings, adapters, adapters.accounts, ingest=ingest, model_configs=switch.configs
+        )
+        accounts.model_switch = switch
+        accounts.user_settings.embedding = switch
+        accounts.knowledge_base.embedding = switch
         apikeys = ApiKeyService(store=adapters.accounts.api_keys, metadata=metadata)
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
         ingest.quota = UploadQuota(
@@ -247,5 +262,6 @@ def wire_services(
         upload_signer=adapters.upload_signer,
         research=research,
         refiner=refiner,
+        model_switch=switch,
         closers=closers,
     )

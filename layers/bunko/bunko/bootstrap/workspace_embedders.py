@@ -1,34 +1,66 @@
-"""The embedded shape's routes of model configs: an embedding model config (`/model-configs`,
-type embedding) turned into an OpenAI-compatible embedder and its own index generation,
-`index/workspaces/<workspace>/<config>/`, when the workspace first uses it (as
-bootstrap/models.py does for chat models: the API key is decrypted only then).
+"""The routes of model configs: an embedding model config (`/model-configs`, type embedding)
+turned into an OpenAI-compatible embedder and its own index generation when the workspace
+first uses it (as bootstrap/models.py does for chat models: the API key is decrypted only
+then). The embedded shape's generation is `index/workspaces/<workspace>/<config>/`; the AWS
+shape's an OpenSearch index of the config's (bootstrap/aws_routes.py).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from bunko.config import Settings
 from bunko.errors import ValidationError
 from bunko.ports import EmbeddingRoute, RouteOpener
 from bunko.services.model_configs import ModelConfigService
 
+if TYPE_CHECKING:
+    from bunko.adapters.openai_embedder import OpenAIEmbedder
+
 # A provider without a baseUrl in its config uses its public OpenAI-compatible endpoint.
 PUBLIC_EMBEDDINGS = {
     "openai": "https://api.openai.com/v1",
     "gemini": "https://generativelanguage.googleapis.com/v1beta/openai/",
 }
-# Said by a deployment whose index cannot hold one model per workspace (AWS).
-AWS_REFUSAL = (
-    "a workspace's own embedding model is not available on the AWS deployment yet: one "
-    "OpenSearch index serves every workspace with the deployment's embedding model "
-    "(bunko:embeddingProvider); omit selectedEmbeddingId or set it to null"
+# Said by a deployment built without model routes (one model for every workspace).
+NO_ROUTES = (
+    "this deployment serves every workspace with its own embedding model; a workspace's own "
+    "model needs model configs (accounts): omit selectedEmbeddingId or set it to null"
 )
 
 
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", name)
+
+
+def config_embedder(
+    settings: Settings, configs: ModelConfigService, workspace_id: str, config_id: str
+) -> OpenAIEmbedder:
+    """The OpenAI-compatible embedder of a workspace's model config (either shape)."""
+    from bunko.adapters.openai_embedder import OpenAIEmbedder
+
+    config = configs.get(workspace_id, config_id)
+    if config.type != "embedding":
+        raise ValidationError(f"model config {config_id} is a {config.type} model")
+    if config.provider == "bedrock":
+        raise ValidationError(
+            f"model config {config.name!r}: a workspace's own embedding model is an "
+            "OpenAI-compatible endpoint (provider openai, gemini or local, with its baseUrl); "
+            "Bedrock embeds with the deployment's model (bunko:embeddingModelId) only"
+        )
+    # Checked again where the name points now: link-local never, private per settings.
+    base_url = configs.endpoint(config) or PUBLIC_EMBEDDINGS.get(config.provider)
+    if base_url is None:
+        raise ValidationError(f"model config {config.name!r} needs a baseUrl (…/v1)")
+    return OpenAIEmbedder(
+        base_url=base_url,
+        model=config.model_id,
+        api_key=configs.api_key(workspace_id, config_id),
+        batch_size=settings.embed_batch_size,
+        input_types=settings.openai_input_types,
+    )
 
 
 def local_route_opener(
@@ -38,28 +70,8 @@ def local_route_opener(
 
     def open_route(workspace_id: str, config_id: str) -> EmbeddingRoute:
         from bunko.adapters.local.index_generations import GenerationIndex
-        from bunko.adapters.openai_embedder import OpenAIEmbedder
 
-        config = configs.get(workspace_id, config_id)
-        if config.type != "embedding":
-            raise ValidationError(f"model config {config_id} is a {config.type} model")
-        if config.provider == "bedrock":
-            raise ValidationError(
-                f"model config {config.name!r}: Bedrock embeddings serve the AWS deployment "
-                "only; here a workspace's model is an OpenAI-compatible endpoint (provider "
-                "openai, gemini or local, with its baseUrl)"
-            )
-        # Checked again where the name points now: link-local never, private per settings.
-        base_url = configs.endpoint(config) or PUBLIC_EMBEDDINGS.get(config.provider)
-        if base_url is None:
-            raise ValidationError(f"model config {config.name!r} needs a baseUrl (…/v1)")
-        embedder = OpenAIEmbedder(
-            base_url=base_url,
-            model=config.model_id,
-            api_key=configs.api_key(workspace_id, config_id),
-            batch_size=settings.embed_batch_size,
-            input_types=settings.openai_input_types,
-        )
+        embedder = config_embedder(settings, configs, workspace_id, config_id)
         folder = settings.index_dir / "workspaces" / _safe(workspace_id) / _safe(config_id)
         index = GenerationIndex(folder)  # its dimension: the first vectors' (a probe's)
         closers.append(index.close)

@@ -1,7 +1,8 @@
 """IngestEventHandler: one SQS message of the ingest queue → the ingest services.
 
-The queue carries two kinds of message: Bunko ingest jobs (sent by the API when a file is
-uploaded) and S3 event notifications for the drop prefix. A drop is submitted to the ingest
+The queue carries three kinds of message: Bunko ingest jobs (sent by the API when a file is
+uploaded), S3 event notifications for the drop prefix, and the steps of a workspace's change
+of embedding model (services/model_build_steps.py). A drop is submitted to the ingest
 service (idempotent on content: a redelivered event or an unchanged object adds nothing) and
 indexed in the same invocation. Out-of-order events are settled by the bucket's present
 state: a "created" whose object is gone, or a "removed" whose key exists again, is skipped.
@@ -25,10 +26,11 @@ from bunko.adapters.aws.s3_drops import (
     locate,
     parse_notifications,
 )
-from bunko.adapters.aws.sqs_queue import parse_job
+from bunko.adapters.aws.sqs_queue import parse_build_step, parse_job
 from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
 from bunko.errors import BunkoError, NotFoundError
+from bunko.services.model_build_steps import TimeLeft
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -51,12 +53,20 @@ class IngestEventHandler:
         self.s3 = s3
         self.drop_prefix = drop_prefix
 
-    def handle(self, body: str) -> list[Document]:
-        """Process one message body; returns the documents it indexed or deleted."""
+    def handle(self, body: str, *, time_left: TimeLeft = lambda: 900.0) -> list[Document]:
+        """Process one message body; returns the documents it indexed or deleted.
+        `time_left`: the invocation's seconds left (a model build step stops in time)."""
         message = json.loads(body)
         job = parse_job(message)
         if job is not None:
             return _finished(self.services.pipeline.process([job]))
+        step = parse_build_step(message)
+        if step is not None:
+            switch = self.services.model_switch
+            if switch is None or switch.steps is None:
+                raise ValueError("a model build step, but this function builds no models")
+            switch.steps.step(step.workspace_id, step.model, step.after, time_left)
+            return []
         events = parse_notifications(message)
         if events is None:
             raise ValueError(f"not an ingest job or an S3 notification: {body[:200]}")

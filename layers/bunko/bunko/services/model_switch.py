@@ -7,7 +7,9 @@ writes reach both (pipeline, item edits, deletes: `write_targets`), and the swit
 inside `routes.steady()`, so no write falls between the two. The choice is saved before the
 rebuild starts and cleared after the switch: a rebuild killed midway starts again at the
 next start (`resume`). A later policy (index with the fast default now, re-embed into a
-stronger model, then switch) reuses `begin` as it is.
+stronger model, then switch) reuses `begin` as it is. Where no process outlives a request
+(AWS), the rebuild runs in steps through the ingest queue instead of a thread
+(services/model_build_steps.py).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from bunko.services.model_configs import ModelConfigService
 from bunko.services.reindex import reindex_route
 
 if TYPE_CHECKING:
+    from bunko.services.model_build_steps import BuildSteps
     from bunko.services.refinement import Refiner
 
 log = logging.getLogger(__name__)
@@ -38,7 +41,7 @@ def start_thread(work: Callable[[], None], name: str) -> threading.Thread:
     return thread
 
 
-class _Superseded(Exception):
+class Superseded(Exception):
     """Another model was chosen while this one was being built."""
 
 
@@ -65,6 +68,7 @@ class ModelSwitch:
         self.start = start
         self._progress: dict[str, dict[str, Any]] = {}  # workspace → its rebuild's figures
         self.refiner: Refiner | None = None  # the background refiner, for status
+        self.steps: BuildSteps | None = None  # AWS: rebuilds run as queued steps (root sets)
         self._lock = threading.Lock()
 
     def chosen(self, workspace_id: str) -> str | None:
@@ -102,9 +106,11 @@ class ModelSwitch:
     def _check(self, workspace_id: str, config_id: str) -> None:
         """The config's route opens and its endpoint answers (the probe learns the size)."""
         assert self.routes is not None
-        route = self.routes.route(workspace_id, config_id)  # ValidationError if refused
-        try:
+        try:  # opening may probe too (AWS: the new index needs the vectors' size)
+            route = self.routes.route(workspace_id, config_id)
             dimension = route.embedder.dimension if route.embedder else None
+        except ValidationError:
+            raise  # refused as configured (provider, endpoint's address)
         except Exception as exc:
             self.routes.forget(workspace_id, config_id)
             raise ValidationError(
@@ -117,6 +123,9 @@ class ModelSwitch:
         assert self.routes is not None
         serving = self.routes.state(workspace_id)["serving"]
         self.routes.save_state(workspace_id, {"serving": serving, "building": target})
+        if self.steps is not None:
+            self.steps.dispatch(workspace_id, target)
+            return
         with self._lock:
             self._progress[workspace_id] = {"model": target, "done": 0, "total": 0}
             self._progress[workspace_id]["thread"] = self.start(
@@ -124,6 +133,8 @@ class ModelSwitch:
             )
 
     def _running(self, workspace_id: str) -> bool:
+        if self.steps is not None:
+            return self.steps.running(workspace_id)
         thread = self._progress.get(workspace_id, {}).get("thread")
         return bool(thread is not None and getattr(thread, "is_alive", lambda: False)())
 
@@ -137,19 +148,19 @@ class ModelSwitch:
             for attempt in range(1, ATTEMPTS + 1):
                 figures.update(done=0, total=self.metadata.count_chunks(workspace_id))
                 self._rebuild(workspace_id, target, route, in_place=in_place)
-                old = self._switch(workspace_id, target, route, last=attempt == ATTEMPTS)
+                old = self.switch(workspace_id, target, route, last=attempt == ATTEMPTS)
                 if old is not None:
                     break
             if old is not None and old.model != target:
                 old.index.clear(workspace_id)  # the old generation no longer follows it
             log.info("workspace %s: now served by model %s", workspace_id, target)
-        except _Superseded:
+        except Superseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
         except Exception as exc:  # the choice stays saved: the next start tries again
             log.exception("workspace %s: rebuild for model %s failed", workspace_id, target)
             figures["error"] = str(exc) or type(exc).__name__
 
-    def _switch(
+    def switch(
         self, workspace_id: str, target: str, route: EmbeddingRoute, *, last: bool
     ) -> EmbeddingRoute | None:
         """Switch to `route` if its entries match metadata (or on the `last` attempt: a
@@ -158,7 +169,7 @@ class ModelSwitch:
         assert self.routes is not None
         with self.routes.steady():
             if self.routes.state(workspace_id)["building"] != target:
-                raise _Superseded
+                raise Superseded
             held = route.index.count(workspace_id)
             chunks = self.metadata.count_chunks(workspace_id)
             if held != chunks and not last:
@@ -176,7 +187,7 @@ class ModelSwitch:
 
         def progress(count: int) -> None:
             if routes.state(workspace_id)["building"] != target:
-                raise _Superseded
+                raise Superseded
             figures["done"] += count
 
         with routes.steady():  # a write in progress is in metadata before the reads below
@@ -215,6 +226,8 @@ class ModelSwitch:
         out["building"] = None
         if state["building"]:
             figures = self._progress.get(workspace_id, {})
+            if self.steps is not None:
+                figures = self.steps.figures(workspace_id)
             total = figures.get("total") or self.metadata.count_chunks(workspace_id)
             out["building"] = {
                 **self.describe(workspace_id, state["building"]),

@@ -1,9 +1,11 @@
 """SqsIngestQueue: the IngestQueue on SQS. The ingest function consumes the same queue, which
-also carries S3 event notifications; `parse_job` tells the two apart."""
+also carries S3 event notifications and the steps of a workspace's change of embedding model
+(services/model_build_steps.py); `parse_job` and `parse_build_step` tell them apart."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bunko.ports import IngestJob
@@ -12,6 +14,14 @@ if TYPE_CHECKING:
     from mypy_boto3_sqs import SQSClient
 
 JOB_TYPE = "bunko.ingest.job"
+BUILD_TYPE = "bunko.model.build"
+
+
+@dataclass(frozen=True)
+class BuildStep:
+    workspace_id: str
+    model: str  # the model config being built
+    after: str | None  # the last document the previous step finished, None: the first step
 
 
 def job_message(job: IngestJob) -> str:
@@ -38,6 +48,15 @@ def parse_job(body: dict[str, Any]) -> IngestJob | None:
     )
 
 
+def parse_build_step(body: dict[str, Any]) -> BuildStep | None:
+    if body.get("type") != BUILD_TYPE:
+        return None
+    after = body.get("after")
+    return BuildStep(
+        str(body["workspace_id"]), str(body["model"]), None if after is None else str(after)
+    )
+
+
 class SqsIngestQueue:
     def __init__(self, client: SQSClient, *, queue_url: str) -> None:
         self.client = client
@@ -45,3 +64,7 @@ class SqsIngestQueue:
 
     def enqueue(self, job: IngestJob) -> None:
         self.client.send_message(QueueUrl=self.queue_url, MessageBody=job_message(job))
+
+    def send_build_step(self, workspace_id: str, model: str, after: str | None) -> None:
+        body = {"type": BUILD_TYPE, "workspace_id": workspace_id, "model": model, "after": after}
+        self.client.send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(body))

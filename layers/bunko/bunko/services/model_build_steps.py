@@ -1,0 +1,135 @@
+"""BuildSteps: a change of a workspace's embedding model built in steps, where no process
+outlives a request (AWS). Choosing the model sends the first step to the ingest queue; the
+ingest function runs each step until its time is nearly up, then sends the next, which starts
+after the last document it finished (documents in id order, so one added or deleted meanwhile
+shifts nothing: writes reach the model being built anyway). The last step switches.
+
+How far it is lives in the settings store (scope "embedding-model-build"), where any function
+answering `GET /embedding-model` reads it. A step that fails records its error and raises, so
+the queue retries it and then dead-letters it; choosing the model again starts over.
+
+Unlike the embedded shape, the switch does not compare the index's entry count with
+metadata: OpenSearch Serverless counts new entries only after its next refresh (about a
+minute), so the count would disagree after every rebuild.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from bunko.domain import Chunk, Document
+from bunko.ports import SettingsStore
+from bunko.services.index_entries import entries_for
+from bunko.services.model_switch import ModelSwitch, Superseded
+from bunko.services.reindex import embed_texts
+
+log = logging.getLogger(__name__)
+
+SCOPE = "embedding-model-build"
+MARGIN_SECONDS = 120.0  # left to a step for its last group of documents and the next message
+STALE_SECONDS = 30 * 60  # a step silent this long died (the ingest function runs ≤ 10 min)
+
+# (workspace id, model config id, the last document done or None) -> queues that step
+SendStep = Callable[[str, str, str | None], None]
+TimeLeft = Callable[[], float]  # seconds left to this invocation
+
+
+class BuildSteps:
+    def __init__(self, switch: ModelSwitch, store: SettingsStore, send: SendStep) -> None:
+        self.switch = switch
+        self.store = store
+        self.send = send
+
+    # What the api function reads and starts.
+    def figures(self, workspace_id: str) -> dict[str, Any]:
+        return self.store.get_settings(SCOPE, workspace_id) or {}
+
+    def running(self, workspace_id: str) -> bool:
+        """A step is queued or running and has not failed or gone silent."""
+        figures = self.figures(workspace_id)
+        fresh = time.time() - float(figures.get("at", 0)) < STALE_SECONDS
+        return bool(figures) and figures.get("error") is None and fresh
+
+    def dispatch(self, workspace_id: str, target: str) -> None:
+        """Queue the first step of building `target` (saved as being built by the caller)."""
+        total = self.switch.metadata.count_chunks(workspace_id)
+        self._save(workspace_id, {"model": target, "done": 0, "total": total, "error": None})
+        self.send(workspace_id, target, None)
+
+    # What the ingest function runs.
+    def step(self, workspace_id: str, target: str, after: str | None, time_left: TimeLeft) -> None:
+        """Index the workspace's documents after `after` into `target`'s index until
+        `time_left()` falls under the margin (then queue the next step), or switch."""
+        routes = self.switch.routes
+        assert routes is not None
+        if routes.state(workspace_id)["building"] != target:
+            log.info("workspace %s: step for %s superseded", workspace_id, target)
+            return
+        route = routes.route(workspace_id, target)
+        figures = self.figures(workspace_id) if after is not None else {}
+        figures = {
+            "model": target,
+            "done": figures.get("done", 0),
+            "total": self.switch.metadata.count_chunks(workspace_id),
+            "error": None,
+        }
+        try:
+            if after is None:
+                with routes.steady():
+                    route.index.clear(workspace_id)
+            for n, documents in enumerate(self._groups(workspace_id, after)):
+                if n and time_left() < MARGIN_SECONDS:  # at least one group a step
+                    self.send(workspace_id, target, after)
+                    return
+                if routes.state(workspace_id)["building"] != target:
+                    raise Superseded
+                texts = [chunk.content for _, chunks in documents for chunk in chunks]
+                vectors = embed_texts(route.embedder, texts, self.switch.batch_size)
+                entries, offset = [], 0
+                for doc, chunks in documents:
+                    part = None if vectors is None else vectors[offset : offset + len(chunks)]
+                    entries += entries_for(doc, chunks, part)
+                    offset += len(chunks)
+                route.index.index(entries)
+                figures["done"] += len(texts)
+                after = documents[-1][0].id
+                self._save(workspace_id, figures)
+            old = self.switch.switch(workspace_id, target, route, last=True)
+        except Superseded:
+            log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
+            return
+        except Exception as exc:
+            figures["error"] = str(exc) or type(exc).__name__
+            self._save(workspace_id, figures)
+            raise
+        if old is not None and old.model != target:
+            old.index.clear(workspace_id)  # the old generation no longer follows it
+        self.store.delete_settings(SCOPE, workspace_id)
+        log.info("workspace %s: now served by model %s", workspace_id, target)
+
+    def _groups(
+        self, workspace_id: str, after: str | None
+    ) -> Iterator[list[tuple[Document, list[Chunk]]]]:
+        """The documents after `after` in id order with their chunks, grouped to about four
+        embedding batches of chunks."""
+        metadata = self.switch.metadata
+        remaining = {
+            d.id: d for d in metadata.iter_documents(workspace_id) if after is None or d.id > after
+        }
+        group: list[tuple[Document, list[Chunk]]] = []
+        size = 0
+        for doc_id in sorted(remaining):
+            chunks = metadata.get_chunks(workspace_id, doc_id)
+            group.append((remaining[doc_id], chunks))
+            size += len(chunks)
+            if size >= self.switch.batch_size * 4:
+                yield group
+                group, size = [], 0
+        if group:
+            yield group
+
+    def _save(self, workspace_id: str, figures: dict[str, Any]) -> None:
+        self.store.put_settings(SCOPE, workspace_id, {**figures, "at": time.time()})
