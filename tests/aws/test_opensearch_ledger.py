@@ -78,3 +78,26 @@ def test_without_the_ledger_the_window_would_leave_orphans(aws, opensearch, ledg
     with before_refresh(plain):
         plain.delete_document(WS, "d1")
     assert plain.count(WS) == 1
+
+
+def test_two_indexes_with_the_same_chunks_keep_their_own_ledgers(aws, opensearch, ledgered):
+    # While a workspace's own model is built, each chunk has an entry in the deployment's
+    # index and in the model's; deletes in the window reach both, and clearing one (the
+    # switch) leaves the other whole.
+    table = Table(aws.dynamodb, TABLE)
+    model = OpenSearchServerlessIndex(
+        opensearch, index=f"{INDEX}-m-cfg1", dimension=4, ledger=IdLedger(table, namespace="cfg1")
+    )
+    model.ensure_index()
+    for index in (ledgered, model):
+        index.index([entry(1, "一つ目"), entry(2, "二つ目", doc="d2")])
+    with before_refresh(ledgered), before_refresh(model):
+        for index in (ledgered, model):
+            index.delete_document(WS, "d1")
+    assert (ledgered.count(WS), model.count(WS)) == (1, 1)
+    with before_refresh(ledgered):
+        ledgered.clear(WS)
+    assert (ledgered.count(WS), model.count(WS)) == (0, 1)
+    with before_refresh(model):
+        model.delete_chunks(WS, ["c2"])
+    assert model.count(WS) == 0
