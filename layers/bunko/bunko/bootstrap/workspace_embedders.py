@@ -3,12 +3,20 @@ turned into an OpenAI-compatible embedder and its own index generation when the 
 first uses it (as bootstrap/models.py does for chat models: the API key is decrypted only
 then). The embedded shape's generation is `index/workspaces/<workspace>/<config>/`; the AWS
 shape's an OpenSearch index of the config's (bootstrap/aws_routes.py).
+
+A route is opened once per process and kept, but its embedder follows the config
+(`ConfigEmbedder`): a new API key saved through another process (another Lambda, the CLI
+beside `bunko serve`) is used within RECHECK_SECONDS, one saved through this process at once.
 """
 
 from __future__ import annotations
 
+import logging
+import math
 import re
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bunko.config import Settings
@@ -17,7 +25,15 @@ from bunko.ports import EmbeddingRoute, RouteOpener
 from bunko.services.model_configs import ModelConfigService
 
 if TYPE_CHECKING:
+    import numpy as np
+
     from bunko.adapters.openai_embedder import OpenAIEmbedder
+
+log = logging.getLogger(__name__)
+
+# How long a process may go on with a config's old API key after another process saved a
+# new one: the config is read again (one store read) at most this often.
+RECHECK_SECONDS = 60.0
 
 # A provider without a baseUrl in its config uses its public OpenAI-compatible endpoint.
 PUBLIC_EMBEDDINGS = {
@@ -63,6 +79,66 @@ def config_embedder(
     )
 
 
+class ConfigEmbedder:
+    """The embedder of a workspace's model config, rebuilt when the config changes. In use,
+    a config can change only its key (its model fields answer 409), so the index it fills
+    stays valid; the config's `updated_at` tells a change."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        configs: ModelConfigService,
+        workspace_id: str,
+        config_id: str,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._build = lambda: config_embedder(settings, configs, workspace_id, config_id)
+        self._version = lambda: configs.get(workspace_id, config_id).updated_at
+        self._where = f"model config {config_id} of workspace {workspace_id}"
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._seen = self._version()
+        self._inner = self._build()
+        self._checked = clock()
+
+    @property
+    def name(self) -> str:
+        return self._current().name
+
+    @property
+    def dimension(self) -> int:
+        return self._current().dimension
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        return self._current().embed_documents(texts)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._current().embed_query(text)
+
+    def refresh(self) -> None:
+        """The config was saved through this process: read it again at the next use."""
+        with self._lock:
+            self._checked = -math.inf
+
+    def _current(self) -> OpenAIEmbedder:
+        with self._lock:
+            now = self._clock()
+            if now - self._checked < RECHECK_SECONDS:
+                return self._inner
+            self._checked = now
+            try:
+                version = self._version()
+                if version != self._seen:
+                    self._inner, self._seen = self._build(), version
+                    log.info("%s changed: embedding with its new settings", self._where)
+            except Exception:  # a store hiccup must not fail the search; next time again
+                log.warning(
+                    "could not read %s again; using it as it was", self._where, exc_info=True
+                )
+            return self._inner
+
+
 def local_route_opener(
     settings: Settings, configs: ModelConfigService, closers: list[Callable[[], None]]
 ) -> RouteOpener:
@@ -71,7 +147,7 @@ def local_route_opener(
     def open_route(workspace_id: str, config_id: str) -> EmbeddingRoute:
         from bunko.adapters.local.index_generations import GenerationIndex
 
-        embedder = config_embedder(settings, configs, workspace_id, config_id)
+        embedder = ConfigEmbedder(settings, configs, workspace_id, config_id)
         folder = settings.index_dir / "workspaces" / _safe(workspace_id) / _safe(config_id)
         index = GenerationIndex(folder)  # its dimension: the first vectors' (a probe's)
         closers.append(index.close)

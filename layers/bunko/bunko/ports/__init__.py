@@ -17,7 +17,7 @@ from bunko.ports.chat import (
     RerankHit,
 )
 from bunko.ports.conversion import DocumentConverter
-from bunko.ports.embedding import Embedder, LoadsLazily, TrainableEmbedder
+from bunko.ports.embedding import Embedder, FollowsConfig, LoadsLazily, TrainableEmbedder
 from bunko.ports.embedding_routes import (
     DEFAULT_MODEL,
     EmbeddingRoute,
@@ -54,6 +54,7 @@ __all__ = [
     "Embedder",
     "EmbeddingRoute",
     "EmbeddingRoutes",
+    "FollowsConfig",
     "IndexEntry",
     "IndexHit",
     "IngestJob",

@@ -37,3 +37,11 @@ class LoadsLazily(Protocol):
     """An embedder whose model loads on first use (seconds); `warm_up` loads it now."""
 
     def warm_up(self) -> None: ...
+
+
+@runtime_checkable
+class FollowsConfig(Protocol):
+    """An embedder built from a model config; `refresh` makes it read the config again at
+    its next use (the config changed: a new API key)."""
+
+    def refresh(self) -> None: ...

@@ -4,7 +4,8 @@ server's default model (AWS, a service built without routes).
 
 The saved document: {"serving": model, "building": model or null}, a model being "default"
 (the server's own) or a model config id; no document: served by the default. Routes of model
-configs are opened once, on first use, and kept (an embedder client and an index).
+configs are opened once, on first use, and kept (an embedder client and an index); the
+embedder follows its config's key (bootstrap/workspace_embedders.ConfigEmbedder).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from bunko.ports import (
     Embedder,
     EmbeddingRoute,
     EmbeddingRoutes,
+    FollowsConfig,
     RouteOpener,
     SearchIndex,
     SettingsStore,
@@ -94,6 +96,14 @@ class WorkspaceRoutes(FixedRoutes):
     def building(self, workspace_id: str) -> EmbeddingRoute | None:
         building = self.state(workspace_id)["building"]
         return None if building is None else self.route(workspace_id, building)
+
+    def refresh(self, workspace_id: str, model: str) -> None:
+        """The model's config was saved (a new key): its embedder reads it again at its next
+        use. The route and its index stay: a config in use keeps its model."""
+        with self._opening:
+            route = self._opened.get((workspace_id, model))
+        if route is not None and isinstance(route.embedder, FollowsConfig):
+            route.embedder.refresh()
 
     def forget(self, workspace_id: str, model: str) -> None:
         """Drop an opened route (its config changed or went away)."""

