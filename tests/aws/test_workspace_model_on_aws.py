@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from bunko.adapters.aws.sqs_queue import parse_build_step
 from bunko.adapters.openai_embedder import OpenAIEmbedder
 from bunko.bootstrap import lambda_entry, workspace_embedders
 from bunko.bootstrap.aws_routes import model_index_name
@@ -232,6 +233,53 @@ def test_a_long_rebuild_continues_in_steps_and_reports_its_progress(
     stored = entries(opensearch, model_index_name(INDEX, config["id"]), ada_ws)
     assert sorted(s["text"] for s in stored) == sorted(texts)  # each once
     assert all(len(s["vector"]) == DIMENSION for s in stored)
+
+
+def test_a_write_that_missed_the_build_reaches_the_model_before_the_switch(
+    api, aws_env, opensearch, e5, monkeypatch
+):
+    """The race functions cannot lock out: a function read the choice just before the build
+    began, so it writes a document to the deployment's index only, and saves it after the
+    step listed the documents. The last step writes it again before it switches."""
+    ada = sign_in(api)
+    ada_ws = workspace_of("ada")
+    for name, text in (("cats.md", CATS), ("owls.md", OWLS)):
+        assert upload(api, ada, name, text)[0] == 201
+    deliver(aws_env)
+    config = e5_config(api, ada, e5)
+    call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+    [message] = aws_env.sqs.receive_message(QueueUrl=aws_env.queue_url)["Messages"]
+    aws_env.sqs.delete_message(QueueUrl=aws_env.queue_url, ReceiptHandle=message["ReceiptHandle"])
+    step = parse_build_step(json.loads(message["Body"]))
+    assert upload(api, ada, "tax.md", TAX)[0] == 201  # its job waits in the queue
+
+    services = lambda_entry.ingest_handler().services
+    steps, routes = services.model_switch.steps, services.search.routes
+    listed = steps._groups
+
+    def racing(workspace_id, after):
+        groups = listed(workspace_id, after)
+        first = next(groups, None)  # the documents are listed: tax.md is not indexed yet
+        with monkeypatch.context() as before_the_build:
+            before_the_build.setattr(
+                routes, "state", lambda ws: {"serving": "default", "building": None}
+            )
+            assert deliver(aws_env) == ["bunko.ingest.job"]
+        if first is not None:
+            yield first
+        yield from groups
+
+    monkeypatch.setattr(steps, "_groups", racing)
+    steps.step(step.workspace_id, step.model, step.after, lambda: 300.0)
+
+    status, now = call(api, "GET", "/embedding-model", token=ada)
+    assert status == 200 and now["serving"]["modelConfigId"] == config["id"], now
+    own_index = model_index_name(INDEX, config["id"])
+    stored = entries(opensearch, own_index, ada_ws)
+    assert sorted(s["text"] for s in stored) == sorted([CATS, OWLS, TAX])  # each once
+    [tax] = [s for s in stored if s["text"] == TAX]
+    direct = OpenAIEmbedder(base_url=f"{e5}/v1", model=MODEL)
+    assert np.allclose(tax["vector"], direct.embed_documents([TAX])[0], atol=1e-5)
 
 
 def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(

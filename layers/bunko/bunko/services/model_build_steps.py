@@ -10,7 +10,13 @@ the queue retries it and then dead-letters it; choosing the model again starts o
 
 Unlike the embedded shape, the switch does not compare the index's entry count with
 metadata: OpenSearch Serverless counts new entries only after its next refresh (about a
-minute), so the count would disagree after every rebuild.
+minute), so the count would disagree after every rebuild. What the count guarded against is
+closed another way. A function writes a document to the indexes it reads from the saved choice
+just before writing (the embedded shape holds a lock across both; functions cannot), so a
+write that read the choice before the build began, or whose entries the first step's clearing
+removed, may reach only the old index while the steps list the document before its metadata is
+saved. Such a write is saved around the build's start; the last step writes every document
+saved within RACE_SECONDS of the start or of the clearing again, then switches.
 """
 
 from __future__ import annotations
@@ -20,8 +26,8 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from bunko.domain import Chunk, Document
-from bunko.ports import SettingsStore
+from bunko.domain import Chunk, Document, DocumentStatus
+from bunko.ports import EmbeddingRoute, SettingsStore
 from bunko.services.index_entries import entries_for
 from bunko.services.model_switch import ModelSwitch, Superseded
 from bunko.services.reindex import embed_texts
@@ -31,6 +37,10 @@ log = logging.getLogger(__name__)
 SCOPE = "embedding-model-build"
 MARGIN_SECONDS = 120.0  # left to a step for its last group of documents and the next message
 STALE_SECONDS = 30 * 60  # a step silent this long died (the ingest function runs ≤ 10 min)
+# A write that raced the build's start or its clearing is saved this close to it: it reads the
+# choice, writes the index and saves metadata within one batch (seconds; a minute for a huge
+# document's index writes).
+RACE_SECONDS = 120.0
 
 # (workspace id, model config id, the last document done or None) -> queues that step
 SendStep = Callable[[str, str, str | None], None]
@@ -56,7 +66,8 @@ class BuildSteps:
     def dispatch(self, workspace_id: str, target: str) -> None:
         """Queue the first step of building `target` (saved as being built by the caller)."""
         total = self.switch.metadata.count_chunks(workspace_id)
-        self._save(workspace_id, {"model": target, "done": 0, "total": total, "error": None})
+        figures = {"model": target, "done": 0, "total": total, "error": None, "begun": time.time()}
+        self._save(workspace_id, figures)
         self.send(workspace_id, target, None)
 
     # What the ingest function runs.
@@ -69,34 +80,30 @@ class BuildSteps:
             log.info("workspace %s: step for %s superseded", workspace_id, target)
             return
         route = routes.route(workspace_id, target)
-        figures = self.figures(workspace_id) if after is not None else {}
+        saved = self.figures(workspace_id)
         figures = {
             "model": target,
-            "done": figures.get("done", 0),
+            "done": saved.get("done", 0) if after is not None else 0,
             "total": self.switch.metadata.count_chunks(workspace_id),
             "error": None,
+            "begun": saved.get("begun", time.time()),
+            "cleared": saved.get("cleared", time.time()),
         }
         try:
             if after is None:
                 with routes.steady():
                     route.index.clear(workspace_id)
+                figures["cleared"] = time.time()
             for n, documents in enumerate(self._groups(workspace_id, after)):
                 if n and time_left() < MARGIN_SECONDS:  # at least one group a step
                     self.send(workspace_id, target, after)
                     return
                 if routes.state(workspace_id)["building"] != target:
                     raise Superseded
-                texts = [chunk.content for _, chunks in documents for chunk in chunks]
-                vectors = embed_texts(route.embedder, texts, self.switch.batch_size)
-                entries, offset = [], 0
-                for doc, chunks in documents:
-                    part = None if vectors is None else vectors[offset : offset + len(chunks)]
-                    entries += entries_for(doc, chunks, part)
-                    offset += len(chunks)
-                route.index.index(entries)
-                figures["done"] += len(texts)
+                figures["done"] += self._index(route, documents)
                 after = documents[-1][0].id
                 self._save(workspace_id, figures)
+            self._index(route, self._raced(workspace_id, figures))
             old = self.switch.switch(workspace_id, target, route, last=True)
         except Superseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
@@ -109,6 +116,39 @@ class BuildSteps:
             old.index.clear(workspace_id)  # the old generation no longer follows it
         self.store.delete_settings(SCOPE, workspace_id)
         log.info("workspace %s: now served by model %s", workspace_id, target)
+
+    def _index(self, route: EmbeddingRoute, documents: list[tuple[Document, list[Chunk]]]) -> int:
+        """Embed the documents' chunks with the route's model into its index; how many."""
+        texts = [chunk.content for _, chunks in documents for chunk in chunks]
+        if not texts:
+            return 0
+        vectors = embed_texts(route.embedder, texts, self.switch.batch_size)
+        entries, offset = [], 0
+        for doc, chunks in documents:
+            part = None if vectors is None else vectors[offset : offset + len(chunks)]
+            entries += entries_for(doc, chunks, part)
+            offset += len(chunks)
+        route.index.index(entries)  # a chunk written before is replaced, not doubled
+        return len(texts)
+
+    def _raced(
+        self, workspace_id: str, figures: dict[str, Any]
+    ) -> list[tuple[Document, list[Chunk]]]:
+        """The indexed documents saved from RACE_SECONDS before the build began to RACE_SECONDS
+        after its clearing: a write among them may have missed the model's index."""
+        low, high = figures["begun"] - RACE_SECONDS, figures["cleared"] + RACE_SECONDS
+        metadata = self.switch.metadata
+        found = [
+            (doc, metadata.get_chunks(workspace_id, doc.id))
+            for doc in metadata.iter_documents(workspace_id)
+            if doc.status == DocumentStatus.COMPLETED and low <= doc.updated_at.timestamp() <= high
+        ]
+        log.info(
+            "workspace %s: %d documents saved as the build began, written again",
+            workspace_id,
+            len(found),
+        )
+        return found
 
     def _groups(
         self, workspace_id: str, after: str | None
