@@ -21,6 +21,7 @@ from bunko.adapters.aws.sqs_queue import parse_build_step
 from bunko.adapters.openai_embedder import OpenAIEmbedder
 from bunko.bootstrap import lambda_entry, workspace_embedders
 from bunko.bootstrap.aws_routes import model_index_name
+from bunko.services import model_build_steps
 from bunko.services.search import SearchOptions
 from tests.aws.conftest import INDEX, FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
@@ -328,6 +329,33 @@ def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(
 
 def _keys(proxy: FlakyProxy) -> list[str]:
     return [headers.get("authorization", "") for headers, _ in proxy.seen]
+
+
+def test_a_first_step_delivered_twice_does_not_erase_the_build(
+    api, aws_env, opensearch, e5, monkeypatch
+):
+    """SQS delivers at least once: a copy of the first step that arrives after the build went
+    on must not empty the model's index again (the documents the build had passed would be
+    missing when it switches)."""
+    monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "1")  # a step's group: four chunks
+    monkeypatch.setattr(model_build_steps, "RACE_SECONDS", 0.0)  # no write raced this build
+    ada = sign_in(api)
+    ada_ws = workspace_of("ada")
+    texts = [f"Note {i}: {text}" for i, text in enumerate([CATS, TAX, OWLS] * 3)]
+    for i, text in enumerate(texts):
+        assert upload(api, ada, f"note-{i}.md", text)[0] == 201
+    deliver(aws_env)
+    config = e5_config(api, ada, e5)
+    call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+    short = ShortContext(seconds=60)  # one group per invocation
+    assert deliver(aws_env, short, rounds=1) == ["bunko.model.build"]  # 4 of 9
+    steps = lambda_entry.ingest_handler().services.model_switch.steps
+    steps.send(ada_ws, config["id"], None)  # the first step again, as a duplicate
+    assert deliver(aws_env, short) == ["bunko.model.build"] * 4  # two chains; one switches
+    status, now = call(api, "GET", "/embedding-model", token=ada)
+    assert status == 200 and now["serving"]["modelConfigId"] == config["id"], now
+    stored = entries(opensearch, model_index_name(INDEX, config["id"]), ada_ws)
+    assert sorted(s["text"] for s in stored) == sorted(texts)  # all there, each once
 
 
 def test_a_model_the_functions_cannot_use_is_refused_before_anything_changes(

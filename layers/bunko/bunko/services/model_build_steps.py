@@ -6,7 +6,9 @@ shifts nothing: writes reach the model being built anyway). The last step switch
 
 How far it is lives in the settings store (scope "embedding-model-build"), where any function
 answering `GET /embedding-model` reads it. A step that fails records its error and raises, so
-the queue retries it and then dead-letters it; choosing the model again starts over.
+the queue retries it and then dead-letters it; choosing the model again starts over. A step
+delivered twice runs twice (the work is done again and written once: writes replace), and
+only the first delivery of the first step empties the model's index.
 
 Unlike the embedded shape, the switch does not compare the index's entry count with
 metadata: OpenSearch Serverless counts new entries only after its next refresh (about a
@@ -90,10 +92,13 @@ class BuildSteps:
             "cleared": saved.get("cleared", time.time()),
         }
         try:
-            if after is None:
+            # Emptied once a build: a first step delivered again (the queue delivers at least
+            # once) would otherwise erase what the first one's successors wrote.
+            if after is None and "cleared" not in saved:
                 with routes.steady():
                     route.index.clear(workspace_id)
                 figures["cleared"] = time.time()
+                self._save(workspace_id, figures)
             for n, documents in enumerate(self._groups(workspace_id, after)):
                 if n and time_left() < MARGIN_SECONDS:  # at least one group a step
                     self.send(workspace_id, target, after)
