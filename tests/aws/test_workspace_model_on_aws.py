@@ -203,20 +203,27 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
     assert call(api, "DELETE", f"/model-configs/{config['id']}", token=ada)[0] in (200, 204)
 
 
-def test_a_long_rebuild_continues_in_steps_and_reports_its_progress(
-    api, aws_env, opensearch, e5, monkeypatch
-):
-    monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "1")  # a step's group: four chunks
+def nine_notes_choosing_e5(api, aws_env, e5: str, monkeypatch) -> tuple[str, str, list, dict]:
+    """Ada's nine indexed notes, and e5 chosen for her workspace with each build step's group
+    four chunks: (token, workspace id, texts, config)."""
+    monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "1")
     ada = sign_in(api)
-    ada_ws = workspace_of("ada")
     texts = [f"Note {i}: {text}" for i, text in enumerate([CATS, TAX, OWLS] * 3)]
     for i, text in enumerate(texts):
         assert upload(api, ada, f"note-{i}.md", text)[0] == 201
     deliver(aws_env)
     config = e5_config(api, ada, e5)
-    assert (
-        call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)[0] == 200
+    status, chosen = call(
+        api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada
     )
+    assert status == 200, chosen
+    return ada, workspace_of("ada"), texts, config
+
+
+def test_a_long_rebuild_continues_in_steps_and_reports_its_progress(
+    api, aws_env, opensearch, e5, monkeypatch
+):
+    ada, ada_ws, texts, config = nine_notes_choosing_e5(api, aws_env, e5, monkeypatch)
 
     short = ShortContext(seconds=60)  # under the margin: one group per invocation
     assert deliver(aws_env, short, rounds=1) == ["bunko.model.build"]
@@ -337,16 +344,8 @@ def test_a_first_step_delivered_twice_does_not_erase_the_build(
     """SQS delivers at least once: a copy of the first step that arrives after the build went
     on must not empty the model's index again (the documents the build had passed would be
     missing when it switches)."""
-    monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "1")  # a step's group: four chunks
     monkeypatch.setattr(model_build_steps, "RACE_SECONDS", 0.0)  # no write raced this build
-    ada = sign_in(api)
-    ada_ws = workspace_of("ada")
-    texts = [f"Note {i}: {text}" for i, text in enumerate([CATS, TAX, OWLS] * 3)]
-    for i, text in enumerate(texts):
-        assert upload(api, ada, f"note-{i}.md", text)[0] == 201
-    deliver(aws_env)
-    config = e5_config(api, ada, e5)
-    call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+    ada, ada_ws, texts, config = nine_notes_choosing_e5(api, aws_env, e5, monkeypatch)
     short = ShortContext(seconds=60)  # one group per invocation
     assert deliver(aws_env, short, rounds=1) == ["bunko.model.build"]  # 4 of 9
     steps = lambda_entry.ingest_handler().services.model_switch.steps
