@@ -31,7 +31,8 @@ from bunko.services.document_writes import write_documents
 from bunko.services.embed_stream import EmbedStream, Vectors
 from bunko.services.embedding_routes import FixedRoutes
 from bunko.services.index_entries import entries_for
-from bunko.services.reindex import embed_texts, reindex_route
+from bunko.services.job_routing import JobRouting, MoreJobs
+from bunko.services.reindex import embed_texts, reindex_served
 
 log = logging.getLogger(__name__)
 
@@ -73,18 +74,26 @@ class IndexingPipeline:
         self.routes = routes or FixedRoutes(self.default)
         self.batch_size = batch_size
 
-    def process(self, jobs: Sequence[IngestJob]) -> list[Document]:
+    def process(self, jobs: Sequence[IngestJob], more: MoreJobs | None = None) -> list[Document]:
         """Index a batch of jobs, grouped by the model that serves their workspace (each
-        group is embedded by its model); returns the documents as they ended."""
-        groups: dict[str, tuple[EmbeddingRoute, list[IngestJob]]] = {}
-        # One settings read a workspace, not one a job.
-        chosen = {ws: self.routes.chosen(ws) for ws in {job.workspace_id for job in jobs}}
-        for job in jobs:
-            route = chosen[job.workspace_id]
-            groups.setdefault(route.model, (route, []))[1].append(job)
-        return [d for route, group in groups.values() for d in self._process(route, group)]
+        group is embedded by its model); returns the documents as they ended. `more`: the
+        jobs queued since (the worker's), taken into the last group's stream as its jobs run
+        out, so the embedder does not wait between batches (adapters/local/worker.py)."""
+        finished: list[Document] = []
+        routing = JobRouting(self.routes)
+        while jobs:
+            groups = list(routing.groups(jobs).values())
+            later: list[IngestJob] = []  # other models' jobs from `more`: groups of their own
+            for n, (route, group) in enumerate(groups):
+                last = more is not None and n == len(groups) - 1
+                take = routing.taking(route.model, more, later) if last else None
+                finished += self._process(route, group, take)
+            jobs = later
+        return finished
 
-    def _process(self, route: EmbeddingRoute, jobs: Sequence[IngestJob]) -> list[Document]:
+    def _process(
+        self, route: EmbeddingRoute, jobs: Sequence[IngestJob], more: MoreJobs | None = None
+    ) -> list[Document]:
         """Index jobs of workspaces that `route` serves.
 
         Documents are marked `indexing` a few at a time, in one write each. Embedding overlaps
@@ -99,12 +108,14 @@ class IndexingPipeline:
                 batch_size=self.batch_size,
                 executor=executor,
             )
-            for job, doc in self._claimed(jobs):
-                prepared = self._prepare_job(job, doc, route, finished)
-                if prepared is not None:
-                    self._write_keywords(prepared)
-                    stream.add(prepared, [c.content for c in prepared.chunks])
-                    finished += self._write_ready(stream.ready())
+            while jobs:
+                for job, doc in self._claimed(jobs):
+                    prepared = self._prepare_job(job, doc, route, finished)
+                    if prepared is not None:
+                        self._write_keywords(prepared)
+                        stream.add(prepared, [c.content for c in prepared.chunks])
+                        finished += self._write_ready(stream.ready())
+                jobs = more() if more is not None else []
             stream.flush()
             while stream:
                 finished += self._write_ready(stream.ready(wait=True))
@@ -283,16 +294,7 @@ class IndexingPipeline:
         return [doc]
 
     def reindex(self, workspace_id: str | None = None, **options) -> int:
-        """Rebuild from metadata (services/reindex.py; options: retrain, progress,
-        keywords_first): one workspace's serving generation, or the whole default generation
-        (the workspaces on a model config of their own keep theirs). Returns the chunks."""
-        routes, size = self.routes, self.batch_size
-        if workspace_id is not None:
-            route = routes.chosen(workspace_id)
-            return reindex_route(
-                self.metadata, route, workspace_id=workspace_id, batch_size=size, **options
-            )
-        include = lambda ws: routes.chosen(ws).model == DEFAULT_MODEL  # noqa: E731
-        return reindex_route(
-            self.metadata, self.default, include=include, batch_size=size, **options
+        """Rebuild from metadata (services/reindex.py: `reindex_served`). Returns the chunks."""
+        return reindex_served(
+            self.metadata, self.routes, self.default, workspace_id, self.batch_size, **options
         )

@@ -8,7 +8,15 @@ from collections.abc import Callable
 
 import numpy as np
 
-from bunko.ports import Embedder, EmbeddingRoute, IndexEntry, MetadataStore, TrainableEmbedder
+from bunko.ports import (
+    DEFAULT_MODEL,
+    Embedder,
+    EmbeddingRoute,
+    EmbeddingRoutes,
+    IndexEntry,
+    MetadataStore,
+    TrainableEmbedder,
+)
 from bunko.services.index_entries import batched, entries_for
 
 Progress = Callable[[int], None]
@@ -74,3 +82,23 @@ def reindex_route(
             if progress and with_vectors:
                 progress(len(batch))
     return total
+
+
+def reindex_served(
+    metadata: MetadataStore,
+    routes: EmbeddingRoutes,
+    default: EmbeddingRoute,
+    workspace_id: str | None,
+    batch_size: int,
+    **options,
+) -> int:
+    """Rebuild from metadata (options: retrain, progress, keywords_first) one workspace's
+    serving generation, or the whole `default` generation (the workspaces on a model config of
+    their own keep theirs). Returns the chunks."""
+    if workspace_id is not None:
+        route = routes.chosen(workspace_id)
+        return reindex_route(
+            metadata, route, workspace_id=workspace_id, batch_size=batch_size, **options
+        )
+    include = lambda ws: routes.chosen(ws).model == DEFAULT_MODEL  # noqa: E731
+    return reindex_route(metadata, default, include=include, batch_size=batch_size, **options)

@@ -1,0 +1,44 @@
+"""JobRouting: ingest jobs grouped by the model that serves their workspace, for the pipeline
+(each group is embedded by its model, in a stream of its own)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from bunko.ports import EmbeddingRoute, EmbeddingRoutes, IngestJob
+
+MoreJobs = Callable[[], list[IngestJob]]  # jobs queued meanwhile (none: the queue is empty)
+
+
+class JobRouting:
+    """One `process` call's routing: each workspace's route is read once (one settings read a
+    workspace a call, not one a job; the worker bounds how many jobs a call takes)."""
+
+    def __init__(self, routes: EmbeddingRoutes) -> None:
+        self.routes = routes
+        self.chosen: dict[str, EmbeddingRoute] = {}
+
+    def groups(
+        self, jobs: Sequence[IngestJob]
+    ) -> dict[str, tuple[EmbeddingRoute, list[IngestJob]]]:
+        """Model → (its route, its jobs), in the jobs' order."""
+        groups: dict[str, tuple[EmbeddingRoute, list[IngestJob]]] = {}
+        for job in jobs:
+            ws = job.workspace_id
+            if ws not in self.chosen:
+                self.chosen[ws] = self.routes.chosen(ws)
+            route = self.chosen[ws]
+            groups.setdefault(route.model, (route, []))[1].append(job)
+        return groups
+
+    def taking(self, model: str, more: MoreJobs, later: list[IngestJob]) -> MoreJobs:
+        """`more`, keeping the jobs of the workspaces `model` serves; the others go to
+        `later` (a stream embeds with one model)."""
+
+        def take() -> list[IngestJob]:
+            queued = self.groups(more())
+            mine = queued.pop(model, (None, []))[1]
+            later.extend(job for _, group in queued.values() for job in group)
+            return mine
+
+        return take
