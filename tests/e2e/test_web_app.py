@@ -167,6 +167,29 @@ def test_the_whole_journey(rest, chromium, files):
         assert t.errors == []
 
 
+def test_signing_out_while_the_status_line_loads_logs_no_error(rest, chromium):
+    """The status line asks the server every 5 s. A sign-out while its request is on the way
+    waits for it: revoking the token first would answer that request 401 (console error)."""
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        create_account(page, "kenji")
+        held = []
+        page.route("**/indexing_status", lambda route: held.append(route))  # the next waits here
+        for _ in range(100):
+            if held:
+                break
+            page.wait_for_timeout(100)
+        assert held, "no status request within 10 s"
+        page.get_by_role("button", name="Sign out").click()
+        page.wait_for_timeout(300)  # the sign-out is under way
+        with page.expect_response("**/indexing_status") as answered:
+            held[0].continue_()
+        assert answered.value.status == 200  # sent before the token was revoked
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+        page.wait_for_timeout(300)  # console messages arrive after their response
+        assert t.errors == []
+
+
 def test_failed_uploads_show_their_error(rest, chromium, tmp_path):
     unsupported = tmp_path / "program.exe"
     unsupported.write_bytes(b"MZ\x90\x00" * 64)

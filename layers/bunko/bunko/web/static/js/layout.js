@@ -39,6 +39,10 @@ export function languagePicker() {
 }
 
 async function signOut() {
+  // A status request still on its way with the token would reach the server after the token
+  // is revoked (a 401): stop the ticker and let the last one land first.
+  clearInterval(statusTimer);
+  await ticking;
   try {
     await api.post('/auth/logout');
   } catch {
@@ -49,10 +53,15 @@ async function signOut() {
 }
 
 let statusTimer = null;
-let tick = () => {};
+let tick = async () => {};
+let ticking = Promise.resolve(); // the status requests in flight
+
+function runTick() {
+  ticking = tick();
+}
 
 export function refreshStatus() {
-  tick();
+  runTick();
 }
 
 export function startStatus() {
@@ -74,8 +83,8 @@ export function startStatus() {
       clear(footer);
     }
   };
-  tick();
-  statusTimer = setInterval(tick, 5000);
+  runTick();
+  statusTimer = setInterval(runTick, 5000);
 }
 
 export function toast(message) {
