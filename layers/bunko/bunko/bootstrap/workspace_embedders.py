@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from bunko.config import Settings
+from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
 from bunko.ports import EmbeddingRoute, RouteOpener
 from bunko.services.model_configs import ModelConfigService
@@ -52,14 +53,13 @@ def _safe(name: str) -> str:
 
 
 def config_embedder(
-    settings: Settings, configs: ModelConfigService, workspace_id: str, config_id: str
+    settings: Settings, configs: ModelConfigService, config: ModelConfig
 ) -> OpenAIEmbedder:
     """The OpenAI-compatible embedder of a workspace's model config (either shape)."""
     from bunko.adapters.openai_embedder import OpenAIEmbedder
 
-    config = configs.get(workspace_id, config_id)
     if config.type != "embedding":
-        raise ValidationError(f"model config {config_id} is a {config.type} model")
+        raise ValidationError(f"model config {config.id} is a {config.type} model")
     if config.provider == "bedrock":
         raise ValidationError(
             f"model config {config.name!r}: a workspace's own embedding model is an "
@@ -73,7 +73,7 @@ def config_embedder(
     return OpenAIEmbedder(
         base_url=base_url,
         model=config.model_id,
-        api_key=configs.api_key(workspace_id, config_id),
+        api_key=configs.key_of(config),
         batch_size=settings.embed_batch_size,
         input_types=settings.openai_input_types,
     )
@@ -93,13 +93,13 @@ class ConfigEmbedder:
         *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self._build = lambda: config_embedder(settings, configs, workspace_id, config_id)
-        self._version = lambda: configs.get(workspace_id, config_id).updated_at
+        self._build = lambda config: config_embedder(settings, configs, config)
+        self._read = lambda: configs.get(workspace_id, config_id)
         self._where = f"model config {config_id} of workspace {workspace_id}"
         self._clock = clock
         self._lock = threading.Lock()
-        self._seen = self._version()
-        self._inner = self._build()
+        config = self._read()
+        self._inner, self._seen = self._build(config), config.updated_at
         self._checked = clock()
 
     @property
@@ -128,9 +128,9 @@ class ConfigEmbedder:
                 return self._inner
             self._checked = now
             try:
-                version = self._version()
-                if version != self._seen:
-                    self._inner, self._seen = self._build(), version
+                config = self._read()
+                if config.updated_at != self._seen:
+                    self._inner, self._seen = self._build(config), config.updated_at
                     log.info("%s changed: embedding with its new settings", self._where)
             except Exception:  # a store hiccup must not fail the search; next time again
                 log.warning(

@@ -106,7 +106,7 @@ class WorkspaceRoutes(FixedRoutes):
             route.embedder.refresh()
 
     def forget(self, workspace_id: str, model: str) -> None:
-        """Drop an opened route (its config changed or went away)."""
+        """Drop an opened route (its endpoint failed the probe when it was chosen)."""
         with self._opening:
             self._opened.pop((workspace_id, model), None)
 

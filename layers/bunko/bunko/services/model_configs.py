@@ -108,7 +108,10 @@ class ModelConfigService:
 
     def api_key(self, workspace_id: str, config_id: str) -> str | None:
         """The decrypted key, for the code that calls the model (never for a response)."""
-        config = self.get(workspace_id, config_id)
+        return self.key_of(self.get(workspace_id, config_id))
+
+    def key_of(self, config: ModelConfig) -> str | None:
+        """`api_key` of a config already read."""
         return self.cipher.decrypt(config.api_key_encrypted) if config.api_key_encrypted else None
 
     def _apply(self, config: ModelConfig, changes: dict[str, Any], *, new: bool) -> None:

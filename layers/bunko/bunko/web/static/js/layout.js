@@ -56,12 +56,8 @@ let statusTimer = null;
 let tick = async () => {};
 let ticking = Promise.resolve(); // the status requests in flight
 
-function runTick() {
-  ticking = tick();
-}
-
 export function refreshStatus() {
-  runTick();
+  ticking = tick();
 }
 
 export function startStatus() {
@@ -83,8 +79,8 @@ export function startStatus() {
       clear(footer);
     }
   };
-  runTick();
-  statusTimer = setInterval(runTick, 5000);
+  refreshStatus();
+  statusTimer = setInterval(refreshStatus, 5000);
 }
 
 export function toast(message) {
