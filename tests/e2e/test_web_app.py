@@ -167,25 +167,39 @@ def test_the_whole_journey(rest, chromium, files):
         assert t.errors == []
 
 
-def test_signing_out_while_the_status_line_loads_logs_no_error(rest, chromium):
-    """The status line asks the server every 5 s. A sign-out while its request is on the way
-    waits for it: revoking the token first would answer that request 401 (console error)."""
+def test_signing_out_waits_for_requests_on_their_way_and_sends_no_new_one(rest, chromium):
+    """The status line asks the server every 5 s, the library every second while files index.
+    A sign-out while such a request is on its way waits for it, and a request a page starts
+    meanwhile is not sent: either would reach the server after the token is revoked and be
+    answered 401 (a console error)."""
     with tab(chromium, rest.url + "/") as t:
         page = t.page
         create_account(page, "kenji")
-        held = []
+        held, sent = [], []
         page.route("**/indexing_status", lambda route: held.append(route))  # the next waits here
+        page.on("request", lambda r: sent.append(r.url))
         for _ in range(100):
             if held:
                 break
             page.wait_for_timeout(100)
         assert held, "no status request within 10 s"
         page.get_by_role("button", name="Sign out").click()
-        page.wait_for_timeout(300)  # the sign-out is under way
+        page.wait_for_timeout(300)  # the sign-out is under way, waiting for the status request
+        assert not any(u.endswith("/auth/logout") for u in sent)
+        # a page's poll firing now (the library's, say) is refused before it leaves
+        before = len(sent)
+        refused = page.evaluate(
+            """() => import('/static/js/api.js').then((api) =>
+                 api.get('/knowledge-bases').then(() => 'sent', (err) => err.message))"""
+        )
+        assert refused == "signing out"
+        page.wait_for_timeout(100)
+        assert not any(u.endswith("/knowledge-bases") for u in sent[before:])
         with page.expect_response("**/indexing_status") as answered:
             held[0].continue_()
         assert answered.value.status == 200  # sent before the token was revoked
         expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+        assert any(u.endswith("/auth/logout") for u in sent)
         page.wait_for_timeout(300)  # console messages arrive after their response
         assert t.errors == []
 

@@ -44,7 +44,12 @@ async function fail(res) {
   return new ApiError(res.status, messageOf(body, res.status));
 }
 
-export async function request(method, path, body) {
+// Requests on their way with the token, and whether the session is closing: a request that
+// reached the server after the sign-out revoked its token would be answered 401.
+const inFlight = new Set();
+let closing = false;
+
+async function send(method, path, body) {
   await configured;
   const init = { method, headers: headers() };
   if (body !== undefined) {
@@ -54,6 +59,30 @@ export async function request(method, path, body) {
   const res = await fetch(base + path, init);
   if (!res.ok) throw await fail(res);
   return res.status === 204 ? null : res.json();
+}
+
+export async function request(method, path, body) {
+  if (closing) throw new ApiError(0, 'signing out');
+  const sent = send(method, path, body);
+  inFlight.add(sent);
+  try {
+    return await sent;
+  } finally {
+    inFlight.delete(sent);
+  }
+}
+
+// Sign out: no new request leaves (a page's poll included), the ones on their way land, then
+// POST /auth/logout revokes the token. Uploads and chat streams are not waited for.
+export async function logout() {
+  closing = true;
+  try {
+    await Promise.allSettled([...inFlight]);
+    await send('POST', '/auth/logout', {});
+  } finally {
+    session.set(null); // before any request may leave again
+    closing = false;
+  }
 }
 
 export const get = (path) => request('GET', path);

@@ -39,12 +39,9 @@ export function languagePicker() {
 }
 
 async function signOut() {
-  // A status request still on its way with the token would reach the server after the token
-  // is revoked (a 401): stop the ticker and let the last one land first.
   clearInterval(statusTimer);
-  await ticking;
   try {
-    await api.post('/auth/logout');
+    await api.logout(); // after the requests on their way (see api.logout)
   } catch {
     // already invalid: signing out locally is all that is left
   }
@@ -54,10 +51,9 @@ async function signOut() {
 
 let statusTimer = null;
 let tick = async () => {};
-let ticking = Promise.resolve(); // the status requests in flight
 
 export function refreshStatus() {
-  ticking = tick();
+  tick();
 }
 
 export function startStatus() {
