@@ -41,16 +41,15 @@ export function languagePicker() {
 async function signOut() {
   clearInterval(statusTimer);
   try {
-    await api.logout(); // after the requests on their way (see api.logout)
+    await api.logout(); // after the requests on their way; clears the session either way
   } catch {
     // already invalid: signing out locally is all that is left
   }
-  session.set(null);
   location.hash = '/login';
 }
 
 let statusTimer = null;
-let tick = async () => {};
+let tick = () => {};
 
 export function refreshStatus() {
   tick();
@@ -75,8 +74,8 @@ export function startStatus() {
       clear(footer);
     }
   };
-  refreshStatus();
-  statusTimer = setInterval(refreshStatus, 5000);
+  tick();
+  statusTimer = setInterval(tick, 5000);
 }
 
 export function toast(message) {
