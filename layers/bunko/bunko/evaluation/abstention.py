@@ -4,8 +4,10 @@ what is not?
 - answerable: the set's own queries over its corpus. `kept` is the share of those whose
   relevant document is among the results at `min_score` 0 (so retrieval found it) that still
   return it at the default `min_score`; `kept_all` the share of every answerable query.
-- unanswerable: queries of the other BEIR sets beside this one (SciFact's English claims over
-  the Japanese corpus and back) plus random strings; `refused` is the share that return no
+- unanswerable: queries of the other BEIR sets beside this one whose corpus differs
+  (SciFact's English claims over the Japanese corpus and back; never `xquad-dev/de` for
+  `xquad-dev/en`, the same questions in German about the same paragraphs) plus random
+  strings; `refused` is the share that return no
   result at all at the default `min_score`.
 
 Every query goes through the real SearchService path, as REST, MCP and chat call it.
@@ -13,6 +15,7 @@ Every query goes through the real SearchService path, as REST, MCP and chat call
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import string
@@ -60,17 +63,29 @@ def random_queries(count: int = RANDOM_QUERIES, *, seed: int = 0) -> list[str]:
 def foreign_queries(
     directory: Path, *, count: int = FOREIGN_QUERIES, seed: int = 0
 ) -> dict[str, list[str]]:
-    """A sample of the queries of every other BEIR set beside `directory`, by set name."""
+    """A sample of the queries of every other BEIR set beside `directory` over another
+    corpus, by set name (a set asking about the same corpus is answerable, not foreign)."""
     out: dict[str, list[str]] = {}
     directory = Path(directory).resolve()
+    own = _corpus_digest(directory)
     for sibling in sorted(directory.parent.iterdir()):
         path = sibling / "queries.jsonl"
         if sibling == directory or not path.is_file():
+            continue
+        if own is not None and _corpus_digest(sibling) == own:
             continue
         texts = sorted(_texts(path))
         random.Random(seed).shuffle(texts)
         out[sibling.name] = texts[:count]
     return out
+
+
+def _corpus_digest(directory: Path) -> str | None:
+    path = directory / "corpus.jsonl"
+    if not path.is_file():
+        return None
+    with path.open("rb") as f:
+        return hashlib.file_digest(f, "sha256").hexdigest()
 
 
 def _texts(path: Path) -> Iterable[str]:

@@ -7,6 +7,7 @@ from typing import Any
 
 from bunko.evaluation.abstention import format_line as format_abstention
 from bunko.evaluation.answers import format_line as format_answers
+from bunko.evaluation.libraries import format_line as format_libraries
 from bunko.evaluation.metrics import METRIC_NAMES
 
 
@@ -38,7 +39,7 @@ def format_table(report: dict) -> str:
         f"{'method':<16}{'nDCG@10':>9}{'R@100':>8}{'MRR@10':>8}",
     ]
     for name, m in report.items():
-        if name in ("meta", "abstention", "answers"):
+        if name in ("meta", "abstention", "answers", "libraries"):
             continue
         label = f"default={m['method']}" if name == "default" else name
         lines.append(f"{label:<16}{m['ndcg@10']:>9.4f}{m['recall@100']:>8.4f}{m['mrr@10']:>8.4f}")
@@ -49,6 +50,8 @@ def format_table(report: dict) -> str:
     )
     if "abstention" in report:
         lines.append(format_abstention(report["abstention"]))
+    if report.get("libraries"):
+        lines.append(format_libraries(report["libraries"]))
     if "answers" in report:
         lines.append(format_answers(report["answers"]))
     return "\n".join(lines)
