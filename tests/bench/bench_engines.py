@@ -122,7 +122,7 @@ def sqlite_vec_engine(vectors, qs, truth) -> dict:
 
 
 def fts5_bm25(texts, query_texts, limit: int) -> dict:
-    from bunko.adapters.local.keyword_analysis import query_terms
+    from bunko.domain.keyword_analysis import query_terms
 
     db = sqlite3.connect(":memory:")
 

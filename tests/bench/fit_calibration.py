@@ -1,170 +1,248 @@
-"""Fit the calibrated-similarity table (bunko/services/calibration.py) on the BEIR sets.
+"""Fit a model's calibration row (bunko/services/calibration.py) on BEIR sets: one command.
 
-    python tests/bench/fit_calibration.py collect DIR --embedder use [--max-docs 1000] -o F.json
-    python tests/bench/fit_calibration.py fit F1.json F2.json ...
+    python -m tests.bench.fit_calibration --embedder use ../shared/eval/scifact \\
+        ../shared/eval/jsquad-valid ../shared/eval/xquad-dev/en ../shared/eval/xquad-dev/de
 
-`collect` ingests DIR's corpus through the real pipeline and records, for every query, the
-top candidates' (cosine, keyword coverage) with their relevance: the set's own queries
-(answerable), the other sets' queries and random strings (unanswerable). `fit` fits a
-logistic model P(relevant | cosine, coverage) over the candidates of all files, then reports
-the abstention it gives at thresholds around the default min_score, per file.
+For each set it ingests, through the real pipeline, the whole corpus (or `--max-docs` of it:
+every judged document of `--max-queries` sampled questions, then others) and the seeded
+libraries of one and ten documents `bunko eval` measures (evaluation/libraries.py), and
+records every question's top ten candidates: raw cosine, engine coverage, background
+coverage and whether the candidate is relevant. Unanswerable questions: the other sets' over
+another corpus, random strings, and other-topic questions in the small libraries.
+
+Then it searches rows (a·cos' + b·coverage + e·background + c·cos'·background + d, cos' on the
+model's measured scale) for the one that keeps the most answerable questions (the mean over
+every set and library size) while refusing ≥ 0.95 of every unanswerable group, ≥ 0.90 of
+other-topic questions in ten-document libraries where topics are articles (SciFact's topics
+are single abstracts, all biomedical: reported, not required), and prints it with its
+figures. `--records F` saves (and `--load F` reuses) the candidates.
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import random
-import time
 from pathlib import Path
 
 import numpy as np
 
 from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.evaluation import load_beir
+from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
-from bunko.ports import SearchFilter, TrainableEmbedder
+from bunko.ports import SearchFilter
+from bunko.services.background_terms import text_coverage, weighted_terms
 from bunko.services.fusion import fuse, vector_weight_for
+from bunko.services.model_scale import measure_scale
 
-TOP = 20
+TOP = 10
+THRESHOLD = 0.3  # the default min_score the row is chosen for
+KEEP_LARGE = 0.97
+MUST_KEEP = ("scifact", "jsquad-valid")  # the large sets whose kept share must not regress
+LOGIT = float(np.log(THRESHOLD / (1 - THRESHOLD)))
 
 
-def collect(
-    directory: Path, embedder: str, max_docs: int | None, max_queries: int | None, out: Path
-) -> None:
+def _bulk(services, queue, workspace_id: str, docs: dict[str, str]) -> dict[str, str]:
+    path_of = {}
+    for doc_id, text in docs.items():
+        doc = services.ingest.submit_text(workspace_id, path=f"{doc_id}.txt", content=text or "-")
+        path_of[doc.id] = doc_id
+    jobs = queue.take()
+    for i in range(0, len(jobs), 256):
+        services.pipeline.process(jobs[i : i + 256])
+    return path_of
+
+
+def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: int) -> dict:
     data = load_beir(directory)
-    corpus = data.corpus
-    if max_docs:  # half relevant documents, half others, each a seeded sample
-        relevant = sorted({d for rel in data.qrels.values() for d in rel} & set(corpus))
-        rest = sorted(set(corpus) - set(relevant))
-        random.Random(0).shuffle(relevant)
-        random.Random(0).shuffle(rest)
-        keep = set(relevant[: max_docs // 2]) | set(
-            rest[: max_docs - min(len(relevant), max_docs // 2)]
-        )
-        corpus = {d: corpus[d] for d in sorted(keep)}
-        data.queries = {q: t for q, t in data.queries.items() if set(data.qrels.get(q, {})) & keep}
-    # A throw-away graph without the per-user upload rate (a corpus is one bulk load).
+    records: list[dict] = []
     with scratch_services(embedder=embedder) as (services, queue):
-        path_of = {}
-        for doc_id, text in corpus.items():
-            doc = services.ingest.submit_text(
-                DEFAULT_WORKSPACE_ID, path=f"{doc_id}.txt", content=text or "(empty)"
-            )
-            path_of[doc.id] = doc_id
-        if isinstance(services.embedder, TrainableEmbedder) and not services.embedder.is_fitted:
-            services.embedder.fit(list(corpus.values()))
-        started = time.perf_counter()
-        jobs = queue.take()
-        for i in range(0, len(jobs), 256):
-            services.pipeline.process(jobs[i : i + 256])
-        print(f"indexed {len(corpus)} docs in {time.perf_counter() - started:.0f}s", flush=True)
-        records = collect_records(services, data, directory, path_of, max_queries)
-    meta = {"dataset": directory.name, "embedder": embedder, "documents": len(corpus)}
-    out.write_text(json.dumps({"meta": meta, "records": records}), encoding="utf-8")
+        route = services.search.route(DEFAULT_WORKSPACE_ID)
 
-
-def collect_records(
-    services, data, directory: Path, path_of: dict[str, str], max_queries: int | None = None
-) -> list[dict]:
-    """Every query's top candidates (cosine, coverage, relevant) as the route that serves
-    the default workspace ranks them (its model's query vector and vector weight)."""
-    route = services.search.route(DEFAULT_WORKSPACE_ID)
-    filters = SearchFilter(workspace_id=DEFAULT_WORKSPACE_ID)
-    records = []
-    answerable = sorted(data.queries)
-    if max_queries:
-        random.Random(0).shuffle(answerable)
-        answerable = sorted(answerable[:max_queries])
-    groups = {"answerable": {q: data.queries[q] for q in answerable}}
-    for source, texts in foreign_queries(directory, count=max_queries or 400).items():
-        groups[source] = dict(enumerate(texts))
-    groups["random"] = dict(enumerate(random_queries()))
-    for group, queries in groups.items():
-        for qid, query in queries.items():
+        def record(workspace_id, group, query, relevant, id_of):
+            filters = SearchFilter(workspace_id=workspace_id)
             vector = services.search.query_vector(query, route.embedder)
             keyword, semantic = route.index.hybrid_search(query, vector, filters, 100)
-            weight = route.index.keyword_weight(query, filters)
-            hits = fuse(
-                keyword,
-                semantic,
-                vector_weight=vector_weight_for(route.embedder),
-                keyword_weight=weight,
-            )[:TOP]
-            rel = data.qrels.get(str(qid), {}) if group == "answerable" else {}
-            hit_rows = [
+            weight = route.index.keyword_weight(query, filters) if keyword else 0.0
+            vw = vector_weight_for(route.embedder)
+            hits = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)[:TOP]
+            ids = [h.chunk_id for h in hits]
+            text = {c.id: c.content for c in services.metadata.get_chunks_by_ids(workspace_id, ids)}
+            terms = weighted_terms(query)
+            rows = [
                 [
                     round(h.vector_score, 5),
                     round(h.coverage, 5),
-                    int(rel.get(path_of[h.document_id], 0) > 0),
+                    round(text_coverage(terms, text.get(h.chunk_id, "")), 5),
+                    int(id_of.get(h.document_id) in relevant),
                 ]
                 for h in hits
             ]
-            records.append({"group": group, "query": query, "hits": hit_rows})
-    return records
+            records.append({"group": group, "hits": rows})
+
+        by_title = len(set(libraries.topics(data).values())) <= len(data.corpus) / 2
+        for size, draws in libraries.DRAWS.items():
+            for lib in libraries.draw_libraries(data, size, draws):
+                docs = {d: data.corpus[d] for d in lib.documents}
+                id_of = _bulk(services, queue, lib.workspace_id, docs)
+                for q, rel in lib.answerable:
+                    record(lib.workspace_id, f"lib{size}-answerable", q, rel, id_of)
+                other = f"lib{size}-other" + ("" if by_title else "-per-document")
+                for q in lib.unanswerable:
+                    record(lib.workspace_id, other, q, set(), id_of)
+        questions = sorted(data.queries)
+        random.Random(0).shuffle(questions)
+        questions = questions[:max_queries]
+        corpus = data.corpus
+        if max_docs and max_docs < len(corpus):
+            keep = {d for q in questions for d in data.qrels[q] if d in corpus}
+            rest = sorted(set(corpus) - keep)
+            random.Random(0).shuffle(rest)
+            keep |= set(rest[: max(0, max_docs - len(keep))])
+            corpus = {d: corpus[d] for d in sorted(keep)}
+        path_of = _bulk(services, queue, DEFAULT_WORKSPACE_ID, corpus)
+        for q in questions:
+            relevant = {d for d, g in data.qrels[q].items() if g > 0}
+            record(DEFAULT_WORKSPACE_ID, "answerable", data.queries[q], relevant, path_of)
+        for source, texts in foreign_queries(directory, count=max_queries).items():
+            for q in texts:
+                record(DEFAULT_WORKSPACE_ID, f"foreign:{source}", q, set(), path_of)
+        for q in random_queries():
+            record(DEFAULT_WORKSPACE_ID, "random", q, set(), path_of)
+        scale = measure_scale(route.embedder) if route.embedder else None
+    meta = {"dataset": directory.name, "embedder": embedder, "documents": len(corpus)}
+    if scale is not None:
+        meta["scale"] = [scale.unrelated, scale.related]
+    return {"meta": meta, "records": records}
 
 
-def features(cos: np.ndarray, cov: np.ndarray) -> np.ndarray:
-    return np.stack([cos, cov, cos * cov], axis=1)
+def _answerable(group: str) -> bool:
+    return group == "answerable" or group.endswith("-answerable")
 
 
-def fit(files: list[Path]) -> None:
-    from sklearn.linear_model import LogisticRegression
+def _required(group: str, dataset: str = "") -> float:
+    if group == "answerable" and dataset in MUST_KEEP:
+        return KEEP_LARGE  # what these corpora kept before small libraries counted
+    if _answerable(group):
+        return 0.0
+    if group.endswith("-per-document"):
+        return 0.0  # reported only
+    return 0.90 if group.startswith("lib10-") else 0.95
 
-    loaded = [json.loads(f.read_text(encoding="utf-8")) for f in files]
-    rows = np.array(
-        [h for d in loaded for r in d["records"] for h in r["hits"][:10]], dtype=np.float64
-    )
-    model = LogisticRegression(C=10.0, class_weight="balanced", max_iter=1000)
-    model.fit(features(rows[:, 0], rows[:, 1]), rows[:, 2])
-    coef = [round(float(c), 4) for c in model.coef_[0]]
-    bias = round(float(model.intercept_[0]), 4)
-    print(json.dumps({"cosine": coef[0], "coverage": coef[1], "product": coef[2], "bias": bias}))
 
-    def score(hits: list) -> np.ndarray:
-        if not hits:
-            return np.zeros(0)
-        h = np.array(hits, dtype=np.float64)
-        return model.decision_function(features(h[:, 0], h[:, 1]))
+class Candidates:
+    """Every (set, group)'s questions as arrays: features (n, TOP, 3: cosine, coverage,
+    background) and masks."""
 
-    for d in loaded:
-        best_rel, best_any = [], {}
-        for r in d["records"]:
-            s = score(r["hits"][:10])
-            top = float(s.max()) if len(s) else -1e9
-            if r["group"] == "answerable":
-                rel = [x for x, h in zip(s, r["hits"][:10], strict=True) if h[2]]
-                if rel:
-                    best_rel.append(max(rel))
-            else:
-                best_any.setdefault(r["group"], []).append(top)
-        print(d["meta"])
-        for p in (0.1, 0.2, 0.3, 0.4, 0.5):
-            logit = np.log(p / (1 - p))
-            kept = np.mean(np.array(best_rel) >= logit)
-            refused = {
-                g: round(float(np.mean(np.array(v) < logit)), 3) for g, v in best_any.items()
-            }
-            print(f"  p={p}: kept {kept:.3f}  refused {refused}")
+    def __init__(self, loaded: list[dict]) -> None:
+        for d in loaded:  # records of sets whose topics are single documents (SciFact)
+            if d["meta"]["dataset"] == "scifact":
+                for r in d["records"]:
+                    if r["group"] == "lib10-other":
+                        r["group"] = "lib10-other-per-document"
+        self.groups: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        for d in loaded:
+            lo, hi = d["meta"].get("scale", [0.0, 1.0])
+            by_group: dict[str, list] = {}
+            for r in d["records"]:
+                hits = np.array([h[:4] for h in r["hits"]], dtype=np.float64).reshape(-1, 4)
+                if r["group"] == "answerable" and not hits[:, 3].any():
+                    continue  # retrieval missed it: no row can keep it
+                by_group.setdefault(r["group"].split(":")[0], []).append(hits)
+            for group, rows in by_group.items():
+                x = np.zeros((len(rows), TOP, 3))
+                valid = np.zeros((len(rows), TOP), bool)
+                relevant = np.zeros((len(rows), TOP), bool)
+                for i, h in enumerate(rows):
+                    n = len(h)
+                    x[i, :n, 0] = (h[:, 0] - lo) / (hi - lo)
+                    x[i, :n, 1:3] = h[:, 1:3]
+                    valid[i, :n], relevant[i, :n] = True, h[:, 3] > 0
+                self.groups[(d["meta"]["dataset"], group)] = (x, valid, relevant)
+
+    def best(self, a: float, b: float, e: float, c: float) -> dict:
+        """Per group, each question's deciding score without the bias: the best relevant
+        candidate's (answerable) or the best candidate's (unanswerable)."""
+        out = {}
+        for key, (x, valid, relevant) in self.groups.items():
+            s = a * x[..., 0] + b * x[..., 1] + e * x[..., 2] + c * x[..., 0] * x[..., 2]
+            mask = valid & relevant if _answerable(key[1]) else valid
+            out[key] = np.where(mask, s, -np.inf).max(axis=1)
+        return out
+
+
+BIASES = np.arange(-16, 0.01, 0.25)
+
+
+def shares(best: dict, biases: np.ndarray) -> dict:
+    """Per group, the share kept (answerable) or refused (unanswerable) at each bias."""
+    out = {}
+    for key, m in best.items():
+        below = np.searchsorted(np.sort(m), LOGIT - biases) / len(m)  # refused at each bias
+        out[key] = 1.0 - below if _answerable(key[1]) else below
+    return out
+
+
+def search_rows(candidates: Candidates, grid) -> list[tuple[float, tuple]]:
+    found = []
+    for a, b, e, c in grid:
+        if a + c < 0 or e + 1.5 * c < 0:
+            continue  # similarity must rise with each signal (cos' reaches ~1.5 on copies)
+        s = shares(candidates.best(a, b, e, c), BIASES)
+        ok = np.ones(len(BIASES), bool)
+        for (dataset, group), v in s.items():
+            ok &= v >= _required(group, dataset)
+        if ok.any():
+            kept = np.mean([v for (_, g), v in s.items() if _answerable(g)], axis=0)
+            i = int(np.argmax(np.where(ok, kept, -1)))
+            found.append((float(kept[i]), (a, b, e, c, float(BIASES[i]))))
+    return sorted(found, key=lambda f: -f[0])
+
+
+def report(candidates: Candidates, row: tuple) -> None:
+    a, b, e, c, bias = row
+    s = {k: float(v[0]) for k, v in shares(candidates.best(a, b, e, c), np.array([bias])).items()}
+    for dataset in sorted({k[0] for k in s}):
+        print(
+            f"  {dataset}: "
+            + ", ".join(f"{g} {v:.3f}" for (d, g), v in sorted(s.items()) if d == dataset)
+        )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    sub = parser.add_subparsers(dest="command", required=True)
-    c = sub.add_parser("collect")
-    c.add_argument("directory", type=Path)
-    c.add_argument("--embedder", default="use")
-    c.add_argument("--max-docs", type=int)
-    c.add_argument("--max-queries", type=int)
-    c.add_argument("-o", "--out", type=Path, required=True)
-    f = sub.add_parser("fit")
-    f.add_argument("files", type=Path, nargs="+")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("directories", type=Path, nargs="*")
+    parser.add_argument("--embedder", default="use")
+    parser.add_argument("--max-docs", type=int)
+    parser.add_argument("--max-queries", type=int, default=400)
+    parser.add_argument("--records", type=Path, help="save the candidates here")
+    parser.add_argument("--load", type=Path, nargs="*", default=[], help="reuse saved ones")
     args = parser.parse_args()
-    if args.command == "collect":
-        collect(args.directory, args.embedder, args.max_docs, args.max_queries, args.out)
-    else:
-        fit(args.files)
+    loaded = [json.loads(p.read_text(encoding="utf-8")) for p in args.load]
+    for directory in args.directories:
+        loaded.append(collect(directory, args.embedder, args.max_docs, args.max_queries))
+        print(f"collected {directory}", flush=True)
+    if args.records:
+        args.records.write_text(json.dumps(loaded), encoding="utf-8")
+    candidates = Candidates(
+        [d for item in loaded for d in (item if isinstance(item, list) else [item])]
+    )
+    grid = itertools.product(
+        np.arange(0, 20.01, 1.0),
+        np.arange(0, 12.01, 1.0),
+        np.arange(0, 12.01, 1.0),
+        (-4.0, 0.0, 4.0),
+    )
+    found = search_rows(candidates, grid)
+    if not found:
+        print("no row refuses enough of every unanswerable group")
+        return
+    for kept, row in found[:3]:
+        print(f"mean kept {kept:.4f}: cosine {row[0]:g}, coverage {row[1]:g}, background "
+              f"{row[2]:g}, product {row[3]:g}, bias {row[4]:g}")  # fmt: skip
+        report(candidates, row)
 
 
 if __name__ == "__main__":

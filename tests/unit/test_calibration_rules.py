@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -10,9 +11,11 @@ from bunko.config import Settings
 from bunko.evaluation.abstention import foreign_queries, measure, random_queries
 from bunko.services.calibration import (
     CALIBRATIONS,
+    GENERIC,
     VECTOR_ONLY,
-    RawCosine,
+    ModelScale,
     calibration_for,
+    has_row,
     vector_only_calibration,
 )
 
@@ -20,26 +23,42 @@ DEFAULT = Settings.model_fields["min_score"].default
 
 
 @pytest.mark.parametrize("name", sorted(CALIBRATIONS))
-def test_similarity_is_a_probability_rising_with_both_signals(name):
+def test_similarity_is_a_probability_rising_with_every_signal(name):
     row = CALIBRATIONS[name]
-    grid = [i / 10 for i in range(11)]
-    for a in grid:
-        for b in grid:
-            s = row.similarity(a, b)
-            assert 0.0 <= s <= 1.0
-            if a < 1:
-                assert row.similarity(a + 0.1, b) >= s
-            if b < 1:
-                assert row.similarity(a, b + 0.1) >= s
-    assert row.similarity(0.0, 0.0) < DEFAULT  # nothing in common: below the default cut
-    assert row.similarity(0.0, 1.0) > DEFAULT  # every query term, however worded: above
+    grid = [i / 5 for i in range(6)]
+    for a, b, c in itertools.product(grid, grid, grid):
+        s = row.similarity(a, b, c)
+        assert 0.0 <= s <= 1.0
+        if a < 1:
+            assert row.similarity(a + 0.2, b, c) >= s
+        if b < 1:
+            assert row.similarity(a, b + 0.2, c) >= s
+        if c < 1:
+            assert row.similarity(a, b, c + 0.2) >= s
+    unrelated = row.scale.unrelated
+    assert row.similarity(unrelated, 0.0, 0.0) < DEFAULT  # nothing in common: refused
+    assert row.similarity(unrelated, 1.0, 1.0) > DEFAULT  # every query word, however worded
 
 
-def test_unknown_models_fall_back_to_keyword_coverage():
+@pytest.mark.parametrize("name", ["use-multilingual-v3", "multilingual-e5-small"])
+def test_a_translation_alone_passes_and_an_unrelated_passage_does_not(name):
+    # Vectors count on their own (cross-lingual questions have no words in common): a
+    # cosine at the model's "same passage, other language" anchor passes with no keyword.
+    row = CALIBRATIONS[name]
+    assert row.similarity(row.scale.related, 0.0, 0.0) > DEFAULT
+    assert row.similarity(row.scale.unrelated, 0.0, 0.0) < DEFAULT
+
+
+def test_unknown_models_are_judged_on_their_measured_scale():
     assert calibration_for("use-multilingual-v3") is CALIBRATIONS["use-multilingual-v3"]
-    e5 = calibration_for("multilingual-e5-small-q4")
-    assert e5 is CALIBRATIONS["multilingual-e5-small"]
-    assert calibration_for("bedrock-amazon.titan-embed-text-v2:0-1024") is CALIBRATIONS["keyword"]
+    assert calibration_for("multilingual-e5-small-q4") is CALIBRATIONS["multilingual-e5-small"]
+    assert has_row("use-multilingual-v3") and not has_row("bedrock-amazon.titan-embed-text-v2:0")
+    scale = ModelScale(unrelated=0.2, related=0.6)
+    row = calibration_for("bedrock-amazon.titan-embed-text-v2:0-1024", scale)
+    assert row.scale == scale and row.cosine == GENERIC.cosine
+    assert row.similarity(0.6, 0.0) > DEFAULT > row.similarity(0.2, 0.0)
+    # no scale (no model, or it could not be measured): keywords alone
+    assert calibration_for("openai-x", None) is CALIBRATIONS["keyword"]
     assert calibration_for(None) is CALIBRATIONS["keyword"]
 
 
@@ -79,22 +98,32 @@ def test_foreign_queries_come_from_sibling_sets(tmp_path):
     assert list(foreign_queries(tmp_path / "ja")) == ["en"]
 
 
-def test_vector_only_search_has_its_own_cosine_row_or_the_raw_cosine():
+def test_vector_only_search_has_its_own_cosine_row():
     row = vector_only_calibration("use-multilingual-v3")
     assert row is VECTOR_ONLY["use-multilingual-v3"]
     assert row.similarity(0.1, 0.0) < DEFAULT < row.similarity(0.6, 0.0)
-    assert row.similarity(0.5, 1.0) == row.similarity(0.5, 0.0)  # coverage plays no part
-    raw = vector_only_calibration("openai-text-embedding-3-small-1536")
-    assert isinstance(raw, RawCosine) and raw.similarity(0.42, 1.0) == 0.42
-    assert raw.similarity(-0.2, 0.0) == 0.0
+    assert row.similarity(0.5, 1.0, 1.0) == row.similarity(0.5, 0.0)  # keywords play no part
+    e5 = vector_only_calibration("multilingual-e5-small-q4")
+    assert e5 is VECTOR_ONLY["multilingual-e5-small"]
+    # e5's cosines crowd into ~0.74-0.95: an unrelated passage at 0.78 refused, 0.9 kept
+    assert e5.similarity(0.78, 0.0) < DEFAULT < e5.similarity(0.9, 0.0)
+    scale = ModelScale(unrelated=0.3, related=0.8)
+    other = vector_only_calibration("openai-text-embedding-3-small-1536", scale)
+    assert other.scale == scale and other.similarity(0.3, 0.0) < DEFAULT < other.similarity(
+        0.8, 0.0
+    )
 
 
-def test_e5_cosines_get_a_steeper_row_than_uses():
-    # e5's cosines crowd into ~0.74-0.95 whatever the pair: an unrelated passage at 0.78 is
-    # refused, a close paraphrase at 0.9 kept, which the raw cosine could not tell apart.
-    row = vector_only_calibration("multilingual-e5-small-q4")
-    assert row is VECTOR_ONLY["multilingual-e5-small"]
-    assert row.similarity(0.78, 0.0) < DEFAULT < row.similarity(0.9, 0.0)
-    hybrid = calibration_for("multilingual-e5-small-q4")
-    assert hybrid.similarity(0.8, 0.0) < DEFAULT  # semantic closeness alone is not enough
-    assert hybrid.similarity(0.9, 0.5) > DEFAULT  # with half the query's terms it is
+def test_the_vector_leg_leads_when_the_query_words_are_absent():
+    from bunko.ports import IndexHit
+    from bunko.services.fusion import KEYWORD_ABSENT, KEYWORD_SURE, adapted_vector_weight
+
+    def hit(coverage: float) -> list[IndexHit]:
+        return [IndexHit("c", "d", coverage * 10.0)]  # keyword weight 10 below
+
+    assert adapted_vector_weight(0.3, hit(KEYWORD_SURE), 10.0) == 0.3
+    assert adapted_vector_weight(0.3, hit(1.0), 10.0) == 0.3
+    assert adapted_vector_weight(0.3, hit(KEYWORD_ABSENT), 10.0) == 1.0
+    assert adapted_vector_weight(0.3, [], 0.0) == 1.0  # no keyword hit at all
+    middle = adapted_vector_weight(0.3, hit((KEYWORD_SURE + KEYWORD_ABSENT) / 2), 10.0)
+    assert abs(middle - 0.65) < 1e-9

@@ -16,7 +16,7 @@ WS = "ws-1"
 WORDS = ["alpha", "bravo", "golf", "hotel", "kilo"]
 BIG = "golf hotel kilo. " * 4 * EARLY_KEYWORD_CHUNKS  # 40-character chunks: many of them
 # A model whose similarity leans on the cosine: a keyword hit without a vector scores ~0.
-COSINE_LED = Calibration(cosine=10.0, coverage=0.0, product=0.0, bias=-5.0)
+COSINE_LED = Calibration(cosine=10.0, coverage=0.0, background=0.0, product=0.0, bias=-5.0)
 
 
 class Watching(FakeEmbedder):

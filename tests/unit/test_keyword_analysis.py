@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bunko.adapters.local.keyword_analysis import (
+from bunko.domain.keyword_analysis import (
     ENGLISH_STOP_WORDS,
     MAX_QUERY_TERMS,
     QueryTerm,

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from bunko.adapters.local import keyword_index
-from bunko.adapters.local.keyword_analysis import QueryTerm
 from bunko.adapters.local.keyword_index import K1, B, KeywordIndex
 from bunko.adapters.local.keyword_ranking import best_slots
+from bunko.domain.keyword_analysis import QueryTerm
 
 
 def reference(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:

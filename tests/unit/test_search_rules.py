@@ -9,6 +9,7 @@ import pytest
 
 from bunko.domain import Chunk, Document
 from bunko.ports import IndexEntry
+from bunko.services.relevance_gate import GATE_WINDOW
 from bunko.services.search import SearchOptions, SearchService
 from bunko.services.search_items import MAX_JOINED_CHUNKS
 from tests.fakes import FakeEmbedder, FakeMetadataStore, FakeSearchDefaults, FakeSearchIndex
@@ -127,14 +128,17 @@ def test_a_page_reads_only_its_own_documents_hits_and_fills_stale_gaps(monkeypat
     page = world.search("tea kettle", limit=5)
     assert [doc for doc, _ in page] == ["d00", "d01", "d02", "d03", "d04"]
     assert all("\n…\n" in content for _, content in page)  # both hits joined, as before
-    assert reads == [("chunks", 10), ("documents", 5)]  # not all 80 hits' chunks
+    # the relevance gate reads the best GATE_WINDOW hits' chunks once (not all 80); the page
+    # reads only its documents' hits past the window (their weaker second chunks)
+    assert reads == [("chunks", GATE_WINDOW), ("chunks", 5), ("documents", 5)]
 
     reads.clear()
     del world.metadata.documents["d01"]  # stale: the index still has d01 and d03's chunks
     world.metadata.replace_chunks(WS, "d03", [])
     page = world.search("tea kettle", limit=5)
     assert [doc for doc, _ in page] == ["d00", "d02", "d04", "d05", "d06"]
-    assert reads == [("chunks", 10), ("documents", 4), ("chunks", 4), ("documents", 2)]
+    assert reads[0] == ("chunks", GATE_WINDOW)
+    assert sum(n for kind, n in reads if kind == "chunks") < GATE_WINDOW + 10
 
     flat = world.search("tea kettle", limit=3, group_by_document=False)
     assert [doc for doc, _ in flat] == ["d00", "d02", "d04"]

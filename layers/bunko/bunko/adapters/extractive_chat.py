@@ -1,6 +1,9 @@
-"""ExtractiveChat: the offline default answerer. No model, no network: it quotes the
-passages' sentences that share the most terms with the question, each with its citation
-number, under a framing sentence in the user's language (ja / en / zh)."""
+"""ExtractiveChat: the offline default answerer. No generative model, no network: it quotes
+the passages' sentences that share the most terms with the question, each with its citation
+number, under a framing sentence in the user's language (ja / en / zh). When no sentence
+shares a term (a question in another language than the passages, which the relevance gate
+keeps on its vectors), it quotes the sentences closest to the question by the embedding model
+that ranked them, where it has one."""
 
 from __future__ import annotations
 
@@ -9,10 +12,15 @@ import re
 import unicodedata
 from collections.abc import Iterator
 
+import numpy as np
+
+from bunko.ports import Embedder
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatRequest
 
 NAME = EXTRACTIVE_MODEL
 MAX_QUOTES = 3
+SEMANTIC_QUOTES = 2
+MAX_SENTENCES = 64  # embedded for a semantic choice: the first ones of the best sources
 INTRO = {
     "en": "Here is what the knowledge base says:",
     "ja": "ナレッジベースによると、次のとおりです。",
@@ -76,8 +84,39 @@ def sentences(passage: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(passage) if s and s.strip()]
 
 
+def closest_quotes(
+    embedder: Embedder, question: str, passages: list[str], limit: int = SEMANTIC_QUOTES
+) -> list[tuple[int, str]]:
+    """(citation number, sentence) of the sentences nearest the question by `embedder`."""
+    found = [
+        (n, p, s)
+        for n, passage in enumerate(passages, 1)
+        for p, s in enumerate(sentences(passage))
+        if not _heading(s)
+    ][:MAX_SENTENCES]
+    if not found:
+        return []
+    vectors = np.asarray(embedder.embed_documents([s for _, _, s in found]), dtype=np.float32)
+    query = np.asarray(embedder.embed_query(question), dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
+    cosines = vectors @ query / np.maximum(norms, 1e-12)
+    best = sorted(np.argsort(-cosines)[:limit].tolist())
+    return [(found[i][0], found[i][2]) for i in best]
+
+
+def _heading(sentence: str) -> bool:
+    """A short line with no closing punctuation: a title, not a statement to quote."""
+    return len(sentence) < 60 and not sentence.rstrip().endswith((".", "!", "?", "。", "！", "？"))
+
+
+def _mostly_absent(wanted: set[str], passages: list[str]) -> bool:
+    """Fewer than half of the question's terms occur anywhere in the passages."""
+    held = set().union(*(terms(p) for p in passages)) if passages else set()
+    return len(wanted & held) * 2 < len(wanted)
+
+
 def best_quotes(
-    question: str, passages: list[str], limit: int = MAX_QUOTES
+    question: str, passages: list[str], limit: int = MAX_QUOTES, embedder: Embedder | None = None
 ) -> list[tuple[int, str]]:
     """(citation number, sentence) of the best sentences, in the order of their sources."""
     wanted = terms(question)
@@ -89,6 +128,9 @@ def best_quotes(
                 # Shared terms, discounted for length so a long sentence does not win by size;
                 # earlier sources (better ranked) win ties.
                 scored.append((shared / math.log2(len(sentence) + 2), -number, position, sentence))
+    if embedder is not None and _mostly_absent(wanted, passages):
+        # the question is in another language than the passages (a name or two in common)
+        return closest_quotes(embedder, question, passages)
     if not scored:
         first = next((s for s in sentences(passages[0])), "") if passages else ""
         return [(1, first)] if first else []
@@ -99,8 +141,11 @@ def best_quotes(
 class ExtractiveChat:
     name = NAME
 
+    def __init__(self, embedder: Embedder | None = None) -> None:
+        self.embedder = embedder  # the model that ranked the passages, for other languages
+
     def stream(self, request: ChatRequest) -> Iterator[str]:
-        quotes = best_quotes(request.question, list(request.passages))
+        quotes = best_quotes(request.question, list(request.passages), embedder=self.embedder)
         budget = max(request.max_tokens, 1) * 4  # about four characters a token
         yield INTRO.get(request.language, INTRO["en"])
         for number, sentence in quotes:

@@ -12,6 +12,7 @@ from bunko.adapters.extractive_chat import NAME as EXTRACTIVE
 from bunko.adapters.extractive_chat import ExtractiveChat
 from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
+from bunko.ports import Embedder
 from bunko.ports.chat import ChatModel, Reranker
 from bunko.services.model_configs import ModelConfigService
 
@@ -42,9 +43,18 @@ def boto_factory(service: str, region: str | None) -> Any:
 class ConfiguredModels:
     """The ModelResolver of both shapes. No config chosen: the offline extractive answerer."""
 
-    def __init__(self, configs: ModelConfigService | None, *, boto: BotoFactory = boto_factory):
+    def __init__(
+        self,
+        configs: ModelConfigService | None,
+        *,
+        boto: BotoFactory = boto_factory,
+        embedder_for: Callable[[str], Embedder | None] | None = None,
+    ):
         self.configs = configs
         self.boto = boto
+        # the model that serves a workspace's searches: the offline answerer quotes by it
+        # when the question shares no word with the passages
+        self.embedder_for = embedder_for
 
     def _config(self, workspace_id: str, config_id: str, kind: str) -> ModelConfig:
         if self.configs is None:
@@ -57,7 +67,8 @@ class ConfiguredModels:
 
     def chat_model(self, workspace_id: str, config_id: str | None) -> ChatModel:
         if config_id is None or config_id == EXTRACTIVE:
-            return ExtractiveChat()
+            embedder = self.embedder_for(workspace_id) if self.embedder_for else None
+            return ExtractiveChat(embedder)
         config = self._config(workspace_id, config_id, "llm")
         if config.provider == "bedrock":
             from bunko.adapters.aws.bedrock_chat import BedrockChat

@@ -227,7 +227,10 @@ def wire_services(
     )
     chat = ChatService(
         search=search,
-        models=ConfiguredModels(accounts.model_configs if accounts else None),
+        models=ConfiguredModels(
+            accounts.model_configs if accounts else None,
+            embedder_for=lambda workspace_id: search.route(workspace_id).embedder,
+        ),
         settings=accounts.user_settings if accounts else None,
     )
     research = None

@@ -13,12 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.evaluation import abstention, answers
+from bunko.evaluation import abstention, answers, libraries
 from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
 from bunko.ports import Embedder, SearchFilter, TrainableEmbedder
-from bunko.services.fusion import fuse, vector_weight_for
+from bunko.services.fusion import adapted_vector_weight, fuse, vector_weight_for
 from bunko.services.search import SearchOptions
 
 if TYPE_CHECKING:
@@ -41,13 +41,19 @@ def fusion_methods(default_weight: float) -> dict[str, dict]:
     }
     for w in sorted({*CONVEX_WEIGHTS, default_weight}):
         methods[f"convex(w={w:g})"] = {"method": "convex", "vector_weight": w}
+    # what search does: convex with the weight adapted to the query (fusion.adapted_vector_weight)
+    methods[f"adaptive(w={default_weight:g})"] = {
+        "method": "convex",
+        "vector_weight": default_weight,
+        "adaptive": True,
+    }
     return methods
 
 
 def default_method(settings: Settings, embedder: Embedder | None) -> str:
     """The report name of the fusion the settings configure for this embedding model."""
     if settings.fusion == "convex":
-        return f"convex(w={vector_weight_for(embedder, settings.vector_weight):g})"
+        return f"adaptive(w={vector_weight_for(embedder, settings.vector_weight):g})"
     return settings.fusion
 
 
@@ -90,6 +96,7 @@ def run_evaluation(
             unanswerable,
             min_score=settings.min_score,
         )
+        small = measure_libraries(services, queue, data, min_score=settings.min_score)
         gold = answers.load_answers(Path(directory))
         answered = None
         if gold is not None:  # the set ships gold answers: measure what chat answers too
@@ -111,6 +118,7 @@ def run_evaluation(
     }
     report = summarise(scores, default_name=default_method(settings, services.embedder), meta=meta)
     report["abstention"] = abstained
+    report["libraries"] = small
     if answered is not None:
         report["answers"] = answered
     return report
@@ -137,6 +145,31 @@ def _index(services: Services, queue: CollectingQueue, data: BeirSet, *, progres
     return path_of
 
 
+def measure_libraries(
+    services: Services, queue: CollectingQueue, data: BeirSet, *, min_score: float
+) -> dict[str, dict]:
+    """Kept and refused on seeded libraries of one and ten documents (evaluation.libraries),
+    each in a workspace of its own beside the whole corpus's, by library size."""
+    drawn = {size: libraries.draw_libraries(data, size, n) for size, n in libraries.DRAWS.items()}
+    id_of: dict[str, str] = {}  # Bunko document id -> the set's id
+    for library in (lib for libs in drawn.values() for lib in libs):
+        for doc_id in library.documents:
+            doc = services.ingest.submit_text(
+                library.workspace_id, path=f"{doc_id}.txt", content=data.corpus[doc_id] or "-"
+            )
+            id_of[doc.id] = doc_id
+    jobs = queue.take()
+    for i in range(0, len(jobs), INDEX_BATCH):
+        services.pipeline.process(jobs[i : i + INDEX_BATCH])
+
+    def found(workspace_id: str, question: str) -> list[str]:
+        options = SearchOptions(limit=libraries.RESULT_LIMIT, min_score=min_score)
+        items = services.search.search(workspace_id, question, options).items
+        return [id_of[item.document_id] for item in items]
+
+    return {str(size): libraries.measure(libs, found) for size, libs in drawn.items() if libs}
+
+
 def _rank(
     services: Services,
     data: BeirSet,
@@ -155,12 +188,13 @@ def _rank(
         query = data.queries[qid]
         vector = services.search.query_vector(query)
         keyword_hits, vector_hits = services.index.hybrid_search(query, vector, filters, CANDIDATES)
+        weight = services.index.keyword_weight(query, filters) if keyword_hits else 0.0
         for name, spec in methods.items():
+            vector_weight = spec.get("vector_weight", 0.3)
+            if spec.get("adaptive") and vector_hits:
+                vector_weight = adapted_vector_weight(vector_weight, keyword_hits, weight)
             hits = fuse(
-                keyword_hits,
-                vector_hits,
-                method=spec["method"],
-                vector_weight=spec.get("vector_weight", 0.3),
+                keyword_hits, vector_hits, method=spec["method"], vector_weight=vector_weight
             )
             ranked = list(dict.fromkeys(path_of[hit.document_id] for hit in hits))
             for metric, value in score(ranked, data.qrels[qid]).items():

@@ -1,27 +1,27 @@
 """The calibrated `similarity` (DESIGN decision 8): one number that means the same thing for
-every query and corpus, so one `min_score` refuses an unrelated query everywhere.
+every query, library size and language, so one `min_score` keeps what the library holds and
+refuses what it does not, and chat abstains by it (docs/relevance.md).
 
-Fusion ranks by rank-relative scores (the best candidate always scores near 1), which says
-nothing about whether anything is relevant at all. The similarity a hit reports is instead
-a logistic estimate of P(relevant) from two absolute signals:
+A hit's similarity is a logistic estimate of P(relevant) from three absolute signals:
 
-- `cosine`: the vector cosine of query and chunk (0 when the vector engine did not return it),
-- `coverage`: the chunk's BM25 divided by the query's keyword weight, the engine's Σ idf of
-  the query's terms (SearchIndex.keyword_weight), clipped to [0, 1]: an IDF-weighted share of
-  the query's terms the chunk holds. A word in no chunk weighs most, so nonsense cannot
-  reach a high coverage by matching one common word.
+- `cosine`: the vector cosine of query and chunk on the model's own scale, mapped by its
+  ModelScale so that 0 is what unrelated passages score and 1 what a translation of the same
+  passage scores (0 raw when the vector engine did not return the chunk);
+- `coverage`: the engine's BM25 over the query's keyword weight (Σ idf in the library),
+  clipped to [0, 1]: telling in a large library, nearly silent in a small one;
+- `background`: the share of the query's terms the chunk holds, each weighed by how rare it is
+  in general language (services/background_terms.py), the same in a library of one file or
+  of a million chunks; question words of any language weigh almost nothing.
 
-    similarity = 1 / (1 + exp(-(a·cosine + b·coverage + c·cosine·coverage + d)))
+    similarity = 1 / (1 + exp(-(a·cos' + b·coverage + e·background + c·cos'·background + d)))
 
-A cosine's scale depends on the model, so each embedding model has its own row, fitted with
-class-balanced logistic regression on the top-10 candidates of SciFact and JSQuAD-valid
-queries (relevant = in the qrels), the other set's queries and random strings (not relevant):
-`tests/bench/fit_calibration.py`. At the default min_score 0.3 the rows were checked to keep
-≥ 0.97 of the answerable queries' relevant documents and refuse ≥ 0.95 of unanswerable
-queries (`bunko eval` measures both). A model without a fitted row (Bedrock, an
-OpenAI-compatible endpoint) is calibrated by keyword coverage alone, as if it had no vectors,
-because its cosines are on an unknown scale: its semantic-only hits then fall below
-min_score, which errs towards "nothing relevant".
+Each packaged model has its own row, chosen by `tests/bench/fit_calibration.py` (one command,
+docs/relevance.md) on the evaluation sets' whole corpora *and* on seeded libraries of one and
+ten documents, cross-lingual questions included: the row that keeps the most answerable
+questions while refusing ≥ 0.95 of unrelated ones (≥ 0.90 of other-topic questions in ten-
+document libraries). A model without a row (Bedrock, an OpenAI-compatible endpoint) gets
+GENERIC on its own scale, measured by embedding the packaged parallel passages
+(services/model_scale.py): its vectors count, as strongly as they separate on that scale.
 """
 
 from __future__ import annotations
@@ -31,63 +31,97 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
+class ModelScale:
+    """Where a model's cosines fall: `unrelated` (different passages) and `related` (the same
+    passage in another language), as services/model_scale.py measures them."""
+
+    unrelated: float = 0.0
+    related: float = 1.0
+
+    def scaled(self, cosine: float) -> float:
+        return (cosine - self.unrelated) / max(1e-6, self.related - self.unrelated)
+
+
+@dataclass(frozen=True)
 class Calibration:
     cosine: float
     coverage: float
+    background: float
     product: float
     bias: float
+    scale: ModelScale = ModelScale()
 
-    def similarity(self, cosine: float, coverage: float) -> float:
-        z = self.cosine * cosine + self.coverage * coverage + self.product * cosine * coverage
-        z += self.bias
+    def similarity(self, cosine: float, coverage: float, background: float = 0.0) -> float:
+        c = self.scale.scaled(cosine) if self.cosine or self.product else 0.0
+        z = self.cosine * c + self.coverage * coverage + self.background * background
+        z += self.product * c * background + self.bias
         return 1.0 / (1.0 + math.exp(-z)) if z > -700 else 0.0
 
+    def on_scale(self, scale: ModelScale) -> Calibration:
+        return Calibration(
+            self.cosine, self.coverage, self.background, self.product, self.bias, scale
+        )
 
-# Keyed by the start of the embedder's `name`; "keyword" serves keyword-only search and any
-# model without a row of its own.
+
+USE_SCALE = ModelScale(unrelated=0.0658, related=0.7142)
+E5_SCALE = ModelScale(unrelated=0.7764, related=0.8747)
+
+# Keyed by the start of the embedder's `name`; "keyword" serves keyword-only search (no
+# vectors: a missing cosine is not a low one).
 CALIBRATIONS: dict[str, Calibration] = {
-    "keyword": Calibration(cosine=0.0, coverage=9.2025, product=0.0, bias=-3.7567),
+    "keyword": Calibration(cosine=0.0, coverage=4.0, background=7.0, product=0.0, bias=-3.75),
     "use-multilingual-v3": Calibration(
-        cosine=1.4041, coverage=8.7706, product=0.2607, bias=-4.0836
+        cosine=8.0, coverage=4.0, background=9.0, product=-4.0, bias=-5.5, scale=USE_SCALE
     ),
-    # e5: a balanced logistic fit keeps only 0.89 of SciFact's answerable queries at 0.3 (its
-    # relevant abstracts often share few query words). Chosen instead on whole-corpus records at
-    # e5's weight (tests/bench/bench_refine.py --records) by a grid over the coefficients: the
-    # row with the most kept on both sets while refusing >= 0.95 (docs/relevance.md).
-    "multilingual-e5-small": Calibration(cosine=2.3722, coverage=12.0, product=0.0, bias=-5.0),
+    "multilingual-e5-small": Calibration(
+        cosine=9.0, coverage=6.0, background=6.0, product=0.0, bias=-6.5, scale=E5_SCALE
+    ),
 }
+# A model without a row of its own, on the scale measured for it.
+GENERIC = Calibration(cosine=9.0, coverage=6.0, background=6.0, product=0.0, bias=-6.5)
 
-
-# Vector-only search (method "vector", aurak's enableFullTextSearch off) has no coverage, so
-# it gets a cosine-only row, fitted the same way. It separates less well: on the eval sets at
-# 0.3 it kept 0.93–0.94 of answerable queries and refused 0.82–0.84 of the other language's
-# queries (0.99 of random strings).
+# Vector-only search (method "vector", aurak's enableFullTextSearch off) has no keyword signal
+# by request: a row on the scaled cosine alone, fitted the same way.
 VECTOR_ONLY: dict[str, Calibration] = {
-    "use-multilingual-v3": Calibration(cosine=11.384, coverage=0.0, product=0.0, bias=-4.1755),
-    # e5's cosines crowd into a narrow band (relevant ~0.83-0.95, unrelated ~0.74-0.83).
-    "multilingual-e5-small": Calibration(cosine=42.3889, coverage=0.0, product=0.0, bias=-36.8068),
+    "use-multilingual-v3": Calibration(
+        cosine=7.38, coverage=0.0, background=0.0, product=0.0, bias=-3.43, scale=USE_SCALE
+    ),
+    "multilingual-e5-small": Calibration(
+        cosine=4.167, coverage=0.0, background=0.0, product=0.0, bias=-3.896, scale=E5_SCALE
+    ),
 }
+GENERIC_VECTOR_ONLY = Calibration(
+    cosine=7.38, coverage=0.0, background=0.0, product=0.0, bias=-3.43
+)
 
 
-class RawCosine:
-    """Vector-only search with a model that has no fitted row: the cosine itself (as before
-    calibration), since its scale is unknown and refusing everything would be worse."""
-
-    def similarity(self, cosine: float, coverage: float) -> float:
-        return min(1.0, max(0.0, cosine))
-
-
-def vector_only_calibration(embedder_name: str | None) -> Calibration | RawCosine:
-    for prefix, row in VECTOR_ONLY.items():
+def _row(table: dict[str, Calibration], embedder_name: str | None) -> Calibration | None:
+    for prefix, row in table.items():
         if embedder_name and embedder_name.startswith(prefix):
             return row
-    return RawCosine()
+    return None
 
 
-def calibration_for(embedder_name: str | None) -> Calibration:
-    """The fitted row for this embedding model, or the keyword-only row."""
-    if embedder_name:
-        for prefix, row in CALIBRATIONS.items():
-            if embedder_name.startswith(prefix):
-                return row
-    return CALIBRATIONS["keyword"]
+def has_row(embedder_name: str) -> bool:
+    """Whether this model has fitted rows (else it is judged on its measured scale)."""
+    return _row(CALIBRATIONS, embedder_name) is not None
+
+
+def calibration_for(embedder_name: str | None, scale: ModelScale | None = None) -> Calibration:
+    """The fitted row for this embedding model; else GENERIC on `scale` (the model's measured
+    scale), or the keyword-only row when there is no scale (no model, or none measurable)."""
+    row = _row(CALIBRATIONS, embedder_name) if embedder_name else None
+    if row is not None:
+        return row
+    return GENERIC.on_scale(scale) if scale is not None else CALIBRATIONS["keyword"]
+
+
+def vector_only_calibration(
+    embedder_name: str | None, scale: ModelScale | None = None
+) -> Calibration:
+    """The cosine-only row for `method: vector`, fitted or GENERIC_VECTOR_ONLY on `scale`;
+    with neither, the raw cosine's own scale (unrelated 0, related 1)."""
+    row = _row(VECTOR_ONLY, embedder_name)
+    if row is not None:
+        return row
+    return GENERIC_VECTOR_ONLY.on_scale(scale or ModelScale())

@@ -14,6 +14,7 @@ import numpy as np
 
 from bunko.domain.research import CorpusPassage
 from bunko.ports import Embedder, IndexHit, PassageScorer
+from bunko.services.background_terms import text_coverage, weighted_terms
 from bunko.services.fusion import fuse, vector_weight_for
 from bunko.services.search import SearchService
 
@@ -75,9 +76,11 @@ def rank_passages(
         vector_used=bool(vector), method=search.method, embedder=embedder
     )
     by_chunk = {cp.passage.chunk_id: cp for cp in unique}
+    terms = weighted_terms(query)
     hits: list[CorpusHit] = []
     for hit in fused:
-        similarity = calibration.similarity(hit.vector_score, hit.coverage)
+        background = text_coverage(terms, by_chunk[hit.chunk_id].passage.content)
+        similarity = calibration.similarity(hit.vector_score, hit.coverage, background)
         if similarity < min_score:
             continue
         if len(hits) >= limit:

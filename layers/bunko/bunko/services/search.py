@@ -16,7 +16,7 @@ from typing import Protocol
 
 import numpy as np
 
-from bunko.domain import Document, DocumentStatus
+from bunko.domain import Chunk, Document
 from bunko.ports import (
     DEFAULT_MODEL,
     Embedder,
@@ -29,13 +29,21 @@ from bunko.ports import (
 from bunko.services.calibration import (
     CALIBRATIONS,
     Calibration,
-    RawCosine,
     calibration_for,
+    has_row,
     vector_only_calibration,
 )
 from bunko.services.embedding_routes import FixedRoutes
-from bunko.services.fusion import FUSION_METHODS, FusedHit, fuse, vector_weight_for
-from bunko.services.search_items import SearchItem, fetch_documents, materialise
+from bunko.services.fusion import (
+    FUSION_METHODS,
+    FusedHit,
+    adapted_vector_weight,
+    fuse,
+    vector_weight_for,
+)
+from bunko.services.model_scale import ModelScales
+from bunko.services.relevance_gate import similarities
+from bunko.services.search_items import SearchItem, materialise
 
 log = logging.getLogger(__name__)
 
@@ -105,6 +113,7 @@ class SearchService:
         self.min_score = min_score
         self.saved_defaults = saved_defaults
         self.calibration = calibration  # fixed by the caller (tests, eval), else the model's
+        self.scales = ModelScales()  # each unfitted model's cosine scale, measured once
 
     def route(self, workspace_id: str) -> EmbeddingRoute:
         """The model and index generation that answer the workspace's searches."""
@@ -112,16 +121,21 @@ class SearchService:
 
     def calibration_for(
         self, *, vector_used: bool, method: str, embedder: Embedder | None = None
-    ) -> Calibration | RawCosine:
+    ) -> Calibration:
         """What turns a fused hit's signals into its similarity (also for corpus search),
         for the model that embedded the query (`embedder`, default: the server's). A model
-        without a fitted row falls back as services/calibration.py says."""
+        without a fitted row is judged on its measured scale (services/model_scale.py)."""
         if not vector_used:  # cosines are missing, not 0: coverage alone decides
             return CALIBRATIONS["keyword"]
-        name = (embedder or self.embedder).name if (embedder or self.embedder) else None
+        embedder = embedder or self.embedder
+        if embedder is None:
+            return CALIBRATIONS["keyword"]
+        if self.calibration is not None and method != "vector":
+            return self.calibration
+        scale = None if has_row(embedder.name) else self.scales.scale_for(embedder)
         if method == "vector":
-            return vector_only_calibration(name)  # no keyword signal by request
-        return self.calibration or calibration_for(name)
+            return vector_only_calibration(embedder.name, scale)  # no keyword signal by request
+        return calibration_for(embedder.name, scale)
 
     def resolve(self, workspace_id: str, options: SearchOptions) -> SearchOptions:
         """Fill what the caller left out from the workspace's saved settings (else config)."""
@@ -164,28 +178,36 @@ class SearchService:
         )
         # The keyword weight only matters when some chunk matched a term.
         weight = route.index.keyword_weight(query, filters) if keyword_hits else 0.0
+        vector_weight = vector_weight_for(route.embedder, self.vector_weight)
+        if vector_hits:  # a query whose words the library lacks is ranked by its vectors
+            vector_weight = adapted_vector_weight(vector_weight, keyword_hits, weight)
         fused = fuse(
             keyword_hits,
             vector_hits,
             method=method,
-            vector_weight=vector_weight_for(route.embedder, self.vector_weight),
+            vector_weight=vector_weight,
             keyword_weight=weight,
         )
         calibration = self.calibration_for(
             vector_used=bool(vector_hits), method=method, embedder=route.embedder
         )
-        items = self._materialise(workspace_id, fused, options, calibration)
+        items = self._materialise(workspace_id, query, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
 
     def _materialise(
         self,
         workspace_id: str,
+        query: str,
         fused: Sequence[FusedHit],
         options: SearchOptions,
-        calibration: Calibration | RawCosine,
+        calibration: Calibration,
     ) -> list[SearchItem]:
         documents: dict[str, Document | None] = {}
-        similarity = self._similarities(workspace_id, fused, calibration, options, documents)
+        chunks: dict[str, Chunk] = {}
+        similarity = similarities(
+            self.metadata, workspace_id, query, fused, calibration, options.min_score,
+            limit=options.limit, chunks=chunks, documents=documents,
+        )  # fmt: skip
         return materialise(
             self.metadata,
             workspace_id,
@@ -194,34 +216,8 @@ class SearchService:
             limit=options.limit,
             group_by_document=options.group_by_document,
             documents=documents,
+            chunks=chunks,
         )
-
-    def _similarities(
-        self,
-        workspace_id: str,
-        fused: Sequence[FusedHit],
-        calibration: Calibration | RawCosine,
-        options: SearchOptions,
-        documents: dict[str, Document | None],
-    ) -> dict[str, float]:
-        """The calibrated relevance, not the rank-relative fusion score, is what min_score
-        cuts. A chunk whose document is still `indexing` has no vector yet: its cosine is
-        missing, not 0, so its keyword coverage alone decides (as in a keyword search)."""
-        keyword_only = CALIBRATIONS["keyword"]
-        found: dict[str, float] = {}
-        unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing
-        for hit in fused:
-            found[hit.chunk_id] = score = calibration.similarity(hit.vector_score, hit.coverage)
-            if score < options.min_score and hit.engines == ("keyword",):
-                alone = keyword_only.similarity(0.0, hit.coverage)
-                if alone >= options.min_score:
-                    unsure.append((hit, alone))
-        fetch_documents(self.metadata, workspace_id, [h.document_id for h, _ in unsure], documents)
-        for hit, alone in unsure:
-            doc = documents[hit.document_id]
-            if doc is not None and doc.status is DocumentStatus.INDEXING:
-                found[hit.chunk_id] = alone
-        return found
 
     def search_safely(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
         """TelosDB's unified response: never raises; `items` is always a list."""

@@ -67,18 +67,22 @@ def materialise(
     limit: int,
     group_by_document: bool,
     documents: dict[str, Document | None],
+    chunks: dict[str, Chunk] | None = None,
 ) -> list[SearchItem]:
-    """Up to `limit` results from the hits (best first) that passed min_score."""
+    """Up to `limit` results from the hits (best first) that passed min_score; `chunks`:
+    those already read (by the relevance gate), not read again."""
+    known = chunks or {}
     items: list[SearchItem] = []
     grouped: dict[str, tuple[SearchItem, list[Chunk]]] = {}
     rest = list(kept)
     while rest and len(items) < limit:
         wanted, rest = _next_hits(rest, limit - len(items), group_by_document, grouped)
-        ids = [h.chunk_id for h in wanted]
-        chunks = {c.id: c for c in metadata.get_chunks_by_ids(workspace_id, ids)}
-        fetch_documents(metadata, workspace_id, [c.document_id for c in chunks.values()], documents)
+        ids = [h.chunk_id for h in wanted if h.chunk_id not in known]
+        read = {c.id: c for c in metadata.get_chunks_by_ids(workspace_id, ids)} if ids else {}
+        read.update((h.chunk_id, known[h.chunk_id]) for h in wanted if h.chunk_id in known)
+        fetch_documents(metadata, workspace_id, [c.document_id for c in read.values()], documents)
         for hit in wanted:
-            chunk = chunks.get(hit.chunk_id)
+            chunk = read.get(hit.chunk_id)
             doc = documents.get(chunk.document_id) if chunk is not None else None
             if chunk is None or doc is None:
                 continue  # a stale index entry: metadata is the source of truth

@@ -29,8 +29,8 @@ from pathlib import Path
 import numpy as np
 
 from bunko.adapters.local import keyword_segments as segs
-from bunko.adapters.local.keyword_analysis import QueryTerm, is_cjk_term
 from bunko.adapters.local.keyword_ranking import best_slots
+from bunko.domain.keyword_analysis import QueryTerm, is_cjk_term
 
 K1 = 1.2
 B = 0.75

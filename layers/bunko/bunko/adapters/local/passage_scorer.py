@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bunko.adapters.local.keyword_analysis import index_terms, query_terms
 from bunko.adapters.local.keyword_index import KeywordIndex
+from bunko.domain.keyword_analysis import index_terms, query_terms
 
 
 class Bm25PassageScorer:

@@ -27,10 +27,10 @@ from concurrent.futures import wait
 from pathlib import Path
 
 from bunko.adapters.local.index_store import IndexStore, NewRow
-from bunko.adapters.local.keyword_analysis import index_terms, query_terms
 from bunko.adapters.local.unit_vectors import unit_rows, unit_vector
 from bunko.adapters.local.workspace_engines import Added, WorkspaceEngines
 from bunko.adapters.local.workspace_loading import analyzer_changed, open_snapshot, rebuild
+from bunko.domain.keyword_analysis import index_terms, query_terms
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 

@@ -23,11 +23,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bunko.adapters.local.keyword_analysis import QueryTerm
 from bunko.adapters.local.keyword_index import KeywordIndex
 from bunko.adapters.local.slot_columns import SlotColumns
 from bunko.adapters.local.vector_index import VectorIndex
 from bunko.adapters.local.vector_rows import VectorRows
+from bunko.domain.keyword_analysis import QueryTerm
 from bunko.ports import IndexHit, SearchFilter
 
 FORMAT = 1

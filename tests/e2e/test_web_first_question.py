@@ -1,0 +1,52 @@
+"""The first minute in the web app (issue: the relevance gate), in a real Chromium: a new
+account, one file dropped into the library, a question about it in plain words in chat. The
+answer cites the file, as it did not when the gate refused every natural question."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.rest_harness import PASSWORD, serve
+
+pytestmark = needs_chromium
+expect = pytest.importorskip("playwright.sync_api").expect
+
+PROBE = Path(__file__).resolve().parents[1] / "data" / "first_library" / "probe.txt"
+
+
+@pytest.fixture(scope="module")
+def rest(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("web-first") / "data", embedder="use") as r:
+        yield r
+
+
+def test_the_code_word_question_cites_the_only_file(rest):
+    with browser() as chromium, tab(chromium, rest.url + "/") as t:
+        page = t.page
+        page.get_by_label("Username").fill("first-minute")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Create account").click()
+        expect(page.get_by_role("heading", name="Library")).to_be_visible()
+        page.locator("input[type=file]").set_input_files([str(PROBE)])
+        page.get_by_role("button", name="Upload").click()
+        row = page.get_by_role("row").filter(has=page.get_by_role("link", name="probe.txt"))
+        expect(row.get_by_text("completed")).to_be_visible(timeout=90_000)
+
+        page.get_by_role("link", name="Chat").click()
+        question = "What is the code word gifunebax about? Answer from my files."
+        page.get_by_role("textbox", name="Message").fill(question)
+        page.get_by_role("button", name="Send").click()
+        answer = page.locator(".msg.assistant").last
+        expect(answer.get_by_role("region", name="Sources")).to_contain_text(
+            "probe.txt", timeout=60_000
+        )
+        expect(answer.locator(".answer")).to_contain_text("gifunebax")
+        expect(answer.locator("button.cite").first).to_be_visible()
+        t.shoot("first-question-chat")
+        answer.locator("button.cite").first.click()
+        expect(page.get_by_role("dialog").locator("blockquote")).to_contain_text("gifunebax")
+        t.shoot("first-question-passage")
+        assert t.errors == []
