@@ -123,12 +123,13 @@ def _answerable(group: str) -> bool:
 
 
 def _required(group: str, dataset: str = "") -> float:
-    if group == "answerable" and dataset in MUST_KEEP:
+    if group == "answerable" and dataset.split(":")[-1] in MUST_KEEP:
         return KEEP_LARGE  # what these corpora kept before small libraries counted
     if _answerable(group):
         return 0.0
     if group.endswith("-per-document"):
-        return 0.0  # reported only
+        # other abstracts of one field: a library of one must still refuse most of them
+        return 0.90 if group.startswith("lib1-") else 0.0
     return 0.90 if group.startswith("lib10-") else 0.95
 
 
@@ -160,7 +161,8 @@ class Candidates:
                     x[i, :n, 0] = (h[:, 0] - lo) / (hi - lo)
                     x[i, :n, 1:3] = h[:, 1:3]
                     valid[i, :n], relevant[i, :n] = True, h[:, 3] > 0
-                self.groups[(d["meta"]["dataset"], group)] = (x, valid, relevant)
+                name = f"{d['meta']['embedder']}:{d['meta']['dataset']}"
+                self.groups[(name, group)] = (x, valid, relevant)
 
     def best(self, a: float, b: float, e: float, c: float) -> dict:
         """Per group, each question's deciding score without the bias: the best relevant

@@ -16,7 +16,8 @@ def test_eval_json_report(tmp_path):
     methods = ["keyword", "vector", "max", "rrf"] + [
         f"convex(w={w})" for w in ("0.1", "0.2", "0.3", "0.5", "0.7")
     ]
-    assert list(report) == [*methods, "default", "meta", "abstention"]
+    methods.append("adaptive(w=0.3)")  # what search does: the weight follows the query
+    assert list(report) == [*methods, "default", "meta", "abstention", "libraries"]
     meta = report["meta"]
     assert (meta["dataset"], meta["embedder"]) == ("beir_tiny", "none")
     assert (meta["documents"], meta["chunks"], meta["queries"]) == (8, 8, 4)
@@ -24,7 +25,11 @@ def test_eval_json_report(tmp_path):
     keyword = report["keyword"]
     assert keyword["mrr@10"] == 1.0  # every query's first hit is a judged-relevant document
     assert 0.5 < keyword["ndcg@10"] <= 1.0 and 0.5 < keyword["recall@100"] <= 1.0
-    assert report["default"]["method"] == "convex(w=0.3)"
+    assert report["default"]["method"] == "adaptive(w=0.3)"
+    # Small libraries: beir_tiny's documents are their own topics (no shared titles)
+    small = report["libraries"]
+    assert set(small) == {"1"} and small["1"]["libraries"] == 40
+    assert small["1"]["kept"] >= 0.75 and small["1"]["refused"] >= 0.9
     # No sibling set beside beir_tiny: random strings are the unanswerable queries.
     abstention = report["abstention"]
     assert abstention["min_score"] == 0.3 and list(abstention["refused_by_source"]) == ["random"]
@@ -37,9 +42,10 @@ def test_eval_table(tmp_path):
     lines = proc.stdout.splitlines()
     assert lines[0].startswith("dataset beir_tiny  embedder none  8 docs / 8 chunks / 2 queries")
     assert lines[1].split() == ["method", "nDCG@10", "R@100", "MRR@10"]
-    assert any(line.startswith("default=convex(w=0.3)") for line in lines)
-    assert lines[-2].startswith("indexing ")
-    assert lines[-1].startswith("abstention at min_score 0.3: answerable kept ")
+    assert any(line.startswith("default=adaptive(w=0.3)") for line in lines)
+    assert lines[-3].startswith("indexing ")
+    assert lines[-2].startswith("abstention at min_score 0.3: answerable kept ")
+    assert lines[-1].startswith("small libraries: 1-document libraries (40): kept ")
 
 
 def test_scratch_graph_takes_a_corpus_larger_than_the_upload_rate():

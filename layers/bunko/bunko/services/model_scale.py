@@ -6,8 +6,10 @@ translation ~0.71, e5 ~0.74 and ~0.90. The packaged parallel passages (data/
 scale_passages.jsonl: thirty short everyday passages, each in English, Japanese, German,
 Spanish and Chinese, written for Bunko) give both anchors for any model: `related` is the
 mean cosine of a passage (embedded as a query) with its translations (as documents),
-`unrelated` the mean over different passages. One measurement per model and process: 150
-short texts, one batch of documents and 150 query embeddings.
+`unrelated` the mean over different passages. One measurement per model and process: the 150
+texts as one batch of documents and the 30 English ones as queries, in a background thread
+(a search never waits for it: until it is known, keywords alone decide, as they did for such
+a model before).
 """
 
 from __future__ import annotations
@@ -38,13 +40,14 @@ def measure_scale(embedder: Embedder) -> ModelScale:
     texts = [text for row in rows for text in row.values()]
     passage = np.array([i for i, row in enumerate(rows) for _ in row])
     language = np.array([lang for row in rows for lang in row])
-    queries = np.stack([np.asarray(embedder.embed_query(t), dtype=np.float64) for t in texts])
+    asked = [row["en"] for row in rows]  # the queries: one language is enough for a scale
+    queries = np.stack([np.asarray(embedder.embed_query(t), dtype=np.float64) for t in asked])
     documents = np.asarray(embedder.embed_documents(texts), dtype=np.float64)
     queries /= np.maximum(np.linalg.norm(queries, axis=1, keepdims=True), 1e-12)
     documents /= np.maximum(np.linalg.norm(documents, axis=1, keepdims=True), 1e-12)
     cosines = queries @ documents.T
-    same = passage[:, None] == passage[None, :]
-    translated = same & (language[:, None] != language[None, :])
+    same = np.arange(len(rows))[:, None] == passage[None, :]
+    translated = same & (language[None, :] != "en")
     return ModelScale(
         unrelated=round(float(cosines[~same].mean()), 4),
         related=round(float(cosines[translated].mean()), 4),
@@ -52,25 +55,41 @@ def measure_scale(embedder: Embedder) -> ModelScale:
 
 
 class ModelScales:
-    """Each model's scale, measured once a process (None when it cannot be: the model's
-    endpoint failed, or it separates nothing)."""
+    """Each model's scale, measured once a process in a background thread; None until then,
+    and when it cannot be measured (the endpoint failed: tried again at the next search) or
+    the model separates nothing."""
 
     def __init__(self) -> None:
         self._known: dict[str, ModelScale | None] = {}
+        self._measuring: set[str] = set()
         self._lock = threading.Lock()
 
     def scale_for(self, embedder: Embedder) -> ModelScale | None:
+        """The scale if known; else None, with a measurement started."""
         with self._lock:
             if embedder.name in self._known:
                 return self._known[embedder.name]
+            if embedder.name in self._measuring:
+                return None
+            self._measuring.add(embedder.name)
+        threading.Thread(
+            target=self.measure, args=(embedder,), name="model-scale", daemon=True
+        ).start()
+        return None
+
+    def measure(self, embedder: Embedder) -> ModelScale | None:
+        """Measure now (and remember the result unless the model could not be reached)."""
         try:
             scale: ModelScale | None = measure_scale(embedder)
         except Exception:
             log.exception("could not measure the cosine scale of %s", embedder.name)
-            return None  # measured again next time: the endpoint may be back
+            with self._lock:
+                self._measuring.discard(embedder.name)
+            return None
         if scale.related - scale.unrelated < 0.05:
             log.warning("%s does not separate related passages; keywords decide", embedder.name)
             scale = None
         with self._lock:
             self._known[embedder.name] = scale
+            self._measuring.discard(embedder.name)
         return scale
