@@ -212,7 +212,7 @@ class BunkoStack(Stack):
             "JwtSecretArn": secrets.jwt_secret.secret_arn,
         }.items():
             CfnOutput(self, name, value=value)
-        suppress_findings(self)
+        suppress_findings(self, stage_name=config.stage_name)
 
 
 def _role(function: lambda_.Function) -> iam.IRole:

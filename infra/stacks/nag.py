@@ -20,7 +20,7 @@ def _s(rule: str, reason: str) -> NagPackSuppression:
     return NagPackSuppression(id=rule, reason=reason)
 
 
-def suppress_findings(stack: Stack) -> None:
+def suppress_findings(stack: Stack, *, stage_name: str) -> None:
     path = f"/{stack.stack_name}"
     # The functions' own roles.
     for name in ("Api", "Stream", "Ingest"):
@@ -54,7 +54,7 @@ def suppress_findings(stack: Stack) -> None:
         _s("AwsSolutions-APIG2", "Every route is a Lambda proxy; request bodies are validated by "
            "the app's pydantic models, which return the contract's error shape."),
     ])  # fmt: skip
-    NagSuppressions.add_resource_suppressions_by_path(stack, rest + "/DeploymentStage.v1/Resource", [
+    NagSuppressions.add_resource_suppressions_by_path(stack, f"{rest}/DeploymentStage.{stage_name}/Resource", [
         _s("AwsSolutions-APIG3", "WAF is an account-level choice (cost, rules); docs/aws.md "
            "shows how to associate a web ACL with the stage."),
     ])  # fmt: skip
