@@ -19,7 +19,8 @@ from pathlib import Path
 import jsii
 from aws_cdk import ILocalBundling
 
-PLATFORMS = ("manylinux2014_x86_64", "manylinux_2_28_x86_64")
+from infra.constructs.glibc_check import manylinux_platform, too_new
+
 # Needed by functions/stream (uvicorn under the Lambda Web Adapter); pins from `local`.
 STREAM_PACKAGES = ("uvicorn",)
 # Extras the functions need at run time. None: the X-Ray SDK (Powertools' Tracer) is left
@@ -79,14 +80,21 @@ def build_layer(
     """Install the layer into `output_dir/python`; returns that folder."""
     target = Path(output_dir) / "python"
     target.mkdir(parents=True, exist_ok=True)
-    platforms = [arg for p in PLATFORMS for arg in ("--platform", p)]
+    # Wheels for the runtime's glibc (Amazon Linux 2: 2.26), so pip picks a release that
+    # runs there (numpy 2.2, not 2.3+) instead of one that fails at import.
+    platform = manylinux_platform(python_version)
     command = [
         sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-        "--target", str(target), *platforms, "--implementation", "cp",
+        "--target", str(target), "--platform", platform, "--implementation", "cp",
         "--python-version", python_version, "--only-binary=:all:", "--no-compile",
         "--upgrade", *pip, *layer_requirements(repo_root / "pyproject.toml"),
     ]  # fmt: skip
     subprocess.run(command, check=True)  # noqa: S603 (fixed argv, no shell)
+    if offenders := too_new(target, python_version):
+        raise RuntimeError(
+            f"the layer needs a newer C library than the python{python_version} runtime has:\n"
+            + "\n".join(offenders)
+        )
     for dist in UNUSED_DISTRIBUTIONS:
         _remove_distribution(target, dist)
     _trim(target)

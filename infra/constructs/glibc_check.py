@@ -1,0 +1,73 @@
+"""Check a built Lambda layer against the C library its runtime really has.
+
+Lambda's python3.11 runtime runs on Amazon Linux 2 (glibc 2.26, libstdc++ of GCC 7:
+GLIBCXX_3.4.24); python3.12 and later on Amazon Linux 2023 (glibc 2.34, GCC 11:
+GLIBCXX_3.4.29). A wheel built for a newer glibc installs fine and fails at `import` there
+(numpy 2.3+ needs GLIBC_2.27), which no test on a newer machine sees. Every shared object
+in the layer is read for the symbol versions it needs (its ELF `.gnu.version_r`
+section, with pyelftools), and the build fails when one needs a newer GLIBC_ or GLIBCXX_
+than the runtime provides. GLIBCXX_ needs are not checked for objects next to a libstdc++
+the wheel ships itself (its own copy provides them).
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from elftools.common.exceptions import ELFError
+from elftools.elf.elffile import ELFFile
+from elftools.elf.gnuversions import GNUVerNeedSection
+
+# The newest symbol versions each runtime's system libraries provide.
+RUNTIME_PROVIDES: dict[str, dict[str, tuple[int, ...]]] = {
+    "3.11": {"GLIBC": (2, 26), "GLIBCXX": (3, 4, 24)},
+    "3.12": {"GLIBC": (2, 34), "GLIBCXX": (3, 4, 29)},
+    "3.13": {"GLIBC": (2, 34), "GLIBCXX": (3, 4, 29)},
+}
+_VERSION = re.compile(r"^(GLIBC|GLIBCXX)_(\d+(?:\.\d+)*)$")
+
+
+def manylinux_platform(python_version: str) -> str:
+    """pip's --platform for the runtime: the newest manylinux its glibc runs (pip takes
+    every older manylinux tag with it)."""
+    major, minor = RUNTIME_PROVIDES[python_version]["GLIBC"]
+    return f"manylinux_{major}_{minor}_x86_64"
+
+
+def needed_versions(path: Path) -> dict[str, tuple[int, ...]]:
+    """The newest GLIBC_ and GLIBCXX_ version a shared object needs, by library."""
+    newest: dict[str, tuple[int, ...]] = {}
+    with path.open("rb") as f:
+        try:
+            elf = ELFFile(f)
+        except ELFError:
+            return {}
+        for section in elf.iter_sections():
+            if not isinstance(section, GNUVerNeedSection):
+                continue
+            for _, auxiliaries in section.iter_versions():
+                for aux in auxiliaries:
+                    match = _VERSION.match(aux.name)
+                    if match:
+                        lib, version = match[1], tuple(int(p) for p in match[2].split("."))
+                        newest[lib] = max(newest.get(lib, version), version)
+    return newest
+
+
+def too_new(layer: Path, python_version: str) -> list[str]:
+    """Every shared object under `layer` that needs more than the runtime provides."""
+    provides = RUNTIME_PROVIDES[python_version]
+    found = []
+    for path in sorted(layer.rglob("*.so*")):
+        if not path.is_file() or path.is_symlink():
+            continue
+        own_cxx = any(path.parent.glob("libstdc++*"))
+        for lib, version in needed_versions(path).items():
+            if lib == "GLIBCXX" and own_cxx:
+                continue
+            if version > provides[lib]:
+                need = ".".join(map(str, version))
+                have = ".".join(map(str, provides[lib]))
+                found.append(f"{path.relative_to(layer)} needs {lib}_{need} (runtime: {have})")
+    return found
