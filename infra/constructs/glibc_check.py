@@ -28,11 +28,12 @@ RUNTIME_PROVIDES: dict[str, dict[str, tuple[int, ...]]] = {
 _VERSION = re.compile(r"^(GLIBC|GLIBCXX)_(\d+(?:\.\d+)*)$")
 
 
-def manylinux_platform(python_version: str) -> str:
-    """pip's --platform for the runtime: the newest manylinux its glibc runs (pip takes
-    every older manylinux tag with it)."""
-    major, minor = RUNTIME_PROVIDES[python_version]["GLIBC"]
-    return f"manylinux_{major}_{minor}_x86_64"
+def manylinux_platforms(python_version: str) -> list[str]:
+    """pip's --platform values for the runtime: every manylinux tag its glibc runs (pip
+    matches each tag as given, none older by itself), the legacy aliases included."""
+    major, newest = RUNTIME_PROVIDES[python_version]["GLIBC"]
+    legacy = ["manylinux1_x86_64", "manylinux2010_x86_64", "manylinux2014_x86_64"]
+    return legacy + [f"manylinux_{major}_{minor}_x86_64" for minor in range(5, newest + 1)]
 
 
 def needed_versions(path: Path) -> dict[str, tuple[int, ...]]:

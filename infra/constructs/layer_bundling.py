@@ -19,7 +19,7 @@ from pathlib import Path
 import jsii
 from aws_cdk import ILocalBundling
 
-from infra.constructs.glibc_check import manylinux_platform, too_new
+from infra.constructs.glibc_check import manylinux_platforms, too_new
 
 # Needed by functions/stream (uvicorn under the Lambda Web Adapter); pins from `local`.
 STREAM_PACKAGES = ("uvicorn",)
@@ -82,10 +82,10 @@ def build_layer(
     target.mkdir(parents=True, exist_ok=True)
     # Wheels for the runtime's glibc (Amazon Linux 2: 2.26), so pip picks a release that
     # runs there (numpy 2.2, not 2.3+) instead of one that fails at import.
-    platform = manylinux_platform(python_version)
+    platforms = [arg for p in manylinux_platforms(python_version) for arg in ("--platform", p)]
     command = [
         sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-        "--target", str(target), "--platform", platform, "--implementation", "cp",
+        "--target", str(target), *platforms, "--implementation", "cp",
         "--python-version", python_version, "--only-binary=:all:", "--no-compile",
         "--upgrade", *pip, *layer_requirements(repo_root / "pyproject.toml"),
     ]  # fmt: skip

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from infra.constructs.glibc_check import manylinux_platform, needed_versions, too_new
+from infra.constructs.glibc_check import manylinux_platforms, needed_versions, too_new
 
 SOURCE = """
 #include <pthread.h>
@@ -42,9 +42,11 @@ def test_an_object_needing_a_newer_glibc_is_refused_for_amazon_linux_2(newer_gli
     assert offender.startswith("python/mod/_ext.cpython-311") and "(runtime: 2.26)" in offender
 
 
-def test_the_platform_pip_is_given_follows_the_runtime():
-    assert manylinux_platform("3.11") == "manylinux_2_26_x86_64"
-    assert manylinux_platform("3.12") == "manylinux_2_34_x86_64"
+def test_the_platforms_pip_is_given_follow_the_runtime():
+    al2 = manylinux_platforms("3.11")
+    assert "manylinux2014_x86_64" in al2 and al2[-1] == "manylinux_2_26_x86_64"
+    assert "manylinux_2_28_x86_64" not in al2
+    assert manylinux_platforms("3.12")[-1] == "manylinux_2_34_x86_64"
 
 
 def test_a_numpy_wheel_for_manylinux_2_28_is_refused(tmp_path):

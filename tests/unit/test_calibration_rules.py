@@ -128,4 +128,4 @@ def test_the_vector_leg_leads_when_the_query_words_are_absent():
     assert adapted_vector_weight(0.3, hit(KEYWORD_ABSENT), 10.0) == 1.0
     assert adapted_vector_weight(0.3, [], 0.0) == 1.0  # no keyword hit at all
     middle = adapted_vector_weight(0.3, hit((KEYWORD_SURE + KEYWORD_ABSENT) / 2), 10.0)
-    assert abs(middle - 0.65) < 1e-9
+    assert abs(middle - 0.65) < 1e-6

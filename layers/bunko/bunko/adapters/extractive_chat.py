@@ -29,6 +29,7 @@ INTRO = {
 _CJK = "\u3005-\u3007\u3041-\u3096\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"[^\W_]{2,}")
+_HIRAGANA = re.compile("[\u3041-\u309f]")
 # A sentence ends at . ! ? before whitespace, at 。！？ anywhere, or at a line break.
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 # English words too common to say anything about relevance.
@@ -110,9 +111,11 @@ def _heading(sentence: str) -> bool:
 
 
 def _mostly_absent(wanted: set[str], passages: list[str]) -> bool:
-    """Fewer than half of the question's terms occur anywhere in the passages."""
+    """Fewer than half of the question's content terms occur anywhere in the passages
+    (Japanese bigrams with hiragana are particles and endings: not counted)."""
+    content = {t for t in wanted if not _HIRAGANA.search(t)}
     held = set().union(*(terms(p) for p in passages)) if passages else set()
-    return len(wanted & held) * 2 < len(wanted)
+    return len(content & held) * 2 < len(content)
 
 
 def best_quotes(
