@@ -232,3 +232,33 @@ def test_keyword_only_index_has_no_vector_field():
     body = q.index_body(None)
     assert "vector" not in body["mappings"]["properties"]
     assert "index" not in body["settings"]
+
+
+def test_bulk_writes_stay_under_the_request_size_cap(opensearch, monkeypatch):
+    """500 chunks with 1,024-d vectors are 10.9-11.9 MiB of JSON, over OpenSearch's 10 MiB
+    request cap: a file of ~420 chunks failed into the dead-letter queue. Each bulk request
+    now stops at the byte budget, and every chunk is written."""
+    index = OpenSearchServerlessIndex(opensearch, index="bulk-size", dimension=1024)
+    index.ensure_index()
+    sizes: list[int] = []
+    send = opensearch.bulk
+
+    def measured(body, **kw):
+        sizes.append(sum(len(json.dumps(line)) + 1 for line in body))
+        return send(body=body, **kw)
+
+    monkeypatch.setattr(opensearch, "bulk", measured)
+    rng = __import__("random").Random(3)
+    entries = [
+        IndexEntry(
+            chunk_id=f"c{i}", document_id="big", workspace_id=WS, revision=1,
+            text=f"passage {i} " * 40, category=None,
+            vector=[rng.uniform(-1, 1) for _ in range(1024)],
+        )
+        for i in range(500)
+    ]  # fmt: skip
+    index.index(entries)
+    assert len(sizes) >= 2 and max(sizes) <= 8 * 2**20, sizes
+    assert sum(sizes) > 10 * 2**20  # one request would have been over the cap
+    found = index.keyword_search("passage", SearchFilter(workspace_id=WS), 600)
+    assert len({h.chunk_id for h in found}) == 500

@@ -12,6 +12,7 @@ sweep still runs for anything the ledger does not know. Searches fold duplicates
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import Iterator, Sequence
 from typing import Any
@@ -25,6 +26,9 @@ from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 
 _BULK_ENTRIES = 500
+# OpenSearch refuses a request body over 10 MiB; 500 entries with 1,024-d vectors (their
+# floats written out as JSON) come to 10.9-11.9 MiB. A bulk request stops at this many bytes.
+_BULK_BYTES = 8 * 2**20
 _TERMS_BATCH = 1000
 _PAGE = 1000
 
@@ -66,12 +70,7 @@ class OpenSearchServerlessIndex:
             by_workspace.setdefault(entry.workspace_id, []).append(entry.chunk_id)
         for workspace_id, chunk_ids in by_workspace.items():
             self.delete_chunks(workspace_id, chunk_ids)
-        for start in range(0, len(entries), _BULK_ENTRIES):
-            batch = entries[start : start + _BULK_ENTRIES]
-            lines: list[dict[str, Any]] = []
-            for entry in batch:
-                lines.append({"index": {"_index": self.index_name}})  # no _id: see above
-                lines.append(self._source(entry))
+        for batch, lines in self._batches(entries):
             items = self._bulk(lines)
             if self.ledger is not None:
                 rows: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -81,6 +80,26 @@ class OpenSearchServerlessIndex:
                     )
                 for workspace_id, written in rows.items():
                     self.ledger.record(workspace_id, written)
+
+    def _batches(
+        self, entries: Sequence[IndexEntry]
+    ) -> Iterator[tuple[list[IndexEntry], list[dict[str, Any]]]]:
+        """Bulk requests of at most _BULK_ENTRIES entries and _BULK_BYTES of body each."""
+        batch: list[IndexEntry] = []
+        lines: list[dict[str, Any]] = []
+        size = 0
+        for entry in entries:
+            action = {"index": {"_index": self.index_name}}  # no _id: see above
+            source = self._source(entry)
+            cost = len(json.dumps(action)) + len(json.dumps(source)) + 2  # two newlines
+            if batch and (len(batch) >= _BULK_ENTRIES or size + cost > _BULK_BYTES):
+                yield batch, lines
+                batch, lines, size = [], [], 0
+            batch.append(entry)
+            lines += [action, source]
+            size += cost
+        if batch:
+            yield batch, lines
 
     def _source(self, entry: IndexEntry) -> dict[str, Any]:
         source: dict[str, Any] = {
