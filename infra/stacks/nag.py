@@ -35,9 +35,18 @@ def suppress_findings(stack: Stack, *, stage_name: str) -> None:
                 ),
                 NagPackSuppression(
                     id="AwsSolutions-IAM5",
-                    reason="X-Ray's PutTraceSegments and PutTelemetryRecords accept no "
-                    "resource but '*' (added by Tracing.ACTIVE).",
+                    reason="X-Ray's PutTraceSegments and PutTelemetryRecords (added by "
+                    "Tracing.ACTIVE) and AWS Marketplace's ViewSubscriptions and Subscribe "
+                    "(a third-party Bedrock model's first use subscribes) accept no resource "
+                    "but '*'.",
                     applies_to=["Resource::*"],
+                ),
+                NagPackSuppression(
+                    id="AwsSolutions-IAM5",
+                    reason="A cross-region inference profile routes each call to its model in "
+                    "any region of its geography: InvokeModel on that one model id in every "
+                    "region (the profile itself is granted by its exact ARN).",
+                    applies_to=[{"regex": "/^Resource::arn:<AWS::Partition>:bedrock:\\*::foundation-model\\/.+$/g"}],
                 ),
             ],
         )  # fmt: skip

@@ -6,6 +6,8 @@ of a table (`table/index/*`); these statements name exactly what Bunko calls.
 
 from __future__ import annotations
 
+import re
+
 from aws_cdk import Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
@@ -52,16 +54,40 @@ def grant_files(
     ))  # fmt: skip
 
 
-def model_arn(stack: Stack, model_id: str) -> str:
-    return f"arn:{stack.partition}:bedrock:{stack.region}::foundation-model/{model_id}"
+# Cross-region inference profiles are named by a geography before the model id
+# (us.anthropic.claude-…); most current models are reachable only through one.
+_PROFILE = re.compile(r"^(us|us-gov|eu|apac|jp|au|ca|global)\.(.+)$")
+
+
+def model_arns(stack: Stack, model_id: str) -> list[str]:
+    """What InvokeModel is authorised on for this id: the foundation model in this region;
+    for an inference profile, the profile and its model in every region it routes to."""
+    profile = _PROFILE.match(model_id)
+    if profile is None:
+        return [f"arn:{stack.partition}:bedrock:{stack.region}::foundation-model/{model_id}"]
+    return [
+        f"arn:{stack.partition}:bedrock:{stack.region}:{stack.account}:inference-profile/{model_id}",
+        f"arn:{stack.partition}:bedrock:*::foundation-model/{profile[2]}",
+    ]
+
+
+def third_party(model_id: str) -> bool:
+    """A model sold through AWS Marketplace (every provider but Amazon's own)."""
+    profile = _PROFILE.match(model_id)
+    return not (profile[2] if profile else model_id).startswith("amazon.")
 
 
 def grant_bedrock(roles: list[iam.IRole], stack: Stack, model_ids: list[str], *, stream: bool):
-    """InvokeModel (and the streaming variant for chat) on exactly the configured models."""
+    """InvokeModel (and the streaming variant for chat) on exactly the configured models; for
+    a third-party model, the Marketplace calls its first use makes to subscribe."""
     actions = ["bedrock:InvokeModel"]
     if stream:
         actions.append("bedrock:InvokeModelWithResponseStream")
+    resources = [arn for m in model_ids for arn in model_arns(stack, m)]
     for role in roles:
-        role.add_to_principal_policy(iam.PolicyStatement(
-            actions=actions, resources=[model_arn(stack, m) for m in model_ids],
-        ))  # fmt: skip
+        role.add_to_principal_policy(iam.PolicyStatement(actions=actions, resources=resources))
+        if any(third_party(m) for m in model_ids):
+            role.add_to_principal_policy(iam.PolicyStatement(
+                actions=["aws-marketplace:ViewSubscriptions", "aws-marketplace:Subscribe"],
+                resources=["*"],
+            ))  # fmt: skip

@@ -1,0 +1,60 @@
+"""Chat models on Bedrock as docs/aws.md recommends them: cross-region inference profiles
+(`us.anthropic…`), which most current models need, and third-party models whose first use
+subscribes through AWS Marketplace. The grants, read from the synthesized template."""
+
+from __future__ import annotations
+
+from tests.infra.conftest import synthesize
+from tests.infra.test_committed_context import nag_errors
+
+PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
+AMAZON = "amazon.nova-lite-v1:0"
+
+
+def statements(stack, role_prefix: str) -> list[dict]:
+    from aws_cdk.assertions import Template
+
+    policies = Template.from_stack(stack).find_resources("AWS::IAM::Policy")
+    return [
+        s
+        for logical, p in policies.items()
+        if logical.startswith(role_prefix)
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+    ]
+
+
+def resources_for(stack, role_prefix: str, action: str) -> list:
+    found = []
+    for s in statements(stack, role_prefix):
+        actions = s["Action"] if isinstance(s["Action"], list) else [s["Action"]]
+        if action in actions:
+            found += s["Resource"] if isinstance(s["Resource"], list) else [s["Resource"]]
+    return found
+
+
+def text(resource) -> str:
+    return resource if isinstance(resource, str) else str(resource)
+
+
+def test_an_inference_profile_grants_the_profile_and_its_model_in_every_region(
+    tmp_path_factory,
+):
+    stack = synthesize(tmp_path_factory, **{"bunko:chatModelIds": [PROFILE, AMAZON]})
+    granted = [
+        text(r)
+        for r in resources_for(
+            stack, "FunctionsStreamRole", "bedrock:InvokeModelWithResponseStream"
+        )
+    ]
+    assert any(f"inference-profile/{PROFILE}" in r for r in granted), granted
+    assert any(":bedrock:*::foundation-model/anthropic.claude-3-5-haiku" in r for r in granted)
+    assert any(f"foundation-model/{AMAZON}" in r and ":bedrock:*:" not in r for r in granted)
+    assert not any(f"foundation-model/{PROFILE}" in r for r in granted)  # was denied at run time
+    market = resources_for(stack, "FunctionsStreamRole", "aws-marketplace:Subscribe")
+    assert market == ["*"]
+    assert nag_errors(stack) == []
+
+
+def test_amazon_models_alone_need_no_marketplace(tmp_path_factory):
+    stack = synthesize(tmp_path_factory, **{"bunko:chatModelIds": [AMAZON]})
+    assert resources_for(stack, "FunctionsStreamRole", "aws-marketplace:Subscribe") == []
