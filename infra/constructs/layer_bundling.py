@@ -41,9 +41,12 @@ UNUSED_FILES = (
 )  # fmt: skip
 UNUSED_FOLDERS = ("numpy/distutils", "numpy/f2py", "numpy/_pyinstaller", "numpy/_core/include")
 # botocore ships models for 400+ services (28 MB); the functions call only these (the
-# permission contract test records every call). STS: credential providers may use it.
+# permission contract test records every call; chat and rerank clients are built per model
+# config: bedrock-runtime's ConverseStream, bedrock-agent-runtime's Rerank). STS: credential
+# providers may use it.
 BOTOCORE_SERVICES = frozenset({
-    "s3", "dynamodb", "sqs", "kms", "secretsmanager", "bedrock-runtime", "sts",
+    "s3", "dynamodb", "sqs", "kms", "secretsmanager", "bedrock-runtime",
+    "bedrock-agent-runtime", "sts",
 })  # fmt: skip
 
 

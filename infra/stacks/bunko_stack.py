@@ -28,7 +28,7 @@ from infra.stacks.embedding import (
     index_slug,
 )
 from infra.stacks.nag import suppress_findings
-from infra.stacks.permissions import grant_bedrock, grant_files, grant_table
+from infra.stacks.permissions import grant_bedrock, grant_files, grant_rerank, grant_table
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WEB_STATIC = REPO_ROOT / "layers" / "bunko" / "bunko" / "web" / "static"
@@ -65,6 +65,8 @@ class BunkoConfig:
     openai_send_dimensions: bool = False
     openai_allow_private_network: bool = False
     chat_model_ids: list[str] = field(default_factory=list)
+    # Bedrock Rerank models a rerank config may name (amazon.rerank-v1:0, cohere.rerank-v3-5:0)
+    rerank_model_ids: list[str] = field(default_factory=list)
     collection_name: str = "bunko"
     stage_name: str = "v1"
     # The layer ships bytecode, which only an interpreter of the same minor version can
@@ -184,9 +186,11 @@ class BunkoStack(Stack):
             grant_bedrock(roles, self, [config.embedding_model_id], stream=False)
         else:  # every function embeds (ingest: passages; api, stream: queries)
             grant_embedding_secret(roles, self, config.openai_api_key_secret)
+        chatters = [_role(functions.api), _role(functions.stream)]
         if config.chat_model_ids:
-            chatters = [_role(functions.api), _role(functions.stream)]
             grant_bedrock(chatters, self, config.chat_model_ids, stream=True)
+        if config.rerank_model_ids:
+            grant_rerank(chatters, self, config.rerank_model_ids)
 
         setup = SearchIndexSetup(
             self, "IndexSetup", code_dir=REPO_ROOT / "functions" / "search_index",

@@ -91,3 +91,16 @@ def grant_bedrock(roles: list[iam.IRole], stack: Stack, model_ids: list[str], *,
                 actions=["aws-marketplace:ViewSubscriptions", "aws-marketplace:Subscribe"],
                 resources=["*"],
             ))  # fmt: skip
+
+
+def grant_rerank(roles: list[iam.IRole], stack: Stack, model_ids: list[str]) -> None:
+    """Bedrock Rerank (bedrock-agent-runtime) on the configured reranking models: the Rerank
+    action has no resource of its own ('*'); the model is invoked by its ARN."""
+    for role in roles:
+        role.add_to_principal_policy(
+            iam.PolicyStatement(actions=["bedrock:Rerank"], resources=["*"])
+        )
+        role.add_to_principal_policy(iam.PolicyStatement(
+            actions=["bedrock:InvokeModel"],
+            resources=[arn for m in model_ids for arn in model_arns(stack, m)],
+        ))  # fmt: skip

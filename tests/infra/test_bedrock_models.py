@@ -58,3 +58,11 @@ def test_an_inference_profile_grants_the_profile_and_its_model_in_every_region(
 def test_amazon_models_alone_need_no_marketplace(tmp_path_factory):
     stack = synthesize(tmp_path_factory, **{"bunko:chatModelIds": [AMAZON]})
     assert resources_for(stack, "FunctionsStreamRole", "aws-marketplace:Subscribe") == []
+
+
+def test_rerank_models_get_rerank_and_invoke(tmp_path_factory):
+    stack = synthesize(tmp_path_factory, **{"bunko:rerankModelIds": ["cohere.rerank-v3-5:0"]})
+    assert resources_for(stack, "FunctionsApiRole", "bedrock:Rerank") == ["*"]
+    invoke = [text(r) for r in resources_for(stack, "FunctionsApiRole", "bedrock:InvokeModel")]
+    assert any("foundation-model/cohere.rerank-v3-5:0" in r for r in invoke), invoke
+    assert nag_errors(stack) == []

@@ -39,7 +39,13 @@ from bunko.parsing import parse
 texts = {f.name: parse(f.read_bytes(), filename=f.name).text for f in sorted(samples.iterdir())}
 from PIL import features
 import numpy
-found = {m: importlib.util.find_spec(m).origin for m in ("bunko", "numpy", "PIL", "pptx")}
+# the chat and rerank clients the composition root builds, from the trimmed botocore
+import boto3
+from bunko.adapters.aws.bedrock_rerank import BedrockRerank
+for service in ("bedrock-runtime", "bedrock-agent-runtime"):
+    client = boto3.client(service, region_name="us-east-1")
+assert hasattr(client, "rerank")
+found = {m: importlib.util.find_spec(m).origin for m in ("bunko", "numpy", "PIL", "pptx", "botocore")}
 print(json.dumps({"texts": texts, "png": features.check("zlib"), "jpg": features.check("jpg"), "avif": features.check("avif"),
                   "dot": float(numpy.ones(4, dtype=numpy.float32) @ numpy.ones(4)),
                   "origins": found}))
