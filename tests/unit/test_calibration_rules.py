@@ -129,3 +129,13 @@ def test_the_vector_leg_leads_when_the_query_words_are_absent():
     assert adapted_vector_weight(0.3, [], 0.0) == 1.0  # no keyword hit at all
     middle = adapted_vector_weight(0.3, hit((KEYWORD_SURE + KEYWORD_ABSENT) / 2), 10.0)
     assert abs(middle - 0.65) < 1e-6
+
+
+def test_the_vectors_lead_only_as_far_as_they_are_confident():
+    from bunko.ports import IndexHit
+    from bunko.services.fusion import adapted_vector_weight, vector_confidence
+
+    absent = [IndexHit("c", "d", 0.0)]  # no keyword coverage at all
+    assert adapted_vector_weight(0.3, absent, 10.0, vector_confidence(0.5)) == 1.0
+    assert abs(adapted_vector_weight(0.3, absent, 10.0, vector_confidence(0.25)) - 0.65) < 1e-9
+    assert adapted_vector_weight(0.3, absent, 10.0, vector_confidence(-0.1)) == 0.3

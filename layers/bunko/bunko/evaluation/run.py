@@ -18,7 +18,12 @@ from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
 from bunko.ports import Embedder, SearchFilter, TrainableEmbedder
-from bunko.services.fusion import adapted_vector_weight, fuse, vector_weight_for
+from bunko.services.fusion import (
+    adapted_vector_weight,
+    fuse,
+    vector_confidence,
+    vector_weight_for,
+)
 from bunko.services.search import SearchOptions
 
 if TYPE_CHECKING:
@@ -189,10 +194,16 @@ def _rank(
         vector = services.search.query_vector(query)
         keyword_hits, vector_hits = services.index.hybrid_search(query, vector, filters, CANDIDATES)
         weight = services.index.keyword_weight(query, filters) if keyword_hits else 0.0
+        confidence = 1.0
+        if vector_hits:
+            row = services.search.calibration_for(vector_used=True, method="convex")
+            confidence = vector_confidence(row.scale.scaled(max(h.score for h in vector_hits)))
         for name, spec in methods.items():
             vector_weight = spec.get("vector_weight", 0.3)
             if spec.get("adaptive") and vector_hits:
-                vector_weight = adapted_vector_weight(vector_weight, keyword_hits, weight)
+                vector_weight = adapted_vector_weight(
+                    vector_weight, keyword_hits, weight, confidence
+                )
             hits = fuse(
                 keyword_hits, vector_hits, method=spec["method"], vector_weight=vector_weight
             )

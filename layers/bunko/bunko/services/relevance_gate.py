@@ -1,7 +1,8 @@
 """The relevance gate: each fused hit's calibrated similarity, which `min_score` cuts.
 
 The background coverage (services/background_terms.py) is computed here, in the core, from
-the text of the best GATE_WINDOW candidates by fused rank, read in one batch (the same chunks
+the text of the best GATE_WINDOW candidates by fused rank and the best KEYWORD_WINDOW by
+keyword coverage, read in one batch (the same chunks
 materialising the page reads next, so they are handed on, not read twice): both engines are
 judged by one analysis of the text, so local and cloud refuse alike. A candidate past the
 window is judged without it (its cosine and engine coverage alone): a page of results is the
@@ -20,6 +21,9 @@ from bunko.services.fusion import FusedHit
 from bunko.services.search_items import fetch_documents
 
 GATE_WINDOW = 40
+# ... and the best candidates by keyword coverage, wherever fusion put them: a query whose
+# weight moved to the vectors (services/fusion.py) still has its keyword matches judged.
+KEYWORD_WINDOW = 20
 
 
 def similarities(
@@ -37,7 +41,10 @@ def similarities(
     """Chunk id → similarity for every fused hit. Fills `chunks` with the window's chunks
     and `documents` with those it had to read. A chunk whose document is still `indexing`
     has no vector yet: its cosine is missing, not low, so its keywords alone decide."""
-    window = fused[: max(GATE_WINDOW, 4 * limit)]
+    window = list(fused[: max(GATE_WINDOW, 4 * limit)])
+    seen = {h.chunk_id for h in window}
+    by_keywords = sorted((h for h in fused if h.coverage > 0), key=lambda h: -h.coverage)
+    window += [h for h in by_keywords[:KEYWORD_WINDOW] if h.chunk_id not in seen]
     if window:
         chunks.update((c.id, c) for c in metadata.get_chunks_by_ids(
             workspace_id, [h.chunk_id for h in window if h.chunk_id not in chunks]

@@ -39,6 +39,7 @@ from bunko.services.fusion import (
     FusedHit,
     adapted_vector_weight,
     fuse,
+    vector_confidence,
     vector_weight_for,
 )
 from bunko.services.model_scale import ModelScales
@@ -178,18 +179,21 @@ class SearchService:
         )
         # The keyword weight only matters when some chunk matched a term.
         weight = route.index.keyword_weight(query, filters) if keyword_hits else 0.0
+        calibration = self.calibration_for(
+            vector_used=bool(vector_hits), method=method, embedder=route.embedder
+        )
         vector_weight = vector_weight_for(route.embedder, self.vector_weight)
         if vector_hits:  # a query whose words the library lacks is ranked by its vectors
-            vector_weight = adapted_vector_weight(vector_weight, keyword_hits, weight)
+            top = calibration.scale.scaled(max(h.score for h in vector_hits))
+            vector_weight = adapted_vector_weight(
+                vector_weight, keyword_hits, weight, vector_confidence(top)
+            )
         fused = fuse(
             keyword_hits,
             vector_hits,
             method=method,
             vector_weight=vector_weight,
             keyword_weight=weight,
-        )
-        calibration = self.calibration_for(
-            vector_used=bool(vector_hits), method=method, embedder=route.embedder
         )
         items = self._materialise(workspace_id, query, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
