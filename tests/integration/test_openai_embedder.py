@@ -67,14 +67,19 @@ def test_a_server_with_other_dimensions_is_refused(e5):
         embedder(e5, dimensions=256, input_types=True).embed_query("x")
 
 
-def test_bunko_indexes_and_searches_through_the_endpoint(e5, tmp_path: Path):
-    services = make_services(
-        tmp_path / "data",
+def served_by_the_endpoint(url: str, data_dir: Path):
+    """Bunko embedding through the OpenAI-compatible server at `url`."""
+    return make_services(
+        data_dir,
         embedder="openai",
-        openai_base_url=f"{e5}/v1",
+        openai_base_url=f"{url}/v1",
         openai_embedding_model="e5",
         openai_input_types=True,
     )
+
+
+def test_bunko_indexes_and_searches_through_the_endpoint(e5, tmp_path: Path):
+    services = served_by_the_endpoint(e5, tmp_path / "data")
     try:
         services.ingest.submit_text(WS, path="cats.md", content="Cats purr when they are content.")
         services.ingest.submit_text(WS, path="tax.md", content="File the tax return by April.")
@@ -118,14 +123,8 @@ def test_retries_stop_within_the_time_budget(e5):
 def test_a_model_without_a_fitted_row_is_judged_on_its_measured_scale(e5, tmp_path: Path):
     # "openai-e5-384" has no calibration row: its cosines go on the scale measured from the
     # packaged parallel passages and count with the keywords (GENERIC), where keyword
-    # coverage alone used to decide and refused a paraphrase sharing one word of four.
-    services = make_services(
-        tmp_path / "data",
-        embedder="openai",
-        openai_base_url=f"{e5}/v1",
-        openai_embedding_model="e5",
-        openai_input_types=True,
-    )
+    # coverage alone used to decide.
+    services = served_by_the_endpoint(e5, tmp_path / "data")
     try:
         for name, text in {
             "cats.md": "Cats purr when they are content.",
