@@ -6,8 +6,8 @@
 For each set it ingests, through the real pipeline, the whole corpus (or `--max-docs` of it:
 every judged document of `--max-queries` sampled questions, then others) and the seeded
 libraries of one and ten documents `bunko eval` measures (evaluation/libraries.py), and
-records every question's top ten candidates: raw cosine, engine coverage, background
-coverage and whether the candidate is relevant. Unanswerable questions: the other sets' over
+records every question's top ten candidates, ranked as search ranks them (the adaptive
+weight): raw cosine, engine coverage, background coverage and whether it is relevant. Unanswerable questions: the other sets' over
 another corpus, random strings, and other-topic questions in the small libraries.
 
 Then it searches rows (a·cos' + b·coverage + e·background + c·cos'·background + d, cos' on the
@@ -34,7 +34,12 @@ from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.ports import SearchFilter
 from bunko.services.background_terms import text_coverage, weighted_terms
-from bunko.services.fusion import fuse, vector_weight_for
+from bunko.services.fusion import (
+    adapted_vector_weight,
+    fuse,
+    vector_confidence,
+    vector_weight_for,
+)
 from bunko.services.model_scale import measure_scale
 
 TOP = 10
@@ -67,6 +72,12 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
             keyword, semantic = route.index.hybrid_search(query, vector, filters, 100)
             weight = route.index.keyword_weight(query, filters) if keyword else 0.0
             vw = vector_weight_for(route.embedder)
+            if semantic:  # ranked as search ranks: the weight follows the query
+                row = services.search.calibration_for(
+                    vector_used=True, method="convex", embedder=route.embedder
+                )
+                top = row.scale.scaled(max(h.score for h in semantic))
+                vw = adapted_vector_weight(vw, keyword, weight, vector_confidence(top))
             hits = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)[:TOP]
             ids = [h.chunk_id for h in hits]
             text = {c.id: c.content for c in services.metadata.get_chunks_by_ids(workspace_id, ids)}

@@ -111,11 +111,11 @@ def _heading(sentence: str) -> bool:
 
 
 def _mostly_absent(wanted: set[str], passages: list[str]) -> bool:
-    """Fewer than half of the question's content terms occur anywhere in the passages
+    """At most half of the question's content terms occur anywhere in the passages
     (Japanese bigrams with hiragana are particles and endings: not counted)."""
     content = {t for t in wanted if not _HIRAGANA.search(t)}
     held = set().union(*(terms(p) for p in passages)) if passages else set()
-    return len(content & held) * 2 < len(content)
+    return bool(content) and len(content & held) * 2 <= len(content)
 
 
 def best_quotes(
