@@ -262,3 +262,21 @@ def test_bulk_writes_stay_under_the_request_size_cap(opensearch, monkeypatch):
     assert sum(sizes) > 10 * 2**20  # one request would have been over the cap
     found = index.keyword_search("passage", SearchFilter(workspace_id=WS), 600)
     assert len({h.chunk_id for h in found}) == 500
+
+
+def test_two_functions_creating_the_same_index_both_succeed(opensearch, monkeypatch):
+    """A new model's index is created at run time by whichever function needs it first; the
+    one that loses the race must find it there, not fail into a 60-minute SQS retry."""
+    first = OpenSearchServerlessIndex(opensearch, index="raced", dimension=4)
+    second = OpenSearchServerlessIndex(opensearch, index="raced", dimension=4)
+    monkeypatch.setattr(opensearch.indices, "exists", lambda **kw: False)  # both checked first
+    assert first.ensure_index() is True
+    assert second.ensure_index() is False
+
+
+def test_the_engine_timeout_is_under_the_api_functions():
+    pytest.importorskip("aws_cdk", reason="the cdk extra is not installed")
+    from bunko.adapters.aws.clients import OPENSEARCH_TIMEOUT
+    from infra.constructs.functions import API_TIMEOUT
+
+    assert API_TIMEOUT.to_seconds() > OPENSEARCH_TIMEOUT

@@ -25,6 +25,9 @@ _BEDROCK_CONFIG = Config(
 _S3_CONFIG = _CONFIG.merge(Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
 
 
+OPENSEARCH_TIMEOUT = 20  # seconds a request to OpenSearch may take
+
+
 def region_of(settings: AwsSettings) -> str:
     region = settings.region or os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION")
     if not region:
@@ -51,7 +54,9 @@ def opensearch_client(settings: AwsSettings) -> OpenSearch:
         "verify_certs": secure,
         "connection_class": RequestsHttpConnection,
         "pool_maxsize": 16,
-        "timeout": 30,
+        # under the api function's 25 s (API Gateway's 29 s): a slow engine ends in an error
+        # the app answers, not in the function being killed mid-request
+        "timeout": OPENSEARCH_TIMEOUT,
     }
     if settings.opensearch_sigv4:
         credentials = boto3.Session().get_credentials()

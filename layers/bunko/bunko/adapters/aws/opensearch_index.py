@@ -19,6 +19,7 @@ from typing import Any
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError as OpenSearchNotFound
+from opensearchpy.exceptions import RequestError
 
 from bunko.adapters.aws import opensearch_queries as q
 from bunko.adapters.aws.opensearch_ledger import IdLedger
@@ -52,10 +53,16 @@ class OpenSearchServerlessIndex:
         self.ledger = ledger
 
     def ensure_index(self) -> bool:
-        """Create the index with its mapping if missing; True if it was created."""
+        """Create the index with its mapping if missing; True if it was created. Two
+        functions may race to create it (a new model's index): the loser finds it there."""
         if self.client.indices.exists(index=self.index_name):
             return False
-        self.client.indices.create(index=self.index_name, body=q.index_body(self.dimension))
+        try:
+            self.client.indices.create(index=self.index_name, body=q.index_body(self.dimension))
+        except RequestError as exc:
+            if exc.error == "resource_already_exists_exception":
+                return False
+            raise
         return True
 
     # writes
