@@ -50,9 +50,10 @@ format: install
 	$(BIN)/ruff format .
 
 EVAL_DIR ?= ../shared/eval
-eval: install  ## retrieval quality on the BEIR sets
+eval: install  ## retrieval quality, abstention and small libraries on the BEIR sets
 	$(BIN)/bunko eval $(EVAL_DIR)/scifact
 	$(BIN)/bunko eval $(EVAL_DIR)/jsquad-valid
+	for lang in en de es tr el vi hi ro; do $(BIN)/bunko eval $(EVAL_DIR)/xquad-dev/$$lang || exit 1; done
 
 bench: install  ## engine and embedder benchmarks (not part of the tests)
 	$(BIN)/python tests/bench/bench_index.py
