@@ -125,7 +125,7 @@ class BunkoFunctions(Construct):
                 "AWS_LAMBDA_EXEC_WRAPPER": "/opt/bootstrap",
                 "AWS_LWA_INVOKE_MODE": "response_stream",
                 "AWS_LWA_PORT": "8080",
-                "AWS_LWA_READINESS_CHECK_PATH": "/health",
+                "AWS_LWA_READINESS_CHECK_PATH": "/health/live",
             },
             layers=[adapter],
         )  # fmt: skip

@@ -25,6 +25,20 @@ def test_stream_app_serves_the_same_routes(aws_env):
     assert main.logger.get_correlation_id() == "c6af9ac6-7b61-11e6"
 
 
+def test_the_readiness_path_answers_without_reading_any_store(aws_env):
+    """The Web Adapter polls /health/live before the stream function takes traffic: it must
+    not depend on DynamoDB (a throttled count kept the function from starting)."""
+    import inspect
+
+    from bunko.http.routes.health import live
+
+    main = load_function("stream", "main")
+    with TestClient(main.build()) as client:
+        response = client.get("/health/live")
+    assert response.status_code == 200 and response.json()["status"] == "ok"
+    assert inspect.signature(live).parameters == {}  # no services: no store is read
+
+
 def test_run_script_is_valid_and_executable():
     script = REPO_ROOT / "functions" / "stream" / "run.sh"
     assert script.stat().st_mode & 0o111

@@ -87,7 +87,7 @@ def test_stream_function_web_adapter_streams_to_uvicorn(template):
         "Environment": {"Variables": Match.object_like({
             "AWS_LWA_INVOKE_MODE": "response_stream",
             "AWS_LWA_PORT": "8080",
-            "AWS_LWA_READINESS_CHECK_PATH": "/health",
+            "AWS_LWA_READINESS_CHECK_PATH": "/health/live",
         })},
     })  # fmt: skip
 

@@ -21,3 +21,10 @@ def health(services: ServicesDep) -> dict:
         "documents": services.metadata.count_documents(DEFAULT_WORKSPACE_ID),
         "pending": getattr(services.queue, "pending", 0),
     }
+
+
+@router.get("/health/live")
+def live() -> dict:
+    """The process answers: no store is read, so a readiness probe (the Lambda Web Adapter's
+    on AWS) costs nothing and a DynamoDB hiccup does not keep a function from starting."""
+    return {"status": "ok", "version": __version__}
