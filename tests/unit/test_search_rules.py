@@ -245,3 +245,17 @@ def test_search_uses_the_saved_limit():
     world.add("d3", "tea three")
     world.service.saved_defaults = FakeSearchDefaults({WS: (2, 0.0)}, fallback=(5, 0.3))
     assert len(world.service.search(WS, "tea", SearchOptions()).items) == 2
+
+
+def test_a_failing_keyword_weight_does_not_fail_the_search(monkeypatch):
+    """On AWS the weight is an `_analyze` and an `_msearch` of counts: either failing made
+    the whole search fail. The hits keep their ranks; the gate judges them without it."""
+    world = World()
+    world.add("d1", "tea kettle")
+    world.add("d2", "coffee pot")
+
+    def unavailable(query, filters):
+        raise RuntimeError("_analyze answered 503")
+
+    monkeypatch.setattr(world.index, "keyword_weight", unavailable)
+    assert [doc for doc, _ in world.search("tea kettle")] == ["d1"]

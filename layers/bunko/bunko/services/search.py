@@ -178,7 +178,7 @@ class SearchService:
             "" if method == "vector" else query, vector, filters, fetch
         )
         # The keyword weight only matters when some chunk matched a term.
-        weight = route.index.keyword_weight(query, filters) if keyword_hits else 0.0
+        weight = self._keyword_weight(route.index, query, filters) if keyword_hits else 0.0
         calibration = self.calibration_for(
             vector_used=bool(vector_hits), method=method, embedder=route.embedder
         )
@@ -197,6 +197,17 @@ class SearchService:
         )
         items = self._materialise(workspace_id, query, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
+
+    @staticmethod
+    def _keyword_weight(index: SearchIndex, query: str, filters: SearchFilter) -> float:
+        """The query's Σ idf, or 0 when the engine cannot say (OpenSearch's `_analyze` or
+        its counts failed): the hits keep their ranks and the gate its background coverage,
+        where the search used to fail whole."""
+        try:
+            return index.keyword_weight(query, filters)
+        except Exception:
+            log.warning("keyword weight unavailable; coverage counts as 0", exc_info=True)
+            return 0.0
 
     def _materialise(
         self,
