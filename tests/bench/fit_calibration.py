@@ -34,12 +34,7 @@ from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.ports import SearchFilter
 from bunko.services.background_terms import text_coverage, weighted_terms
-from bunko.services.fusion import (
-    adapted_vector_weight,
-    fuse,
-    vector_confidence,
-    vector_weight_for,
-)
+from bunko.services.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.model_scale import measure_scale
 
 TOP = 10
@@ -65,19 +60,18 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
     records: list[dict] = []
     with scratch_services(embedder=embedder) as (services, queue):
         route = services.search.route(DEFAULT_WORKSPACE_ID)
+        ranking_scale = services.search.calibration_for(
+            vector_used=True, method="convex", embedder=route.embedder
+        ).scale
 
         def record(workspace_id, group, query, relevant, id_of):
             filters = SearchFilter(workspace_id=workspace_id)
             vector = services.search.query_vector(query, route.embedder)
             keyword, semantic = route.index.hybrid_search(query, vector, filters, 100)
             weight = route.index.keyword_weight(query, filters) if keyword else 0.0
-            vw = vector_weight_for(route.embedder)
-            if semantic:  # ranked as search ranks: the weight follows the query
-                row = services.search.calibration_for(
-                    vector_used=True, method="convex", embedder=route.embedder
-                )
-                top = row.scale.scaled(max(h.score for h in semantic))
-                vw = adapted_vector_weight(vw, keyword, weight, vector_confidence(top))
+            vw = query_vector_weight(  # ranked as search ranks: the weight follows the query
+                vector_weight_for(route.embedder), keyword, semantic, weight, ranking_scale
+            )
             hits = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)[:TOP]
             ids = [h.chunk_id for h in hits]
             text = {c.id: c.content for c in services.metadata.get_chunks_by_ids(workspace_id, ids)}
@@ -149,11 +143,6 @@ class Candidates:
     background) and masks."""
 
     def __init__(self, loaded: list[dict]) -> None:
-        for d in loaded:  # records of sets whose topics are single documents (SciFact)
-            if d["meta"]["dataset"] == "scifact":
-                for r in d["records"]:
-                    if r["group"] == "lib10-other":
-                        r["group"] = "lib10-other-per-document"
         self.groups: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         for d in loaded:
             lo, hi = d["meta"].get("scale", [0.0, 1.0])

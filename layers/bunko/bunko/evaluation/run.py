@@ -18,12 +18,7 @@ from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
 from bunko.ports import Embedder, SearchFilter, TrainableEmbedder
-from bunko.services.fusion import (
-    adapted_vector_weight,
-    fuse,
-    vector_confidence,
-    vector_weight_for,
-)
+from bunko.services.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search import SearchOptions
 
 if TYPE_CHECKING:
@@ -46,7 +41,7 @@ def fusion_methods(default_weight: float) -> dict[str, dict]:
     }
     for w in sorted({*CONVEX_WEIGHTS, default_weight}):
         methods[f"convex(w={w:g})"] = {"method": "convex", "vector_weight": w}
-    # what search does: convex with the weight adapted to the query (fusion.adapted_vector_weight)
+    # what search does: convex with the weight adapted to the query (fusion.query_vector_weight)
     methods[f"adaptive(w={default_weight:g})"] = {
         "method": "convex",
         "vector_weight": default_weight,
@@ -189,20 +184,17 @@ def _rank(
 
     scores = empty_scores(list(methods))
     filters = SearchFilter(workspace_id=DEFAULT_WORKSPACE_ID)
+    scale = services.search.calibration_for(vector_used=True, method="convex").scale
     for qid in tqdm(query_ids, desc="querying", unit="query", disable=not progress):
         query = data.queries[qid]
         vector = services.search.query_vector(query)
         keyword_hits, vector_hits = services.index.hybrid_search(query, vector, filters, CANDIDATES)
         weight = services.index.keyword_weight(query, filters) if keyword_hits else 0.0
-        confidence = 1.0
-        if vector_hits:
-            row = services.search.calibration_for(vector_used=True, method="convex")
-            confidence = vector_confidence(row.scale.scaled(max(h.score for h in vector_hits)))
         for name, spec in methods.items():
             vector_weight = spec.get("vector_weight", 0.3)
-            if spec.get("adaptive") and vector_hits:
-                vector_weight = adapted_vector_weight(
-                    vector_weight, keyword_hits, weight, confidence
+            if spec.get("adaptive"):
+                vector_weight = query_vector_weight(
+                    vector_weight, keyword_hits, vector_hits, weight, scale
                 )
             hits = fuse(
                 keyword_hits, vector_hits, method=spec["method"], vector_weight=vector_weight

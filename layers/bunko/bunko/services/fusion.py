@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bunko.ports import Embedder, IndexHit
+from bunko.services.calibration import ModelScale
 
 FUSION_METHODS = ("convex", "rrf", "max", "keyword", "vector")
 RRF_K = 60
@@ -75,6 +76,22 @@ def vector_confidence(scaled_top_cosine: float) -> float:
 
 
 CONFIDENT_COSINE = 0.5
+
+
+def query_vector_weight(
+    weight: float,
+    keyword: Sequence[IndexHit],
+    vector: Sequence[IndexHit],
+    keyword_weight: float,
+    scale: ModelScale,
+) -> float:
+    """The convex weight search uses for this query's hits: `weight` adapted to how much
+    of the query the keywords cover, as far as the vectors (on the model's `scale`) are
+    confident. Search, `bunko eval` and the calibration fit all rank with it."""
+    if not vector:
+        return weight
+    confidence = vector_confidence(scale.scaled(max(h.score for h in vector)))
+    return adapted_vector_weight(weight, keyword, keyword_weight, confidence)
 
 
 @dataclass(frozen=True)

@@ -37,9 +37,8 @@ from bunko.services.embedding_routes import FixedRoutes
 from bunko.services.fusion import (
     FUSION_METHODS,
     FusedHit,
-    adapted_vector_weight,
     fuse,
-    vector_confidence,
+    query_vector_weight,
     vector_weight_for,
 )
 from bunko.services.model_scale import ModelScales
@@ -182,12 +181,10 @@ class SearchService:
         calibration = self.calibration_for(
             vector_used=bool(vector_hits), method=method, embedder=route.embedder
         )
-        vector_weight = vector_weight_for(route.embedder, self.vector_weight)
-        if vector_hits:  # a query whose words the library lacks is ranked by its vectors
-            top = calibration.scale.scaled(max(h.score for h in vector_hits))
-            vector_weight = adapted_vector_weight(
-                vector_weight, keyword_hits, weight, vector_confidence(top)
-            )
+        vector_weight = query_vector_weight(  # a query whose words the library lacks is
+            vector_weight_for(route.embedder, self.vector_weight),  # ranked by its vectors
+            keyword_hits, vector_hits, weight, calibration.scale,
+        )  # fmt: skip
         fused = fuse(
             keyword_hits,
             vector_hits,
