@@ -44,7 +44,6 @@ class RestApi(Construct):
         api_function: lambda_.IFunction,
         stream_function: lambda_.IFunction,
         stage_name: str,
-        cors_origins: list[str],
     ) -> None:
         super().__init__(scope, construct_id)
         access_logs = logs.LogGroup(self, "AccessLogs", retention=logs.RetentionDays.THREE_MONTHS)
@@ -71,7 +70,6 @@ class RestApi(Construct):
             ),
             binary_media_types=BINARY_MEDIA_TYPES,
         )  # fmt: skip
-        self._gateway_errors(cors_origins)
         buffered = apigw.LambdaIntegration(api_function, proxy=True)
         streaming = apigw.LambdaIntegration(
             stream_function, proxy=True,
@@ -86,12 +84,23 @@ class RestApi(Construct):
             resource.add_resource("{proxy+}").add_method("ANY", streaming)
         self.url = self.api.url
 
-    def _gateway_errors(self, cors_origins: list[str]) -> None:
-        """The app's error body on the gateway's own errors, with CORS when one origin is
-        allowed (a gateway response cannot choose between several; the app's CORS can)."""
-        headers = {}
-        if len(cors_origins) == 1:
+    def answer_gateway_errors(self, cors_origins: list[str]) -> None:
+        """The app's error body on the gateway's own errors (413, 429, 502, 504 and the
+        defaults), readable by the browser: without CORS the web app sees "network error".
+
+        A gateway response cannot choose among origins as the app's CORS does: one allowed
+        origin (the web app's alone) is named; with several, the caller's Origin is echoed.
+        Echoing is safe here: these bodies are the gateway's fixed texts, and the API never
+        allows credentials (bearer tokens, not cookies)."""
+        if not cors_origins:
+            headers = {}
+        elif len(cors_origins) == 1:
             headers = {"Access-Control-Allow-Origin": f"'{cors_origins[0]}'", "Vary": "'Origin'"}
+        else:
+            headers = {
+                "Access-Control-Allow-Origin": "method.request.header.Origin",
+                "Vary": "'Origin'",
+            }
         for response_type, (status, message) in GATEWAY_ERRORS.items():
             body = {"statusCode": status, "message": message, "error": HTTPStatus(status).phrase}
             self.api.add_gateway_response(

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from aws_cdk import Duration, RemovalPolicy
+import re
+
+from aws_cdk import Duration, RemovalPolicy, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
@@ -18,7 +20,7 @@ class Storage(Construct):
         *,
         retain_data: bool,
         deletion_protection: bool,
-        cors_origins: list[str],
+        files_bucket_name: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         removal = RemovalPolicy.RETAIN if retain_data else RemovalPolicy.DESTROY
@@ -34,6 +36,9 @@ class Storage(Construct):
         )  # fmt: skip
         self.bucket = s3.Bucket(
             self, "Files",
+            # Named in advance: the web app's CSP names its host, and its CORS names the web
+            # app's origin, which would otherwise depend on each other (files_bucket_name).
+            bucket_name=files_bucket_name,
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             encryption=s3.BucketEncryption.S3_MANAGED,
             enforce_ssl=True,
@@ -44,17 +49,14 @@ class Storage(Construct):
                 noncurrent_version_expiration=Duration.days(30),
                 abort_incomplete_multipart_upload_after=Duration.days(1),
             )],
-            # Browsers PUT large files straight to S3 with presigned URLs: from the allowed
-            # origins only (none listed: no browser uploads, CLI and servers still can).
-            cors=[s3.CorsRule(
-                allowed_methods=[s3.HttpMethods.PUT],
-                allowed_origins=cors_origins,
-                allowed_headers=["Content-Type", "x-amz-meta-*"],
-                max_age=3600,
-            )] if cors_origins else None,
             removal_policy=removal,
             auto_delete_objects=not retain_data,
         )  # fmt: skip
+        # The host a presigned URL names (clients.py signs for the regional endpoint). From
+        # the name given, not the bucket's Ref, so naming it adds no dependency on the bucket.
+        stack = Stack.of(self)
+        name = files_bucket_name or self.bucket.bucket_name
+        self.upload_host = f"{name}.s3.{stack.region}.{stack.url_suffix}"
         self.table = dynamodb.Table(
             self, "Metadata",
             partition_key=dynamodb.Attribute(name=PK, type=dynamodb.AttributeType.STRING),
@@ -74,3 +76,21 @@ class Storage(Construct):
                 sort_key=dynamodb.Attribute(name=sk, type=dynamodb.AttributeType.STRING),
                 projection_type=dynamodb.ProjectionType.ALL,
             )
+
+    def allow_browser_uploads(self, origins: list[str]) -> None:
+        """Browsers PUT large files straight to the bucket with presigned URLs, from these
+        origins only (the web app's, and `bunko:corsOrigins`); the signed headers are the
+        content type and the upload's options as metadata."""
+        self.bucket.add_cors_rule(
+            allowed_methods=[s3.HttpMethods.PUT],
+            allowed_origins=origins,
+            allowed_headers=["Content-Type", "x-amz-meta-*"],
+            max_age=3600,
+        )
+
+
+def named_files_bucket(stack: Stack) -> str:
+    """`<stack>-files-<account>-<region>`: unique per stack, account and region (a second
+    stack in the account gets its own), at most 63 characters."""
+    slug = re.sub(r"[^a-z0-9-]+", "-", stack.stack_name.lower()).strip("-")[:20].strip("-")
+    return f"{slug or 'bunko'}-files-{stack.account}-{stack.region}"

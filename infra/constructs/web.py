@@ -4,9 +4,10 @@ behind CloudFront, with `config.json` naming the API's URL.
 The API stays on API Gateway's own regional origin (docs/aws.md: a regional endpoint, not
 CloudFront, so a streamed answer is not cut after CloudFront's 30 s origin timeout); the app
 calls it cross-origin, so the app's origin goes on the API's CORS allow-list (`origin`). A
-strict CSP (scripts and styles from the app's origin only, fetches to it and the API) is
-sent with every page. It names the API by its origin (the API's id), not by its stage URL:
-the functions know this app's origin for CORS, so the CDN must not wait for their stage.
+strict CSP (scripts and styles from the app's origin only; fetches to it, the API and the
+files bucket, where large files are PUT) is sent with every page. It names the API by its
+origin (the API's id), not by its stage URL: the functions know this app's origin for CORS,
+so the CDN must not wait for their stage.
 """
 
 from __future__ import annotations
@@ -20,14 +21,18 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_deployment as s3deploy
 from constructs import Construct
 
+# Files over this go straight to S3 with a presigned PUT (POST /uploads/presign): a multipart
+# body grows by a third as base64 in the Lambda event, whose payload is capped at 6 MB.
+PRESIGN_UPLOADS_ABOVE = 4 * 1024 * 1024
 
-def content_security_policy(api_origin: str) -> str:
+
+def content_security_policy(api_origin: str, upload_origin: str) -> str:
     return "; ".join([
         "default-src 'self'",
         "script-src 'self'",
         "style-src 'self'",
         "img-src 'self' data:",
-        f"connect-src 'self' {api_origin}",
+        f"connect-src 'self' {api_origin} {upload_origin}",
         "object-src 'none'",
         "base-uri 'none'",
         "form-action 'self'",
@@ -44,6 +49,7 @@ class WebApp(Construct):
         static_dir: Path,
         api_url: str,
         api_origin: str,
+        upload_origin: str,
         access_logs: s3.IBucket,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -62,7 +68,7 @@ class WebApp(Construct):
             self, "Headers",
             security_headers_behavior=cloudfront.ResponseSecurityHeadersBehavior(
                 content_security_policy=cloudfront.ResponseHeadersContentSecurityPolicy(
-                    content_security_policy=content_security_policy(api_origin), override=True),
+                    content_security_policy=content_security_policy(api_origin, upload_origin), override=True),
                 content_type_options=cloudfront.ResponseHeadersContentTypeOptions(override=True),
                 frame_options=cloudfront.ResponseHeadersFrameOptions(
                     frame_option=cloudfront.HeadersFrameOption.DENY, override=True),
@@ -104,7 +110,9 @@ class WebApp(Construct):
                 # the package's folder as served locally: /static/..., / is index.html
                 s3deploy.Source.asset(str(static_dir.parent), exclude=["*.py", "__pycache__"]),
                 s3deploy.Source.data("index.html", (static_dir / "index.html").read_text()),
-                s3deploy.Source.json_data("config.json", {"apiBaseUrl": api_url}),
+                s3deploy.Source.json_data("config.json", {
+                    "apiBaseUrl": api_url, "presignUploadsAbove": PRESIGN_UPLOADS_ABOVE,
+                }),
             ],
             distribution=self.distribution,
             distribution_paths=["/*"],

@@ -18,7 +18,7 @@ from infra.constructs.index_setup import SearchIndexSetup
 from infra.constructs.ingest import IngestPipeline
 from infra.constructs.search import SearchCollection
 from infra.constructs.secrets import Secrets
-from infra.constructs.storage import Storage
+from infra.constructs.storage import Storage, named_files_bucket
 from infra.constructs.web import WebApp
 from infra.stacks.embedding import (
     TITAN_EMBED_V2,
@@ -106,7 +106,8 @@ class BunkoStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         storage = Storage(
             self, "Storage", retain_data=config.retain_data,
-            deletion_protection=config.deletion_protection, cors_origins=config.cors_origins,
+            deletion_protection=config.deletion_protection,
+            files_bucket_name=named_files_bucket(self),
         )  # fmt: skip
         secrets = Secrets(self, "Secrets", retain_data=config.retain_data)
         search = SearchCollection(
@@ -134,15 +135,18 @@ class BunkoStack(Stack):
         ingest.connect(functions.ingest, max_concurrency=config.resolved("ingest_concurrency"))
         api = RestApi(
             self, "Rest", api_function=functions.api, stream_function=functions.stream,
-            stage_name=config.stage_name, cors_origins=config.cors_origins,
+            stage_name=config.stage_name,
         )  # fmt: skip
         web_app = WebApp(
             self, "Web", static_dir=WEB_STATIC, api_url=api.url,
             api_origin=f"https://{api.api.rest_api_id}.execute-api.{self.region}.{self.url_suffix}",
-            access_logs=storage.access_logs,
+            upload_origin=f"https://{storage.upload_host}", access_logs=storage.access_logs,
         )  # fmt: skip
-        # The app's own origin is always on the API's CORS allow-list (docs/aws.md).
+        # The app's own origin is always allowed: by the API, by the gateway's own errors and
+        # for presigned uploads to the bucket (docs/aws.md, "Browsers and CORS").
         cors_origins = [*config.cors_origins, web_app.origin]
+        api.answer_gateway_errors(cors_origins)
+        storage.allow_browser_uploads(cors_origins)
         for web in (functions.api, functions.stream):
             # Only the web functions sign users in: the ingest function gets neither the
             # JWT secret nor its name, and only decrypts model keys (it never saves one).

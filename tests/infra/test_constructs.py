@@ -15,13 +15,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 def test_deletion_protection_and_removal_are_configurable():
     stack = cdk.Stack(cdk.App())
-    Storage(
-        stack,
-        "Storage",
-        retain_data=False,
-        deletion_protection=True,
-        cors_origins=["https://app.example.com"],
-    )
+    storage = Storage(stack, "Storage", retain_data=False, deletion_protection=True)
+    storage.allow_browser_uploads(["https://app.example.com"])
     template = Template.from_stack(stack)
     template.has_resource_properties("AWS::DynamoDB::Table", {"DeletionProtectionEnabled": True})
     template.has_resource("AWS::DynamoDB::Table", {"DeletionPolicy": "Delete"})

@@ -76,27 +76,21 @@ def web_app_origin(template, listed: str = "") -> dict:
     return {"Fn::Join": ["", [f"{listed}https://", {"Fn::GetAtt": [cdn, "DomainName"]}]]}
 
 
-def test_point3_no_cors_unless_origins_are_listed(template, prod):
-    # Default: no origin allowed, so no CORS rule on the bucket and none in the gateway.
-    for bucket in template.find_resources("AWS::S3::Bucket").values():
-        assert "CorsConfiguration" not in bucket["Properties"]
-    # The app allows only the stack's own web app (its CloudFront origin, tests/infra/test_web).
+def test_point3_only_the_web_app_and_listed_origins_are_allowed(template, prod):
+    # Default: the stack's own web app alone (its CloudFront origin, tests/infra/test_web),
+    # on the app, the bucket's presigned uploads and the gateway's own errors.
     env = functions_by_service(template)["bunko-api"]["Environment"]["Variables"]
     assert env["BUNKO_CORS_ORIGINS"] == web_app_origin(template)
-    # With a listed origin: exactly it, on the bucket, the app (beside the web app's own
-    # origin) and the gateway's errors.
+    template.has_resource_properties("AWS::S3::Bucket", {"CorsConfiguration": {"CorsRules": [
+        Match.object_like({"AllowedOrigins": [web_app_origin(template)]}),
+    ]}})  # fmt: skip
+    # With a listed origin: it too, beside the web app's own origin.
     prod.has_resource_properties("AWS::S3::Bucket", {"CorsConfiguration": {"CorsRules": [
-        Match.object_like({"AllowedOrigins": ["https://app.example.com"]}),
+        Match.object_like({"AllowedOrigins": ["https://app.example.com", web_app_origin(prod)]}),
     ]}})  # fmt: skip
     for name in ("bunko-api", "bunko-stream"):
         env = functions_by_service(prod)[name]["Environment"]["Variables"]
         assert env["BUNKO_CORS_ORIGINS"] == web_app_origin(prod, "https://app.example.com,")
-    prod.has_resource_properties("AWS::ApiGateway::GatewayResponse", {
-        "ResponseType": "DEFAULT_4XX",
-        "ResponseParameters": Match.object_like({
-            "gatewayresponse.header.Access-Control-Allow-Origin": "'https://app.example.com'",
-        }),
-    })  # fmt: skip
 
 
 def test_point3_a_wildcard_origin_is_refused():

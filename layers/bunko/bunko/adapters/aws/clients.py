@@ -21,8 +21,15 @@ _BEDROCK_CONFIG = Config(
 )
 
 # Presigned URLs must be SigV4 (SigV2 is refused for new buckets and most regions) and name
-# the regional endpoint, so a browser's PUT is not redirected away from the signed host.
-_S3_CONFIG = _CONFIG.merge(Config(signature_version="s3v4", s3={"addressing_style": "virtual"}))
+# the regional endpoint, us-east-1's too (botocore signs its global host by default), so a
+# browser's PUT is not redirected away from the signed host, and the host is the one the
+# web app's CSP allows (infra/constructs/storage.py, upload_host).
+_S3_CONFIG = _CONFIG.merge(
+    Config(
+        signature_version="s3v4",
+        s3={"addressing_style": "virtual", "us_east_1_regional_endpoint": "regional"},
+    )
+)
 
 
 OPENSEARCH_TIMEOUT = 20  # seconds a request to OpenSearch may take
