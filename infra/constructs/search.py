@@ -14,16 +14,25 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_opensearchserverless as aoss
 from constructs import Construct
 
-# Data-plane permissions (aoss:*) granted to the functions' roles on the collection; they
-# create the index of a workspace's own embedding model when it is chosen (aws_routes.py).
-READ_WRITE_INDEX = [
-    "aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument", "aoss:UpdateIndex",
-    "aoss:CreateIndex",
-]  # fmt: skip
+# Data-plane permissions (aoss:*) granted to the functions' roles on the collection's
+# indexes; they create only the index of a workspace's own embedding model, when it is
+# chosen (`<deployment index>-m-<config id>`, bootstrap/aws_routes.py). The setup function
+# creates the deployment's index. Nothing updates an index's settings (no UpdateIndex).
+READ_WRITE_INDEX = ["aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument"]
 CREATE_INDEX = ["aoss:CreateIndex", "aoss:DescribeIndex"]
+MODEL_INDEX_SUFFIX = "-m-*"
 # Collection names are 3–28 characters; security and access policy names at most 32.
 COLLECTION_NAME = re.compile(r"[a-z][a-z0-9-]{2,27}")
 POLICY_NAME_MAX = 32
+
+
+def collection_name_for(stack_name: str) -> str:
+    """The default collection name: the stack's, in the characters a collection allows, so a
+    second stack in the account (another name) gets its own collection and policies."""
+    name = re.sub(r"[^a-z0-9-]+", "-", stack_name.lower()).strip("-")[:28].rstrip("-")
+    if not re.match(r"[a-z]", name):
+        name = f"b-{name}"[:28].rstrip("-")
+    return name if len(name) >= 3 else f"{name}-kb"
 
 
 def policy_name(collection: str, kind: str) -> str:
@@ -53,11 +62,11 @@ class SearchCollection(Construct):
         )  # fmt: skip
         # Public endpoint, but every request is SigV4-signed and checked against the data
         # access policy below; use a VPC endpoint policy instead for a private collection.
+        # The collection's API only: OpenSearch Dashboards stays closed (nothing uses it).
         network = aoss.CfnSecurityPolicy(
             self, "Network", name=policy_name(name, "net"), type="network",
             policy=json.dumps([{"Rules": [
                 {"ResourceType": "collection", "Resource": resource},
-                {"ResourceType": "dashboard", "Resource": resource},
             ], "AllowFromPublic": True}]),
         )  # fmt: skip
         self.collection = aoss.CfnCollection(
@@ -70,20 +79,27 @@ class SearchCollection(Construct):
         self.endpoint = self.collection.attr_collection_endpoint
         self.arn = self.collection.attr_arn
 
-    def allow(self, *, readers_writers: list[iam.IRole], index_admins: list[iam.IRole]) -> None:
-        """The data access policy, and the IAM permission to call the collection's API."""
+    def allow(
+        self, *, index: str, readers_writers: list[iam.IRole], index_admins: list[iam.IRole]
+    ) -> None:
+        """The data access policy, and the IAM permission to call the collection's API.
+
+        `index`: the deployment's index, which the admins (the setup function) create; the
+        readers and writers may create only its per-model siblings."""
+        describe = {"ResourceType": "collection", "Resource": [f"collection/{self.name}"],
+                    "Permission": ["aoss:DescribeCollectionItems"]}  # fmt: skip
+
+        def rule(indexes: str, permissions: list[str]) -> dict:
+            resource = [f"index/{self.name}/{indexes}"]
+            return {"ResourceType": "index", "Resource": resource, "Permission": permissions}
+
         statements = [
-            {
-                "Rules": [
-                    {"ResourceType": "index", "Resource": [f"index/{self.name}/*"],
-                     "Permission": permissions},
-                    {"ResourceType": "collection", "Resource": [f"collection/{self.name}"],
-                     "Permission": ["aoss:DescribeCollectionItems"]},
-                ],
-                "Principal": [role.role_arn for role in roles],
-            }
-            for roles, permissions in ((readers_writers, READ_WRITE_INDEX),
-                                       (index_admins, CREATE_INDEX))
+            {"Rules": [rule("*", READ_WRITE_INDEX), describe],
+             "Principal": [role.role_arn for role in readers_writers]},
+            {"Rules": [rule(f"{index}{MODEL_INDEX_SUFFIX}", ["aoss:CreateIndex"])],
+             "Principal": [role.role_arn for role in readers_writers]},
+            {"Rules": [rule(index, CREATE_INDEX), describe],
+             "Principal": [role.role_arn for role in index_admins]},
         ]  # fmt: skip
         self.access_policy = aoss.CfnAccessPolicy(
             self, "DataAccess", name=policy_name(self.name, "data"), type="data",

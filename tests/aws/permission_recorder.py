@@ -18,7 +18,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 RECORD: dict[str, set[tuple[str, str]]] = defaultdict(set)
-_BUILDERS = {"api_app": "api", "ingest_handler": "ingest"}
+_BUILDERS = {"api_app": "api", "ingest_handler": "ingest", "ingest_retries": "ingest"}
 
 
 def _function_building() -> str:
@@ -93,6 +93,13 @@ def opensearch_permission(method: str, url: str) -> str:
     return f"aoss:{method}:{path}"
 
 
+def opensearch_index(url: str) -> str:
+    """`index:<name>`: the index a request names first (`index:*` for none: the data access
+    policy then has to allow it on every index)."""
+    first = urlparse(url).path.lstrip("/").split("/", 1)[0]
+    return f"index:{'*' if not first or first.startswith('_') else first}"
+
+
 def _install() -> None:
     from bunko.adapters.aws import clients
 
@@ -115,7 +122,7 @@ def _install() -> None:
         perform = client.transport.perform_request
 
         def recorded(method: str, url: str, *args: Any, **kwargs: Any) -> Any:
-            RECORD[function].add((opensearch_permission(method, url), "collection"))
+            RECORD[function].add((opensearch_permission(method, url), opensearch_index(url)))
             return perform(method, url, *args, **kwargs)
 
         client.transport.perform_request = recorded

@@ -21,8 +21,6 @@ from pathlib import Path
 
 import pytest
 
-from infra.constructs.search import READ_WRITE_INDEX
-
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RECORDED_TESTS = [
     "tests/aws/test_handlers.py",
@@ -31,6 +29,7 @@ RECORDED_TESTS = [
     "tests/aws/test_accounts_on_aws.py",
     "tests/aws/test_workspace_model_on_aws.py",
 ]
+TEST_INDEX = "bunko-test"  # tests/aws/conftest.py's index, standing for the deployment's
 # The stream function serves the same app (lambda_entry.api_app) as the api function.
 RECORD_OF = {"Api": "api", "Stream": "api", "Ingest": "ingest"}
 _RUNTIME = "the Lambda service writes the function's logs with its role, not Bunko's code"
@@ -185,8 +184,11 @@ def grants(statements: list[dict], action: str, resource: str, prefix: str | Non
 
 
 def iam_calls(calls: set[tuple[str, str]]) -> set[tuple[str, str]]:
-    """Recorded calls as IAM needs them: an OpenSearch request needs aoss:APIAccessAll."""
-    return {("aoss:APIAccessAll", r) if a.startswith("aoss:") else (a, r) for a, r in calls}
+    """Recorded calls as IAM needs them: an OpenSearch request needs aoss:APIAccessAll on
+    the collection (its index is the data access policy's business)."""
+    return {
+        ("aoss:APIAccessAll", "collection:") if a.startswith("aoss:") else (a, r) for a, r in calls
+    }
 
 
 @pytest.mark.parametrize("function", sorted(RECORD_OF))
@@ -221,15 +223,59 @@ def test_every_grant_is_used_or_documented(template, recorded, function):
 
 @pytest.mark.parametrize("function", sorted(RECORD_OF))
 def test_opensearch_calls_are_in_the_data_access_policy(template, recorded, function):
-    needed = {a for a, _ in recorded.get(RECORD_OF[function], set()) if a.startswith("aoss:")}
-    assert needed <= set(READ_WRITE_INDEX)
+    """Each recorded request's permission on its index, as the deployment names it (the
+    tests' index stands for the deployment's; `<index>-m-<id>` for a model's own)."""
+    needed = {
+        (a, r.removeprefix("index:")) for a, r in recorded.get(RECORD_OF[function], set())
+        if a.startswith("aoss:")
+    }  # fmt: skip
+    assert needed, f"no OpenSearch call recorded for {function}"
     [policy] = template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
     document = json.loads(render(policy["Properties"]["Policy"]))
     role = f"<{logical(template, 'AWS::IAM::Role', f'Functions{function}Role')}.Arn>"
-    granted = {
-        permission
-        for statement in document if role in statement["Principal"]
+    rules = [
+        rule for statement in document if role in statement["Principal"]
         for rule in statement["Rules"] if rule["ResourceType"] == "index"
-        for permission in rule["Permission"]
+    ]  # fmt: skip
+    [collection] = {r.split("/")[1] for rule in rules for r in rule["Resource"]}
+    deployed = deployment_index(template)
+    missing = []
+    for permission, index in sorted(needed):
+        name = f"index/{collection}/" + (index.replace(TEST_INDEX, deployed, 1))
+        if not any(
+            permission in rule["Permission"] and any(fnmatchcase(name, r) for r in rule["Resource"])
+            for rule in rules
+        ):
+            missing.append((permission, name))
+    assert not missing, f"not in the data access policy: {missing}"
+
+
+def test_only_model_indexes_are_created_at_run_time(template):
+    """The functions may create `<index>-m-*` only; the deployment's own index is the setup
+    function's, and no role may update an index's settings."""
+    [policy] = template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
+    document = json.loads(render(policy["Properties"]["Policy"]))
+    creates = {
+        (tuple(statement["Principal"]), resource)
+        for statement in document for rule in statement["Rules"]
+        if "aoss:CreateIndex" in rule.get("Permission", []) for resource in rule["Resource"]
     }  # fmt: skip
-    assert needed <= granted
+    deployed = deployment_index(template)
+    functions = {f"<{logical(template, 'AWS::IAM::Role', f'Functions{f}Role')}.Arn>"
+                 for f in RECORD_OF}  # fmt: skip
+    for principals, resource in creates:
+        if functions & set(principals):
+            assert resource.endswith(f"/{deployed}-m-*"), resource
+        else:
+            assert resource.endswith(f"/{deployed}"), resource
+    assert "aoss:UpdateIndex" not in json.dumps(document)
+
+
+def deployment_index(template) -> str:
+    [api] = [
+        f["Properties"]["Environment"]["Variables"]["BUNKO_OPENSEARCH_INDEX"]
+        for f in template.find_resources("AWS::Lambda::Function").values()
+        if "BUNKO_OPENSEARCH_INDEX" in f["Properties"].get("Environment", {}).get("Variables", {})
+        and f["Properties"]["Environment"]["Variables"].get("POWERTOOLS_SERVICE_NAME") == "bunko-api"
+    ]  # fmt: skip
+    return api
