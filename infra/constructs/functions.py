@@ -11,7 +11,16 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from aws_cdk import AssetHashType, BundlingOptions, DockerImage, Duration, Stack
+from aws_cdk import (
+    AssetHashType,
+    Aws,
+    BundlingOptions,
+    CfnCondition,
+    DockerImage,
+    Duration,
+    Fn,
+    Stack,
+)
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
@@ -24,8 +33,10 @@ API_TIMEOUT = Duration.seconds(25)  # API Gateway's integration timeout is 29 s
 API_BEDROCK_BUDGET_SECONDS = 15  # no Bedrock retry starts past this
 API_BEDROCK_READ_TIMEOUT = 8  # one call's longest wait: 15 + 8 < 25 < 29
 INGEST_TIMEOUT = Duration.minutes(10)
-# The Lambda Web Adapter's public layer (awslabs/aws-lambda-web-adapter), per region.
+# The Lambda Web Adapter's public layer (awslabs/aws-lambda-web-adapter): one publishing
+# account in every commercial region, one per region in China (its zip-packages guide).
 LWA_ACCOUNT = "753240598075"
+LWA_CHINA_ACCOUNTS = {"cn-north-1": "041581134020", "cn-northwest-1": "069767869989"}
 _EXCLUDE = ["**/__pycache__", "**/*.pyc", "*.egg-info"]
 
 
@@ -114,11 +125,9 @@ class BunkoFunctions(Construct):
                 env_name("bedrock_read_timeout"): str(API_BEDROCK_READ_TIMEOUT),
             },
         )  # fmt: skip
-        region = Stack.of(self).region
         adapter = lambda_.LayerVersion.from_layer_version_arn(
-            self, "WebAdapter",
-            f"arn:aws:lambda:{region}:{LWA_ACCOUNT}:layer:LambdaAdapterLayerX86:{lwa_layer_version}",
-        )  # fmt: skip
+            self, "WebAdapter", web_adapter_arn(self, lwa_layer_version)
+        )
         self.stream = function(
             "Stream", handler="run.sh", timeout=Duration.minutes(15), memory=1024,
             env={
@@ -136,3 +145,20 @@ class BunkoFunctions(Construct):
             layers=[], env={env_name("embed_concurrency"): str(embed_concurrency)},
         )  # fmt: skip
         self.all = [self.api, self.stream, self.ingest]
+
+
+def web_adapter_arn(scope: Construct, version: int) -> str:
+    """The adapter layer's ARN in the region the stack is deployed to, chosen there (the
+    template is region-agnostic): its partition, and its account in China's two regions."""
+    stack = Stack.of(scope)
+    account: str = LWA_ACCOUNT
+    for region, china_account in LWA_CHINA_ACCOUNTS.items():
+        condition = CfnCondition(
+            scope, f"In{region.title().replace('-', '')}",
+            expression=Fn.condition_equals(Aws.REGION, region),
+        )  # fmt: skip
+        account = Fn.condition_if(condition.logical_id, china_account, account).to_string()
+    return (
+        f"arn:{stack.partition}:lambda:{stack.region}:{account}"
+        f":layer:LambdaAdapterLayerX86:{version}"
+    )

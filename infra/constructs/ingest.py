@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as actions
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_lambda_event_sources as sources
 from aws_cdk import aws_s3 as s3
 from aws_cdk import aws_s3_notifications as s3n
+from aws_cdk import aws_sns as sns
+from aws_cdk import aws_sns_subscriptions as subscriptions
 from aws_cdk import aws_sqs as sqs
 from constructs import Construct
 
@@ -23,6 +26,7 @@ class IngestPipeline(Construct):
         bucket: s3.IBucket,
         drop_prefix: str,
         function_timeout: Duration,
+        alarm_email: str = "",
     ) -> None:
         super().__init__(scope, construct_id)
         self.dead_letters = sqs.Queue(
@@ -53,6 +57,13 @@ class IngestPipeline(Construct):
             evaluation_periods=1,
             alarm_description="An ingest message failed every retry: see the document's error",
         )  # fmt: skip
+        # Someone hears of it: the topic's subscribers (the address in bunko:alarmEmail, who
+        # confirms it once, or any added later: chat, a pager).
+        self.alarm_topic = sns.Topic(self, "Alarms", display_name="Bunko alarms",
+                                     enforce_ssl=True)  # fmt: skip
+        if alarm_email:
+            self.alarm_topic.add_subscription(subscriptions.EmailSubscription(alarm_email))
+        self.dead_letter_alarm.add_alarm_action(actions.SnsAction(self.alarm_topic))
 
     def connect(self, function: lambda_.IFunction, *, max_concurrency: int) -> None:
         """One record per invocation (a file can take the whole timeout without putting

@@ -16,7 +16,7 @@ from infra.constructs.api import RestApi
 from infra.constructs.functions import BunkoFunctions
 from infra.constructs.index_setup import SearchIndexSetup
 from infra.constructs.ingest import IngestPipeline
-from infra.constructs.search import SearchCollection
+from infra.constructs.search import SearchCollection, collection_name_for
 from infra.constructs.secrets import Secrets
 from infra.constructs.storage import Storage, named_files_bucket
 from infra.constructs.web import WebApp
@@ -67,14 +67,17 @@ class BunkoConfig:
     chat_model_ids: list[str] = field(default_factory=list)
     # Bedrock Rerank models a rerank config may name (amazon.rerank-v1:0, cohere.rerank-v3-5:0)
     rerank_model_ids: list[str] = field(default_factory=list)
-    collection_name: str = "bunko"
+    collection_name: str = ""  # empty: the stack's name (search.collection_name_for)
     stage_name: str = "v1"
     # The layer ships bytecode, which only an interpreter of the same minor version can
     # compile: the runtime is the version `make synth` runs with (see layer_bundling).
     python_version: str = "3.11"
-    lwa_layer_version: int = 25
+    lwa_layer_version: int = 26
     retain_data: bool = True
     deletion_protection: bool = False
+    # Who hears of a file that failed every retry (the dead-letter alarm's SNS topic); empty:
+    # nobody until someone subscribes to the topic (output AlarmTopicArn).
+    alarm_email: str = ""
     # Browser origins allowed to call the API and PUT presigned uploads (the web app's);
     # empty: no CORS at all (docs/aws.md, "Browsers and CORS").
     cors_origins: list[str] = field(default_factory=list)
@@ -111,7 +114,7 @@ class BunkoStack(Stack):
         )  # fmt: skip
         secrets = Secrets(self, "Secrets", retain_data=config.retain_data)
         search = SearchCollection(
-            self, "Search", name=config.collection_name,
+            self, "Search", name=config.collection_name or collection_name_for(self.stack_name),
             standby_replicas=config.resolved("standby_replicas"),
         )  # fmt: skip
         environment = {
@@ -131,6 +134,7 @@ class BunkoStack(Stack):
         ingest = IngestPipeline(
             self, "Ingest", bucket=storage.bucket, drop_prefix=DROP_PREFIX,
             function_timeout=functions.ingest.timeout or Duration.minutes(5),
+            alarm_email=config.alarm_email,
         )  # fmt: skip
         ingest.connect(functions.ingest, max_concurrency=config.resolved("ingest_concurrency"))
         api = RestApi(
@@ -201,7 +205,7 @@ class BunkoStack(Stack):
             layer=functions.layer, runtime=functions.api.runtime, endpoint=search.endpoint,
             index_name=config.index_name, dimension=config.embedding_dimension,
         )  # fmt: skip
-        search.allow(readers_writers=roles, index_admins=setup.roles)
+        search.allow(index=config.index_name, readers_writers=roles, index_admins=setup.roles)
         setup.resource.node.add_dependency(search.access_policy)
         setup.resource.node.add_dependency(search.collection)
 
@@ -217,6 +221,7 @@ class BunkoStack(Stack):
             "SearchIndexName": config.index_name,
             "IngestQueueUrl": ingest.queue.queue_url,
             "DeadLetterQueueUrl": ingest.dead_letters.queue_url,
+            "AlarmTopicArn": ingest.alarm_topic.topic_arn,
             "JwtSecretArn": secrets.jwt_secret.secret_arn,
         }.items():
             CfnOutput(self, name, value=value)
