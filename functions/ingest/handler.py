@@ -2,7 +2,8 @@
 steps of a workspace's change of embedding model.
 
 Each record is processed on its own; failed records are reported back (partial batch
-response) so only they are retried and, after the queue's maxReceiveCount, dead-lettered.
+response) so only they are retried, in minutes rather than after the queue's visibility
+timeout, and after the queue's maxReceiveCount, dead-lettered.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from bunko.bootstrap.lambda_entry import ingest_handler
+from bunko.bootstrap.lambda_entry import ingest_handler, ingest_retries
 
 logger = Logger()
 metrics = Metrics()
@@ -39,6 +40,11 @@ def record_handler(record: SQSRecord, lambda_context: Any) -> None:
 @logger.inject_lambda_context
 @metrics.log_metrics(capture_cold_start_metric=True)
 def handler(event: dict[str, Any], context: Any) -> dict[str, Any]:
-    return process_partial_response(
+    response = process_partial_response(
         event=event, record_handler=record_handler, processor=processor, context=context
     )
+    failed = {failure["itemIdentifier"] for failure in response["batchItemFailures"]}
+    retries = ingest_retries()
+    if failed and retries is not None:
+        retries.retry_sooner(event["Records"], failed)
+    return response

@@ -65,10 +65,12 @@ def aws_env(aws, osmem_clone, opensearch, monkeypatch):
     }.items():  # fmt: skip
         monkeypatch.setenv(key, value)
     OpenSearchServerlessIndex(opensearch, index=INDEX, dimension=None).ensure_index()
-    for cached in (lambda_entry.api_app, lambda_entry.served_app, lambda_entry.ingest_handler):
+    for cached in (lambda_entry.api_app, lambda_entry.served_app, lambda_entry.ingest_handler,
+                   lambda_entry.ingest_retries):  # fmt: skip
         cached.cache_clear()
     yield aws
-    for cached in (lambda_entry.api_app, lambda_entry.served_app, lambda_entry.ingest_handler):
+    for cached in (lambda_entry.api_app, lambda_entry.served_app, lambda_entry.ingest_handler,
+                   lambda_entry.ingest_retries):  # fmt: skip
         cached.cache_clear()
 
 

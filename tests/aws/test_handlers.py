@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 import requests
 
+from bunko.adapters.aws import sqs_retry
 from bunko.bootstrap import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
@@ -168,7 +169,11 @@ def test_api_upload_job_goes_through_sqs_to_the_ingest_function(api, ingest, aws
     assert done.chunk_count >= 1
 
 
-def test_failed_file_ends_failed_and_its_message_in_the_dead_letter_queue(ingest, aws_env):
+def test_failed_file_ends_failed_and_its_message_in_the_dead_letter_queue(
+    ingest, aws_env, monkeypatch
+):
+    # each failed delivery comes back at once here, not after a minute (test_ingest_retry)
+    monkeypatch.setattr(sqs_retry, "RETRY_DELAYS", (0, 0))
     key = "drop/default/broken.pdf"
     aws_env.s3.put_object(Bucket=BUCKET, Key=key, Body=b"%PDF-1.7 this is not a real pdf")
     template = load_event("sqs_s3_object_created.json")

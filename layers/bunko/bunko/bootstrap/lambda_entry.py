@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from fastapi import FastAPI
     from starlette.types import ASGIApp
 
+    from bunko.adapters.aws.sqs_retry import SqsRetries
     from bunko.drops.s3_events import IngestEventHandler
 
 
@@ -57,3 +58,16 @@ def ingest_handler() -> IngestEventHandler:
         s3=boto_client("s3", aws),
         drop_prefix=aws.drop_prefix,
     )
+
+
+@cache
+def ingest_retries() -> SqsRetries | None:
+    """The ingest queue, to bring failed records back sooner (adapters/aws/sqs_retry.py)."""
+    from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.settings import AwsSettings
+    from bunko.adapters.aws.sqs_retry import SqsRetries
+
+    aws = AwsSettings()
+    if not aws.ingest_queue_url:
+        return None
+    return SqsRetries(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
