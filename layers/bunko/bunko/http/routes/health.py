@@ -1,5 +1,10 @@
 from __future__ import annotations
 
+import threading
+import time
+import weakref
+from collections.abc import Callable
+
 from fastapi import APIRouter
 
 from bunko import __version__
@@ -7,18 +12,46 @@ from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.http.deps import ServicesDep
 
 router = APIRouter(tags=["health"])
+# /health is public: its document count (a DynamoDB query on AWS) is read at most this often
+# per process, so polling it, or a flood of anonymous calls, costs no reads.
+COUNT_MAX_AGE = 30.0  # seconds
+
+
+class RecentValue:
+    """A value read again only when the last reading is older than `max_age`."""
+
+    def __init__(self, max_age: float) -> None:
+        self.max_age = max_age
+        self._lock = threading.Lock()
+        # by the key's id, with a weak reference telling a live key from a dead one's reused id
+        self._read: dict[int, tuple[weakref.ref, float, int]] = {}
+
+    def get(self, key: object, read: Callable[[], int]) -> int:
+        with self._lock:
+            now = time.monotonic()
+            found = self._read.get(id(key))
+            if found is None or found[0]() is not key or now - found[1] > self.max_age:
+                found = (weakref.ref(key), now, read())
+                self._read[id(key)] = found
+            return found[2]
+
+
+_document_count = RecentValue(COUNT_MAX_AGE)
 
 
 @router.get("/health")
 def health(services: ServicesDep) -> dict:
-    """Liveness plus what a person checks first: backend, model and queue depth."""
+    """Liveness plus what a person checks first: backend, model, documents (read at most
+    every COUNT_MAX_AGE seconds) and queue depth."""
     embedder = services.embedder
     return {
         "status": "ok",
         "version": __version__,
         "backend": services.settings.backend,
         "embedder": embedder.name if embedder else None,
-        "documents": services.metadata.count_documents(DEFAULT_WORKSPACE_ID),
+        "documents": _document_count.get(
+            services, lambda: services.metadata.count_documents(DEFAULT_WORKSPACE_ID)
+        ),
         "pending": getattr(services.queue, "pending", 0),
     }
 
