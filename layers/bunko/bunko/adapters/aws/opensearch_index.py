@@ -23,6 +23,7 @@ from opensearchpy.exceptions import RequestError
 
 from bunko.adapters.aws import opensearch_queries as q
 from bunko.adapters.aws.opensearch_ledger import IdLedger
+from bunko.adapters.aws.term_statistics import TermStatistics
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 
@@ -51,6 +52,7 @@ class OpenSearchServerlessIndex:
         self.index_name = index
         self.dimension = dimension
         self.ledger = ledger
+        self.statistics = TermStatistics()
 
     def ensure_index(self) -> bool:
         """Create the index with its mapping if missing; True if it was created. Two
@@ -182,6 +184,7 @@ class OpenSearchServerlessIndex:
             after = hits[-1]["sort"]
 
     def _bulk(self, lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.statistics.forget_counts()  # every write and delete passes here
         response = self.client.bulk(body=lines)
         if response.get("errors"):
             failures = [
@@ -239,24 +242,36 @@ class OpenSearchServerlessIndex:
             return 0.0
         try:
             terms = [
-                (field, token["token"])
+                (field, token)
                 for field in q.KEYWORD_FIELDS
-                for token in self.client.indices.analyze(
-                    index=self.index_name, body={"field": field, "text": query}
-                ).get("tokens", [])
+                for token in self.statistics.tokens(
+                    field, query, lambda field=field: self._analyse(field, query)
+                )
             ]
         except OpenSearchNotFound:
             return 0.0
         if not terms:
             return 0.0
-        body = q.term_count_bodies(terms)
+        total, frequencies = self.statistics.frequencies(terms, self._count_terms)
+        return q.idf_sum(total, frequencies)
+
+    def _analyse(self, field: str, text: str) -> list[str]:
+        response = self.client.indices.analyze(
+            index=self.index_name, body={"field": field, "text": text}
+        )
+        return [token["token"] for token in response.get("tokens", [])]
+
+    def _count_terms(
+        self, terms: list[tuple[str, str]], total: bool
+    ) -> tuple[int | None, list[int]]:
+        body = q.term_count_bodies(terms, total=total)
         responses = self.client.msearch(index=self.index_name, body=body)["responses"]
         counts = []
         for response in responses:
             if "error" in response:
                 raise SearchBackendError(f"term statistics failed: {response['error']}")
             counts.append(int(response["hits"]["total"]["value"]))
-        return q.idf_sum(counts[0], counts[1:])
+        return (counts[0], counts[1:]) if total else (None, counts)
 
     def count(self, workspace_id: str | None = None) -> int:
         body = {"query": {"term": {"workspace_id": workspace_id}}} if workspace_id else None

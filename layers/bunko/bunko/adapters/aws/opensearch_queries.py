@@ -144,12 +144,16 @@ def match_body(clauses: list[dict[str, Any]], *, size: int, after: list | None) 
     return body
 
 
-def term_count_bodies(terms: Sequence[tuple[str, str]]) -> list[dict[str, Any]]:
+def term_count_bodies(
+    terms: Sequence[tuple[str, str]], *, total: bool = True
+) -> list[dict[str, Any]]:
     """`_msearch` lines counting the entries holding each analysed (field, term), after one
-    line counting every entry: the document frequencies behind the engine's own idf (index
-    wide, as Lucene's BM25 computes it, so the ratio to a BM25 score is consistent)."""
+    line counting every entry (if `total`): the document frequencies behind the engine's own
+    idf (index wide, as Lucene's BM25 computes it, so the ratio to a BM25 score is
+    consistent)."""
     lines: list[dict[str, Any]] = []
-    queries = [{"match_all": {}}, *({"term": {field: term}} for field, term in terms)]
+    head = [{"match_all": {}}] if total else []
+    queries = [*head, *({"term": {field: term}} for field, term in terms)]
     for query in queries:
         lines += [{}, {"size": 0, "track_total_hits": True, "query": query}]
     return lines
