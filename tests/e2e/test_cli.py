@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -13,6 +12,8 @@ from pathlib import Path
 
 import httpx
 import pytest
+
+from tests.waiting import free_port
 
 BUNKO = [sys.executable, "-m", "bunko.cli"]
 
@@ -32,12 +33,6 @@ def run(args, data_dir, *, env=None, check=True):
             f"bunko {args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
         )
     return proc
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture

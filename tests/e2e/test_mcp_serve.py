@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -15,14 +14,9 @@ import httpx
 import pytest
 
 from tests.e2e.mcp_harness import http_client, ok, sse_session
+from tests.waiting import free_port
 
 pytestmark = pytest.mark.anyio
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def bunko(*args: str) -> list[str]:

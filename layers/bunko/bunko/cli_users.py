@@ -1,8 +1,11 @@
 """`bunko user create|list`: accounts of the REST API, managed from the machine itself
-(the way to make the first admin without BUNKO_ADMIN_USERNAME / BUNKO_ADMIN_PASSWORD)."""
+(the way to make the first admin without BUNKO_ADMIN_USERNAME / BUNKO_ADMIN_PASSWORD).
+With BUNKO_BACKEND=aws they manage a deployment's users in its table (docs/aws.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -14,9 +17,31 @@ user_app = typer.Typer(help="Manage the REST API's users.", no_args_is_help=True
 
 
 def _auth(data_dir: Path | None):
+    settings = command_settings(data_dir)
+    if settings.backend == "aws":
+        from bunko.bootstrap.aws import open_aws_auth
+
+        return open_aws_auth(settings)
     from bunko.bootstrap.local import open_local_auth
 
-    return open_local_auth(command_settings(data_dir))
+    return open_local_auth(settings)
+
+
+@contextmanager
+def _reaching_the_deployment() -> Iterator[None]:
+    """An AWS error (no such table, no credentials, access denied) as one line naming the
+    settings to check, not a traceback."""
+    try:
+        yield
+    except Exception as exc:
+        if type(exc).__module__.split(".")[0] not in ("botocore", "boto3"):
+            raise
+        typer.echo(
+            f"error: {exc}\n(check BUNKO_TABLE_NAME and BUNKO_BUCKET against the stack's "
+            "outputs TableName and BucketName, AWS_REGION, and your AWS credentials)",
+            err=True,
+        )
+        raise typer.Exit(1) from exc
 
 
 @user_app.command("create")
@@ -39,7 +64,8 @@ def create(
     from bunko.errors import BunkoError
 
     try:
-        user = _auth(data_dir).create_user(username, password, is_admin=admin)
+        with _reaching_the_deployment():
+            user = _auth(data_dir).create_user(username, password, is_admin=admin)
     except BunkoError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc
@@ -49,5 +75,7 @@ def create(
 @user_app.command("list")
 def list_users(data_dir: DataDir = None) -> None:
     """Every user, oldest first."""
-    for user in _auth(data_dir).users.list_users():
+    with _reaching_the_deployment():
+        users = _auth(data_dir).users.list_users()
+    for user in users:
         typer.echo(f"{user.id}  {user.username}{'  (admin)' if user.is_admin else ''}")

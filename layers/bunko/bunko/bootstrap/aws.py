@@ -7,13 +7,17 @@ local so the embedded shape never imports boto3 or opensearch-py.
 from __future__ import annotations
 
 import logging
+from typing import TYPE_CHECKING
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.bootstrap.aws_secrets import DeploymentError, read_secret
 from bunko.config import Settings
 
+if TYPE_CHECKING:
+    from bunko.services.auth import AuthService
+
 log = logging.getLogger(__name__)
-__all__ = ["DeploymentError", "build_aws_adapters"]
+__all__ = ["DeploymentError", "build_aws_adapters", "open_aws_auth"]
 
 
 def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
@@ -126,4 +130,38 @@ def _jwt_secret(aws) -> str:
         aws.jwt_secret_arn,
         what="the JWT signing key",
         setting="BUNKO_JWT_SECRET_ARN",
+    )
+
+
+def open_aws_auth(settings: Settings) -> AuthService:
+    """Just the auth service over the stack's table, for `bunko user create|list` run by an
+    operator with the stack's outputs (BUNKO_BACKEND=aws, BUNKO_TABLE_NAME, BUNKO_BUCKET):
+    the way to the first admin of a deployment. It signs nobody in, so it reads no JWT
+    secret and needs no KMS key: only the table (and the bucket's name)."""
+    import secrets
+
+    from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
+    from bunko.adapters.aws.dynamodb_settings import DynamoDBSettingsStore
+    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb_table import Table
+    from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
+    from bunko.adapters.aws.s3_blobs import S3BlobStore
+    from bunko.adapters.aws.settings import AwsSettings
+    from bunko.bootstrap.accounts import build_auth
+
+    aws = AwsSettings()
+    dynamodb = boto_client("dynamodb", aws)
+    table = Table(dynamodb, aws.table_name)
+    blobs = S3BlobStore(boto_client("s3", aws), bucket=aws.bucket, prefix=aws.blob_prefix)
+    return build_auth(
+        settings,
+        stores=AccountStores(
+            users=DynamoDBUserStore(table),
+            login_attempts=DynamoDBLoginAttemptStore(table),
+            model_configs=DynamoDBModelConfigStore(table),
+            settings=DynamoDBSettingsStore(table),
+        ),
+        metadata=DynamoDBMetadataStore(dynamodb, table_name=aws.table_name, blobs=blobs),
+        jwt_secret=secrets.token_hex(32),  # never used: the CLI issues no token
     )
