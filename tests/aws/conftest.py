@@ -19,6 +19,28 @@ from tests.aws.stand_ins import BUCKET, REGION, TABLE, MotoAws, moto_aws
 INDEX = "bunko-test"
 
 
+@pytest.fixture(autouse=True)
+def layer_botocore(monkeypatch):
+    """The botocore the functions run with: the layer keeps only BOTOCORE_SERVICES' models
+    (infra/constructs/layer_bundling.py), so a client of any other service fails here as it
+    would on Lambda (UnknownServiceError), for the code's clients and the tests' alike."""
+    from botocore.exceptions import UnknownServiceError
+    from botocore.session import Session
+
+    from infra.constructs.layer_bundling import BOTOCORE_SERVICES
+
+    create_client = Session.create_client
+
+    def layer_client(self, service_name, *args, **kwargs):
+        if service_name not in BOTOCORE_SERVICES:
+            raise UnknownServiceError(
+                service_name=service_name, known_service_names=", ".join(sorted(BOTOCORE_SERVICES))
+            )
+        return create_client(self, service_name, *args, **kwargs)
+
+    monkeypatch.setattr(Session, "create_client", layer_client)
+
+
 @pytest.fixture
 def aws() -> Iterator[MotoAws]:
     with moto_aws() as stand_in:
