@@ -4,12 +4,15 @@ sources in the extra field and as numbered citations, API keys and errors."""
 
 from __future__ import annotations
 
+import json
+
 import openai
 import pytest
 
 from tests.e2e.chat_harness import load_documents
 from tests.e2e.rest_harness import assert_error, serve
 from tests.llama_server import MODEL_NAME, llama_server
+from tests.security.servers import raw_exchange, status_of
 
 
 @pytest.fixture(scope="module")
@@ -68,21 +71,52 @@ def test_history_from_earlier_messages(rest, user):
     assert "museum" in completion.choices[0].message.content
 
 
-def test_api_key_works_and_errors_keep_the_error_shape(rest, user):
+def assert_openai_error(response, status: int, code: str | None = None) -> str:
+    """OpenAI's error body, which its SDKs read: {"error": {message, type, param, code}}."""
+    assert response.status_code == status, response.text
+    body = response.json()
+    assert set(body) == {"error"} and set(body["error"]) == {"message", "type", "param", "code"}
+    assert body["error"]["message"] and "Traceback" not in response.text
+    assert body["error"]["code"] == code
+    return body["error"]["message"]
+
+
+def test_api_key_works_and_errors_come_in_openais_shape(rest, user):
     workspace = rest.services.identity.authenticate(user.token).workspace_id
     _, key = rest.services.apikeys.create(workspace_id=workspace, scopes=("kb:read",))
     completion = client_for(rest, key).chat.completions.create(
         model="bunko-extractive", messages=QUESTION
     )
     assert completion.model_extra["sources"]
-    with pytest.raises(openai.AuthenticationError):
+    # The SDK raises with the server's message, not only "Error code: 404".
+    with pytest.raises(openai.AuthenticationError) as unauthenticated:
         client_for(rest, "not-a-key").models.list()
-    with pytest.raises(openai.NotFoundError):
+    assert unauthenticated.value.code == "invalid_api_key"
+    with pytest.raises(openai.NotFoundError) as missing:
         client_for(rest, key).chat.completions.create(model="no-such-model", messages=QUESTION)
-    assert_error(user.client.post("/v1/chat/completions", json={"model": "x", "messages": []}), 400)
+    assert "'no-such-model' not found: GET /v1/models lists the models" in str(missing.value)
+    assert missing.value.code == "not_found" and missing.value.type == "invalid_request_error"
+    with pytest.raises(openai.BadRequestError, match="messages"):
+        client_for(rest, key).chat.completions.create(model="bunko-extractive", messages=[])
+    message = assert_openai_error(
+        user.client.post("/v1/chat/completions", json={"model": "x", "messages": []}), 400
+    )
+    assert "messages" in message
     assistant_last = [{"role": "assistant", "content": "hi"}]
     body = {"model": "bunko-extractive", "messages": assistant_last}
-    assert_error(user.client.post("/v1/chat/completions", json=body), 400)
+    message = assert_openai_error(user.client.post("/v1/chat/completions", json=body), 400)
+    assert "the last message must be the user's question" in message
+    # A body over the limit is refused before it is read, in the door's shape too.
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: {rest.url.removeprefix('http://')}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {200 * 2**20}\r\n\r\n"
+    ).encode()
+    refused = raw_exchange(rest.url, head, b"{}")
+    assert status_of(refused) == 413
+    body = json.loads(refused.partition(b"\r\n\r\n")[2])
+    assert body["error"]["code"] == "request_too_large" and body["error"]["message"]
+    # Bunko's other routes keep aurak's shape.
+    assert_error(user.client.get("/knowledge-bases/no-such-id"), 404)
 
 
 def test_streams_from_a_llama_cpp_model_selected_by_name(rest):

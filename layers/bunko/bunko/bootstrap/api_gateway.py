@@ -84,7 +84,7 @@ class ApiPayloadLimit:
                     f"request body is {int(declared)} bytes; the API accepts at most "
                     f"{self.limit} bytes: upload larger files with POST /uploads/presign"
                 )
-                await error_response(413, message)(scope, receive, send)
+                await error_response(413, message, scope=scope)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 

@@ -49,7 +49,7 @@ class BodySizeLimit:
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.limit:
-            response = error_response(413, BodyTooLarge(self.limit).detail)
+            response = error_response(413, BodyTooLarge(self.limit).detail, scope=scope)
             await response(scope, receive, send)
             return
         received, complete = 0, False
