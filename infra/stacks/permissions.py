@@ -78,11 +78,10 @@ def third_party(model_id: str) -> bool:
 
 
 def grant_bedrock(roles: list[iam.IRole], stack: Stack, model_ids: list[str], *, stream: bool):
-    """InvokeModel (and the streaming variant for chat) on exactly the configured models; for
-    a third-party model, the Marketplace calls its first use makes to subscribe."""
-    actions = ["bedrock:InvokeModel"]
-    if stream:
-        actions.append("bedrock:InvokeModelWithResponseStream")
+    """InvokeModel (embeddings) or its streaming variant (chat, which only ever calls
+    ConverseStream) on exactly the configured models; for a third-party model, the
+    Marketplace calls its first use makes to subscribe."""
+    actions = ["bedrock:InvokeModelWithResponseStream" if stream else "bedrock:InvokeModel"]
     resources = [arn for m in model_ids for arn in model_arns(stack, m)]
     for role in roles:
         role.add_to_principal_policy(iam.PolicyStatement(actions=actions, resources=resources))

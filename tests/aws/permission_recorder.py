@@ -2,9 +2,11 @@
 
 Load it with `-p tests.aws.permission_recorder` and BUNKO_PERMISSION_RECORD=<file>: every
 boto3 client and OpenSearch client the composition root builds (bunko.adapters.aws.clients)
-gets a `provide-client-params` hook (it fires for real calls and for presigned URLs alike),
-and each call is written down as IAM actions on concrete resources, under the function whose
-graph built the client (`lambda_entry.api_app`: api and stream; `ingest_handler`: ingest).
+gets a `provide-client-params` hook (it fires for real calls and for presigned URLs alike,
+and before botocore's Stubber answers), and each call is written down as IAM actions on
+concrete resources, under the function whose graph built the client (`lambda_entry.api_app`:
+api and stream; `ingest_handler`: ingest). The Bedrock chat and rerank clients a model config
+asks for (bunko.bootstrap.models.boto_factory) are hooked the same way, as the web functions'.
 tests/infra/test_permission_contract.py checks the record against the synthesized roles.
 """
 
@@ -19,6 +21,11 @@ from urllib.parse import urlparse
 
 RECORD: dict[str, set[tuple[str, str]]] = defaultdict(set)
 _BUILDERS = {"api_app": "api", "ingest_handler": "ingest", "ingest_retries": "ingest"}
+CONVERSE_ACTIONS = {"Converse": "InvokeModel", "ConverseStream": "InvokeModelWithResponseStream"}
+# Cross-region inference profile ids start with one of these (us.anthropic.claude-…).
+INFERENCE_PROFILE_GEOGRAPHIES = frozenset(
+    ["us", "us-gov", "eu", "apac", "jp", "au", "ca", "global"]
+)
 
 
 def _function_building() -> str:
@@ -48,12 +55,31 @@ def iam_calls(service: str, operation: str, params: dict[str, Any]) -> list[tupl
     if service == "sqs":
         return [(f"sqs:{operation}", f"queue:{params.get('QueueUrl', '').rsplit('/', 1)[-1]}")]
     if service == "bedrock-runtime":
-        return [(f"bedrock:{operation}", f"model:{params.get('modelId')}")]
+        # The Converse API has no actions of its own: AWS authorises Converse with
+        # InvokeModel and ConverseStream with InvokeModelWithResponseStream.
+        action = CONVERSE_ACTIONS.get(operation, operation)
+        return _on_model(f"bedrock:{action}", params.get("modelId", ""))
+    if service == "bedrock-agent-runtime" and operation == "Rerank":
+        # Rerank itself has no resource; the reranking model is invoked by its ARN.
+        model = (params.get("rerankingConfiguration", {}).get("bedrockRerankingConfiguration", {})
+                 .get("modelConfiguration", {}).get("modelArn", ""))  # fmt: skip
+        return [("bedrock:Rerank", "*"), *_on_model("bedrock:InvokeModel", model)]
     if service == "kms":
         return [(f"kms:{operation}", f"key:{params.get('KeyId')}")]
     if service == "secretsmanager":
         return [(f"secretsmanager:{operation}", f"secret:{params.get('SecretId')}")]
     return [(f"{service}:{operation}", "*")]
+
+
+def _on_model(action: str, model: str) -> list[tuple[str, str]]:
+    """A foundation model: `model:<id>`. A cross-region inference profile is authorised on
+    itself (`profile:<id>`) and on its foundation model in every region it may route the
+    call to (`routed:<model id>`). An ARN names its model or profile after the `/`."""
+    model = model.split("/", 1)[1] if model.startswith("arn:") else model
+    geography, _, routed = model.partition(".")
+    if geography in INFERENCE_PROFILE_GEOGRAPHIES and routed:
+        return [(action, f"profile:{model}"), (action, f"routed:{routed}")]
+    return [(action, f"model:{model}")]
 
 
 def _dynamodb(operation: str, params: dict[str, Any]) -> list[tuple[str, str]]:
@@ -107,13 +133,7 @@ def _install() -> None:
 
     def boto_client(service: str, settings: Any) -> Any:
         client = real_boto(service, settings)
-        function = _function_building()
-
-        def record(params: dict, model: Any, **_: Any) -> None:
-            for call in iam_calls(service, model.name, params):
-                RECORD[function].add(call)
-
-        client.meta.events.register("provide-client-params", record)
+        _record_calls(client, service, _function_building())
         return client
 
     def opensearch_client(settings: Any) -> Any:
@@ -130,6 +150,32 @@ def _install() -> None:
 
     clients.boto_client = boto_client
     clients.opensearch_client = opensearch_client
+    _install_model_clients()
+
+
+def _install_model_clients() -> None:
+    """Chat models and rerankers get their clients per request, from a user's model config
+    (bunko.bootstrap.models), long after a builder returned: the stack cannot tell whose
+    call it is. Only the web functions answer chat (the ingest function builds the same
+    services but never calls a chat model or a reranker): their calls are the api's."""
+    from bunko.bootstrap import models
+
+    real = models.boto_factory
+
+    def boto_factory(service: str, region: str | None) -> Any:
+        client = real(service, region)
+        _record_calls(client, service, "api")
+        return client
+
+    models.boto_factory = boto_factory
+
+
+def _record_calls(client: Any, service: str, function: str) -> None:
+    def record(params: dict, model: Any, **_: Any) -> None:
+        for call in iam_calls(service, model.name, params):
+            RECORD[function].add(call)
+
+    client.meta.events.register("provide-client-params", record)
 
 
 def pytest_configure(config) -> None:

@@ -50,6 +50,9 @@ def test_an_inference_profile_grants_the_profile_and_its_model_in_every_region(
     assert any(":bedrock:*::foundation-model/anthropic.claude-3-5-haiku" in r for r in granted)
     assert any(f"foundation-model/{AMAZON}" in r and ":bedrock:*:" not in r for r in granted)
     assert not any(f"foundation-model/{PROFILE}" in r for r in granted)  # was denied at run time
+    # chat only streams (ConverseStream): no plain InvokeModel on the chat models
+    invoke = [text(r) for r in resources_for(stack, "FunctionsStreamRole", "bedrock:InvokeModel")]
+    assert len(invoke) == 1 and "titan-embed" in invoke[0]  # the embedding model's alone
     market = resources_for(stack, "FunctionsStreamRole", "aws-marketplace:Subscribe")
     assert market == ["*"]
     assert nag_errors(stack) == []

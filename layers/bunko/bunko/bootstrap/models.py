@@ -47,11 +47,11 @@ class ConfiguredModels:
         self,
         configs: ModelConfigService | None,
         *,
-        boto: BotoFactory = boto_factory,
+        boto: BotoFactory | None = None,
         embedder_for: Callable[[str], Embedder | None] | None = None,
     ):
         self.configs = configs
-        self.boto = boto
+        self.boto = boto  # None: this module's boto_factory, looked up at each call
         # the model that serves a workspace's searches: the offline answerer quotes by it
         # when the question shares no word with the passages
         self.embedder_for = embedder_for
@@ -65,6 +65,11 @@ class ConfiguredModels:
         self.configs.endpoint(config)  # where its baseUrl points now: refused if inside
         return config
 
+    def _client(self, service: str, region: str | None) -> Any:
+        # Looked up when a model is built, not when the services are: the permission
+        # contract's recorder wraps `boto_factory` after the composition root has run.
+        return (self.boto or boto_factory)(service, region)
+
     def chat_model(self, workspace_id: str, config_id: str | None) -> ChatModel:
         if config_id is None or config_id == EXTRACTIVE:
             embedder = self.embedder_for(workspace_id) if self.embedder_for else None
@@ -73,7 +78,7 @@ class ConfiguredModels:
         if config.provider == "bedrock":
             from bunko.adapters.aws.bedrock_chat import BedrockChat
 
-            client = self.boto("bedrock-runtime", bedrock_region(config))
+            client = self._client("bedrock-runtime", bedrock_region(config))
             return BedrockChat(client, model=config.model_id)
         from bunko.adapters.openai_chat import OpenAIChat
 
@@ -89,7 +94,7 @@ class ConfiguredModels:
         if config.provider == "bedrock":
             from bunko.adapters.aws.bedrock_rerank import BedrockRerank
 
-            client = self.boto("bedrock-agent-runtime", bedrock_region(config))
+            client = self._client("bedrock-agent-runtime", bedrock_region(config))
             return BedrockRerank(client, model=config.model_id)
         if not config.base_url:
             raise ValidationError(f"rerank config {config.name!r} needs a baseUrl (…/v1)")
