@@ -66,7 +66,7 @@ def test_counts_older_than_their_age_are_counted_again(monkeypatch):
         calls.append((list(terms), total))
         return (100 if total else None), [len(calls)] * len(terms)
 
-    stats = TermStatistics(max_age=60)
+    stats = TermStatistics(None, "chunks", max_age=60)  # type: ignore[arg-type]  # counts only
     terms = [("text", "orchid"), ("text.ngram", "orc")]
     assert stats.frequencies(terms, count) == (100, [1, 1])
     now[0] = 59

@@ -23,7 +23,7 @@ from opensearchpy.exceptions import RequestError
 
 from bunko.adapters.aws import opensearch_queries as q
 from bunko.adapters.aws.opensearch_ledger import IdLedger
-from bunko.adapters.aws.term_statistics import TermStatistics
+from bunko.adapters.aws.term_statistics import SearchBackendError, TermStatistics
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
 
@@ -35,8 +35,7 @@ _TERMS_BATCH = 1000
 _PAGE = 1000
 
 
-class SearchBackendError(RuntimeError):
-    """The engine answered a request with an error."""
+__all__ = ["OpenSearchServerlessIndex", "SearchBackendError"]
 
 
 class OpenSearchServerlessIndex:
@@ -52,7 +51,7 @@ class OpenSearchServerlessIndex:
         self.index_name = index
         self.dimension = dimension
         self.ledger = ledger
-        self.statistics = TermStatistics()
+        self.statistics = TermStatistics(client, index)
 
     def ensure_index(self) -> bool:
         """Create the index with its mapping if missing; True if it was created. Two
@@ -238,40 +237,10 @@ class OpenSearchServerlessIndex:
     def keyword_weight(self, query: str, filters: SearchFilter) -> float:
         """Σ idf of the query's terms as each keyword field analyses them (the fields' BM25
         scores add up in the keyword query, so their weights do too)."""
-        if not query.strip():
-            return 0.0
         try:
-            terms = [
-                (field, token)
-                for field in q.KEYWORD_FIELDS
-                for token in self.statistics.tokens(
-                    field, query, lambda field=field: self._analyse(field, query)
-                )
-            ]
+            return self.statistics.idf_mass(query)
         except OpenSearchNotFound:
             return 0.0
-        if not terms:
-            return 0.0
-        total, frequencies = self.statistics.frequencies(terms, self._count_terms)
-        return q.idf_sum(total, frequencies)
-
-    def _analyse(self, field: str, text: str) -> list[str]:
-        response = self.client.indices.analyze(
-            index=self.index_name, body={"field": field, "text": text}
-        )
-        return [token["token"] for token in response.get("tokens", [])]
-
-    def _count_terms(
-        self, terms: list[tuple[str, str]], total: bool
-    ) -> tuple[int | None, list[int]]:
-        body = q.term_count_bodies(terms, total=total)
-        responses = self.client.msearch(index=self.index_name, body=body)["responses"]
-        counts = []
-        for response in responses:
-            if "error" in response:
-                raise SearchBackendError(f"term statistics failed: {response['error']}")
-            counts.append(int(response["hits"]["total"]["value"]))
-        return (counts[0], counts[1:]) if total else (None, counts)
 
     def count(self, workspace_id: str | None = None) -> int:
         body = {"query": {"term": {"workspace_id": workspace_id}}} if workspace_id else None

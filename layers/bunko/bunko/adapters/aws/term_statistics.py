@@ -15,6 +15,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 
+from opensearchpy import OpenSearch
+
+from bunko.adapters.aws import opensearch_queries as q
+
 MAX_AGE = 60.0  # seconds a document frequency is reused
 MAX_ANALYSES = 2048  # (field, text) analyses kept
 MAX_COUNTS = 50_000  # (field, term) counts kept
@@ -25,12 +29,48 @@ _TOTAL: Term = ("", "")  # the index's entry count, kept beside the terms'
 Counter = Callable[[list[Term], bool], tuple[int | None, list[int]]]
 
 
+class SearchBackendError(RuntimeError):
+    """The engine answered a request with an error."""
+
+
 class TermStatistics:
-    def __init__(self, *, max_age: float = MAX_AGE) -> None:
+    def __init__(self, client: OpenSearch, index: str, *, max_age: float = MAX_AGE) -> None:
+        self.client = client
+        self.index_name = index
         self.max_age = max_age
         self._lock = threading.Lock()
         self._analyses: OrderedDict[Term, list[str]] = OrderedDict()
         self._counts: OrderedDict[Term, tuple[float, int]] = OrderedDict()
+
+    def idf_mass(self, query: str) -> float:
+        """Σ idf of the query's terms in each keyword field (opensearch_queries.idf_sum)."""
+        if not query.strip():
+            return 0.0
+        terms = [
+            (field, token)
+            for field in q.KEYWORD_FIELDS
+            for token in self.tokens(field, query, lambda field=field: self._analyse(field, query))
+        ]
+        if not terms:
+            return 0.0
+        total, frequencies = self.frequencies(terms, self._count)
+        return q.idf_sum(total, frequencies)
+
+    def _analyse(self, field: str, text: str) -> list[str]:
+        response = self.client.indices.analyze(
+            index=self.index_name, body={"field": field, "text": text}
+        )
+        return [token["token"] for token in response.get("tokens", [])]
+
+    def _count(self, terms: list[Term], total: bool) -> tuple[int | None, list[int]]:
+        body = q.term_count_bodies(terms, total=total)
+        responses = self.client.msearch(index=self.index_name, body=body)["responses"]
+        counts = []
+        for response in responses:
+            if "error" in response:
+                raise SearchBackendError(f"term statistics failed: {response['error']}")
+            counts.append(int(response["hits"]["total"]["value"]))
+        return (counts[0], counts[1:]) if total else (None, counts)
 
     def tokens(self, field: str, text: str, analyse: Callable[[], list[str]]) -> list[str]:
         key = (field, text)
