@@ -44,6 +44,19 @@ class ErrorBody(BaseModel):
     error: str
 
 
+class OpenAIErrorDetail(BaseModel):
+    message: str
+    type: str
+    param: str | None
+    code: str | None
+
+
+class OpenAIErrorBody(BaseModel):
+    """OpenAI's error body, for every 4xx and 5xx of the `/v1/` routes."""
+
+    error: OpenAIErrorDetail
+
+
 def error_responses(*statuses: int) -> dict[int | str, dict]:
     """OpenAPI `responses=` entries for these statuses, all with the ErrorBody schema."""
     return {
@@ -141,7 +154,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
 def document_errors(app: FastAPI) -> None:
     """Make /openapi.json tell the truth about errors: validation failures are 400 with
-    ErrorBody (FastAPI documents an unused 422), and every error has the ErrorBody shape."""
+    ErrorBody (FastAPI documents an unused 422), and every error has the ErrorBody shape,
+    OpenAIErrorBody on the `/v1/` routes."""
     build = app.openapi
 
     def openapi() -> dict:
@@ -150,8 +164,13 @@ def document_errors(app: FastAPI) -> None:
         schema = build()
         components = schema.setdefault("components", {}).setdefault("schemas", {})
         components.setdefault("ErrorBody", ErrorBody.model_json_schema())
-        ref = {"$ref": "#/components/schemas/ErrorBody"}
-        for path in schema.get("paths", {}).values():
+        openai = OpenAIErrorBody.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, definition in openai.pop("$defs", {}).items():
+            components.setdefault(name, definition)
+        components.setdefault("OpenAIErrorBody", openai)
+        for route, path in schema.get("paths", {}).items():
+            body = "OpenAIErrorBody" if route.startswith(OPENAI_DOOR) else "ErrorBody"
+            ref = {"$ref": f"#/components/schemas/{body}"}
             for operation in path.values():
                 responses = operation.get("responses", {})
                 if responses.pop("422", None) is not None:
