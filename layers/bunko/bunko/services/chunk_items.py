@@ -7,6 +7,7 @@ are immutable blobs, so a sealed research corpus still reads the exact old text.
 
 from __future__ import annotations
 
+import bisect
 import logging
 import math
 import time
@@ -34,6 +35,13 @@ log = logging.getLogger(__name__)
 # One item is one chunk; far above any chunk size, and far below DynamoDB's 400 KB item limit.
 MAX_ITEM_CHARS = 50_000
 MAX_PAGE_SIZE = 100
+# A file's chunks are read a page at a time, because a buffered Lambda response stops at 6 MB
+# (DESIGN decision 2). The largest chunk is an edited item (MAX_ITEM_CHARS; ingest cuts at
+# most 20,000 characters), about 4 bytes a character as UTF-8 JSON: 200 KB. So the default
+# page is at most 2 MB, and the largest one 5 MB.
+CHUNK_PAGE_SIZE = 10
+MAX_CHUNK_PAGE_SIZE = 25
+MAX_CHUNK_POSITION = 1_000_000_000  # an offset or chunk index; far beyond any file
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,15 @@ class DocumentView:
     document: Document
     text: str
     chunks: list[Chunk]
+
+
+@dataclass(frozen=True)
+class ChunkPage:
+    document: Document
+    chunks: list[Chunk]
+    total: int  # the document's chunks, all pages together
+    offset: int  # where `chunks` starts in reading order
+    limit: int
 
 
 @dataclass(frozen=True)
@@ -133,6 +150,37 @@ class ChunkItemsService:
         if text is None:  # not extracted yet
             text = _join_chunks(chunks)
         return DocumentView(document, text, chunks)
+
+    def chunk_page(
+        self,
+        workspace_id: str,
+        document_id: str,
+        *,
+        limit: int = CHUNK_PAGE_SIZE,
+        offset: int | None = None,
+        chunk: int | None = None,
+    ) -> ChunkPage:
+        """Up to `limit` of a document's chunks in reading order, from position `offset`, or
+        the page (a multiple of `limit`) holding the chunk whose index is `chunk`: where it
+        would be if it is gone, the last page if it is past the end. A page past the end is
+        empty, never an error. Raises NotFoundError for another workspace's id."""
+        if not 1 <= limit <= MAX_CHUNK_PAGE_SIZE:
+            raise ValidationError(f"limit must be between 1 and {MAX_CHUNK_PAGE_SIZE}")
+        for name, value in (("offset", offset), ("chunk", chunk)):
+            if value is not None and not 0 <= value <= MAX_CHUNK_POSITION:
+                raise ValidationError(f"{name} must be between 0 and {MAX_CHUNK_POSITION}")
+        if offset is not None and chunk is not None:
+            raise ValidationError("give offset or chunk, not both")
+        document = self.metadata.get_document(workspace_id, document_id)
+        if document is None:
+            raise NotFoundError(f"document {document_id} not found")
+        # The port reads a document's chunks whole: paging bounds the response, not the read.
+        chunks = self.metadata.get_chunks(workspace_id, document_id)
+        if chunk is not None:
+            at = bisect.bisect_left([c.index for c in chunks], chunk)
+            offset = min(at, max(len(chunks) - 1, 0)) // limit * limit
+        start = offset or 0
+        return ChunkPage(document, chunks[start : start + limit], len(chunks), start, limit)
 
     def list_documents(
         self, workspace_id: str, *, limit: int = 20, page: int = 1, category: str | None = None

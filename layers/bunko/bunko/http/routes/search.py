@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
+from bunko.services.chunk_items import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
 from bunko.services.search import SearchItem, SearchOptions
 
 router = APIRouter(tags=["search"], responses=error_responses(401, 403))
@@ -39,6 +40,9 @@ class FileChunks(BaseModel):
     id: str
     name: str
     chunks: list[ChunkOut]
+    total: int  # the file's chunks, all pages together
+    offset: int  # the first chunk's position in reading order: the next page is offset + limit
+    limit: int
 
 
 @router.get("/search", response_model=SearchResponse, responses=error_responses(400))
@@ -64,13 +68,44 @@ def categories(principal: Reader, services: ServicesDep) -> Categories:
 
 
 @router.get(
-    "/knowledge-bases/{file_id}/chunks", response_model=FileChunks, responses=error_responses(404)
+    "/knowledge-bases/{file_id}/chunks",
+    response_model=FileChunks,
+    responses=error_responses(400, 404),
 )
-def file_chunks(file_id: str, principal: Reader, services: ServicesDep) -> FileChunks:
-    """A file's chunks in reading order, with their character offsets and page."""
-    view = services.items.get_document(principal.workspace_id, file_id)
+def file_chunks(
+    file_id: str,
+    principal: Reader,
+    services: ServicesDep,
+    limit: Annotated[
+        int, Query(ge=1, le=MAX_CHUNK_PAGE_SIZE, description="Chunks per page.")
+    ] = CHUNK_PAGE_SIZE,
+    offset: Annotated[
+        int | None,
+        Query(ge=0, le=MAX_CHUNK_POSITION, description="The first chunk's position (from 0)."),
+    ] = None,
+    chunk: Annotated[
+        int | None,
+        Query(
+            ge=0,
+            le=MAX_CHUNK_POSITION,
+            description="Instead of `offset`: the page holding the chunk with this index.",
+        ),
+    ] = None,
+) -> FileChunks:
+    """A page of a file's chunks in reading order, with their character offsets and page;
+    `total`, `offset` and `limit` lead to the other pages (a Lambda response stops at 6 MB)."""
+    view = services.items.chunk_page(
+        principal.workspace_id, file_id, limit=limit, offset=offset, chunk=chunk
+    )
     chunks = [
         ChunkOut(id=c.id, index=c.index, content=c.content, start=c.start, end=c.end, page=c.page)
         for c in view.chunks
     ]
-    return FileChunks(id=view.document.id, name=view.document.name, chunks=chunks)
+    return FileChunks(
+        id=view.document.id,
+        name=view.document.name,
+        chunks=chunks,
+        total=view.total,
+        offset=view.offset,
+        limit=view.limit,
+    )
