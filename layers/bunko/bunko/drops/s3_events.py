@@ -6,6 +6,8 @@ of embedding model (services/model_build_steps.py). A drop is submitted to the i
 service (idempotent on content: a redelivered event or an unchanged object adds nothing) and
 indexed in the same invocation. Out-of-order events are settled by the bucket's present
 state: a "created" whose object is gone, or a "removed" whose key exists again, is skipped.
+A dropped object's metadata may carry the upload's options (a presigned upload signs them:
+category, chunkSize, chunkOverlap, mode), applied as /upload applies its form fields.
 
 A message whose document ends `failed` raises IngestFailed, so SQS delivers it again and,
 after the queue's maxReceiveCount, moves it to the dead-letter queue; the document keeps its
@@ -22,7 +24,7 @@ from botocore.exceptions import ClientError
 
 from bunko.adapters.aws.s3_drops import (
     DropEvent,
-    category_from_metadata,
+    drop_options,
     locate,
     parse_notifications,
 )
@@ -92,11 +94,15 @@ class IngestEventHandler:
         if found is None:
             return []  # deleted again before we got here; its remove event follows
         data, metadata = found
+        options = drop_options(metadata)
         ingest.submit_file(
             target.workspace_id,
             path=target.path,
             data=data,
-            category=category_from_metadata(metadata) or target.category,
+            category=options.category or target.category,
+            chunk_size=options.chunk_size,
+            chunk_overlap=options.chunk_overlap,
+            mode=options.mode or "fast",
             source=SOURCE,
         )
         jobs = self.collector.take()

@@ -15,9 +15,25 @@ class SignedUpload:
     expires_in: int = 900
 
 
+@dataclass(frozen=True)
+class DropOptions:
+    """How a directly uploaded file is indexed: /upload's `category`, `chunkSize`,
+    `chunkOverlap` and `mode`, carried with the object to its ingest (None: the default)."""
+
+    category: str | None = None
+    chunk_size: int | None = None
+    chunk_overlap: int | None = None
+    mode: str | None = None
+
+
 class UploadSigner(Protocol):
     def sign_upload(
-        self, *, workspace_id: str, path: str, content_type: str | None, category: str | None
+        self,
+        *,
+        workspace_id: str,
+        path: str,
+        content_type: str | None,
+        options: DropOptions,
     ) -> SignedUpload:
-        """A URL that ingests the PUT file at `path` in `workspace_id` once it arrives;
-        ValidationError for a path whose upload could not be ingested there."""
+        """A URL that ingests the PUT file at `path` in `workspace_id` with `options` once it
+        arrives; ValidationError for a path whose upload could not be ingested there."""

@@ -5,20 +5,31 @@ workspace (its id, or `default` for the default workspace), the rest is the docu
 logical path, and the path's first folder is its category, as in the local drop folder
 (`drop/default/manuals/guide.pdf` → workspace default, path `manuals/guide.pdf`, category
 `manuals`).
+
+An upload's options travel as object metadata (`x-amz-meta-bunko-*`), signed into a presigned
+PUT: the category, and /upload's chunkSize, chunkOverlap and mode. S3 lowercases metadata
+names, so they are spelled in kebab case (`bunko-chunk-size` for `chunkSize`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote, unquote, unquote_plus
 
 from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.domain.ingest_options import MAX_CHUNK_OVERLAP, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, MODES
+from bunko.errors import ValidationError
+from bunko.ports.uploads import DropOptions
 
 DEFAULT_ALIAS = "default"
 # Object metadata (x-amz-meta-bunko-category) that overrides the folder's category. S3
 # metadata is ASCII, so the value is percent-encoded UTF-8.
 CATEGORY_METADATA = "bunko-category"
+CHUNK_SIZE_METADATA = "bunko-chunk-size"
+CHUNK_OVERLAP_METADATA = "bunko-chunk-overlap"
+MODE_METADATA = "bunko-mode"
 _IGNORED_SUFFIXES = (".tmp", ".part", ".crdownload", ".swp", "~")
 
 
@@ -99,3 +110,43 @@ def category_metadata(category: str) -> dict[str, str]:
 def category_from_metadata(metadata: dict[str, str]) -> str | None:
     value = metadata.get(CATEGORY_METADATA)
     return unquote(value) if value else None
+
+
+def drop_metadata(options: DropOptions) -> dict[str, str]:
+    """The object metadata that carries `options` to the drop's ingest (the options left at
+    their default are left out)."""
+    metadata = category_metadata(options.category) if options.category else {}
+    if options.chunk_size is not None:
+        metadata[CHUNK_SIZE_METADATA] = str(options.chunk_size)
+    if options.chunk_overlap is not None:
+        metadata[CHUNK_OVERLAP_METADATA] = str(options.chunk_overlap)
+    if options.mode is not None:
+        metadata[MODE_METADATA] = options.mode
+    return metadata
+
+
+def drop_options(metadata: Mapping[str, str]) -> DropOptions:
+    """The options an object's metadata carries (the inverse of `drop_metadata`).
+    ValidationError for a value /upload would refuse: presign signs none, but anyone who may
+    write to the drop prefix can set metadata by hand."""
+    mode = metadata.get(MODE_METADATA) or None
+    if mode is not None and mode not in MODES:
+        raise ValidationError(f"x-amz-meta-{MODE_METADATA}: {' or '.join(MODES)}, not {mode!r}")
+    return DropOptions(
+        category=category_from_metadata(metadata),
+        chunk_size=_count(metadata, CHUNK_SIZE_METADATA, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE),
+        chunk_overlap=_count(metadata, CHUNK_OVERLAP_METADATA, 0, MAX_CHUNK_OVERLAP),
+        mode=mode,
+    )
+
+
+def _count(metadata: Mapping[str, str], name: str, low: int, high: int) -> int | None:
+    """A whole number of characters within /upload's bounds for the same field."""
+    raw = metadata.get(name)
+    if raw is None or raw == "":
+        return None
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
+        raise ValidationError(
+            f"x-amz-meta-{name}: a whole number from {low} to {high}, not {raw!r}"
+        )
+    return int(raw)

@@ -4,16 +4,18 @@ The object's key carries the caller's workspace (`<drop_prefix><workspace>/<path
 S3 notification ingests it into that workspace like any drop. A key is signed only if the
 drop handler maps it back to exactly that workspace and path: a path it would skip (a
 hidden or temporary file's name) gets a 400 instead of a URL whose upload is never indexed,
-and so does a key past S3's 1,024 bytes (a URL whose PUT S3 would refuse).
+and so does a key past S3's 1,024 bytes (a URL whose PUT S3 would refuse). The upload's
+options are signed as object metadata (s3_drops.drop_metadata), so the client cannot change
+how its file is indexed after the URL is issued.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from bunko.adapters.aws.s3_drops import category_metadata, drop_key, locate
+from bunko.adapters.aws.s3_drops import drop_key, drop_metadata, locate
 from bunko.errors import ValidationError
-from bunko.ports.uploads import SignedUpload
+from bunko.ports.uploads import DropOptions, SignedUpload
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -31,7 +33,7 @@ class S3UploadSigner:
         self.expires_in = expires_in
 
     def sign_upload(
-        self, *, workspace_id: str, path: str, content_type: str | None, category: str | None
+        self, *, workspace_id: str, path: str, content_type: str | None, options: DropOptions
     ) -> SignedUpload:
         key = drop_key(drop_prefix=self.drop_prefix, workspace_id=workspace_id, path=path)
         target = locate(key, drop_prefix=self.drop_prefix)
@@ -50,7 +52,7 @@ class S3UploadSigner:
             key=key,
             content_type=content_type,
             expires_in=self.expires_in,
-            metadata=category_metadata(category) if category else None,
+            metadata=drop_metadata(options),
         )
 
 

@@ -3,15 +3,32 @@
 The client PUTs the file to the returned URL with the returned headers; the object is ingested
 into the caller's workspace when it arrives (follow its status in the document list by path).
 Mounted only where the backend can sign uploads (S3 on AWS).
+
+The upload's options are /upload's form fields, with /upload's names and limits (category,
+chunkSize, chunkOverlap, mode); they are signed into the URL as object metadata and applied
+when the object is ingested. They are checked here, since a drop that fails its options at
+ingest has no one to answer.
 """
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
-from bunko.errors import ServiceUnavailableError
+from bunko.domain.ingest_options import (
+    MAX_CHUNK_OVERLAP,
+    MAX_CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
+    IngestMode,
+)
+from bunko.errors import ServiceUnavailableError, ValidationError
 from bunko.http.deps import ServicesDep, Writer
+from bunko.ports.uploads import DropOptions
+
+if TYPE_CHECKING:
+    from bunko.services.ingest import IngestDefaults
 
 router = APIRouter(prefix="/uploads", tags=["uploads"])
 # A media type (RFC 9110: type/subtype, parameters in printable ASCII): it becomes a signed
@@ -24,11 +41,21 @@ class PresignRequest(BaseModel):
     model_config = ConfigDict(populate_by_name=True, extra="forbid")
 
     path: str = Field(min_length=1, max_length=1024, description="The document's logical path")
-    category: str | None = Field(default=None, max_length=200)
+    category: str | None = Field(
+        default=None, max_length=100, description="A label search can filter by (as /upload)"
+    )
     content_type: str | None = Field(
         default=None, alias="contentType", max_length=200, pattern=MEDIA_TYPE
     )
     size: int | None = Field(default=None, ge=0, description="Checked against the size limit")
+    # /upload's form fields, with its bounds (characters)
+    chunk_size: int | None = Field(
+        default=None, alias="chunkSize", ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE
+    )
+    chunk_overlap: int | None = Field(
+        default=None, alias="chunkOverlap", ge=0, le=MAX_CHUNK_OVERLAP
+    )
+    mode: IngestMode | None = Field(default=None, description="fast (default) or precise")
 
 
 class PresignResponse(BaseModel):
@@ -54,11 +81,17 @@ def presign_upload(
     if body.size is not None:
         uploads.size(body.size, what="file")
     uploads.file_type(path.rsplit("/", 1)[-1], body.content_type)
+    _check_chunking(body, services.ingest.defaults)
     upload = services.upload_signer.sign_upload(
         workspace_id=principal.workspace_id,
         path=path,
         content_type=body.content_type,
-        category=body.category,
+        options=DropOptions(
+            category=(body.category or "").strip() or None,
+            chunk_size=body.chunk_size,
+            chunk_overlap=body.chunk_overlap,
+            mode=body.mode,
+        ),
     )
     return PresignResponse(
         url=upload.url,
@@ -68,3 +101,15 @@ def presign_upload(
         path=path,
         expires_in=upload.expires_in,
     )
+
+
+def _check_chunking(body: PresignRequest, defaults: IngestDefaults) -> None:
+    """The ingest service's rule for the pair, with its message: /upload gets it as a 400
+    when it submits; a presigned upload is submitted later, by the drop's ingest."""
+    size = body.chunk_size or defaults.chunk_size
+    overlap = defaults.chunk_overlap if body.chunk_overlap is None else body.chunk_overlap
+    if not 0 <= overlap < size:
+        default = f" (left out, it is {overlap})" if body.chunk_overlap is None else ""
+        raise ValidationError(
+            f"chunkOverlap{default} must be at least 0 and smaller than chunkSize"
+        )

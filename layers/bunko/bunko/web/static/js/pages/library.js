@@ -5,7 +5,15 @@ import { clear, field, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorBox, page, refreshStatus, showError } from '../layout.js';
 
-let poll = null;
+// While a file is pending or indexing the list is polled (on AWS each poll is an API Gateway
+// + Lambda + DynamoDB call): 1 s after a change, then twice as long each time nothing
+// changed, up to 15 s. Not while the tab is hidden (it polls again when shown), not after
+// the person left the page (render() clears the timer).
+const POLL_FIRST_MS = 1000;
+const POLL_MAX_MS = 15000;
+let poll = null; // the next poll's timer
+let pollDelay = POLL_FIRST_MS;
+let polledStatuses = ''; // what the last answer said, to tell a change from no change
 
 export function render() {
   clearTimeout(poll);
@@ -27,7 +35,8 @@ export function render() {
       const mode = modeSelect(file.name);
       const item = { file, bar, note, mode };
       const remove = h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('lib.remove')}: ${file.name}`, onclick: () => {
-        picked.splice(picked.indexOf(item), 1);
+        const at = picked.indexOf(item); // -1 once its upload has started
+        if (at !== -1) picked.splice(at, 1);
         item.row.remove();
         uploadButton.disabled = picked.length === 0;
       } }, '×');
@@ -53,22 +62,31 @@ export function render() {
     e.preventDefault();
     uploadButton.disabled = true;
     const items = picked.splice(0);
+    let direct = false;
     await Promise.all(items.map(async (item) => {
       try {
-        await api.upload(item.file, {
+        const sent = await api.upload(item.file, {
           chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, mode: item.mode.value, category: category.value,
         }, (p) => (item.bar.value = p));
         item.bar.value = 1;
         item.mode.disabled = true;
-        item.note.textContent = t('lib.uploaded');
-        setTimeout(() => item.row.remove(), 1500);
+        if (sent && sent.direct) {
+          // Sent straight to storage: listed once storage has reported it, so the row stays.
+          direct = true;
+          item.note.textContent = t('lib.uploadedDirect');
+        } else {
+          item.note.textContent = t('lib.uploaded');
+          setTimeout(() => item.row.remove(), 1500);
+        }
       } catch (err) {
         item.row.classList.add('failed');
         item.note.textContent = '';
-        item.note.append(h('span', { class: 'error', role: 'alert' }, err.message));
+        const message = err.reason ? t(`lib.direct.${err.reason}`, { detail: err.detail }) : err.message;
+        item.note.append(h('span', { class: 'error', role: 'alert' }, message));
       }
     }));
     refresh();
+    if (direct) for (const ms of [3000, 10000]) setTimeout(refresh, ms);
   }
 
   const drop = h('label', { class: 'drop', for: 'files' }, h('strong', {}, t('lib.drop')), h('span', { class: 'muted' }, t('lib.dropHint')));
@@ -82,20 +100,41 @@ export function render() {
     h('div', { class: 'grid4' }, field(t('lib.chunkSize'), chunkSize), field(t('lib.chunkOverlap'), chunkOverlap), field(t('lib.category'), category)),
     h('div', { class: 'row' }, uploadButton));
 
-  async function refresh() {
+  // `polled`: called by the poll's timer. Any other call (the page opening, an upload, a
+  // delete, the tab shown again) starts the backoff again from its first step.
+  async function refresh(polled = false) {
     clearTimeout(poll);
     if (!document.body.contains(list)) return; // left the page
+    const byTimer = polled === true;
+    if (byTimer && document.visibilityState === 'hidden') {
+      // one listener however often this runs (the same function): polls again when shown
+      document.addEventListener('visibilitychange', refresh, { once: true });
+      return;
+    }
     let files;
     try {
       files = await api.get('/knowledge-bases');
       showError(listError, null);
     } catch (err) {
       showError(listError, err);
+      // while it was polling, keep trying, gently
+      if (byTimer || list.dataset.pollMs) schedule(Math.min(pollDelay * 2, POLL_MAX_MS));
       return;
     }
     refreshStatus();
     clear(list, files.length ? table(files, refresh) : h('p', { class: 'muted' }, t('lib.empty')));
-    if (files.some((f) => f.status === 'pending' || f.status === 'indexing')) poll = setTimeout(refresh, 1000);
+    const statuses = files.map((f) => `${f.id}:${f.status}`).join();
+    const same = byTimer && statuses === polledStatuses;
+    polledStatuses = statuses;
+    if (files.some((f) => f.status === 'pending' || f.status === 'indexing')) schedule(same ? Math.min(pollDelay * 2, POLL_MAX_MS) : POLL_FIRST_MS);
+    else delete list.dataset.pollMs;
+  }
+
+  function schedule(ms) {
+    clearTimeout(poll); // a refresh that overlapped another leaves one timer, not two
+    pollDelay = ms;
+    list.dataset.pollMs = ms; // the next poll's delay, for a person (and a test) to read
+    poll = setTimeout(refresh, ms, true);
   }
 
   async function clearAll() {

@@ -1,0 +1,228 @@
+"""The web app on the AWS shape uploads a large file straight to S3, in a real headless
+Chromium: POST /uploads/presign with the upload's options, then a cross-origin PUT to the
+presigned URL with exactly the signed headers. S3 is moto's HTTP server (as a browser must
+reach it), honouring the bucket's CORS rule as the CDK stack writes it; OpenSearch is
+osmem-server; the app is the Lambda app under uvicorn. The object's S3 notification is fed
+to the ingest function, which indexes it with the chosen chunkSize.
+
+Also: a bucket whose CORS does not list the page's origin, and an S3 error body, end in a
+message on the file's row instead of a silent hang."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+from bunko.bootstrap import lambda_entry
+from bunko.domain import DocumentStatus
+from bunko.ports import SearchFilter
+from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed
+from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, browser, needs_chromium
+
+pytestmark = [needs_chromium]
+sync_api = pytest.importorskip("playwright.sync_api")
+expect = sync_api.expect
+pytest.importorskip("aws_cdk")  # the bucket's CORS rule comes from infra's construct
+
+THRESHOLD = 1024 * 1024  # config.json's presignUploadsAbove here (4 MiB on AWS)
+PASSWORD = "correct horse battery"
+MARKER = "quillwort"  # a word only the large file holds, near its end
+CHUNK_SIZE, CHUNK_OVERLAP = 4000, 400
+UPLOADED = 60_000  # ms for presign and the PUT of 1.4 MB to end, on a busy machine too
+
+
+@pytest.fixture(scope="module")
+def moto_url() -> Iterator[str]:
+    with moto_server() as url:
+        yield url
+
+
+@pytest.fixture
+def world(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
+    with serve_as_deployed(
+        moto_url=moto_url, opensearch_url=osmem_clone.url, monkeypatch=monkeypatch,
+        presign_above=THRESHOLD,
+    ) as served:  # fmt: skip
+        yield served
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with browser() as b:
+        yield b
+
+
+@pytest.fixture
+def tab(chromium, world) -> Iterator[Tab]:
+    """A fresh context on the app, signed up. No request routing (browser.tab routes every
+    request for its CSP): Playwright would answer CORS preflights itself, and the bucket's
+    CORS rule is what is under test."""
+    context = chromium.new_context(locale="en-US", viewport=DESKTOP)
+    context.set_default_timeout(30_000)
+    opened = Tab(context.new_page())
+    page = opened.page
+    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
+    page.goto(world.url + "/")
+    page.get_by_label("Username").fill("hanako")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Create account").click()
+    expect(page.get_by_role("heading", name="Library")).to_be_visible()
+    try:
+        yield opened
+    finally:
+        context.close()
+
+
+@pytest.fixture
+def files(tmp_path) -> tuple[Path, Path]:
+    """A ~1.5 MB log (over the threshold) and a small note (under it)."""
+    lines = [f"Entry {n}: the keeper trims the lamp wick and logs the weather at dusk.\n"
+             for n in range(20_000)]  # fmt: skip
+    lines.insert(19_000, f"Entry 19000b: a {MARKER} grows in the pond below the light.\n")
+    large = tmp_path / "lighthouse-log.txt"
+    large.write_text("".join(lines), encoding="utf-8")
+    assert 1.4e6 < large.stat().st_size < 1.7e6
+    small = tmp_path / "note.txt"
+    small.write_text("A short note about the lighthouse.\n", encoding="utf-8")
+    return large, small
+
+
+def shoot(page, name: str) -> None:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+
+
+def ingest(key: str) -> dict:
+    """The ingest function, fed the SQS message S3's notification sends for `key`."""
+    from tests.aws.conftest import FakeLambdaContext
+    from tests.aws.handlers import load_event, load_function
+
+    event = load_event("sqs_s3_object_created.json")
+    body = json.loads(event["Records"][0]["body"])
+    body["Records"][0]["s3"]["bucket"]["name"] = BUCKET
+    body["Records"][0]["s3"]["object"]["key"] = quote(key)
+    event["Records"][0]["body"] = json.dumps(body)
+    return load_function("ingest").handler(event, FakeLambdaContext())
+
+
+def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
+    large, small = files
+    page = tab.page
+    world.allow_origins(world.url)
+    sent = []
+    page.on("request", lambda r: sent.append((r.method, r.url, r.headers)))
+
+    page.get_by_label("Chunk size").fill(str(CHUNK_SIZE))
+    page.get_by_label("Chunk overlap").fill(str(CHUNK_OVERLAP))
+    page.get_by_label("Category").fill("灯台")
+    page.locator("input[type=file]").set_input_files([str(large), str(small)])
+    expect(page.get_by_text("Recommended:")).to_have_count(2, timeout=UPLOADED)  # advice applied
+    page.get_by_role("combobox", name=f"Mode: {large.name}").select_option("precise")
+    page.get_by_role("button", name="Upload").click()
+
+    row = page.get_by_role("listitem").filter(has_text=large.name)
+    expect(row).to_contain_text("Uploaded — being indexed", timeout=UPLOADED)
+    expect(row.get_by_role("progressbar")).to_have_js_property("value", 1)
+    shoot(page, "presign-01-uploaded")
+
+    # the small file took POST /upload; the large one presign, then a PUT to S3 itself
+    posts = [
+        u.removeprefix(world.url) for m, u, _ in sent if m == "POST" and u.startswith(world.url)
+    ]
+    assert posts.count("/upload") == 1 and posts.count("/uploads/presign") == 1
+    [(_, url, headers)] = [(m, u, h) for m, u, h in sent if m == "PUT"]
+    assert url.startswith(f"{world.moto_url}/{BUCKET}/drop/")
+    assert "authorization" not in {k.lower() for k in headers}
+
+    [(key, head)] = [(k, h) for k, h in world.drops().items() if k.endswith(large.name)]
+    assert head["ContentLength"] == large.stat().st_size
+    assert head["ContentType"] == "text/plain"
+    assert head["Metadata"] == {
+        "bunko-category": quote("灯台", safe=""),
+        "bunko-chunk-size": str(CHUNK_SIZE),
+        "bunko-chunk-overlap": str(CHUNK_OVERLAP),
+        "bunko-mode": "precise",
+    }
+
+    assert ingest(key) == {"batchItemFailures": []}
+    services = lambda_entry.ingest_handler().services
+    workspace = key.split("/")[1]
+    doc = services.metadata.get_document_by_path(workspace, large.name)
+    assert doc.status is DocumentStatus.COMPLETED
+    assert (doc.chunk_size, doc.chunk_overlap, doc.category) == (CHUNK_SIZE, CHUNK_OVERLAP, "灯台")
+    chunks = services.metadata.get_chunks(workspace, doc.id)
+    assert len(chunks) > 300 and max(len(c.content) for c in chunks) <= CHUNK_SIZE
+
+    # searchable in the web app, the whole file through (the word is near its end)
+    page.reload()
+    library_row = page.get_by_role("row").filter(has=page.get_by_role("link", name=large.name))
+    expect(library_row.get_by_text("completed")).to_be_visible()
+    shoot(page, "presign-02-library")
+    page.get_by_role("link", name="Search").click()
+    page.get_by_role("searchbox", name="Search").fill(MARKER)
+    page.get_by_role("searchbox", name="Search").press("Enter")
+    expect(page.locator(".hit")).to_have_count(1)
+    expect(page.locator(".hit mark")).to_have_text(MARKER)
+    hits = services.index.keyword_search(MARKER, SearchFilter(workspace), 5)
+    assert {h.document_id for h in hits} == {doc.id}
+    shoot(page, "presign-03-search")
+    assert tab.errors == []
+
+
+def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(world, tab, files):
+    large, _ = files
+    page = tab.page
+    world.allow_origins("https://elsewhere.example")
+    page.locator("input[type=file]").set_input_files([str(large)])
+    page.get_by_role("button", name="Upload").click()
+
+    row = page.get_by_role("listitem").filter(has_text=large.name)
+    alert = row.get_by_role("alert")
+    expect(alert).to_contain_text("CORS", timeout=UPLOADED)
+    expect(alert).to_contain_text(world.url)
+    expect(alert).to_contain_text("bunko:corsOrigins")
+    shoot(page, "presign-04-cors-refused")
+    assert world.drops() == {}
+    # Chromium's own report of the refusal, and nothing else
+    assert tab.errors and all("CORS" in e or "net::ERR_FAILED" in e for e in tab.errors)
+
+
+def test_an_s3_error_body_becomes_a_message_on_the_row(world, tab, files):
+    """S3 answers a changed signed header with 403 and an XML body (moto checks no signatures,
+    so S3's answer is played back here, CORS headers and all)."""
+    large, _ = files
+    page = tab.page
+    world.allow_origins(world.url)
+    cors = {
+        "Access-Control-Allow-Origin": world.url,
+        "Access-Control-Allow-Methods": "PUT",
+        "Access-Control-Allow-Headers": "Content-Type, x-amz-meta-*",
+    }
+    xml = (
+        '<?xml version="1.0" encoding="UTF-8"?><Error><Code>SignatureDoesNotMatch</Code>'
+        "<Message>The request signature we calculated does not match the signature you "
+        "provided. Check your key and signing method.</Message></Error>"
+    )
+
+    def s3_refuses(route) -> None:
+        if route.request.method == "OPTIONS":
+            route.fulfill(status=200, headers=cors)
+        else:
+            route.fulfill(status=403, headers={**cors, "Content-Type": "application/xml"},
+                          body=xml)  # fmt: skip
+
+    page.route(f"{world.moto_url}/**", s3_refuses)
+    page.locator("input[type=file]").set_input_files([str(large)])
+    page.get_by_role("button", name="Upload").click()
+    alert = page.get_by_role("listitem").filter(has_text=large.name).get_by_role("alert")
+    # the 1.4 MB body passes through Playwright's route on its way to the handler
+    expect(alert).to_contain_text(
+        "refused the upload's signature (SignatureDoesNotMatch", timeout=UPLOADED
+    )
+    expect(alert).to_contain_text("Upload the file again")
+    shoot(page, "presign-05-signature-refused")
