@@ -67,14 +67,30 @@ def test_saved_language_applies_when_the_request_names_none(rest):
     assert answer.progress == progress("ja")
 
 
-def test_nothing_over_the_threshold_abstains_in_the_users_language(user):
-    for language in ("en", "ja", "zh"):
-        answer = ask(user.client, "quantum chromodynamics gluon", language=language)
+UNANSWERED = {
+    "en": "quantum chromodynamics gluon",
+    "ja": "量子色力学のグルーオンとは？",
+    "zh": "量子色动力学胶子",
+}
+
+
+def test_nothing_over_the_threshold_abstains_in_the_questions_language(user):
+    for language, question in UNANSWERED.items():
+        answer = ask(user.client, question, language=language)
         assert answer.done and not answer.errors
         assert answer.progress == [SEARCHING[language]]
         assert answer.text == NOTHING_FOUND[language]
         assert answer.sources == []
         assert FOUND[language] not in [e["data"] for e in answer.events]
+
+
+def test_an_english_question_is_answered_in_english_under_a_japanese_ui(user):
+    """Progress follows the user's language (the interface); the answer, the question's."""
+    answer = ask(user.client, "When was the lighthouse built?", language="ja")
+    assert answer.progress == progress("ja")
+    assert "1872" in answer.text and not re.search(r"[\u3040-\u30ff]", answer.text)
+    nothing = ask(user.client, UNANSWERED["en"], language="ja")
+    assert nothing.text == NOTHING_FOUND["en"]
 
 
 def test_threshold_from_user_settings(rest):

@@ -11,7 +11,7 @@ from bunko.adapters.extractive_chat import INTRO, ExtractiveChat, best_quotes
 from bunko.adapters.openai_chat import provider_error
 from bunko.ports.chat import ChatMessage, ChatRequest
 from bunko.services.chat import unique_sources
-from bunko.services.chat_text import retrieval_query
+from bunko.services.follow_up import retrieval_query
 from bunko.services.search import SearchItem
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -36,7 +37,9 @@ class AskInput(StrictInput):
         "a follow-up question is searched in its context.",
     )
     language: Literal["ja", "en", "zh"] | None = Field(
-        None, description="The language of the framing text; omitted: the saved setting."
+        None,
+        description="The language of the framing text; omitted: the question's language "
+        "(the saved setting when the question does not tell).",
     )
 
 
@@ -73,6 +76,8 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
     For the raw passages instead of an answer, use search_text."""
     chat = ctx.services.chat
     prefs = chat.preferences(settings_owner(ctx.principal), ctx.workspace_id, args.language)
+    if args.language:  # named by the caller: the answer is framed in it
+        prefs = replace(prefs, answer_language=args.language)
     history = [ChatMessage(t.role, t.content) for t in args.history]
     events = chat.answer(ctx.workspace_id, args.question, history, prefs)
     text, sources, error = collect_answer(events)

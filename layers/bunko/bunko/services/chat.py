@@ -1,7 +1,8 @@
 """ChatService: answers with sources. Retrieve with the user's saved settings, abstain when
 nothing passes the threshold (no model is called), else stream a grounded, cited answer.
 
-Conversations are not stored: the caller sends the history with every question.
+A question is searched alone unless it continues the conversation (services/follow_up.py);
+the model reads the history either way.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Literal
 
 from bunko.errors import BunkoError
 from bunko.ports.chat import ChatMessage, ChatRequest, ModelResolver, ProviderError
-from bunko.services import chat_text
+from bunko.services import chat_text, follow_up
 from bunko.services.search import SearchItem, SearchOptions, SearchService
 from bunko.services.user_settings import UserSettingsService, default_settings
 
@@ -36,7 +37,10 @@ class ChatPreferences:
     llm_id: str | None = None  # None: the offline extractive answerer
     temperature: float = 0.7
     max_tokens: int = 2048
-    language: str = "en"
+    language: str = "en"  # the interface's: progress messages
+    # the answer's framing when the caller names it (MCP ask's `language`); None: the
+    # question's language (chat_text.question_language)
+    answer_language: str | None = None
 
     @classmethod
     def of(cls, values: dict[str, Any], language: str | None = None) -> ChatPreferences:
@@ -155,23 +159,25 @@ class ChatService:
         """progress, [progress], content..., sources; or an error event where it failed."""
         language = prefs.language if prefs.language in chat_text.LANGUAGES else "en"
         yield ChatEvent("progress", chat_text.SEARCHING[language])
-        query = chat_text.retrieval_query(message, history)
+        # progress speaks the user's language; the answer, the question's
+        answering = prefs.answer_language or chat_text.question_language(message, language)
+        query = follow_up.retrieval_query(message, history)
         try:
             sources = self.retrieve(workspace_id, query, prefs)
         except (ProviderError, BunkoError) as exc:
             yield ChatEvent("error", str(exc))
             return
         if not sources:
-            yield ChatEvent("content", chat_text.NOTHING_FOUND[language])
+            yield ChatEvent("content", chat_text.NOTHING_FOUND[answering])
             yield ChatEvent("sources", [])
             return
         yield ChatEvent("progress", chat_text.FOUND[language])
-        system = chat_text.system_prompt([(s.file_name, s.content) for s in sources], language)
+        system = chat_text.system_prompt([(s.file_name, s.content) for s in sources], answering)
         request = ChatRequest(
             messages=chat_text.conversation(system, history, message),
-            question=query,
+            question=follow_up.quoted_for(message, query),
             passages=[s.content for s in sources],
-            language=language,
+            language=answering,
             temperature=prefs.temperature,
             max_tokens=prefs.max_tokens,
         )

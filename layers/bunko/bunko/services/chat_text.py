@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 from bunko.ports.chat import ChatMessage
@@ -36,6 +37,25 @@ SYSTEM = (
 )
 
 
+_KANA = re.compile(r"[\u3040-\u30ff]")
+_HAN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+_LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+
+
+def question_language(question: str, fallback: str) -> str:
+    """The language an answer is framed in: the question's (kana: Japanese; Han alone:
+    Chinese, or Japanese for a Japanese user; Latin letters: English, the only one of the
+    three they write), else `fallback`, the user's saved or requested language."""
+    if _KANA.search(question):
+        return "ja"
+    han, latin = len(_HAN.findall(question)), len(_LATIN.findall(question))
+    if han and han >= latin:
+        return "ja" if fallback == "ja" else "zh"
+    if latin:
+        return "en"
+    return fallback
+
+
 def system_prompt(passages: Sequence[tuple[str, str]], language: str) -> str:
     """`passages`: (file name, text), numbered from 1 in the order given."""
     sources = "\n\n".join(
@@ -51,10 +71,3 @@ def conversation(system: str, history: Sequence[ChatMessage], message: str) -> l
         if m.role in ("user", "assistant") and m.content.strip()
     ]
     return [ChatMessage("system", system), *recent, ChatMessage("user", message)]
-
-
-def retrieval_query(message: str, history: Sequence[ChatMessage]) -> str:
-    """The text searched: the question, with the user's previous question before it, so a
-    follow-up ("and in 2023?") is searched in its context."""
-    previous = next((m.content for m in reversed(history) if m.role == "user"), "")
-    return f"{previous[:HISTORY_CHARS]}\n{message}".strip() if previous.strip() else message
