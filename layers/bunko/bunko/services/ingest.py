@@ -37,6 +37,18 @@ class IngestDefaults:
     chunk_size: int
     chunk_overlap: int
 
+    def chunking(self, chunk_size: int | None, chunk_overlap: int | None) -> tuple[int, int]:
+        """The (size, overlap) a file is cut with, these defaults filling what is left out;
+        ValidationError when the overlap is not below the size (every door asks here)."""
+        size = chunk_size or self.chunk_size
+        overlap = self.chunk_overlap if chunk_overlap is None else chunk_overlap
+        if size <= 0 or not 0 <= overlap < size:
+            default = f" (left out, it is {overlap})" if chunk_overlap is None else ""
+            raise ValidationError(
+                f"chunkOverlap{default} must be at least 0 and smaller than chunkSize"
+            )
+        return size, overlap
+
 
 class IngestService:
     def __init__(
@@ -168,10 +180,7 @@ class IngestService:
         """`name`: the file's own name when the path was numbered to keep it distinct;
         `new_file`: another file that took the path meanwhile is a conflict, never replaced;
         `replaces`: the document meant, never created anew if it was deleted meanwhile."""
-        size = chunk_size or self.defaults.chunk_size
-        overlap = self.defaults.chunk_overlap if chunk_overlap is None else chunk_overlap
-        if size <= 0 or not 0 <= overlap < size:
-            raise ValidationError("chunkOverlap must be at least 0 and smaller than chunkSize")
+        size, overlap = self.defaults.chunking(chunk_size, chunk_overlap)
         name = name or posixpath.basename(path)
         mime = mime or guess_mime(name, data)
         digest = hashlib.sha256(data).hexdigest()

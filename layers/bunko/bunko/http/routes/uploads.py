@@ -23,12 +23,12 @@ from bunko.domain.ingest_options import (
     MIN_CHUNK_SIZE,
     IngestMode,
 )
-from bunko.errors import ServiceUnavailableError, ValidationError
+from bunko.errors import ServiceUnavailableError
 from bunko.http.deps import ServicesDep, Writer
 from bunko.ports.uploads import DropOptions
 
 if TYPE_CHECKING:
-    from bunko.services.ingest import IngestDefaults
+    pass
 
 router = APIRouter(prefix="/uploads", tags=["uploads"])
 # A media type (RFC 9110: type/subtype, parameters in printable ASCII): it becomes a signed
@@ -81,7 +81,8 @@ def presign_upload(
     if body.size is not None:
         uploads.size(body.size, what="file")
     uploads.file_type(path.rsplit("/", 1)[-1], body.content_type)
-    _check_chunking(body, services.ingest.defaults)
+    # checked now, as /upload checks it: the drop's ingest submits it later
+    services.ingest.defaults.chunking(body.chunk_size, body.chunk_overlap)
     upload = services.upload_signer.sign_upload(
         workspace_id=principal.workspace_id,
         path=path,
@@ -101,15 +102,3 @@ def presign_upload(
         path=path,
         expires_in=upload.expires_in,
     )
-
-
-def _check_chunking(body: PresignRequest, defaults: IngestDefaults) -> None:
-    """The ingest service's rule for the pair, with its message: /upload gets it as a 400
-    when it submits; a presigned upload is submitted later, by the drop's ingest."""
-    size = body.chunk_size or defaults.chunk_size
-    overlap = defaults.chunk_overlap if body.chunk_overlap is None else body.chunk_overlap
-    if not 0 <= overlap < size:
-        default = f" (left out, it is {overlap})" if body.chunk_overlap is None else ""
-        raise ValidationError(
-            f"chunkOverlap{default} must be at least 0 and smaller than chunkSize"
-        )
