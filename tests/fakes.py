@@ -275,7 +275,8 @@ class PipelineWorld:
     `submit` queues text files, `take_jobs` hands their jobs to a test."""
 
     def __init__(self, embedder: FakeEmbedder, *, batch_size: int = 64) -> None:
-        from bunko.services.ingest import IngestDefaults, IngestService
+        from bunko.domain.ingest_options import IngestDefaults
+        from bunko.services.ingest import IngestService
         from bunko.services.pipeline import IndexingPipeline
         from bunko.services.upload_policy import UploadPolicy
 

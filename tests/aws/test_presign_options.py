@@ -17,7 +17,7 @@ from bunko.errors import ValidationError
 from bunko.ports import SearchFilter
 from bunko.ports.uploads import DropOptions
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, load_event, load_function, sign_in
+from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
 from tests.aws.stand_ins import BUCKET
 
 TEXT = "# 灯台日誌\n\n" + "The keeper trims the lamp wick every evening before dusk. " * 40
@@ -77,6 +77,10 @@ def test_options_travel_as_signed_metadata_and_ingest_applies_them(api_with_acco
     assert len(chunks) > 1 and all(len(c.content) <= 300 for c in chunks)
     hits = services.index.keyword_search("wick", SearchFilter(workspace), 5)
     assert {h.document_id for h in hits} == {doc.id}
+    # the file list reports the mode chosen, as for /upload
+    status, files = call(api, "GET", "/knowledge-bases", token=sign_in(api))
+    assert status == 200
+    assert [(f["name"], f["mode"]) for f in files] == [("logs/灯台.md", "precise")]
     # precise reads the file again even when the bytes did not change (as /upload's mode);
     # a fast drop delivered again is left as it is
     assert [d.id for d in lambda_entry.ingest_handler().handle(ingest_body(upload["key"]))] == [

@@ -57,6 +57,7 @@ def ingest_handler() -> IngestEventHandler:
         collector=collector,
         s3=boto_client("s3", aws),
         drop_prefix=aws.drop_prefix,
+        upload_options=adapters.accounts.stores.settings if adapters.accounts else None,
     )
 
 

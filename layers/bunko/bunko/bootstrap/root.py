@@ -14,6 +14,7 @@ from bunko.bootstrap.models import ConfiguredModels
 from bunko.bootstrap.workspace_embedders import NO_ROUTES
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
+from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import ValidationError
 from bunko.ports import (
     DEFAULT_MODEL,
@@ -30,7 +31,7 @@ from bunko.services.chat import ChatService
 from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.embedding_routes import FixedRoutes, WorkspaceRoutes
 from bunko.services.identity import Identity
-from bunko.services.ingest import IngestDefaults, IngestService
+from bunko.services.ingest import IngestService
 from bunko.services.model_build_steps import BuildSteps
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.model_switch import ModelSwitch

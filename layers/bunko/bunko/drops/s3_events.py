@@ -32,6 +32,8 @@ from bunko.adapters.aws.sqs_queue import parse_build_step, parse_job
 from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
 from bunko.errors import BunkoError, NotFoundError
+from bunko.ports.accounts import SettingsStore
+from bunko.services.knowledge_base import OPTIONS_SCOPE
 from bunko.services.model_build_steps import TimeLeft
 
 if TYPE_CHECKING:
@@ -48,12 +50,21 @@ class IngestFailed(Exception):
 
 class IngestEventHandler:
     def __init__(
-        self, *, services: Services, collector: CollectingQueue, s3: Any, drop_prefix: str
+        self,
+        *,
+        services: Services,
+        collector: CollectingQueue,
+        s3: Any,
+        drop_prefix: str,
+        upload_options: SettingsStore | None = None,
     ) -> None:
+        """`upload_options`: where a file's upload options are kept (what GET
+        /knowledge-bases reports as its `mode`), as /upload keeps them."""
         self.services = services
         self.collector = collector
         self.s3 = s3
         self.drop_prefix = drop_prefix
+        self.upload_options = upload_options
 
     def handle(self, body: str, *, time_left: TimeLeft = lambda: 900.0) -> list[Document]:
         """Process one message body; returns the documents it indexed or deleted.
@@ -95,7 +106,7 @@ class IngestEventHandler:
             return []  # deleted again before we got here; its remove event follows
         data, metadata = found
         options = drop_options(metadata)
-        ingest.submit_file(
+        doc = ingest.submit_file(
             target.workspace_id,
             path=target.path,
             data=data,
@@ -105,6 +116,10 @@ class IngestEventHandler:
             mode=options.mode or "fast",
             source=SOURCE,
         )
+        if options.mode and self.upload_options is not None:  # a presigned upload's choice
+            self.upload_options.put_settings(
+                OPTIONS_SCOPE, doc.id, {"mode": options.mode, "embeddingModelId": None}
+            )
         jobs = self.collector.take()
         return _finished(self.services.pipeline.process(jobs)) if jobs else []
 

@@ -11,9 +11,9 @@ import hashlib
 import posixpath
 import random
 import time
-from dataclasses import dataclass
 
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
+from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
@@ -30,24 +30,6 @@ _ATTEMPTS = 16
 
 # `report.pdf`, `report (2).pdf`, ...: how many same-name files one upload looks past.
 MAX_SAME_NAME = 1000
-
-
-@dataclass(frozen=True)
-class IngestDefaults:
-    chunk_size: int
-    chunk_overlap: int
-
-    def chunking(self, chunk_size: int | None, chunk_overlap: int | None) -> tuple[int, int]:
-        """The (size, overlap) a file is cut with, these defaults filling what is left out;
-        ValidationError when the overlap is not below the size (every door asks here)."""
-        size = chunk_size or self.chunk_size
-        overlap = self.chunk_overlap if chunk_overlap is None else chunk_overlap
-        if size <= 0 or not 0 <= overlap < size:
-            default = f" (left out, it is {overlap})" if chunk_overlap is None else ""
-            raise ValidationError(
-                f"chunkOverlap{default} must be at least 0 and smaller than chunkSize"
-            )
-        return size, overlap
 
 
 class IngestService:
