@@ -5,6 +5,7 @@ sources in the extra field and as numbered citations, API keys and errors."""
 from __future__ import annotations
 
 import json
+from itertools import pairwise
 
 import openai
 import pytest
@@ -162,3 +163,29 @@ def test_provider_failure_in_a_stream_raises_in_the_client(rest):
         with pytest.raises(openai.APIStatusError) as refused:
             client.chat.completions.create(model="locked", messages=QUESTION)
         assert refused.value.status_code == 502
+
+
+def test_content_parts_are_held_to_the_chat_limits(rest, user):
+    """Issue 33: a question sent as OpenAI content parts had no limit (a 3 MB one reached the
+    embedder); every form of a message is held to /chat/stream's: the question 8,000
+    characters, an earlier turn 32,000."""
+
+    def parts(text: str, pieces: int = 1) -> list[dict]:
+        cuts = [len(text) * i // pieces for i in range(pieces + 1)]
+        return [{"type": "text", "text": text[a:b]} for a, b in pairwise(cuts)]
+
+    def post(messages: list[dict]):
+        body = {"model": "bunko-extractive", "messages": messages}
+        return user.client.post("/v1/chat/completions", json=body)
+
+    largest = "lighthouse " * 727 + "x"  # 7,998 characters
+    assert len(largest) <= 8000
+    assert post([{"role": "user", "content": parts(largest, 4)}]).status_code == 200
+    over = "a" * 8001
+    message = assert_openai_error(post([{"role": "user", "content": parts(over, 3)}]), 400)
+    assert "at most 8000 characters" in message
+    huge = "a" * 3_000_000
+    assert_openai_error(post([{"role": "user", "content": parts(huge, 100)}]), 400)
+    assert_openai_error(post([{"role": "user", "content": parts("a" * 200, 101)}]), 400)
+    long_turn = [{"role": "assistant", "content": parts("b" * 32_001, 2)}]
+    assert_openai_error(post([*long_turn, {"role": "user", "content": "hi"}]), 400)

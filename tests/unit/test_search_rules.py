@@ -259,3 +259,17 @@ def test_a_failing_keyword_weight_does_not_fail_the_search(monkeypatch):
 
     monkeypatch.setattr(world.index, "keyword_weight", unavailable)
     assert [doc for doc, _ in world.search("tea kettle")] == ["d1"]
+
+
+def test_a_query_over_the_bound_is_refused_whatever_door_it_came_through():
+    """Issue 33: a 3 MB question reached the embedder through /v1's content parts. The
+    search service bounds every query, so no door can hand the embedder such a text."""
+    from bunko.errors import ValidationError
+    from bunko.services.search import MAX_QUERY_CHARS
+
+    world = World()
+    world.add("d1", "tea kettle")
+    longest = ("tea kettle " * MAX_QUERY_CHARS)[:MAX_QUERY_CHARS]
+    assert [doc for doc, _ in world.search(longest)] == ["d1"]
+    with pytest.raises(ValidationError, match=f"at most {MAX_QUERY_CHARS} characters"):
+        world.service.search(WS, longest + "x", SearchOptions())

@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from bunko.domain import Chunk, Document
+from bunko.errors import ValidationError
 from bunko.ports import (
     DEFAULT_MODEL,
     Embedder,
@@ -52,6 +53,12 @@ class SearchDefaults(Protocol):
     """A workspace's saved search settings (TelosDB's /settings `limit` and `min_score`)."""
 
     def search_defaults(self, workspace_id: str) -> tuple[int, float]: ...
+
+
+# Every door bounds its own text (REST `q` 2,000; a chat message 8,000, searched with at most
+# two earlier questions of 2,000); this bound holds whatever door a query comes through, so
+# no caller can hand the embedder a text that costs the machine (issue 33).
+MAX_QUERY_CHARS = 16_000
 
 
 @dataclass(frozen=True)
@@ -164,6 +171,8 @@ class SearchService:
         method = options.method or self.method
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValidationError(f"a query is at most {MAX_QUERY_CHARS} characters")
         options = self.resolve(workspace_id, options)
         if not query or not query.strip() or options.limit <= 0:
             return SearchResult(method=method)

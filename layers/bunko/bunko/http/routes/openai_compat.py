@@ -20,7 +20,7 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sse_starlette import EventSourceResponse
 
 from bunko.errors import NotFoundError, UpstreamError, ValidationError
@@ -34,16 +34,32 @@ from bunko.services.chat import Source
 router = APIRouter(tags=["openai-compatible"])
 
 
+# A turn's text, however it is sent (a string or content parts), is held to /chat/stream's
+# limits: the question to MAX_MESSAGE_CHARS, an earlier turn to four times that.
+TURN_CHARS = MAX_MESSAGE_CHARS * 4
+MAX_PARTS = 100
+
+
 class TextPart(BaseModel):
     model_config = ConfigDict(extra="ignore")
-    type: str
-    text: str = ""
+    type: Annotated[str, Field(max_length=50)]
+    text: Annotated[str, Field(max_length=TURN_CHARS)] = ""
 
 
 class Message(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS * 4)] | list[TextPart] | None = None
+    content: (
+        Annotated[str, Field(max_length=TURN_CHARS)]
+        | Annotated[list[TextPart], Field(max_length=MAX_PARTS)]
+        | None
+    ) = None
+
+    @model_validator(mode="after")
+    def _bounded(self) -> Message:
+        if len(self.text()) > TURN_CHARS:
+            raise ValueError(f"a message's text is at most {TURN_CHARS} characters")
+        return self
 
     def text(self) -> str:
         if isinstance(self.content, list):
@@ -113,6 +129,8 @@ async def chat_completions(body: CompletionRequest, principal: Reader, services:
     question = body.messages[-1]
     if question.role != "user" or not question.text().strip():
         raise ValidationError("messages: the last message must be the user's question")
+    if len(question.text()) > MAX_MESSAGE_CHARS:  # as /chat/stream's `message`
+        raise ValidationError(f"messages: the question is at most {MAX_MESSAGE_CHARS} characters")
     history = [
         ChatMessage(m.role, m.text()) for m in body.messages[:-1] if m.role in ("user", "assistant")
     ]
