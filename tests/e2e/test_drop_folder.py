@@ -10,6 +10,7 @@ import pytest
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
+from bunko.ports import SearchFilter
 from tests.waiting import wait_for
 
 
@@ -110,3 +111,25 @@ def test_unreadable_dropped_file_fails_without_stopping_the_watcher(services, dr
     assert "pdf" in doc.error.lower()
     (folder / "fine.txt").write_text("still watching", encoding="utf-8")
     wait_for(lambda: completed(services, "fine.txt"))
+
+
+def test_a_symlink_out_of_the_drop_folder_is_not_followed(services, drop, tmp_path):
+    """Issue 33: a link in the drop folder to a file or folder outside it indexes nothing,
+    whether the catch-up at start or the live watch sees it."""
+    folder, watcher = drop
+    outside = tmp_path / "outside"
+    (outside / "private").mkdir(parents=True)
+    (outside / "secret.txt").write_text("the payroll password is hunter2", encoding="utf-8")
+    (outside / "private" / "keys.txt").write_text("ssh private key material", encoding="utf-8")
+    folder.mkdir(exist_ok=True)
+    (folder / "linked-secret.txt").symlink_to(outside / "secret.txt")
+    (folder / "linked-dir").symlink_to(outside / "private", target_is_directory=True)
+    watcher.start()  # the catch-up sees the first two links
+    (folder / "late-secret.txt").symlink_to(outside / "secret.txt")  # the live watch, this one
+    (folder / "own.txt").write_text("A harbour note about lighthouses.", encoding="utf-8")
+    # Written after the links, so it is seen after them (in their batch, or a later one).
+    wait_for(lambda: completed(services, "own.txt"))
+    paths = {d.path for d in services.metadata.iter_documents(WS)}
+    assert paths == {"own.txt"}
+    for words in ("hunter2", "ssh private key"):
+        assert not services.index.keyword_search(words, SearchFilter(WS), 5)
