@@ -9,7 +9,7 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from bunko.deploy_schema import GLOBAL_INDEXES, PK, SK
+from bunko.deploy_schema import GLOBAL_INDEXES, PK, SK, TTL_ATTRIBUTE
 
 
 class Storage(Construct):
@@ -68,6 +68,8 @@ class Storage(Construct):
             encryption=dynamodb.TableEncryption.AWS_MANAGED,
             deletion_protection=deletion_protection,
             removal_policy=removal,
+            # Conversations under BUNKO_CONVERSATION_RETENTION_DAYS carry it; nothing else does.
+            time_to_live_attribute=TTL_ATTRIBUTE,
         )  # fmt: skip
         for name, pk, sk in GLOBAL_INDEXES:
             self.table.add_global_secondary_index(

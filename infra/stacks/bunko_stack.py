@@ -11,7 +11,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from bunko.deploy_schema import env_name
+from bunko.deploy_schema import ENV_PREFIX, env_name
 from infra.constructs.api import RestApi
 from infra.constructs.functions import BunkoFunctions
 from infra.constructs.index_setup import SearchIndexSetup
@@ -75,6 +75,9 @@ class BunkoConfig:
     lwa_layer_version: int = 26
     retain_data: bool = True
     deletion_protection: bool = False
+    # Days a chat message is kept (a conversation: after its last one); 0: until deleted.
+    # The table's TTL deletes what expires (docs/chat.md).
+    conversation_retention_days: int = 0
     # Who hears of a file that failed every retry (the dead-letter alarm's SNS topic); empty:
     # nobody until someone subscribes to the topic (output AlarmTopicArn).
     alarm_email: str = ""
@@ -87,6 +90,8 @@ class BunkoConfig:
             raise ValueError(f"bunko:profile is one of {sorted(PROFILES)}, not {self.profile!r}")
         if "*" in self.cors_origins:
             raise ValueError("bunko:corsOrigins lists origins, not '*'")
+        if not 0 <= self.conversation_retention_days <= 36_500:
+            raise ValueError("bunko:conversationRetentionDays is 0 (keep) to 36500")
         if not 2 <= self.resolved("ingest_concurrency") <= 1000:
             raise ValueError("bunko:ingestConcurrency is 2–1000 (SQS maximumConcurrency)")
         check_embedding(self)
@@ -162,6 +167,10 @@ class BunkoStack(Stack):
                 "cors_origins": ",".join(cors_origins),
             }.items():
                 web.add_environment(env_name(name), value)
+            # a core setting (bunko.config.Settings), not an AWS one
+            web.add_environment(
+                f"{ENV_PREFIX}CONVERSATION_RETENTION_DAYS", str(config.conversation_retention_days)
+            )
             # Written out instead of grant_*: those add actions the code never calls
             # (GetQueueUrl, DescribeSecret, GenerateDataKey); the permission contract checks.
             for actions, resource in (

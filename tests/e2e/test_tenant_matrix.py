@@ -34,6 +34,8 @@ ID_PARAMS = {
     "user_id": "user_id",
     "replaceId": "doc_id",
     "key_id": "api_key_id",
+    "conversation_id": "conversation_id",
+    "conversationId": "conversation_id",  # POST /chat/stream's body
 }
 # Parameters that name a file or search text rather than point at a record: the owner's name
 # or words are sent, and the answer (in the caller's own workspace) must carry none of the
@@ -69,6 +71,11 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
     api_key = client.post("/api-keys", json={"name": MARKER, "scopes": ["kb:read"]})
     assert api_key.status_code == 201, api_key.text
     chunks = rest.services.metadata.get_chunks(workspace, doc["id"])
+    conversation = client.post("/conversations", json={"title": MARKER}).json()["id"]
+    turn = {"message": f"Where does the {MARKER} nest?", "conversationId": conversation}
+    with client.stream("POST", "/chat/stream", json=turn) as answer:
+        assert answer.status_code == 200 and "[DONE]" in answer.read().decode()
+    assert client.get(f"/conversations/{conversation}").json()["messageCount"] == 2
     return {
         "doc_id": doc["id"],
         "doc_path": doc["name"],
@@ -78,6 +85,7 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
         "user_id": owner.id,
         "api_key_id": api_key.json()["id"],
         "chunk_ids": [c.id for c in chunks],
+        "conversation_id": conversation,
         "workspace": workspace,
     }
 
@@ -94,6 +102,8 @@ def _snapshot(rest: Rest, owner: User, state: dict[str, Any]) -> str:
             "/user-settings",
             "/settings",
             "/api-keys",
+            "/conversations",
+            f"/conversations/{state['conversation_id']}",
         )
     }
     seen["chunks"] = [(c.id, c.content) for c in rest.services.metadata.iter_chunks(ws)]
@@ -106,7 +116,7 @@ def _leaks(text: str, sent: str, state: dict[str, Any]) -> list[str]:
     """The owner's words and ids in an answer, beyond the ids the caller sent (a 404 may
     name the id it did not find)."""
     secrets = [MARKER, state["doc_id"], state["config_id"], state["conversion_id"],
-               state["api_key_id"], *state["chunk_ids"]]  # fmt: skip
+               state["api_key_id"], state["conversation_id"], *state["chunk_ids"]]  # fmt: skip
     return [s for s in secrets if s in text and (s == MARKER or s not in sent)]
 
 
@@ -176,7 +186,11 @@ def _call(client, spec: dict, path: str, method: str, op: dict, state: dict):
     kwargs: dict[str, Any] = {"params": query}
     content = op.get("requestBody", {}).get("content", {})
     if "application/json" in content:
-        kwargs["json"] = _value(content["application/json"]["schema"], spec)
+        schema = _resolve(content["application/json"]["schema"], spec)
+        kwargs["json"] = _value(schema, spec)
+        for name in schema.get("properties", {}):
+            if name in ID_PARAMS:  # a body field naming a record (chat's conversationId)
+                kwargs["json"][name], uses_id = state[ID_PARAMS[name]], True
     elif "multipart/form-data" in content:
         form = _resolve(content["multipart/form-data"]["schema"], spec)
         files, data = {}, {}
@@ -209,7 +223,9 @@ def test_every_rest_route_refuses_the_other_workspaces_ids(world):
     assert _snapshot(rest, owner, state) == before, "an intruder's call changed the owner's data"
     with_ids = sum(1 for *_, uses_id in covered if uses_id)
     print(f"\ntenant matrix: {len(covered)} REST operations, {with_ids} with the owner's ids")
-    assert with_ids >= 8  # file get/delete/chunks, replaceId, config get/put/delete, pdf, key
+    # file get/delete/chunks, replaceId, config get/put/delete, pdf, key, conversation
+    # get/patch/delete, chat into a conversation
+    assert with_ids >= 12
 
 
 def _tool_arguments(tool, state: dict) -> list[dict]:

@@ -10,6 +10,11 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bunko.deploy_schema import ENV_PREFIX
+from bunko.domain.conversations import (
+    DEFAULT_MAX_CONVERSATIONS,
+    DEFAULT_MAX_MESSAGES,
+    MESSAGES_CEILING,
+)
 from bunko.domain.ingest_options import (
     DEFAULT_CHUNK_OVERLAP,
     DEFAULT_CHUNK_SIZE,
@@ -90,6 +95,12 @@ class Settings(BaseSettings):
     # per user (workspace) uploads from REST and MCP; 0 = no limit
     upload_rate_per_minute: int = Field(default=60, ge=0)
     upload_quota_bytes: int = Field(default=5 * 1024**3, ge=0)
+
+    # conversations (docs/chat.md): days a message is kept after it was written (a
+    # conversation: after its last message), 0 until deleted; on AWS the table's TTL deletes
+    conversation_retention_days: int = Field(default=0, ge=0, le=36_500)
+    conversation_max_messages: int = Field(default=DEFAULT_MAX_MESSAGES, ge=2, le=MESSAGES_CEILING)
+    conversation_max_per_user: int = Field(default=DEFAULT_MAX_CONVERSATIONS, ge=1, le=1_000_000)
 
     # search
     fusion: Literal["convex", "rrf", "max", "keyword", "vector"] = "convex"

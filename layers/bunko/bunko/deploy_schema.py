@@ -18,6 +18,9 @@ GSI2, GSI2_PK, GSI2_SK = "gsi2", "gsi2pk", "gsi2sk"
 
 # (index name, partition key, sort key); all string keys, projection ALL.
 GLOBAL_INDEXES: list[tuple[str, str, str]] = [(GSI1, GSI1_PK, GSI1_SK), (GSI2, GSI2_PK, GSI2_SK)]
+# The table's TTL attribute (epoch seconds): DynamoDB deletes an item some time after it.
+# Only conversations carry it (BUNKO_CONVERSATION_RETENTION_DAYS); reads hide expired items.
+TTL_ATTRIBUTE = "expires"
 
 
 def create_table_kwargs(table_name: str) -> dict[str, Any]:

@@ -23,6 +23,7 @@ from bunko.ports import (
     SettingsStore,
     UserStore,
 )
+from bunko.ports.conversations import ConversationStore
 from bunko.ports.uploads import UploadSigner
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.workspace_settings import FolderCheck
@@ -61,6 +62,7 @@ class Adapters:
     upload_signer: UploadSigner | None = None
     folder_check: FolderCheck | None = None
     research: ResearchStore | None = None  # research projects and sealed corpora
+    conversations: ConversationStore | None = None  # chat conversations kept per owner
     passage_scorer: PassageScorer | None = None  # BM25 inside one sealed corpus
     # Opens a model config's route (its embedder and index generation) for a workspace of
     # its own model; None: this shape serves every workspace with the default route.

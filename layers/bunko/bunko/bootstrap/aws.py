@@ -25,6 +25,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
     needs nor may read the JWT secret (its role has no access); it reads model configs and
     decrypts their API keys, to embed with a workspace's own model."""
     from bunko.adapters.aws.clients import boto_client, opensearch_client
+    from bunko.adapters.aws.dynamodb_conversations import DynamoDBConversationStore
     from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
     from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
     from bunko.adapters.aws.dynamodb_table import Table
@@ -76,6 +77,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
         send_build_step=queue.send_build_step if queue else None,
         queue=queue,
         research=DynamoDBResearchStore(Table(dynamodb, aws.table_name)),
+        conversations=DynamoDBConversationStore(Table(dynamodb, aws.table_name)),
         # Pure Python BM25 over one corpus's passages: the same ranking as the embedded shape.
         passage_scorer=Bm25PassageScorer(),
         upload_signer=S3UploadSigner(

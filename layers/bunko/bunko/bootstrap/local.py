@@ -53,6 +53,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.private_files import make_private
     from bunko.adapters.local.soffice import SofficeConverter
+    from bunko.adapters.local.sqlite_conversations import SqliteConversationStore
     from bunko.adapters.local.sqlite_db import SqliteDatabase
     from bunko.adapters.local.sqlite_research import SqliteResearchStore
     from bunko.adapters.local.sqlite_store import SqliteMetadataStore
@@ -83,6 +84,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         accounts=_local_accounts(settings, db),
         folder_check=local_folder_check(settings.data_dir),
         research=SqliteResearchStore(db),
+        conversations=SqliteConversationStore(db),
         passage_scorer=Bm25PassageScorer(),
         route_opener=lambda configs, closers: local_route_opener(settings, configs, closers),
         refined=refined,

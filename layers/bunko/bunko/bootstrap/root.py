@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from bunko.bootstrap.accounts import AccountServices, build_account_services
 from bunko.bootstrap.adapters import Adapters
+from bunko.bootstrap.conversations import build_conversations
 from bunko.bootstrap.models import ConfiguredModels
 from bunko.bootstrap.workspace_embedders import NO_ROUTES
 from bunko.config import Settings
@@ -29,6 +30,7 @@ from bunko.ports.uploads import UploadSigner
 from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
 from bunko.services.chat import ChatService
 from bunko.services.chunk_items import ChunkItemsService
+from bunko.services.conversations import ConversationService
 from bunko.services.embedding_routes import FixedRoutes, WorkspaceRoutes
 from bunko.services.identity import Identity
 from bunko.services.ingest import IngestService
@@ -66,6 +68,7 @@ class Services:
     apikeys: ApiKeyService | None = None
     upload_signer: UploadSigner | None = None  # direct uploads (S3 presigned PUT)
     research: ResearchService | None = None  # research projects and sealed corpora
+    conversations: ConversationService | None = None  # chat conversations kept per owner
     refiner: Refiner | None = None  # progressive quality (BUNKO_REFINE_EMBEDDER), not started
     # Each workspace's embedding model: None without model configs (no account stores).
     model_switch: ModelSwitch | None = None
@@ -240,10 +243,13 @@ def wire_services(
             store=adapters.research, metadata=metadata, search=search,
             scorer=adapters.passage_scorer,
         )  # fmt: skip
+    conversations = build_conversations(settings, adapters.conversations)
     if accounts is not None:
         # Search needs the accounts' saved settings and research needs search, so the user
-        # admin learns about research last: deleting a user deletes their research too.
+        # admin learns about research last: deleting a user deletes their research (and
+        # their conversations) too.
         accounts.users.research = research
+        accounts.users.conversations = conversations
     return Services(
         settings=settings,
         metadata=metadata,
@@ -265,6 +271,7 @@ def wire_services(
         apikeys=apikeys,
         upload_signer=adapters.upload_signer,
         research=research,
+        conversations=conversations,
         refiner=refiner,
         model_switch=switch,
         closers=closers,

@@ -1,8 +1,9 @@
 """UserAdminService: the admin's user management (global, across workspaces).
 
 Deleting a user also deletes what lived in their personal workspace — documents (with
-chunks, index entries and blobs), model configs, settings and research projects (with their
-corpora's retained text) — so nothing is left behind that nobody can reach.
+chunks, index entries and blobs), model configs, settings, research projects (with their
+corpora's retained text) and chat conversations — so nothing is left behind that nobody can
+reach.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from bunko.domain.accounts import User
 from bunko.errors import NotFoundError
 from bunko.ports import ModelConfigStore, SettingsStore, UserStore
 from bunko.services.auth import AuthService
+from bunko.services.conversations import ConversationService
 from bunko.services.embedding_routes import SCOPE as EMBEDDING_SCOPE
 from bunko.services.knowledge_base import KnowledgeBaseService
 from bunko.services.research import ResearchService
@@ -33,6 +35,7 @@ class UserAdminService:
         model_configs: ModelConfigStore,
         settings: SettingsStore,
         research: ResearchService | None = None,
+        conversations: ConversationService | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
@@ -40,6 +43,7 @@ class UserAdminService:
         self.model_configs = model_configs
         self.settings = settings
         self.research = research
+        self.conversations = conversations
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -64,6 +68,8 @@ class UserAdminService:
         self.settings.delete_settings(EMBEDDING_SCOPE, workspace_id)  # its model choice
         if self.research is not None:
             self.research.delete_workspace(workspace_id)
+        if self.conversations is not None:
+            self.conversations.delete_workspace(workspace_id)
 
     def ensure_admin(self, username: str, password: str) -> User:
         """The admin named in settings, created if missing. An existing user is left as it

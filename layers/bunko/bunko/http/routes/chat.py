@@ -4,6 +4,9 @@ data: {"type":"content","data":"<progress or answer text>"} ... then
 data: {"type":"sources","data":[{fileName, content, score, chunkIndex, documentId}]}, or
 data: {"type":"error","data":"<what failed and what to fix>"}; always data: [DONE] last.
 A comment line keeps the connection alive every 15 s while a slow model thinks.
+
+With `conversationId` (routes/conversations.py) the stored conversation is the history (it
+wins over `history`) and the question and its finished answer are saved into it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from bunko.errors import ValidationError
 from bunko.http.chat_events import chat_events
 from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
+from bunko.http.routes.conversations import get_conversations
 from bunko.ports.chat import ChatMessage
 from bunko.services.chat import ChatEvent
 
@@ -42,6 +46,14 @@ class ChatBody(BaseModel):
     message: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]
     history: Annotated[list[Turn], Field(max_length=MAX_HISTORY)] = []
     userLanguage: Literal["zh", "en", "ja"] | None = None  # default: the saved `language`
+    conversationId: Annotated[
+        str | None,
+        Field(
+            max_length=100,
+            description="A conversation of the caller's (POST /conversations): its stored "
+            "messages are the history, and this question and its answer are saved into it.",
+        ),
+    ] = None
 
 
 def sse_data(event: ChatEvent) -> str:
@@ -55,20 +67,30 @@ def sse_data(event: ChatEvent) -> str:
     response_class=EventSourceResponse,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "The answer, as SSE"},
-        **error_responses(400, 401, 403, 413),  # 413: a body over the request limit
+        # 404: an unknown conversationId; 413: a body over the request limit, or a full
+        # conversation
+        **error_responses(400, 401, 403, 404, 413),
     },
 )
 async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep):
     """Answer `message` from the caller's knowledge base, with the saved user settings.
-    Nothing is stored: send the conversation so far in `history`."""
-    chat = services.chat
+    Send the conversation so far in `history`, or name a stored conversation in
+    `conversationId` to answer from its messages and save this turn into it."""
+    chat, ws, owner = services.chat, principal.workspace_id, settings_owner(principal)
     if not body.message.strip():
         raise ValidationError("message: must not be blank")
-    prefs = await anyio.to_thread.run_sync(
-        chat.preferences, settings_owner(principal), principal.workspace_id, body.userLanguage
-    )
+    prefs = await anyio.to_thread.run_sync(chat.preferences, owner, ws, body.userLanguage)
     history = [ChatMessage(t.role, t.content) for t in body.history]
-    answer = partial(chat.answer, principal.workspace_id, body.message, history, prefs)
+    if body.conversationId is not None:
+        kept = get_conversations(services)
+        # 404 and 413 (full) here, before the stream starts
+        history = await anyio.to_thread.run_sync(kept.history, ws, owner, body.conversationId)
+    answer = partial(chat.answer, ws, body.message, history, prefs)
+    if body.conversationId is not None:
+        answer = partial(
+            kept.recorded, answer, workspace_id=ws, owner=owner,
+            conversation_id=body.conversationId, question=body.message,
+        )  # fmt: skip
 
     async def stream() -> AsyncIterator[str]:
         async for event in chat_events(answer):

@@ -1,29 +1,56 @@
 // Chat: answers stream in over POST /chat/stream; progress lines, a stop button, a Sources
-// region beside each answer, citations [n] that open the cited passage, and the history kept
-// in this browser (sessionStorage) and sent as `history`.
+// region beside each answer, citations [n] that open the cited passage. Conversations are kept
+// on the server (/conversations): the open one is named in the address
+// (?conversation=<id>#/chat), so any tab resumes it; the list beside the chat opens, renames
+// and deletes them. Each question goes with `conversationId`: the server answers from the
+// stored turns and saves the question and the finished answer with its sources.
 import * as api from '../api.js';
 import { clear, h } from '../dom.js';
 import { getLanguage, t } from '../i18n.js';
-import { page } from '../layout.js';
-import * as session from '../session.js';
+import { errorBox, page, showError, toast } from '../layout.js';
+import { conversationList, titleOf } from './conversation_list.js';
 
-const storeKey = () => `bunko.chat.${session.get()?.user?.id}`;
-const load = () => { try { return JSON.parse(sessionStorage.getItem(storeKey())) || []; } catch { return []; } };
-const save = (turns) => sessionStorage.setItem(storeKey(), JSON.stringify(turns));
+const PARAM = 'conversation';
 // The seed sends progress lines as "content" too; they come before the answer and end in "...".
 const isProgress = (text) => /(\.\.\.|…)\s*$/.test(text);
 
+function idInAddress() {
+  return new URLSearchParams(location.search).get(PARAM);
+}
+
+// Without a navigation: the router listens to the hash only, and the page stays as it is.
+function putInAddress(id) {
+  const url = new URL(location.href);
+  if (id) url.searchParams.set(PARAM, id);
+  else url.searchParams.delete(PARAM);
+  history.replaceState(history.state, '', url);
+}
+
+const stored = (m) => ({ role: m.role, content: m.content, sources: m.sources || [], done: true,
+  nothing: m.role === 'assistant' && !(m.sources || []).length });
+
 export function render() {
-  let turns = load();
+  let turns = [];
+  let currentId = null;
   let controller = null;
+  let shown = 0; // which conversation the log shows: a late answer never lands in another
   const log = h('div', { class: 'chat-log' });
+  const heading = h('h2', { class: 'conv-title' });
+  const problem = errorBox();
   const message = h('textarea', { name: 'message', rows: 2, 'aria-label': t('chat.message'), placeholder: t('chat.placeholder'), required: true, maxLength: 8000 });
   const send = h('button', { type: 'submit' }, t('chat.send'));
   const stop = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => controller && controller.abort() }, t('chat.stop'));
+  const fresh = h('button', { type: 'button', class: 'ghost', onclick: () => startNew() }, t('chat.clear'));
   const dialog = h('dialog', { class: 'passage-dialog', 'aria-labelledby': 'passage-title' });
-  const form = h('form', { class: 'chat-input', onsubmit: ask }, message, h('div', { class: 'row' }, send, stop));
+  const form = h('form', { class: 'chat-input', onsubmit: ask }, problem, message, h('div', { class: 'row' }, send, stop));
   message.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
+  });
+  const conversations = conversationList({
+    open: (id) => { if (id !== currentId) openConversation(id); },
+    deleted: (id) => { if (id === currentId) startNew(); toast(t('conv.deleted')); },
+    renamed: (c) => { if (c.id === currentId) heading.textContent = titleOf(c); },
+    failed: (err) => showError(problem, err),
   });
 
   function draw() {
@@ -67,32 +94,87 @@ export function render() {
     dialog.showModal();
   }
 
+  // The newest message in view, above the pinned message box: scrolled just enough for its
+  // end to clear the box, never so far that its start leaves the top of the screen (a long
+  // answer is read from its start; it is followed while it streams until it fills the view).
+  function reveal(node) {
+    if (!node || !node.isConnected) return;
+    const gap = 8;
+    const box = form.getBoundingClientRect();
+    const r = node.getBoundingClientRect();
+    const below = r.bottom - (box.top - gap);
+    if (below > 0) window.scrollBy(0, Math.max(0, Math.min(below, r.top - gap)));
+  }
+
+  function show(id, title, messages) {
+    shown += 1;
+    currentId = id;
+    turns = messages.map(stored);
+    heading.textContent = title;
+    putInAddress(id);
+    conversations.select(id);
+    showError(problem, null);
+    draw();
+    requestAnimationFrame(() => reveal(log.lastElementChild));
+  }
+
+  function startNew() {
+    if (controller) controller.abort();
+    show(null, t('conv.untitled'), []);
+    message.focus();
+  }
+
+  async function openConversation(id) {
+    if (controller) controller.abort();
+    try {
+      const c = await api.get(`/conversations/${encodeURIComponent(id)}`);
+      show(c.id, titleOf(c), c.messages);
+    } catch (err) {
+      show(null, t('conv.untitled'), []);
+      showError(problem, err.status === 404 ? new Error(t('conv.missing')) : err);
+    }
+  }
+
   async function ask(e) {
     e.preventDefault();
     const text = message.value.trim();
     if (!text || controller) return;
-    const history = turns.filter((x) => !x.error).map(({ role, content }) => ({ role, content }));
-    const answer = { role: 'assistant', content: '', sources: [], progress: '', done: false };
-    turns.push({ role: 'user', content: text }, answer);
-    message.value = '';
     controller = new AbortController();
     send.disabled = true;
     stop.hidden = false;
-    draw();
-    const node = log.lastElementChild;
-    let current = node;
+    showError(problem, null);
+    const mine = shown;
+    const answer = { role: 'assistant', content: '', sources: [], progress: '', done: false };
+    let current = null;
+    let here = null;
     try {
-      await api.chatStream({ message: text, history, userLanguage: getLanguage() }, (ev) => {
+      if (!currentId) {
+        const made = await api.post('/conversations', {});
+        if (mine !== shown) return;
+        shown += 1;
+        currentId = made.id;
+        putInAddress(made.id);
+        conversations.select(made.id);
+      }
+      here = shown;
+      turns.push({ role: 'user', content: text }, answer);
+      message.value = '';
+      draw();
+      current = log.lastElementChild;
+      reveal(current);
+      await api.chatStream({ message: text, conversationId: currentId, userLanguage: getLanguage() }, (ev) => {
         if (ev.type === 'content' && !answer.content && isProgress(ev.data)) answer.progress = ev.data;
         else if (ev.type === 'content') answer.content += ev.data;
         else if (ev.type === 'sources') { answer.sources = ev.data; answer.nothing = ev.data.length === 0; }
         else if (ev.type === 'error') answer.error = ev.data;
-        const fresh = view(answer);
-        current.replaceWith(fresh);
-        current = fresh;
-        current.scrollIntoView({ block: 'end' });
+        if (here !== shown) return;
+        const next = view(answer);
+        current.replaceWith(next);
+        current = next;
+        reveal(current);
       }, controller.signal);
     } catch (err) {
+      if (!current) showError(problem, err); // no conversation could be made (the limit?)
       answer.error = err.name === 'AbortError' ? t('chat.stopped') : err.message;
     } finally {
       answer.done = true;
@@ -100,13 +182,29 @@ export function render() {
       controller = null;
       send.disabled = false;
       stop.hidden = true;
-      current.replaceWith(view(answer));
-      save(turns);
+      if (current && current.isConnected) {
+        const last = view(answer);
+        current.replaceWith(last);
+        reveal(last);
+      }
+      if (current) {
+        await conversations.refresh(); // the new title, and this conversation first
+        const c = here === shown && conversations.find(currentId);
+        if (c) heading.textContent = titleOf(c);
+      }
     }
   }
 
-  const reset = h('button', { type: 'button', class: 'ghost', onclick: () => { turns = []; save(turns); draw(); } }, t('chat.clear'));
-  page('chat.title', h('div', { class: 'row spread' }, h('span', {}), reset), log, form, dialog);
-  draw();
+  page('chat.title',
+    h('div', { class: 'chat-layout' },
+      conversations.element,
+      h('section', { class: 'chat-main', 'aria-labelledby': 'conv-title' },
+        h('div', { class: 'row spread chat-head' }, heading, fresh), log, form)),
+    dialog);
+  heading.id = 'conv-title';
+  conversations.refresh();
+  const wanted = idInAddress();
+  if (wanted) openConversation(wanted);
+  else show(null, t('conv.untitled'), []);
   message.focus();
 }

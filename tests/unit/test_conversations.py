@@ -1,0 +1,141 @@
+"""ConversationService's rules over the SQLite store: titles from the first question, messages
+trimmed to the stored size, a turn kept only once its answer is complete, retention dating
+every record and pruning what expired (at start and on writes), the owner's limit."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from bunko.adapters.local.sqlite_conversations import SqliteConversationStore
+from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.domain.conversations import (
+    DEFAULT_TITLE_CHARS,
+    MAX_MESSAGE_BYTES,
+    TooManyConversationsError,
+    default_title,
+    fit_message,
+    message_bytes,
+)
+from bunko.errors import NotFoundError, ValidationError
+from bunko.services.chat import ChatEvent, Source
+from bunko.services.conversations import ConversationLimits, ConversationService
+
+WS, ME = "ws", "me"
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = datetime(2030, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.now += timedelta(microseconds=10)
+        return self.now
+
+
+@pytest.fixture
+def store(tmp_path):
+    db = SqliteDatabase(tmp_path / "bunko.db")
+    yield SqliteConversationStore(db)
+    db.close()
+
+
+def test_a_title_is_the_first_question_on_one_line_and_short():
+    assert default_title("  When was\nthe lighthouse\tbuilt? ") == "When was the lighthouse built?"
+    long = "How often does the keeper trim the lamp wick of the old Kessock lighthouse in winter?"
+    title = default_title(long)
+    assert title.endswith("…") and len(title) <= DEFAULT_TITLE_CHARS + 1
+    assert long.startswith(title[:-1]) and not title[:-1].endswith(" ")
+    japanese = "灯台" * 50
+    assert default_title(japanese) == japanese[:DEFAULT_TITLE_CHARS] + "…"
+    assert default_title("a\u202eb\x00c") == "abc"
+
+
+def test_a_message_over_the_limit_keeps_its_text_and_trims_the_passages():
+    sources = [{"fileName": "a.txt", "content": "語" * 20_000, "chunkIndex": i} for i in range(3)]
+    text, kept, truncated = fit_message("the answer [1]", sources)
+    assert truncated and text == "the answer [1]"
+    assert message_bytes(text, kept) <= MAX_MESSAGE_BYTES
+    assert all(s["content"].endswith("…") and s["chunkIndex"] == i for i, s in enumerate(kept))
+    small = [{"fileName": "a.txt", "content": "short"}]
+    assert fit_message("ok", small) == ("ok", small, False)
+    huge, none, cut = fit_message("字" * 30_000, [])
+    assert cut and huge.endswith("…") and message_bytes(huge, none) <= MAX_MESSAGE_BYTES
+
+
+def _answer(*events: ChatEvent):
+    def answer(*, cancelled):
+        yield from events
+
+    return answer
+
+
+SOURCE = Source("a.txt", "The keeper trims the lamp.", 0.9, 0, "doc-1")
+
+
+def test_a_turn_is_saved_when_its_answer_completes(store):
+    service = ConversationService(store)
+    made = service.create(WS, ME)
+    events = list(service.recorded(
+        _answer(ChatEvent("progress", "Searching..."), ChatEvent("content", "The keeper "),
+                ChatEvent("content", "[1]."), ChatEvent("sources", [SOURCE])),
+        workspace_id=WS, owner=ME, conversation_id=made.id, question="Who trims it?",
+    ))  # fmt: skip
+    assert [e.type for e in events] == ["progress", "content", "content", "sources"]
+    kept = service.get(WS, ME, made.id)
+    assert kept.title == "Who trims it?"
+    assert [(m.role, m.content) for m in kept.messages] == [
+        ("user", "Who trims it?"), ("assistant", "The keeper [1].")
+    ]  # fmt: skip
+    assert kept.messages[1].sources == [SOURCE.to_dict()]
+    assert kept.messages[0].created_at < kept.messages[1].created_at
+
+
+def test_a_failed_or_stopped_answer_is_not_kept_and_a_lost_save_says_so(store):
+    service = ConversationService(store)
+    made = service.create(WS, ME)
+    failed = _answer(ChatEvent("content", "half"), ChatEvent("error", "provider: down"))
+    list(service.recorded(failed, workspace_id=WS, owner=ME, conversation_id=made.id,
+                          question="q"))  # fmt: skip
+    stopped = service.recorded(
+        _answer(ChatEvent("content", "half"), ChatEvent("sources", [])),
+        workspace_id=WS, owner=ME, conversation_id=made.id, question="q",
+    )  # fmt: skip
+    next(stopped)
+    stopped.close()  # the client went away before the answer completed
+    assert service.get(WS, ME, made.id).messages == []
+    service.delete(WS, ME, made.id)
+    lost = list(service.recorded(
+        _answer(ChatEvent("content", "done"), ChatEvent("sources", [])),
+        workspace_id=WS, owner=ME, conversation_id=made.id, question="q",
+    ))  # fmt: skip
+    assert lost[-1].type == "error" and "not saved" in lost[-1].data
+
+
+def test_retention_dates_records_and_prunes_at_start_and_on_writes(store):
+    clock = Clock()
+    service = ConversationService(store, ConversationLimits(retention_days=2), clock=clock)
+    old = service.create(WS, ME)
+    assert old.expires_at == old.created_at + timedelta(days=2)
+    clock.now += timedelta(days=1)
+    service.record_turn(WS, ME, old.id, question="q", answer="a", sources=[])
+    kept = service.get(WS, ME, old.id)
+    assert kept.expires_at == kept.messages[-1].created_at + timedelta(days=2)
+    clock.now += timedelta(days=3)
+    assert ConversationService(store, clock=clock).list(WS, ME, limit=10) == []
+    with pytest.raises(NotFoundError):
+        service.get(WS, ME, old.id)
+    row = store.db.connect().execute("SELECT COUNT(*) FROM conversation_messages").fetchone()
+    assert row[0] == 0  # the new service pruned at start
+
+
+def test_the_owners_limit_and_titles_are_checked(store):
+    service = ConversationService(store, ConversationLimits(max_conversations=2))
+    service.create(WS, ME, "one")
+    service.create(WS, ME, "   ")  # blank: untitled
+    with pytest.raises(TooManyConversationsError, match="2 conversations"):
+        service.create(WS, ME)
+    assert service.create(WS, "someone else").owner == "someone else"
+    with pytest.raises(ValidationError, match="title"):
+        service.create(WS, "third", "x" * 201)
