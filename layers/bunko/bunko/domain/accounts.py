@@ -10,6 +10,9 @@ from bunko.domain.documents import utcnow
 
 MODEL_PROVIDERS = ("openai", "gemini", "bedrock", "local")
 MODEL_TYPES = ("llm", "embedding", "rerank")
+# The longest vector Bunko takes from an embedding model (BUNKO_OPENAI_EMBEDDING_DIMENSIONS'
+# bound too): the largest models answer 4096; OpenSearch's knn_vector stops at 16,000.
+MAX_EMBEDDING_DIMENSION = 16384
 
 
 def username_key(username: str) -> str:

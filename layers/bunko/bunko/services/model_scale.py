@@ -79,17 +79,20 @@ class ModelScales:
 
     def measure(self, embedder: Embedder) -> ModelScale | None:
         """Measure now (and remember the result unless the model could not be reached)."""
+        # The name is read once: for a remote model it may need the endpoint (a probe),
+        # which is what has just failed when the handler below runs.
+        name = embedder.name
         try:
             scale: ModelScale | None = measure_scale(embedder)
         except Exception:
-            log.exception("could not measure the cosine scale of %s", embedder.name)
+            log.exception("could not measure the cosine scale of %s", name)
             with self._lock:
-                self._measuring.discard(embedder.name)
+                self._measuring.discard(name)
             return None
         if scale.related - scale.unrelated < 0.05:
-            log.warning("%s does not separate related passages; keywords decide", embedder.name)
+            log.warning("%s does not separate related passages; keywords decide", name)
             scale = None
         with self._lock:
-            self._known[embedder.name] = scale
-            self._measuring.discard(embedder.name)
+            self._known[name] = scale
+            self._measuring.discard(name)
         return scale

@@ -1,0 +1,57 @@
+"""How much this process's resident memory grows while a block runs: sampled every few
+milliseconds from /proc/self/statm, with the kernel's own peak (`ru_maxrss`) as a second
+witness. Each can only under-count a growth (a spike between samples, a peak below an
+earlier one), so the larger of the two is taken; an attack that costs hundreds of MB is
+seen either way. Do what costs memory for other reasons (registering a user: argon2 takes
+64 MB) before the block."""
+
+from __future__ import annotations
+
+import gc
+import os
+import resource
+import threading
+
+MB = 1024 * 1024
+_PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def resident() -> int:
+    """Bytes resident now (Linux), or 0 where /proc is missing."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * _PAGE
+    except OSError:
+        return 0
+
+
+def peak() -> int:
+    """The process's highest resident size so far, in bytes (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+class RssGrowth:
+    """`with RssGrowth() as rss: ...`, then `rss.growth`: bytes above the start."""
+
+    def __init__(self, interval: float = 0.002) -> None:
+        self.interval = interval
+        self.growth = 0
+        self._stop = threading.Event()
+
+    def __enter__(self) -> RssGrowth:
+        gc.collect()
+        self.before, self.peak_before = resident(), peak()
+        self.highest = self.before
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+        self._thread.start()
+        return self
+
+    def _sample(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.highest = max(self.highest, resident())
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.highest = max(self.highest, resident())
+        self.growth = max(self.highest - self.before, peak() - self.peak_before)
