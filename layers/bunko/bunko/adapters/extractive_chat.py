@@ -1,19 +1,39 @@
 """ExtractiveChat: the offline default answerer. No generative model, no network: it quotes
-the passages' sentences that share the most terms with the question, each with its citation
-number, under a framing sentence in the user's language (ja / en / zh). When no sentence
-shares a term (a question in another language than the passages, which the relevance gate
-keeps on its vectors), it quotes the sentences closest to the question by the embedding model
-that ranked them, where it has one."""
+whole sentences of the passages, best first, each with its citation number, under a framing
+sentence in the user's language (ja / en / zh).
+
+What may be quoted is domain/quotes' job: lines a PDF layout broke are joined, headings and
+pieces of sentences are never quoted, a sentence that points back ("This is called …") comes
+with the one before it, and nothing twice. A quote is a line `- <sentence> [n]`, followed by
+` — <heading>` when it is the first quote under a heading of its passage (where it comes
+from: "… $480,000. [2] — Budget and costs").
+
+Which quotes: a sentence scores by the question's terms it holds, each weighted by how rare
+it is among the passages' sentences (a word every sentence has says nothing), discounted for
+its length and for the rank of its source; the question's own last line counts fully, the
+earlier questions a follow-up is searched with (services/follow_up) count half, and what it
+says it is about ("… about the budget?", "予算について") counts double. A sentence about the
+document itself ("This report describes …", "この規程は、…定める。") counts half: it shares
+the question's words for the document, rarely its answer. Up to MAX_QUOTES quotes that
+score at least RELATIVE_FLOOR of the best, a source already quoted counting SAME_SOURCE of
+its score, so an answer draws on several sources when they compete.
+
+When the question shares at most half of its content terms with the passages (it is in
+another language; the relevance gate keeps such passages by their vectors), or shares none,
+it quotes the sentences closest to it by the embedding model that ranked them, where it has
+one."""
 
 from __future__ import annotations
 
 import math
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 
+from bunko.domain.keyword_analysis import index_terms
+from bunko.domain.quotes import Quote, labelled, quotable
 from bunko.ports import Embedder
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatRequest
 
@@ -21,6 +41,26 @@ NAME = EXTRACTIVE_MODEL
 MAX_QUOTES = 3
 SEMANTIC_QUOTES = 2
 MAX_SENTENCES = 64  # embedded for a semantic choice: the first ones of the best sources
+# Chosen on the shared answer sets (docs/chat.md, "Answer quality"), the same for every set.
+RELATIVE_FLOOR = 0.2  # a further quote scores at least this share of the best one
+SOURCE_DISCOUNT = 0.3  # the n-th source's sentences score 1 / (1 + 0.3 (n - 1))
+SAME_SOURCE = 0.6  # a further quote from a source already quoted counts this share
+EARLIER_LINES = 0.5  # weight of the earlier questions a follow-up is searched with
+KANA_WEIGHT = 0.3  # weight of a bigram of hiragana only: mostly particles and endings
+FOCUS = 2.0  # weight of what the question says it is about, against its other words
+SELF_REFERENCE = 0.5  # a sentence about the document itself ("This report describes …")
+# A document's statement of what it is: it shares the question's words for the document,
+# rarely its answer ("この規程は、…について定める。", "This report describes …").
+_ABOUT_ITSELF = re.compile(
+    r"^(?:(?:this|the present|the following)\s+(?:report|document|paper|article|chapter|section|"
+    r"policy|regulation|rules?|guide|manual|handbook|memo|note|study|plan|agreement|contract|"
+    r"page|book|summary|overview)\b|(?:この|本)(?:規程|規則|規定|文書|報告書|報告|資料|章|節|要綱|"
+    r"要領|方針|指針|マニュアル|手引き?|契約書?|論文|ガイド|計画書?)は|(?:本|这份|这个|该)"
+    r"(?:报告|文件|规定|章|手册|指南))",
+    re.IGNORECASE,
+)
+_ABOUT = re.compile(r"(?:\b(?:about|regarding|concerning)\s|关于)(?P<focus>[^?？.。!！]+)", re.I)
+_NI_TSUITE = re.compile(r"(?P<focus>[^\s、。はがをのにでと]+)(?:について|に関して|に関する)")
 INTRO = {
     "en": "Here is what the knowledge base says:",
     "ja": "ナレッジベースによると、次のとおりです。",
@@ -30,84 +70,103 @@ _CJK = "\u3005-\u3007\u3041-\u3096\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-
 _CJK_RUN = re.compile(f"[{_CJK}]+")
 _WORD = re.compile(r"[^\W_]{2,}")
 _HIRAGANA = re.compile("[\u3041-\u309f]")
-# A sentence ends at . ! ? before whitespace, at 。！？ anywhere, or at a line break.
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
+_KANA_ONLY = re.compile("^[\u3041-\u309f]+$")
 # English words too common to say anything about relevance.
-_STOP = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "by",
-        "with",
-        "what",
-        "which",
-        "who",
-        "how",
-        "when",
-        "why",
-        "does",
-        "do",
-        "did",
-        "that",
-        "this",
-        "it",
-        "as",
-        "at",
-        "from",
-        "about",
-    ]
-)
+# fmt: off
+_STOP = frozenset([
+    "the", "a", "an", "and", "or", "of", "to", "in", "on", "for", "is", "are", "was", "were",
+    "be", "by", "with", "what", "which", "who", "whom", "how", "when", "where", "why", "does",
+    "do", "did", "that", "this", "it", "its", "as", "at", "from", "about"
+])
+# fmt: on
 
 
 def terms(text: str) -> set[str]:
-    """Lower-cased words of two or more letters, and bigrams of CJK runs."""
+    """Words of two or more letters (Porter-stemmed, as keyword search has them) and the
+    bigrams of CJK runs."""
     text = unicodedata.normalize("NFKC", text).lower()
-    found = {w for w in _WORD.findall(_CJK_RUN.sub(" ", text)) if w not in _STOP}
+    words = [w for w in _WORD.findall(_CJK_RUN.sub(" ", text)) if w not in _STOP]
+    found = set(index_terms(" ".join(words)))
     for run in _CJK_RUN.findall(text):
         found.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     return found
 
 
-def sentences(passage: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(passage) if s and s.strip()]
+def _question_weights(question: str) -> dict[str, float]:
+    """Each question term's weight: the last line's count fully, earlier lines' less, and
+    what it asks about ("… say about the budget?", "予算について…") FOCUS times."""
+    lines = [line for line in question.split("\n") if line.strip()] or [question]
+    weights = dict.fromkeys(terms("\n".join(lines[:-1])), EARLIER_LINES)
+    weights.update(dict.fromkeys(terms(lines[-1]), 1.0))
+    for term in terms(_focus(lines[-1])) & weights.keys():
+        weights[term] *= FOCUS
+    return {t: w * (KANA_WEIGHT if _KANA_ONLY.match(t) else 1.0) for t, w in weights.items()}
+
+
+def _focus(question: str) -> str:
+    """The words after "about" ("regarding", "concerning", 关于) or before について (に関して):
+    what the question is about, where it says so; else nothing."""
+    found = _ABOUT.search(question) or _NI_TSUITE.search(question)
+    return found.group("focus") if found else ""
+
+
+def _scores(wanted: dict[str, float], found: Sequence[Quote]) -> list[float]:
+    """Each quote's score: its best sentence's weighted shared terms over log2 of its length,
+    discounted by its source's rank."""
+    held = [[terms(part) for part in q.parts] for q in found]
+    pool = [set().union(*h) for h in held]
+    idf = {t: math.log(1 + len(found) / (1 + sum(t in p for p in pool))) for t in wanted}
+    scores = []
+    for quote, parts in zip(found, held, strict=True):
+        each = [
+            sum(wanted[t] * idf[t] for t in wanted if t in h) / math.log2(len(text) + 2)
+            for text, h in zip(quote.parts, parts, strict=True)
+        ]
+        score = max(each) / (1 + SOURCE_DISCOUNT * (quote.number - 1))
+        scores.append(score * (SELF_REFERENCE if _ABOUT_ITSELF.match(quote.text) else 1.0))
+    return scores
+
+
+def _trimmed(quote: Quote, wanted: dict[str, float]) -> Quote:
+    """Without a second part that only points back by a pronoun and holds no question term."""
+    if quote.pronoun_tail and not terms(quote.parts[-1]) & wanted.keys():
+        return quote.head()
+    return quote
+
+
+def _choose(found: Sequence[Quote], scores: list[float], limit: int) -> list[Quote]:
+    """Best first: up to `limit` quotes over the floor, a source's second quote discounted."""
+    floor = max(scores) * RELATIVE_FLOOR
+    pool = [i for i in range(len(found)) if scores[i] > 0 and scores[i] >= floor]
+    picked: list[int] = []
+    while pool and len(picked) < limit:
+        used = {found[j].number for j in picked}
+        best = max(
+            pool,
+            key=lambda i: (scores[i] * (SAME_SOURCE if found[i].number in used else 1.0), -i),
+        )
+        picked.append(best)
+        pool.remove(best)
+    return [found[i] for i in picked]
 
 
 def closest_quotes(
     embedder: Embedder, question: str, passages: list[str], limit: int = SEMANTIC_QUOTES
 ) -> list[tuple[int, str]]:
     """(citation number, sentence) of the sentences nearest the question by `embedder`."""
-    found = [
-        (n, p, s)
-        for n, passage in enumerate(passages, 1)
-        for p, s in enumerate(sentences(passage))
-        if not _heading(s)
-    ][:MAX_SENTENCES]
+    return [(n, text) for n, text, _ in labelled(_closest(embedder, question, passages, limit))]
+
+
+def _closest(embedder: Embedder, question: str, passages: list[str], limit: int) -> list[Quote]:
+    every = quotable(passages)
+    found = ([q for q in every if q.whole] or every)[:MAX_SENTENCES]
     if not found:
         return []
-    vectors = np.asarray(embedder.embed_documents([s for _, _, s in found]), dtype=np.float32)
+    vectors = np.asarray(embedder.embed_documents([q.text for q in found]), dtype=np.float32)
     query = np.asarray(embedder.embed_query(question), dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
     cosines = vectors @ query / np.maximum(norms, 1e-12)
-    best = sorted(np.argsort(-cosines)[:limit].tolist())
-    return [(found[i][0], found[i][2]) for i in best]
-
-
-def _heading(sentence: str) -> bool:
-    """A short line with no closing punctuation: a title, not a statement to quote."""
-    return len(sentence) < 60 and not sentence.rstrip().endswith((".", "!", "?", "。", "！", "？"))
+    return [found[i] for i in np.argsort(-cosines)[:limit].tolist()]
 
 
 def _mostly_absent(wanted: set[str], passages: list[str]) -> bool:
@@ -121,24 +180,26 @@ def _mostly_absent(wanted: set[str], passages: list[str]) -> bool:
 def best_quotes(
     question: str, passages: list[str], limit: int = MAX_QUOTES, embedder: Embedder | None = None
 ) -> list[tuple[int, str]]:
-    """(citation number, sentence) of the best sentences, in the order of their sources."""
-    wanted = terms(question)
-    scored: list[tuple[float, int, int, str]] = []
-    for number, passage in enumerate(passages, start=1):
-        for position, sentence in enumerate(sentences(passage)):
-            shared = len(wanted & terms(sentence))
-            if shared:
-                # Shared terms, discounted for length so a long sentence does not win by size;
-                # earlier sources (better ranked) win ties.
-                scored.append((shared / math.log2(len(sentence) + 2), -number, position, sentence))
-    if embedder is not None and _mostly_absent(wanted, passages):
+    """(citation number, quote) of the best quotes, best first."""
+    return [(n, text) for n, text, _ in answer_quotes(question, passages, limit, embedder)]
+
+
+def answer_quotes(
+    question: str, passages: list[str], limit: int = MAX_QUOTES, embedder: Embedder | None = None
+) -> list[tuple[int, str, str]]:
+    """(citation number, quote, the heading it sits under or "") of the best quotes."""
+    wanted = _question_weights(question)
+    if embedder is not None and _mostly_absent(set(wanted), passages):
         # the question is in another language than the passages (a name or two in common)
-        return closest_quotes(embedder, question, passages)
-    if not scored:
-        first = next((s for s in sentences(passages[0])), "") if passages else ""
-        return [(1, first)] if first else []
-    best = sorted(scored, reverse=True)[:limit]
-    return [(-n, s) for _, n, _, s in sorted(best, key=lambda b: (-b[1], b[2]))]
+        return labelled(_closest(embedder, question, passages, SEMANTIC_QUOTES))
+    every = quotable(passages)
+    found = [q for q in every if q.whole] or every  # pieces only when nothing is whole
+    scores = _scores(wanted, found)
+    if not found or max(scores) <= 0:
+        if embedder is not None:
+            return labelled(_closest(embedder, question, passages, SEMANTIC_QUOTES))
+        return labelled(found[:1])
+    return labelled([_trimmed(q, wanted) for q in _choose(found, scores, limit)])
 
 
 class ExtractiveChat:
@@ -148,11 +209,12 @@ class ExtractiveChat:
         self.embedder = embedder  # the model that ranked the passages, for other languages
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
-        quotes = best_quotes(request.question, list(request.passages), embedder=self.embedder)
+        quotes = answer_quotes(request.question, list(request.passages), embedder=self.embedder)
         budget = max(request.max_tokens, 1) * 4  # about four characters a token
         yield INTRO.get(request.language, INTRO["en"])
-        for number, sentence in quotes:
-            piece = f"\n- {sentence} [{number}]"
+        for number, sentence, heading in quotes:
+            # the quote stays verbatim; the heading it sits under follows its citation
+            piece = f"\n- {sentence} [{number}]" + (f" — {heading}" if heading else "")
             if len(piece) > budget:
                 break
             budget -= len(piece)

@@ -8,7 +8,21 @@ graph resolves when none is chosen: the offline extractive answerer). Reported:
 - `cites_gold`: the answer cites that paragraph by its number ([n]);
 - `answered`: the share that got sources at all (the rest abstained);
 - `unanswerable_abstained`: of the other sets' questions and random strings, the share whose
-  answer abstained (no sources, the "nothing relevant" message).
+  answer abstained (no sources, the "nothing relevant" message);
+- `headings_only` (a count of answers): the answer quotes, and every quote is a heading;
+- `cut_sentences` (a count of answers): at least one quote is a cut sentence.
+
+A *quote* is the `<text>` of a line of the answer of the form `- <text> [n]`, optionally
+followed by ` — <heading>`, as the extractive answerer writes one (an answer without such
+lines counts in neither). A quote is a *heading* when
+`bunko.domain.sentences.is_heading` says so: a Markdown heading, or a line of at most 60
+columns (East Asian wide characters count two) that does not end with sentence punctuation
+and is not a list item, a table row or a "key: value" pair ("Budget and costs",
+"第1条（目的）"). A quote is a *cut sentence* when it is neither a heading nor a list item or
+table row (`is_item`) and does not end where a sentence ends (`is_whole`): its last
+character, closing quotes and brackets aside, is not one of . ! ? … 。 ！ ？ ．, or that full
+stop belongs to an abbreviation or an initial ("Dr.", "e.g.", "U.S.", "W.") — "A grant of",
+"…のことを、", "Mayor W." are cut.
 """
 
 from __future__ import annotations
@@ -20,11 +34,14 @@ import unicodedata
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
+from bunko.domain.sentences import is_heading, is_item, is_whole
 from bunko.services.chat import ChatPreferences, ChatService, Source, collect_answer
 
 ANSWERS_FILE = "answers.jsonl"
 UNANSWERABLE_SAMPLE = 200  # of each unanswerable source, enough for a share to 0.01
 _CITATION = re.compile(r"\[(\d+)\]")
+# "- <text> [n]", and " — <heading>" after it where the answerer names the quote's section
+_QUOTE = re.compile(r"^- (.+) \[\d+\](?: — [^\[\]\n]*)?$", re.MULTILINE)
 
 
 def load_answers(directory: Path) -> dict[str, list[str]] | None:
@@ -39,6 +56,20 @@ def load_answers(directory: Path) -> dict[str, list[str]] | None:
 
 def normalise(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split())
+
+
+def quotes_of(answer: str) -> list[str]:
+    """The answer's quotes: the text of its `- <text> [n]` lines (and no heading after)."""
+    return [q.strip() for q in _QUOTE.findall(answer)]
+
+
+def headings_only(answer: str) -> bool:
+    quotes = quotes_of(answer)
+    return bool(quotes) and all(is_heading(q) for q in quotes)
+
+
+def has_cut_sentence(answer: str) -> bool:
+    return any(not (is_heading(q) or is_item(q) or is_whole(q)) for q in quotes_of(answer))
 
 
 def ask(chat: ChatService, workspace_id: str, question: str) -> tuple[str, list[Source]]:
@@ -62,6 +93,7 @@ def evaluate_answers(
     """`questions`: question id → (text, judged paragraph ids); `beir_id_of`: Bunko document
     id → the set's paragraph id."""
     counts = {"contains_gold": 0, "gold_in_sources": 0, "cites_gold": 0, "answered": 0}
+    flawed = {"headings_only": 0, "cut_sentences": 0}
     seconds: list[float] = []
     for qid, (question, relevant) in questions.items():
         started = time.perf_counter()
@@ -75,6 +107,8 @@ def evaluate_answers(
         counts["cites_gold"] += any(
             paragraphs[n - 1] in relevant for n in cited if 0 < n <= len(paragraphs)
         )
+        flawed["headings_only"] += headings_only(answer)
+        flawed["cut_sentences"] += has_cut_sentence(answer)
     abstained = {
         source: _abstained(chat, workspace_id, list(texts)[:UNANSWERABLE_SAMPLE])
         for source, texts in unanswerable.items()
@@ -84,6 +118,7 @@ def evaluate_answers(
     return {
         "questions": total,
         **{name: round(n / total, 4) if total else None for name, n in counts.items()},
+        **flawed,
         "unanswerable_abstained": abstained,
         "answer_p50_ms": round(1000 * seconds[total // 2], 1) if total else None,
         "answer_p95_ms": round(1000 * seconds[int(total * 0.95)], 1) if total else None,
@@ -101,5 +136,7 @@ def format_line(figures: dict) -> str:
         f"chat answers ({figures['questions']} questions): contain a gold answer "
         f"{figures['contains_gold']}, gold paragraph in sources {figures['gold_in_sources']}, "
         f"cited {figures['cites_gold']}, answered {figures['answered']}; unanswerable abstained "
-        f"{figures['unanswerable_abstained']}; answer p50 {figures['answer_p50_ms']} ms"
+        f"{figures['unanswerable_abstained']}; answers of headings only "
+        f"{figures['headings_only']}, with a cut sentence {figures['cut_sentences']}; "
+        f"answer p50 {figures['answer_p50_ms']} ms"
     )

@@ -1,4 +1,5 @@
-"""PDF: the text of each page, with page spans, via pypdf."""
+"""PDF: the text of each page, with page spans, via pypdf; paragraphs kept apart and the
+lines the page layout broke joined back into sentences (parsing/pdf_text)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pypdf import PdfReader
 
 from bunko.errors import ParseError
 from bunko.parsing.document import ParsedDocument, from_pages, invalid
+from bunko.parsing.pdf_text import PageLine, join_pages, page_lines
 
 log = logging.getLogger(__name__)
 
@@ -33,11 +35,11 @@ def parse_pdf(data: bytes, *, precise: bool = False) -> ParsedDocument:
         raise
     except Exception as exc:  # pypdf raises many types for damaged files
         raise invalid("PDF", exc) from exc
-    texts: list[tuple[int, str]] = []
+    texts: list[tuple[int, str, list[PageLine] | None]] = []
     failed = 0
     for number in range(1, count + 1):
         try:
-            texts.append((number, pages[number - 1].extract_text() or ""))
+            texts.append((number, *page_lines(pages[number - 1])))
         except Exception as exc:
             # One damaged page should not cost the reader the rest of the document.
             failed += 1
@@ -47,13 +49,16 @@ def parse_pdf(data: bytes, *, precise: bool = False) -> ParsedDocument:
     if precise:
         from bunko.parsing.ocr import ocr_pdf_pages
 
-        blank = [number for number, text in texts if not text.strip()]
+        blank = [number for number, text, _ in texts if not text.strip()]
         if blank:
             read = ocr_pdf_pages(data, blank)
-            texts = [(number, read.get(number, text)) for number, text in texts]
-    if not any(text.strip() for _, text in texts):
+            texts = [
+                (number, read[number], None) if number in read else (number, text, lines)
+                for number, text, lines in texts
+            ]
+    if not any(text.strip() for _, text, _ in texts):
         raise ParseError(NO_TEXT if not precise else "no text found in the PDF file, even by OCR")
-    return from_pages(texts, "PDF")
+    return from_pages(join_pages(texts), "PDF")
 
 
 def _unlock(reader: PdfReader) -> None:
