@@ -4,6 +4,7 @@ answer cites the file, as it did not when the gate refused every natural questio
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -34,6 +35,10 @@ def test_the_code_word_question_cites_the_only_file(rest):
         page.get_by_role("button", name="Upload").click()
         row = page.get_by_role("row").filter(has=page.get_by_role("link", name="probe.txt"))
         expect(row.get_by_text("completed")).to_be_visible(timeout=90_000)
+        # the status line counts the one file in the singular
+        expect(page.locator("footer")).to_contain_text(
+            re.compile(r"\b1 document\b"), timeout=15_000
+        )
 
         page.get_by_role("link", name="Chat").click()
         question = "What is the code word gifunebax about? Answer from my files."

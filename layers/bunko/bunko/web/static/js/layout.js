@@ -68,7 +68,7 @@ export function startStatus() {
       const r = e.refined; // a stronger model refining in the background (BUNKO_REFINE_EMBEDDER)
       if (r && r.serving) model = r.name;
       else if (r) model += ` (${t('status.refining', { name: r.name, done: r.chunksRefined, total: r.chunksTotal })})`;
-      clear(footer, h('span', {}, busy), ' · ', h('span', {}, t('status.docs', { n: s.documents })), ' · ',
+      clear(footer, h('span', {}, busy), ' · ', h('span', {}, t(s.documents === 1 ? 'status.doc' : 'status.docs', { n: s.documents })), ' · ',
         h('span', {}, `${t('status.model')}: ${model}`));
     } catch {
       clear(footer);
