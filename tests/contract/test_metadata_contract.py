@@ -38,6 +38,8 @@ def make_chunks(doc: Document, n: int, revision: int = 1) -> list[Chunk]:
             start=i * 10,
             end=i * 10 + 9,
             page=i + 1,
+            # every other chunk runs onto the next two pages: where they begin is kept
+            page_breaks=((i * 10 + 4, i + 2), (i * 10 + 7, i + 3)) if i % 2 else (),
         )
         for i in range(n)
     ]
@@ -242,8 +244,9 @@ def test_save_and_delete_chunk(metadata_store):
     chunks = make_chunks(doc, 2)
     metadata_store.replace_chunks(WS, doc.id, chunks)
     chunks[0].content = "updated text"
+    chunks[0].page_breaks = ((3, 2),)
     metadata_store.save_chunk(chunks[0])
-    assert metadata_store.get_chunk(WS, chunks[0].id).content == "updated text"
+    assert metadata_store.get_chunk(WS, chunks[0].id) == chunks[0]
     assert metadata_store.delete_chunk(OTHER_WS, chunks[1].id) is False
     assert metadata_store.delete_chunk(WS, chunks[1].id) is True
     assert metadata_store.delete_chunk(WS, chunks[1].id) is False

@@ -35,9 +35,10 @@ async def test_ask_answers_with_numbered_structured_sources(kb):
         result = ok(await client.call_tool("ask", {"question": "When was the lighthouse built?"}))
         assert "1872" in result["answer"] and "[1]" in result["answer"]
         first = result["sources"][0]
-        assert first["number"] == 1 and first["file_name"] == "lighthouse.txt"
+        assert first["number"] == 1 and first["fileName"] == "lighthouse.txt"
         assert set(first) == {
-            "number", "file_name", "content", "score", "chunk_index", "document_id",
+            "number", "fileName", "content", "score", "chunkIndex", "documentId",
+            "page", "pageEnd", "quote", "quoteStart", "quoteEnd",
         }  # fmt: skip
 
         history = [

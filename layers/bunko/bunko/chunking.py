@@ -54,6 +54,7 @@ class TextChunk:
     start: int
     end: int
     page: int | None = None
+    page_breaks: tuple[tuple[int, int], ...] = ()  # (offset, page) of pages begun inside
 
 
 def chunk_text(
@@ -65,7 +66,8 @@ def chunk_text(
 ) -> list[TextChunk]:
     """Chunk ``text``; ``pages`` are (start, end, page_no) spans, as in ParsedDocument.
 
-    Each chunk gets the page of its start offset (None without pages). Raises
+    Each chunk gets the page of its start offset (None without pages) and the offsets where
+    later pages begin inside it, so a sentence deep in a chunk cites its own page. Raises
     ValidationError unless ``chunk_size > 0`` and ``0 <= chunk_overlap < chunk_size``.
     """
     if chunk_size <= 0:
@@ -78,8 +80,16 @@ def chunk_text(
         return []
     cuts = _Cuts(text)
     page_of = _page_lookup(pages)
+    starts = sorted((s, n) for s, e, n in pages or () if e > s)
+    firsts = [s for s, _ in starts]
     return [
-        TextChunk(text[start:end], start, end, page_of(start))
+        TextChunk(
+            text[start:end],
+            start,
+            end,
+            page_of(start),
+            tuple(starts[bisect.bisect_right(firsts, start) : bisect.bisect_left(firsts, end)]),
+        )
         for start, end in _pack(cuts, _pieces(cuts, chunk_size), chunk_size, chunk_overlap)
     ]
 

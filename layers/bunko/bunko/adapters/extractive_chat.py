@@ -27,12 +27,11 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterator, Sequence
 
 import numpy as np
 
-from bunko.domain.keyword_analysis import index_terms
+from bunko.domain.answer_terms import terms
 from bunko.domain.quotes import Quote, labelled, quotable
 from bunko.ports import Embedder
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatRequest
@@ -66,30 +65,8 @@ INTRO = {
     "ja": "ナレッジベースによると、次のとおりです。",
     "zh": "根据知识库中的资料：",
 }
-_CJK = "\u3005-\u3007\u3041-\u3096\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3"
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-_WORD = re.compile(r"[^\W_]{2,}")
 _HIRAGANA = re.compile("[\u3041-\u309f]")
 _KANA_ONLY = re.compile("^[\u3041-\u309f]+$")
-# English words too common to say anything about relevance.
-# fmt: off
-_STOP = frozenset([
-    "the", "a", "an", "and", "or", "of", "to", "in", "on", "for", "is", "are", "was", "were",
-    "be", "by", "with", "what", "which", "who", "whom", "how", "when", "where", "why", "does",
-    "do", "did", "that", "this", "it", "its", "as", "at", "from", "about"
-])
-# fmt: on
-
-
-def terms(text: str) -> set[str]:
-    """Words of two or more letters (Porter-stemmed, as keyword search has them) and the
-    bigrams of CJK runs."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    words = [w for w in _WORD.findall(_CJK_RUN.sub(" ", text)) if w not in _STOP]
-    found = set(index_terms(" ".join(words)))
-    for run in _CJK_RUN.findall(text):
-        found.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
-    return found
 
 
 def _question_weights(question: str) -> dict[str, float]:

@@ -24,6 +24,7 @@ from bunko.ports import (
     UserStore,
 )
 from bunko.ports.conversations import ConversationStore
+from bunko.ports.downloads import OriginalLinks
 from bunko.ports.uploads import UploadSigner
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.workspace_settings import FolderCheck
@@ -60,6 +61,7 @@ class Adapters:
     accounts: AccountAdapters | None  # None on AWS when the deployment configures no accounts
     queue: IngestQueue | None = None  # None: the root builds the in-process queue
     upload_signer: UploadSigner | None = None
+    original_links: OriginalLinks | None = None  # links a browser tab opens originals by
     folder_check: FolderCheck | None = None
     research: ResearchStore | None = None  # research projects and sealed corpora
     conversations: ConversationStore | None = None  # chat conversations kept per owner

@@ -32,6 +32,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
     from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
     from bunko.adapters.aws.opensearch_ledger import IdLedger
     from bunko.adapters.aws.s3_blobs import S3BlobStore
+    from bunko.adapters.aws.s3_downloads import S3OriginalLinks
     from bunko.adapters.aws.s3_presign import S3UploadSigner
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.aws.sqs_queue import SqsIngestQueue
@@ -80,6 +81,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
         conversations=DynamoDBConversationStore(Table(dynamodb, aws.table_name)),
         # Pure Python BM25 over one corpus's passages: the same ranking as the embedded shape.
         passage_scorer=Bm25PassageScorer(),
+        original_links=S3OriginalLinks(blobs),
         upload_signer=S3UploadSigner(
             s3,
             bucket=aws.bucket,

@@ -50,6 +50,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.files import FileBlobStore
     from bunko.adapters.local.index_generations import GenerationIndex
+    from bunko.adapters.local.original_links import HmacOriginalLinks
     from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.private_files import make_private
     from bunko.adapters.local.soffice import SofficeConverter
@@ -86,6 +87,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         research=SqliteResearchStore(db),
         conversations=SqliteConversationStore(db),
         passage_scorer=Bm25PassageScorer(),
+        original_links=HmacOriginalLinks(local_jwt_secret(settings)),
         route_opener=lambda configs, closers: local_route_opener(settings, configs, closers),
         refined=refined,
         closers=[index.close, *([refined.index.close] if refined else []), db.close],

@@ -37,6 +37,7 @@ from bunko.services.ingest import IngestService
 from bunko.services.model_build_steps import BuildSteps
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.model_switch import ModelSwitch
+from bunko.services.originals import OriginalFiles
 from bunko.services.pipeline import IndexingPipeline
 from bunko.services.refinement import Refiner, RefiningRoutes
 from bunko.services.research import ResearchService
@@ -67,6 +68,7 @@ class Services:
     accounts: AccountServices | None = None
     apikeys: ApiKeyService | None = None
     upload_signer: UploadSigner | None = None  # direct uploads (S3 presigned PUT)
+    originals: OriginalFiles | None = None  # a file's original, by a short-lived link
     research: ResearchService | None = None  # research projects and sealed corpora
     conversations: ConversationService | None = None  # chat conversations kept per owner
     refiner: Refiner | None = None  # progressive quality (BUNKO_REFINE_EMBEDDER), not started
@@ -270,6 +272,11 @@ def wire_services(
         accounts=accounts,
         apikeys=apikeys,
         upload_signer=adapters.upload_signer,
+        originals=(
+            OriginalFiles(metadata=metadata, blobs=blobs, links=adapters.original_links)
+            if adapters.original_links
+            else None
+        ),
         research=research,
         conversations=conversations,
         refiner=refiner,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -89,4 +90,29 @@ class Chunk:
     content: str
     start: int = 0  # character offsets in the document's extracted text
     end: int = 0
-    page: int | None = None
+    page: int | None = None  # the page (PDF), slide (pptx) or sheet (xlsx) it starts on
+    # (document offset, page number) of each later page that begins inside the chunk
+    page_breaks: tuple[tuple[int, int], ...] = ()
+
+    @property
+    def page_end(self) -> int | None:
+        """The page it ends on (the start page when it sits on one)."""
+        return self.page_breaks[-1][1] if self.page_breaks else self.page
+
+    def page_at(self, offset: int) -> int | None:
+        """The page of the character at `offset` into `content`."""
+        page = self.page
+        for at, number in self.page_breaks:
+            if at - self.start > offset:
+                break
+            page = number
+        return page
+
+
+def encode_page_breaks(breaks: tuple[tuple[int, int], ...]) -> str | None:
+    """Stored form of Chunk.page_breaks (None when the chunk sits on one page)."""
+    return json.dumps([list(b) for b in breaks], separators=(",", ":")) if breaks else None
+
+
+def decode_page_breaks(stored: str | None) -> tuple[tuple[int, int], ...]:
+    return tuple((int(at), int(page)) for at, page in json.loads(stored)) if stored else ()

@@ -8,7 +8,7 @@ from bunko import __version__
 from bunko.bootstrap import Services
 from bunko.http.errors import document_errors, install_error_handlers
 from bunko.http.hardening import harden
-from bunko.http.routes import conversations, health, uploads
+from bunko.http.routes import conversations, health, originals, uploads
 from bunko.http.routes.rest import rest_routers
 from bunko.http.web import mount_web
 from bunko.mcp.http import mount_mcp
@@ -25,6 +25,8 @@ def create_app(services: Services) -> FastAPI:
     for router in rest_routers():
         app.include_router(router)
     app.include_router(conversations.router)
+    if services.originals is not None:
+        app.include_router(originals.router)
     if services.upload_signer is not None:
         app.include_router(uploads.router)
     # MCP over streamable HTTP on this port too: the one app AWS deploys (DESIGN).

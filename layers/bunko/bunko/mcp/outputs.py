@@ -42,6 +42,10 @@ class SearchHit(Output):
     engines: list[Literal["keyword", "vector"]] = Field(
         description="The engines that found it: keyword alone while its file is still indexing."
     )
+    page: int | None = Field(
+        None, description="The page (PDF), slide (pptx) or sheet (xlsx) the passage starts on."
+    )
+    page_end: int | None = Field(None, description="The page it ends on.")
 
 
 class SearchTextOutput(Output):
@@ -62,6 +66,7 @@ class ItemOutput(Output):
     start: Count
     end: Count
     page: int | None
+    page_end: int | None = None
 
     @classmethod
     def of(cls, chunk: Chunk, doc: Document) -> ItemOutput:
@@ -77,6 +82,7 @@ class ItemOutput(Output):
             start=chunk.start,
             end=chunk.end,
             page=chunk.page,
+            page_end=chunk.page_end,
         )
 
 

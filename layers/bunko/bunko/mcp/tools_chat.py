@@ -44,12 +44,25 @@ class AskInput(StrictInput):
 
 
 class AskSource(Output):
+    """A source with the same field names as at every other door (REST's SSE `sources`,
+    /v1's `sources`), so a client can pass sources between them unchanged."""
+
     number: int = Field(ge=1, description="The [n] the answer cites this source by.")
-    file_name: str
+    fileName: str  # camelCase: the sources' one spelling (aurak's chat contract)
     content: str
     score: float
-    chunk_index: int = Field(ge=0)
-    document_id: str
+    chunkIndex: int = Field(ge=0)
+    documentId: str
+    page: int | None = Field(
+        description="The page (PDF), slide (pptx) or sheet (xlsx) of the quoted sentence; "
+        "null when the file has no pages."
+    )
+    pageEnd: int | None = Field(description="The passage's last page.")
+    quote: str | None = Field(description="The sentence of `content` the answer rests on.")
+    quoteStart: int | None = Field(
+        description="Where `quote` starts in `content` (characters, i.e. code points)."
+    )
+    quoteEnd: int | None
 
 
 class AskOutput(Output):
@@ -85,15 +98,5 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
         raise UpstreamError(error)
     return AskOutput(
         answer=text,
-        sources=[
-            AskSource(
-                number=n,
-                file_name=s.file_name,
-                content=s.content,
-                score=s.score,
-                chunk_index=s.chunk_index,
-                document_id=s.document_id,
-            )
-            for n, s in enumerate(sources, start=1)
-        ],
+        sources=[AskSource(number=n, **s.to_dict()) for n, s in enumerate(sources, start=1)],
     )

@@ -11,9 +11,11 @@ import logging
 import os
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from bunko.domain import Chunk
+from bunko.domain.evidence import Evidence, cited_lines, evidence
 from bunko.errors import BunkoError
 from bunko.ports.chat import ChatMessage, ChatRequest, ModelResolver, ProviderError
 from bunko.services import chat_text, follow_up
@@ -58,11 +60,20 @@ class ChatPreferences:
 
 @dataclass(frozen=True)
 class Source:
+    """One numbered source, the same fields at every door (REST, /v1, MCP `ask`)."""
+
     file_name: str
     content: str
     score: float
     chunk_index: int
     document_id: str
+    page: int | None = None  # the page of the evidence (else of the passage's start)
+    page_end: int | None = None  # the passage's last page
+    # The sentence the answer rests on, and its offsets into `content` (Python characters).
+    quote: str | None = None
+    quote_start: int | None = None
+    quote_end: int | None = None
+    chunk: Chunk | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -71,7 +82,21 @@ class Source:
             "score": self.score,
             "chunkIndex": self.chunk_index,
             "documentId": self.document_id,
+            "page": self.page,
+            "pageEnd": self.page_end,
+            "quote": self.quote,
+            "quoteStart": self.quote_start,
+            "quoteEnd": self.quote_end,
         }
+
+    def citing(self, found: Evidence | None) -> Source:
+        """This source with its evidence sentence (and that sentence's page)."""
+        if found is None:
+            return self
+        page = self.chunk.page_at(found.start) if self.chunk is not None else self.page
+        return replace(
+            self, quote=found.text, quote_start=found.start, quote_end=found.end, page=page
+        )
 
 
 @dataclass(frozen=True)
@@ -105,10 +130,17 @@ def unique_sources(items: Sequence[SearchItem]) -> list[Source]:
             continue
         seen.update({(item.document_id, item.chunk_index), text_key})
         name = item.name or os.path.basename(item.path) or item.path
-        sources.append(
-            Source(name, item.content, item.similarity, item.chunk_index, item.document_id)
-        )
+        source = Source(name, item.content, item.similarity, item.chunk_index, item.document_id)
+        sources.append(replace(source, page=item.page, page_end=item.page_end, chunk=item.chunk))
     return sources
+
+
+def with_evidence(sources: Sequence[Source], answer: str, question: str) -> list[Source]:
+    """Each source with the sentence the answer takes from it (domain/evidence)."""
+    return [
+        s.citing(evidence(s.content, cited_lines(answer, n), question))
+        for n, s in enumerate(sources, start=1)
+    ]
 
 
 class ChatService:
@@ -141,7 +173,7 @@ class ChatService:
             reranker = self.models.reranker(workspace_id, prefs.rerank_id)
             hits = reranker.rerank(query, [s.content for s in sources], prefs.top_k)
             sources = [
-                Source(s.file_name, s.content, round(h.score, 6), s.chunk_index, s.document_id)
+                replace(s, score=round(h.score, 6))
                 for h in hits
                 if 0 <= h.index < len(sources) and (s := sources[h.index])
             ]
@@ -183,13 +215,15 @@ class ChatService:
         )
         try:
             model = self.models.chat_model(workspace_id, prefs.llm_id)
+            answer: list[str] = []
             with closing(model.stream(request)) as deltas:  # closing stops the model
                 for delta in deltas:
                     if cancelled():
                         log.info("chat cancelled by the client; generation stopped")
                         return
+                    answer.append(delta)
                     yield ChatEvent("content", delta)
         except (ProviderError, BunkoError) as exc:
             yield ChatEvent("error", str(exc))
             return
-        yield ChatEvent("sources", sources)
+        yield ChatEvent("sources", with_evidence(sources, "".join(answer), message))

@@ -46,6 +46,7 @@ def parse_and_chunk(
             start=p.start,
             end=p.end,
             page=p.page,
+            page_breaks=p.page_breaks,
         )
         for i, p in enumerate(pieces)
     ]

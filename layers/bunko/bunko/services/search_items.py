@@ -40,9 +40,14 @@ class SearchItem:
     # The engines that found this chunk: "keyword" alone while its document's vectors are
     # still being computed (a large file is keyword-searchable as soon as it is parsed).
     engines: list[str] = field(default_factory=list)
+    # The page (PDF), slide (pptx) or sheet (xlsx) it starts and ends on; None: unpaged.
+    page: int | None = None
+    page_end: int | None = None
+    # The chunk itself (the best one, when grouped): where a quoted sentence's page is found.
+    chunk: Chunk | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict:
-        return dict(self.__dict__)
+        return {k: v for k, v in self.__dict__.items() if k != "chunk"}
 
 
 def fetch_documents(
@@ -105,6 +110,9 @@ def materialise(
                 chunk_index=chunk.index,
                 name=doc.name,
                 engines=list(hit.engines),
+                page=chunk.page,
+                page_end=chunk.page_end,
+                chunk=chunk,
             )
             items.append(item)
             grouped[doc.id] = (item, [chunk])
@@ -112,6 +120,9 @@ def materialise(
         for item, matched in grouped.values():
             # TelosDB joins a document's matching chunks into one result, in reading order.
             item.content = "\n…\n".join(c.content for c in sorted(matched, key=lambda c: c.index))
+            if item.page is not None:  # the pages the joined passages span
+                item.page = min(c.page or item.page for c in matched)
+                item.page_end = max(c.page_end or item.page for c in matched)
     return items
 
 

@@ -16,6 +16,7 @@ from boto3.dynamodb.types import TypeDeserializer, TypeSerializer
 
 from bunko.deploy_schema import GSI1_PK, GSI1_SK, GSI2_PK, GSI2_SK, PK, SK
 from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace
+from bunko.domain.documents import decode_page_breaks, encode_page_breaks
 
 # Sort keys are limited to 1024 bytes; longer paths are claimed by their hash.
 _MAX_PATH_KEY_BYTES = 900
@@ -160,6 +161,7 @@ def chunk_item(chunk: Chunk, *, content_key: str | None) -> dict[str, Any]:
         "start": chunk.start,
         "end": chunk.end,
         "page": chunk.page,
+        "page_breaks": encode_page_breaks(chunk.page_breaks),
     }
 
 
@@ -174,4 +176,5 @@ def to_chunk(item: dict[str, Any], content: str) -> Chunk:
         start=item.get("start", 0),
         end=item.get("end", 0),
         page=item.get("page"),
+        page_breaks=decode_page_breaks(item.get("page_breaks")),
     )

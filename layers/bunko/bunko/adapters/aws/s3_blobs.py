@@ -37,16 +37,17 @@ class S3BlobStore:
         self.bucket = bucket
         self.prefix = prefix if not prefix or prefix.endswith("/") else prefix + "/"
 
-    def _key(self, key: str) -> str:
+    def object_key(self, key: str) -> str:
+        """The bucket key of a blob key."""
         return self.prefix + check_key(key)
 
     def put(self, key: str, data: bytes, *, content_type: str | None = None) -> None:
         extra = {"ContentType": content_type} if content_type else {}
-        self.client.put_object(Bucket=self.bucket, Key=self._key(key), Body=data, **extra)
+        self.client.put_object(Bucket=self.bucket, Key=self.object_key(key), Body=data, **extra)
 
     def get(self, key: str) -> bytes:
         try:
-            response = self.client.get_object(Bucket=self.bucket, Key=self._key(key))
+            response = self.client.get_object(Bucket=self.bucket, Key=self.object_key(key))
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in _MISSING:
                 raise NotFoundError(f"blob {key!r} not found") from exc
@@ -55,7 +56,7 @@ class S3BlobStore:
 
     def exists(self, key: str) -> bool:
         try:
-            self.client.head_object(Bucket=self.bucket, Key=self._key(key))
+            self.client.head_object(Bucket=self.bucket, Key=self.object_key(key))
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in _MISSING:
                 return False
@@ -64,10 +65,10 @@ class S3BlobStore:
 
     def delete(self, key: str) -> None:
         # S3 deletes are idempotent: deleting a missing key succeeds.
-        self.client.delete_object(Bucket=self.bucket, Key=self._key(key))
+        self.client.delete_object(Bucket=self.bucket, Key=self.object_key(key))
 
     def delete_prefix(self, prefix: str) -> int:
-        full = self._key(prefix)
+        full = self.object_key(prefix)
         deleted = 0
         paginator = self.client.get_paginator("list_objects_v2")
         batch: list[dict[str, str]] = []

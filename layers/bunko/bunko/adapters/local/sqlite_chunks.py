@@ -5,8 +5,15 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_rows import CHUNK_COLUMNS, chunk_from_row, rows_by_ids
+from bunko.adapters.local.sqlite_rows import (
+    CHUNK_COLUMNS,
+    INSERT_CHUNK,
+    chunk_from_row,
+    chunk_values,
+    rows_by_ids,
+)
 from bunko.domain import Chunk
+from bunko.domain.documents import encode_page_breaks
 from bunko.errors import NotFoundError
 
 
@@ -16,20 +23,7 @@ class SqliteChunkStore:
     db: SqliteDatabase
 
     def replace_chunks(self, workspace_id: str, document_id: str, chunks: Sequence[Chunk]) -> None:
-        rows = [
-            (
-                c.id,
-                document_id,
-                workspace_id,
-                c.revision,
-                c.index,
-                c.content,
-                c.start,
-                c.end,
-                c.page,
-            )
-            for c in chunks
-        ]
+        rows = [chunk_values(c, document_id, workspace_id) for c in chunks]
         with self.db.transaction() as conn:
             exists = conn.execute(
                 "SELECT 1 FROM documents WHERE id = ? AND workspace_id = ?",
@@ -41,9 +35,7 @@ class SqliteChunkStore:
                 "DELETE FROM chunks WHERE document_id = ? AND workspace_id = ?",
                 (document_id, workspace_id),
             )
-            conn.executemany(
-                f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", rows
-            )
+            conn.executemany(INSERT_CHUNK, rows)
 
     def get_chunks(self, workspace_id: str, document_id: str) -> list[Chunk]:
         rows = self.db.connect().execute(
@@ -72,7 +64,7 @@ class SqliteChunkStore:
         with self.db.transaction() as conn:
             cursor = conn.execute(
                 "UPDATE chunks SET content = ?, revision = ?, idx = ?, start_offset = ?, "
-                "end_offset = ?, page = ? WHERE id = ? AND workspace_id = ?",
+                "end_offset = ?, page = ?, page_breaks = ? WHERE id = ? AND workspace_id = ?",
                 (
                     chunk.content,
                     chunk.revision,
@@ -80,6 +72,7 @@ class SqliteChunkStore:
                     chunk.start,
                     chunk.end,
                     chunk.page,
+                    encode_page_breaks(chunk.page_breaks),
                     chunk.id,
                     chunk.workspace_id,
                 ),

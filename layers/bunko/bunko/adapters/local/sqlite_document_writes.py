@@ -6,7 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_rows import CHUNK_COLUMNS, DOC_COLUMNS, document_values
+from bunko.adapters.local.sqlite_rows import (
+    DOC_COLUMNS,
+    INSERT_CHUNK,
+    chunk_values,
+    document_values,
+)
 from bunko.ports import DocumentWrite
 
 _SAVED = [c for c in DOC_COLUMNS if c not in ("id", "workspace_id")]
@@ -14,7 +19,6 @@ _SAVE = (
     f"UPDATE documents SET {', '.join(f'{c} = ?' for c in _SAVED)}"
     " WHERE id = ? AND workspace_id = ? AND revision = ?"
 )
-_INSERT = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 class SqliteDocumentWrites:
@@ -46,11 +50,6 @@ class SqliteDocumentWrites:
                 results.append([r[0] for r in old if r[0] not in new])
                 conn.execute("DELETE FROM chunks WHERE document_id = ? AND workspace_id = ?", where)
                 conn.executemany(
-                    _INSERT,
-                    [
-                        (c.id, doc.id, doc.workspace_id, c.revision, c.index, c.content,
-                         c.start, c.end, c.page)
-                        for c in write.chunks
-                    ],
-                )  # fmt: skip
+                    INSERT_CHUNK, [chunk_values(c, doc.id, doc.workspace_id) for c in write.chunks]
+                )
         return results

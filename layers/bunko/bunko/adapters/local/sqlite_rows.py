@@ -8,12 +8,15 @@ from dataclasses import fields
 from datetime import datetime
 
 from bunko.domain import Chunk, Document, DocumentStatus, Revision
+from bunko.domain.documents import decode_page_breaks, encode_page_breaks
 
 DOC_COLUMNS = [f.name for f in fields(Document)]
 REV_COLUMNS = [f.name for f in fields(Revision)]
 CHUNK_COLUMNS = (
-    "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page"
+    "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page, "
+    "page_breaks"
 )
+INSERT_CHUNK = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 # SQLite limits host parameters per statement; stay well below it.
 IN_BATCH = 500
 
@@ -67,7 +70,16 @@ def chunk_from_row(row: sqlite3.Row) -> Chunk:
         start=row["start_offset"],
         end=row["end_offset"],
         page=row["page"],
+        page_breaks=decode_page_breaks(row["page_breaks"]),
     )
+
+
+def chunk_values(chunk: Chunk, document_id: str, workspace_id: str) -> tuple:
+    """The row of INSERT_CHUNK."""
+    return (
+        chunk.id, document_id, workspace_id, chunk.revision, chunk.index, chunk.content,
+        chunk.start, chunk.end, chunk.page, encode_page_breaks(chunk.page_breaks),
+    )  # fmt: skip
 
 
 def _values(record: Document | Revision, columns: list[str]) -> list:

@@ -83,8 +83,18 @@ def citations(sources: list[Source]) -> str:
     """The numbered list a plain OpenAI client shows under the answer."""
     if not sources:
         return ""
-    lines = [f"[{n}] {s.file_name} (chunk {s.chunk_index})" for n, s in enumerate(sources, 1)]
+    lines = [f"[{n}] {s.file_name}{page_label(s)}" for n, s in enumerate(sources, 1)]
     return "\n\nSources:\n" + "\n".join(lines)
+
+
+def page_label(source: Source) -> str:
+    """ " p.4" (the quoted sentence's page), " p.3–5" (the passage's, with no quote), or the
+    chunk's number for a file without pages."""
+    if source.page is None:
+        return f" (chunk {source.chunk_index})"
+    if source.quote is None and source.page_end not in (None, source.page):
+        return f" p.{source.page}–{source.page_end}"
+    return f" p.{source.page}"
 
 
 def _model_id(services, workspace_id: str, name: str) -> str | None:

@@ -8,18 +8,39 @@ from typing import Annotated
 
 import anyio
 from fastapi import APIRouter, Query
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.services.chunk_items import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
-from bunko.services.search import SearchItem, SearchOptions
+from bunko.services.search import SearchOptions
 
 router = APIRouter(tags=["search"], responses=error_responses(401, 403))
 
 
+class SearchHit(BaseModel):
+    """A hit as SearchItem.to_dict gives it (TelosDB's search_text item, plus its pages)."""
+
+    id: str
+    document_id: str
+    path: str
+    mime: str
+    category: str | None
+    content: str
+    similarity: float
+    vector_score: float
+    text_score: float
+    chunk_index: int
+    name: str
+    engines: list[str]
+    page: int | None = Field(
+        description="The page (PDF), slide (pptx) or sheet (xlsx) the passage starts on."
+    )
+    page_end: int | None = Field(description="The page it ends on.")
+
+
 class SearchResponse(BaseModel):
-    items: list[SearchItem]  # the service's hits as they are (pydantic reads the dataclass)
+    items: list[SearchHit]
     vector_search_used: bool
 
 
@@ -34,6 +55,7 @@ class ChunkOut(BaseModel):
     start: int
     end: int
     page: int | None
+    pageEnd: int | None  # the page it ends on
 
 
 class FileChunks(BaseModel):
@@ -98,7 +120,15 @@ def file_chunks(
         principal.workspace_id, file_id, limit=limit, offset=offset, chunk=chunk
     )
     chunks = [
-        ChunkOut(id=c.id, index=c.index, content=c.content, start=c.start, end=c.end, page=c.page)
+        ChunkOut(
+            id=c.id,
+            index=c.index,
+            content=c.content,
+            start=c.start,
+            end=c.end,
+            page=c.page,
+            pageEnd=c.page_end,
+        )
         for c in view.chunks
     ]
     return FileChunks(
