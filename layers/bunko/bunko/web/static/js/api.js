@@ -257,3 +257,8 @@ export async function chatStream(body, onEvent, signal) {
     }
   }
 }
+
+// A URL the API answered (a path on this API, or already absolute) as one a new tab can open.
+export function absolute(url) {
+  return /^https?:\/\//i.test(url) ? url : base + url;
+}

@@ -8,6 +8,7 @@ import * as api from '../api.js';
 import { clear, h } from '../dom.js';
 import { getLanguage, t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
+import { byFile, markedPassage, originalButton, pageLabel } from './citations.js';
 import { conversationList, titleOf } from './conversation_list.js';
 
 const PARAM = 'conversation';
@@ -67,8 +68,18 @@ export function render() {
       turn.error ? h('p', { class: 'error', role: 'alert' }, turn.error) : null,
       h('aside', { class: 'sources', role: 'region', 'aria-label': t('chat.sources') },
         h('h2', { class: 'small' }, t('chat.sources')),
-        sources.length ? h('ol', {}, sources.map((s, i) => h('li', {}, h('button', { type: 'button', class: 'link', onclick: () => open(s, i + 1) }, `[${i + 1}] ${s.fileName}`))))
+        sources.length ? sourceList(sources)
           : h('p', { class: 'muted small' }, turn.done ? t('chat.noSources') : '…')));
+  }
+
+  // One entry per file, its passages under it by number and page ("[1] p.4  [2] p.4").
+  function sourceList(sources) {
+    return h('ol', {}, byFile(sources).map((group) => h('li', { class: 'source-file' },
+      h('span', { class: 'source-name' }, group.fileName),
+      h('span', { class: 'source-passages' }, group.items.map(([n, s]) => h('button', {
+        type: 'button', class: 'link', 'aria-label': `${t('chat.source')} ${n}: ${s.fileName} ${pageLabel(s)}`.trim(),
+        onclick: () => open(s, n),
+      }, `[${n}]${pageLabel(s) ? ` ${pageLabel(s)}` : ''}`))))));
   }
 
   function withCitations(text, sources) {
@@ -84,14 +95,22 @@ export function render() {
     return out;
   }
 
+  // The cited passage with the quoted sentence marked and in view; the passage in its file,
+  // and the original at the quoted page.
   function open(source, n) {
     const link = source.documentId ? h('a', { href: `#/files/${source.documentId}/${source.chunkIndex}`, onclick: () => dialog.close() }, t('chat.openFile')) : null;
+    const where = pageLabel(source);
+    const failed = h('p', { class: 'error', role: 'alert', hidden: true });
     clear(dialog,
-      h('h2', { id: 'passage-title' }, `[${n}] ${source.fileName}`),
+      h('h2', { id: 'passage-title' }, `[${n}] ${source.fileName}${where ? ` ${where}` : ''}`),
       h('p', { class: 'muted small' }, `#${source.chunkIndex} · score ${Number(source.score).toFixed(3)}`),
-      h('blockquote', { class: 'passage' }, source.content),
-      h('div', { class: 'row' }, link, h('button', { type: 'button', onclick: () => dialog.close() }, t('common.close'))));
+      markedPassage(source),
+      failed,
+      h('div', { class: 'row' }, link,
+        source.documentId ? originalButton(source, (err) => { failed.hidden = false; failed.textContent = err.message; }) : null,
+        h('button', { type: 'button', onclick: () => dialog.close() }, t('common.close'))));
     dialog.showModal();
+    dialog.querySelector('mark.quote')?.scrollIntoView({ block: 'center' });
   }
 
   // The newest message in view, above the pinned message box: scrolled just enough for its

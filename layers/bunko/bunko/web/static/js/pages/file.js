@@ -6,6 +6,8 @@ import { append, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorBox, page, showError } from '../layout.js';
 
+// " · p.3" or " · p.3–5" (the pages a chunk runs over); "" for a file without pages.
+const pages = (c) => (c.page ? ` · p.${c.page}${c.pageEnd && c.pageEnd !== c.page ? `–${c.pageEnd}` : ''}` : '');
 const chunksOf = (id, query) => api.get(`/knowledge-bases/${encodeURIComponent(id)}/chunks?${new URLSearchParams(query)}`);
 
 export async function render({ id, chunk }) {
@@ -25,7 +27,7 @@ export async function render({ id, chunk }) {
     const item = (c) => h('li', {
       id: `chunk-${c.index}`, class: c.index === wanted ? 'chunk cited' : 'chunk', tabindex: -1,
       'aria-current': c.index === wanted ? 'true' : null,
-    }, h('div', { class: 'muted small' }, `#${c.index}${c.page ? ` · p.${c.page}` : ''}`), h('p', {}, c.content));
+    }, h('div', { class: 'muted small' }, `#${c.index}${pages(c)}`), h('p', {}, c.content));
     const list = h('ol', { class: 'chunks', 'aria-label': t('file.chunks') });
     const shown = h('p', { class: 'muted small', 'aria-live': 'polite' });
     const earlier = h('button', { type: 'button', class: 'ghost', onclick: () => load(true) }, t('file.earlier'));
