@@ -103,6 +103,9 @@ async def test_mcp_ask_and_v1_give_the_same_source_fields(rest, user):
     question = "How much came from the grant?"
     async with http_client(rest.url, key) as client:
         result = ok(await client.call_tool("ask", {"question": question}))
+        found = ok(await client.call_tool("search_text", {"content": "Maritime Heritage grant"}))
+    hit = next(h for h in found["items"] if h["name"] == "report.pdf")
+    assert hit["page"] == 1 and hit["page_end"] >= 4
     mcp_source = next(s for s in result["sources"] if s["fileName"] == "report.pdf")
     assert set(mcp_source) == SOURCE_FIELDS | {"number"}
     assert mcp_source["page"] == 4
