@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import SCREENSHOTS, browser, needs_chromium, tab
+from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, browser, needs_chromium, tab
 from tests.e2e.rest_harness import serve, wait_until_done
 from tests.e2e.test_page_citations import REPORT, SLIDES
 from tests.e2e.test_web_conversations import ask, sign_in
@@ -61,6 +61,11 @@ def test_sources_show_the_page_mark_the_sentence_and_open_the_original_there(
         expect(marked).to_contain_text("A grant of $120,000 came from the Maritime Heritage Fund")
         expect(marked).to_be_in_viewport()
         browsing.shoot("14-chat-passage-marked")
+        page.set_viewport_size(PHONE)  # on a phone too, the marked sentence is in view
+        marked.scroll_into_view_if_needed()
+        expect(marked).to_be_in_viewport()
+        page.screenshot(path=SCREENSHOTS / "14-chat-passage-marked-phone-view.png")
+        page.set_viewport_size(DESKTOP)
 
         with page.context.expect_page() as opened:
             dialog.get_by_role("button", name="Open the original at p.4").click()
