@@ -73,6 +73,19 @@ def test_the_operator_creates_the_first_admin_who_then_signs_in(deployment):
     assert bunko(deployment, "user", "list").stdout.count("ada") == 1
 
 
+def test_the_operator_promotes_demotes_and_resets_a_password(deployment):
+    assert bunko(deployment, "user", "create", "ada").returncode == 0
+    promoted = bunko(deployment, "user", "promote", "ada")
+    assert promoted.returncode == 0 and "ada is an admin now" in promoted.stdout
+    last = bunko(deployment, "user", "demote", "ada")
+    assert last.returncode == 1 and "last admin" in last.stderr
+    fresh = "ada's brand new password"
+    reset = bunko(deployment, "user", "reset-password", "ada", password=fresh)
+    assert reset.returncode == 0, reset.stderr
+    _, user = open_aws_auth(Settings()).login("ada", fresh)
+    assert user.is_admin
+
+
 def test_a_missing_table_says_which_setting_to_check(deployment):
     wrong = {**deployment, "BUNKO_TABLE_NAME": "no-such-table"}
     result = bunko(wrong, "user", "list")

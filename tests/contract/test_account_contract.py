@@ -166,6 +166,45 @@ def test_concurrent_admin_deletes_leave_one(accounts: AccountStores):
     assert sum(r is True for r in results) == 4
 
 
+def test_of_concurrent_first_sign_ups_one_becomes_the_admin(accounts: AccountStores):
+    users = accounts.users
+    names = [f"early{i}" for i in range(8)]
+    made: dict[str, bool] = {}
+
+    def sign_up(name: str) -> None:
+        made[name] = users.add_first_admin(user(name))
+        if not made[name]:
+            users.add_user(user(name))
+
+    threads = [threading.Thread(target=sign_up, args=(n,)) for n in names]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sum(made.values()) == 1 and users.count_admins() == 1
+    [admin] = [u for u in users.list_users() if u.is_admin]
+    assert made[admin.username] is True
+    assert len(users.list_users()) == 8
+    # once there is an admin, nobody else is made one
+    assert users.add_first_admin(user("late")) is False and users.get_user("id-late") is None
+    assert users.add_first_admin(user("early0")) is False
+
+
+def test_a_first_admin_with_a_taken_name_is_a_conflict(accounts: AccountStores):
+    users = accounts.users
+    users.add_user(user("taken"))
+    with pytest.raises(ConflictError):
+        users.add_first_admin(user("TAKEN"))
+    assert users.count_admins() == 0
+
+
+def test_no_first_admin_where_an_admin_exists(accounts: AccountStores):
+    users = accounts.users
+    users.add_user(user("seeded", admin=True))
+    assert users.add_first_admin(user("newcomer")) is False
+    assert users.count_admins() == 1 and users.get_user("id-newcomer") is None
+
+
 # -- login attempts ----------------------------------------------------------------------
 
 

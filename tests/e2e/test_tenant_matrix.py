@@ -42,7 +42,7 @@ ID_PARAMS = {
 # owner's data.
 NAME_PARAMS = {"file": "doc_path", "q": "words"}
 # Installation-admin routes: a plain user is refused whatever the id.
-ADMIN_ONLY = {"/users", "/users/{user_id}"}
+ADMIN_ONLY = {"/users", "/users/{user_id}", "/users/{user_id}/password"}
 
 
 @pytest.fixture(scope="module")

@@ -1,5 +1,6 @@
-"""`bunko user create|list`: accounts of the REST API, managed from the machine itself
-(the way to make the first admin without BUNKO_ADMIN_USERNAME / BUNKO_ADMIN_PASSWORD).
+"""`bunko user create|list|promote|demote|reset-password`: accounts of the REST API, managed
+from the machine itself (an admin without BUNKO_ADMIN_USERNAME / BUNKO_ADMIN_PASSWORD or the
+first sign-up; a lost password).
 With BUNKO_BACKEND=aws they manage a deployment's users in its table (docs/aws.md)."""
 
 from __future__ import annotations
@@ -79,3 +80,70 @@ def list_users(data_dir: DataDir = None) -> None:
         users = _auth(data_dir).users.list_users()
     for user in users:
         typer.echo(f"{user.id}  {user.username}{'  (admin)' if user.is_admin else ''}")
+
+
+def _named(auth, username: str):
+    user = auth.users.get_user_by_username(username)
+    if user is None:
+        typer.echo(f"error: no user named {username!r} (`bunko user list` shows them)", err=True)
+        raise typer.Exit(1)
+    return user
+
+
+def _set_admin(username: str, is_admin: bool, data_dir: Path | None) -> None:
+    from bunko.errors import BunkoError
+
+    try:
+        with _reaching_the_deployment():
+            auth = _auth(data_dir)
+            user = auth.set_admin(_named(auth, username).id, is_admin)
+    except BunkoError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"{user.username} is {'an admin' if user.is_admin else 'a user'} now")
+
+
+@user_app.command("promote")
+def promote(
+    username: Annotated[str, typer.Argument(help="The user to make an admin.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Make a user an admin."""
+    _set_admin(username, True, data_dir)
+
+
+@user_app.command("demote")
+def demote(
+    username: Annotated[str, typer.Argument(help="The admin to make a plain user.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Make an admin a plain user (never the last admin)."""
+    _set_admin(username, False, data_dir)
+
+
+@user_app.command("reset-password")
+def reset_password(
+    username: Annotated[str, typer.Argument(help="The user who lost their password.")],
+    password: Annotated[
+        str,
+        typer.Option(
+            prompt="New password",
+            hide_input=True,
+            confirmation_prompt=True,
+            envvar="BUNKO_NEW_USER_PASSWORD",
+            help="Asked for when not given (or set BUNKO_NEW_USER_PASSWORD).",
+        ),
+    ],
+    data_dir: DataDir = None,
+) -> None:
+    """Set a new password; every session the user had ends."""
+    from bunko.errors import BunkoError
+
+    try:
+        with _reaching_the_deployment():
+            auth = _auth(data_dir)
+            user = auth.reset_password(_named(auth, username).id, password)
+    except BunkoError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+    typer.echo(f"password of {user.username} reset; their sessions have ended")

@@ -49,6 +49,9 @@ class Settings(BaseSettings):
     fernet_key: SecretStr | None = None  # encrypts model-config API keys at rest
     admin_username: str | None = None  # the first admin, created at start when both are set
     admin_password: SecretStr | None = None
+    # The first account registered on a deployment with no admin becomes its admin (Open
+    # WebUI's rule); off: admins come only from the settings above or `bunko user create`.
+    first_user_admin: bool = True
     # failed logins: per (username, client address), then per username from all addresses
     login_max_failures: int = Field(default=5, ge=1, le=100)  # then that address is locked
     login_lockout_seconds: int = Field(default=60, ge=1, le=86400)  # doubles per extra failure

@@ -58,6 +58,7 @@ def build_auth(
             account_max_failures=settings.login_account_max_failures,
             account_lockout=timedelta(seconds=settings.login_account_lockout_seconds),
         ),
+        first_user_admin=settings.first_user_admin,
     )
 
 

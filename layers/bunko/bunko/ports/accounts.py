@@ -12,6 +12,11 @@ class UserStore(Protocol):
     def add_user(self, user: User) -> None:
         """Insert; raises ConflictError when the username (by username_key) is taken."""
 
+    def add_first_admin(self, user: User) -> bool:
+        """Add `user` as an admin if no admin exists yet, in one atomic step (two first
+        sign-ups at once make one admin); False, and nothing added, when one exists.
+        ConflictError if it would add and the username is taken."""
+
     def save_user(self, user: User) -> None: ...
     def get_user(self, user_id: str) -> User | None: ...
     def get_user_by_username(self, username: str) -> User | None: ...

@@ -39,15 +39,20 @@ class AuthService:
         hasher: PasswordHasher,
         tokens: TokenService,
         throttle: LoginThrottle,
+        first_user_admin: bool = False,
     ) -> None:
         self.users = users
+        self.first_user_admin = first_user_admin
         self.metadata = metadata
         self.hasher = hasher
         self.tokens = tokens
         self.throttle = throttle
 
-    def create_user(self, username: str, password: str, *, is_admin: bool = False) -> User:
-        """A new user with a personal workspace; ConflictError if the username is taken."""
+    def create_user(
+        self, username: str, password: str, *, is_admin: bool = False, first_admin: bool = False
+    ) -> User:
+        """A new user with a personal workspace; ConflictError if the username is taken.
+        `first_admin`: an admin if the deployment has none yet (decided atomically)."""
         validate_username(username)
         validate_password(password)
         self._refuse_lookalike(username)
@@ -58,7 +63,12 @@ class AuthService:
             workspace_id=new_id(),
             is_admin=is_admin,
         )
-        self.users.add_user(user)
+        if first_admin and not is_admin and self.users.count_admins() == 0:
+            user.is_admin = self.users.add_first_admin(user)
+            if not user.is_admin:  # another sign-up became the admin meanwhile
+                self.users.add_user(user)
+        else:
+            self.users.add_user(user)
         self.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=username))
         return user
 
@@ -70,7 +80,8 @@ class AuthService:
             raise ConflictError(f"username {username!r} is taken")
 
     def register(self, username: str, password: str) -> User:
-        return self.create_user(username, password, is_admin=False)
+        """A new account; the first one of a deployment without an admin is its admin."""
+        return self.create_user(username, password, first_admin=self.first_user_admin)
 
     def login(self, username: str, password: str, *, address: str = "") -> tuple[str, User]:
         """(access token, user); AuthenticationError for bad credentials,
@@ -108,6 +119,35 @@ class AuthService:
         user.updated_at = utcnow()
         self.users.save_user(user)
         return self.tokens.issue(user), user
+
+    def user(self, user_id: str) -> User:
+        user = self.users.get_user(user_id)
+        if user is None:
+            raise NotFoundError(f"user {user_id} not found")
+        return user
+
+    def set_admin(self, user_id: str, is_admin: bool) -> User:
+        """Promote or demote; ConflictError when it would leave no admin."""
+        user = self.user(user_id)
+        if user.is_admin != is_admin:
+            user.is_admin, user.updated_at = is_admin, utcnow()
+            try:
+                self.users.save_user(user)
+            except ConflictError as exc:
+                if not is_admin and self.users.count_admins() <= 1:
+                    raise ConflictError("the last admin cannot be demoted") from exc
+                raise
+        return user
+
+    def reset_password(self, user_id: str, password: str) -> User:
+        """Set a password the admin chose; every token the user holds stops working."""
+        user = self.user(user_id)
+        validate_password(password, field="password")
+        user.password_hash = self.hasher.hash(password)
+        user.token_version += 1
+        user.updated_at = utcnow()
+        self.users.save_user(user)
+        return user
 
     def logout(self, user_id: str) -> None:
         """Sign out everywhere: every token issued so far stops working."""

@@ -51,6 +51,17 @@ class UserAdminService:
     def create_user(self, username: str, password: str, *, is_admin: bool = False) -> User:
         return self.auth.create_user(username, password, is_admin=is_admin)
 
+    def set_admin(self, user_id: str, is_admin: bool) -> User:
+        return self.auth.set_admin(user_id, is_admin)
+
+    def reset_password(self, user_id: str, password: str) -> User:
+        return self.auth.reset_password(user_id, password)
+
+    def usage(self, user: User) -> tuple[int, int]:
+        """(documents, bytes) in the user's personal workspace."""
+        docs = list(self.knowledge_base.metadata.iter_documents(user.workspace_id))
+        return len(docs), sum(d.size for d in docs)
+
     def delete_user(self, user_id: str) -> User:
         """Delete a user and their workspace's data; ConflictError for the last admin."""
         user = self.users.get_user(user_id)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import datetime
 from typing import Any
 
@@ -77,6 +77,27 @@ class DynamoDBUserStore:
             self.table.transact(ops)
         except TransactionCancelled as exc:
             raise ConflictError(f"username {user.username!r} is taken") from exc
+
+    def add_first_admin(self, user: User) -> bool:
+        admin = replace(user, is_admin=True)
+        first = {"Update": {
+            "Key": _S(ADMINS), "UpdateExpression": "ADD n :one",
+            "ConditionExpression": "attribute_not_exists(n) OR n < :one",
+            "ExpressionAttributeValues": _S({":one": 1}),
+        }}  # fmt: skip
+        ops: list[dict[str, Any]] = [
+            {"Put": {"Item": _S(_user_item(admin)), "ConditionExpression": "attribute_not_exists(pk)"}},
+            {"Put": {"Item": _S({**_claim_key(user.username), "user_id": user.id}),
+                     "ConditionExpression": "attribute_not_exists(pk)"}},
+            first,
+        ]  # fmt: skip
+        try:
+            self.table.transact(ops)
+        except TransactionCancelled as exc:
+            if exc.reasons[2] == "ConditionalCheckFailed":
+                return False  # an admin exists (a taken name is add_user's conflict then)
+            raise ConflictError(f"username {user.username!r} is taken") from exc
+        return True
 
     def save_user(self, user: User) -> None:
         current = self.table.get(_user_key(user.id))

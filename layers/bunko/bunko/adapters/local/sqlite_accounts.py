@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import datetime
 
 from bunko.adapters.local.sqlite_db import SqliteDatabase
@@ -68,6 +69,20 @@ class SqliteUserStore:
                 )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(f"username {user.username!r} is taken") from exc
+
+    def add_first_admin(self, user: User) -> bool:
+        admin = replace(user, is_admin=True)
+        try:
+            with self.db.transaction() as conn:  # the write lock first: nobody comes between
+                if _admins(conn) > 0:
+                    return False
+                conn.execute(
+                    f"INSERT INTO users ({_USER_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    _user_values(admin),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise ConflictError(f"username {user.username!r} is taken") from exc
+        return True
 
     def save_user(self, user: User) -> None:
         """Update; NotFoundError if absent, ConflictError when the new name is taken or the

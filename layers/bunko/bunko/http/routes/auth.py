@@ -53,7 +53,8 @@ class PasswordChanged(BaseModel):
     "/register", status_code=201, response_model=Registered, responses=error_responses(400, 409)
 )
 def register(body: Credentials, accounts: AccountsDep) -> Registered:
-    """Create a user (not an admin) with a personal workspace."""
+    """Create a user with a personal workspace. The first account of a deployment that has
+    no admin is its admin (`isAdmin: true`; BUNKO_FIRST_USER_ADMIN=false turns this off)."""
     user = accounts.auth.register(body.username, body.password)
     return Registered(message="User created successfully", user=UserPublic.of(user))
 

@@ -20,15 +20,49 @@ class UserCreate(BaseModel):
     isAdmin: bool = False
 
 
-@router.get("", response_model=list[UserPublic])
-def list_users(_: Admin, accounts: AccountsDep) -> list[UserPublic]:
-    return [UserPublic.of(u) for u in accounts.users.list_users()]
+class UserListed(UserPublic):
+    documents: int  # in the user's personal library (Bunko)
+    bytes: int  # their originals' total size (Bunko)
+
+
+class RoleChange(BaseModel):
+    isAdmin: bool
+
+
+class PasswordReset(BaseModel):
+    password: Annotated[str, PASSWORD_FIELD]
+
+
+@router.get("", response_model=list[UserListed])
+def list_users(_: Admin, accounts: AccountsDep) -> list[UserListed]:
+    """Every user, oldest first, with the documents and bytes in their library."""
+    listed = []
+    for user in accounts.users.list_users():
+        documents, size = accounts.users.usage(user)
+        listed.append(
+            UserListed(**UserPublic.of(user).model_dump(), documents=documents, bytes=size)
+        )
+    return listed
 
 
 @router.post("", status_code=201, response_model=UserPublic, responses=error_responses(400, 409))
 def create_user(body: UserCreate, _: Admin, accounts: AccountsDep) -> UserPublic:
     user = accounts.users.create_user(body.username, body.password, is_admin=body.isAdmin)
     return UserPublic.of(user)
+
+
+@router.patch("/{user_id}", response_model=UserPublic, responses=error_responses(400, 404, 409))
+def change_role(user_id: str, body: RoleChange, _: Admin, accounts: AccountsDep) -> UserPublic:
+    """Promote (`isAdmin: true`) or demote a user; the last admin stays (409)."""
+    return UserPublic.of(accounts.users.set_admin(user_id, body.isAdmin))
+
+
+@router.post("/{user_id}/password", response_model=UserPublic, responses=error_responses(400, 404))
+def reset_password(
+    user_id: str, body: PasswordReset, _: Admin, accounts: AccountsDep
+) -> UserPublic:
+    """Set a new password for a user who lost theirs; every session they had ends."""
+    return UserPublic.of(accounts.users.reset_password(user_id, body.password))
 
 
 @router.delete("/{user_id}", response_model=Deleted, responses=error_responses(404, 409))

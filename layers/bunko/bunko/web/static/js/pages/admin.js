@@ -1,8 +1,9 @@
-// Admin: every user; create and delete.
+// Admin: every user with what their library holds; create, promote or demote, reset a
+// password, delete.
 import * as api from '../api.js';
-import { clear, field, h } from '../dom.js';
+import { clear, field, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
-import { errorBox, page, showError } from '../layout.js';
+import { errorBox, page, showError, toast } from '../layout.js';
 
 export function render() {
   const error = errorBox();
@@ -13,13 +14,36 @@ export function render() {
   async function refresh() {
     try {
       const users = await api.get('/users');
-      clear(list, users.map((u) => h('li', { class: 'row spread' },
-        h('span', {}, h('strong', {}, u.username), u.isAdmin ? h('span', { class: 'tag' }, 'admin') : null),
-        h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('common.delete')} ${u.username}`, onclick: async () => {
-          if (!confirm(t('admin.confirm', { name: u.username }))) return;
-          await api.del(`/users/${u.id}`).catch((err) => showError(error, err));
-          refresh();
-        } }, t('common.delete')))));
+      clear(list, users.map((u) => h('li', { class: 'row spread user-row' },
+        h('span', {}, h('strong', {}, u.username), u.isAdmin ? h('span', { class: 'tag' }, 'admin') : null,
+          h('span', { class: 'muted small user-usage' }, t('admin.usage', { documents: u.documents ?? 0, size: formatBytes(u.bytes ?? 0) }))),
+        h('span', { class: 'row' },
+          h('button', { type: 'button', class: 'ghost', onclick: () => act(api.request('PATCH', `/users/${u.id}`, { isAdmin: !u.isAdmin })) },
+            u.isAdmin ? t('admin.removeAdmin') : t('admin.makeAdmin')),
+          h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('admin.resetPassword')} ${u.username}`, onclick: () => resetPassword(u) }, t('admin.resetPassword')),
+          h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('common.delete')} ${u.username}`, onclick: () => {
+            if (confirm(t('admin.confirm', { name: u.username }))) act(api.del(`/users/${u.id}`));
+          } }, t('common.delete'))))));
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  async function act(done) {
+    showError(error, null);
+    try {
+      await done;
+    } catch (err) {
+      showError(error, err);
+    }
+    refresh();
+  }
+  async function resetPassword(u) {
+    const password = prompt(t('admin.newPassword', { name: u.username }));
+    if (!password) return;
+    showError(error, null);
+    try {
+      await api.post(`/users/${u.id}/password`, { password });
+      toast(t('admin.passwordReset', { name: u.username }));
     } catch (err) {
       showError(error, err);
     }
