@@ -9,6 +9,7 @@ from pathlib import Path
 from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
 from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite_libraries import SqliteLibraryStore
 from bunko.adapters.local.sqlite_model_configs import SqliteModelConfigStore
 from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
 from bunko.ports import (
@@ -18,6 +19,7 @@ from bunko.ports import (
     SettingsStore,
     UserStore,
 )
+from bunko.ports.libraries import LibraryStore
 
 
 @dataclass
@@ -27,6 +29,7 @@ class AccountStores:
     model_configs: ModelConfigStore
     settings: SettingsStore
     api_keys: ApiKeyStore
+    libraries: LibraryStore
 
 
 def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
@@ -37,5 +40,6 @@ def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
         model_configs=SqliteModelConfigStore(db),
         settings=SqliteSettingsStore(db),
         api_keys=SqliteApiKeyStore(db),
+        libraries=SqliteLibraryStore(db),
     )
     db.close()

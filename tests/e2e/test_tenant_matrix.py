@@ -36,6 +36,7 @@ ID_PARAMS = {
     "key_id": "api_key_id",
     "conversation_id": "conversation_id",
     "conversationId": "conversation_id",  # POST /chat/stream's body
+    "library_id": "library_id",
 }
 # Parameters that name a file or search text rather than point at a record: the owner's name
 # or words are sent, and the answer (in the caller's own workspace) must carry none of the
@@ -76,7 +77,14 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
     with client.stream("POST", "/chat/stream", json=turn) as answer:
         assert answer.status_code == 200 and "[DONE]" in answer.read().decode()
     assert client.get(f"/conversations/{conversation}").json()["messageCount"] == 2
+    library = client.post("/libraries", json={"name": f"{MARKER} shelf"}).json()["id"]
+    shelf = rest.client(owner.token)
+    shelf.headers["X-Bunko-Library"] = library
+    shared = shelf.post("/upload", files={"file": ("shelf.txt", text.encode(), "text/plain")})
+    assert wait_until_done(shelf, shared.json()["id"])["status"] == "completed"
     return {
+        "library_id": library,
+        "shared_doc_id": shared.json()["id"],
         "doc_id": doc["id"],
         "doc_path": doc["name"],
         "words": "nests in the private archive",
@@ -108,6 +116,14 @@ def _snapshot(rest: Rest, owner: User, state: dict[str, Any]) -> str:
     }
     seen["chunks"] = [(c.id, c.content) for c in rest.services.metadata.iter_chunks(ws)]
     seen["index"] = rest.services.index.count(ws)
+    library = state["library_id"]
+    seen["libraries"] = client.get("/libraries").json()
+    seen["members"] = client.get(f"/libraries/{library}/members").json()
+    with_library = {"X-Bunko-Library": library}
+    for path in ("/knowledge-bases", "/settings", "/api-keys", "/conversations"):
+        seen[f"library {path}"] = client.get(path, headers=with_library).json()
+    seen["library chunks"] = [c.id for c in rest.services.metadata.iter_chunks(library)]
+    seen["library index"] = rest.services.index.count(library)
     seen["pdf"] = client.get(f"/libreoffice/files/{state['conversion_id']}.pdf").status_code
     return json.dumps(seen, sort_keys=True, default=str)
 
@@ -116,7 +132,8 @@ def _leaks(text: str, sent: str, state: dict[str, Any]) -> list[str]:
     """The owner's words and ids in an answer, beyond the ids the caller sent (a 404 may
     name the id it did not find)."""
     secrets = [MARKER, state["doc_id"], state["config_id"], state["conversion_id"],
-               state["api_key_id"], state["conversation_id"], *state["chunk_ids"]]  # fmt: skip
+               state["api_key_id"], state["conversation_id"], *state["chunk_ids"],
+               state["library_id"], state["shared_doc_id"]]  # fmt: skip
     return [s for s in secrets if s in text and (s == MARKER or s not in sent)]
 
 
@@ -220,12 +237,57 @@ def test_every_rest_route_refuses_the_other_workspaces_ids(world):
         elif uses_id:
             assert response.status_code == 404, f"{where}: {response.text[:200]}"
         covered.append((method.upper(), path, uses_id))
-    assert _snapshot(rest, owner, state) == before, "an intruder's call changed the owner's data"
+    after = _snapshot(rest, owner, state)
+    if after != before:  # name what changed
+        old, new = json.loads(before), json.loads(after)
+        changed = [k for k in old if old[k] != new.get(k)]
+        raise AssertionError(f"an intruder's call changed the owner's data: {changed}")
     with_ids = sum(1 for *_, uses_id in covered if uses_id)
     print(f"\ntenant matrix: {len(covered)} REST operations, {with_ids} with the owner's ids")
     # file get/delete/chunks, replaceId, config get/put/delete, pdf, key, conversation
     # get/patch/delete, chat into a conversation
     assert with_ids >= 12
+
+
+# What a viewer of the owner's library may still do there: read, and what is their own
+# (their conversations, chat, keys with their read right, settings of their own).
+VIEWER_MAY = {
+    ("POST", "/chat/stream"), ("POST", "/v1/chat/completions"), ("POST", "/conversations"),
+    ("POST", "/api-keys"), ("PUT", "/user-settings"), ("POST", "/libraries"),
+    ("POST", "/auth/change-password"), ("POST", "/libreoffice/convert"),
+    ("POST", "/research-api/corpora/search"),
+}  # fmt: skip
+
+
+def test_a_viewer_of_a_shared_library_changes_nothing_in_it(world):
+    """The roles in the matrix: every REST operation, called by a viewer of the owner's
+    library in that library with the owner's ids, leaves the library as it was; the writes
+    a viewer has no right to answer 403 (404 where the id is not the library's)."""
+    rest, owner, _intruder, state = world
+    viewer = rest.new_user()
+    added = owner.client.put(
+        f"/libraries/{state['library_id']}/members",
+        json={"username": viewer.username, "role": "viewer"},
+    )
+    assert added.status_code == 200, added.text
+    viewer.client.headers["X-Bunko-Library"] = state["library_id"]
+    library_state = {**state, "doc_id": state["shared_doc_id"]}
+    spec = owner.client.get("/openapi.json").json()
+    before = _snapshot(rest, owner, state)
+    refused = []
+    for path, method, op in _operations(spec):
+        response, _ = _call(viewer.client, spec, path, method, op, library_state)
+        where = f"{method.upper()} {path} → {response.status_code}"
+        assert response.status_code < 500, where
+        if method.upper() != "GET" and (method.upper(), path) not in VIEWER_MAY:
+            assert response.status_code in (400, 403, 404, 405, 409, 422), (
+                f"{where}: {response.text[:200]}"
+            )
+            refused.append(where)
+    assert _snapshot(rest, owner, state) == before, "a viewer's call changed the library"
+    assert any(r.startswith("POST /upload → 403") for r in refused), refused
+    assert any(r.startswith("DELETE /knowledge-bases/{file_id} → 403") for r in refused), refused
+    print(f"\nrole matrix: {len(refused)} writes refused to a viewer")
 
 
 def _tool_arguments(tool, state: dict) -> list[dict]:

@@ -12,6 +12,7 @@ from bunko.ports import MetadataStore
 from bunko.services.auth import AuthService
 from bunko.services.ingest import IngestService
 from bunko.services.knowledge_base import KnowledgeBaseService
+from bunko.services.libraries import LibraryService
 from bunko.services.libreoffice import ConversionService
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.model_switch import ModelSwitch
@@ -36,6 +37,7 @@ class AccountServices:
     knowledge_base: KnowledgeBaseService
     vision: VisionAdvisor
     conversions: ConversionService
+    libraries: LibraryService
     model_switch: ModelSwitch | None = None  # each workspace's embedding model (root sets it)
 
 
@@ -98,15 +100,17 @@ def build_account_services(
     )
     if adapters.folder_check is not None:
         workspace_settings.folder_check = adapters.folder_check
+    users = UserAdminService(
+        users=stores.users,
+        auth=auth,
+        knowledge_base=knowledge_base,
+        model_configs=stores.model_configs,
+        settings=stores.settings,
+        libraries=stores.libraries,
+    )
     services = AccountServices(
         auth=auth,
-        users=UserAdminService(
-            users=stores.users,
-            auth=auth,
-            knowledge_base=knowledge_base,
-            model_configs=stores.model_configs,
-            settings=stores.settings,
-        ),
+        users=users,
         tokens=auth.tokens,
         jwt_verifier=JwtVerifier(auth.tokens, stores.users),
         model_configs=model_configs,
@@ -127,6 +131,12 @@ def build_account_services(
         ),
         conversions=ConversionService(
             adapters.converter, adapters.blobs, max_file_bytes=settings.max_file_bytes
+        ),
+        libraries=LibraryService(
+            store=stores.libraries,
+            users=stores.users,
+            metadata=adapters.metadata,
+            clear_workspace=users.clear_workspace,
         ),
     )
     if settings.admin_username and settings.admin_password:

@@ -25,6 +25,7 @@ from bunko.ports import (
 )
 from bunko.ports.conversations import ConversationStore
 from bunko.ports.downloads import OriginalLinks
+from bunko.ports.libraries import LibraryStore
 from bunko.ports.uploads import UploadSigner
 from bunko.services.model_configs import ModelConfigService
 from bunko.services.workspace_settings import FolderCheck
@@ -39,6 +40,7 @@ class AccountStores:
     login_attempts: LoginAttemptStore
     model_configs: ModelConfigStore
     settings: SettingsStore
+    libraries: LibraryStore
 
 
 @dataclass

@@ -99,8 +99,15 @@ def behind_api_gateway(app: ASGIApp, *, cors_origins: Sequence[str]) -> ASGIApp:
             wrapped,
             allow_origins=list(cors_origins),
             allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type", "Mcp-Session-Id", "X-Api-Key"],
-            expose_headers=["WWW-Authenticate", "Mcp-Session-Id"],
+            allow_headers=[
+                "Authorization",
+                "Content-Type",
+                "Mcp-Session-Id",
+                "X-Api-Key",
+                "X-Bunko-Library",
+            ],
+            # Retry-After: clients wait out a 429; X-Total-Count: the library's paging.
+            expose_headers=["WWW-Authenticate", "Mcp-Session-Id", "Retry-After", "X-Total-Count"],
             allow_credentials=False,  # bearer tokens, never cookies
             max_age=3600,
         )

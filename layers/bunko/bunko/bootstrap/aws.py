@@ -96,6 +96,7 @@ def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
     API keys encrypted with KMS; the JWT key from Secrets Manager (`sign_in` only: else
     None). None (logged) when the deployment does not configure them."""
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
     from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
     from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
     from bunko.adapters.aws.dynamodb_table import Table
@@ -119,6 +120,7 @@ def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
             login_attempts=DynamoDBLoginAttemptStore(table),
             model_configs=DynamoDBModelConfigStore(table),
             settings=DynamoDBSettingsStore(table),
+            libraries=DynamoDBLibraryStore(table),
         ),
         api_keys=DynamoDBApiKeyStore(table),
         cipher=KmsCipher(boto_client("kms", aws), key_id=aws.model_keys_kms_key_id),
@@ -145,6 +147,7 @@ def open_aws_auth(settings: Settings) -> AuthService:
     import secrets
 
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
     from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
     from bunko.adapters.aws.dynamodb_settings import DynamoDBSettingsStore
     from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
@@ -165,6 +168,7 @@ def open_aws_auth(settings: Settings) -> AuthService:
             login_attempts=DynamoDBLoginAttemptStore(table),
             model_configs=DynamoDBModelConfigStore(table),
             settings=DynamoDBSettingsStore(table),
+            libraries=DynamoDBLibraryStore(table),
         ),
         metadata=DynamoDBMetadataStore(dynamodb, table_name=aws.table_name, blobs=blobs),
         jwt_secret=secrets.token_hex(32),  # never used: the CLI issues no token

@@ -9,6 +9,13 @@ SCOPE_WRITE = "kb:write"
 SCOPE_RESEARCH = "agent:research"
 SCOPE_ADMIN = "admin"
 ALL_SCOPES = (SCOPE_READ, SCOPE_WRITE, SCOPE_RESEARCH, SCOPE_ADMIN)
+# What each role in a shared library may do with its documents (domain/libraries).
+ROLE_SCOPES: dict[str, frozenset[str]] = {
+    "viewer": frozenset({SCOPE_READ}),
+    "editor": frozenset({SCOPE_READ, SCOPE_WRITE, SCOPE_RESEARCH}),
+    "owner": frozenset({SCOPE_READ, SCOPE_WRITE, SCOPE_RESEARCH}),
+}
+LIBRARY_SCOPES = frozenset({SCOPE_READ, SCOPE_WRITE, SCOPE_RESEARCH})
 
 
 @dataclass(frozen=True)
@@ -21,6 +28,12 @@ class Principal:
     api_key_id: str | None = None
     username: str | None = None
     is_admin: bool = False
+    # In a shared library (domain/libraries): the caller's role there, which bounds what they
+    # may do with its documents, whatever else they may do; None: their own library.
+    role: str | None = None
 
     def has(self, scope: str) -> bool:
+        in_library = self.role is not None and scope in LIBRARY_SCOPES
+        if in_library and scope not in ROLE_SCOPES.get(self.role or "", frozenset()):
+            return False
         return scope in self.scopes or SCOPE_ADMIN in self.scopes

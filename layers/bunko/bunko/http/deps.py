@@ -7,8 +7,9 @@ Any app that includes these routers (the REST app on 3000, the MCP app on 3001) 
 from __future__ import annotations
 
 from typing import Annotated
+from urllib.parse import unquote
 
-from fastapi import Depends, Request, Security
+from fastapi import Depends, Header, Request, Security
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from bunko.bootstrap import AccountServices, Services
@@ -40,12 +41,28 @@ def get_accounts(services: ServicesDep) -> AccountServices:
 AccountsDep = Annotated[AccountServices, Depends(get_accounts)]
 
 
+LIBRARY_HEADER = "X-Bunko-Library"
+
+
 def get_principal(
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+    library: Annotated[
+        str | None,
+        Header(
+            alias=LIBRARY_HEADER,
+            max_length=300,
+            description="The library to work in: its id, or its name (percent-encoded when "
+            "not ASCII); left out: the caller's own. 404 for one the caller is not a member of.",
+        ),
+    ] = None,
 ) -> Principal:
-    """The caller; 401 (AuthenticationError) for a missing, bad or expired token."""
-    return services.identity.authenticate(credentials.credentials if credentials else None)
+    """The caller, in the library the request names; 401 (AuthenticationError) for a
+    missing, bad or expired token."""
+    principal = services.identity.authenticate(credentials.credentials if credentials else None)
+    if library:
+        principal = get_accounts(services).libraries.enter(principal, unquote(library))
+    return principal
 
 
 CurrentPrincipal = Annotated[Principal, Depends(get_principal)]

@@ -13,6 +13,7 @@ import logging
 from bunko.domain.accounts import User
 from bunko.errors import NotFoundError
 from bunko.ports import ModelConfigStore, SettingsStore, UserStore
+from bunko.ports.libraries import LibraryStore
 from bunko.services.auth import AuthService
 from bunko.services.conversations import ConversationService
 from bunko.services.embedding_routes import SCOPE as EMBEDDING_SCOPE
@@ -36,6 +37,7 @@ class UserAdminService:
         settings: SettingsStore,
         research: ResearchService | None = None,
         conversations: ConversationService | None = None,
+        libraries: LibraryStore | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
@@ -44,6 +46,7 @@ class UserAdminService:
         self.settings = settings
         self.research = research
         self.conversations = conversations
+        self.libraries = libraries
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -71,10 +74,16 @@ class UserAdminService:
         return user
 
     def _delete_workspace_data(self, user: User) -> None:
-        workspace_id = user.workspace_id
+        self.settings.delete_settings(USER_SCOPE, user.id)
+        if self.libraries is not None:
+            self.libraries.forget_user(user.id)  # their memberships; shared libraries stay
+        self.clear_workspace(user.workspace_id)
+
+    def clear_workspace(self, workspace_id: str) -> None:
+        """Everything a workspace holds: documents (chunks, index entries, blobs), model
+        configs, settings, research projects, conversations."""
         self.knowledge_base.clear(workspace_id)
         self.model_configs.delete_workspace_model_configs(workspace_id)
-        self.settings.delete_settings(USER_SCOPE, user.id)
         self.settings.delete_settings(WORKSPACE_SCOPE, workspace_id)
         self.settings.delete_settings(EMBEDDING_SCOPE, workspace_id)  # its model choice
         if self.research is not None:

@@ -13,9 +13,9 @@ from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
 from bunko.domain.accounts import ApiKey
-from bunko.domain.auth import ALL_SCOPES, Principal
+from bunko.domain.auth import ALL_SCOPES, SCOPE_ADMIN, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
-from bunko.http.deps import ServicesDep, Writer
+from bunko.http.deps import Reader, ServicesDep, Writer
 from bunko.http.errors import error_responses
 from bunko.services.apikeys import MAX_NAME_LENGTH, ApiKeyService, parse_scopes
 
@@ -75,10 +75,14 @@ def list_api_keys(principal: Writer, keys: KeysDep) -> list[ApiKeyPublic]:
 
 
 @router.post("", status_code=201, response_model=ApiKeyCreated, responses=error_responses(400))
-def create_api_key(body: ApiKeyCreate, principal: Writer, keys: KeysDep) -> ApiKeyCreated:
-    """A new key for the caller's workspace; `key` is shown in this response only."""
+def create_api_key(body: ApiKeyCreate, principal: Reader, keys: KeysDep) -> ApiKeyCreated:
+    """A new key for the caller's library (the one the request names, else their own),
+    with at most the caller's rights there (a viewer's: kb:read); `key` is shown in this
+    response only."""
     _person(principal)
     scopes = parse_scopes(body.scopes)
+    if principal.role is not None and SCOPE_ADMIN in scopes:
+        raise PermissionDeniedError("a key made in a shared library cannot carry admin")
     missing = sorted(s for s in scopes if not principal.has(s))
     if missing:
         raise PermissionDeniedError(f"you cannot give a key scopes you lack: {', '.join(missing)}")
