@@ -6,6 +6,7 @@ lands in it; the admins' default library holds what the drop folder brings."""
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import openai
@@ -232,3 +233,28 @@ def test_deleting_a_library_takes_its_files_and_a_user_leaves_their_libraries(re
     assert list(rest.services.metadata.iter_documents(library["id"])) == []
     del owner.client.headers["X-Bunko-Library"]
     assert [lib["name"] for lib in owner.client.get("/libraries").json()] == [owner.username]
+
+
+def test_bunko_ingest_and_search_take_a_library_by_name(tmp_path):
+    from tests.e2e.test_cli import run
+
+    data = tmp_path / "data"
+    with serve(data, embedder="none") as rest:
+        admin = rest.client(rest.admin().token)
+        assert admin.post("/libraries", json={"name": "Field Notes"}).status_code == 201
+    note = tmp_path / "heron.txt"
+    note.write_text("The grey heron nests in the reeds by the mill pond.", encoding="utf-8")
+    ingested = run(["ingest", str(note), "--library", "field notes"], data)
+    assert "1 indexed" in ingested.stdout
+    found = json.loads(
+        run(["search", "heron reeds", "--library", "Field Notes", "--json"], data).stdout
+    )
+    assert [i["name"] for i in found["items"]] == ["heron.txt"]
+    elsewhere = json.loads(run(["search", "heron reeds", "--json"], data).stdout)
+    assert elsewhere["items"] == []  # the default library holds none of it
+    unknown = run(["search", "heron", "--library", "Nowhere"], data, check=False)
+    assert unknown.returncode == 2 and "no library or user named 'Nowhere'" in unknown.stderr
+    with serve(data, embedder="none") as rest:
+        admin = rest.client(rest.admin().token)
+        admin.headers["X-Bunko-Library"] = "Field Notes"
+        assert [f["originalName"] for f in admin.get("/knowledge-bases").json()] == ["heron.txt"]

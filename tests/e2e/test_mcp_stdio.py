@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from mcp import Client, StdioServerParameters
 
+from bunko.domain import DEFAULT_WORKSPACE_ID
 from tests.e2e.mcp_harness import ok
 from tests.e2e.research_contract import RESEARCH_CORE_TOOLS, RESEARCH_TOOLS
 
@@ -40,16 +41,30 @@ def bunko_mcp(data_dir: Path, *args: str, **env: str) -> StdioServerParameters:
     )
 
 
-def create_key(data_dir: Path, scopes: str, workspace: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "-m", "bunko.cli", "apikey", "create", "--scopes", scopes,
-         "--workspace", workspace, "--data-dir", str(data_dir), "--json"],
+def run_apikey_create(data_dir: Path, scopes: str, *where: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "bunko.cli", "apikey", "create", "--scopes", scopes, *where,
+         "--data-dir", str(data_dir), "--json"],
         capture_output=True, text=True, env={**os.environ, **_env()}, cwd=data_dir.parent,
-        timeout=120, check=True,
+        timeout=120, check=False,
     )  # fmt: skip
+
+
+def create_key(data_dir: Path, scopes: str, library: str) -> str:
+    done = run_apikey_create(data_dir, scopes, "--library", library)
+    assert done.returncode == 0, done.stderr
     record = json.loads(done.stdout)
-    assert record["workspace_id"] == workspace and record["scopes"] == sorted(scopes.split(","))
+    assert record["workspace_id"] == DEFAULT_WORKSPACE_ID
+    assert record["scopes"] == sorted(scopes.split(","))
     return record["key"]
+
+
+def test_a_key_is_made_for_a_library_by_name_never_for_a_mistyped_id(tmp_path):
+    data = tmp_path / "data"
+    stray = run_apikey_create(data, "kb:read", "--workspace", str(uuid.uuid4()))
+    assert stray.returncode == 2 and "--library" in stray.stderr and stray.stdout == ""
+    unknown = run_apikey_create(data, "kb:read", "--library", "no such library")
+    assert unknown.returncode == 2 and "no library or user named" in unknown.stderr
 
 
 async def test_stdio_serves_every_tool_and_adds_local_files(tmp_path):
@@ -92,8 +107,7 @@ async def test_profile_and_output_schemas_come_from_the_environment(tmp_path):
 
 async def test_an_api_key_scopes_the_stdio_server(tmp_path):
     data = tmp_path / "data"
-    workspace = str(uuid.uuid4())
-    key = create_key(data, "kb:read", workspace)
+    key = create_key(data, "kb:read", "default")
     note = tmp_path / "note.txt"
     note.write_text("Read-only agents cannot write.", encoding="utf-8")
     async with Client(bunko_mcp(data, "--api-key", key)) as client:

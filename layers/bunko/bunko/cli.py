@@ -10,7 +10,7 @@ from typing import Annotated
 
 import typer
 
-from bunko.cli_options import DataDir, command_settings
+from bunko.cli_options import DataDir, LibraryName, command_settings, library_workspace
 from bunko.cli_users import user_app
 from bunko.config import Settings
 from bunko.mcp.commands import apikey_app, mcp_command
@@ -64,12 +64,13 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     data_dir: DataDir = None,
     category: Annotated[str | None, typer.Option(help="Category for every file.")] = None,
+    library: LibraryName = None,
 ) -> None:
     """Ingest files (folders recursively) and wait until they are indexed."""
-    from bunko.domain import DEFAULT_WORKSPACE_ID
     from bunko.errors import BunkoError
 
     services = _services(command_settings(data_dir))
+    workspace = library_workspace(services, library)
     files = [p for path in paths for p in ([path] if path.is_file() else sorted(path.rglob("*")))]
     files = [f for f in files if f.is_file() and not f.name.startswith(".")]
     submitted = []
@@ -77,7 +78,7 @@ def ingest(
         try:
             submitted.append(
                 services.ingest.submit_file(
-                    DEFAULT_WORKSPACE_ID,
+                    workspace,
                     path=f.as_posix(),
                     data=f.read_bytes(),
                     category=category,
@@ -89,7 +90,7 @@ def ingest(
     _wait_with_progress(services, len(submitted), "indexing")
     failed = 0
     for doc in submitted:
-        final = services.metadata.get_document(DEFAULT_WORKSPACE_ID, doc.id)
+        final = services.metadata.get_document(workspace, doc.id)
         if final and final.status == "failed":
             failed += 1
             typer.echo(f"failed {final.path}: {final.error}", err=True)
@@ -109,14 +110,14 @@ def search(
         str | None, typer.Option(help="convex | rrf | max | keyword | vector")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the search_text JSON.")] = False,
+    library: LibraryName = None,
 ) -> None:
     """Hybrid search over the knowledge base."""
-    from bunko.domain import DEFAULT_WORKSPACE_ID
     from bunko.services.search import SearchOptions
 
     services = _services(command_settings(data_dir))
     result = services.search.search(
-        DEFAULT_WORKSPACE_ID,
+        library_workspace(services, library),
         query,
         SearchOptions(limit=limit, min_score=min_score, category=category, method=method),
     )

@@ -21,3 +21,31 @@ def command_settings(data_dir: Path | None, **overrides: object) -> Settings:
     if data_dir is not None:
         values["data_dir"] = data_dir
     return Settings(**values)  # type: ignore[arg-type]
+
+
+LibraryName = Annotated[
+    str | None,
+    typer.Option(
+        "--library",
+        help="The library, by name (a shared library's, or a user's for their own); "
+        "default: the installation's default library, the one the drop folder fills.",
+    ),
+]
+
+
+def library_workspace(services, name: str | None) -> str:
+    """The workspace `--library NAME` names (services: built by bootstrap); exits with a
+    message naming what exists when nothing is called that."""
+    from bunko.domain import DEFAULT_WORKSPACE_ID
+    from bunko.errors import NotFoundError
+
+    if not name:
+        return DEFAULT_WORKSPACE_ID
+    if services.accounts is None:
+        typer.echo("error: libraries need user accounts, which this backend lacks", err=True)
+        raise typer.Exit(2)
+    try:
+        return services.accounts.libraries.workspace_named(name)
+    except NotFoundError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(2) from exc

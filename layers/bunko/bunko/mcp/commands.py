@@ -13,8 +13,7 @@ from typing import Annotated
 
 import typer
 
-from bunko.cli_options import DataDir, command_settings
-from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.cli_options import DataDir, LibraryName, command_settings, library_workspace
 
 apikey_app = typer.Typer(help="Create, list and revoke API keys for agents.", no_args_is_help=True)
 
@@ -56,9 +55,10 @@ def create_key(
     scopes: Annotated[
         str, typer.Option(help="Comma-separated: kb:read, kb:write, agent:research, admin.")
     ],
+    library: LibraryName = None,
     workspace: Annotated[
-        str, typer.Option(help="Workspace id (a UUID; created if new).")
-    ] = DEFAULT_WORKSPACE_ID,
+        str | None, typer.Option(help="Or the workspace id of an existing library.")
+    ] = None,
     name: Annotated[str, typer.Option(help="A label to recognise the key by.")] = "",
     data_dir: DataDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
@@ -67,6 +67,12 @@ def create_key(
     from bunko.errors import BunkoError
 
     services = _keys_services(data_dir)
+    if workspace is None:
+        workspace = library_workspace(services, library)
+    elif services.metadata.get_workspace(workspace) is None:
+        services.close()  # a mistyped id would make a key to an empty library nobody sees
+        typer.echo(f"error: no workspace {workspace!r}: name the library with --library", err=True)
+        raise typer.Exit(2)
     try:
         key, secret = services.apikeys.create(workspace_id=workspace, scopes=scopes, name=name)
     except BunkoError as exc:

@@ -140,6 +140,21 @@ class LibraryService:
         self.store.delete_library(library.id)
         return library
 
+    def workspace_named(self, name: str) -> str:
+        """The workspace of the library named (or numbered) `name`, or of the personal
+        library of the user called `name`: how the operator's commands (`bunko ingest
+        --library`) say where files go. NotFoundError for neither."""
+        library = self._find(name)
+        if library is not None:
+            return library.id
+        user = self.users.get_user_by_username(name)
+        if user is not None:
+            return user.workspace_id
+        raise NotFoundError(
+            f"no library or user named {name!r}: the web app's library menu and "
+            "GET /libraries list the libraries"
+        )
+
     def forget_user(self, user_id: str) -> None:
         self.store.forget_user(user_id)
 
