@@ -225,7 +225,12 @@ def test_deleting_a_library_takes_its_files_and_a_user_leaves_their_libraries(re
     owner.client.headers["X-Bunko-Library"] = library["id"]
     uploaded = owner.client.post("/upload", files={"file": ("tmp.txt", b"temporary", "text/plain")})
     wait_until_done(owner.client, uploaded.json()["id"])
+    member.client.headers["X-Bunko-Library"] = library["id"]
+    kept = member.client.post("/conversations", json={"title": "member's notes"}).json()["id"]
+    assert member.client.get(f"/conversations/{kept}").status_code == 200
     assert rest.client(rest.admin().token).delete(f"/users/{member.id}").status_code == 200
+    # their conversations in the shared library went with them
+    assert rest.services.conversations.store.count(library["id"], member.id) == 0
     assert [
         m["username"] for m in owner.client.get(f"/libraries/{library['id']}/members").json()
     ] == [owner.username]

@@ -113,6 +113,11 @@ class ConversationService:
         if not self.store.delete(workspace_id, owner, conversation_id):
             raise NotFoundError(f"conversation {conversation_id} not found")
 
+    def delete_owner(self, workspace_id: str, owner: str) -> int:
+        """Every conversation `owner` has in the workspace (a deleted user's, in a shared
+        library)."""
+        return self.store.delete_owner(workspace_id, owner)
+
     def delete_workspace(self, workspace_id: str) -> int:
         """Every conversation in the workspace (its user is being deleted)."""
         return self.store.delete_workspace(workspace_id)

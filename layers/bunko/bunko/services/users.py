@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 
+from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.domain.accounts import User
 from bunko.errors import NotFoundError
 from bunko.ports import ModelConfigStore, SettingsStore, UserStore
@@ -75,8 +76,14 @@ class UserAdminService:
 
     def _delete_workspace_data(self, user: User) -> None:
         self.settings.delete_settings(USER_SCOPE, user.id)
-        if self.libraries is not None:
-            self.libraries.forget_user(user.id)  # their memberships; shared libraries stay
+        if self.libraries is not None:  # shared libraries stay; what was theirs there goes
+            shared = [lib.id for lib, _ in self.libraries.memberships(user.id)]
+            if user.is_admin:
+                shared.append(DEFAULT_WORKSPACE_ID)  # the admins' library
+            if self.conversations is not None:
+                for workspace_id in shared:
+                    self.conversations.delete_owner(workspace_id, user.id)
+            self.libraries.forget_user(user.id)
         self.clear_workspace(user.workspace_id)
 
     def clear_workspace(self, workspace_id: str) -> None:
