@@ -45,6 +45,20 @@ def _reaching_the_deployment() -> Iterator[None]:
         raise typer.Exit(1) from exc
 
 
+@contextmanager
+def _changing_users() -> Iterator[None]:
+    """What a command that changes users shares: AWS errors as one line, and a refusal
+    (taken name, last admin, short password) as `error: …` with exit status 1."""
+    from bunko.errors import BunkoError
+
+    try:
+        with _reaching_the_deployment():
+            yield
+    except BunkoError as exc:
+        typer.echo(f"error: {exc}", err=True)
+        raise typer.Exit(1) from exc
+
+
 @user_app.command("create")
 def create(
     username: Annotated[str, typer.Argument(help="The new user's name.")],
@@ -62,14 +76,8 @@ def create(
     data_dir: DataDir = None,
 ) -> None:
     """Create a user (with a personal workspace); --admin for an administrator."""
-    from bunko.errors import BunkoError
-
-    try:
-        with _reaching_the_deployment():
-            user = _auth(data_dir).create_user(username, password, is_admin=admin)
-    except BunkoError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    with _changing_users():
+        user = _auth(data_dir).create_user(username, password, is_admin=admin)
     typer.echo(f"created {'admin' if user.is_admin else 'user'} {user.username} ({user.id})")
 
 
@@ -91,15 +99,9 @@ def _named(auth, username: str):
 
 
 def _set_admin(username: str, is_admin: bool, data_dir: Path | None) -> None:
-    from bunko.errors import BunkoError
-
-    try:
-        with _reaching_the_deployment():
-            auth = _auth(data_dir)
-            user = auth.set_admin(_named(auth, username).id, is_admin)
-    except BunkoError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    with _changing_users():
+        auth = _auth(data_dir)
+        user = auth.set_admin(_named(auth, username).id, is_admin)
     typer.echo(f"{user.username} is {'an admin' if user.is_admin else 'a user'} now")
 
 
@@ -137,13 +139,7 @@ def reset_password(
     data_dir: DataDir = None,
 ) -> None:
     """Set a new password; every session the user had ends."""
-    from bunko.errors import BunkoError
-
-    try:
-        with _reaching_the_deployment():
-            auth = _auth(data_dir)
-            user = auth.reset_password(_named(auth, username).id, password)
-    except BunkoError as exc:
-        typer.echo(f"error: {exc}", err=True)
-        raise typer.Exit(1) from exc
+    with _changing_users():
+        auth = _auth(data_dir)
+        user = auth.reset_password(_named(auth, username).id, password)
     typer.echo(f"password of {user.username} reset; their sessions have ended")
