@@ -86,13 +86,19 @@ def test_an_admin_promotes_demotes_and_resets_a_password(rest):
     assert rest.login(user.username, fresh).client.get("/knowledge-bases").status_code == 200
 
 
-def test_the_users_list_shows_documents_and_bytes(rest):
+def test_the_users_list_shows_documents_bytes_and_libraries(rest):
     admin, user = rest.admin(), rest.new_user()
     text = b"The keeper trims the lamp every evening."
     uploaded = user.client.post("/upload", files={"file": ("notes.txt", text, "text/plain")})
     wait_until_done(user.client, uploaded.json()["id"])
+    library = admin.client.post("/libraries", json={"name": "Shelf"}).json()["id"]
+    admin.client.put(
+        f"/libraries/{library}/members", json={"username": user.username, "role": "viewer"}
+    )
     listed = {u["username"]: u for u in admin.client.get("/users").json()}
     assert (listed[user.username]["documents"], listed[user.username]["bytes"]) == (1, len(text))
+    assert listed[user.username]["libraries"] == [{"name": "Shelf", "role": "viewer"}]
+    assert listed["admin"]["libraries"] == [{"name": "Shelf", "role": "owner"}]
     assert (listed["admin"]["documents"], listed["admin"]["bytes"]) == (0, 0)
 
 

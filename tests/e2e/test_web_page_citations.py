@@ -41,9 +41,7 @@ def user(rest):
     return user
 
 
-def test_sources_show_the_page_mark_the_sentence_and_open_the_original_there(
-    rest, chromium, user
-):
+def test_sources_show_the_page_mark_the_sentence_and_open_the_original_there(rest, chromium, user):
     with tab(chromium, rest.url + "/") as browsing:
         page = browsing.page
         sign_in(page, user)

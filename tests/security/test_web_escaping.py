@@ -325,8 +325,9 @@ def admin_users(t) -> None:
     for name in READERS.values():
         expect(page.locator("main li strong").filter(has_text=name)).to_have_text(name)
         expect(page.get_by_role("button", name=f"Delete {name}", exact=True)).to_be_visible()
-    page.get_by_label("Username").fill(USERNAME)
-    page.get_by_label("Password").fill(PASSWORD)
+    # by role: the Users page's "Reset password <name>" buttons also hold the word
+    page.get_by_role("textbox", name="Username").fill(USERNAME)
+    page.get_by_role("textbox", name="Password").fill(PASSWORD)
     page.get_by_role("button", name="Create user").click()
     expect(page.get_by_role("alert")).to_contain_text("username:")
     t.assert_clean("admin: users")

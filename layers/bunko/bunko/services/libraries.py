@@ -163,7 +163,9 @@ class LibraryService:
     def _user(self, principal: Principal) -> User:
         user = self.users.get_user(principal.user_id) if principal.user_id else None
         if user is None:
-            raise PermissionDeniedError("libraries are for signed-in users (an API key is bound to one)")
+            raise PermissionDeniedError(
+                "libraries are for signed-in users (an API key is bound to one)"
+            )
         return user
 
     def _find(self, wanted: str) -> Library | None:

@@ -66,6 +66,12 @@ class UserAdminService:
         docs = list(self.knowledge_base.metadata.iter_documents(user.workspace_id))
         return len(docs), sum(d.size for d in docs)
 
+    def shared_libraries(self, user: User) -> list[tuple[str, str]]:
+        """(name, role) of each shared library the user belongs to, by name."""
+        if self.libraries is None:
+            return []
+        return [(lib.name, role) for lib, role in self.libraries.memberships(user.id)]
+
     def delete_user(self, user_id: str) -> User:
         """Delete a user and their workspace's data; ConflictError for the last admin."""
         user = self.users.get_user(user_id)

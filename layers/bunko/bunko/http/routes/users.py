@@ -20,9 +20,15 @@ class UserCreate(BaseModel):
     isAdmin: bool = False
 
 
+class LibraryRole(BaseModel):
+    name: str
+    role: str
+
+
 class UserListed(UserPublic):
     documents: int  # in the user's personal library (Bunko)
     bytes: int  # their originals' total size (Bunko)
+    libraries: list[LibraryRole]  # the shared libraries they belong to (Bunko)
 
 
 class RoleChange(BaseModel):
@@ -35,13 +41,14 @@ class PasswordReset(BaseModel):
 
 @router.get("", response_model=list[UserListed])
 def list_users(_: Admin, accounts: AccountsDep) -> list[UserListed]:
-    """Every user, oldest first, with the documents and bytes in their library."""
+    """Every user, oldest first, with the documents and bytes in their own library and the
+    shared libraries they belong to."""
     listed = []
     for user in accounts.users.list_users():
         documents, size = accounts.users.usage(user)
-        listed.append(
-            UserListed(**UserPublic.of(user).model_dump(), documents=documents, bytes=size)
-        )
+        shared = [LibraryRole(name=n, role=r) for n, r in accounts.users.shared_libraries(user)]
+        public = UserPublic.of(user).model_dump()
+        listed.append(UserListed(**public, documents=documents, bytes=size, libraries=shared))
     return listed
 
 

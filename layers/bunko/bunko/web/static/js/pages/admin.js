@@ -16,7 +16,8 @@ export function render() {
       const users = await api.get('/users');
       clear(list, users.map((u) => h('li', { class: 'row spread user-row' },
         h('span', {}, h('strong', {}, u.username), u.isAdmin ? h('span', { class: 'tag' }, 'admin') : null,
-          h('span', { class: 'muted small user-usage' }, t('admin.usage', { documents: u.documents ?? 0, size: formatBytes(u.bytes ?? 0) }))),
+          h('span', { class: 'muted small user-usage' }, t('admin.usage', { documents: u.documents ?? 0, size: formatBytes(u.bytes ?? 0) }),
+            (u.libraries || []).map((l) => ` · ${l.name} (${t(`lib.role.${l.role}`)})`).join(''))),
         h('span', { class: 'row' },
           h('button', { type: 'button', class: 'ghost', onclick: () => act(api.request('PATCH', `/users/${u.id}`, { isAdmin: !u.isAdmin })) },
             u.isAdmin ? t('admin.removeAdmin') : t('admin.makeAdmin')),
