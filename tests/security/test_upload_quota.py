@@ -1,6 +1,7 @@
 """Finding 6, last part: no upload rate or storage quota per user. Over a real server, a
-user past the rate gets 429 with Retry-After and past the quota 413, from REST and MCP
-alike, while other users upload on; deleting files frees quota."""
+user past the rate's burst gets 429 with the exact Retry-After and past the quota 413, from
+REST and MCP alike (MCP says the wait in words and as retryAfterSeconds), while other users
+upload on; deleting files frees quota."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ QUOTA = 3000
 
 @pytest.fixture
 def rest(tmp_path):
-    with serve(tmp_path / "data", upload_rate_per_minute=3, upload_quota_bytes=QUOTA) as r:
+    settings = {"upload_rate_per_minute": 3, "upload_burst": 3, "upload_quota_bytes": QUOTA}
+    with serve(tmp_path / "data", **settings) as r:
         yield r
 
 
@@ -28,8 +30,10 @@ def test_the_upload_rate_is_per_user(rest):
     for i in range(3):
         assert upload(alice, f"a{i}.txt", 100).status_code == 201
     refused = upload(alice, "a3.txt", 100)
-    assert "rate" in assert_error(refused, 429)["message"]
-    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    message = assert_error(refused, 429)["message"]
+    # a burst of 3, then one every 20 s: the wait is until the next token, said in words too
+    wait = int(refused.headers["retry-after"])
+    assert 18 <= wait <= 20 and f"try again in {wait} seconds" in message
     assert upload(bob, "b0.txt", 100).status_code == 201  # others are not slowed
     assert len(alice.client.get("/knowledge-bases").json()) == 3  # nothing stored
 
@@ -47,7 +51,8 @@ def test_the_storage_quota_is_per_user(rest):
 
 @pytest.mark.anyio
 async def test_mcp_writes_count_against_the_same_limits(tmp_path):
-    with deployed(tmp_path / "data", upload_rate_per_minute=2, upload_quota_bytes=QUOTA) as kb:
+    limits = {"upload_rate_per_minute": 2, "upload_burst": 2, "upload_quota_bytes": QUOTA}
+    with deployed(tmp_path / "data", **limits) as kb:
         async with http_client(kb.url, kb.key("kb:read", "kb:write")) as client:
             for i in range(2):
                 ok(
@@ -57,6 +62,8 @@ async def test_mcp_writes_count_against_the_same_limits(tmp_path):
                 )
             refused = await client.call_tool("add_item_text", {"content": "n", "path": "x.txt"})
             assert refused.is_error and "rate" in refused.content[0].text
+            wait = refused.structured_content["retryAfterSeconds"]
+            assert 28 <= wait <= 30 and f"wait {wait} seconds" in refused.content[0].text
         async with http_client(kb.url, kb.key("kb:read", "kb:write")) as other:
             big = {"content": "q" * (QUOTA + 1), "path": "big.txt"}
             refused = await other.call_tool("add_item_text", big)

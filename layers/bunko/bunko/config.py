@@ -96,9 +96,17 @@ class Settings(BaseSettings):
     body_timeout_seconds: float = Field(default=30.0, gt=0)  # longest pause inside a body
     body_deadline_seconds: float = Field(default=600.0, gt=0)  # a whole body, however slow
     allowed_hosts: list[str] = Field(default_factory=list)  # beyond the bound host's names
-    # per user (workspace) uploads from REST and MCP; 0 = no limit
-    upload_rate_per_minute: int = Field(default=60, ge=0)
+    # per user (workspace) uploads from REST and MCP, a token bucket: `upload_burst` at once
+    # (a dropped folder, an agent's batch of notes), refilled at `upload_rate_per_minute`;
+    # past it 429 with the exact Retry-After, which every client honours. Rate 0 = no limit.
+    upload_rate_per_minute: int = Field(default=120, ge=0)
+    upload_burst: int = Field(default=600, ge=1)
     upload_quota_bytes: int = Field(default=5 * 1024**3, ge=0)
+    # per user (an API key: its workspace), docs/security.md; 0 = no limit
+    chat_streams_per_user: int = Field(default=4, ge=0)  # chats in progress at once
+    # research seals per workspace (each embeds and copies its passages), a token bucket
+    research_seal_burst: int = Field(default=10, ge=1)
+    research_seals_per_minute: int = Field(default=1, ge=0)
 
     # conversations (docs/chat.md): days a message is kept after it was written (a
     # conversation: after its last message), 0 until deleted; on AWS the table's TTL deletes

@@ -29,6 +29,7 @@ from bunko.ports import (
 from bunko.ports.uploads import UploadSigner
 from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
 from bunko.services.chat import ChatService
+from bunko.services.chat_slots import ChatSlots
 from bunko.services.chunk_items import ChunkItemsService
 from bunko.services.conversations import ConversationService
 from bunko.services.embedding_routes import FixedRoutes, WorkspaceRoutes
@@ -43,6 +44,7 @@ from bunko.services.refinement import Refiner, RefiningRoutes
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 from bunko.services.status import StatusService
+from bunko.services.token_bucket import TokenBucket
 from bunko.services.upload_policy import UploadPolicy
 from bunko.services.upload_quota import UploadQuota
 
@@ -75,6 +77,8 @@ class Services:
     # Each workspace's embedding model: None without model configs (no account stores).
     model_switch: ModelSwitch | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)
+    # chats in progress per user, shared by every chat door (docs/security.md)
+    chat_slots: ChatSlots = field(default_factory=lambda: ChatSlots(0))
 
     def close(self) -> None:
         for close in self.closers:
@@ -218,6 +222,7 @@ def wire_services(
             counters=adapters.accounts.stores.login_attempts,
             max_bytes=settings.upload_quota_bytes,
             per_minute=settings.upload_rate_per_minute,
+            burst=settings.upload_burst,
         )
     search = SearchService(
         metadata=metadata,
@@ -245,6 +250,11 @@ def wire_services(
             store=adapters.research, metadata=metadata, search=search,
             scorer=adapters.passage_scorer,
         )  # fmt: skip
+        if adapters.accounts is not None:
+            research.seal_rate = TokenBucket(
+                adapters.accounts.stores.login_attempts, burst=settings.research_seal_burst,
+                per_minute=settings.research_seals_per_minute, what="research seal",
+            )  # fmt: skip
     conversations = build_conversations(settings, adapters.conversations)
     if accounts is not None:
         # Search needs the accounts' saved settings and research needs search, so the user
@@ -282,4 +292,5 @@ def wire_services(
         refiner=refiner,
         model_switch=switch,
         closers=closers,
+        chat_slots=ChatSlots(settings.chat_streams_per_user),
     )

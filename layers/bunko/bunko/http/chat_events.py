@@ -7,11 +7,15 @@ import logging
 import threading
 from collections.abc import AsyncIterator, Iterator
 from functools import partial
+from typing import Any
 
 import anyio
+from sse_starlette import EventSourceResponse
+from starlette.background import BackgroundTask
 from starlette.concurrency import iterate_in_threadpool
 
 from bunko.services.chat import ChatEvent
+from bunko.services.chat_slots import ChatSlot
 
 log = logging.getLogger(__name__)
 INTERNAL_ERROR = "chat failed with an internal error; the server log has details"
@@ -40,3 +44,17 @@ async def chat_events(
         stop.set()
         with anyio.CancelScope(shield=True):
             await anyio.to_thread.run_sync(events.close)
+
+
+def releasing(stream: AsyncIterator[str], slot: ChatSlot, **options: Any) -> EventSourceResponse:
+    """The SSE response of `stream`, giving `slot` back when the stream ends, fails or the
+    client leaves (and, should the stream never start, once the response is done)."""
+
+    async def held() -> AsyncIterator[str]:
+        try:
+            async for item in stream:
+                yield item
+        finally:
+            slot.release()
+
+    return EventSourceResponse(held(), background=BackgroundTask(slot.release), **options)

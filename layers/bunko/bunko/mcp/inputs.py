@@ -10,9 +10,10 @@ from uuid import UUID
 from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.services.chunk_items import MAX_ITEM_CHARS, MAX_PAGE_SIZE
+from bunko.services.request_limits import QUERY_CHARS, RESULTS
 
 # The documented limits an agent can plan around (README, docs/mcp.md).
-MAX_QUERY_CHARS = 4_000
+MAX_QUERY_CHARS = QUERY_CHARS  # as every door's (services/request_limits.py)
 MAX_CONTENT_CHARS = 1_000_000  # add_item_text: about 1 MB of ASCII, 3 MB of Japanese
 MAX_PATH_CHARS = 1_024
 MAX_CATEGORY_CHARS = 200
@@ -36,7 +37,7 @@ class SearchTextInput(StrictInput):
         description="The query: a few words or a sentence, in any language. "
         "An empty query returns no items.",
     )
-    limit: int = Field(5, ge=1, le=MAX_PAGE_SIZE, description="Maximum number of results.")
+    limit: int = Field(5, ge=1, le=RESULTS, description="Maximum number of results.")
     min_score: float = Field(
         0.3, ge=0.0, le=1.0, description="Similarity cut-off in [0, 1]; lower finds more."
     )

@@ -14,6 +14,7 @@ from pydantic import Field, field_validator
 from bunko.domain.research import MAX_CORPUS_EVIDENCE
 from bunko.mcp.contract_schemas import contract_schema
 from bunko.mcp.inputs import MAX_QUERY_CHARS, StrictInput
+from bunko.services.request_limits import RESULTS
 from bunko.services.research import MAX_NAME_CHARS, MAX_NOTE_CHARS
 
 MAX_SAFE_INTEGER = 2**53 - 1  # the contract's bound on revisions: JavaScript's safe integers
@@ -87,7 +88,7 @@ class CorpusSearchInput(WorkspaceInput):
     revision: int | None = Field(
         None, gt=0, le=MAX_SAFE_INTEGER, description="A corpus revision; omitted: the latest."
     )
-    limit: int = Field(5, ge=1, le=100, description="Maximum number of hits.")
+    limit: int = Field(5, ge=1, le=RESULTS, description="Maximum number of hits.")
     min_score: float = Field(
         0.3, ge=0.0, le=1.0, description="Similarity cut-off in [0, 1], as search_text's."
     )

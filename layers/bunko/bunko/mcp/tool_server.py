@@ -19,7 +19,7 @@ from pydantic import ValidationError as PydanticValidationError
 
 from bunko import __version__
 from bunko.domain.auth import Principal
-from bunko.errors import BunkoError
+from bunko.errors import BunkoError, TooManyRequestsError
 from bunko.mcp import (  # noqa: F401  (importing registers the tools)
     tools_chat,
     tools_read,
@@ -133,6 +133,9 @@ async def call_tool(
     context = ToolContext(services=services, principal=principal, transport=transport)
     try:
         result = await anyio.to_thread.run_sync(partial(spec.run, context, args))
+    except TooManyRequestsError as exc:
+        log.info("tool %s refused for pace: %s", name, exc)
+        return _rate_error(spec, str(exc), exc.retry_after)
     except BunkoError as exc:
         log.info("tool %s refused: %s", name, exc)
         return _error(spec, str(exc))
@@ -143,6 +146,22 @@ async def call_tool(
     text = json.dumps(structured, ensure_ascii=False)
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=structured
+    )
+
+
+def _rate_error(spec: ToolSpec, message: str, seconds: int) -> CallToolResult:
+    """A refusal for pace only: the wait in words an agent can act on, and as a number in
+    the result's structured content (`retryAfterSeconds`) for a client that reads fields."""
+    unit = "second" if seconds == 1 else "seconds"
+    message = (
+        f"{message}. Nothing was stored: wait {seconds} {unit}, then call {spec.name} again "
+        f"with the same arguments (retryAfterSeconds: {seconds})"
+    )
+    if spec.name == "search_text":
+        return _error(spec, message)
+    body = {"error": message, "retryAfterSeconds": seconds}
+    return CallToolResult(
+        content=[TextContent(type="text", text=message)], structured_content=body, is_error=True
     )
 
 

@@ -14,25 +14,23 @@ from bunko.mcp.outputs import Output
 from bunko.mcp.registry import ToolContext, tool
 from bunko.ports.chat import ChatMessage
 from bunko.services.chat import collect_answer
+from bunko.services.request_limits import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.user_settings import settings_owner
-
-MAX_QUESTION_CHARS = 8_000
-MAX_TURNS = 50
 
 
 class Turn(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     role: Literal["user", "assistant"]
-    content: str = Field(max_length=MAX_QUESTION_CHARS * 4)
+    content: str = Field(max_length=TURN_CHARS)
 
 
 class AskInput(StrictInput):
     question: str = Field(
-        min_length=1, max_length=MAX_QUESTION_CHARS, description="The question, in any language."
+        min_length=1, max_length=MESSAGE_CHARS, description="The question, in any language."
     )
     history: list[Turn] = Field(
         default_factory=list,
-        max_length=MAX_TURNS,
+        max_length=HISTORY_TURNS,
         description="The conversation so far, oldest first (the server stores none); "
         "a follow-up question is searched in its context.",
     )
@@ -91,9 +89,11 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
     prefs = chat.preferences(settings_owner(ctx.principal), ctx.workspace_id, args.language)
     if args.language:  # named by the caller: the answer is framed in it
         prefs = replace(prefs, answer_language=args.language)
+    check_history([t.content for t in args.history])  # the same total as every chat door
     history = [ChatMessage(t.role, t.content) for t in args.history]
-    events = chat.answer(ctx.workspace_id, args.question, history, prefs)
-    text, sources, error = collect_answer(events)
+    with ctx.services.chat_slots.take(settings_owner(ctx.principal)):  # as REST's and /v1's
+        events = chat.answer(ctx.workspace_id, args.question, history, prefs)
+        text, sources, error = collect_answer(events)
     if error is not None:
         raise UpstreamError(error)
     return AskOutput(

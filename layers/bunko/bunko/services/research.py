@@ -20,14 +20,21 @@ from bunko.domain.research import (
     EvidenceRef,
     ResearchProject,
 )
-from bunko.errors import NotFoundError, ValidationError
+from bunko.errors import NotFoundError, TooManyRequestsError, ValidationError
 from bunko.ports import MetadataStore, PassageScorer, ResearchStore
 from bunko.services import research_seal as seal_rules
 from bunko.services.research_search import CorpusHit, rank_passages
 from bunko.services.search import SearchService
+from bunko.services.token_bucket import TokenBucket
 
 MAX_NOTE_CHARS = 1_000
 MAX_NAME_CHARS = 200
+# Every seal keeps its own copy of each passage (text and vector), so the number of
+# projects and of a corpus's revisions bound what one workspace can make the server store.
+MAX_PROJECTS = 100
+MAX_CORPUS_REVISIONS = 100
+# Nothing but a deletion frees a place (as for conversations).
+_FULL_RETRY_SECONDS = 86_400
 
 
 @dataclass(frozen=True)
@@ -49,11 +56,19 @@ class ResearchService:
         self.metadata = metadata
         self.search_service = search
         self.scorer = scorer
+        # seals per workspace (each re-embeds and copies its passages); None: not counted
+        self.seal_rate: TokenBucket | None = None
 
     # projects
     def create_project(self, workspace_id: str, name: str) -> ResearchProject:
         if not name.strip() or len(name) > MAX_NAME_CHARS:
             raise ValidationError(f"name must have 1 to {MAX_NAME_CHARS} characters")
+        if len(self.store.list_projects(workspace_id)) >= MAX_PROJECTS:
+            raise TooManyRequestsError(
+                f"this workspace has {MAX_PROJECTS} research projects, the most it may keep: "
+                "delete one to create another",
+                retry_after=_FULL_RETRY_SECONDS,
+            )
         project = ResearchProject(id=new_id(), workspace_id=workspace_id, name=name.strip())
         self.store.add_project(project)
         return project
@@ -168,6 +183,14 @@ class ResearchService:
             project.revision, sampling,
         ):  # fmt: skip
             return latest
+        if latest is not None and latest.revision >= MAX_CORPUS_REVISIONS:
+            raise TooManyRequestsError(
+                f"corpus {latest.id} has {MAX_CORPUS_REVISIONS} revisions, the most one corpus "
+                "may keep: create a new project to seal again",
+                retry_after=_FULL_RETRY_SECONDS,
+            )
+        if self.seal_rate is not None:  # a seal that changes nothing (above) costs nothing
+            self.seal_rate.take(workspace_id)
         resolved = seal_rules.resolve(chosen, metadata=self.metadata, store=self.store)
         coverage = Coverage.PARTIAL if resolved.missing else (
             Coverage.BOUNDED_SAMPLE if sampling else Coverage.SUPPLIED_SET

@@ -44,6 +44,7 @@ from bunko.services.fusion import (
 )
 from bunko.services.model_scale import ModelScales
 from bunko.services.relevance_gate import similarities
+from bunko.services.request_limits import SEARCHED_CHARS
 from bunko.services.search_items import SearchItem, materialise
 
 log = logging.getLogger(__name__)
@@ -55,10 +56,9 @@ class SearchDefaults(Protocol):
     def search_defaults(self, workspace_id: str) -> tuple[int, float]: ...
 
 
-# Every door bounds its own text (REST `q` 2,000; a chat message 8,000, searched with at most
-# two earlier questions of 2,000); this bound holds whatever door a query comes through, so
-# no caller can hand the embedder a text that costs the machine (issue 33).
-MAX_QUERY_CHARS = 16_000
+# Every door bounds its own text (services/request_limits.py); this bound holds whatever door
+# a query comes through, so no caller can hand the embedder a text that costs the machine.
+MAX_QUERY_CHARS = SEARCHED_CHARS
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from bunko.domain.auth import Principal
 from bunko.errors import ValidationError
 from bunko.ports import ModelConfigStore, SettingsStore
+from bunko.services.request_limits import RESULTS
 
 SCOPE = "user"
 LANGUAGES = ("zh", "en", "ja")
@@ -39,7 +40,7 @@ class _Range:
 RANGES = {
     "temperature": _Range(0.0, 2.0),
     "maxTokens": _Range(1, 32768, integer=True),
-    "topK": _Range(1, 100, integer=True),
+    "topK": _Range(1, RESULTS, integer=True),
     "similarityThreshold": _Range(0.0, 1.0),
 }
 FLAGS = ("enableRerank", "enableFullTextSearch")

@@ -16,6 +16,7 @@ from typing import Any
 
 from bunko.errors import PermissionDeniedError, ValidationError
 from bunko.ports import SettingsStore
+from bunko.services.request_limits import RESULTS
 
 SCOPE = "workspace"
 MAX_FOLDERS = 32
@@ -83,8 +84,8 @@ class WorkspaceSettingsService:
                 raise ValidationError("min_score: a number between 0 and 1")
         if "limit" in clean:
             value = clean["limit"]
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 100:
-                raise ValidationError("limit: an integer between 1 and 100")
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= RESULTS:
+                raise ValidationError(f"limit: an integer between 1 and {RESULTS}")
         if "run_on_login" in clean and not isinstance(clean["run_on_login"], bool):
             raise ValidationError("run_on_login: true or false")
         with self._lock:

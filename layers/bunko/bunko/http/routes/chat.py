@@ -22,29 +22,28 @@ from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
 from bunko.errors import ValidationError
-from bunko.http.chat_events import chat_events
+from bunko.http.chat_events import chat_events, releasing
 from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.routes.conversations import get_conversations
 from bunko.ports.chat import ChatMessage
 from bunko.services.chat import ChatEvent
+from bunko.services.request_limits import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
 KEEP_ALIVE_SECONDS = 15
-MAX_MESSAGE_CHARS = 8000
-MAX_HISTORY = 100
 
 
 class Turn(BaseModel):
     model_config = ConfigDict(extra="ignore")
     role: Literal["user", "assistant"]
-    content: Annotated[str, Field(max_length=MAX_MESSAGE_CHARS * 4)]
+    content: Annotated[str, Field(max_length=TURN_CHARS)]
 
 
 class ChatBody(BaseModel):
-    message: Annotated[str, Field(min_length=1, max_length=MAX_MESSAGE_CHARS)]
-    history: Annotated[list[Turn], Field(max_length=MAX_HISTORY)] = []
+    message: Annotated[str, Field(min_length=1, max_length=MESSAGE_CHARS)]
+    history: Annotated[list[Turn], Field(max_length=HISTORY_TURNS)] = []
     userLanguage: Literal["zh", "en", "ja"] | None = None  # default: the saved `language`
     conversationId: Annotated[
         str | None,
@@ -68,8 +67,8 @@ def sse_data(event: ChatEvent) -> str:
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "The answer, as SSE"},
         # 404: an unknown conversationId; 413: a body over the request limit, or a full
-        # conversation
-        **error_responses(400, 401, 403, 404, 413),
+        # conversation; 429: too many chats of this user in progress
+        **error_responses(400, 401, 403, 404, 413, 429),
     },
 )
 async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep):
@@ -79,6 +78,7 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep):
     chat, ws, owner = services.chat, principal.workspace_id, settings_owner(principal)
     if not body.message.strip():
         raise ValidationError("message: must not be blank")
+    check_history([t.content for t in body.history])
     prefs = await anyio.to_thread.run_sync(chat.preferences, owner, ws, body.userLanguage)
     history = [ChatMessage(t.role, t.content) for t in body.history]
     if body.conversationId is not None:
@@ -97,4 +97,6 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep):
             yield sse_data(event)
         yield "[DONE]"
 
-    return EventSourceResponse(stream(), ping=KEEP_ALIVE_SECONDS)
+    # Taken last: nothing after it refuses, and the stream gives it back when it ends.
+    slot = services.chat_slots.take(owner)
+    return releasing(stream(), slot, ping=KEEP_ALIVE_SECONDS)

@@ -20,23 +20,23 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-from sse_starlette import EventSourceResponse
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from bunko.errors import NotFoundError, UpstreamError, ValidationError
-from bunko.http.chat_events import chat_events
+from bunko.http.chat_events import chat_events, releasing
 from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
-from bunko.http.routes.chat import KEEP_ALIVE_SECONDS, MAX_HISTORY, MAX_MESSAGE_CHARS
+from bunko.http.routes.chat import KEEP_ALIVE_SECONDS
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
 from bunko.services.chat import Source
+from bunko.services.request_limits import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 
 router = APIRouter(tags=["openai-compatible"])
 
 
-# A turn's text, however it is sent (a string or content parts), is held to /chat/stream's
-# limits: the question to MAX_MESSAGE_CHARS, an earlier turn to four times that.
-TURN_CHARS = MAX_MESSAGE_CHARS * 4
+# A turn's text, however it is sent (a string or content parts), is held to the limits of
+# every chat door (services/request_limits.py): the question to MESSAGE_CHARS, an earlier
+# turn to TURN_CHARS, all earlier turns together to HISTORY_CHARS.
 MAX_PARTS = 100
 
 
@@ -72,11 +72,21 @@ class CompletionRequest(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
     model: Annotated[str, Field(min_length=1, max_length=200)]
-    messages: Annotated[list[Message], Field(min_length=1, max_length=MAX_HISTORY + 1)]
+    messages: Annotated[list[Message], Field(min_length=1)]
     stream: bool = False
     temperature: Annotated[float | None, Field(ge=0, le=2)] = None
     max_tokens: Annotated[int | None, Field(ge=1, le=32768)] = None
     max_completion_tokens: Annotated[int | None, Field(ge=1, le=32768)] = None
+
+    @field_validator("messages", mode="before")
+    @classmethod
+    def _few_enough(cls, messages: Any) -> Any:
+        # before the messages are read one by one; the history is all but the question
+        if isinstance(messages, list) and len(messages) > HISTORY_TURNS + 1:
+            raise ValueError(
+                f"at most {HISTORY_TURNS} earlier messages (HISTORY_TURNS) and the question"
+            )
+        return messages
 
 
 def citations(sources: list[Source]) -> str:
@@ -132,15 +142,16 @@ def list_models(principal: Reader, services: ServicesDep) -> dict:
     "/v1/chat/completions",
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "With stream: chunks as SSE"},
-        **error_responses(400, 401, 403, 404, 413, 502),
+        **error_responses(400, 401, 403, 404, 413, 429, 502),
     },
 )
 async def chat_completions(body: CompletionRequest, principal: Reader, services: ServicesDep):
     question = body.messages[-1]
     if question.role != "user" or not question.text().strip():
         raise ValidationError("messages: the last message must be the user's question")
-    if len(question.text()) > MAX_MESSAGE_CHARS:  # as /chat/stream's `message`
-        raise ValidationError(f"messages: the question is at most {MAX_MESSAGE_CHARS} characters")
+    if len(question.text()) > MESSAGE_CHARS:  # as /chat/stream's `message`
+        raise ValidationError(f"messages: the question is at most {MESSAGE_CHARS} characters")
+    check_history([m.text() for m in body.messages[:-1]])
     history = [
         ChatMessage(m.role, m.text()) for m in body.messages[:-1] if m.role in ("user", "assistant")
     ]
@@ -163,16 +174,18 @@ async def chat_completions(body: CompletionRequest, principal: Reader, services:
         "created": int(time.time()),
         "model": body.model,
     }
+    slot = services.chat_slots.take(settings_owner(principal))  # nothing below refuses
     if body.stream:
-        return EventSourceResponse(_chunks(answer, meta), ping=KEEP_ALIVE_SECONDS)
+        return releasing(_chunks(answer, meta), slot, ping=KEEP_ALIVE_SECONDS)
     text, sources = "", []
-    async for event in chat_events(answer):
-        if event.type == "content":
-            text += event.data
-        elif event.type == "sources":
-            sources = event.data
-        elif event.type == "error":
-            raise UpstreamError(event.data)
+    with slot:
+        async for event in chat_events(answer):
+            if event.type == "content":
+                text += event.data
+            elif event.type == "sources":
+                sources = event.data
+            elif event.type == "error":
+                raise UpstreamError(event.data)
     return {
         **meta,
         "object": "chat.completion",

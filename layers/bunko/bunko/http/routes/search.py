@@ -13,6 +13,7 @@ from pydantic import BaseModel, Field
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.services.chunk_items import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
+from bunko.services.request_limits import QUERY_CHARS, RESULTS
 from bunko.services.search import SearchOptions
 
 router = APIRouter(tags=["search"], responses=error_responses(401, 403))
@@ -71,9 +72,9 @@ class FileChunks(BaseModel):
 async def search(
     principal: Reader,
     services: ServicesDep,
-    q: Annotated[str, Query(min_length=1, max_length=2000, description="What to find.")],
+    q: Annotated[str, Query(min_length=1, max_length=QUERY_CHARS, description="What to find.")],
     category: Annotated[str | None, Query(max_length=100)] = None,
-    limit: Annotated[int | None, Query(ge=1, le=100)] = None,
+    limit: Annotated[int | None, Query(ge=1, le=RESULTS)] = None,
 ) -> SearchResponse:
     """Hybrid (meaning + keyword) search, one hit per document with its best passage.
     `limit` left out: the workspace's saved setting."""

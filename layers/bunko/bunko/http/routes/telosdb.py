@@ -18,6 +18,7 @@ from bunko import __version__
 from bunko.domain.auth import SCOPE_ADMIN
 from bunko.http.deps import AccountsDep, Reader, ServicesDep, Writer
 from bunko.http.errors import error_responses
+from bunko.services.request_limits import RESULTS
 
 router = APIRouter(tags=["telosdb"])
 
@@ -43,7 +44,7 @@ class TelosSettingsUpdate(BaseModel):
     monitor_paths: Annotated[list[MonitorPath | str], Field(max_length=32)] | None = None
     run_on_login: bool | None = None
     min_score: Annotated[float | None, Field(ge=0, le=1)] = None
-    limit: Annotated[int | None, Field(ge=1, le=100)] = None
+    limit: Annotated[int | None, Field(ge=1, le=RESULTS)] = None
 
 
 @router.get("/edition")
