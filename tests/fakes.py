@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from bunko.domain import Chunk, Document, Revision, Workspace
+from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
 from bunko.errors import ConflictError, NotFoundError, StaleError
 from bunko.ports import IndexEntry, IndexHit, IngestJob, SearchFilter
 
@@ -69,6 +70,12 @@ class FakeMetadataStore:
         docs = [d for d in self.iter_documents(workspace_id) if category in (None, d.category)]
         docs.sort(key=lambda d: d.created_at, reverse=True)
         return docs[offset : offset + limit]
+
+    def find_documents(
+        self, workspace_id: str, query: DocumentQuery, *, limit: int, offset: int = 0
+    ) -> DocumentPage:
+        found = arrange(self.iter_documents(workspace_id), query)
+        return DocumentPage(documents=found[offset : offset + limit], total=len(found))
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         return len(self.list_documents(workspace_id, limit=10**9, category=category))

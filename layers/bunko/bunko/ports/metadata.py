@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from bunko.domain import Chunk, Document, Revision, Workspace
+    from bunko.domain.document_query import DocumentPage, DocumentQuery
 
 
 class WorkspaceStore(Protocol):
@@ -41,6 +42,12 @@ class DocumentStore(Protocol):
         self, workspace_id: str, *, limit: int, offset: int = 0, category: str | None = None
     ) -> list[Document]:
         """Newest first."""
+
+    def find_documents(
+        self, workspace_id: str, query: DocumentQuery, *, limit: int, offset: int = 0
+    ) -> DocumentPage:
+        """One page of the documents whose name or path holds `query.name` (any case), in
+        `query`'s order, and how many match in all (a library page of thousands)."""
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int: ...
     def list_categories(self, workspace_id: str) -> list[str]: ...

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bunko.domain import Document
+from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.ingest_options import MODES
 from bunko.errors import NotFoundError, ValidationError
 from bunko.parsing import resolve_mime
@@ -135,8 +136,17 @@ class KnowledgeBaseService:
         default = {"mode": "fast", "embeddingModelId": None}
         return {doc_id: saved.get(doc_id, default) for doc_id in document_ids}
 
-    def list(self, workspace_id: str, *, limit: int, offset: int = 0) -> list[Document]:
-        return self.metadata.list_documents(workspace_id, limit=limit, offset=offset)
+    def list(
+        self,
+        workspace_id: str,
+        query: DocumentQuery | None = None,
+        *,
+        limit: int,
+        offset: int = 0,
+    ) -> DocumentPage:
+        """One page of the files (`query`: by name, in an order; None: newest first)."""
+        query = query or DocumentQuery()
+        return self.metadata.find_documents(workspace_id, query, limit=limit, offset=offset)
 
     def get(self, workspace_id: str, document_id: str) -> Document:
         doc = self.metadata.get_document(workspace_id, document_id)

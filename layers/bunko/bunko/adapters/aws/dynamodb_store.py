@@ -8,14 +8,17 @@ a lost race is retried from a fresh read, so path claims and category counters s
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_chunks import DynamoDBChunks
+from bunko.adapters.aws.dynamodb_document_listing import find_documents
 from bunko.adapters.aws.dynamodb_table import Table, key_only
 from bunko.adapters.aws.dynamodb_writes import DocumentWrites
 from bunko.deploy_schema import GSI1, GSI2, SK
 from bunko.domain import Chunk, Document, Revision, Workspace
+from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.errors import NotFoundError
 from bunko.ports import BlobStore
 
@@ -111,6 +114,13 @@ class DynamoDBMetadataStore:
                 if len(found) == limit:
                     break
         return found
+
+    def find_documents(
+        self, workspace_id: str, query: DocumentQuery, *, limit: int, offset: int = 0
+    ) -> DocumentPage:
+        by_ids = partial(self.get_documents_by_ids, workspace_id)
+        documents = self._documents(workspace_id, None)
+        return find_documents(self.table, documents, by_ids, query, limit=limit, offset=offset)
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         return self.table.count(**self._documents(workspace_id, category))

@@ -10,6 +10,7 @@ from datetime import datetime
 
 from bunko.adapters.local.sqlite_chunks import SqliteChunkStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite_document_listing import find_documents
 from bunko.adapters.local.sqlite_document_writes import SqliteDocumentWrites
 from bunko.adapters.local.sqlite_rows import (
     DOC_COLUMNS,
@@ -21,6 +22,7 @@ from bunko.adapters.local.sqlite_rows import (
     rows_by_ids,
 )
 from bunko.domain import Document, Revision, Workspace
+from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.errors import ConflictError, NotFoundError, StaleError
 
 
@@ -119,6 +121,11 @@ class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
         sql += " ORDER BY created_at DESC, id LIMIT ? OFFSET ?"
         params += [limit, offset]
         return [document_from_row(r) for r in self.db.connect().execute(sql, params)]
+
+    def find_documents(
+        self, workspace_id: str, query: DocumentQuery, *, limit: int, offset: int = 0
+    ) -> DocumentPage:
+        return find_documents(self.db.connect(), workspace_id, query, limit=limit, offset=offset)
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         sql = "SELECT COUNT(*) FROM documents WHERE workspace_id = ?"

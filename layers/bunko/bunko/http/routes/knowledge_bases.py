@@ -8,12 +8,13 @@ JSON); chunkSize 50–20000 and chunkOverlap 0–10000 characters, overlap below
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, File, Form, Query, UploadFile
+from fastapi import APIRouter, File, Form, Query, Response, UploadFile
 from pydantic import BaseModel
 
 from bunko.domain import Document
+from bunko.domain.document_query import DocumentQuery, DocumentSort
 from bunko.domain.ingest_options import (
     MAX_CHUNK_OVERLAP,
     MAX_CHUNK_SIZE,
@@ -130,12 +131,30 @@ def upload(
 def list_files(
     principal: Reader,
     accounts: AccountsDep,
+    response: Response,
     limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
+    q: Annotated[
+        str | None,
+        Query(max_length=200, description="Only files whose name or path holds this (any case)."),
+    ] = None,
+    sort: Annotated[
+        DocumentSort, Query(description="date (uploaded), name, size or type (MIME type).")
+    ] = "date",
+    order: Annotated[
+        Literal["asc", "desc"] | None,
+        Query(description="Default: desc for date and size, asc for name and type."),
+    ] = None,
 ) -> list[KnowledgeBaseFile]:
-    """The workspace's files, newest first."""
+    """The workspace's files, newest first unless `sort`/`order` say otherwise; the list is
+    the same array as ever, and `X-Total-Count` says how many files match in all (page with
+    `offset` + `limit` while below it)."""
     kb = accounts.knowledge_base
-    docs = kb.list(principal.workspace_id, limit=limit, offset=offset)
+    descending = order == "desc" if order else sort in ("date", "size")
+    query = DocumentQuery(name=q, sort=sort, descending=descending)
+    found = kb.list(principal.workspace_id, query, limit=limit, offset=offset)
+    response.headers["X-Total-Count"] = str(found.total)
+    docs = found.documents
     options = kb.upload_options([d.id for d in docs])  # one batch read, not one per file
     return [KnowledgeBaseFile.of(d, options[d.id]) for d in docs]
 

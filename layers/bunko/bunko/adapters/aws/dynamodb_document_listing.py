@@ -1,0 +1,88 @@
+"""One page of a workspace's documents, filtered by name and ordered, on DynamoDB.
+
+By date without a filter is the order GSI1 keeps (created_at, id): read offset + limit
+items and count with Select=COUNT. Any other order or a name filter has no index to ride
+(DynamoDB cannot order by name or size, nor match case-insensitively), so the workspace's
+documents are queried projecting only the fields that order them (a few dozen bytes each:
+thousands of files are a page or two of 1 MB), arranged in memory by the shared rule, and
+only the asked page is read in full, in one batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from bunko.adapters.aws import dynamodb_items as items
+from bunko.adapters.aws.dynamodb_table import Table
+from bunko.domain import Document
+from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
+
+_PROJECTION = {
+    "ProjectionExpression": "#id, #path, #name, #size, #mime, #created",
+    "ExpressionAttributeNames": {
+        "#id": "id", "#path": "path", "#name": "name", "#size": "size", "#mime": "mime",
+        "#created": "created_at",
+    },
+}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class _Row:
+    id: str
+    name: str
+    path: str
+    size: int
+    mime: str
+    created_at: datetime
+
+
+def find_documents(
+    table: Table,
+    documents_query: dict[str, Any],
+    by_ids: Callable[[Sequence[str]], list[Document]],
+    query: DocumentQuery,
+    *,
+    limit: int,
+    offset: int,
+) -> DocumentPage:
+    """`documents_query`: the GSI1 query of the workspace's documents; `by_ids`: the full
+    documents for ids, in the order asked (one batch read)."""
+    if query.is_default:
+        return _by_date(table, documents_query, query, limit=limit, offset=offset)
+    rows = [_row(item) for item in table.query(**documents_query, **_PROJECTION)]
+    found = arrange(rows, query)
+    page = [row.id for row in found[offset : offset + limit]] if limit > 0 else []
+    return DocumentPage(documents=by_ids(page), total=len(found))
+
+
+def _row(item: dict[str, Any]) -> _Row:
+    return _Row(
+        id=item["id"],
+        name=item["name"],
+        path=item["path"],
+        size=int(item.get("size", 0)),
+        mime=item.get("mime", ""),
+        created_at=datetime.fromisoformat(item["created_at"]),
+    )
+
+
+def _by_date(
+    table: Table, documents_query: dict[str, Any], query: DocumentQuery, *, limit: int, offset: int
+) -> DocumentPage:
+    total = table.count(**documents_query)
+    if limit <= 0 or offset >= total:
+        return DocumentPage(documents=[], total=total)
+    # DynamoDB pages by key, not by offset: read offset + limit and drop the offset.
+    found: list[Document] = []
+    read = table.query(
+        **documents_query, ScanIndexForward=not query.descending, Limit=min(offset + limit, 1000)
+    )
+    for n, item in enumerate(read):
+        if n >= offset:
+            found.append(items.to_document(item))
+            if len(found) == limit:
+                break
+    return DocumentPage(documents=found, total=total)
