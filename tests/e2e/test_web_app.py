@@ -194,7 +194,7 @@ def test_signing_out_waits_for_requests_on_their_way_and_sends_no_new_one(rest, 
         )
         assert refused == "signing out"
         page.wait_for_timeout(100)
-        assert not any(u.endswith("/knowledge-bases") for u in sent[before:])
+        assert not any("/knowledge-bases" in u for u in sent[before:])
         with page.expect_response("**/indexing_status") as answered:
             held[0].continue_()
         assert answered.value.status == 200  # sent before the token was revoked

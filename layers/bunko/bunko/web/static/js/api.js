@@ -23,14 +23,23 @@ export function configure() {
 }
 
 // `reason` names a failure the page can explain in the person's language, `detail` what the
-// other end said (see putToStorage).
+// other end said (see putToStorage); `retryAfter`: the seconds a 429 or 503 asked to wait.
 export class ApiError extends Error {
-  constructor(status, message, reason = null, detail = '') {
+  constructor(status, message, reason = null, detail = '', retryAfter = null) {
     super(message);
     this.status = status;
     this.reason = reason;
     this.detail = detail;
+    this.retryAfter = retryAfter;
   }
+}
+
+// Retry-After in seconds (a number, or an HTTP date); null when absent or unreadable.
+export function retryAfterOf(value) {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim());
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - Date.now()) / 1000));
 }
 
 export function messageOf(body, status) {
@@ -40,9 +49,12 @@ export function messageOf(body, status) {
   return `HTTP ${status}`;
 }
 
+// The token, and the library the tab works in (a name may be any script: ids are ASCII).
 function headers(extra = {}) {
   const t = session.token();
-  return t ? { Authorization: `Bearer ${t}`, ...extra } : extra;
+  const lib = session.library();
+  const named = lib ? { 'X-Bunko-Library': lib.id } : {};
+  return t ? { Authorization: `Bearer ${t}`, ...named, ...extra } : extra;
 }
 
 async function fail(res) {
@@ -53,7 +65,7 @@ async function fail(res) {
     body = null;
   }
   if (res.status === 401 && session.token()) session.set(null); // expired or signed out elsewhere
-  return new ApiError(res.status, messageOf(body, res.status));
+  return new ApiError(res.status, messageOf(body, res.status), null, '', retryAfterOf(res.headers.get('Retry-After')));
 }
 
 // Requests on their way with the token, and whether the session is closing: a request that
@@ -61,7 +73,7 @@ async function fail(res) {
 const inFlight = new Set();
 let closing = false;
 
-async function send(method, path, body) {
+async function send(method, path, body, withTotal = false) {
   await configured;
   const init = { method, headers: headers() };
   if (body !== undefined) {
@@ -70,12 +82,15 @@ async function send(method, path, body) {
   }
   const res = await fetch(base + path, init);
   if (!res.ok) throw await fail(res);
-  return res.status === 204 ? null : res.json();
+  const data = res.status === 204 ? null : await res.json();
+  if (!withTotal) return data;
+  const total = Number(res.headers.get('X-Total-Count'));
+  return { items: data, total: Number.isFinite(total) && res.headers.has('X-Total-Count') ? total : data.length };
 }
 
-export async function request(method, path, body) {
+export async function request(method, path, body, withTotal = false) {
   if (closing) throw new ApiError(0, 'signing out');
-  const sent = send(method, path, body);
+  const sent = send(method, path, body, withTotal);
   inFlight.add(sent);
   try {
     return await sent;
@@ -101,6 +116,8 @@ export const get = (path) => request('GET', path);
 export const post = (path, body) => request('POST', path, body ?? {});
 export const put = (path, body) => request('PUT', path, body);
 export const del = (path) => request('DELETE', path);
+// A paged list: {items, total} (total from X-Total-Count, else the items' count).
+export const getPage = (path) => request('GET', path, undefined, true);
 
 // Upload one file with progress (fetch cannot report upload progress; XHR can). `fields` are
 // /upload's form fields (chunkSize, chunkOverlap, mode, category). Resolves with the file's
@@ -127,8 +144,7 @@ function uploadForm(file, fields, onProgress) {
     for (const [k, v] of Object.entries(fields)) if (v !== '' && v != null) form.append(k, v);
     const xhr = new XMLHttpRequest();
     xhr.open('POST', `${base}/upload`);
-    const t = session.token();
-    if (t) xhr.setRequestHeader('Authorization', `Bearer ${t}`);
+    for (const [name, value] of Object.entries(headers())) xhr.setRequestHeader(name, value);
     xhr.upload.addEventListener('progress', (e) => {
       if (e.lengthComputable) onProgress(e.loaded / e.total);
     });
@@ -140,7 +156,7 @@ function uploadForm(file, fields, onProgress) {
         body = null;
       }
       if (xhr.status >= 200 && xhr.status < 300) resolve(body);
-      else reject(new ApiError(xhr.status, messageOf(body, xhr.status)));
+      else reject(new ApiError(xhr.status, messageOf(body, xhr.status), null, '', retryAfterOf(xhr.getResponseHeader('Retry-After'))));
     });
     xhr.addEventListener('error', () => reject(new ApiError(0, 'network error')));
     xhr.send(form);

@@ -24,9 +24,32 @@ export function renderTop(active) {
     top,
     h('a', { class: 'brand', href: '#/library' }, 'Bunko'),
     h('nav', { 'aria-label': t('nav.main') }, links),
-    h('div', { class: 'top-right' }, languagePicker(), h('span', { class: 'who' }, user.user.username),
+    h('div', { class: 'top-right' }, libraryPicker(), languagePicker(), h('span', { class: 'who' }, user.user.username),
       h('button', { type: 'button', class: 'ghost', onclick: signOut }, t('auth.signOut'))),
   );
+}
+
+// The library this tab works in, named in the header; switching starts again from its files.
+function libraryPicker() {
+  const current = session.library();
+  const select = h('select', { class: 'lang library-pick', 'aria-label': t('lib.current'), onchange: (e) => {
+    const chosen = libraries.find((l) => l.id === e.target.value);
+    session.setLibrary(chosen && !chosen.personal ? { id: chosen.id, name: chosen.name, role: chosen.role } : null);
+    location.replace(`${location.pathname}#/library`);
+    location.reload();
+  } }, h('option', { value: current ? current.id : '' }, current ? current.name : t('lib.own')));
+  let libraries = [];
+  api.get('/libraries').then((found) => {
+    libraries = found;
+    if (current && !found.some((l) => l.id === current.id)) {
+      session.setLibrary(null); // removed from it meanwhile: back to one's own
+      location.reload();
+      return;
+    }
+    clear(select, found.map((l) => h('option', { value: l.id, selected: current ? l.id === current.id : l.personal },
+      l.personal ? t('lib.own') : `${l.name}${l.role === 'owner' ? '' : ` (${t(`lib.role.${l.role}`)})`}`)));
+  }).catch(() => {});
+  return select;
 }
 
 export function languagePicker() {
@@ -63,7 +86,8 @@ export function startStatus() {
     try {
       // The model that serves this workspace (its own model config, else the server's).
       const [s, m, e] = await Promise.all([api.get('/indexing_status'), api.get('/model_name'), api.get('/embedding-model')]);
-      const busy = s.status === 'indexing' ? t('status.indexing', { n: s.pending + s.queued }) : t('status.idle');
+      // pending: this library's files not indexed yet (queued counts the same jobs again, server-wide)
+      const busy = s.status === 'indexing' ? t('status.indexing', { n: s.pending }) : t('status.idle');
       let model = e.serving.modelConfigId ? `${e.serving.name} (${e.serving.modelId})` : m.model_name || m.edition;
       const r = e.refined; // a stronger model refining in the background (BUNKO_REFINE_EMBEDDER)
       if (r && r.serving) model = r.name;

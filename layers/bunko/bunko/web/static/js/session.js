@@ -23,10 +23,30 @@ export function token() {
 export function set(session) {
   current = session;
   if (session) sessionStorage.setItem(KEY, JSON.stringify(session));
-  else sessionStorage.removeItem(KEY);
+  else {
+    sessionStorage.removeItem(KEY);
+    sessionStorage.removeItem(LIBRARY_KEY); // the next one to sign in starts in their own
+  }
   listeners.forEach((fn) => fn(current));
 }
 
 export function onChange(fn) {
   listeners.add(fn);
+}
+
+// The library this tab works in ({id, name, role}); null: the user's own. Every request
+// names it (api.js, X-Bunko-Library); kept per tab, like the session.
+const LIBRARY_KEY = 'bunko.library';
+
+export function library() {
+  try {
+    return JSON.parse(sessionStorage.getItem(LIBRARY_KEY)) || null;
+  } catch {
+    return null;
+  }
+}
+
+export function setLibrary(chosen) {
+  if (chosen) sessionStorage.setItem(LIBRARY_KEY, JSON.stringify(chosen));
+  else sessionStorage.removeItem(LIBRARY_KEY);
 }

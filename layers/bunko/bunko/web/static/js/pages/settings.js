@@ -1,14 +1,15 @@
 // Settings: retrieval and chat preferences, the models in use, model configs (keys write-only),
-// API keys for agents.
+// API keys for agents, the shared libraries one belongs to.
 import * as api from '../api.js';
 import { clear, field, h } from '../dom.js';
 import { LANGUAGES, setLanguage, t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
+import { librariesCard } from './libraries_card.js';
 import { agentSnippets } from './snippets.js';
 
 export function render() {
   const models = modelChoices();
-  page('set.title', userSettings(), models.form, modelConfigs(models.load), apiKeys());
+  page('set.title', userSettings(), librariesCard(), models.form, modelConfigs(models.load), apiKeys());
 }
 
 function userSettings() {

@@ -1,0 +1,79 @@
+// Settings → Libraries: the shared libraries one belongs to, with one's role; create one;
+// in those one owns, add members by name, change their role, remove them, delete the library.
+import * as api from '../api.js';
+import { clear, field, h } from '../dom.js';
+import { t } from '../i18n.js';
+import { errorBox, showError, toast } from '../layout.js';
+import * as session from '../session.js';
+
+const ROLES = ['viewer', 'editor', 'owner'];
+const path = (id, rest = '') => `/libraries/${encodeURIComponent(id)}${rest}`;
+
+export function librariesCard() {
+  const error = errorBox();
+  const list = h('div', { class: 'libraries' });
+  const name = h('input', { required: true, maxLength: 64, autocomplete: 'off' });
+
+  async function refresh() {
+    try {
+      const shared = (await api.get('/libraries')).filter((l) => !l.personal);
+      clear(list, shared.length ? shared.map(libraryView) : h('p', { class: 'muted' }, t('libs.none')));
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+
+  function libraryView(lib) {
+    const members = h('ul', { class: 'plain' });
+    const box = h('section', { class: 'library-card', 'aria-label': lib.name },
+      h('h3', {}, lib.name, h('span', { class: 'tag' }, t(`lib.role.${lib.role}`))), members);
+    const act = async (done, message) => {
+      showError(error, null);
+      try {
+        await done;
+        if (message) toast(message);
+      } catch (err) {
+        showError(error, err);
+      }
+      refresh();
+    };
+    api.get(path(lib.id, '/members')).then((found) => clear(members, found.map((m) => h('li', { class: 'row spread' },
+      h('span', {}, m.username),
+      lib.role === 'owner'
+        ? h('span', { class: 'row' },
+          h('select', { 'aria-label': `${t('libs.role')} ${m.username}`, onchange: (e) => act(api.put(path(lib.id, '/members'), { username: m.username, role: e.target.value })) },
+            ROLES.map((r) => h('option', { value: r, selected: r === m.role }, t(`lib.role.${r}`)))),
+          h('button', { type: 'button', class: 'ghost danger', 'aria-label': `${t('libs.remove')} ${m.username}`, onclick: () => act(api.del(path(lib.id, `/members/${encodeURIComponent(m.userId)}`))) }, t('libs.remove')))
+        : h('span', { class: 'muted small' }, t(`lib.role.${m.role}`)))))).catch((err) => showError(error, err));
+    if (lib.role === 'owner') {
+      const who = h('input', { required: true, maxLength: 64, autocomplete: 'off' });
+      const role = h('select', {}, ROLES.map((r) => h('option', { value: r }, t(`lib.role.${r}`))));
+      box.append(
+        h('form', { class: 'row', onsubmit: (e) => { e.preventDefault(); act(api.put(path(lib.id, '/members'), { username: who.value.trim(), role: role.value })); } },
+          field(t('libs.username'), who), field(t('libs.role'), role), h('button', { type: 'submit' }, t('libs.add'))),
+        h('button', { type: 'button', class: 'ghost danger', onclick: () => {
+          if (!confirm(t('libs.confirm', { name: lib.name }))) return;
+          if (session.library()?.id === lib.id) session.setLibrary(null);
+          act(api.del(path(lib.id)));
+        } }, t('libs.delete')));
+    }
+    return box;
+  }
+
+  async function create(e) {
+    e.preventDefault();
+    showError(error, null);
+    try {
+      await api.post('/libraries', { name: name.value.trim() });
+      name.value = '';
+      refresh();
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+
+  refresh();
+  return h('div', { class: 'card' }, h('h2', {}, t('libs.title')), list,
+    h('form', { class: 'row', onsubmit: create }, field(t('libs.name'), name), h('button', { type: 'submit' }, t('libs.create'))),
+    error);
+}

@@ -1,0 +1,166 @@
+// The library's file list for hundreds of files: search by name, sort, a page of PAGE_SIZE at
+// a time (all server-side: GET /knowledge-bases?q=&sort=&order=&limit=&offset=, the total in
+// X-Total-Count), type and date columns, Download of the original, Delete after a confirm.
+// While a shown file is pending or indexing the page is polled: 1 s after a change, then
+// twice as long each time nothing changed, up to 15 s (on AWS each poll is an API Gateway +
+// Lambda + DynamoDB call); not while the tab is hidden, not after the person left the page.
+import * as api from '../api.js';
+import { clear, formatBytes, h } from '../dom.js';
+import { getLanguage, t } from '../i18n.js';
+import { errorBox, refreshStatus, showError } from '../layout.js';
+import { openOriginal } from './citations.js';
+
+const PAGE_SIZE = 25; // a phone screen or two, never a 5,000 px list
+const POLL_FIRST_MS = 1000;
+const POLL_MAX_MS = 15000;
+const SEARCH_PAUSE_MS = 250; // typing: ask once the person pauses
+// The sort menu's choices: [value, sort, order, label key].
+const ORDERS = [
+  ['newest', 'date', 'desc', 'lib.sort.newest'], ['oldest', 'date', 'asc', 'lib.sort.oldest'],
+  ['name', 'name', 'asc', 'lib.sort.name'], ['nameDesc', 'name', 'desc', 'lib.sort.nameDesc'],
+  ['largest', 'size', 'desc', 'lib.sort.largest'], ['smallest', 'size', 'asc', 'lib.sort.smallest'],
+  ['type', 'type', 'asc', 'lib.sort.type'],
+];
+
+let poll = null; // the next poll's timer, one for the whole app
+
+export function stopPolling() {
+  clearTimeout(poll);
+}
+
+// The list with its controls; `refresh()` reloads the page shown (after an upload).
+export function fileList({ readOnly = false } = {}) {
+  const view = { q: '', order: 'newest', offset: 0 };
+  let pollDelay = POLL_FIRST_MS;
+  let polledStatuses = ''; // what the last answer said, to tell a change from no change
+  let typing = null;
+
+  const search = h('input', { type: 'search', placeholder: t('lib.searchPlaceholder'), 'aria-label': t('lib.searchFiles') });
+  const sort = h('select', { 'aria-label': t('lib.sortBy') }, ORDERS.map(([value, , , key]) => h('option', { value }, t(key))));
+  const list = h('div', { class: 'files' });
+  const pager = h('nav', { class: 'pager row', 'aria-label': t('lib.pages') });
+  const listError = errorBox();
+
+  search.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => { view.q = search.value.trim(); view.offset = 0; refresh(); }, SEARCH_PAUSE_MS);
+  });
+  sort.addEventListener('change', () => { view.order = sort.value; view.offset = 0; refresh(); });
+
+  function path() {
+    const [, by, order] = ORDERS.find(([value]) => value === view.order);
+    const params = new URLSearchParams({ sort: by, order, limit: PAGE_SIZE, offset: view.offset });
+    if (view.q) params.set('q', view.q);
+    return `/knowledge-bases?${params}`;
+  }
+
+  // `polled`: called by the poll's timer. Any other call (the page opening, an upload, a
+  // delete, the tab shown again) starts the backoff again from its first step.
+  async function refresh(polled = false) {
+    clearTimeout(poll);
+    if (!document.body.contains(list)) return; // left the page
+    const byTimer = polled === true;
+    if (byTimer && document.visibilityState === 'hidden') {
+      // one listener however often this runs (the same function): polls again when shown
+      document.addEventListener('visibilitychange', refresh, { once: true });
+      return;
+    }
+    let page;
+    try {
+      page = await api.getPage(path());
+      showError(listError, null);
+    } catch (err) {
+      showError(listError, err);
+      // while it was polling, keep trying, gently
+      if (byTimer || list.dataset.pollMs) schedule(Math.min(pollDelay * 2, POLL_MAX_MS));
+      return;
+    }
+    if (!page.items.length && view.offset > 0 && page.total > 0) {
+      view.offset = Math.max(0, Math.floor((page.total - 1) / PAGE_SIZE) * PAGE_SIZE); // the page emptied (a delete)
+      return refresh();
+    }
+    refreshStatus();
+    const empty = view.q ? t('lib.noMatch', { q: view.q }) : t('lib.empty');
+    clear(list, page.items.length ? table(page.items, { remove: readOnly ? null : remove, download }) : h('p', { class: 'muted' }, empty));
+    clear(pager, ...pagerParts(page.total));
+    const statuses = page.items.map((f) => `${f.id}:${f.status}`).join();
+    const same = byTimer && statuses === polledStatuses;
+    polledStatuses = statuses;
+    if (page.items.some((f) => f.status === 'pending' || f.status === 'indexing')) schedule(same ? Math.min(pollDelay * 2, POLL_MAX_MS) : POLL_FIRST_MS);
+    else delete list.dataset.pollMs;
+  }
+
+  function schedule(ms) {
+    clearTimeout(poll); // a refresh that overlapped another leaves one timer, not two
+    pollDelay = ms;
+    list.dataset.pollMs = ms; // the next poll's delay, for a person (and a test) to read
+    poll = setTimeout(refresh, ms, true);
+  }
+
+  function pagerParts(total) {
+    if (!total) return [];
+    const from = view.offset + 1;
+    const to = Math.min(view.offset + PAGE_SIZE, total);
+    const go = (offset) => () => { view.offset = offset; refresh(); };
+    return [
+      h('button', { type: 'button', class: 'ghost', disabled: view.offset === 0, onclick: go(Math.max(0, view.offset - PAGE_SIZE)) }, t('lib.previous')),
+      h('span', { class: 'muted', 'aria-live': 'polite' }, t('lib.range', { from, to, total })),
+      h('button', { type: 'button', class: 'ghost', disabled: to >= total, onclick: go(view.offset + PAGE_SIZE) }, t('lib.next')),
+    ];
+  }
+
+  function download(file) {
+    openOriginal({ documentId: file.id }).catch((err) => showError(listError, err));
+  }
+
+  async function remove(file) {
+    if (!confirm(t('lib.deleteConfirm', { name: file.originalName }))) return;
+    try {
+      await api.del(`/knowledge-bases/${file.id}`);
+    } catch (err) {
+      showError(listError, err);
+    }
+    refresh();
+  }
+
+  const element = h('div', { class: 'file-list' },
+    h('div', { class: 'row list-tools' }, search, sort), listError, list, pager);
+  return { element, refresh, listError };
+}
+
+function table(files, { remove, download }) {
+  const rows = files.map((f) => h('tr', {},
+    h('td', { class: 'name' }, h('a', { href: `#/files/${f.id}` }, f.originalName), f.category ? h('span', { class: 'tag' }, f.category) : null),
+    h('td', { class: 'type' }, typeOf(f)),
+    h('td', { class: 'date' }, h('time', { datetime: f.createdAt, title: new Date(f.createdAt).toLocaleString(getLanguage()) }, dateOf(f.createdAt))),
+    h('td', { class: 'status' }, h('span', { class: `badge ${f.status}` }, t(`st.${f.status}`)), f.error ? h('div', { class: 'error small' }, f.error) : null),
+    h('td', { class: 'num chunks' }, f.chunkCount),
+    h('td', { class: 'num size' }, formatBytes(f.size)),
+    h('td', { class: 'actions' },
+      h('button', {
+        type: 'button', class: 'ghost', 'aria-label': `${t('lib.download')} ${f.originalName}`,
+        onclick: () => download(f),
+      }, t('lib.download')),
+      remove ? h('button', {
+        type: 'button', class: 'ghost danger', 'aria-label': `${t('lib.delete')} ${f.originalName}`,
+        onclick: () => remove(f),
+      }, t('lib.delete')) : null)));
+  const head = (key, cls) => h('th', cls ? { class: cls } : {}, t(key));
+  return h('div', { class: 'scroll' }, h('table', { class: 'files-table' },
+    h('thead', {}, h('tr', {}, head('lib.name'), head('lib.type', 'type'), head('lib.added', 'date'), head('lib.status'),
+      head('lib.chunksHead', 'num chunks'), head('lib.size', 'num'), h('th', {}, h('span', { class: 'visually-hidden' }, t('lib.actions'))))),
+    h('tbody', {}, rows)));
+}
+
+// What a person calls the type: the extension (PDF, DOCX, MD), else the MIME subtype.
+function typeOf(file) {
+  const ext = /\.([a-z0-9]{1,8})$/i.exec(file.originalName || file.name || '');
+  if (ext) return ext[1].toUpperCase();
+  return (file.mimetype || '').split('/').pop().split(/[.+;-]/).pop().toUpperCase();
+}
+
+function dateOf(iso) {
+  const date = new Date(iso);
+  if (Number.isNaN(date.getTime())) return '';
+  return date.toLocaleDateString(getLanguage(), { year: 'numeric', month: 'short', day: 'numeric' }); // the time: in the title
+}

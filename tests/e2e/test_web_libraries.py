@@ -1,0 +1,115 @@
+"""Shared libraries in the web app, in a real Chromium against a real server (issue 32): an
+owner creates a library in Settings and adds a viewer and an editor by name; the editor
+uploads to it; the viewer switches to it in the header, finds and chats over the file (with
+no upload or delete offered); a
+non-member's app shows no such library and a direct link to the file opens nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.rest_harness import serve, wait_until_done
+
+pytestmark = needs_chromium
+expect = pytest.importorskip("playwright.sync_api").expect
+
+LIBRARY = "Team Handbook"
+
+
+@pytest.fixture(scope="module")
+def rest(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("web-libraries") / "data") as r:
+        yield r
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with browser() as b:
+        yield b
+
+
+def sign_in(page, user) -> None:
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill(user.password)
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_role("heading", name="Library")).to_be_visible()
+
+
+def switch_to(page, name: str) -> None:
+    picker = page.get_by_role("combobox", name="Library")
+    option = picker.locator("option", has_text=name)
+    expect(option).to_have_count(1)
+    picker.select_option(option.get_attribute("value"))
+    expect(page.get_by_role("combobox", name="Library")).to_have_value(
+        option.get_attribute("value")
+    )
+
+
+def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_sees(rest, chromium):
+    owner, viewer, editor, outsider = (rest.new_user() for _ in range(4))
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        sign_in(page, owner)
+        page.get_by_role("link", name="Settings").click()
+        page.get_by_label("New library name").fill(LIBRARY)
+        page.get_by_role("button", name="Create library").click()
+        card = page.get_by_role("region", name=LIBRARY)
+        for user, role in ((viewer, "viewer"), (editor, "editor")):
+            card.get_by_label("Username").fill(user.username)
+            card.get_by_label("Role", exact=True).select_option(role)
+            card.get_by_role("button", name="Add member").click()
+            expect(card.get_by_role("combobox", name=f"Role {user.username}")).to_have_value(role)
+        t.shoot("16-settings-libraries")
+        assert t.unexpected_errors() == []
+
+    library = next(
+        lib for lib in rest.client(owner.token).get("/libraries").json() if lib["name"] == LIBRARY
+    )
+    editor.client.headers["X-Bunko-Library"] = library["id"]
+    uploaded = editor.client.post(
+        "/upload",
+        files={
+            "file": (
+                "travel.txt",
+                b"The meal allowance outside Europe is 60 euros a day.",
+                "text/plain",
+            )
+        },
+    )
+    file_id = uploaded.json()["id"]
+    wait_until_done(editor.client, file_id)
+
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        sign_in(page, viewer)
+        expect(page.get_by_role("row")).to_have_count(0)  # their own library is empty
+        switch_to(page, LIBRARY)
+        expect(page.get_by_role("link", name="travel.txt")).to_be_visible()
+        expect(page.get_by_role("heading", level=1)).to_have_text(f"Library · {LIBRARY}")
+        # a viewer reads: no upload, no delete (the server would refuse them too)
+        expect(page.get_by_text("You can search and chat over")).to_be_visible()
+        expect(page.get_by_role("button", name="Upload")).to_have_count(0)
+        expect(page.get_by_role("button", name="Delete travel.txt")).to_have_count(0)
+        expect(page.get_by_role("button", name="Download travel.txt")).to_be_visible()
+        t.shoot("16-library-as-viewer")
+        page.get_by_role("link", name="Chat").click()
+        page.get_by_role("textbox", name="Message").fill(
+            "What is the meal allowance outside Europe?"
+        )
+        page.get_by_role("button", name="Send").click()
+        answer = page.locator(".msg.assistant").last
+        expect(answer.get_by_role("region", name="Sources")).to_contain_text(
+            "travel.txt", timeout=60_000
+        )
+        expect(answer.locator(".answer")).to_contain_text("60 euros")
+        assert t.unexpected_errors() == []
+
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        sign_in(page, outsider)
+        picker = page.get_by_role("combobox", name="Library")
+        expect(picker.locator("option")).to_have_count(1)  # only their own
+        page.goto(f"{rest.url}/#/files/{file_id}")  # a direct link to the file
+        expect(page.get_by_role("alert")).to_contain_text("not found")
+        assert t.unexpected_errors(r"status of 404") == []
