@@ -4,11 +4,10 @@ against it; an API key without agent:research is refused and changes nothing."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
 from mcp import Client
 
+from bunko.domain import DEFAULT_WORKSPACE_ID
 from tests.e2e.mcp_harness import ok
 from tests.e2e.research_contract import SEED_INPUT, SEED_OUTPUT, validate_snapshot
 from tests.e2e.test_mcp_stdio import bunko_mcp, create_key
@@ -57,14 +56,14 @@ async def test_stdio_research_corpus_matches_the_contract(tmp_path):
 
 async def test_stdio_key_without_research_scope_is_refused(tmp_path):
     data = tmp_path / "data"
-    workspace = str(uuid.uuid4())
-    key = create_key(data, "kb:read,kb:write", workspace)
+    workspace = DEFAULT_WORKSPACE_ID  # the default library: a fresh data folder's is empty
+    key = create_key(data, "kb:read,kb:write", "default")
     async with Client(bunko_mcp(data, "--api-key", key)) as client:
         refused = await client.call_tool(
             "research_projects_create", {"workspace_id": workspace, "name": "Not allowed"}
         )
         assert refused.is_error and "agent:research" in refused.content[0].text
-    research_key = create_key(data, "agent:research", workspace)
+    research_key = create_key(data, "agent:research", "default")
     async with Client(bunko_mcp(data, "--api-key", research_key)) as client:
         listed = ok(await client.call_tool("research_projects_list", {"workspace_id": workspace}))
         assert listed == {"projects": []}  # the refused call changed nothing

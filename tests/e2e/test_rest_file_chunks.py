@@ -53,7 +53,7 @@ def test_without_parameters_the_first_page_and_what_leads_to_the_rest(owner, doc
     assert [c["index"] for c in body["chunks"]] == list(range(CHUNK_PAGE_SIZE))
     first = body["chunks"][0]
     assert first["content"] == SENTENCES[0]
-    assert set(first) == {"id", "index", "content", "start", "end", "page"}
+    assert set(first) == {"id", "index", "content", "start", "end", "page", "pageEnd"}
 
 
 @pytest.mark.parametrize("limit", [None, 1, 7, MAX_CHUNK_PAGE_SIZE])

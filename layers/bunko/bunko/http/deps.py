@@ -15,6 +15,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from bunko.bootstrap import AccountServices, Services
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
+from bunko.http.errors import LIBRARY_HEADER
 from bunko.services.user_settings import settings_owner
 
 __all__ = ["settings_owner"]  # re-exported for the routers
@@ -39,9 +40,6 @@ def get_accounts(services: ServicesDep) -> AccountServices:
 
 
 AccountsDep = Annotated[AccountServices, Depends(get_accounts)]
-
-
-LIBRARY_HEADER = "X-Bunko-Library"
 
 
 def get_principal(

@@ -152,6 +152,9 @@ def install_error_handlers(app: FastAPI) -> None:
         return error_response(500, "internal server error", scope=request.scope)
 
 
+LIBRARY_HEADER = "X-Bunko-Library"  # http/deps names the library of a request with it
+
+
 def document_errors(app: FastAPI) -> None:
     """Make /openapi.json tell the truth about errors: validation failures are 400 with
     ErrorBody (FastAPI documents an unused 422), and every error has the ErrorBody shape,
@@ -175,6 +178,9 @@ def document_errors(app: FastAPI) -> None:
                 responses = operation.get("responses", {})
                 if responses.pop("422", None) is not None:
                     responses.setdefault("400", {"description": "Bad Request"})
+                if any(p.get("name") == LIBRARY_HEADER for p in operation.get("parameters", [])):
+                    # a library the caller is not in (http/deps): any route may answer it
+                    responses.setdefault("404", {"description": "Not Found"})
                 for status, response in responses.items():
                     if status[0] in "45":
                         response["content"] = {"application/json": {"schema": ref}}
