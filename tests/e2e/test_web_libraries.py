@@ -2,12 +2,15 @@
 owner creates a library in Settings and adds a viewer and an editor by name; the editor
 uploads to it; the viewer switches to it in the header, finds and chats over the file (with
 no upload or delete offered); a
-non-member's app shows no such library and a direct link to the file opens nothing."""
+non-member's app shows no such library and a direct link to the file opens nothing. A file
+dropped into the drop folder shows in the admins' default library."""
 
 from __future__ import annotations
 
 import pytest
 
+from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.drops.folder_monitor import FolderMonitor
 from tests.e2e.browser import browser, needs_chromium, tab
 from tests.e2e.rest_harness import serve, wait_until_done
 
@@ -113,3 +116,27 @@ def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_see
         page.goto(f"{rest.url}/#/files/{file_id}")  # a direct link to the file
         expect(page.get_by_role("alert")).to_contain_text("not found")
         assert t.unexpected_errors(r"status of 404") == []
+
+
+def test_a_dropped_file_appears_in_the_admins_default_library_in_the_app(rest, chromium, tmp_path):
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    monitor = FolderMonitor(
+        rest.services.ingest,
+        rest.services.accounts.workspace_settings,
+        drop_dir=drop,
+        drop_workspace_id=DEFAULT_WORKSPACE_ID,
+    )
+    monitor.start()
+    try:
+        (drop / "dropped-runbook.md").write_text("Restart the pump with the red switch.", "utf-8")
+        with tab(chromium, rest.url + "/") as t:
+            page = t.page
+            sign_in(page, rest.admin())
+            switch_to(page, "default")
+            expect(page.get_by_role("link", name="dropped-runbook.md")).to_be_visible(
+                timeout=30_000
+            )
+            assert t.unexpected_errors() == []
+    finally:
+        monitor.stop()
