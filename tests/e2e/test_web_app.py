@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.browser import needs_chromium, tab
 from tests.e2e.mcp_harness import http_client
 from tests.e2e.rest_harness import ADMIN, PASSWORD, serve, wait_until_done
 from tests.fixtures_files import make_docx, make_pdf, needs_cjk_font
@@ -34,12 +34,6 @@ DOCX_PARTS = ["Lighthouse log", "The keeper trims the lamp wick every evening be
 def rest(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("web") / "data") as r:
         yield r
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 @pytest.fixture

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import httpx
 import pytest
 
-from tests.e2e.browser import PHONE, SCREENSHOTS, browser, needs_chromium, tab
+from tests.e2e.browser import PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.chat_harness import load_documents
 from tests.e2e.rest_harness import serve
 
@@ -30,12 +30,6 @@ QUESTIONS = [  # (question, the file its answer cites); four outgrow either scre
 def rest(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("web-conversations") / "data") as r:
         yield r
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.drops.folder_monitor import FolderMonitor
-from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.browser import needs_chromium, tab
 from tests.e2e.rest_harness import serve, wait_until_done
 
 pytestmark = needs_chromium
@@ -24,12 +24,6 @@ LIBRARY = "Team Handbook"
 def rest(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("web-libraries") / "data") as r:
         yield r
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 def sign_in(page, user) -> None:

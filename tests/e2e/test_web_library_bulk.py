@@ -12,7 +12,7 @@ import re
 import httpx
 import pytest
 
-from tests.e2e.browser import PHONE, browser, needs_chromium, tab
+from tests.e2e.browser import PHONE, needs_chromium, tab
 from tests.e2e.rest_harness import PASSWORD, serve
 
 pytestmark = needs_chromium
@@ -20,12 +20,6 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 MANY = 500
 UPLOADS = re.compile(r"/upload$")
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 def notes(folder, count: int, prefix: str = "note") -> list[str]:

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.browser import needs_chromium, tab
 from tests.e2e.rest_harness import PASSWORD, serve
 
 pytestmark = [needs_chromium]
@@ -33,12 +33,6 @@ LISTING = re.compile(r"/knowledge-bases(\?.*)?$")
 def rest(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("web-polling") / "data") as r:
         yield r
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 def record(status: str) -> dict:

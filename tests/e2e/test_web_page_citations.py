@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, browser, needs_chromium, tab
+from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.rest_harness import serve, wait_until_done
 from tests.e2e.test_page_citations import REPORT, SLIDES
 from tests.e2e.test_web_conversations import ask, sign_in
@@ -20,12 +20,6 @@ expect = pytest.importorskip("playwright.sync_api").expect
 def rest(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("web-page-citations") / "data") as r:
         yield r
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")

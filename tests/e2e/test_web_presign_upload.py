@@ -21,7 +21,7 @@ from bunko.bootstrap import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
 from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed
-from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, browser, needs_chromium
+from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, needs_chromium
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -48,12 +48,6 @@ def world(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
         presign_above=THRESHOLD,
     ) as served:  # fmt: skip
         yield served
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 @pytest.fixture

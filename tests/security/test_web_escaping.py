@@ -21,7 +21,7 @@ import pytest
 
 from bunko.domain import Workspace, new_id
 from bunko.domain.accounts import User
-from tests.e2e.browser import browser, needs_chromium
+from tests.e2e.browser import needs_chromium
 from tests.e2e.rest_harness import ADMIN, PASSWORD, serve
 from tests.security.hostile_web import (
     hostile_model_server,
@@ -84,12 +84,6 @@ def rest(tmp_path_factory):
             auth.users.add_user(user)
             auth.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=name))
         yield r
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as b:
-        yield b
 
 
 @pytest.fixture(scope="module")
