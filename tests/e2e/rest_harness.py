@@ -13,6 +13,8 @@ from typing import Any
 import httpx
 
 from bunko.bootstrap import Services
+from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.drops.folder_monitor import FolderMonitor
 from bunko.http.app import create_app
 from tests.conftest import make_services
 from tests.e2e.live_server import LiveServer
@@ -106,3 +108,20 @@ def assert_error(response: httpx.Response, status: int) -> dict:
     assert body["statusCode"] == status
     assert "Traceback" not in response.text and 'File "' not in response.text
     return body
+
+
+@contextmanager
+def watching(rest: Rest, drop_dir: Path | None) -> Iterator[FolderMonitor]:
+    """The folder monitor `bunko serve` runs beside the app: the drop folder into the default
+    library, and every library's `monitor_paths`."""
+    monitor = FolderMonitor(
+        rest.services.ingest,
+        rest.services.accounts.workspace_settings,
+        drop_dir=drop_dir,
+        drop_workspace_id=DEFAULT_WORKSPACE_ID,
+    )
+    monitor.start()
+    try:
+        yield monitor
+    finally:
+        monitor.stop()

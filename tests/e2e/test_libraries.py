@@ -12,11 +12,9 @@ from urllib.parse import quote
 import openai
 import pytest
 
-from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.drops.folder_monitor import FolderMonitor
 from tests.e2e.chat_harness import ask
 from tests.e2e.mcp_harness import http_client, mcp_error_in, ok, payload
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, serve, wait_until_done, watching
 from tests.waiting import wait_for
 
 HANDBOOK = "Team Handbook"
@@ -176,17 +174,10 @@ def test_a_non_ascii_name_goes_percent_encoded(rest):
 
 
 def test_a_mapped_folder_and_the_drop_folder_land_in_their_libraries(rest, tmp_path):
-    monitor = FolderMonitor(
-        rest.services.ingest,
-        rest.services.accounts.workspace_settings,
-        drop_dir=tmp_path / "drop",
-        drop_workspace_id=DEFAULT_WORKSPACE_ID,
-    )
     (tmp_path / "drop").mkdir()
     runbooks = tmp_path / "runbooks"
     runbooks.mkdir()
-    monitor.start()
-    try:
+    with watching(rest, tmp_path / "drop"):
         admin = rest.client(rest.admin().token)
         assert admin.post("/libraries", json={"name": "Runbooks"}).status_code == 201
         admin.headers["X-Bunko-Library"] = "Runbooks"
@@ -212,8 +203,6 @@ def test_a_mapped_folder_and_the_drop_folder_land_in_their_libraries(rest, tmp_p
             for lib in rest.client(rest.admin().token).get("/libraries").json()
         }
         assert listed["default"] == "owner" and listed["Runbooks"] == "owner"
-    finally:
-        monitor.stop()
 
 
 def test_deleting_a_library_takes_its_files_and_a_user_leaves_their_libraries(rest):

@@ -6,9 +6,7 @@ from __future__ import annotations
 import pytest
 
 from bunko import __version__
-from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.drops.folder_monitor import FolderMonitor
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, serve, wait_until_done, watching
 from tests.waiting import wait_for
 
 
@@ -104,14 +102,7 @@ def test_monitor_paths_need_an_admin_and_a_real_folder(rest, tmp_path):
 
 def test_watched_folders_change_without_a_restart(rest, tmp_path):
     """The server's folder monitor picks up monitor_paths the moment they are saved."""
-    monitor = FolderMonitor(
-        rest.services.ingest,
-        rest.services.accounts.workspace_settings,
-        drop_dir=None,
-        drop_workspace_id=DEFAULT_WORKSPACE_ID,
-    )
-    monitor.start()
-    try:
+    with watching(rest, None):
         admin = rest.admin()
         workspace = rest.services.identity.authenticate(admin.token).workspace_id
         manuals, notes = tmp_path / "manuals", tmp_path / "notes"
@@ -147,5 +138,3 @@ def test_watched_folders_change_without_a_restart(rest, tmp_path):
         (manuals / "valve.txt").write_text("The valve is checked weekly.", encoding="utf-8")
         assert wait_for(lambda: listed("valve.txt"))
         assert listed("later.txt") is None
-    finally:
-        monitor.stop()

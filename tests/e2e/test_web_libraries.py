@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.drops.folder_monitor import FolderMonitor
 from tests.e2e.browser import needs_chromium, tab
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import serve, wait_until_done, watching
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -115,14 +113,7 @@ def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_see
 def test_a_dropped_file_appears_in_the_admins_default_library_in_the_app(rest, chromium, tmp_path):
     drop = tmp_path / "drop"
     drop.mkdir()
-    monitor = FolderMonitor(
-        rest.services.ingest,
-        rest.services.accounts.workspace_settings,
-        drop_dir=drop,
-        drop_workspace_id=DEFAULT_WORKSPACE_ID,
-    )
-    monitor.start()
-    try:
+    with watching(rest, drop):
         (drop / "dropped-runbook.md").write_text("Restart the pump with the red switch.", "utf-8")
         with tab(chromium, rest.url + "/") as t:
             page = t.page
@@ -132,5 +123,3 @@ def test_a_dropped_file_appears_in_the_admins_default_library_in_the_app(rest, c
                 timeout=30_000
             )
             assert t.unexpected_errors() == []
-    finally:
-        monitor.stop()

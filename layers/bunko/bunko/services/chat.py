@@ -130,8 +130,18 @@ def unique_sources(items: Sequence[SearchItem]) -> list[Source]:
             continue
         seen.update({(item.document_id, item.chunk_index), text_key})
         name = item.name or os.path.basename(item.path) or item.path
-        source = Source(name, item.content, item.similarity, item.chunk_index, item.document_id)
-        sources.append(replace(source, page=item.page, page_end=item.page_end, chunk=item.chunk))
+        sources.append(
+            Source(
+                name,
+                item.content,
+                item.similarity,
+                item.chunk_index,
+                item.document_id,
+                page=item.page,
+                page_end=item.page_end,
+                chunk=item.chunk,
+            )
+        )
     return sources
 
 

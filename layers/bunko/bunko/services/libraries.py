@@ -60,12 +60,17 @@ class LibraryService:
                 "an API key works only in the library it was made in: make a key in that "
                 "library (Settings → API keys, with the library chosen)"
             )
-        user = self._user(principal)
+        # A person's token carries their own workspace and admin flag: no user read here,
+        # on every request that names a library.
         library = self._find(wanted)
-        role = self._role(library, user) if library is not None else None
+        role = (
+            self._role(library, principal.user_id, principal.workspace_id, principal.is_admin)
+            if library is not None
+            else None
+        )
         if library is None or role is None:
             raise NotFoundError(f"library {wanted!r} not found")
-        if library.id == user.workspace_id:
+        if library.id == principal.workspace_id:
             return principal  # one's own library: as without a name
         return replace(principal, workspace_id=library.id, role=role)
 
@@ -95,7 +100,7 @@ class LibraryService:
 
     def members(self, principal: Principal, library_id: str) -> list[tuple[User, Role]]:
         """The members with their roles; any member may see who else is."""
-        library = self._member_library(principal, library_id)
+        library, _ = self._member_library(principal, library_id)
         found: list[tuple[User, Role]] = []
         for membership in self.store.members(library.id):
             user = self.users.get_user(membership.user_id)
@@ -122,10 +127,9 @@ class LibraryService:
 
     def remove_member(self, principal: Principal, library_id: str, user_id: str) -> None:
         """Owners remove anyone; any member may leave. Never the last owner."""
-        library = self._member_library(principal, library_id)
-        caller = self._user(principal)
-        if user_id != caller.id:
-            self._owned(principal, library_id)
+        library, role = self._member_library(principal, library_id)
+        if user_id != principal.user_id and role != "owner":
+            raise PermissionDeniedError("only the library's owners may do this")
         if self._is_last_owner(library.id, user_id):
             raise ConflictError("the last owner cannot leave: make another member owner first")
         if not self.store.remove_member(library.id, user_id):
@@ -173,23 +177,31 @@ class LibraryService:
             return DEFAULT_LIBRARY
         return self.store.get_library(wanted) or self.store.get_library_by_name(wanted)
 
-    def _role(self, library: Library, user: User) -> Role | None:
-        if library.id == user.workspace_id:
+    def _role(
+        self, library: Library, user_id: str, own_workspace: str, is_admin: bool
+    ) -> Role | None:
+        if library.id == own_workspace:
             return "owner"
-        if library.id == DEFAULT_LIBRARY.id and user.is_admin:
+        if library.id == DEFAULT_LIBRARY.id and is_admin:
             return "owner"
-        return self.store.role_of(library.id, user.id)
+        return self.store.role_of(library.id, user_id)
 
-    def _member_library(self, principal: Principal, library_id: str) -> Library:
+    def _member_library(self, principal: Principal, library_id: str) -> tuple[Library, Role]:
+        """A shared library the caller belongs to, with their role; 404 for any other."""
         user = self._user(principal)
         library = self._find(library_id)
-        if library is None or library.id == user.workspace_id or self._role(library, user) is None:
+        role = (
+            self._role(library, user.id, user.workspace_id, user.is_admin)
+            if library is not None and library.id != user.workspace_id
+            else None
+        )
+        if library is None or role is None:
             raise NotFoundError(f"library {library_id!r} not found")
-        return library
+        return library, role
 
     def _owned(self, principal: Principal, library_id: str) -> Library:
-        library = self._member_library(principal, library_id)
-        if self._role(library, self._user(principal)) != "owner":
+        library, role = self._member_library(principal, library_id)
+        if role != "owner":
             raise PermissionDeniedError("only the library's owners may do this")
         return library
 

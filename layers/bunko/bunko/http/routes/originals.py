@@ -69,9 +69,10 @@ def original(
         principal = services.identity.authenticate(credentials.credentials if credentials else None)
         if not principal.has(SCOPE_READ):
             raise PermissionDeniedError(f"this needs the {SCOPE_READ} permission")
-        doc, signed = originals.link(principal.workspace_id, file_id)
-        if not originals.served_here:
+        if not originals.served_here:  # S3 serves it, by a link signed for this file
+            _, signed = originals.link(principal.workspace_id, file_id)
             return RedirectResponse(signed.url, status_code=307)
+        doc = originals.document(principal.workspace_id, file_id)
     headers = {
         "Content-Disposition": content_disposition(doc.name, doc.mime),
         "Cache-Control": "private, no-store",
