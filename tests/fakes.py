@@ -283,9 +283,9 @@ class PipelineWorld:
 
     def __init__(self, embedder: FakeEmbedder, *, batch_size: int = 64) -> None:
         from bunko.domain.ingest_options import IngestDefaults
-        from bunko.services.ingest import IngestService
-        from bunko.services.pipeline import IndexingPipeline
-        from bunko.services.upload_policy import UploadPolicy
+        from bunko.services.ingest.ingest import IngestService
+        from bunko.services.ingest.pipeline import IndexingPipeline
+        from bunko.services.ingest.upload_policy import UploadPolicy
 
         self.embedder = embedder
         self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()

@@ -119,3 +119,50 @@ def test_no_module_is_over_the_size_limit():
         if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
     assert long == {}
+
+
+# The service wings and what each may import of the others: the graph runs one way, so a
+# wing can be read (and changed) knowing only the faces below it.
+WING_IMPORTS = {
+    "bounds": set(),
+    "embedding": {"bounds"},
+    "settings": {"bounds"},
+    "search": {"bounds", "embedding"},
+    "ingest": {"bounds", "embedding"},
+    "conversion": {"bounds", "ingest"},
+    "research": {"bounds", "search"},
+    "chat": {"bounds", "search", "settings"},
+    "accounts": {"bounds", "chat", "embedding", "ingest", "research"},
+}
+
+
+def test_services_are_the_wings_and_nothing_else():
+    wings = {p.name for p in (PACKAGE / "services").iterdir() if (p / "__init__.py").exists()}
+    loose = [p.name for p in (PACKAGE / "services").glob("*.py") if p.name != "__init__.py"]
+    assert wings == set(WING_IMPORTS)
+    assert loose == []
+
+
+def test_a_wing_imports_only_the_faces_of_the_wings_below_it():
+    bad = []
+    for wing, allowed in WING_IMPORTS.items():
+        for path in modules(f"services/{wing}"):
+            for name in sorted(imported(path)):
+                parts = name.split(".")
+                if parts[:2] != ["bunko", "services"] or len(parts) < 3 or parts[2] == wing:
+                    continue
+                if parts[2] not in allowed or len(parts) > 3:
+                    bad.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert bad == []
+
+
+def test_outside_services_only_a_wing_face_is_imported():
+    """Doors, bootstrap and the rest take a wing's public names from its __init__."""
+    bad = [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in modules()
+        if not str(path.relative_to(PACKAGE)).startswith("services/")
+        for name in sorted(imported(path))
+        if name.startswith("bunko.services.") and len(name.split(".")) > 3
+    ]
+    assert bad == []

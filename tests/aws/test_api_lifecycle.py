@@ -12,7 +12,7 @@ import pytest
 
 from bunko.bootstrap import lambda_entry
 from bunko.domain import DocumentStatus
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
 

@@ -21,7 +21,7 @@ from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import ServiceUnavailableError
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, load_event, load_function, sign_in
 from tests.aws.stand_ins import REGION

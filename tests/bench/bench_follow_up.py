@@ -11,7 +11,7 @@ import json
 import sys
 from pathlib import Path
 
-from bunko.services.follow_up import continues
+from bunko.services.chat.follow_up import continues
 
 
 def main(folders: list[str]) -> None:

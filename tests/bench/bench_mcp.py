@@ -87,7 +87,7 @@ async def measure(url: str, key: str, queries: list[str], warmup: int) -> list[f
 
 
 def in_process(services, queries: list[str], warmup: int) -> list[float]:
-    from bunko.services.search import SearchOptions
+    from bunko.services.search.search import SearchOptions
 
     latencies = []
     for n, query in enumerate(queries):

@@ -38,8 +38,8 @@ from bunko.evaluation import abstention
 from bunko.evaluation.beir import load_beir
 from bunko.evaluation.metrics import ndcg_at, recall_at
 from bunko.ports import SearchFilter
-from bunko.services.fusion import _minmax
-from bunko.services.search import SearchOptions
+from bunko.services.search.fusion import _minmax
+from bunko.services.search.search import SearchOptions
 from tests.bench.fit_calibration import collect_records
 
 REPO = Path(__file__).resolve().parents[2]

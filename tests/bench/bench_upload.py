@@ -25,7 +25,7 @@ from fpdf import FPDF
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO))
 
-from bunko.services.search import SearchOptions  # noqa: E402
+from bunko.services.search.search import SearchOptions  # noqa: E402
 from tests.e2e.rest_harness import serve  # noqa: E402
 
 

@@ -1,4 +1,4 @@
-"""Build the background term weights the relevance gate ships (services/background_terms.py).
+"""Build the background term weights the relevance gate ships (services/search/background_terms.py).
 
     python -m tests.bench.build_term_weights   # needs `pip install wordfreq` (not a dependency)
 
@@ -21,7 +21,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from bunko.domain.keyword_analysis import index_terms, is_cjk_term
-from bunko.services.background_terms import MAX_WEIGHT, MIN_WEIGHT, TABLE
+from bunko.services.search.background_terms import MAX_WEIGHT, MIN_WEIGHT, TABLE
 
 # Frequencies below this are not read (their weight is MAX_WEIGHT anyway).
 FLOOR = 10 ** -(MAX_WEIGHT + 3)

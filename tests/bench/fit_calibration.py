@@ -1,4 +1,4 @@
-"""Fit a model's calibration row (bunko/services/calibration.py) on BEIR sets: one command.
+"""Fit a model's calibration row (bunko/services/search/calibration.py) on BEIR sets: one command.
 
     python -m tests.bench.fit_calibration --embedder use ../shared/eval/scifact \\
         ../shared/eval/jsquad-valid ../shared/eval/xquad-dev/en ../shared/eval/xquad-dev/de
@@ -33,9 +33,9 @@ from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.ports import SearchFilter
-from bunko.services.background_terms import text_coverage, weighted_terms
-from bunko.services.fusion import fuse, query_vector_weight, vector_weight_for
-from bunko.services.model_scale import measure_scale
+from bunko.services.search.background_terms import text_coverage, weighted_terms
+from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
+from bunko.services.search.model_scale import measure_scale
 
 TOP = 10
 THRESHOLD = 0.3  # the default min_score the row is chosen for

@@ -9,7 +9,7 @@ import pytest
 from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace, new_id, utcnow
 from bunko.errors import ConflictError, NotFoundError, StaleError
 from bunko.ports import DocumentWrite
-from bunko.services.document_writes import write_documents
+from bunko.services.ingest.document_writes import write_documents
 
 WS = "11111111-1111-4111-8111-111111111111"
 OTHER_WS = "22222222-2222-4222-8222-222222222222"

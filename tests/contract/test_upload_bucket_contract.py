@@ -1,4 +1,4 @@
-"""The upload token bucket (services/token_bucket.py) on every backend's shared counter
+"""The upload token bucket (services/bounds/token_bucket.py) on every backend's shared counter
 store, SQLite and DynamoDB (moto): a burst at once, then the sustained rate; the refusal's
 Retry-After is the exact wait for the next token; many takes at once never let more through
 than the bucket holds (the store's update is atomic)."""
@@ -11,7 +11,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from bunko.errors import ServiceUnavailableError, TooManyRequestsError
-from bunko.services.token_bucket import TokenBucket
+from bunko.services.bounds.token_bucket import TokenBucket
 from tests.contract.accounts import AccountStores
 
 START = datetime(2025, 1, 1, tzinfo=UTC)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 import httpx
 from httpx_sse import connect_sse
 
-from bunko.services.chat_text import FOUND, SEARCHING
+from bunko.services.chat.chat_text import FOUND, SEARCHING
 from tests.e2e.rest_harness import User, wait_until_done
 
 PROGRESS = frozenset([*SEARCHING.values(), *FOUND.values()])

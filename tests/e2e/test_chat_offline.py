@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from bunko.services.chat_text import FOUND, NOTHING_FOUND, SEARCHING
+from bunko.services.chat.chat_text import FOUND, NOTHING_FOUND, SEARCHING
 from tests.e2e.chat_harness import ask, load_documents
 from tests.e2e.rest_harness import assert_error, serve
 

@@ -65,7 +65,7 @@ def test_a_scratch_graph_with_a_worker_indexes_files_as_they_arrive():
     while the next arrives, and every file ends searchable."""
     from bunko.bootstrap.scratch import scratch_services
     from bunko.domain import DEFAULT_WORKSPACE_ID
-    from bunko.services.search import SearchOptions
+    from bunko.services.search.search import SearchOptions
 
     with scratch_services(embedder="none", worker=True) as (services, queue):
         assert queue is None

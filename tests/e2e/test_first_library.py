@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bunko.services.chat_text import NOTHING_FOUND
+from bunko.services.chat.chat_text import NOTHING_FOUND
 from tests.e2e.chat_harness import ask, load_documents
 from tests.e2e.rest_harness import serve
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from mcp import MCPError
 
-from bunko.services.chat_text import NOTHING_FOUND
+from bunko.services.chat.chat_text import NOTHING_FOUND
 from tests.e2e.chat_harness import DOCUMENTS
 from tests.e2e.mcp_harness import deployed, http_client, ok
 

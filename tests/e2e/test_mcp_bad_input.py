@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bunko.mcp.inputs import MAX_CONTENT_CHARS
-from bunko.services.chunk_items import MAX_ITEM_CHARS
+from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS
 from tests.e2e.mcp_harness import deployed, http_client, ok, payload
 
 pytestmark = pytest.mark.anyio

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bunko.parsing.ocr import ocr_available
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.e2e.rest_harness import serve, wait_until_done
 
 FONT = Path("/usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 from tests.fixtures_files import SAMPLE_KINDS, filename_for, make_file
 

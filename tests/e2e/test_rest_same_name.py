@@ -26,7 +26,7 @@ def upload(client, name: str, data: bytes, **form):
 
 
 def search(rest, user, query: str) -> set[str]:
-    from bunko.services.search import SearchOptions
+    from bunko.services.search.search import SearchOptions
 
     workspace = rest.services.identity.authenticate(user.token).workspace_id
     found = rest.services.search.search(workspace, query, SearchOptions(min_score=0)).items

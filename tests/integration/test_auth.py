@@ -20,10 +20,10 @@ from bunko.errors import (
     TooManyRequestsError,
     ValidationError,
 )
-from bunko.services.auth import AuthService
-from bunko.services.passwords import PasswordHasher
-from bunko.services.throttle import LoginThrottle
-from bunko.services.tokens import JwtVerifier, TokenService
+from bunko.services.accounts.auth import AuthService
+from bunko.services.accounts.passwords import PasswordHasher
+from bunko.services.accounts.throttle import LoginThrottle
+from bunko.services.accounts.tokens import JwtVerifier, TokenService
 
 SECRET = "s" * 40
 

@@ -11,7 +11,7 @@ import pytest
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.evaluation.abstention import random_queries
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.conftest import EVAL_DIR
 
 DEFAULT = Settings.model_fields["min_score"].default

@@ -11,9 +11,9 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import SearchFilter
-from bunko.services.blob_keys import text_key
-from bunko.services.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
-from bunko.services.document_chunks import stored_text
+from bunko.services.ingest.blob_keys import text_key
+from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
+from bunko.services.ingest.document_chunks import stored_text
 from tests.conftest import make_services
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"

@@ -18,7 +18,7 @@ from bunko.adapters.local.index_generations import GenerationMarks
 from bunko.bootstrap import index_generation
 from bunko.bootstrap.background import rebuild_index, resume_ingest, stale_mark
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.conftest import make_services
 
 STALE_LOG = "may miss changes made while another embedding model was in use"

@@ -15,10 +15,10 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError
 from bunko.ports import IndexEntry
-from bunko.services.blob_keys import original_key
-from bunko.services.ingest import IngestService
-from bunko.services.pipeline import IndexingPipeline
-from bunko.services.search import SearchOptions
+from bunko.services.ingest.blob_keys import original_key
+from bunko.services.ingest.ingest import IngestService
+from bunko.services.ingest.pipeline import IndexingPipeline
+from bunko.services.search.search import SearchOptions
 
 
 class RacingIndex:

@@ -7,8 +7,8 @@ import pytest
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
-from bunko.services.search import SearchOptions
-from bunko.services.upload_policy import UploadPolicy
+from bunko.services.ingest.upload_policy import UploadPolicy
+from bunko.services.search.search import SearchOptions
 from tests.fixtures_files import SAMPLE_KINDS, make_file
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"

@@ -9,7 +9,7 @@ import threading
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.conftest import make_services
 
 

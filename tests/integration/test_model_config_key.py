@@ -9,8 +9,8 @@ import pytest
 
 from bunko.bootstrap import workspace_embedders
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
-from bunko.services.model_configs import ModelConfigService
-from bunko.services.search import SearchOptions
+from bunko.services.embedding.model_configs import ModelConfigService
+from bunko.services.search.search import SearchOptions
 from tests.conftest import make_services
 from tests.embeddings_server import FlakyProxy
 from tests.waiting import wait_for

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 from tests.conftest import make_services
 from tests.gated_proxy import GatedProxy
 from tests.waiting import wait_for

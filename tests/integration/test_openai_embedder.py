@@ -12,9 +12,9 @@ import pytest
 from bunko.adapters.openai_embedder import OpenAIEmbedder
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.errors import ServiceUnavailableError
-from bunko.services.background_terms import text_coverage, weighted_terms
-from bunko.services.calibration import CALIBRATIONS
-from bunko.services.search import SearchOptions
+from bunko.services.search.background_terms import text_coverage, weighted_terms
+from bunko.services.search.calibration import CALIBRATIONS
+from bunko.services.search.search import SearchOptions
 from tests.conftest import make_services
 from tests.embeddings_server import FlakyProxy
 from tests.waiting import wait_for

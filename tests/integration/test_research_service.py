@@ -10,8 +10,8 @@ import pytest
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain.research import MAX_MISSING_SOURCE_CHARS, MAX_MISSING_SOURCES
 from bunko.errors import NotFoundError
-from bunko.services.research_seal import draw_sample
-from bunko.services.search import SearchOptions
+from bunko.services.research.research_seal import draw_sample
+from bunko.services.search.search import SearchOptions
 
 TEXTS = {
     "a.md": "Kettles boil water for tea. A kettle whistles when the water boils.",

@@ -6,7 +6,7 @@ import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, IndexEntry
-from bunko.services.search import SearchOptions
+from bunko.services.search.search import SearchOptions
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
 
@@ -164,7 +164,7 @@ def test_left_out_options_come_from_the_workspaces_saved_settings(kb):
 
 
 def test_fusion_weighs_the_cosine_as_the_serving_model_was_measured(kb, monkeypatch):
-    from bunko.services import search as search_module
+    from bunko.services.search import search as search_module
     from tests.fakes import FakeEmbedder
 
     weights = []

@@ -13,7 +13,7 @@ from bunko.adapters.http_rerank import HttpRerank
 from bunko.adapters.openai_chat import OpenAIChat
 from bunko.errors import ValidationError
 from bunko.ports.chat import ChatMessage, ChatRequest, ProviderError
-from bunko.services.endpoint_guard import resolve
+from bunko.services.embedding.endpoint_guard import resolve
 from tests.e2e.rest_harness import assert_error, serve
 from tests.security.hostile_models import HostileModels
 from tests.security.test_outbound_embeddings import choose

@@ -18,7 +18,7 @@ import httpx
 import openai
 import pytest
 
-from bunko.services.request_limits import (
+from bunko.services.bounds.request_limits import (
     HISTORY_CHARS,
     HISTORY_TURNS,
     MESSAGE_CHARS,

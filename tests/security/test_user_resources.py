@@ -25,7 +25,7 @@ import openai
 import pytest
 
 from bunko.config import Settings
-from bunko.services import research as research_service
+from bunko.services.research import research as research_service
 from tests.e2e.mcp_harness import http_client
 from tests.security.gated_llm import GatedLlm, gated_llm
 from tests.security.servers import Ports, both_ports

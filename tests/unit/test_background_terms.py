@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.services.background_terms import (
+from bunko.services.search.background_terms import (
     KANA_WEIGHT,
     MAX_WEIGHT,
     MIN_WEIGHT,

@@ -9,7 +9,7 @@ import pytest
 
 from bunko.config import Settings
 from bunko.evaluation.abstention import foreign_queries, measure, random_queries
-from bunko.services.calibration import (
+from bunko.services.search.calibration import (
     CALIBRATIONS,
     GENERIC,
     VECTOR_ONLY,
@@ -118,7 +118,7 @@ def test_vector_only_search_has_its_own_cosine_row():
 
 def test_the_vector_leg_leads_when_the_query_words_are_absent():
     from bunko.ports import IndexHit
-    from bunko.services.fusion import KEYWORD_ABSENT, KEYWORD_SURE, adapted_vector_weight
+    from bunko.services.search.fusion import KEYWORD_ABSENT, KEYWORD_SURE, adapted_vector_weight
 
     def hit(coverage: float) -> list[IndexHit]:
         return [IndexHit("c", "d", coverage * 10.0)]  # keyword weight 10 below
@@ -133,7 +133,7 @@ def test_the_vector_leg_leads_when_the_query_words_are_absent():
 
 def test_the_vectors_lead_only_as_far_as_they_are_confident():
     from bunko.ports import IndexHit
-    from bunko.services.fusion import adapted_vector_weight, vector_confidence
+    from bunko.services.search.fusion import adapted_vector_weight, vector_confidence
 
     absent = [IndexHit("c", "d", 0.0)]  # no keyword coverage at all
     assert adapted_vector_weight(0.3, absent, 10.0, vector_confidence(0.5)) == 1.0

@@ -10,9 +10,9 @@ from bunko.adapters.aws.bedrock_chat import converse_messages
 from bunko.adapters.extractive_chat import INTRO, ExtractiveChat, best_quotes
 from bunko.adapters.openai_chat import provider_error
 from bunko.ports.chat import ChatMessage, ChatRequest
-from bunko.services.chat import unique_sources
-from bunko.services.follow_up import retrieval_query
-from bunko.services.search import SearchItem
+from bunko.services.chat.chat import unique_sources
+from bunko.services.chat.follow_up import retrieval_query
+from bunko.services.search.search import SearchItem
 
 
 def test_extractive_quotes_the_best_sentences_with_their_numbers():

@@ -10,7 +10,7 @@ import pytest
 from bunko.domain import Chunk, Document
 from bunko.domain.ingest_options import MAX_CHUNK_SIZE
 from bunko.errors import NotFoundError, ValidationError
-from bunko.services.chunk_items import (
+from bunko.services.ingest.chunk_items import (
     CHUNK_PAGE_SIZE,
     MAX_CHUNK_PAGE_SIZE,
     MAX_CHUNK_POSITION,

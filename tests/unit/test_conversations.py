@@ -19,8 +19,8 @@ from bunko.domain.conversations import (
     message_bytes,
 )
 from bunko.errors import NotFoundError, ValidationError
-from bunko.services.chat import ChatEvent, Source
-from bunko.services.conversations import ConversationLimits, ConversationService
+from bunko.services.chat.chat import ChatEvent, Source
+from bunko.services.chat.conversations import ConversationLimits, ConversationService
 
 WS, ME = "ws", "me"
 

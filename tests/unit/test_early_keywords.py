@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
-from bunko.services.calibration import Calibration
-from bunko.services.pipeline import EARLY_KEYWORD_CHUNKS
-from bunko.services.search import SearchOptions, SearchService
+from bunko.services.ingest.pipeline import EARLY_KEYWORD_CHUNKS
+from bunko.services.search.calibration import Calibration
+from bunko.services.search.search import SearchOptions, SearchService
 from tests.fakes import FakeEmbedder, PipelineWorld
 
 WS = "ws-1"

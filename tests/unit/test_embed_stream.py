@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from bunko.services.embed_stream import EmbedStream
+from bunko.services.ingest.embed_stream import EmbedStream
 
 
 def _vectors(texts: list[str]) -> np.ndarray:

@@ -10,7 +10,7 @@ from pydantic import ValidationError as SettingsError
 
 from bunko.adapters.aws.settings import AwsSettings
 from bunko.errors import ValidationError
-from bunko.services.endpoint_guard import (
+from bunko.services.embedding.endpoint_guard import (
     check_model_endpoint,
     check_public_endpoint,
     is_inside_network,

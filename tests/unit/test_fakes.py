@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
-from bunko.services.search import SearchDefaults
+from bunko.services.search.search import SearchDefaults
 from tests.fakes import (
     FakeBlobStore,
     FakeEmbedder,

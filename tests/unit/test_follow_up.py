@@ -1,4 +1,4 @@
-"""Which questions continue a conversation (services/follow_up.py): the cases a person meets,
+"""Which questions continue a conversation (services/chat/follow_up.py): the cases a person meets,
 in English, Japanese and Chinese; the rates over whole evaluation sets are in
 tests/bench/bench_follow_up.py."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from bunko.ports.chat import ChatMessage
-from bunko.services.chat_text import question_language
-from bunko.services.follow_up import continues, retrieval_query
+from bunko.services.chat.chat_text import question_language
+from bunko.services.chat.follow_up import continues, retrieval_query
 
 FOLLOW_UPS = [
     "And how much came from the grant?",

@@ -7,7 +7,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bunko.ports import IndexHit
-from bunko.services.fusion import DEFAULT_VECTOR_WEIGHT, FUSION_METHODS, fuse, vector_weight_for
+from bunko.services.search.fusion import (
+    DEFAULT_VECTOR_WEIGHT,
+    FUSION_METHODS,
+    fuse,
+    vector_weight_for,
+)
 
 
 def hits(*pairs: tuple[str, float]) -> list[IndexHit]:

@@ -12,8 +12,8 @@ from bunko.domain import DocumentStatus
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import IndexEntry, IngestJob
-from bunko.services.ingest import IngestService
-from bunko.services.upload_policy import UploadPolicy, normalise_path
+from bunko.services.ingest.ingest import IngestService
+from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
 from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchIndex
 
 WS = "ws-1"

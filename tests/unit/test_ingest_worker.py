@@ -9,7 +9,7 @@ import queue
 from bunko.adapters.local import worker as worker_module
 from bunko.adapters.local.worker import ThreadIngestQueue, _Call
 from bunko.ports import EmbeddingRoute, IngestJob
-from bunko.services.job_routing import JobRouting
+from bunko.services.ingest.job_routing import JobRouting
 
 
 def job(n: int) -> IngestJob:

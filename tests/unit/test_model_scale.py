@@ -1,10 +1,10 @@
-"""A model's cosine scale, from the packaged parallel passages (services/model_scale.py)."""
+"""A model's cosine scale, from the packaged parallel passages (services/search/model_scale.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from bunko.services.model_scale import ModelScales, measure_scale, parallel_passages
+from bunko.services.search.model_scale import ModelScales, measure_scale, parallel_passages
 from tests.waiting import wait_for
 
 

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from bunko.domain import DocumentStatus
-from bunko.services import document_chunks, pipeline
+from bunko.services.ingest import document_chunks, pipeline
 from tests.fakes import FakeEmbedder, PipelineWorld
 
 WS = "ws-1"

@@ -9,9 +9,9 @@ import pytest
 
 from bunko.domain import Chunk, Document
 from bunko.ports import IndexEntry
-from bunko.services.relevance_gate import GATE_WINDOW
-from bunko.services.search import SearchOptions, SearchService
-from bunko.services.search_items import MAX_JOINED_CHUNKS
+from bunko.services.search.relevance_gate import GATE_WINDOW
+from bunko.services.search.search import SearchOptions, SearchService
+from bunko.services.search.search_items import MAX_JOINED_CHUNKS
 from tests.fakes import FakeEmbedder, FakeMetadataStore, FakeSearchDefaults, FakeSearchIndex
 
 WS, OTHER = "ws-1", "ws-2"
@@ -265,7 +265,7 @@ def test_a_query_over_the_bound_is_refused_whatever_door_it_came_through():
     """Issue 33: a 3 MB question reached the embedder through /v1's content parts. The
     search service bounds every query, so no door can hand the embedder such a text."""
     from bunko.errors import ValidationError
-    from bunko.services.search import MAX_QUERY_CHARS
+    from bunko.services.search.search import MAX_QUERY_CHARS
 
     world = World()
     world.add("d1", "tea kettle")

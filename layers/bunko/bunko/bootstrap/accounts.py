@@ -9,20 +9,19 @@ from datetime import timedelta
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.config import Settings
 from bunko.ports import MetadataStore
-from bunko.services.auth import AuthService
-from bunko.services.ingest import IngestService
-from bunko.services.knowledge_base import KnowledgeBaseService
-from bunko.services.libraries import LibraryService
-from bunko.services.libreoffice import ConversionService
-from bunko.services.model_configs import ModelConfigService
-from bunko.services.model_switch import ModelSwitch
-from bunko.services.passwords import PasswordHasher
-from bunko.services.throttle import LoginThrottle
-from bunko.services.tokens import JwtVerifier, TokenService
-from bunko.services.user_settings import UserSettingsService, default_settings
-from bunko.services.users import UserAdminService
-from bunko.services.vision import VisionAdvisor
-from bunko.services.workspace_settings import WorkspaceSettingsService
+from bunko.services.accounts import (
+    AuthService,
+    JwtVerifier,
+    LibraryService,
+    LoginThrottle,
+    PasswordHasher,
+    TokenService,
+    UserAdminService,
+)
+from bunko.services.conversion import ConversionService, VisionAdvisor
+from bunko.services.embedding import ModelConfigService, ModelSwitch
+from bunko.services.ingest import IngestService, KnowledgeBaseService
+from bunko.services.settings import UserSettingsService, WorkspaceSettingsService, default_settings
 
 
 @dataclass

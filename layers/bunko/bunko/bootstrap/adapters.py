@@ -27,8 +27,8 @@ from bunko.ports.conversations import ConversationStore
 from bunko.ports.downloads import OriginalLinks
 from bunko.ports.libraries import LibraryStore
 from bunko.ports.uploads import UploadSigner
-from bunko.services.model_configs import ModelConfigService
-from bunko.services.workspace_settings import FolderCheck
+from bunko.services.embedding import ModelConfigService
+from bunko.services.settings import FolderCheck
 
 # (model configs, closers to add the opened indexes' close to) -> the opener
 OpenerFactory = Callable[[ModelConfigService, list[Callable[[], None]]], RouteOpener]

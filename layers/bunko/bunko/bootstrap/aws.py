@@ -14,7 +14,7 @@ from bunko.bootstrap.aws_secrets import DeploymentError, read_secret
 from bunko.config import Settings
 
 if TYPE_CHECKING:
-    from bunko.services.auth import AuthService
+    from bunko.services.accounts import AuthService
 
 log = logging.getLogger(__name__)
 __all__ = ["DeploymentError", "build_aws_adapters", "open_aws_auth"]

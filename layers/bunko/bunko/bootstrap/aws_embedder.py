@@ -3,7 +3,7 @@
 
 For an OpenAI-compatible endpoint the API key comes from Secrets Manager (the setting holds
 the secret's ARN or name, never the key), and the base URL must point outside the network
-unless the operator allows a private endpoint (services/endpoint_guard.py).
+unless the operator allows a private endpoint (services/embedding/endpoint_guard.py).
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def openai_embedder(aws, settings: Settings) -> Embedder:
     from bunko.adapters.aws.clients import boto_client
     from bunko.adapters.aws.settings import TITAN_EMBED_V2
     from bunko.adapters.openai_embedder import OpenAIEmbedder
-    from bunko.services.endpoint_guard import check_public_endpoint
+    from bunko.services.embedding import check_public_endpoint
 
     if aws.embedding_model_id == TITAN_EMBED_V2:
         raise DeploymentError(

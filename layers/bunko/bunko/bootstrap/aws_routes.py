@@ -12,7 +12,7 @@ from bunko.bootstrap.adapters import OpenerFactory
 from bunko.bootstrap.workspace_embedders import ConfigEmbedder
 from bunko.config import Settings
 from bunko.ports import EmbeddingRoute, RouteOpener
-from bunko.services.model_configs import ModelConfigService
+from bunko.services.embedding import ModelConfigService
 
 
 def model_index_name(deployment_index: str, config_id: str) -> str:

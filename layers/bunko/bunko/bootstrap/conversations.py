@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bunko.config import Settings
 from bunko.ports.conversations import ConversationStore
-from bunko.services.conversations import ConversationLimits, ConversationService
+from bunko.services.chat import ConversationLimits, ConversationService
 
 
 def build_conversations(

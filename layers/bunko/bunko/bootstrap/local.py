@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.config import Settings
 from bunko.ports import Embedder, EmbeddingRoute
-from bunko.services.auth import AuthService
+from bunko.services.accounts import AuthService
 
 if TYPE_CHECKING:
     from bunko.adapters.local.index_generations import GenerationMarks

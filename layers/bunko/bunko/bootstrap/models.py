@@ -14,7 +14,7 @@ from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
 from bunko.ports import Embedder
 from bunko.ports.chat import ChatModel, Reranker
-from bunko.services.model_configs import ModelConfigService
+from bunko.services.embedding import ModelConfigService
 
 # Providers without a base URL in their config use their own public endpoint.
 DEFAULT_BASE_URLS = {"gemini": "https://generativelanguage.googleapis.com/v1beta/openai/"}

@@ -27,26 +27,29 @@ from bunko.ports import (
     SearchIndex,
 )
 from bunko.ports.uploads import UploadSigner
-from bunko.services.apikeys import ApiKeyService, ApiKeyVerifier
-from bunko.services.chat import ChatService
-from bunko.services.chat_slots import ChatSlots
-from bunko.services.chunk_items import ChunkItemsService
-from bunko.services.conversations import ConversationService
-from bunko.services.embedding_routes import FixedRoutes, WorkspaceRoutes
-from bunko.services.identity import Identity
-from bunko.services.ingest import IngestService
-from bunko.services.model_build_steps import BuildSteps
-from bunko.services.model_configs import ModelConfigService
-from bunko.services.model_switch import ModelSwitch
-from bunko.services.originals import OriginalFiles
-from bunko.services.pipeline import IndexingPipeline
-from bunko.services.refinement import Refiner, RefiningRoutes
+from bunko.services.accounts import ApiKeyService, ApiKeyVerifier, Identity
+from bunko.services.bounds import TokenBucket
+from bunko.services.chat import ChatService, ChatSlots, ConversationService
+from bunko.services.embedding import (
+    BuildSteps,
+    FixedRoutes,
+    ModelConfigService,
+    ModelSwitch,
+    Refiner,
+    RefiningRoutes,
+    WorkspaceRoutes,
+)
+from bunko.services.ingest import (
+    ChunkItemsService,
+    IndexingPipeline,
+    IngestService,
+    OriginalFiles,
+    StatusService,
+    UploadPolicy,
+    UploadQuota,
+)
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
-from bunko.services.status import StatusService
-from bunko.services.token_bucket import TokenBucket
-from bunko.services.upload_policy import UploadPolicy
-from bunko.services.upload_quota import UploadQuota
 
 
 @dataclass

@@ -23,8 +23,7 @@ from bunko.config import Settings
 from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
 from bunko.ports import EmbeddingRoute, RouteOpener
-from bunko.services.endpoint_guard import check_model_endpoint
-from bunko.services.model_configs import ModelConfigService
+from bunko.services.embedding import ModelConfigService, check_model_endpoint
 
 if TYPE_CHECKING:
     import numpy as np

@@ -16,7 +16,7 @@ from pathlib import Path
 from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 from bunko.errors import ValidationError
 from bunko.services.ingest import IngestService
-from bunko.services.workspace_settings import WorkspaceSettingsService
+from bunko.services.settings import WorkspaceSettingsService
 
 log = logging.getLogger(__name__)
 

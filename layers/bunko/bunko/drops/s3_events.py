@@ -2,7 +2,7 @@
 
 The queue carries three kinds of message: Bunko ingest jobs (sent by the API when a file is
 uploaded), S3 event notifications for the drop prefix, and the steps of a workspace's change
-of embedding model (services/model_build_steps.py). A drop is submitted to the ingest
+of embedding model (services/embedding/model_build_steps.py). A drop is submitted to the ingest
 service (idempotent on content: a redelivered event or an unchanged object adds nothing) and
 indexed in the same invocation. Out-of-order events are settled by the bucket's present
 state: a "created" whose object is gone, or a "removed" whose key exists again, is skipped.
@@ -33,8 +33,8 @@ from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
 from bunko.errors import BunkoError, NotFoundError
 from bunko.ports.accounts import SettingsStore
-from bunko.services.knowledge_base import OPTIONS_SCOPE
-from bunko.services.model_build_steps import TimeLeft
+from bunko.services.embedding import TimeLeft
+from bunko.services.ingest import OPTIONS_SCOPE
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services

@@ -18,8 +18,7 @@ from bunko.evaluation.beir import BeirSet, load_beir
 from bunko.evaluation.metrics import score
 from bunko.evaluation.report import empty_scores, summarise
 from bunko.ports import Embedder, SearchFilter, TrainableEmbedder
-from bunko.services.fusion import fuse, query_vector_weight, vector_weight_for
-from bunko.services.search import SearchOptions
+from bunko.services.search import SearchOptions, fuse, query_vector_weight, vector_weight_for
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services

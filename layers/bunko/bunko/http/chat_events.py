@@ -14,8 +14,7 @@ from sse_starlette import EventSourceResponse
 from starlette.background import BackgroundTask
 from starlette.concurrency import iterate_in_threadpool
 
-from bunko.services.chat import ChatEvent
-from bunko.services.chat_slots import ChatSlot
+from bunko.services.chat import ChatEvent, ChatSlot
 
 log = logging.getLogger(__name__)
 INTERNAL_ERROR = "chat failed with an internal error; the server log has details"

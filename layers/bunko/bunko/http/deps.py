@@ -16,7 +16,7 @@ from bunko.bootstrap import AccountServices, Services
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.errors import LIBRARY_HEADER
-from bunko.services.user_settings import settings_owner
+from bunko.services.settings import settings_owner
 
 __all__ = ["settings_owner"]  # re-exported for the routers
 

@@ -26,7 +26,7 @@ from bunko.domain.auth import Principal
 from bunko.errors import AuthenticationError
 from bunko.mcp.registry import TOOLS
 from bunko.mcp.tool_server import PRINCIPAL_SCOPE_KEY
-from bunko.services.identity import Identity
+from bunko.services.accounts import Identity
 
 UNAUTHORIZED_CODE = -32001
 FORBIDDEN_CODE = -32003

@@ -9,11 +9,11 @@ from uuid import UUID
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from bunko.services.chunk_items import MAX_ITEM_CHARS, MAX_PAGE_SIZE
-from bunko.services.request_limits import QUERY_CHARS, RESULTS
+from bunko.services.bounds import QUERY_CHARS, RESULTS
+from bunko.services.ingest import MAX_ITEM_CHARS, MAX_PAGE_SIZE
 
 # The documented limits an agent can plan around (README, docs/mcp.md).
-MAX_QUERY_CHARS = QUERY_CHARS  # as every door's (services/request_limits.py)
+MAX_QUERY_CHARS = QUERY_CHARS  # as every door's (services/bounds/request_limits.py)
 MAX_CONTENT_CHARS = 1_000_000  # add_item_text: about 1 MB of ASCII, 3 MB of Japanese
 MAX_PATH_CHARS = 1_024
 MAX_CATEGORY_CHARS = 200

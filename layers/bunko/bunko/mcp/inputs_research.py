@@ -14,7 +14,7 @@ from pydantic import Field, field_validator
 from bunko.domain.research import MAX_CORPUS_EVIDENCE
 from bunko.mcp.contract_schemas import contract_schema
 from bunko.mcp.inputs import MAX_QUERY_CHARS, StrictInput
-from bunko.services.request_limits import RESULTS
+from bunko.services.bounds import RESULTS
 from bunko.services.research import MAX_NAME_CHARS, MAX_NOTE_CHARS
 
 MAX_SAFE_INTEGER = 2**53 - 1  # the contract's bound on revisions: JavaScript's safe integers

@@ -20,7 +20,7 @@ from bunko.domain.research import (
 )
 from bunko.mcp.contract_schemas import contract_schema
 from bunko.mcp.outputs import Count, Id, Output
-from bunko.services.research_search import CorpusHit
+from bunko.services.research import CorpusHit
 
 SafeRevision = Annotated[int, Field(gt=0, le=2**53 - 1)]
 CoverageName = Literal["supplied_set", "bounded_sample", "partial"]

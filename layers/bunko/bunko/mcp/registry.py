@@ -14,7 +14,7 @@ from pydantic import BaseModel
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
     from bunko.domain.auth import Principal
-    from bunko.services.chunk_items import ChunkItemsService
+    from bunko.services.ingest import ChunkItemsService
 
 Profile = Literal["core", "full"]
 Transport = Literal["http", "stdio"]

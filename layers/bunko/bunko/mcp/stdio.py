@@ -19,7 +19,7 @@ from bunko.domain.auth import Principal
 from bunko.errors import AuthenticationError
 from bunko.mcp.registry import Profile
 from bunko.mcp.tool_server import build_server
-from bunko.services.identity import LOCAL_PRINCIPAL
+from bunko.services.accounts import LOCAL_PRINCIPAL
 
 log = logging.getLogger(__name__)
 

@@ -13,9 +13,9 @@ from bunko.mcp.inputs import StrictInput
 from bunko.mcp.outputs import Output
 from bunko.mcp.registry import ToolContext, tool
 from bunko.ports.chat import ChatMessage
+from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import collect_answer
-from bunko.services.request_limits import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
-from bunko.services.user_settings import settings_owner
+from bunko.services.settings import settings_owner
 
 
 class Turn(BaseModel):

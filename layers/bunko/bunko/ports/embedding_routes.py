@@ -4,7 +4,7 @@ A workspace's writes embed with its chosen route: the server's default model and
 or a model config's. While a change of model is being built, writes reach the route being
 built too, so nothing is lost when it switches. Searches are answered by the chosen route,
 or by a refined generation of it (a stronger model re-embedding the same chunks in the
-background, services/refinement.py) whenever that holds every chunk of the workspace.
+background, services/embedding/refinement.py) whenever that holds every chunk of the workspace.
 """
 
 from __future__ import annotations

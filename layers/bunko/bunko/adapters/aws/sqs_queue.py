@@ -1,6 +1,6 @@
 """SqsIngestQueue: the IngestQueue on SQS. The ingest function consumes the same queue, which
 also carries S3 event notifications and the steps of a workspace's change of embedding model
-(services/model_build_steps.py); `parse_job` and `parse_build_step` tell them apart."""
+(services/embedding/model_build_steps.py); `parse_job` and `parse_build_step` tell them apart."""
 
 from __future__ import annotations
 

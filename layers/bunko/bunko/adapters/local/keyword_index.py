@@ -190,7 +190,7 @@ class KeywordIndex:
         """Σ idf over the query's terms: the BM25 score of an average-length chunk holding
         each term once. A term in no chunk gets the largest idf, so an unknown word weighs
         most. Dividing a hit's BM25 by this gives an absolute, IDF-weighted query-term
-        coverage (services/calibration.py). df is counted as `search` counts it."""
+        coverage (services/search/calibration.py). df is counted as `search` counts it."""
         expands = any(t.expand for t in terms)
         if not (self.removed or expands):  # df is the count of postings: nothing to gather
             units, gids = self._query_pairs(terms)

@@ -1,5 +1,5 @@
 """One page of a workspace's documents, filtered by name and ordered, in SQL: the library
-page's listing over thousands of files (services/knowledge_base.py)."""
+page's listing over thousands of files (services/ingest/knowledge_base.py)."""
 
 from __future__ import annotations
 

@@ -17,7 +17,7 @@ from bunko.domain.auth import ALL_SCOPES, SCOPE_ADMIN, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.deps import Reader, ServicesDep, Writer
 from bunko.http.errors import error_responses
-from bunko.services.apikeys import MAX_NAME_LENGTH, ApiKeyService, parse_scopes
+from bunko.services.accounts import MAX_NAME_LENGTH, ApiKeyService, parse_scopes
 
 router = APIRouter(prefix="/api-keys", tags=["api-keys"], responses=error_responses(401, 403))
 

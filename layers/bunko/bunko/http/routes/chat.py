@@ -27,8 +27,8 @@ from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.routes.conversations import get_conversations
 from bunko.ports.chat import ChatMessage
+from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import ChatEvent
-from bunko.services.request_limits import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 

@@ -21,7 +21,7 @@ from bunko.errors import ServiceUnavailableError
 from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
-from bunko.services.conversations import ConversationService
+from bunko.services.chat import ConversationService
 
 router = APIRouter(
     prefix="/conversations", tags=["conversations"], responses=error_responses(401, 403)

@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bunko.errors import ValidationError
 from bunko.http.deps import AccountsDep, Reader, Writer
 from bunko.http.errors import error_responses
-from bunko.services.model_switch import ModelSwitch
+from bunko.services.embedding import ModelSwitch
 
 router = APIRouter(
     prefix="/embedding-model", tags=["embedding-model"], responses=error_responses(401)

@@ -25,7 +25,7 @@ from bunko.domain.ingest_options import (
 from bunko.http.deps import AccountsDep, Reader, Writer
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
-from bunko.services.knowledge_base import UploadOptions
+from bunko.services.ingest import UploadOptions
 
 router = APIRouter(tags=["knowledge-base"], responses=error_responses(401, 403))
 

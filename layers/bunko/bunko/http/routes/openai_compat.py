@@ -28,14 +28,14 @@ from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.routes.chat import KEEP_ALIVE_SECONDS
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
+from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import Source
-from bunko.services.request_limits import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 
 router = APIRouter(tags=["openai-compatible"])
 
 
 # A turn's text, however it is sent (a string or content parts), is held to the limits of
-# every chat door (services/request_limits.py): the question to MESSAGE_CHARS, an earlier
+# every chat door (services/bounds/request_limits.py): the question to MESSAGE_CHARS, an earlier
 # turn to TURN_CHARS, all earlier turns together to HISTORY_CHARS.
 MAX_PARTS = 100
 

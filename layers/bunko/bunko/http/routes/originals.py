@@ -16,7 +16,7 @@ from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.deps import Reader, ServicesDep, bearer
 from bunko.http.errors import error_responses
 from bunko.ports.downloads import content_disposition
-from bunko.services.originals import OriginalFiles
+from bunko.services.ingest import OriginalFiles
 
 router = APIRouter(tags=["knowledge-base"])
 

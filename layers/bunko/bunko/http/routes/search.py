@@ -12,8 +12,8 @@ from pydantic import BaseModel, Field
 
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
-from bunko.services.chunk_items import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
-from bunko.services.request_limits import QUERY_CHARS, RESULTS
+from bunko.services.bounds import QUERY_CHARS, RESULTS
+from bunko.services.ingest import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
 from bunko.services.search import SearchOptions
 
 router = APIRouter(tags=["search"], responses=error_responses(401, 403))

@@ -18,7 +18,7 @@ from bunko import __version__
 from bunko.domain.auth import SCOPE_ADMIN
 from bunko.http.deps import AccountsDep, Reader, ServicesDep, Writer
 from bunko.http.errors import error_responses
-from bunko.services.request_limits import RESULTS
+from bunko.services.bounds import RESULTS
 
 router = APIRouter(tags=["telosdb"])
 

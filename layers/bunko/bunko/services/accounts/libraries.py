@@ -1,0 +1,217 @@
+"""LibraryService: shared libraries, their members and roles, and which library a request
+works in (domain/libraries).
+
+A request names a library (REST: the `X-Bunko-Library` header) by id or name; the caller's
+principal then works in that library's workspace with their role there, which bounds what
+they may do (domain/auth.Principal.has). A library the caller does not belong to answers
+exactly as one that does not exist (404). Without a name: the caller's own library. An API
+key is bound to the library it was made in and never works in another.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace, new_id
+from bunko.domain.accounts import User
+from bunko.domain.auth import Principal
+from bunko.domain.libraries import MAX_NAME_LENGTH, ROLES, Library, Role, name_key
+from bunko.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from bunko.ports import MetadataStore, UserStore
+from bunko.ports.libraries import LibraryStore
+from bunko.services.bounds import check_name
+
+# The installation's default library: where the drop folder, `bunko ingest` and the stdio
+# MCP server put files. Its owners are the installation's admins.
+DEFAULT_LIBRARY = Library(id=DEFAULT_WORKSPACE_ID, name="default")
+
+
+@dataclass(frozen=True)
+class LibraryView:
+    library: Library
+    role: Role
+    personal: bool = False
+
+
+class LibraryService:
+    def __init__(
+        self,
+        *,
+        store: LibraryStore,
+        users: UserStore,
+        metadata: MetadataStore,
+        clear_workspace: Callable[[str], None],
+    ) -> None:
+        self.store = store
+        self.users = users
+        self.metadata = metadata
+        self.clear_workspace = clear_workspace  # deletes a workspace's documents and data
+
+    # -- which library a request works in ------------------------------------------------
+
+    def enter(self, principal: Principal, wanted: str) -> Principal:
+        """`principal` working in the library named or numbered `wanted`."""
+        if principal.api_key_id is not None or principal.user_id is None:
+            library = self._find(wanted)
+            if library is not None and library.id == principal.workspace_id:
+                return principal
+            raise PermissionDeniedError(
+                "an API key works only in the library it was made in: make a key in that "
+                "library (Settings → API keys, with the library chosen)"
+            )
+        # A person's token carries their own workspace and admin flag: no user read here,
+        # on every request that names a library.
+        library = self._find(wanted)
+        role = (
+            self._role(library, principal.user_id, principal.workspace_id, principal.is_admin)
+            if library is not None
+            else None
+        )
+        if library is None or role is None:
+            raise NotFoundError(f"library {wanted!r} not found")
+        if library.id == principal.workspace_id:
+            return principal  # one's own library: as without a name
+        return replace(principal, workspace_id=library.id, role=role)
+
+    def visible(self, principal: Principal) -> list[LibraryView]:
+        """The caller's libraries: their own first, then the rest by name."""
+        user = self._user(principal)
+        own = Library(user.workspace_id, user.username, user.id, created_at=user.created_at)
+        views = [LibraryView(own, "owner", personal=True)]
+        shared = list(self.store.memberships(user.id))
+        if user.is_admin and all(lib.id != DEFAULT_LIBRARY.id for lib, _ in shared):
+            shared.append((DEFAULT_LIBRARY, "owner"))
+        shared.sort(key=lambda pair: name_key(pair[0].name))
+        return views + [LibraryView(lib, role) for lib, role in shared]
+
+    # -- libraries and members ------------------------------------------------------------
+
+    def create(self, principal: Principal, name: str) -> Library:
+        """A new shared library, its creator its owner; ConflictError for a taken name."""
+        user = self._user(principal)
+        name = _valid_name(name)
+        if name_key(name) == name_key(DEFAULT_LIBRARY.name):
+            raise ConflictError(f"a library named {name!r} exists")
+        library = Library(id=new_id(), name=name, created_by=user.id)
+        self.store.add_library(library, owner=user.id)
+        self.metadata.ensure_workspace(Workspace(id=library.id, name=name))
+        return library
+
+    def members(self, principal: Principal, library_id: str) -> list[tuple[User, Role]]:
+        """The members with their roles; any member may see who else is."""
+        library, _ = self._member_library(principal, library_id)
+        found: list[tuple[User, Role]] = []
+        for membership in self.store.members(library.id):
+            user = self.users.get_user(membership.user_id)
+            if user is not None:
+                found.append((user, membership.role))
+        return found
+
+    def set_member(
+        self, principal: Principal, library_id: str, username: str, role: str
+    ) -> tuple[User, Role]:
+        """Add a user by name, or change their role (owners only)."""
+        library = self._owned(principal, library_id)
+        if role not in ROLES:
+            raise ValidationError(f"role: one of {', '.join(ROLES)}")
+        user = self.users.get_user_by_username(username)
+        if user is None:
+            raise NotFoundError(f"user {username!r} not found")
+        if self._is_last_owner(library.id, user.id) and role != "owner":
+            raise ConflictError("the last owner stays an owner: make another member owner first")
+        if library.id == DEFAULT_LIBRARY.id and self.store.get_library(library.id) is None:
+            self.store.add_library(DEFAULT_LIBRARY, owner=None)  # its first member
+        self.store.set_member(library.id, user.id, role)  # type: ignore[arg-type]
+        return user, role  # type: ignore[return-value]
+
+    def remove_member(self, principal: Principal, library_id: str, user_id: str) -> None:
+        """Owners remove anyone; any member may leave. Never the last owner."""
+        library, role = self._member_library(principal, library_id)
+        if user_id != principal.user_id and role != "owner":
+            raise PermissionDeniedError("only the library's owners may do this")
+        if self._is_last_owner(library.id, user_id):
+            raise ConflictError("the last owner cannot leave: make another member owner first")
+        if not self.store.remove_member(library.id, user_id):
+            raise NotFoundError(f"member {user_id} not found")
+
+    def delete(self, principal: Principal, library_id: str) -> Library:
+        """The library with everything in it (owners only)."""
+        library = self._owned(principal, library_id)
+        if library.id == DEFAULT_LIBRARY.id:
+            raise ConflictError("the default library cannot be deleted")
+        self.clear_workspace(library.id)
+        self.store.delete_library(library.id)
+        return library
+
+    def workspace_named(self, name: str) -> str:
+        """The workspace of the library named (or numbered) `name`, or of the personal
+        library of the user called `name`: how the operator's commands (`bunko ingest
+        --library`) say where files go. NotFoundError for neither."""
+        library = self._find(name)
+        if library is not None:
+            return library.id
+        user = self.users.get_user_by_username(name)
+        if user is not None:
+            return user.workspace_id
+        raise NotFoundError(
+            f"no library or user named {name!r}: the web app's library menu and "
+            "GET /libraries list the libraries"
+        )
+
+    def forget_user(self, user_id: str) -> None:
+        self.store.forget_user(user_id)
+
+    # -- helpers --------------------------------------------------------------------------
+
+    def _user(self, principal: Principal) -> User:
+        user = self.users.get_user(principal.user_id) if principal.user_id else None
+        if user is None:
+            raise PermissionDeniedError(
+                "libraries are for signed-in users (an API key is bound to one)"
+            )
+        return user
+
+    def _find(self, wanted: str) -> Library | None:
+        if wanted == DEFAULT_LIBRARY.id or name_key(wanted) == name_key(DEFAULT_LIBRARY.name):
+            return DEFAULT_LIBRARY
+        return self.store.get_library(wanted) or self.store.get_library_by_name(wanted)
+
+    def _role(
+        self, library: Library, user_id: str, own_workspace: str, is_admin: bool
+    ) -> Role | None:
+        if library.id == own_workspace:
+            return "owner"
+        if library.id == DEFAULT_LIBRARY.id and is_admin:
+            return "owner"
+        return self.store.role_of(library.id, user_id)
+
+    def _member_library(self, principal: Principal, library_id: str) -> tuple[Library, Role]:
+        """A shared library the caller belongs to, with their role; 404 for any other."""
+        user = self._user(principal)
+        library = self._find(library_id)
+        role = (
+            self._role(library, user.id, user.workspace_id, user.is_admin)
+            if library is not None and library.id != user.workspace_id
+            else None
+        )
+        if library is None or role is None:
+            raise NotFoundError(f"library {library_id!r} not found")
+        return library, role
+
+    def _owned(self, principal: Principal, library_id: str) -> Library:
+        library, role = self._member_library(principal, library_id)
+        if role != "owner":
+            raise PermissionDeniedError("only the library's owners may do this")
+        return library
+
+    def _is_last_owner(self, library_id: str, user_id: str) -> bool:
+        owners = [m.user_id for m in self.store.members(library_id) if m.role == "owner"]
+        return owners == [user_id]
+
+
+def _valid_name(name: str) -> str:
+    name = " ".join(name.split()) if isinstance(name, str) else ""
+    if not 1 <= len(name) <= MAX_NAME_LENGTH:
+        raise ValidationError(f"name: 1 to {MAX_NAME_LENGTH} characters")
+    return check_name(name, field="name")

@@ -1,0 +1,117 @@
+"""UserAdminService: the admin's user management (global, across workspaces).
+
+Deleting a user also deletes what lived in their personal workspace — documents (with
+chunks, index entries and blobs), model configs, settings, research projects (with their
+corpora's retained text) and chat conversations — so nothing is left behind that nobody can
+reach.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.domain.accounts import User
+from bunko.errors import NotFoundError
+from bunko.ports import ModelConfigStore, SettingsStore, UserStore
+from bunko.ports.libraries import LibraryStore
+from bunko.services.accounts.auth import AuthService
+from bunko.services.chat import ConversationService
+from bunko.services.embedding import SCOPE as EMBEDDING_SCOPE
+from bunko.services.ingest import KnowledgeBaseService
+from bunko.services.research import ResearchService
+
+log = logging.getLogger(__name__)
+
+USER_SCOPE = "user"
+WORKSPACE_SCOPE = "workspace"
+
+
+class UserAdminService:
+    def __init__(
+        self,
+        *,
+        users: UserStore,
+        auth: AuthService,
+        knowledge_base: KnowledgeBaseService,
+        model_configs: ModelConfigStore,
+        settings: SettingsStore,
+        research: ResearchService | None = None,
+        conversations: ConversationService | None = None,
+        libraries: LibraryStore | None = None,
+    ) -> None:
+        self.users = users
+        self.auth = auth
+        self.knowledge_base = knowledge_base
+        self.model_configs = model_configs
+        self.settings = settings
+        self.research = research
+        self.conversations = conversations
+        self.libraries = libraries
+
+    def list_users(self) -> list[User]:
+        return self.users.list_users()
+
+    def create_user(self, username: str, password: str, *, is_admin: bool = False) -> User:
+        return self.auth.create_user(username, password, is_admin=is_admin)
+
+    def set_admin(self, user_id: str, is_admin: bool) -> User:
+        return self.auth.set_admin(user_id, is_admin)
+
+    def reset_password(self, user_id: str, password: str) -> User:
+        return self.auth.reset_password(user_id, password)
+
+    def usage(self, user: User) -> tuple[int, int]:
+        """(documents, bytes) in the user's personal workspace."""
+        docs = list(self.knowledge_base.metadata.iter_documents(user.workspace_id))
+        return len(docs), sum(d.size for d in docs)
+
+    def shared_libraries(self, user: User) -> list[tuple[str, str]]:
+        """(name, role) of each shared library the user belongs to, by name."""
+        if self.libraries is None:
+            return []
+        return [(lib.name, role) for lib, role in self.libraries.memberships(user.id)]
+
+    def delete_user(self, user_id: str) -> User:
+        """Delete a user and their workspace's data; ConflictError for the last admin."""
+        user = self.users.get_user(user_id)
+        if user is None or not self.users.delete_user(user_id):
+            raise NotFoundError(f"user {user_id} not found")
+        self._delete_workspace_data(user)
+        return user
+
+    def _delete_workspace_data(self, user: User) -> None:
+        self.settings.delete_settings(USER_SCOPE, user.id)
+        if self.libraries is not None:  # shared libraries stay; what was theirs there goes
+            shared = [lib.id for lib, _ in self.libraries.memberships(user.id)]
+            if user.is_admin:
+                shared.append(DEFAULT_WORKSPACE_ID)  # the admins' library
+            if self.conversations is not None:
+                for workspace_id in shared:
+                    self.conversations.delete_owner(workspace_id, user.id)
+            self.libraries.forget_user(user.id)
+        self.clear_workspace(user.workspace_id)
+
+    def clear_workspace(self, workspace_id: str) -> None:
+        """Everything a workspace holds: documents (chunks, index entries, blobs), model
+        configs, settings, research projects, conversations."""
+        self.knowledge_base.clear(workspace_id)
+        self.model_configs.delete_workspace_model_configs(workspace_id)
+        self.settings.delete_settings(WORKSPACE_SCOPE, workspace_id)
+        self.settings.delete_settings(EMBEDDING_SCOPE, workspace_id)  # its model choice
+        if self.research is not None:
+            self.research.delete_workspace(workspace_id)
+        if self.conversations is not None:
+            self.conversations.delete_workspace(workspace_id)
+
+    def ensure_admin(self, username: str, password: str) -> User:
+        """The admin named in settings, created if missing. An existing user is left as it
+        is: the settings seed the first login only, and a plain user who registered that
+        name is never promoted by a configuration change."""
+        user = self.users.get_user_by_username(username)
+        if user is None:
+            log.info("creating the admin user %r from settings", username)
+            return self.auth.create_user(username, password, is_admin=True)
+        if not user.is_admin:
+            log.warning("user %r exists and is not an admin; not promoting it", username)
+        return user

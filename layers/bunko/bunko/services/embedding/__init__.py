@@ -1,0 +1,36 @@
+"""Embedding models per workspace, end to end: routes, model configs, the switch, its build
+steps, the background refiner and reindexing."""
+
+from bunko.services.embedding.embedding_routes import (
+    SCOPE,
+    FixedRoutes,
+    WorkspaceRoutes,
+    delete_document_everywhere,
+    fixed_routes,
+)
+from bunko.services.embedding.endpoint_guard import check_model_endpoint, check_public_endpoint
+from bunko.services.embedding.index_entries import entries_for
+from bunko.services.embedding.model_build_steps import BuildSteps, TimeLeft
+from bunko.services.embedding.model_configs import ModelConfigService
+from bunko.services.embedding.model_switch import ModelSwitch
+from bunko.services.embedding.refinement import Refiner, RefiningRoutes
+from bunko.services.embedding.reindex import embed_texts, reindex_served
+
+__all__ = [
+    "SCOPE",
+    "BuildSteps",
+    "FixedRoutes",
+    "ModelConfigService",
+    "ModelSwitch",
+    "Refiner",
+    "RefiningRoutes",
+    "TimeLeft",
+    "WorkspaceRoutes",
+    "check_model_endpoint",
+    "check_public_endpoint",
+    "delete_document_everywhere",
+    "embed_texts",
+    "entries_for",
+    "fixed_routes",
+    "reindex_served",
+]

@@ -1,0 +1,273 @@
+"""ModelSwitch: a workspace's embedding model (DESIGN decision 6's full form).
+
+Choosing a model config (type `embedding`) or the server's default rebuilds the workspace's
+chunks into that model's index generation in the background and switches when it is
+complete. Until then the old generation serves, with the old model embedding the queries;
+writes reach both (pipeline, item edits, deletes: `write_targets`), and the switch happens
+inside `routes.steady()`, so no write falls between the two. The choice is saved before the
+rebuild starts and cleared after the switch: a rebuild killed midway starts again at the
+next start (`resume`). A later policy (index with the fast default now, re-embed into a
+stronger model, then switch) reuses `begin` as it is. Where no process outlives a request
+(AWS), the rebuild runs in steps through the ingest queue instead of a thread
+(services/embedding/model_build_steps.py).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from bunko.errors import ValidationError
+from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, MetadataStore
+from bunko.services.embedding.embedding_routes import WorkspaceRoutes
+from bunko.services.embedding.model_configs import ModelConfigService
+from bunko.services.embedding.reindex import reindex_route
+
+if TYPE_CHECKING:
+    from bunko.services.embedding.model_build_steps import BuildSteps
+    from bunko.services.embedding.refinement import Refiner
+
+log = logging.getLogger(__name__)
+
+Start = Callable[[Callable[[], None], str], Any]  # (work, thread name) -> runs it in the background
+ATTEMPTS = 3  # rebuilds before a switch whose entry count still disagrees with metadata
+
+
+def start_thread(work: Callable[[], None], name: str) -> threading.Thread:
+    thread = threading.Thread(target=work, name=name, daemon=True)
+    thread.start()
+    return thread
+
+
+class Superseded(Exception):
+    """Another model was chosen while this one was being built."""
+
+
+class ModelSwitch:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        configs: ModelConfigService,
+        routes: WorkspaceRoutes | None,
+        refusal: str = "",
+        default_name: str | None = None,
+        batch_size: int = 64,
+        start: Start = start_thread,
+    ) -> None:
+        """`routes` None: this deployment cannot give a workspace a model of its own, and a
+        choice is refused with `refusal` (400)."""
+        self.metadata = metadata
+        self.configs = configs
+        self.routes = routes
+        self.refusal = refusal
+        self.default_name = default_name  # the server's own embedder, for status
+        self.batch_size = batch_size
+        self.start = start
+        self._progress: dict[str, dict[str, Any]] = {}  # workspace → its rebuild's figures
+        self.refiner: Refiner | None = None  # the background refiner, for status
+        self.steps: BuildSteps | None = None  # AWS: rebuilds run as queued steps (root sets)
+        self._lock = threading.Lock()
+
+    def chosen(self, workspace_id: str) -> str | None:
+        """The model config the workspace chose (being built or serving), or None: default."""
+        if self.routes is None:
+            return None
+        state = self.routes.state(workspace_id)
+        model = state["building"] or state["serving"]
+        return None if model == DEFAULT_MODEL else model
+
+    def select(self, workspace_id: str, config_id: str | None) -> dict[str, Any]:
+        """Choose the workspace's embedding model: a model config of type `embedding` in the
+        workspace (NotFoundError for another's id), or None for the server's default. The
+        rebuild starts in the background; returns the status."""
+        if config_id is not None:
+            config = self.configs.get(workspace_id, config_id)
+            if config.type != "embedding":
+                raise ValidationError(
+                    f"model config {config_id} is a {config.type} model, not embedding"
+                )
+        if self.routes is None:
+            raise ValidationError(self.refusal)
+        target = config_id or DEFAULT_MODEL
+        if config_id is not None and config_id not in self.models(workspace_id):
+            self._check(workspace_id, config_id)  # a new choice: refused before any write
+        with self.routes.steady():
+            state = self.routes.state(workspace_id)
+            if target == state["serving"]:
+                if state["building"] not in (None, target):  # back before the switch
+                    self.routes.save_state(workspace_id, {"serving": target, "building": None})
+            elif target != state["building"] or not self._running(workspace_id):
+                self.begin(workspace_id, target)  # new, or built again after a failure
+        return self.status(workspace_id)
+
+    def _check(self, workspace_id: str, config_id: str) -> None:
+        """The config's route opens and its endpoint answers (the probe learns the size)."""
+        assert self.routes is not None
+        try:  # opening may probe too (AWS: the new index needs the vectors' size)
+            route = self.routes.route(workspace_id, config_id)
+            dimension = route.embedder.dimension if route.embedder else None
+        except ValidationError:
+            raise  # refused as configured (provider, endpoint's address)
+        except Exception as exc:
+            self.routes.forget(workspace_id, config_id)
+            raise ValidationError(
+                f"embedding model config {config_id} could not embed a probe text: {exc}"
+            ) from exc
+        log.info("workspace %s: model config %s gives %s dims", workspace_id, config_id, dimension)
+
+    def begin(self, workspace_id: str, target: str) -> None:
+        """Save `target` as being built and build it in the background."""
+        assert self.routes is not None
+        serving = self.routes.state(workspace_id)["serving"]
+        self.routes.save_state(workspace_id, {"serving": serving, "building": target})
+        if self.steps is not None:
+            self.steps.dispatch(workspace_id, target)
+            return
+        with self._lock:
+            self._progress[workspace_id] = {"model": target, "done": 0, "total": 0}
+            self._progress[workspace_id]["thread"] = self.start(
+                lambda: self._build(workspace_id, target), f"bunko-switch-{workspace_id[:8]}"
+            )
+
+    def _running(self, workspace_id: str) -> bool:
+        if self.steps is not None:
+            return self.steps.running(workspace_id)
+        thread = self._progress.get(workspace_id, {}).get("thread")
+        return bool(thread is not None and getattr(thread, "is_alive", lambda: False)())
+
+    def _build(self, workspace_id: str, target: str) -> None:
+        assert self.routes is not None
+        figures = self._progress[workspace_id]
+        try:
+            route = self.routes.route(workspace_id, target)
+            in_place = self.routes.state(workspace_id)["serving"] == target
+            old = None
+            for attempt in range(1, ATTEMPTS + 1):
+                figures.update(done=0, total=self.metadata.count_chunks(workspace_id))
+                self._rebuild(workspace_id, target, route, in_place=in_place)
+                old = self.switch(workspace_id, target, route, last=attempt == ATTEMPTS)
+                if old is not None:
+                    break
+            if old is not None and old.model != target:
+                old.index.clear(workspace_id)  # the old generation no longer follows it
+            log.info("workspace %s: now served by model %s", workspace_id, target)
+        except Superseded:
+            log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
+        except Exception as exc:  # the choice stays saved: the next start tries again
+            log.exception("workspace %s: rebuild for model %s failed", workspace_id, target)
+            figures["error"] = str(exc) or type(exc).__name__
+
+    def switch(
+        self, workspace_id: str, target: str, route: EmbeddingRoute, *, last: bool
+    ) -> EmbeddingRoute | None:
+        """Switch to `route` if its entries match metadata (or on the `last` attempt: a
+        write raced the rebuild); returns the route it replaced, or None to rebuild again.
+        Inside `steady`, so no write comes between the count and the switch."""
+        assert self.routes is not None
+        with self.routes.steady():
+            if self.routes.state(workspace_id)["building"] != target:
+                raise Superseded
+            if not last:  # the last attempt switches anyway: no counting (AWS: two queries)
+                held = route.index.count(workspace_id)
+                chunks = self.metadata.count_chunks(workspace_id)
+                if held != chunks:
+                    log.warning(
+                        "workspace %s: %d entries for %d chunks", workspace_id, held, chunks
+                    )
+                    return None
+            old = self.routes.chosen(workspace_id)
+            self.routes.save_state(workspace_id, {"serving": target, "building": None})
+            return old
+
+    def _rebuild(
+        self, workspace_id: str, target: str, route: EmbeddingRoute, *, in_place: bool
+    ) -> None:
+        assert self.routes is not None
+        routes, figures = self.routes, self._progress[workspace_id]
+
+        def progress(count: int) -> None:
+            if routes.state(workspace_id)["building"] != target:
+                raise Superseded
+            figures["done"] += count
+
+        with routes.steady():  # a write in progress is in metadata before the reads below
+            route.index.clear(workspace_id)
+        reindex_route(
+            self.metadata, route, workspace_id=workspace_id, batch_size=self.batch_size,
+            progress=progress, keywords_first=in_place, clear=False,
+        )  # fmt: skip
+
+    def models(self, workspace_id: str) -> set[str]:
+        """What the workspace embeds with now: DEFAULT_MODEL or a config id, and the one
+        being built."""
+        if self.routes is None:
+            return {DEFAULT_MODEL}
+        state = self.routes.state(workspace_id)
+        return {state["serving"], *([state["building"]] if state["building"] else [])}
+
+    def describe(self, workspace_id: str, model: str) -> dict[str, Any]:
+        if model == DEFAULT_MODEL:
+            return {"modelConfigId": None, "name": self.default_name}
+        config = self.configs.store.get_model_config(workspace_id, model)
+        return {
+            "modelConfigId": model,
+            "name": config.name if config else None,
+            "modelId": config.model_id if config else None,
+        }
+
+    def status(self, workspace_id: str) -> dict[str, Any]:
+        """Which model serves the workspace, and how far the one being built is."""
+        state = (
+            self.routes.state(workspace_id)
+            if self.routes
+            else {"serving": DEFAULT_MODEL, "building": None}
+        )
+        out: dict[str, Any] = {"serving": self.describe(workspace_id, state["serving"])}
+        out["building"] = None
+        if state["building"]:
+            figures = self._progress.get(workspace_id, {})
+            if self.steps is not None:
+                figures = self.steps.figures(workspace_id)
+            total = figures.get("total") or self.metadata.count_chunks(workspace_id)
+            out["building"] = {
+                **self.describe(workspace_id, state["building"]),
+                "chunksDone": min(figures.get("done", 0), total),
+                "chunksTotal": total,
+                "error": figures.get("error"),
+            }
+        if self.refiner is not None and state["serving"] == DEFAULT_MODEL:
+            out["refined"] = self.refiner.status(workspace_id)
+        return out
+
+    def served_elsewhere(self) -> list[str]:
+        """The workspaces not served by the default generation."""
+        if self.routes is None:
+            return []
+        return [ws for ws, s in self.routes.all_states() if s["serving"] != DEFAULT_MODEL]
+
+    def resume(self) -> int:
+        """At start: build again what a previous run was building, and rebuild a workspace's
+        own generation whose entries disagree with metadata. Returns the rebuilds started."""
+        if self.routes is None:
+            return 0
+        started = 0
+        for workspace_id, state in self.routes.all_states():
+            target = state["building"]
+            if target is None and state["serving"] != DEFAULT_MODEL:
+                try:
+                    held = self.routes.chosen(workspace_id).index.count(workspace_id)
+                except Exception:
+                    log.exception("workspace %s: its model cannot be opened", workspace_id)
+                    continue
+                if held != self.metadata.count_chunks(workspace_id):
+                    target = state["serving"]  # rebuilt in place, keywords first
+            if target is not None:
+                log.warning(
+                    "workspace %s: (re)building the index of model %s", workspace_id, target
+                )
+                self.begin(workspace_id, target)
+                started += 1
+        return started

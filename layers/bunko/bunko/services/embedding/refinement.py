@@ -1,0 +1,273 @@
+"""Progressive quality: a file is searchable with the server's fast model at once, and a
+stronger model (BUNKO_REFINE_EMBEDDER, e5) re-embeds the same chunks in the background into
+its own index generation. A workspace's searches move to that generation whenever it holds
+every chunk of the workspace, and back to the fast one from the moment a write changes the
+workspace until the refiner has caught up: new files never wait for the slow model, and
+search has the stronger model's quality whenever the machine has had time for it.
+
+Writes reach the refined generation as a follower (ports/embedding_routes.py): entries
+without vectors, which take those chunks out there (`FollowerIndex`). The refiner compares
+the generation's chunk ids with metadata's and embeds what is missing a small batch at a
+time, only while no file waits in the ingest queue and no write came for `quiet_seconds`, in
+a thread of lower priority. Each batch is checked against metadata before it is written (a
+chunk edited or deleted meanwhile is dropped), and a workspace turns ready only after a
+whole pass during which nothing was written to it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from bunko.domain import Chunk
+from bunko.ports import (
+    DEFAULT_MODEL,
+    EmbeddingRoute,
+    IndexEntry,
+    MetadataStore,
+    RouteOpener,
+    SearchIndex,
+    SettingsStore,
+)
+from bunko.services.embedding.embedding_routes import WorkspaceRoutes
+from bunko.services.embedding.index_entries import batched, entries_for
+from bunko.services.embedding.reindex import embed_texts
+
+log = logging.getLogger(__name__)
+
+NICENESS = 10  # the refiner thread's: the foreground (searches, new files) comes first
+
+
+class FollowerIndex:
+    """The refined generation as writes see it: a written chunk is taken out (the refiner
+    embeds it again with its own model), a delete deletes. `touched(workspace)` hears of
+    every change first. Searches never come here (`RefiningRoutes.serving`)."""
+
+    def __init__(self, inner: SearchIndex, touched: Callable[[str], None]) -> None:
+        self.inner = inner
+        self.touched = touched
+        self.dimension = inner.dimension
+
+    def index(self, entries: Sequence[IndexEntry]) -> None:
+        by_workspace: dict[str, list[str]] = {}
+        for entry in entries:
+            by_workspace.setdefault(entry.workspace_id, []).append(entry.chunk_id)
+        for workspace_id, chunk_ids in by_workspace.items():
+            self.delete_chunks(workspace_id, chunk_ids)
+
+    def delete_document(self, workspace_id: str, document_id: str) -> None:
+        self.touched(workspace_id)
+        self.inner.delete_document(workspace_id, document_id)
+
+    def delete_chunks(self, workspace_id: str, chunk_ids: Sequence[str]) -> None:
+        self.touched(workspace_id)
+        self.inner.delete_chunks(workspace_id, chunk_ids)
+
+    def clear(self, workspace_id: str | None = None) -> None:
+        if workspace_id is not None:
+            self.touched(workspace_id)
+        self.inner.clear(workspace_id)
+
+    def count(self, workspace_id: str | None = None) -> int:
+        return self.inner.count(workspace_id)
+
+    def __getattr__(self, name: str) -> Any:  # the searches, should anything ask
+        return getattr(self.inner, name)
+
+
+class RefiningRoutes(WorkspaceRoutes):
+    """WorkspaceRoutes whose default-model workspaces are answered by `refined` whenever its
+    generation is complete for them."""
+
+    def __init__(
+        self,
+        default: EmbeddingRoute,
+        store: SettingsStore,
+        opener: RouteOpener,
+        refined: EmbeddingRoute,
+    ) -> None:
+        super().__init__(default, store, opener)
+        self.refined = refined
+        follower = FollowerIndex(refined.index, self.touch)
+        self.follower = EmbeddingRoute(f"refined:{refined.model}", None, follower)
+        self.wake = threading.Event()
+        self.last_write = 0.0  # time.monotonic() of the last write to any workspace
+        self._ready: set[str] = set()
+        self._writes: dict[str, int] = {}  # per workspace: writes since the start
+        self._dirty: set[str] = set()  # workspaces the refiner has to look at
+
+    def serving(self, workspace_id: str) -> EmbeddingRoute:
+        chosen = self.chosen(workspace_id)
+        if chosen.model == DEFAULT_MODEL and workspace_id in self._ready:
+            return self.refined
+        return chosen
+
+    def followers(self, workspace_id: str) -> list[EmbeddingRoute]:
+        # Always, even for a workspace on a model config of its own: should it come back
+        # to the default model, its refined generation has missed nothing.
+        return [self.follower]
+
+    def touch(self, workspace_id: str) -> None:
+        """A write to the workspace: the fast generation answers until the refiner is back."""
+        with self._lock:
+            self._ready.discard(workspace_id)
+            self._writes[workspace_id] = self._writes.get(workspace_id, 0) + 1
+            self._dirty.add(workspace_id)
+            self.last_write = time.monotonic()
+        self.wake.set()
+
+    def writes(self, workspace_id: str) -> int:
+        return self._writes.get(workspace_id, 0)
+
+    def is_ready(self, workspace_id: str) -> bool:
+        return workspace_id in self._ready
+
+    def set_ready(self, workspace_id: str) -> None:
+        with self._lock:
+            self._ready.add(workspace_id)
+
+    def look_at(self, workspace_ids: set[str]) -> None:
+        with self._lock:
+            self._dirty |= workspace_ids
+        self.wake.set()
+
+    def next_dirty(self) -> str | None:
+        with self._lock:
+            return self._dirty.pop() if self._dirty else None
+
+
+class Refiner:
+    """The background thread that fills the refined generation (see the module's text)."""
+
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        routes: RefiningRoutes,
+        busy: Callable[[], bool] = lambda: False,
+        quiet_seconds: float = 2.0,
+        batch_size: int = 8,
+    ) -> None:
+        self.metadata = metadata
+        self.routes = routes
+        self.busy = busy  # files wait in the ingest queue
+        self.quiet_seconds = quiet_seconds
+        self.batch_size = batch_size  # small: a batch holds the model for ~2 s on 2 cores
+        self.embedded: dict[str, int] = {}  # per workspace: chunks embedded since the start
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    @property
+    def name(self) -> str | None:
+        embedder = self.routes.refined.embedder
+        return embedder.name if embedder else None
+
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._run, name="bunko-refine", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self.routes.wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=60)
+
+    def status(self, workspace_id: str) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "chunksRefined": self.routes.refined.index.count(workspace_id),
+            "chunksTotal": self.metadata.count_chunks(workspace_id),
+            "serving": self.routes.is_ready(workspace_id),
+        }
+
+    def _run(self) -> None:
+        # Linux: a thread id names one thread, so this lowers only the refiner (and the
+        # model's OpenMP threads, which it starts).
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
+        self.routes.look_at({d.workspace_id for d in self.metadata.iter_documents()})
+        while not self._stop.is_set():
+            self.routes.wake.clear()
+            workspace_id = self.routes.next_dirty()
+            if workspace_id is None:
+                self.routes.wake.wait(timeout=60)
+                continue
+            try:
+                self.refine(workspace_id)
+            except Exception:  # looked at again after its next write, or at the next start
+                log.exception("refining workspace %s failed", workspace_id)
+
+    def refine(self, workspace_id: str) -> bool:
+        """Bring the workspace's refined generation up to metadata; True when it is complete
+        and serves the workspace's searches."""
+        routes, index = self.routes, self.routes.refined.index
+        with routes.steady():
+            if routes.chosen(workspace_id).model != DEFAULT_MODEL:
+                return False  # served by its own model config
+            seen = routes.writes(workspace_id)
+            held = index.chunk_ids(workspace_id)  # type: ignore[attr-defined]
+        wanted: set[str] = set()
+        for batch in batched(self.metadata.iter_chunks(workspace_id), self.batch_size):
+            wanted.update(c.id for c in batch)
+            missing = [c for c in batch if c.id not in held]
+            if missing and not self._embed(workspace_id, missing):
+                return False  # stopping
+        with routes.steady():
+            if routes.writes(workspace_id) != seen:
+                return False  # written meanwhile: looked at again
+            if extra := sorted(held - wanted):
+                index.delete_chunks(workspace_id, extra)
+            held_now, chunks = index.count(workspace_id), self.metadata.count_chunks(workspace_id)
+            if held_now != chunks:
+                log.warning(
+                    "workspace %s: refined generation holds %d entries for %d chunks",
+                    workspace_id, held_now, chunks,
+                )  # fmt: skip
+                return False
+            routes.set_ready(workspace_id)
+        log.info("workspace %s: searches now use %s", workspace_id, self.name)
+        return True
+
+    def _embed(self, workspace_id: str, chunks: list[Chunk]) -> bool:
+        """Embed `chunks` once the machine is quiet and write those still current."""
+        if not self._wait_quiet():
+            return False
+        vectors = embed_texts(
+            self.routes.refined.embedder, [c.content for c in chunks], self.batch_size
+        )
+        with self.routes.steady():  # no write between the check and ours
+            current = {
+                c.id: c
+                for c in self.metadata.get_chunks_by_ids(workspace_id, [c.id for c in chunks])
+            }
+            documents: dict[str, Any] = {}
+            entries: list[IndexEntry] = []
+            for i, chunk in enumerate(chunks):
+                now = current.get(chunk.id)
+                if now is None or now.content != chunk.content:
+                    continue  # edited or deleted while it was embedded
+                if now.document_id not in documents:
+                    documents[now.document_id] = self.metadata.get_document(
+                        workspace_id, now.document_id
+                    )
+                document = documents[now.document_id]
+                if document is not None:
+                    vector = None if vectors is None else vectors[i : i + 1]
+                    entries += entries_for(document, [now], vector)
+            self.routes.refined.index.index(entries)
+        self.embedded[workspace_id] = self.embedded.get(workspace_id, 0) + len(entries)
+        return True
+
+    def _wait_quiet(self) -> bool:
+        """Wait until no file waits and no write came for `quiet_seconds`; False: stopping."""
+        while not self._stop.is_set():
+            quiet = time.monotonic() - self.routes.last_write >= self.quiet_seconds
+            if quiet and not self.busy():
+                return True
+            self._stop.wait(0.25)
+        return False

@@ -1,0 +1,37 @@
+"""Ingest: an upload's policy and quota, the queue, parsing, chunking, embedding and the
+document records; what a library holds (listing, chunks, originals, status)."""
+
+from bunko.services.ingest.chunk_items import (
+    CHUNK_PAGE_SIZE,
+    MAX_CHUNK_PAGE_SIZE,
+    MAX_CHUNK_POSITION,
+    MAX_ITEM_CHARS,
+    MAX_PAGE_SIZE,
+    ChunkItemsService,
+)
+from bunko.services.ingest.ingest import IngestService
+from bunko.services.ingest.knowledge_base import OPTIONS_SCOPE, KnowledgeBaseService, UploadOptions
+from bunko.services.ingest.originals import OriginalFiles
+from bunko.services.ingest.pipeline import IndexingPipeline
+from bunko.services.ingest.status import StatusService
+from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
+from bunko.services.ingest.upload_quota import UploadQuota
+
+__all__ = [
+    "CHUNK_PAGE_SIZE",
+    "MAX_CHUNK_PAGE_SIZE",
+    "MAX_CHUNK_POSITION",
+    "MAX_ITEM_CHARS",
+    "MAX_PAGE_SIZE",
+    "OPTIONS_SCOPE",
+    "ChunkItemsService",
+    "IndexingPipeline",
+    "IngestService",
+    "KnowledgeBaseService",
+    "OriginalFiles",
+    "StatusService",
+    "UploadOptions",
+    "UploadPolicy",
+    "UploadQuota",
+    "normalise_path",
+]

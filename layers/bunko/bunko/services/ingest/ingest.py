@@ -1,0 +1,291 @@
+"""IngestService: the write side. Accepts files and text, keeps the original, queues indexing.
+
+Idempotent (DESIGN decision 3): the same bytes at the same path add no revision and no
+chunks; changed bytes add revision + 1, and the old revision's original and text stay in the
+blob store for sealed research corpora.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import random
+import time
+
+from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
+from bunko.domain.ingest_options import IngestDefaults
+from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
+from bunko.parsing import guess_mime
+from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
+from bunko.ports.embedding_routes import EmbeddingRoutes
+from bunko.services.embedding import delete_document_everywhere, fixed_routes
+from bunko.services.ingest.blob_keys import original_key, text_key
+from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path, numbered
+from bunko.services.ingest.upload_quota import UploadQuota
+
+# Writers racing for one path or name: how often to read again before answering 409. Each
+# round one racer wins, so k racers need up to k - 1 retries; a random pause spreads them.
+_ATTEMPTS = 16
+
+
+# `report.pdf`, `report (2).pdf`, ...: how many same-name files one upload looks past.
+MAX_SAME_NAME = 1000
+
+
+class IngestService:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        blobs: BlobStore,
+        index: SearchIndex,
+        queue: IngestQueue,
+        defaults: IngestDefaults,
+        policy: UploadPolicy,
+        routes: EmbeddingRoutes | None = None,  # `index` is the default route's
+    ) -> None:
+        self.metadata = metadata
+        self.blobs = blobs
+        self.routes = routes or fixed_routes(index, None)
+        self.queue = queue
+        self.defaults = defaults
+        self.policy = policy
+        self.quota: UploadQuota | None = None  # set by the composition root with accounts
+
+    def submit_file(
+        self,
+        workspace_id: str,
+        *,
+        path: str,
+        data: bytes,
+        mime: str | None = None,
+        category: str | None = None,
+        chunk_size: int | None = None,
+        chunk_overlap: int | None = None,
+        source: str = "api",
+        mode: str = "fast",
+        replaces: str | None = None,
+    ) -> Document:
+        """Store the file at `path` and queue it; returns the document (status pending, or as
+        it was when nothing changed). An existing path gets a new revision; the same bytes
+        again change nothing (re-delivery is idempotent), except in mode "precise", which
+        also OCRs page images and so always reads the file again."""
+        path = self.policy.path(path)
+        self.policy.size(len(data), what=posixpath.basename(path))
+        for attempt in range(_ATTEMPTS):
+            try:
+                return self._submit(
+                    workspace_id, path=path, data=data, mime=mime, category=category,
+                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
+                    mode=mode, replaces=replaces,
+                )  # fmt: skip
+            except (StaleError, ConflictError):
+                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # another writer won: again
+        raise ConflictError(f"{path} is being written by others; try again")
+
+    def submit_new(
+        self,
+        workspace_id: str,
+        *,
+        name: str,
+        data: bytes,
+        mime: str | None = None,
+        chunk_size: int | None = None,
+        chunk_overlap: int | None = None,
+        source: str = "upload",
+        mode: str = "fast",
+        category: str | None = None,
+    ) -> Document:
+        """An uploaded file is a new document, even when another file has its name: it takes
+        the first free path of `name`, `name (2)`, ...; the same bytes under the same name
+        return the document that already holds them (an upload retried is not a copy)."""
+        name = self.policy.file_name(name)
+        self.policy.size(len(data), what=name)
+        digest = hashlib.sha256(data).hexdigest()
+        n, attempts = 1, 0
+        while n <= MAX_SAME_NAME:
+            path = numbered(name, n)
+            held = self.metadata.get_document_by_path(workspace_id, path)
+            if held is not None and held.content_hash != digest:
+                n += 1
+                continue
+            try:
+                return self._submit(
+                    workspace_id, path=path, data=data, mime=mime, category=category,
+                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
+                    name=name, mode=mode, new_file=True,
+                )  # fmt: skip
+            except (StaleError, ConflictError):
+                attempts += 1  # another upload took this path meanwhile: look at it again
+                if attempts >= _ATTEMPTS:
+                    break
+                time.sleep(random.uniform(0, 0.002 * attempts))
+        raise ConflictError(f"too many files named {name}; rename the file")
+
+    def replace_file(
+        self,
+        workspace_id: str,
+        document_id: str,
+        *,
+        data: bytes,
+        mime: str | None = None,
+        chunk_size: int | None = None,
+        chunk_overlap: int | None = None,
+        mode: str = "fast",
+    ) -> Document:
+        """New bytes for an existing document (by id): a new revision at the same path."""
+        doc = self.metadata.get_document(workspace_id, document_id)
+        if doc is None:
+            raise NotFoundError(f"document {document_id} not found")
+        return self.submit_file(
+            workspace_id, path=doc.path, data=data, mime=mime, category=doc.category,
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=doc.source, mode=mode,
+            replaces=doc.id,
+        )  # fmt: skip
+
+    def _submit(
+        self,
+        workspace_id: str,
+        *,
+        path: str,
+        data: bytes,
+        mime: str | None,
+        category: str | None,
+        chunk_size: int | None,
+        chunk_overlap: int | None,
+        source: str,
+        name: str | None = None,
+        mode: str = "fast",
+        new_file: bool = False,
+        replaces: str | None = None,
+    ) -> Document:
+        """`name`: the file's own name when the path was numbered to keep it distinct;
+        `new_file`: another file that took the path meanwhile is a conflict, never replaced;
+        `replaces`: the document meant, never created anew if it was deleted meanwhile."""
+        size, overlap = self.defaults.chunking(chunk_size, chunk_overlap)
+        name = name or posixpath.basename(path)
+        mime = mime or guess_mime(name, data)
+        digest = hashlib.sha256(data).hexdigest()
+        category = category or None
+        doc = self.metadata.get_document_by_path(workspace_id, path)
+        if replaces is not None and (doc is None or doc.id != replaces):
+            raise NotFoundError(f"document {replaces} not found")
+        if new_file and doc is not None and doc.content_hash != digest:
+            raise ConflictError(f"{path} was taken by another upload")
+        if doc is not None and doc.content_hash == digest:
+            same = (doc.chunk_size, doc.chunk_overlap, doc.category) == (size, overlap, category)
+            done = doc.status is DocumentStatus.COMPLETED
+            if same and done and mode == "fast":
+                return doc  # identical re-delivery: nothing to do
+            # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
+            # work a dead process left pending or indexing: index the same revision again
+            # (chunk ids are per revision, so this writes the same rows, never new ones).
+            if not done and not self.blobs.exists(doc.blob_key or ""):
+                self._store_original(doc, data)  # it died between the claim and the bytes
+            doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
+            return self._queue(doc, if_revision=doc.revision, mode=mode)
+
+        if self.quota is not None:
+            self.quota.admit(
+                workspace_id, len(data), source=source, replaces=doc.size if doc else 0
+            )
+        now = utcnow()
+        previous = None if doc is None else doc.revision
+        if doc is None:
+            doc = Document(
+                id=new_id(), workspace_id=workspace_id, path=path, name=name, mime=mime,
+                revision=1, created_at=now, source=source,
+            )  # fmt: skip
+        else:
+            doc.revision += 1
+        doc.blob_key = original_key(workspace_id, doc.id, doc.revision)
+        doc.mime, doc.size, doc.content_hash = mime, len(data), digest
+        doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
+        doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, now
+        # Claim the path (new) or the revision (conditional on the one read) before any
+        # bytes are written, so a racing writer can never overwrite this revision's original
+        # and a worker still busy with the old revision cannot save over the new one.
+        if previous is None:
+            self.metadata.add_document(doc)
+        else:
+            self.metadata.save_document(doc, if_revision=previous)
+        self._store_original(doc, data)
+        return self._queue(doc, save=False, mode=mode)
+
+    def _store_original(self, doc: Document, data: bytes) -> None:
+        """Write the revision's bytes and its record (both idempotent: one key per revision)."""
+        self.blobs.put(doc.blob_key or "", data, content_type=doc.mime)
+        revision = Revision(
+            document_id=doc.id, workspace_id=doc.workspace_id, revision=doc.revision,
+            content_hash=doc.content_hash, blob_key=doc.blob_key or "", size=doc.size,
+            created_at=doc.updated_at, text_key=text_key(doc.workspace_id, doc.id, doc.revision),
+        )  # fmt: skip
+        try:
+            self.metadata.add_revision(revision)
+        except NotFoundError:  # deleted while this was written: leave no original behind
+            self.blobs.delete_prefix(f"originals/{doc.workspace_id}/{doc.id}/")
+            raise
+
+    def submit_text(
+        self,
+        workspace_id: str,
+        *,
+        path: str,
+        content: str,
+        mime: str | None = None,
+        category: str | None = None,
+        source: str = "agent",
+    ) -> Document:
+        """Text written by an agent or a client, stored as a UTF-8 file at `path`."""
+        if not isinstance(content, str) or not content.strip():
+            raise ValidationError("content must be a non-empty string")
+        mime = mime or guess_mime(posixpath.basename(normalise_path(path))) or "text/plain"
+        data = content.encode("utf-8")
+        return self.submit_file(
+            workspace_id, path=path, data=data, mime=mime, category=category, source=source
+        )
+
+    def _queue(
+        self,
+        doc: Document,
+        *,
+        save: bool = True,
+        if_revision: int | None = None,
+        mode: str = "fast",
+    ) -> Document:
+        doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, utcnow()
+        if save:
+            self.metadata.save_document(doc, if_revision=if_revision)
+        self.queue.enqueue(
+            IngestJob(
+                workspace_id=doc.workspace_id, document_id=doc.id, revision=doc.revision, mode=mode
+            )
+        )
+        return doc
+
+    def delete_document(self, workspace_id: str, document_id: str) -> Document:
+        """Remove the document, its chunks, its index entries and its blobs."""
+        doc = self.metadata.get_document(workspace_id, document_id)
+        if doc is None:
+            raise NotFoundError(f"document {document_id} not found")
+        # Metadata first: a worker indexing it meanwhile then fails its save and cleans up.
+        self.metadata.delete_document(workspace_id, document_id)
+        delete_document_everywhere(self.routes, workspace_id, document_id)
+        self.blobs.delete_prefix(f"originals/{workspace_id}/{document_id}/")
+        self.blobs.delete_prefix(f"texts/{workspace_id}/{document_id}/")
+        return doc
+
+    def discard_failed_new(self, doc: Document) -> bool:
+        """Delete a document whose first revision failed to index (the upload policy's rule
+        for callers that wait for the result); True if it was deleted."""
+        if self.policy.keep_failed(doc):
+            return False
+        try:
+            self.delete_document(doc.workspace_id, doc.id)
+        except NotFoundError:
+            return False
+        return True
+
+    def delete_by_path(self, workspace_id: str, path: str) -> Document | None:
+        doc = self.metadata.get_document_by_path(workspace_id, normalise_path(path))
+        return self.delete_document(workspace_id, doc.id) if doc else None

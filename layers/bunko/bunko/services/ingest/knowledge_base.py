@@ -1,0 +1,170 @@
+"""KnowledgeBaseService: aurak's /upload and /knowledge-bases over the ingest service.
+
+An upload is checked (the upload policy's name, type and size; chunking; embedding model)
+before anything is stored, then handed to IngestService. Every upload is a new file unless
+it names the file it replaces (`replace_id`): two different files called `report.pdf` are
+two documents (`report.pdf`, `report (2).pdf`), never one overwriting the other.
+IngestService keeps the original and queues indexing; the record comes back `pending` and
+moves through `indexing` to `completed` or `failed`. The upload's own options (mode,
+embeddingModelId) are kept beside the document.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bunko.domain import Document
+from bunko.domain.document_query import DocumentPage, DocumentQuery
+from bunko.domain.ingest_options import MODES
+from bunko.errors import NotFoundError, ValidationError
+from bunko.parsing import resolve_mime
+from bunko.ports import DEFAULT_MODEL, ModelConfigStore, SettingsStore
+from bunko.services.embedding import ModelSwitch
+from bunko.services.ingest.ingest import IngestService
+
+OPTIONS_SCOPE = "upload"
+
+
+@dataclass(frozen=True)
+class UploadOptions:
+    chunk_size: int | None = None
+    chunk_overlap: int | None = None
+    embedding_model_id: str | None = None
+    mode: str = "fast"
+    # The document whose file this upload replaces (a new revision); None: a new file.
+    replace_id: str | None = None
+    category: str | None = None  # a label to filter search by
+
+
+class KnowledgeBaseService:
+    def __init__(
+        self,
+        *,
+        ingest: IngestService,
+        model_configs: ModelConfigStore,
+        options: SettingsStore,
+        embedding_models: frozenset[str] = frozenset(),
+    ) -> None:
+        """`embedding_models`: the names of the model this deployment embeds with (its
+        BUNKO_EMBEDDER kind, the embedder's name and model id); empty when keyword-only."""
+        self.ingest = ingest
+        self.policy = ingest.policy
+        self.metadata = ingest.metadata
+        self.model_configs = model_configs
+        self.options = options
+        self.embedding_models = embedding_models
+        self.embedding: ModelSwitch | None = None  # each workspace's model (root sets it)
+
+    def _check_model(self, workspace_id: str, config_id: str) -> None:
+        """An upload's embeddingModelId must name the model its workspace embeds with (or the
+        one being built), since the workspace's index holds one model's vectors (a query is
+        embedded once): a document embedded by another could never be found by its vectors,
+        so it is refused rather than silently embedded with the model in use."""
+        config = self.model_configs.get_model_config(workspace_id, config_id)
+        if config is None or config.type != "embedding":
+            raise ValidationError(f"embeddingModelId: no embedding model config {config_id!r}")
+        models = self.embedding.models(workspace_id) if self.embedding else {DEFAULT_MODEL}
+        if config_id in models:
+            return
+        if DEFAULT_MODEL in models and config.model_id in self.embedding_models:
+            return  # a config of the server's own model
+        serving = self.embedding.status(workspace_id)["serving"] if self.embedding else None
+        if serving and serving["modelConfigId"]:
+            active = f"{serving['name']!r} ({serving['modelId']})"
+        else:
+            name = min(self.embedding_models, key=len) if self.embedding_models else None
+            active = repr(name) if name else None
+        raise ValidationError(
+            f"embeddingModelId: {config.name!r} ({config.model_id}) cannot be honoured: "
+            + (
+                f"this knowledge base embeds every document with {active}"
+                if active
+                else "this knowledge base has no embedding model (keyword search only)"
+            )
+            + "; omit embeddingModelId, name a config of that model, or choose this one for "
+            "the workspace (PUT /user-settings selectedEmbeddingId)"
+        )
+
+    def upload(
+        self,
+        workspace_id: str,
+        *,
+        filename: str,
+        data: bytes,
+        content_type: str | None,
+        options: UploadOptions,
+    ) -> Document:
+        """A new file (same-name files stay distinct files), or a new revision of the
+        document `options.replace_id`; identical bytes again return the same document."""
+        name = self.policy.file_name(filename)
+        self.policy.file_type(name, content_type)
+        self.policy.size(len(data), what="file")
+        if options.mode not in MODES:
+            raise ValidationError("mode: fast or precise")
+        if options.embedding_model_id is not None:
+            self._check_model(workspace_id, options.embedding_model_id)
+        mime = resolve_mime(name, data, content_type)
+        chunking = {"chunk_size": options.chunk_size, "chunk_overlap": options.chunk_overlap}
+        if options.replace_id is not None:
+            doc = self.ingest.replace_file(
+                workspace_id, self.get(workspace_id, options.replace_id).id,
+                data=data, mime=mime, mode=options.mode, **chunking,
+            )  # fmt: skip
+        else:
+            category = (options.category or "").strip() or None
+            doc = self.ingest.submit_new(
+                workspace_id,
+                name=name,
+                data=data,
+                mime=mime,
+                mode=options.mode,
+                category=category,
+                **chunking,
+            )
+        self.options.put_settings(
+            OPTIONS_SCOPE,
+            doc.id,
+            {"mode": options.mode, "embeddingModelId": options.embedding_model_id},
+        )
+        return doc
+
+    def upload_options(self, document_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Each file's upload options (mode, embeddingModelId), read in one batch."""
+        saved = self.options.get_many_settings(OPTIONS_SCOPE, document_ids)
+        default = {"mode": "fast", "embeddingModelId": None}
+        return {doc_id: saved.get(doc_id, default) for doc_id in document_ids}
+
+    def list(
+        self,
+        workspace_id: str,
+        query: DocumentQuery | None = None,
+        *,
+        limit: int,
+        offset: int = 0,
+    ) -> DocumentPage:
+        """One page of the files (`query`: by name, in an order; None: newest first)."""
+        query = query or DocumentQuery()
+        return self.metadata.find_documents(workspace_id, query, limit=limit, offset=offset)
+
+    def get(self, workspace_id: str, document_id: str) -> Document:
+        doc = self.metadata.get_document(workspace_id, document_id)
+        if doc is None:
+            raise NotFoundError(f"knowledge base file {document_id} not found")
+        return doc
+
+    def delete(self, workspace_id: str, document_id: str) -> Document:
+        """The document, its chunks, index entries and blobs; NotFoundError when the id is
+        not in this workspace (another user's id looks exactly like a missing one)."""
+        doc = self.get(workspace_id, document_id)
+        self.ingest.delete_document(workspace_id, doc.id)
+        self.options.delete_settings(OPTIONS_SCOPE, doc.id)
+        return doc
+
+    def clear(self, workspace_id: str) -> int:
+        docs = list(self.metadata.iter_documents(workspace_id))
+        for doc in docs:
+            self.ingest.delete_document(workspace_id, doc.id)
+            self.options.delete_settings(OPTIONS_SCOPE, doc.id)
+        return len(docs)

@@ -1,0 +1,64 @@
+"""UploadQuota: how much one user may upload — a rate and a storage quota per workspace
+(every user's personal workspace; an agent's API key counts against its workspace).
+
+- Rate: a token bucket (services/bounds/token_bucket.py): `burst` uploads at once (a folder of
+  hundreds of files, an agent writing hundreds of notes), refilled at `per_minute`, kept
+  atomically in the shared counter store so every worker and Lambda instance shares it.
+  Past it: TooManyRequestsError (429) whose Retry-After is the exact wait for the next
+  token; clients wait that long and send the file again, so pace never loses a file.
+- Storage: the workspace's documents (their current revisions) plus the new file may not
+  pass `max_bytes`: PayloadTooLargeError (413). Two uploads racing at the edge can each pass
+  (one file of overshoot); the rate bounds how far that goes.
+
+Files the operator adds (drop folder, S3 drops, the CLI) are not counted. 0 turns a limit off.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+
+from bunko.domain import utcnow
+from bunko.errors import PayloadTooLargeError
+from bunko.ports import LoginAttemptStore, MetadataStore
+from bunko.services.bounds import TokenBucket
+
+OPERATOR_SOURCES = frozenset({"drop", "s3", "cli"})
+
+
+class UploadQuota:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        counters: LoginAttemptStore | None,
+        max_bytes: int,
+        per_minute: int,
+        burst: int,
+        now: Callable[[], datetime] = utcnow,
+    ) -> None:
+        self.metadata = metadata
+        self.max_bytes = max_bytes
+        self.rate = (
+            TokenBucket(counters, burst=burst, per_minute=per_minute, what="upload", now=now)
+            if counters is not None
+            else None
+        )
+
+    def admit(self, workspace_id: str, size: int, *, source: str, replaces: int = 0) -> None:
+        """Raise unless `workspace_id` may store `size` more bytes now (`replaces`: the size
+        of the file this one replaces, which no longer counts)."""
+        if source in OPERATOR_SOURCES:
+            return
+        if self.max_bytes:
+            used = self.used_bytes(workspace_id) - replaces
+            if used + size > self.max_bytes:
+                raise PayloadTooLargeError(
+                    f"storage quota reached: {used} of {self.max_bytes} bytes used; "
+                    f"this file needs {size} more"
+                )
+        if self.rate is not None:
+            self.rate.take(workspace_id)
+
+    def used_bytes(self, workspace_id: str) -> int:
+        return sum(doc.size for doc in self.metadata.iter_documents(workspace_id))

@@ -1,0 +1,16 @@
+"""Search: hybrid retrieval, fusion and calibration, the relevance gate and background terms."""
+
+from bunko.services.search.background_terms import text_coverage, weighted_terms
+from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
+from bunko.services.search.search import SearchItem, SearchOptions, SearchService
+
+__all__ = [
+    "SearchItem",
+    "SearchOptions",
+    "SearchService",
+    "fuse",
+    "query_vector_weight",
+    "text_coverage",
+    "vector_weight_for",
+    "weighted_terms",
+]

@@ -1,0 +1,249 @@
+"""SearchService: TelosDB's `search_text`, hybrid and workspace-scoped.
+
+Both engines' hits are fused in the core (`bunko.services.search.fusion`), which ranks them; each
+hit's `similarity` is the calibrated, absolute relevance (`bunko.services.search.calibration`), and
+`min_score` filters by it here, so REST, MCP and chat refuse alike. Hits are then checked
+against the metadata store (DESIGN decision 1): a chunk that is no longer there never comes
+back, even from a stale index.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+import numpy as np
+
+from bunko.domain import Chunk, Document
+from bunko.errors import ValidationError
+from bunko.ports import (
+    DEFAULT_MODEL,
+    Embedder,
+    EmbeddingRoute,
+    EmbeddingRoutes,
+    MetadataStore,
+    SearchFilter,
+    SearchIndex,
+)
+from bunko.services.bounds import SEARCHED_CHARS
+from bunko.services.embedding import FixedRoutes
+from bunko.services.search.calibration import (
+    CALIBRATIONS,
+    Calibration,
+    calibration_for,
+    has_row,
+    vector_only_calibration,
+)
+from bunko.services.search.fusion import (
+    FUSION_METHODS,
+    FusedHit,
+    fuse,
+    query_vector_weight,
+    vector_weight_for,
+)
+from bunko.services.search.model_scale import ModelScales
+from bunko.services.search.relevance_gate import similarities
+from bunko.services.search.search_items import SearchItem, materialise
+
+log = logging.getLogger(__name__)
+
+
+class SearchDefaults(Protocol):
+    """A workspace's saved search settings (TelosDB's /settings `limit` and `min_score`)."""
+
+    def search_defaults(self, workspace_id: str) -> tuple[int, float]: ...
+
+
+# Every door bounds its own text (services/bounds/request_limits.py); this bound holds whatever door
+# a query comes through, so no caller can hand the embedder a text that costs the machine.
+MAX_QUERY_CHARS = SEARCHED_CHARS
+
+
+@dataclass(frozen=True)
+class SearchOptions:
+    # None: the workspace's saved setting, so REST, MCP and chat all search alike.
+    limit: int | None = None
+    min_score: float | None = None
+    group_by_document: bool = True
+    category: str | None = None
+    document_ids: frozenset[str] | None = None
+    method: str | None = None  # None: the configured default
+
+
+@dataclass
+class SearchResult:
+    items: list[SearchItem] = field(default_factory=list)
+    vector_search_used: bool = False
+    method: str = ""
+    error: str | None = None
+
+    def to_dict(self) -> dict:
+        out: dict = {
+            "items": [i.to_dict() for i in self.items],
+            "vector_search_used": self.vector_search_used,
+        }
+        if self.error:
+            out["error"] = self.error
+        return out
+
+
+class SearchService:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        index: SearchIndex,
+        embedder: Embedder | None,
+        method: str = "convex",
+        vector_weight: float | None = None,
+        candidates: int = 100,
+        limit: int = 5,
+        min_score: float = 0.3,
+        saved_defaults: SearchDefaults | None = None,
+        calibration: Calibration | None = None,
+        routes: EmbeddingRoutes | None = None,
+    ) -> None:
+        """`index` and `embedder`: the default route; `routes`: the model and generation
+        that serve each workspace (default: that one for all)."""
+        if method not in FUSION_METHODS:
+            raise ValueError(f"unknown fusion method {method!r}")
+        self.metadata = metadata
+        self.index = index
+        self.embedder = embedder
+        self.routes = routes or FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
+        self.method = method
+        self.vector_weight = vector_weight  # None: each model's measured weight
+        self.candidates = candidates
+        self.limit = limit
+        self.min_score = min_score
+        self.saved_defaults = saved_defaults
+        self.calibration = calibration  # fixed by the caller (tests, eval), else the model's
+        self.scales = ModelScales()  # each unfitted model's cosine scale, measured once
+
+    def route(self, workspace_id: str) -> EmbeddingRoute:
+        """The model and index generation that answer the workspace's searches."""
+        return self.routes.serving(workspace_id)
+
+    def calibration_for(
+        self, *, vector_used: bool, method: str, embedder: Embedder | None = None
+    ) -> Calibration:
+        """What turns a fused hit's signals into its similarity (also for corpus search),
+        for the model that embedded the query (`embedder`, default: the server's). A model
+        without a fitted row is judged on its measured scale (services/search/model_scale.py)."""
+        if not vector_used:  # cosines are missing, not 0: coverage alone decides
+            return CALIBRATIONS["keyword"]
+        embedder = embedder or self.embedder
+        if embedder is None:
+            return CALIBRATIONS["keyword"]
+        if self.calibration is not None and method != "vector":
+            return self.calibration
+        scale = None if has_row(embedder.name) else self.scales.scale_for(embedder)
+        if method == "vector":
+            return vector_only_calibration(embedder.name, scale)  # no keyword signal by request
+        return calibration_for(embedder.name, scale)
+
+    def resolve(self, workspace_id: str, options: SearchOptions) -> SearchOptions:
+        """Fill what the caller left out from the workspace's saved settings (else config)."""
+        if options.limit is not None and options.min_score is not None:
+            return options
+        limit, min_score = self.limit, self.min_score
+        if self.saved_defaults is not None:
+            limit, min_score = self.saved_defaults.search_defaults(workspace_id)
+        return replace(
+            options,
+            limit=limit if options.limit is None else options.limit,
+            min_score=min_score if options.min_score is None else options.min_score,
+        )
+
+    def query_vector(self, query: str, embedder: Embedder | None = None) -> np.ndarray | None:
+        """The query's embedding by `embedder` (default: the server's), or None when there
+        is no usable embedder."""
+        embedder = embedder or self.embedder
+        if embedder is None:
+            return None
+        vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
+        return vector if np.any(vector) else None  # an unfitted LSA gives zeros
+
+    def search(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
+        """Hybrid search; raises on engine failure (callers that must not fail catch it)."""
+        method = options.method or self.method
+        if method not in FUSION_METHODS:
+            raise ValueError(f"unknown fusion method {method!r}")
+        if len(query) > MAX_QUERY_CHARS:
+            raise ValidationError(f"a query is at most {MAX_QUERY_CHARS} characters")
+        options = self.resolve(workspace_id, options)
+        if not query or not query.strip() or options.limit <= 0:
+            return SearchResult(method=method)
+        filters = SearchFilter(
+            workspace_id=workspace_id, category=options.category, document_ids=options.document_ids
+        )
+        route = self.route(workspace_id)  # the generation that serves, with its own model
+        vector = None if method == "keyword" else self.query_vector(query, route.embedder)
+        fetch = max(self.candidates, options.limit * 4)
+        keyword_hits, vector_hits = route.index.hybrid_search(
+            "" if method == "vector" else query, vector, filters, fetch
+        )
+        # The keyword weight only matters when some chunk matched a term.
+        weight = self._keyword_weight(route.index, query, filters) if keyword_hits else 0.0
+        calibration = self.calibration_for(
+            vector_used=bool(vector_hits), method=method, embedder=route.embedder
+        )
+        vector_weight = query_vector_weight(  # a query whose words the library lacks is
+            vector_weight_for(route.embedder, self.vector_weight),  # ranked by its vectors
+            keyword_hits, vector_hits, weight, calibration.scale,
+        )  # fmt: skip
+        fused = fuse(
+            keyword_hits,
+            vector_hits,
+            method=method,
+            vector_weight=vector_weight,
+            keyword_weight=weight,
+        )
+        items = self._materialise(workspace_id, query, fused, options, calibration)
+        return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
+
+    @staticmethod
+    def _keyword_weight(index: SearchIndex, query: str, filters: SearchFilter) -> float:
+        """The query's Σ idf, or 0 when the engine cannot say (OpenSearch's `_analyze` or
+        its counts failed): the hits keep their ranks and the gate its background coverage,
+        where the search used to fail whole."""
+        try:
+            return index.keyword_weight(query, filters)
+        except Exception:
+            log.warning("keyword weight unavailable; coverage counts as 0", exc_info=True)
+            return 0.0
+
+    def _materialise(
+        self,
+        workspace_id: str,
+        query: str,
+        fused: Sequence[FusedHit],
+        options: SearchOptions,
+        calibration: Calibration,
+    ) -> list[SearchItem]:
+        documents: dict[str, Document | None] = {}
+        chunks: dict[str, Chunk] = {}
+        similarity = similarities(
+            self.metadata, workspace_id, query, fused, calibration, options.min_score,
+            limit=options.limit, chunks=chunks, documents=documents,
+        )  # fmt: skip
+        return materialise(
+            self.metadata,
+            workspace_id,
+            [h for h in fused if similarity[h.chunk_id] >= options.min_score],
+            similarity,
+            limit=options.limit,
+            group_by_document=options.group_by_document,
+            documents=documents,
+            chunks=chunks,
+        )
+
+    def search_safely(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:
+        """TelosDB's unified response: never raises; `items` is always a list."""
+        try:
+            return self.search(workspace_id, query, options)
+        except Exception as exc:
+            log.exception("search failed")
+            return SearchResult(error=f"search failed: {exc}")

@@ -1,0 +1,134 @@
+"""UserSettingsService: aurak's per-user chat and search preferences.
+
+Every field has a default, so a user who never saved anything still gets a complete
+object; updates are partial. Selected model ids must name a config of the right type in
+the user's workspace; one that was deleted since reads back as null.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from bunko.domain.auth import Principal
+from bunko.errors import ValidationError
+from bunko.ports import ModelConfigStore, SettingsStore
+from bunko.services.bounds import RESULTS
+
+SCOPE = "user"
+LANGUAGES = ("zh", "en", "ja")
+# field → the model-config type it must point at
+MODEL_FIELDS = {
+    "selectedLLMId": "llm",
+    "selectedEmbeddingId": "embedding",
+    "selectedRerankId": "rerank",
+}
+
+
+class WorkspaceEmbedding(Protocol):
+    def chosen(self, workspace_id: str) -> str | None: ...
+    def select(self, workspace_id: str, config_id: str | None) -> Any: ...
+
+
+@dataclass(frozen=True)
+class _Range:
+    low: float
+    high: float
+    integer: bool = False
+
+
+RANGES = {
+    "temperature": _Range(0.0, 2.0),
+    "maxTokens": _Range(1, 32768, integer=True),
+    "topK": _Range(1, RESULTS, integer=True),
+    "similarityThreshold": _Range(0.0, 1.0),
+}
+FLAGS = ("enableRerank", "enableFullTextSearch")
+
+
+def settings_owner(principal: Principal) -> str:
+    """Whose user settings: the user's, or (API key, auth off) the workspace's."""
+    return principal.user_id or f"workspace:{principal.workspace_id}"
+
+
+def default_settings(*, top_k: int = 5, similarity_threshold: float = 0.3) -> dict[str, Any]:
+    return {
+        "selectedLLMId": None,
+        "selectedEmbeddingId": None,
+        "selectedRerankId": None,
+        "temperature": 0.7,
+        "maxTokens": 2048,
+        "topK": top_k,
+        "enableRerank": False,
+        "similarityThreshold": similarity_threshold,
+        "enableFullTextSearch": True,
+        "language": "en",
+    }
+
+
+class UserSettingsService:
+    def __init__(
+        self,
+        store: SettingsStore,
+        model_configs: ModelConfigStore,
+        *,
+        defaults: dict[str, Any] | None = None,
+    ) -> None:
+        self.store = store
+        self.model_configs = model_configs
+        self.defaults = defaults or default_settings()
+        # The workspace's embedding model (ModelSwitch): selectedEmbeddingId reads and sets
+        # it, for every user of the workspace (users register with a workspace of their own).
+        self.embedding: WorkspaceEmbedding | None = None
+
+    def get(self, owner: str, workspace_id: str) -> dict[str, Any]:
+        stored = self.store.get_settings(SCOPE, owner) or {}
+        values = {**self.defaults, **{k: v for k, v in stored.items() if k in self.defaults}}
+        if self.embedding is not None:
+            values["selectedEmbeddingId"] = self.embedding.chosen(workspace_id)
+        for field, kind in MODEL_FIELDS.items():
+            if values[field] is not None and not self._is_model(workspace_id, values[field], kind):
+                values[field] = None
+        return values
+
+    def update(self, owner: str, workspace_id: str, changes: dict[str, Any]) -> dict[str, Any]:
+        """Validate and merge `changes` (any subset of the fields); returns the new whole."""
+        unknown = set(changes) - set(self.defaults)
+        if unknown:
+            raise ValidationError(f"unknown fields: {', '.join(sorted(unknown))}")
+        for field, value in changes.items():
+            self._validate(workspace_id, field, value)
+        if self.embedding is not None and "selectedEmbeddingId" in changes:
+            # Validated above; a model that cannot serve here is refused before any write.
+            self.embedding.select(workspace_id, changes["selectedEmbeddingId"])
+        values = {**self.get(owner, workspace_id), **changes}
+        self.store.put_settings(SCOPE, owner, values)
+        return values
+
+    def delete(self, owner: str) -> None:
+        self.store.delete_settings(SCOPE, owner)
+
+    def _validate(self, workspace_id: str, field: str, value: Any) -> None:
+        if field in MODEL_FIELDS:
+            if value is not None and not self._is_model(workspace_id, value, MODEL_FIELDS[field]):
+                raise ValidationError(f"{field}: no {MODEL_FIELDS[field]} model config {value!r}")
+        elif field in RANGES:
+            spec = RANGES[field]
+            kinds = (int,) if spec.integer else (int, float)
+            if isinstance(value, bool) or not isinstance(value, kinds):
+                raise ValidationError(
+                    f"{field}: must be a{'n integer' if spec.integer else ' number'}"
+                )
+            if not spec.low <= value <= spec.high:
+                raise ValidationError(f"{field}: must be between {spec.low:g} and {spec.high:g}")
+        elif field in FLAGS:
+            if not isinstance(value, bool):
+                raise ValidationError(f"{field}: true or false")
+        elif field == "language" and value not in LANGUAGES:
+            raise ValidationError(f"language: one of {', '.join(LANGUAGES)}")
+
+    def _is_model(self, workspace_id: str, config_id: Any, kind: str) -> bool:
+        if not isinstance(config_id, str):
+            return False
+        config = self.model_configs.get_model_config(workspace_id, config_id)
+        return config is not None and config.type == kind
