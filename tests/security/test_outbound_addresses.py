@@ -70,8 +70,9 @@ def test_a_name_that_moves_to_link_local_is_refused_at_the_next_request(rest):
     machine); then the name resolves to instance metadata. The embedder that serves the
     workspace is kept for the process's life: it must check again at every request."""
     where = {"localhost": "127.0.0.1"}
-    configs = rest.services.accounts.model_configs
-    configs.resolver = lambda host, port: [where[host]] if host in where else resolve(host, port)
+    resolver = lambda host, port: [where[host]] if host in where else resolve(host, port)  # noqa: E731
+    rest.services.accounts.model_configs.resolver = resolver
+    rest.services.model_switch.routes.opener.configs.resolver = resolver  # what embeds reads
     user = rest.new_user()
     with HostileModels() as endpoint:
         assert choose(user, endpoint.base.replace("127.0.0.1", "localhost")).status_code == 200

@@ -1,5 +1,5 @@
 """The account services (auth, users, model configs, settings, uploads, conversions), wired
-from a shape's account adapters."""
+from a shape's account adapters, and the saved preferences that search and chat read."""
 
 from __future__ import annotations
 
@@ -18,9 +18,11 @@ from bunko.services.accounts import (
     TokenService,
     UserAdminService,
 )
+from bunko.services.chat import ConversationService
 from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.embedding import ModelConfigService, ModelSwitch
 from bunko.services.ingest import IngestService, KnowledgeBaseService
+from bunko.services.research import ResearchService
 from bunko.services.settings import UserSettingsService, WorkspaceSettingsService, default_settings
 
 
@@ -37,7 +39,36 @@ class AccountServices:
     vision: VisionAdvisor
     conversions: ConversionService
     libraries: LibraryService
-    model_switch: ModelSwitch | None = None  # each workspace's embedding model (root sets it)
+    model_switch: ModelSwitch  # each workspace's embedding model
+
+
+@dataclass(frozen=True)
+class Preferences:
+    """What users and workspaces saved: search and chat read it, the accounts edit it."""
+
+    user: UserSettingsService
+    workspace: WorkspaceSettingsService
+
+
+def build_settings(settings: Settings, adapters: Adapters, switch: ModelSwitch) -> Preferences:
+    assert adapters.accounts is not None
+    stores = adapters.accounts.stores
+    return Preferences(
+        user=UserSettingsService(
+            stores.settings,
+            stores.model_configs,
+            defaults=default_settings(
+                top_k=settings.search_limit, similarity_threshold=settings.min_score
+            ),
+            embedding=switch,
+        ),
+        workspace=WorkspaceSettingsService(
+            stores.settings,
+            min_score=settings.min_score,
+            limit=settings.search_limit,
+            folder_check=adapters.folder_check,
+        ),
+    )
 
 
 def build_auth(
@@ -80,7 +111,10 @@ def build_account_services(
     account: AccountAdapters,
     *,
     ingest: IngestService,
-    model_configs: ModelConfigService,
+    switch: ModelSwitch,
+    preferences: Preferences,
+    research: ResearchService | None,
+    conversations: ConversationService | None,
 ) -> AccountServices:
     """`account` with its JWT secret (a process that signs users in)."""
     assert account.jwt_secret is not None
@@ -93,12 +127,8 @@ def build_account_services(
         model_configs=stores.model_configs,
         options=stores.settings,
         embedding_models=_embedding_model_names(settings, adapters),
+        embedding=switch,
     )
-    workspace_settings = WorkspaceSettingsService(
-        stores.settings, min_score=settings.min_score, limit=settings.search_limit
-    )
-    if adapters.folder_check is not None:
-        workspace_settings.folder_check = adapters.folder_check
     users = UserAdminService(
         users=stores.users,
         auth=auth,
@@ -106,21 +136,17 @@ def build_account_services(
         model_configs=stores.model_configs,
         settings=stores.settings,
         libraries=stores.libraries,
+        research=research,
+        conversations=conversations,
     )
     services = AccountServices(
         auth=auth,
         users=users,
         tokens=auth.tokens,
         jwt_verifier=JwtVerifier(auth.tokens, stores.users),
-        model_configs=model_configs,
-        user_settings=UserSettingsService(
-            stores.settings,
-            stores.model_configs,
-            defaults=default_settings(
-                top_k=settings.search_limit, similarity_threshold=settings.min_score
-            ),
-        ),
-        workspace_settings=workspace_settings,
+        model_configs=switch.configs,
+        user_settings=preferences.user,
+        workspace_settings=preferences.workspace,
         knowledge_base=knowledge_base,
         vision=VisionAdvisor(
             metadata=adapters.metadata,
@@ -137,6 +163,7 @@ def build_account_services(
             metadata=adapters.metadata,
             clear_workspace=users.clear_workspace,
         ),
+        model_switch=switch,
     )
     if settings.admin_username and settings.admin_password:
         services.users.ensure_admin(

@@ -58,7 +58,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.sqlite_db import SqliteDatabase
     from bunko.adapters.local.sqlite_research import SqliteResearchStore
     from bunko.adapters.local.sqlite_store import SqliteMetadataStore
-    from bunko.bootstrap.workspace_embedders import local_route_opener
+    from bunko.bootstrap.workspace_embedders import LocalRouteOpener
     from bunko.drops.folder_monitor import local_folder_check
 
     make_private(settings.data_dir)  # 0700 folders, 0600 files
@@ -88,7 +88,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         conversations=SqliteConversationStore(db),
         passage_scorer=Bm25PassageScorer(),
         original_links=HmacOriginalLinks(local_jwt_secret(settings)),
-        route_opener=lambda configs, closers: local_route_opener(settings, configs, closers),
+        route_opener=lambda configs, closers: LocalRouteOpener(settings, configs, closers),
         refined=refined,
         closers=[index.close, *([refined.index.close] if refined else []), db.close],
     )

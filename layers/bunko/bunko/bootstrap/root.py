@@ -8,20 +8,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bunko.bootstrap.accounts import AccountServices, build_account_services
+from bunko.bootstrap.accounts import AccountServices, build_account_services, build_settings
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.conversations import build_conversations
+from bunko.bootstrap.embedding import model_switch, workspace_routes
 from bunko.bootstrap.models import ConfiguredModels
-from bunko.bootstrap.workspace_embedders import NO_ROUTES
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.domain.ingest_options import IngestDefaults
-from bunko.errors import ValidationError
 from bunko.ports import (
-    DEFAULT_MODEL,
     BlobStore,
     Embedder,
-    EmbeddingRoute,
     IngestQueue,
     MetadataStore,
     SearchIndex,
@@ -31,13 +28,9 @@ from bunko.services.accounts import ApiKeyService, ApiKeyVerifier, Identity
 from bunko.services.bounds import TokenBucket
 from bunko.services.chat import ChatService, ChatSlots, ConversationService
 from bunko.services.embedding import (
-    BuildSteps,
-    FixedRoutes,
-    ModelConfigService,
     ModelSwitch,
     Refiner,
     RefiningRoutes,
-    WorkspaceRoutes,
 )
 from bunko.services.ingest import (
     ChunkItemsService,
@@ -88,40 +81,6 @@ class Services:
             close()
 
 
-def _unopened(workspace_id: str, config_id: str) -> EmbeddingRoute:
-    raise ValidationError("model configs are not available on this deployment")
-
-
-def _model_switch(
-    settings: Settings,
-    adapters: Adapters,
-    configs: ModelConfigService,
-    routes: FixedRoutes,
-    closers: list[Callable[[], None]],
-) -> ModelSwitch:
-    """The workspace's embedding model: chosen through /user-settings (selectedEmbeddingId),
-    honoured by uploads (embeddingModelId), built by the ingest function's steps on AWS."""
-    own = routes if isinstance(routes, WorkspaceRoutes) else None
-    if own is not None and adapters.route_opener is not None:
-        opened: list[Callable[[], None]] = []
-        own.opener = adapters.route_opener(configs, opened)
-        closers.append(lambda: [close() for close in opened])
-    switch = ModelSwitch(
-        metadata=adapters.metadata,
-        configs=configs,
-        routes=own,
-        refusal=NO_ROUTES,
-        default_name=adapters.embedder.name if adapters.embedder else None,
-        batch_size=settings.embed_batch_size,
-    )
-    if own is not None:
-        configs.in_use = lambda ws, config_id: config_id in switch.models(ws)
-        configs.changed = own.refresh
-        if adapters.send_build_step is not None:
-            switch.steps = BuildSteps(switch, own.store, adapters.send_build_step)
-    return switch
-
-
 def build_adapters(settings: Settings) -> Adapters:
     if settings.backend == "aws":
         from bunko.bootstrap.aws import build_aws_adapters
@@ -144,25 +103,18 @@ def build_services(
 def wire_services(
     settings: Settings, adapters: Adapters, *, queue: IngestQueue | None = None
 ) -> Services:
-    """The services over a shape's adapters (also used by `bunko eval`'s throw-away graph)."""
+    """The services over a shape's adapters (also used by `bunko eval`'s throw-away graph),
+    built in one pass: routes and the workspace models, then ingest, then settings, search,
+    chat and research, then the account services over them all."""
     metadata, blobs, index, embedder = (
         adapters.metadata,
         adapters.blobs,
         adapters.index,
         adapters.embedder,
     )
+    account = adapters.accounts
     closers = list(adapters.closers)
-    default = EmbeddingRoute(DEFAULT_MODEL, embedder, index)
-    # Each workspace's model and index generation: its own model config's where the shape
-    # can hold one (the opener is set once the model configs exist), else the default.
-    routes: FixedRoutes = FixedRoutes(default)
-    if adapters.route_opener is not None and adapters.accounts is not None:
-        store = adapters.accounts.stores.settings
-        routes = (
-            RefiningRoutes(default, store, _unopened, adapters.refined)
-            if adapters.refined
-            else WorkspaceRoutes(default, store, _unopened)
-        )
+    routes = workspace_routes(settings, adapters, closers)
     pipeline = IndexingPipeline(
         metadata=metadata,
         blobs=blobs,
@@ -186,6 +138,9 @@ def wire_services(
             quiet_seconds=settings.refine_quiet_seconds,
         )  # fmt: skip
         closers.insert(0, refiner.stop)  # before the worker and the stores
+    switch = model_switch(settings, adapters, routes, refiner)
+    signs_in = account is not None and account.jwt_secret is not None
+
     uploads = UploadPolicy(max_file_bytes=settings.max_file_bytes)
     ingest = IngestService(
         metadata=metadata,
@@ -198,35 +153,21 @@ def wire_services(
         ),
         policy=uploads,
         routes=routes,
+        quota=(
+            UploadQuota(
+                metadata=metadata,
+                counters=account.stores.login_attempts,
+                max_bytes=settings.upload_quota_bytes,
+                per_minute=settings.upload_rate_per_minute,
+                burst=settings.upload_burst,
+            )
+            if account is not None and signs_in
+            else None
+        ),
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
-    accounts = apikeys = switch = None
-    verifiers = []
-    if adapters.accounts is not None:
-        configs = ModelConfigService(
-            adapters.accounts.stores.model_configs,
-            adapters.accounts.cipher,
-            allow_private_endpoints=settings.private_model_endpoints,
-        )
-        switch = _model_switch(settings, adapters, configs, routes, closers)
-        switch.refiner = refiner
-    if adapters.accounts is not None and adapters.accounts.jwt_secret is not None:
-        assert switch is not None
-        accounts = build_account_services(
-            settings, adapters, adapters.accounts, ingest=ingest, model_configs=switch.configs
-        )
-        accounts.model_switch = switch
-        accounts.user_settings.embedding = switch
-        accounts.knowledge_base.embedding = switch
-        apikeys = ApiKeyService(store=adapters.accounts.api_keys, metadata=metadata)
-        verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
-        ingest.quota = UploadQuota(
-            metadata=metadata,
-            counters=adapters.accounts.stores.login_attempts,
-            max_bytes=settings.upload_quota_bytes,
-            per_minute=settings.upload_rate_per_minute,
-            burst=settings.upload_burst,
-        )
+
+    preferences = build_settings(settings, adapters, switch) if signs_in else None
     search = SearchService(
         metadata=metadata,
         index=index,
@@ -236,35 +177,39 @@ def wire_services(
         candidates=settings.candidates,
         limit=settings.search_limit,
         min_score=settings.min_score,
-        saved_defaults=accounts.workspace_settings if accounts else None,
+        saved_defaults=preferences.workspace if preferences else None,
         routes=routes,
     )
     chat = ChatService(
         search=search,
         models=ConfiguredModels(
-            accounts.model_configs if accounts else None,
+            switch.configs if preferences and switch else None,
             embedder_for=lambda workspace_id: search.route(workspace_id).embedder,
         ),
-        settings=accounts.user_settings if accounts else None,
+        settings=preferences.user if preferences else None,
     )
     research = None
     if adapters.research is not None and adapters.passage_scorer is not None:
         research = ResearchService(
             store=adapters.research, metadata=metadata, search=search,
             scorer=adapters.passage_scorer,
-        )  # fmt: skip
-        if adapters.accounts is not None:
-            research.seal_rate = TokenBucket(
-                adapters.accounts.stores.login_attempts, burst=settings.research_seal_burst,
+            seal_rate=TokenBucket(
+                account.stores.login_attempts, burst=settings.research_seal_burst,
                 per_minute=settings.research_seals_per_minute, what="research seal",
-            )  # fmt: skip
+            ) if account is not None else None,
+        )  # fmt: skip
     conversations = build_conversations(settings, adapters.conversations)
-    if accounts is not None:
-        # Search needs the accounts' saved settings and research needs search, so the user
-        # admin learns about research last: deleting a user deletes their research (and
-        # their conversations) too.
-        accounts.users.research = research
-        accounts.users.conversations = conversations
+
+    accounts = apikeys = None
+    verifiers = []
+    if account is not None and preferences is not None:
+        assert switch is not None
+        accounts = build_account_services(
+            settings, adapters, account, ingest=ingest, switch=switch,
+            preferences=preferences, research=research, conversations=conversations,
+        )  # fmt: skip
+        apikeys = ApiKeyService(store=account.api_keys, metadata=metadata)
+        verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
     return Services(
         settings=settings,
         metadata=metadata,

@@ -24,10 +24,12 @@ def scratch_services(
     jobs go to the worker thread `bunko serve` runs instead (and the queue is None)."""
     with tempfile.TemporaryDirectory(prefix="bunko-scratch-") as tmp:
         queue = None if worker else CollectingQueue()
-        services = build_services(Settings(data_dir=Path(tmp), **overrides), queue=queue)
         # The operator measuring on a throw-away folder: no users to protect from a bulk load
         # (the per-user upload rate stopped `bunko eval` at its 61st document).
-        services.ingest.quota = None
+        unlimited = {"upload_rate_per_minute": 0, "upload_quota_bytes": 0}
+        services = build_services(
+            Settings(data_dir=Path(tmp), **{**unlimited, **overrides}), queue=queue
+        )
         try:
             yield services, queue
         finally:

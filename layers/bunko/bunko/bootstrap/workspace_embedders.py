@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from bunko.config import Settings
 from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
-from bunko.ports import EmbeddingRoute, RouteOpener
+from bunko.ports import EmbeddingRoute
 from bunko.services.embedding import ModelConfigService, check_model_endpoint
 
 if TYPE_CHECKING:
@@ -144,18 +144,22 @@ class ConfigEmbedder:
             return self._inner
 
 
-def local_route_opener(
-    settings: Settings, configs: ModelConfigService, closers: list[Callable[[], None]]
-) -> RouteOpener:
-    """Opens a config's route; the indexes it opens are closed by `closers`."""
+class LocalRouteOpener:
+    """Opens a config's route: its embedder, and an index of its own under the data folder.
+    The indexes it opens are closed by `closers`. `configs` only reads: endpoint and key."""
 
-    def open_route(workspace_id: str, config_id: str) -> EmbeddingRoute:
+    def __init__(
+        self, settings: Settings, configs: ModelConfigService, closers: list[Callable[[], None]]
+    ) -> None:
+        self.settings = settings
+        self.configs = configs
+        self.closers = closers
+
+    def __call__(self, workspace_id: str, config_id: str) -> EmbeddingRoute:
         from bunko.adapters.local.index_generations import GenerationIndex
 
-        embedder = ConfigEmbedder(settings, configs, workspace_id, config_id)
-        folder = settings.index_dir / "workspaces" / _safe(workspace_id) / _safe(config_id)
+        embedder = ConfigEmbedder(self.settings, self.configs, workspace_id, config_id)
+        folder = self.settings.index_dir / "workspaces" / _safe(workspace_id) / _safe(config_id)
         index = GenerationIndex(folder)  # its dimension: the first vectors' (a probe's)
-        closers.append(index.close)
+        self.closers.append(index.close)
         return EmbeddingRoute(config_id, embedder, index)
-
-    return open_route

@@ -49,6 +49,11 @@ class FixedRoutes:
     def followers(self, workspace_id: str) -> list[EmbeddingRoute]:
         return []
 
+    def models(self, workspace_id: str) -> set[str]:
+        """What the workspace embeds with now: DEFAULT_MODEL or a config id, and the one
+        being built."""
+        return {DEFAULT_MODEL}
+
     @contextmanager
     def steady(self) -> Iterator[None]:
         with self._lock:
@@ -68,6 +73,10 @@ class WorkspaceRoutes(FixedRoutes):
     def state(self, workspace_id: str) -> dict[str, Any]:
         saved = self.store.get_settings(SCOPE, workspace_id) or {}
         return {"serving": saved.get("serving") or DEFAULT_MODEL, "building": saved.get("building")}
+
+    def models(self, workspace_id: str) -> set[str]:
+        state = self.state(workspace_id)
+        return {state["serving"], *([state["building"]] if state["building"] else [])}
 
     def save_state(self, workspace_id: str, state: dict[str, Any]) -> None:
         with self._lock:

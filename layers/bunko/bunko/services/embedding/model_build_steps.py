@@ -29,9 +29,10 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from bunko.domain import Chunk, Document, DocumentStatus
-from bunko.ports import EmbeddingRoute, SettingsStore
+from bunko.ports import EmbeddingRoute, MetadataStore, SettingsStore
+from bunko.services.embedding.embedding_routes import WorkspaceRoutes
 from bunko.services.embedding.index_entries import entries_for
-from bunko.services.embedding.model_switch import ModelSwitch, Superseded
+from bunko.services.embedding.model_handover import Superseded, hand_over
 from bunko.services.embedding.reindex import embed_texts
 
 log = logging.getLogger(__name__)
@@ -50,10 +51,20 @@ TimeLeft = Callable[[], float]  # seconds left to this invocation
 
 
 class BuildSteps:
-    def __init__(self, switch: ModelSwitch, store: SettingsStore, send: SendStep) -> None:
-        self.switch = switch
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        routes: WorkspaceRoutes,
+        store: SettingsStore,
+        send: SendStep,
+        batch_size: int = 64,
+    ) -> None:
+        self.metadata = metadata
+        self.routes = routes
         self.store = store
         self.send = send
+        self.batch_size = batch_size
 
     # What the api function reads and starts.
     def figures(self, workspace_id: str) -> dict[str, Any]:
@@ -67,7 +78,7 @@ class BuildSteps:
 
     def dispatch(self, workspace_id: str, target: str) -> None:
         """Queue the first step of building `target` (saved as being built by the caller)."""
-        total = self.switch.metadata.count_chunks(workspace_id)
+        total = self.metadata.count_chunks(workspace_id)
         figures = {"model": target, "done": 0, "total": total, "error": None, "begun": time.time()}
         self._save(workspace_id, figures)
         self.send(workspace_id, target, None)
@@ -76,8 +87,7 @@ class BuildSteps:
     def step(self, workspace_id: str, target: str, after: str | None, time_left: TimeLeft) -> None:
         """Index the workspace's documents after `after` into `target`'s index until
         `time_left()` falls under the margin (then queue the next step), or switch."""
-        routes = self.switch.routes
-        assert routes is not None
+        routes = self.routes
         if routes.state(workspace_id)["building"] != target:
             log.info("workspace %s: step for %s superseded", workspace_id, target)
             return
@@ -86,7 +96,7 @@ class BuildSteps:
         figures = {
             "model": target,
             "done": saved.get("done", 0) if after is not None else 0,
-            "total": self.switch.metadata.count_chunks(workspace_id),
+            "total": self.metadata.count_chunks(workspace_id),
             "error": None,
             "begun": saved.get("begun", time.time()),
             "cleared": saved.get("cleared", time.time()),
@@ -109,7 +119,7 @@ class BuildSteps:
                 after = documents[-1][0].id
                 self._save(workspace_id, figures)
             self._index(route, self._raced(workspace_id, figures))
-            old = self.switch.switch(workspace_id, target, route, last=True)
+            old = hand_over(routes, self.metadata, workspace_id, target, route, last=True)
         except Superseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
             return
@@ -127,7 +137,7 @@ class BuildSteps:
         texts = [chunk.content for _, chunks in documents for chunk in chunks]
         if not texts:
             return 0
-        vectors = embed_texts(route.embedder, texts, self.switch.batch_size)
+        vectors = embed_texts(route.embedder, texts, self.batch_size)
         entries, offset = [], 0
         for doc, chunks in documents:
             part = None if vectors is None else vectors[offset : offset + len(chunks)]
@@ -142,7 +152,7 @@ class BuildSteps:
         """The indexed documents saved from RACE_SECONDS before the build began to RACE_SECONDS
         after its clearing: a write among them may have missed the model's index."""
         low, high = figures["begun"] - RACE_SECONDS, figures["cleared"] + RACE_SECONDS
-        metadata = self.switch.metadata
+        metadata = self.metadata
         found = [
             (doc, metadata.get_chunks(workspace_id, doc.id))
             for doc in metadata.iter_documents(workspace_id)
@@ -160,7 +170,7 @@ class BuildSteps:
     ) -> Iterator[list[tuple[Document, list[Chunk]]]]:
         """The documents after `after` in id order with their chunks, grouped to about four
         embedding batches of chunks."""
-        metadata = self.switch.metadata
+        metadata = self.metadata
         remaining = {
             d.id: d for d in metadata.iter_documents(workspace_id) if after is None or d.id > after
         }
@@ -170,7 +180,7 @@ class BuildSteps:
             chunks = metadata.get_chunks(workspace_id, doc_id)
             group.append((remaining[doc_id], chunks))
             size += len(chunks)
-            if size >= self.switch.batch_size * 4:
+            if size >= self.batch_size * 4:
                 yield group
                 group, size = [], 0
         if group:

@@ -7,8 +7,7 @@ is set.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from bunko.domain import new_id, utcnow
 from bunko.domain.accounts import MODEL_PROVIDERS, MODEL_TYPES, ModelConfig
@@ -25,6 +24,13 @@ _IN_USE = (
     "workspace first (PUT /user-settings selectedEmbeddingId)"
 )
 _EDITABLE = ("name", "provider", "model_id", "type", "base_url", "api_key", "supports_vision")
+
+
+class ModelUsage(Protocol):
+    """Which models each workspace embeds with (its routes)."""
+
+    def models(self, workspace_id: str) -> set[str]: ...
+    def refresh(self, workspace_id: str, model: str) -> None: ...
 
 
 def _text(value: Any, field: str, limit: int) -> str:
@@ -51,15 +57,18 @@ class ModelConfigService:
         *,
         allow_private_endpoints: bool = True,
         resolver: Resolver = resolve,
+        usage: ModelUsage | None = None,
     ) -> None:
         self.store = store
         self.cipher = cipher
         self.allow_private_endpoints = allow_private_endpoints
         self.resolver = resolver
-        # Whether a workspace embeds with the config (set by the root): such a config is
-        # not deleted, nor pointed at another model, while its vectors serve.
-        self.in_use: Callable[[str, str], bool] = lambda workspace_id, config_id: False
-        self.changed: Callable[[str, str], None] = lambda workspace_id, config_id: None
+        # A config a workspace embeds with is not deleted, nor pointed at another model,
+        # while its vectors serve; None: no workspace embeds with a config.
+        self.usage = usage
+
+    def in_use(self, workspace_id: str, config_id: str) -> bool:
+        return self.usage is not None and config_id in self.usage.models(workspace_id)
 
     def list(self, workspace_id: str) -> list[ModelConfig]:
         return self.store.list_model_configs(workspace_id)
@@ -87,7 +96,8 @@ class ModelConfigService:
         self._apply(config, changes, new=False)
         config.updated_at = utcnow()
         self.store.save_model_config(config)
-        self.changed(workspace_id, config_id)  # a model in use picks up its new key
+        if self.usage is not None:  # a model in use picks up its new key
+            self.usage.refresh(workspace_id, config_id)
         return config
 
     def delete(self, workspace_id: str, config_id: str) -> None:

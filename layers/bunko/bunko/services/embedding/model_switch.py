@@ -17,17 +17,16 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bunko.errors import ValidationError
 from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, MetadataStore
 from bunko.services.embedding.embedding_routes import WorkspaceRoutes
+from bunko.services.embedding.model_build_steps import BuildSteps
 from bunko.services.embedding.model_configs import ModelConfigService
+from bunko.services.embedding.model_handover import Superseded, hand_over
+from bunko.services.embedding.refinement import Refiner
 from bunko.services.embedding.reindex import reindex_route
-
-if TYPE_CHECKING:
-    from bunko.services.embedding.model_build_steps import BuildSteps
-    from bunko.services.embedding.refinement import Refiner
 
 log = logging.getLogger(__name__)
 
@@ -41,10 +40,6 @@ def start_thread(work: Callable[[], None], name: str) -> threading.Thread:
     return thread
 
 
-class Superseded(Exception):
-    """Another model was chosen while this one was being built."""
-
-
 class ModelSwitch:
     def __init__(
         self,
@@ -56,9 +51,13 @@ class ModelSwitch:
         default_name: str | None = None,
         batch_size: int = 64,
         start: Start = start_thread,
+        refiner: Refiner | None = None,
+        steps: BuildSteps | None = None,
     ) -> None:
         """`routes` None: this deployment cannot give a workspace a model of its own, and a
-        choice is refused with `refusal` (400)."""
+        choice is refused with `refusal` (400). `refiner`: the background refiner, for
+        status. `steps`: where no process outlives a request (AWS), rebuilds run as queued
+        steps; None: a thread rebuilds."""
         self.metadata = metadata
         self.configs = configs
         self.routes = routes
@@ -67,8 +66,8 @@ class ModelSwitch:
         self.batch_size = batch_size
         self.start = start
         self._progress: dict[str, dict[str, Any]] = {}  # workspace → its rebuild's figures
-        self.refiner: Refiner | None = None  # the background refiner, for status
-        self.steps: BuildSteps | None = None  # AWS: rebuilds run as queued steps (root sets)
+        self.refiner = refiner
+        self.steps = steps
         self._lock = threading.Lock()
 
     def chosen(self, workspace_id: str) -> str | None:
@@ -163,24 +162,9 @@ class ModelSwitch:
     def switch(
         self, workspace_id: str, target: str, route: EmbeddingRoute, *, last: bool
     ) -> EmbeddingRoute | None:
-        """Switch to `route` if its entries match metadata (or on the `last` attempt: a
-        write raced the rebuild); returns the route it replaced, or None to rebuild again.
-        Inside `steady`, so no write comes between the count and the switch."""
+        """Hand the workspace over to `route` (model_handover.hand_over)."""
         assert self.routes is not None
-        with self.routes.steady():
-            if self.routes.state(workspace_id)["building"] != target:
-                raise Superseded
-            if not last:  # the last attempt switches anyway: no counting (AWS: two queries)
-                held = route.index.count(workspace_id)
-                chunks = self.metadata.count_chunks(workspace_id)
-                if held != chunks:
-                    log.warning(
-                        "workspace %s: %d entries for %d chunks", workspace_id, held, chunks
-                    )
-                    return None
-            old = self.routes.chosen(workspace_id)
-            self.routes.save_state(workspace_id, {"serving": target, "building": None})
-            return old
+        return hand_over(self.routes, self.metadata, workspace_id, target, route, last=last)
 
     def _rebuild(
         self, workspace_id: str, target: str, route: EmbeddingRoute, *, in_place: bool
@@ -203,10 +187,7 @@ class ModelSwitch:
     def models(self, workspace_id: str) -> set[str]:
         """What the workspace embeds with now: DEFAULT_MODEL or a config id, and the one
         being built."""
-        if self.routes is None:
-            return {DEFAULT_MODEL}
-        state = self.routes.state(workspace_id)
-        return {state["serving"], *([state["building"]] if state["building"] else [])}
+        return self.routes.models(workspace_id) if self.routes else {DEFAULT_MODEL}
 
     def describe(self, workspace_id: str, model: str) -> dict[str, Any]:
         if model == DEFAULT_MODEL:

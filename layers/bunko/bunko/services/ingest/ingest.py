@@ -43,6 +43,7 @@ class IngestService:
         defaults: IngestDefaults,
         policy: UploadPolicy,
         routes: EmbeddingRoutes | None = None,  # `index` is the default route's
+        quota: UploadQuota | None = None,  # bytes and uploads per workspace (with accounts)
     ) -> None:
         self.metadata = metadata
         self.blobs = blobs
@@ -50,7 +51,7 @@ class IngestService:
         self.queue = queue
         self.defaults = defaults
         self.policy = policy
-        self.quota: UploadQuota | None = None  # set by the composition root with accounts
+        self.quota = quota
 
     def submit_file(
         self,

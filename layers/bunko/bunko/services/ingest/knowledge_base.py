@@ -46,16 +46,18 @@ class KnowledgeBaseService:
         model_configs: ModelConfigStore,
         options: SettingsStore,
         embedding_models: frozenset[str] = frozenset(),
+        embedding: ModelSwitch | None = None,
     ) -> None:
         """`embedding_models`: the names of the model this deployment embeds with (its
-        BUNKO_EMBEDDER kind, the embedder's name and model id); empty when keyword-only."""
+        BUNKO_EMBEDDER kind, the embedder's name and model id); empty when keyword-only.
+        `embedding`: each workspace's model; None where workspaces cannot choose one."""
         self.ingest = ingest
         self.policy = ingest.policy
         self.metadata = ingest.metadata
         self.model_configs = model_configs
         self.options = options
         self.embedding_models = embedding_models
-        self.embedding: ModelSwitch | None = None  # each workspace's model (root sets it)
+        self.embedding = embedding
 
     def _check_model(self, workspace_id: str, config_id: str) -> None:
         """An upload's embeddingModelId must name the model its workspace embeds with (or the

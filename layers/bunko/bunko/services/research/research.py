@@ -51,13 +51,14 @@ class ResearchService:
         metadata: MetadataStore,
         search: SearchService,
         scorer: PassageScorer,
+        seal_rate: TokenBucket | None = None,
     ) -> None:
         self.store = store
         self.metadata = metadata
         self.search_service = search
         self.scorer = scorer
         # seals per workspace (each re-embeds and copies its passages); None: not counted
-        self.seal_rate: TokenBucket | None = None
+        self.seal_rate = seal_rate
 
     # projects
     def create_project(self, workspace_id: str, name: str) -> ResearchProject:

@@ -73,13 +73,14 @@ class UserSettingsService:
         model_configs: ModelConfigStore,
         *,
         defaults: dict[str, Any] | None = None,
+        embedding: WorkspaceEmbedding | None = None,
     ) -> None:
         self.store = store
         self.model_configs = model_configs
         self.defaults = defaults or default_settings()
         # The workspace's embedding model (ModelSwitch): selectedEmbeddingId reads and sets
         # it, for every user of the workspace (users register with a workspace of their own).
-        self.embedding: WorkspaceEmbedding | None = None
+        self.embedding = embedding
 
     def get(self, owner: str, workspace_id: str) -> dict[str, Any]:
         stored = self.store.get_settings(SCOPE, owner) or {}

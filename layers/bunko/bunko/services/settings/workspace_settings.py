@@ -45,7 +45,7 @@ class WorkspaceSettingsService:
         *,
         min_score: float,
         limit: int,
-        folder_check: FolderCheck = _no_folders,
+        folder_check: FolderCheck | None = None,
     ) -> None:
         self.store = store
         self.defaults: dict[str, Any] = {
@@ -54,7 +54,7 @@ class WorkspaceSettingsService:
             "min_score": min_score,
             "limit": limit,
         }
-        self.folder_check = folder_check
+        self.folder_check = folder_check or _no_folders
         self._subscribers: list[Callable[[], None]] = []
         self._lock = threading.Lock()
 
