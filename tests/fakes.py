@@ -16,6 +16,7 @@ from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
 from bunko.errors import ConflictError, NotFoundError, StaleError
 from bunko.ports import IndexEntry, IndexHit, IngestJob, SearchFilter
+from bunko.services.embedding import fixed_routes
 
 
 def _copy(record):
@@ -291,12 +292,13 @@ class PipelineWorld:
         self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()
         self.index, self.queue = FakeSearchIndex(embedder.dimension), FakeQueue()
         self.ingest = IngestService(
-            metadata=self.metadata, blobs=self.blobs, index=self.index, queue=self.queue,
+            metadata=self.metadata, blobs=self.blobs, queue=self.queue,
+            routes=fixed_routes(self.index, None),
             defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
             policy=UploadPolicy(max_file_bytes=10_000_000),
         )  # fmt: skip
         self.pipeline = IndexingPipeline(
-            metadata=self.metadata, blobs=self.blobs, index=self.index, embedder=embedder,
+            metadata=self.metadata, blobs=self.blobs, routes=fixed_routes(self.index, embedder),
             batch_size=batch_size,
         )  # fmt: skip
 

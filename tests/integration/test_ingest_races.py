@@ -15,6 +15,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError
 from bunko.ports import IndexEntry
+from bunko.services.embedding import fixed_routes
 from bunko.services.ingest.blob_keys import original_key
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.pipeline import IndexingPipeline
@@ -47,8 +48,7 @@ def _pipeline(services, before) -> IndexingPipeline:
     return IndexingPipeline(
         metadata=services.metadata,
         blobs=services.blobs,
-        index=RacingIndex(services.index, before),
-        embedder=None,
+        routes=fixed_routes(RacingIndex(services.index, before), None),
     )
 
 
@@ -180,7 +180,7 @@ def test_a_replace_racing_a_delete_is_not_found_and_leaves_nothing(tmp_path):
         ingest = IngestService(
             metadata=services.metadata,
             blobs=DeletingBlobs(services.blobs, delete_first),
-            index=services.index,
+            routes=fixed_routes(services.index, None),
             queue=queue,
             defaults=services.ingest.defaults,
             policy=services.ingest.policy,

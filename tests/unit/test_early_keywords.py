@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
+from bunko.services.embedding import fixed_routes
 from bunko.services.ingest.pipeline import EARLY_KEYWORD_CHUNKS
 from bunko.services.search.calibration import Calibration
 from bunko.services.search.search import SearchOptions, SearchService
@@ -38,7 +39,9 @@ class World(PipelineWorld):
     def __init__(self, embedder: Watching) -> None:
         super().__init__(embedder)
         self.search = SearchService(
-            metadata=self.metadata, index=self.index, embedder=embedder, calibration=COSINE_LED
+            metadata=self.metadata,
+            routes=fixed_routes(self.index, embedder),
+            calibration=COSINE_LED,
         )
 
     def run(self, **texts: str) -> None:

@@ -12,6 +12,7 @@ from bunko.domain import DocumentStatus
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import IndexEntry, IngestJob
+from bunko.services.embedding import fixed_routes
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
 from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchIndex
@@ -30,7 +31,7 @@ class World:
         self.service = IngestService(
             metadata=self.metadata,
             blobs=self.blobs,
-            index=self.index,
+            routes=fixed_routes(self.index, None),
             queue=self.queue,
             defaults=IngestDefaults(chunk_size=500, chunk_overlap=50),
             policy=UploadPolicy(max_file_bytes=100),

@@ -116,12 +116,7 @@ def wire_services(
     closers = list(adapters.closers)
     routes = workspace_routes(settings, adapters, closers)
     pipeline = IndexingPipeline(
-        metadata=metadata,
-        blobs=blobs,
-        index=index,
-        embedder=embedder,
-        batch_size=settings.embed_batch_size,
-        routes=routes,
+        metadata=metadata, blobs=blobs, routes=routes, batch_size=settings.embed_batch_size
     )
     queue = queue or adapters.queue
     queue_depth = lambda: 0  # noqa: E731 (SQS: the queue's depth is CloudWatch's to report)
@@ -145,7 +140,6 @@ def wire_services(
     ingest = IngestService(
         metadata=metadata,
         blobs=blobs,
-        index=index,
         queue=queue,
         defaults=IngestDefaults(
             chunk_size=settings.chunk_size,
@@ -170,15 +164,13 @@ def wire_services(
     preferences = build_settings(settings, adapters, switch) if signs_in else None
     search = SearchService(
         metadata=metadata,
-        index=index,
-        embedder=embedder,
+        routes=routes,
         method=settings.fusion,
         vector_weight=settings.vector_weight,
         candidates=settings.candidates,
         limit=settings.search_limit,
         min_score=settings.min_score,
         saved_defaults=preferences.workspace if preferences else None,
-        routes=routes,
     )
     chat = ChatService(
         search=search,
@@ -222,9 +214,7 @@ def wire_services(
         uploads=uploads,
         search=search,
         status=StatusService(documents=metadata, embedder=embedder, queue_depth=queue_depth),
-        items=ChunkItemsService(
-            metadata=metadata, blobs=blobs, index=index, embedder=embedder, routes=routes
-        ),
+        items=ChunkItemsService(metadata=metadata, blobs=blobs, routes=routes),
         identity=Identity(verifiers, auth_enabled=settings.auth == "on"),
         chat=chat,
         accounts=accounts,

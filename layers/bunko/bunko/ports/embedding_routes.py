@@ -30,6 +30,8 @@ class EmbeddingRoute:
 
 
 class EmbeddingRoutes(Protocol):
+    default: EmbeddingRoute  # the server's own model and index (BUNKO_EMBEDDER)
+
     def chosen(self, workspace_id: str) -> EmbeddingRoute:
         """The route of the workspace's chosen model: what its writes embed with."""
 

@@ -16,16 +16,12 @@ from dataclasses import dataclass, replace
 from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import (
-    DEFAULT_MODEL,
     BlobStore,
-    Embedder,
-    EmbeddingRoute,
     EmbeddingRoutes,
     MetadataStore,
-    SearchIndex,
     write_targets,
 )
-from bunko.services.embedding import FixedRoutes, embed_texts, entries_for
+from bunko.services.embedding import embed_texts, entries_for
 from bunko.services.ingest.document_chunks import stored_text
 
 log = logging.getLogger(__name__)
@@ -78,14 +74,12 @@ class ChunkItemsService:
         *,
         metadata: MetadataStore,
         blobs: BlobStore,
-        index: SearchIndex,
-        embedder: Embedder | None,
-        routes: EmbeddingRoutes | None = None,
+        routes: EmbeddingRoutes,
     ) -> None:
-        """`index` and `embedder`: the default route; `routes`: each workspace's."""
+        """`routes`: the model and index generation of each workspace."""
         self.metadata = metadata
         self.blobs = blobs
-        self.routes = routes or FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
+        self.routes = routes
 
     def get_item(self, workspace_id: str, item_id: str) -> ItemView:
         """Raises NotFoundError for an unknown id and for another workspace's id alike."""

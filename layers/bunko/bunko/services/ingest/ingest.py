@@ -16,9 +16,9 @@ from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
-from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore, SearchIndex
+from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
 from bunko.ports.embedding_routes import EmbeddingRoutes
-from bunko.services.embedding import delete_document_everywhere, fixed_routes
+from bunko.services.embedding import delete_document_everywhere
 from bunko.services.ingest.blob_keys import original_key, text_key
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.ingest.upload_quota import UploadQuota
@@ -38,16 +38,15 @@ class IngestService:
         *,
         metadata: MetadataStore,
         blobs: BlobStore,
-        index: SearchIndex,
         queue: IngestQueue,
         defaults: IngestDefaults,
         policy: UploadPolicy,
-        routes: EmbeddingRoutes | None = None,  # `index` is the default route's
+        routes: EmbeddingRoutes,  # the model and index generation of each workspace
         quota: UploadQuota | None = None,  # bytes and uploads per workspace (with accounts)
     ) -> None:
         self.metadata = metadata
         self.blobs = blobs
-        self.routes = routes or fixed_routes(index, None)
+        self.routes = routes
         self.queue = queue
         self.defaults = defaults
         self.policy = policy

@@ -15,18 +15,15 @@ from dataclasses import dataclass
 from bunko.domain import Chunk, Document, DocumentStatus, utcnow
 from bunko.errors import BunkoError, NotFoundError, StaleError
 from bunko.ports import (
-    DEFAULT_MODEL,
     BlobStore,
     DocumentWrite,
-    Embedder,
     EmbeddingRoute,
     EmbeddingRoutes,
     IngestJob,
     MetadataStore,
-    SearchIndex,
     write_targets,
 )
-from bunko.services.embedding import FixedRoutes, embed_texts, entries_for, reindex_served
+from bunko.services.embedding import embed_texts, entries_for, reindex_served
 from bunko.services.ingest.document_chunks import parse_and_chunk
 from bunko.services.ingest.document_writes import write_documents
 from bunko.services.ingest.embed_stream import EmbedStream, Vectors
@@ -59,17 +56,13 @@ class IndexingPipeline:
         *,
         metadata: MetadataStore,
         blobs: BlobStore,
-        index: SearchIndex,
-        embedder: Embedder | None,
+        routes: EmbeddingRoutes,
         batch_size: int = 64,
-        routes: EmbeddingRoutes | None = None,
     ) -> None:
-        """`index` and `embedder`: the default route; `routes`: which route serves each
-        workspace (default: that one for all)."""
+        """`routes`: which model and index generation serve each workspace."""
         self.metadata = metadata
         self.blobs = blobs
-        self.default = EmbeddingRoute(DEFAULT_MODEL, embedder, index)
-        self.routes = routes or FixedRoutes(self.default)
+        self.routes = routes
         self.batch_size = batch_size
 
     def process(self, jobs: Sequence[IngestJob], more: MoreJobs | None = None) -> list[Document]:
@@ -294,5 +287,10 @@ class IndexingPipeline:
     def reindex(self, workspace_id: str | None = None, **options) -> int:
         """Rebuild from metadata (services/embedding/reindex.py: `reindex_served`). Returns the chunks."""
         return reindex_served(
-            self.metadata, self.routes, self.default, workspace_id, self.batch_size, **options
+            self.metadata,
+            self.routes,
+            self.routes.default,
+            workspace_id,
+            self.batch_size,
+            **options,
         )

@@ -19,7 +19,6 @@ import numpy as np
 from bunko.domain import Chunk, Document
 from bunko.errors import ValidationError
 from bunko.ports import (
-    DEFAULT_MODEL,
     Embedder,
     EmbeddingRoute,
     EmbeddingRoutes,
@@ -28,7 +27,6 @@ from bunko.ports import (
     SearchIndex,
 )
 from bunko.services.bounds import SEARCHED_CHARS
-from bunko.services.embedding import FixedRoutes
 from bunko.services.search.calibration import (
     CALIBRATIONS,
     Calibration,
@@ -94,8 +92,7 @@ class SearchService:
         self,
         *,
         metadata: MetadataStore,
-        index: SearchIndex,
-        embedder: Embedder | None,
+        routes: EmbeddingRoutes,
         method: str = "convex",
         vector_weight: float | None = None,
         candidates: int = 100,
@@ -103,16 +100,12 @@ class SearchService:
         min_score: float = 0.3,
         saved_defaults: SearchDefaults | None = None,
         calibration: Calibration | None = None,
-        routes: EmbeddingRoutes | None = None,
     ) -> None:
-        """`index` and `embedder`: the default route; `routes`: the model and generation
-        that serve each workspace (default: that one for all)."""
+        """`routes`: the model and index generation that serve each workspace."""
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
         self.metadata = metadata
-        self.index = index
-        self.embedder = embedder
-        self.routes = routes or FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
+        self.routes = routes
         self.method = method
         self.vector_weight = vector_weight  # None: each model's measured weight
         self.candidates = candidates
@@ -134,7 +127,7 @@ class SearchService:
         without a fitted row is judged on its measured scale (services/search/model_scale.py)."""
         if not vector_used:  # cosines are missing, not 0: coverage alone decides
             return CALIBRATIONS["keyword"]
-        embedder = embedder or self.embedder
+        embedder = embedder or self.routes.default.embedder
         if embedder is None:
             return CALIBRATIONS["keyword"]
         if self.calibration is not None and method != "vector":
@@ -160,7 +153,7 @@ class SearchService:
     def query_vector(self, query: str, embedder: Embedder | None = None) -> np.ndarray | None:
         """The query's embedding by `embedder` (default: the server's), or None when there
         is no usable embedder."""
-        embedder = embedder or self.embedder
+        embedder = embedder or self.routes.default.embedder
         if embedder is None:
             return None
         vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
