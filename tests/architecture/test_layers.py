@@ -131,7 +131,7 @@ WING_IMPORTS = {
     "ingest": {"bounds", "embedding"},
     "conversion": {"bounds", "ingest"},
     "research": {"bounds", "search"},
-    "chat": {"bounds", "search", "settings"},
+    "chat": {"bounds", "embedding", "search", "settings"},
     "accounts": {"bounds", "chat", "embedding", "ingest", "research"},
 }
 

@@ -13,6 +13,7 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.stub import ANY, Stubber
 
+from bunko.bootstrap import models
 from tests.aws.eventstream import converse_stream, event, exception
 from tests.e2e.chat_harness import ask, load_documents
 from tests.e2e.rest_harness import serve
@@ -67,7 +68,7 @@ def rest(tmp_path_factory):
 
 
 @pytest.fixture
-def bedrock(rest):
+def bedrock(rest, monkeypatch):
     runtime = BedrockRuntime()
     agent = boto3.client(
         "bedrock-agent-runtime",
@@ -76,13 +77,11 @@ def bedrock(rest):
         aws_secret_access_key="test",
     )
     clients = {"bedrock-runtime": runtime.client, "bedrock-agent-runtime": agent}
-    models = rest.services.chat.models
-    original = models.boto
-    models.boto = lambda service, region: clients[service]
+    # Model clients are built per call from boto_factory, looked up at each call.
+    monkeypatch.setattr(models, "boto_factory", lambda service, region: clients[service])
     with Stubber(agent) as rerank:
         yield runtime, rerank
         rerank.assert_no_pending_responses()
-    models.boto = original
 
 
 def bedrock_user(rest, *, rerank: bool = False, **settings):

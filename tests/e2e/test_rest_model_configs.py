@@ -150,7 +150,7 @@ def test_a_local_model_server_is_a_normal_base_url_on_one_machine(rest):
 
 def test_a_saved_config_is_checked_again_where_it_points_when_used(rest):
     """A name may resolve elsewhere than when it was saved: the model is refused, not called."""
-    from bunko.bootstrap.models import ConfiguredModels
+    from bunko.bootstrap.models import chat_models
 
     user = rest.new_user()
     config = user.client.post("/model-configs", json=CONFIG).json()
@@ -160,4 +160,4 @@ def test_a_saved_config_is_checked_again_where_it_points_when_used(rest):
     stored.base_url = "http://169.254.169.254/v1"  # as if its name now resolved there
     configs.store.save_model_config(stored)
     with pytest.raises(ValidationError, match="link-local"):
-        ConfiguredModels(configs).chat_model(workspace, config["id"])
+        chat_models(configs).chat_model(workspace, config["id"])

@@ -1,5 +1,5 @@
-"""ConfiguredModels: a user's model config (`/model-configs`) turned into a chat model or a
-reranker, per call, so an API key is decrypted only when a model is about to be called."""
+"""The clients of the chat models and rerankers a user's model configs name, built per call
+for services/chat/models.py (which decides which config, and checks it first)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from bunko.adapters.extractive_chat import NAME as EXTRACTIVE
 from bunko.adapters.extractive_chat import ExtractiveChat
 from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
 from bunko.ports import Embedder
 from bunko.ports.chat import ChatModel, Reranker
+from bunko.services.chat import ChatModels
 from bunko.services.embedding import ModelConfigService
 
 # Providers without a base URL in their config use their own public endpoint.
@@ -40,41 +40,19 @@ def boto_factory(service: str, region: str | None) -> Any:
     return boto3.client(service, region_name=region, config=config)  # type: ignore[call-overload]
 
 
-class ConfiguredModels:
-    """The ModelResolver of both shapes. No config chosen: the offline extractive answerer."""
+class ModelClients:
+    """Builds the client of a provider's model from a checked config (services/chat/models.py
+    decides which config, and when)."""
 
-    def __init__(
-        self,
-        configs: ModelConfigService | None,
-        *,
-        boto: BotoFactory | None = None,
-        embedder_for: Callable[[str], Embedder | None] | None = None,
-    ):
-        self.configs = configs
+    def __init__(self, *, boto: BotoFactory | None = None) -> None:
         self.boto = boto  # None: this module's boto_factory, looked up at each call
-        # the model that serves a workspace's searches: the offline answerer quotes by it
-        # when the question shares no word with the passages
-        self.embedder_for = embedder_for
-
-    def _config(self, workspace_id: str, config_id: str, kind: str) -> ModelConfig:
-        if self.configs is None:
-            raise ValidationError("model configs are not available on this deployment")
-        config = self.configs.get(workspace_id, config_id)
-        if config.type != kind:
-            raise ValidationError(f"model config {config_id} is a {config.type} model, not {kind}")
-        self.configs.endpoint(config)  # where its baseUrl points now: refused if inside
-        return config
 
     def _client(self, service: str, region: str | None) -> Any:
         # Looked up when a model is built, not when the services are: the permission
         # contract's recorder wraps `boto_factory` after the composition root has run.
         return (self.boto or boto_factory)(service, region)
 
-    def chat_model(self, workspace_id: str, config_id: str | None) -> ChatModel:
-        if config_id is None or config_id == EXTRACTIVE:
-            embedder = self.embedder_for(workspace_id) if self.embedder_for else None
-            return ExtractiveChat(embedder)
-        config = self._config(workspace_id, config_id, "llm")
+    def chat(self, config: ModelConfig, api_key: str | None) -> ChatModel:
         if config.provider == "bedrock":
             from bunko.adapters.aws.bedrock_chat import BedrockChat
 
@@ -85,12 +63,11 @@ class ConfiguredModels:
         return OpenAIChat(
             provider=f"{config.provider} ({config.name})",
             model=config.model_id,
-            api_key=self.configs.api_key(workspace_id, config.id) if self.configs else None,
+            api_key=api_key,
             base_url=config.base_url or DEFAULT_BASE_URLS.get(config.provider),
         )
 
-    def reranker(self, workspace_id: str, config_id: str) -> Reranker:
-        config = self._config(workspace_id, config_id, "rerank")
+    def rerank(self, config: ModelConfig, api_key: str | None) -> Reranker:
         if config.provider == "bedrock":
             from bunko.adapters.aws.bedrock_rerank import BedrockRerank
 
@@ -104,5 +81,22 @@ class ConfiguredModels:
             provider=f"{config.provider} ({config.name})",
             model=config.model_id,
             base_url=config.base_url,
-            api_key=self.configs.api_key(workspace_id, config.id) if self.configs else None,
+            api_key=api_key,
         )
+
+
+def chat_models(
+    configs: ModelConfigService | None,
+    *,
+    embedder_for: Callable[[str], Embedder | None] | None = None,
+    boto: BotoFactory | None = None,
+) -> ChatModels:
+    """The ModelResolver of both shapes: no config chosen, the offline extractive answerer,
+    quoting by the model that serves the workspace's searches (`embedder_for`)."""
+    clients = ModelClients(boto=boto)
+    return ChatModels(
+        configs,
+        chat=clients.chat,
+        rerank=clients.rerank,
+        offline=lambda ws: ExtractiveChat(embedder_for(ws) if embedder_for else None),
+    )

@@ -12,7 +12,7 @@ from bunko.bootstrap.accounts import AccountServices, build_account_services, bu
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.conversations import build_conversations
 from bunko.bootstrap.embedding import model_switch, workspace_routes
-from bunko.bootstrap.models import ConfiguredModels
+from bunko.bootstrap.models import chat_models
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.domain.ingest_options import IngestDefaults
@@ -174,7 +174,7 @@ def wire_services(
     )
     chat = ChatService(
         search=search,
-        models=ConfiguredModels(
+        models=chat_models(
             switch.configs if preferences and switch else None,
             embedder_for=lambda workspace_id: search.route(workspace_id).embedder,
         ),

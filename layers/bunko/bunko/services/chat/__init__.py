@@ -3,15 +3,18 @@
 from bunko.services.chat.chat import ChatEvent, ChatPreferences, ChatService, Source, collect_answer
 from bunko.services.chat.chat_slots import ChatSlot, ChatSlots
 from bunko.services.chat.conversations import ConversationLimits, ConversationService
+from bunko.services.chat.models import ChatModels, ModelFactory
 
 __all__ = [
     "ChatEvent",
+    "ChatModels",
     "ChatPreferences",
     "ChatService",
     "ChatSlot",
     "ChatSlots",
     "ConversationLimits",
     "ConversationService",
+    "ModelFactory",
     "Source",
     "collect_answer",
 ]
