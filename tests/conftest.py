@@ -19,6 +19,20 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
 
 
+AWS_TESTS = REPO_ROOT / "tests" / "aws"
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The markers `make check` selects by (pyproject.toml declares them): every test under
+    tests/aws/ is `aws`; every test that drives a browser (the `chromium` fixture) is `slow`.
+    Other slow modules say so themselves (`pytestmark = pytest.mark.slow`)."""
+    for item in items:
+        if item.path.is_relative_to(AWS_TESTS):
+            item.add_marker(pytest.mark.aws)
+        if "chromium" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
 def make_services(data_dir: Path, **settings) -> Services:
     return build_services(Settings(data_dir=data_dir, **settings))
 

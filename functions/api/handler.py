@@ -8,7 +8,7 @@ from aws_lambda_powertools import Logger, Metrics
 from aws_lambda_powertools.logging import correlation_paths
 from mangum import Mangum
 
-from bunko.bootstrap.lambda_entry import served_app
+from bunko.lambda_entry import served_app
 
 logger = Logger()
 metrics = Metrics()

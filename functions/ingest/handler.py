@@ -19,7 +19,7 @@ from aws_lambda_powertools.utilities.batch import (
 )
 from aws_lambda_powertools.utilities.data_classes.sqs_event import SQSRecord
 
-from bunko.bootstrap.lambda_entry import ingest_handler, ingest_retries
+from bunko.lambda_entry import ingest_handler, ingest_retries
 
 logger = Logger()
 metrics = Metrics()

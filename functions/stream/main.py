@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from aws_lambda_powertools import Logger
 
-from bunko.bootstrap.lambda_entry import api_app, served_app
+from bunko.lambda_entry import api_app, served_app
 
 if TYPE_CHECKING:
     from fastapi import Request, Response

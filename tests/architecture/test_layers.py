@@ -166,3 +166,68 @@ def test_outside_services_only_a_wing_face_is_imported():
         if name.startswith("bunko.services.") and len(name.split(".")) > 3
     ]
     assert bad == []
+
+
+# The doors a request enters by; what they share, below them; and what composes or starts
+# them, above them (the app holding REST and MCP, the Lambda entry, `bunko serve`, the CLI).
+DOORS = ("bunko.http", "bunko.mcp", "bunko.drops")
+SHARED_BY_DOORS = ("bunko.asgi", "bunko.operations")
+ABOVE_DOORS = ("bunko.server_app", "bunko.lambda_entry", "bunko.embedded_server", "bunko.cli")
+
+
+def imported_names(path: Path) -> set[str]:
+    """`imported`, plus each name a from-import takes: `from bunko import lambda_entry` is
+    an import of bunko.lambda_entry."""
+    names = imported(path)
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.update(f"{node.module}.{alias.name}" for alias in node.names)
+    return names
+
+
+def within(name: str, packages: tuple[str, ...]) -> bool:
+    """`name` is one of `packages` or inside one; `bunko.cli` stands for every bunko.cli*
+    module (cli_options, cli_users, cli_agents)."""
+    return any(
+        name == p or name.startswith(f"{p}.") or (p == "bunko.cli" and name.startswith(p))
+        for p in packages
+    )
+
+
+def layer_offenders(under: str, forbidden: tuple[str, ...]) -> list[str]:
+    return [
+        f"{path.relative_to(PACKAGE)} imports {name}"
+        for path in modules(under)
+        for name in sorted(imported_names(path))
+        if within(name, forbidden)
+    ]
+
+
+def test_no_door_imports_another_door_or_what_composes_them():
+    bad = [
+        offence
+        for door in DOORS
+        for offence in layer_offenders(
+            door.removeprefix("bunko."), (*(d for d in DOORS if d != door), *ABOVE_DOORS)
+        )
+    ]
+    assert bad == []
+
+
+def test_bootstrap_imports_no_door():
+    """The composition root builds what the doors call: it imports no door, nothing the doors
+    share (run-time pieces such as ASGI middleware live in the layer they serve), and nothing
+    that composes doors (the Lambda entry is bunko/lambda_entry.py)."""
+    assert layer_offenders("bootstrap", (*DOORS, *SHARED_BY_DOORS, *ABOVE_DOORS)) == []
+
+
+def test_what_the_doors_share_lies_below_them():
+    """asgi/ (error bodies, body limits, hardening, API Gateway) and operations/ (the research
+    operations REST and MCP both offer) import no door, no composition, no adapter; services,
+    ports and domain do not import them."""
+    above = (*DOORS, *ABOVE_DOORS, "bunko.bootstrap", "bunko.adapters")
+    bad = [offence for shared in SHARED_BY_DOORS
+           for offence in layer_offenders(shared.removeprefix("bunko."), above)]  # fmt: skip
+    bad += [offence for inner in ("services", "ports", "domain")
+            for offence in layer_offenders(inner, SHARED_BY_DOORS)]  # fmt: skip
+    assert bad == []

@@ -12,8 +12,8 @@ import boto3
 import pytest
 from opensearchpy import OpenSearch
 
+from bunko import lambda_entry
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-from bunko.bootstrap import lambda_entry
 from tests.aws.stand_ins import BUCKET, REGION, TABLE, MotoAws, moto_aws
 
 INDEX = "bunko-test"

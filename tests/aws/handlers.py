@@ -9,6 +9,7 @@ import json
 import sys
 from pathlib import Path
 from types import ModuleType
+from urllib.parse import quote
 
 from tests.aws.conftest import FakeLambdaContext
 
@@ -64,3 +65,21 @@ def sign_in(api, username: str = "ada", password: str = "correct horse battery")
     status, body = call(api, "POST", "/auth/login", {"username": username, "password": password})
     assert status == 200, body
     return body["access_token"]
+
+
+def presign(api, token: str, body: dict) -> tuple[int, dict]:
+    """POST /uploads/presign through the API handler: (status, answer)."""
+    event = api_event("POST", "/uploads/presign", body=json.dumps(body), headers={
+        "Content-Type": "application/json", "Authorization": f"Bearer {token}",
+    })  # fmt: skip
+    response = api.handler(event, FakeLambdaContext())
+    return response["statusCode"], json.loads(response["body"])
+
+
+def created_event(key: str) -> dict:
+    """The SQS message S3's notification sends for an object created at `key`."""
+    event = load_event("sqs_s3_object_created.json")
+    body = json.loads(event["Records"][0]["body"])
+    body["Records"][0]["s3"]["object"]["key"] = quote(key)
+    event["Records"][0]["body"] = json.dumps(body)
+    return event

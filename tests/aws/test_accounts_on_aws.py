@@ -27,7 +27,7 @@ def test_register_login_and_api_keys_on_dynamodb(api_with_accounts):
     )
     assert status == 401 and body["statusCode"] == 401
 
-    from bunko.bootstrap import lambda_entry
+    from bunko import lambda_entry
 
     services = lambda_entry.api_app().state.services
     assert services.apikeys is not None

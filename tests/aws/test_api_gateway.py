@@ -9,7 +9,7 @@ import json
 
 import pytest
 
-from bunko.bootstrap.api_gateway import API_BODY_LIMIT, base_path
+from bunko.asgi.api_gateway import API_BODY_LIMIT, base_path
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, load_event, load_function
 from tests.aws.stand_ins import BUCKET
@@ -138,7 +138,7 @@ def test_api_names_an_unreadable_jwt_secret_as_a_deployment_error(aws_env, monke
         "BUNKO_JWT_SECRET_ARN", "arn:aws:secretsmanager:us-east-1:123456789012:secret:nope"
     )
     monkeypatch.setenv("BUNKO_MODEL_KEYS_KMS_KEY_ID", "no-such-key")
-    from bunko.bootstrap import lambda_entry
+    from bunko import lambda_entry
 
     with pytest.raises(DeploymentError, match="ResourceNotFoundException"):
         lambda_entry.api_app()

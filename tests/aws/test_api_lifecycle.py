@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from bunko.bootstrap import lambda_entry
+from bunko import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext

@@ -13,7 +13,7 @@ from urllib.parse import quote_plus
 
 import pytest
 
-from bunko.bootstrap import lambda_entry
+from bunko import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter

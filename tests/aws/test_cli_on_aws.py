@@ -19,6 +19,8 @@ from bunko.config import Settings
 from bunko.deploy_schema import create_table_kwargs
 from tests.waiting import free_port
 
+pytestmark = pytest.mark.slow  # real `bunko` processes against a moto server
+
 BUNKO = [sys.executable, "-m", "bunko.cli"]
 REGION, TABLE, BUCKET = "us-east-1", "bunko-cli-test", "bunko-cli-test"
 PASSWORD = "correct horse battery staple"

@@ -4,7 +4,7 @@ setting; another user's id is 404."""
 
 from __future__ import annotations
 
-from bunko.bootstrap import lambda_entry
+from bunko import lambda_entry
 from bunko.deploy_schema import TTL_ATTRIBUTE
 from tests.aws.handlers import call, sign_in
 from tests.aws.stand_ins import TABLE

@@ -9,8 +9,8 @@ from urllib.parse import parse_qs, quote, urlparse
 import pytest
 import requests
 
+from bunko import lambda_entry
 from bunko.adapters.aws import sqs_retry
-from bunko.bootstrap import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
 from tests.aws.conftest import FakeLambdaContext

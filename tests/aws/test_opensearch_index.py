@@ -11,20 +11,7 @@ from bunko.adapters.aws import opensearch_queries as q
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex, SearchBackendError
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
-
-WS, OTHER = "ws-1", "ws-2"
-
-
-def entry(i: int, text: str, *, doc: str = "d1", ws: str = WS, category: str | None = None):
-    return IndexEntry(
-        chunk_id=f"c{i}",
-        document_id=doc,
-        workspace_id=ws,
-        revision=1,
-        text=text,
-        category=category,
-        vector=[1.0, 0.0, 0.0, float(i)],
-    )
+from tests.aws.index_entries import OTHER, WS, entry
 
 
 def test_mapping_has_kuromoji_text_and_faiss_vector(opensearch, search_index):
@@ -124,11 +111,13 @@ def test_deletes_go_by_search_then_bulk(search_index):
     assert search_index.count() == 0
 
 
-def test_delete_pages_past_one_search_page(search_index, monkeypatch):
-    monkeypatch.setattr("bunko.adapters.aws.opensearch_index._PAGE", 7)
-    search_index.index([entry(i, f"text {i}") for i in range(30)])
-    search_index.delete_document(WS, "d1")
-    assert search_index.count(WS) == 0
+def test_delete_pages_past_one_search_page(opensearch, search_index):
+    paged = OpenSearchServerlessIndex(
+        opensearch, index=search_index.index_name, dimension=4, page_size=7
+    )
+    paged.index([entry(i, f"text {i}") for i in range(30)])
+    paged.delete_document(WS, "d1")
+    assert paged.count(WS) == 0
 
 
 def test_missing_index_reads_as_empty(opensearch):

@@ -16,8 +16,8 @@ from bunko.adapters.aws.dynamodb_table import Table
 from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
 from bunko.adapters.aws.opensearch_ledger import IdLedger
 from tests.aws.conftest import INDEX
+from tests.aws.index_entries import OTHER, WS, entry
 from tests.aws.stand_ins import TABLE
-from tests.aws.test_opensearch_index import OTHER, WS, entry
 
 
 @pytest.fixture

@@ -10,8 +10,7 @@ from urllib.parse import quote
 import requests
 
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, call, load_function, sign_in
-from tests.aws.test_presign_options import created_event, presign
+from tests.aws.handlers import api_event, call, created_event, load_function, presign, sign_in
 from tests.report_pdf import LIGHTHOUSE_REPORT, make_report_pdf
 
 REPORT = make_report_pdf(LIGHTHOUSE_REPORT)

@@ -4,40 +4,28 @@ by the drop's ingest, through the real api and ingest handlers on moto and osmem
 
 from __future__ import annotations
 
-import json
 from urllib.parse import quote
 
 import pytest
 import requests
 
+from bunko import lambda_entry
 from bunko.adapters.aws.s3_drops import drop_metadata, drop_options
-from bunko.bootstrap import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.errors import ValidationError
 from bunko.ports import SearchFilter
 from bunko.ports.uploads import DropOptions
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
+from tests.aws.handlers import (
+    call,
+    created_event,
+    load_function,
+    presign,
+    sign_in,
+)
 from tests.aws.stand_ins import BUCKET
 
 TEXT = "# 灯台日誌\n\n" + "The keeper trims the lamp wick every evening before dusk. " * 40
-
-
-def presign(api, token: str, body: dict) -> tuple[int, dict]:
-    event = api_event("POST", "/uploads/presign", body=json.dumps(body), headers={
-        "Content-Type": "application/json", "Authorization": f"Bearer {token}",
-    })  # fmt: skip
-    response = api.handler(event, FakeLambdaContext())
-    return response["statusCode"], json.loads(response["body"])
-
-
-def created_event(key: str) -> dict:
-    """The SQS message S3's notification sends for an object created at `key`."""
-    event = load_event("sqs_s3_object_created.json")
-    body = json.loads(event["Records"][0]["body"])
-    body["Records"][0]["s3"]["object"]["key"] = quote(key)
-    event["Records"][0]["body"] = json.dumps(body)
-    return event
 
 
 def ingest_body(key: str) -> str:
@@ -166,7 +154,7 @@ def test_the_embedded_server_never_sends_the_web_app_to_presign(tmp_path):
     every file to /upload, and /uploads/presign is not there at all."""
     from fastapi.testclient import TestClient
 
-    from bunko.http.app import create_app
+    from bunko.server_app import create_app
     from tests.conftest import make_services
 
     services = make_services(tmp_path / "data", embedder="none", auth="off")

@@ -4,7 +4,7 @@ research_corpora_get's REST twin answers the sosoapi page's schema."""
 
 from __future__ import annotations
 
-from bunko.bootstrap import lambda_entry
+from bunko import lambda_entry
 from bunko.ports import IngestJob
 from tests.aws.handlers import call, sign_in
 from tests.e2e.research_contract import validate_snapshot

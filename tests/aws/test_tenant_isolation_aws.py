@@ -24,11 +24,11 @@ import pytest
 import requests
 from fastapi.routing import iter_route_contexts
 
+from bunko import lambda_entry
 from bunko.adapters.aws.s3_drops import locate
-from bunko.bootstrap import lambda_entry
 from bunko.domain import DocumentStatus
-from bunko.http.app import create_app
 from bunko.ports import SearchFilter
+from bunko.server_app import create_app
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
 from tests.aws.stand_ins import BUCKET

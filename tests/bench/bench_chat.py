@@ -87,7 +87,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from bunko.domain import DEFAULT_WORKSPACE_ID
-    from bunko.http.app import create_app
+    from bunko.server_app import create_app
     from tests.conftest import make_services
     from tests.e2e.live_server import LiveServer
     from tests.llama_server import MODEL_NAME, llama_server

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from bunko.domain import utcnow
 from bunko.domain.document_query import DocumentQuery
-from tests.contract.test_metadata_contract import OTHER_WS, WS, make_doc
+from tests.contract.documents import OTHER_WS, WS, make_doc
 
 # name, size, mime; added a second apart in this order
 FILES = [

@@ -7,23 +7,11 @@ from datetime import timedelta
 import pytest
 
 from bunko.domain import Chunk, Document, DocumentStatus, Revision, Workspace, new_id, utcnow
+from bunko.domain.document_query import DocumentQuery
 from bunko.errors import ConflictError, NotFoundError, StaleError
 from bunko.ports import DocumentWrite
 from bunko.services.ingest.document_writes import write_documents
-
-WS = "11111111-1111-4111-8111-111111111111"
-OTHER_WS = "22222222-2222-4222-8222-222222222222"
-
-
-def make_doc(path: str = "notes/a.txt", workspace_id: str = WS, **kw) -> Document:
-    return Document(
-        id=new_id(),
-        workspace_id=workspace_id,
-        path=path,
-        name=path.rsplit("/", 1)[-1],
-        mime="text/plain",
-        **kw,
-    )
+from tests.contract.documents import OTHER_WS, WS, make_doc
 
 
 def make_chunks(doc: Document, n: int, revision: int = 1) -> list[Chunk]:
@@ -62,11 +50,30 @@ def test_document_roundtrip_keeps_every_field(metadata_store):
         chunk_overlap=50,
         source="drop",
         blob_key="originals/x",
+        mode="precise",
+        embedding_model_id="config-1",
     )
     metadata_store.add_document(doc)
     got = metadata_store.get_document(WS, doc.id)
     assert got == doc
     assert metadata_store.get_document_by_path(WS, doc.path) == doc
+
+
+def test_upload_options_default_and_change_with_the_document(metadata_store):
+    doc = make_doc()
+    metadata_store.add_document(doc)
+    got = metadata_store.get_document(WS, doc.id)
+    assert (got.mode, got.embedding_model_id) == ("fast", None)
+    got.mode, got.embedding_model_id = "precise", "config-1"
+    metadata_store.save_document(got, if_revision=1)
+    assert metadata_store.get_document(WS, doc.id) == got
+    got.mode, got.embedding_model_id = "fast", None  # a value taken away is gone
+    metadata_store.save_document(got)
+    (listed,) = metadata_store.find_documents(WS, DocumentQuery(), limit=10).documents
+    (by_name,) = metadata_store.find_documents(WS, DocumentQuery(sort="name"), limit=10).documents
+    assert listed == by_name == got
+    assert metadata_store.get_documents_by_ids(WS, [doc.id]) == [got]
+    assert list(metadata_store.iter_documents(WS)) == [got]
 
 
 def test_path_is_unique_per_workspace(metadata_store):

@@ -21,7 +21,7 @@ import boto3
 import requests
 from starlette.responses import JSONResponse
 
-from bunko.bootstrap import lambda_entry
+from bunko import lambda_entry
 from bunko.deploy_schema import create_table_kwargs
 from tests.e2e.live_server import LiveServer
 

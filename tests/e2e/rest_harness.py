@@ -15,7 +15,7 @@ import httpx
 from bunko.bootstrap import Services
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.drops.folder_monitor import FolderMonitor
-from bunko.http.app import create_app
+from bunko.server_app import create_app
 from tests.conftest import make_services
 from tests.e2e.live_server import LiveServer
 from tests.waiting import wait_for

@@ -16,6 +16,8 @@ from bunko.domain.auth import SCOPE_READ, SCOPE_WRITE
 from tests.e2e.mcp_harness import http_client, payload
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 
+pytestmark = pytest.mark.slow  # large and hostile files through the whole ingest
+
 MIB = 1024 * 1024
 KEEPER = b"The keeper's log survives every bad upload."
 

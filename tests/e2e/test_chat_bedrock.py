@@ -9,13 +9,16 @@ import json
 import time
 
 import boto3
+import httpx
 import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.stub import ANY, Stubber
 
 from bunko.bootstrap import models
+from bunko.server_app import create_app
 from tests.aws.eventstream import converse_stream, event, exception
 from tests.e2e.chat_harness import ask, load_documents
+from tests.e2e.live_server import LiveServer
 from tests.e2e.rest_harness import serve
 
 CLAUDE = "anthropic.claude-3-haiku-20240307-v1:0"
@@ -201,16 +204,18 @@ def test_rerank_on_and_off(rest, bedrock):
     assert system.index(f"[1] ({plain[1]})") < system.index(f"[2] ({plain[0]})")
 
 
-def test_keep_alive_comments_while_the_model_is_slow(rest, bedrock, monkeypatch):
-    from bunko.http.routes import chat
-
-    monkeypatch.setattr(chat, "KEEP_ALIVE_SECONDS", 0.5)  # 15 s in production
+def test_keep_alive_comments_while_the_model_is_slow(rest, bedrock):
     runtime, _ = bedrock
     runtime.delay = 2.0
     user = bedrock_user(rest)
     runtime.reply(converse_stream("Built in 1872 [1]."))
     body = {"message": "When was the lighthouse built?"}
-    with user.client.stream("POST", "/chat/stream", json=body) as response:
+    # the same services, served by an app that pings every 0.5 s (15 s in production)
+    with (
+        LiveServer(create_app(rest.services, keep_alive_seconds=0.5)) as live,
+        httpx.Client(base_url=live.url, headers=user.client.headers, timeout=60) as client,
+        client.stream("POST", "/chat/stream", json=body) as response,
+    ):
         lines = list(response.iter_lines())
     comments = [line for line in lines if line.startswith(":")]
     assert len(comments) >= 2, lines

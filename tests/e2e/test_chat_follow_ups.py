@@ -89,6 +89,7 @@ def test_offline_each_question_keeps_to_its_own_topic(rest):
     assert answers[-1].text == NOTHING_FOUND["en"]
 
 
+@pytest.mark.slow  # llama.cpp with a GGUF chat model
 def test_with_a_configured_llm_each_question_keeps_to_its_own_topic(rest):
     user = rest.new_user()
     load_documents(user, DOCUMENTS)

@@ -14,6 +14,8 @@ from tests.e2e.rest_harness import serve
 from tests.llama_server import MODEL_NAME, llama_server
 from tests.waiting import wait_for
 
+pytestmark = pytest.mark.slow  # llama.cpp with a GGUF chat model
+
 KEY = "llama-test-key"
 MAX_TOKENS = 3000
 

@@ -120,6 +120,7 @@ def test_api_key_works_and_errors_come_in_openais_shape(rest, user):
     assert_error(user.client.get("/knowledge-bases/no-such-id"), 404)
 
 
+@pytest.mark.slow  # llama.cpp with a GGUF chat model
 def test_streams_from_a_llama_cpp_model_selected_by_name(rest):
     user = rest.new_user()
     load_documents(user)
@@ -144,6 +145,7 @@ def test_streams_from_a_llama_cpp_model_selected_by_name(rest):
         assert llama.slot()["params"]["max_tokens"] == 12
 
 
+@pytest.mark.slow  # llama.cpp with a GGUF chat model
 def test_provider_failure_in_a_stream_raises_in_the_client(rest):
     user = rest.new_user()
     load_documents(user)

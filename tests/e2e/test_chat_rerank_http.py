@@ -11,6 +11,8 @@ from tests.e2e.chat_harness import ask, load_documents
 from tests.e2e.rest_harness import serve
 from tests.llama_server import MODEL_NAME, llama_server
 
+pytestmark = pytest.mark.slow  # llama.cpp with a GGUF model
+
 DOCUMENTS = {
     f"harbour{i}.txt": f"Harbour log {i}: {text}"
     for i, text in enumerate(

@@ -6,33 +6,16 @@ import json
 import os
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import httpx
 import pytest
 
+from tests.e2e.cli_harness import BUNKO, run
 from tests.waiting import free_port
 
-BUNKO = [sys.executable, "-m", "bunko.cli"]
-
-
-def run(args, data_dir, *, env=None, check=True):
-    full_env = {
-        **os.environ,
-        "BUNKO_DATA_DIR": str(data_dir),
-        "BUNKO_EMBEDDER": "none",
-        **(env or {}),
-    }
-    proc = subprocess.run(
-        [*BUNKO, *args], capture_output=True, text=True, env=full_env, timeout=600
-    )
-    if check and proc.returncode != 0:
-        raise AssertionError(
-            f"bunko {args} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}"
-        )
-    return proc
+pytestmark = pytest.mark.slow  # real `bunko` processes, one serving
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import httpx
 import numpy as np
+import pytest
 
 from bunko.adapters.local.index_generations import GenerationMarks
 from bunko.adapters.local.lsa_embedder import LsaEmbedder
@@ -23,42 +24,18 @@ from bunko.adapters.local.use_embedder import UniversalSentenceEncoderEmbedder
 from bunko.bootstrap import index_generation
 from bunko.config import Settings
 from tests.conftest import make_services
-from tests.e2e.mcp_harness import http_client, ok
-from tests.e2e.test_cli import BUNKO, free_port
+from tests.e2e.cli_harness import BUNKO, bunko_env, mcp_search, serve_bunko
+from tests.topics import QUERY, TOPICS
+
+pytestmark = pytest.mark.slow  # real `bunko serve` processes killed mid-ingest, models loaded
 
 FILES = 120
 WORDS = ["harbour", "lantern", "granite", "meadow", "thistle", "copper", "willow", "saffron"]
 
 
-def _env(data: Path, embedder: str = "none") -> dict[str, str]:
-    # One BLAS thread for a model: the test shares its cores. One local user (auth off):
-    # searches read the default workspace, where the drop folder's files go.
-    return {**os.environ, "BUNKO_DATA_DIR": str(data), "BUNKO_EMBEDDER": embedder,
-            "BUNKO_EMBED_THREADS": "1", "BUNKO_AUTH": "off"}  # fmt: skip
-
-
-def _serve(data: Path, log: Path, embedder: str = "none") -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    server = subprocess.Popen(
-        [*BUNKO, "serve", "--port", str(port), "--mcp-port", str(free_port())],
-        env=_env(data, embedder),
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            httpx.get(f"http://127.0.0.1:{port}/health", timeout=2)
-            return server, port
-        except httpx.TransportError:
-            assert server.poll() is None, log.read_text()
-            assert time.monotonic() < deadline, "server did not start"
-            time.sleep(0.2)
-
-
 def _serve_until(data: Path, log: Path, files: int, embedder: str = "none") -> None:
     """Run a server until `files` documents are completed, then stop it cleanly."""
-    server, _ = _serve(data, log, embedder)
+    server, _ = serve_bunko(data, log, embedder)
     try:
         _wait(data, lambda s: s.get("completed", 0) == files)
     finally:
@@ -110,7 +87,7 @@ def _check_consistent(data: Path, files: int = FILES, embedder: str = "none") ->
 
 def test_sigkill_mid_ingest_then_restart_loses_and_duplicates_nothing(tmp_path):
     data, log = tmp_path / "data", tmp_path / "serve.log"
-    server, _ = _serve(data, log)
+    server, _ = serve_bunko(data, log)
     _write_files(data / "drop")
     at_kill = _wait(data, lambda s: s.get("completed", 0) >= 5 and sum(s.values()) >= 20)
     os.kill(server.pid, signal.SIGKILL)
@@ -131,7 +108,7 @@ def test_sigkill_mid_reindex_is_repaired_at_the_next_start(tmp_path):
     _write_files(data / "drop")
     _serve_until(data, log, FILES)
     reindex = subprocess.Popen(
-        [*BUNKO, "reindex"], env=_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+        [*BUNKO, "reindex"], env=bunko_env(data), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
     # Kill it once it has cleared the index and started writing it again.
     deadline = time.monotonic() + 120
@@ -141,7 +118,7 @@ def test_sigkill_mid_reindex_is_repaired_at_the_next_start(tmp_path):
     time.sleep(0.3)
     os.kill(reindex.pid, signal.SIGKILL)
     reindex.wait(timeout=30)
-    server, port = _serve(data, log)
+    server, port = serve_bunko(data, log)
     try:
         deadline = time.monotonic() + 300
         while "startup check: index rebuilt" not in log.read_text():
@@ -159,18 +136,6 @@ def test_sigkill_mid_reindex_is_repaired_at_the_next_start(tmp_path):
 # --- a kill during a model switch ---
 
 SWITCH_FILES = 20
-TOPICS = [
-    "The harbour lantern guides fishing boats home at night.",
-    "Granite cliffs rise above the alpine meadow.",
-    "The baker kneads sourdough bread before dawn.",
-    "Copper wires carry electric current through the circuit.",
-    "A willow tree bends over the quiet river.",
-    "Saffron gives the rice dish its golden colour.",
-    "The violinist tunes her instrument before the concert.",
-    "Thistles and nettles cover the abandoned farm.",
-]
-# Means the first topic and shares no word with any file: only vectors can find it.
-QUERY = "lighthouse beacon ships darkness"
 
 
 def _generation(data: Path, embedder) -> Path:
@@ -207,12 +172,6 @@ def _documents_indexed(data: Path, db: Path) -> tuple[int, int]:
     return full, len(counts) - full
 
 
-async def _search(url: str, query: str) -> dict:
-    """search_text over MCP with no cut-off: the hits as ranked, with their scores."""
-    async with http_client(url, None) as client:
-        return ok(await client.call_tool("search_text", {"content": query, "min_score": 0}))
-
-
 def _write_topics(drop: Path) -> None:
     drop.mkdir(parents=True, exist_ok=True)
     for n in range(SWITCH_FILES):
@@ -226,7 +185,7 @@ def test_sigkill_during_a_model_switch_is_repaired_at_the_next_start(tmp_path):
     # holds vectors too (256 dimensions).
     _write_topics(data / "drop")
     _serve_until(data, log, SWITCH_FILES, "lsa")
-    subprocess.run([*BUNKO, "reindex", "--retrain"], env=_env(data, "lsa"), check=True,
+    subprocess.run([*BUNKO, "reindex", "--retrain"], env=bunko_env(data, "lsa"), check=True,
                    capture_output=True, timeout=600)  # fmt: skip
     model_a_db = _generation(data, LsaEmbedder(dimension=Settings().lsa_dimension))
     model_a = _entries(model_a_db)
@@ -238,7 +197,7 @@ def test_sigkill_during_a_model_switch_is_repaired_at_the_next_start(tmp_path):
     # committed a batch of vectors and before it has all of them.
     use = UniversalSentenceEncoderEmbedder()
     model_b = _generation(data, use)
-    server, _ = _serve(data, log, "use")
+    server, _ = serve_bunko(data, log, "use")
     deadline = time.monotonic() + 300
     while not 0 < _with_vectors(model_b) < chunks:
         assert server.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
@@ -252,13 +211,13 @@ def test_sigkill_during_a_model_switch_is_repaired_at_the_next_start(tmp_path):
     assert _statuses(data) == {"completed": SWITCH_FILES}
 
     # Started again with B: the startup check sees the half-built generation and rebuilds it.
-    server, port = _serve(data, log, "use")
+    server, port = serve_bunko(data, log, "use")
     try:
         deadline = time.monotonic() + 300
         while f"startup check: index rebuilt with {chunks} entries" not in log.read_text():
             assert server.poll() is None and time.monotonic() < deadline, log.read_text()[-2000:]
             time.sleep(0.2)
-        found = asyncio.run(_search(f"http://127.0.0.1:{port}", QUERY))
+        found = asyncio.run(mcp_search(f"http://127.0.0.1:{port}", QUERY))
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)

@@ -11,6 +11,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 from bunko.ports import SearchFilter
+from bunko.services.ingest import Upload
 from tests.waiting import wait_for
 
 
@@ -94,7 +95,7 @@ def test_catch_up_on_start(services, drop, tmp_path):
 
 def test_uploaded_documents_are_never_removed_by_the_watcher(services, drop):
     _folder, watcher = drop
-    services.ingest.submit_file(WS, path="uploaded.txt", data=b"from the API", source="upload")
+    services.ingest.submit(Upload(WS, b"from the API", path="uploaded.txt", source="upload"))
     watcher.start()
     assert services.queue.join(timeout=60)
     time.sleep(0.5)

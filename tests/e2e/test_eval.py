@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.e2e.test_cli import run
+import pytest
+
+from tests.e2e.cli_harness import run
+
+pytestmark = pytest.mark.slow  # real `bunko eval` processes
 
 TINY = Path(__file__).resolve().parents[1] / "data" / "beir_tiny"
 

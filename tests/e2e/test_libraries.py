@@ -229,8 +229,9 @@ def test_deleting_a_library_takes_its_files_and_a_user_leaves_their_libraries(re
     assert [lib["name"] for lib in owner.client.get("/libraries").json()] == [owner.username]
 
 
+@pytest.mark.slow  # real `bunko ingest` and `bunko search` processes
 def test_bunko_ingest_and_search_take_a_library_by_name(tmp_path):
-    from tests.e2e.test_cli import run
+    from tests.e2e.cli_harness import run
 
     data = tmp_path / "data"
     with serve(data, embedder="none") as rest:

@@ -20,9 +20,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
+import pytest
 
 from tests.conftest import make_services
-from tests.e2e.test_cli import BUNKO, free_port
+from tests.e2e.cli_harness import BUNKO
+from tests.waiting import free_port
+
+pytestmark = pytest.mark.slow  # a load test
 
 USERS = int(os.environ.get("BUNKO_LOAD_USERS", "4"))
 REQUESTS = int(os.environ.get("BUNKO_LOAD_REQUESTS", "25"))

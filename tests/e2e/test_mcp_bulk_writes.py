@@ -14,6 +14,8 @@ import pytest
 from bunko.domain.auth import SCOPE_READ, SCOPE_WRITE
 from tests.e2e.mcp_harness import deployed, http_client, ok
 
+pytestmark = pytest.mark.slow  # hundreds of writes in bursts
+
 NOTES = 300
 AT_ONCE = 8  # calls in flight, as an agent running tools in parallel
 

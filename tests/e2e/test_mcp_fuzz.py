@@ -20,6 +20,8 @@ from jsonschema import Draft202012Validator
 
 from tests.e2e.mcp_harness import deployed
 
+pytestmark = pytest.mark.slow  # hypothesis fuzzes every MCP tool
+
 EXAMPLES = int(os.environ.get("BUNKO_MCP_FUZZ_EXAMPLES", "10"))
 ACCEPT = {"Accept": "application/json, text/event-stream"}
 FUZZ = settings(

@@ -9,10 +9,10 @@ from mcp import Client
 
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from tests.e2e.mcp_harness import ok
+from tests.e2e.mcp_stdio_harness import bunko_mcp, create_key
 from tests.e2e.research_contract import SEED_INPUT, SEED_OUTPUT, validate_snapshot
-from tests.e2e.test_mcp_stdio import bunko_mcp, create_key
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # real `bunko mcp` processes
 
 LOCAL_WORKSPACE = "00000000-0000-4000-8000-000000000001"  # the local user's (auth off)
 

@@ -16,7 +16,7 @@ import pytest
 from tests.e2e.mcp_harness import http_client, ok, sse_session
 from tests.waiting import free_port
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # real `bunko serve` processes
 
 
 def bunko(*args: str) -> list[str]:

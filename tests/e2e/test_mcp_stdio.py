@@ -2,61 +2,25 @@
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
 import uuid
-from pathlib import Path
 
 import pytest
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
-from bunko.domain import DEFAULT_WORKSPACE_ID
 from tests.e2e.mcp_harness import ok
+from tests.e2e.mcp_stdio_harness import bunko_mcp, create_key, run_apikey_create, stdio_env
 from tests.e2e.research_contract import RESEARCH_CORE_TOOLS, RESEARCH_TOOLS
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # real `bunko mcp` and `bunko apikey` processes
 
 CORE_TOOLS = {
     "search_text", "add_item_text", "get_item_by_id", "list_documents", "list_categories",
     "get_document", "ask", *RESEARCH_CORE_TOOLS,
 }  # fmt: skip
 HTML = "<html><body><h1>Beekeeping</h1><p>Bees make honey in the hive all summer.</p></body></html>"
-
-
-def _env(**extra: str) -> dict[str, str]:
-    env = {"BUNKO_EMBEDDER": "none", **extra}
-    if "PYTHONPATH" in os.environ:  # keep the test run's import path for the child
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    return env
-
-
-def bunko_mcp(data_dir: Path, *args: str, **env: str) -> StdioServerParameters:
-    return StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "bunko.cli", "mcp", "--data-dir", str(data_dir), *args],
-        env=_env(**env),
-        cwd=str(data_dir.parent),  # no stray .env from the repository
-    )
-
-
-def run_apikey_create(data_dir: Path, scopes: str, *where: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "bunko.cli", "apikey", "create", "--scopes", scopes, *where,
-         "--data-dir", str(data_dir), "--json"],
-        capture_output=True, text=True, env={**os.environ, **_env()}, cwd=data_dir.parent,
-        timeout=120, check=False,
-    )  # fmt: skip
-
-
-def create_key(data_dir: Path, scopes: str, library: str) -> str:
-    done = run_apikey_create(data_dir, scopes, "--library", library)
-    assert done.returncode == 0, done.stderr
-    record = json.loads(done.stdout)
-    assert record["workspace_id"] == DEFAULT_WORKSPACE_ID
-    assert record["scopes"] == sorted(scopes.split(","))
-    return record["key"]
 
 
 def test_a_key_is_made_for_a_library_by_name_never_for_a_mistyped_id(tmp_path):
@@ -121,7 +85,7 @@ def test_a_bad_api_key_stops_the_stdio_server(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "bunko.cli", "mcp", "--data-dir", str(data)],
         input="", capture_output=True, text=True, timeout=120, cwd=tmp_path,
-        env={**os.environ, **_env(BUNKO_API_KEY="bk_forged")},
+        env={**os.environ, **stdio_env(BUNKO_API_KEY="bk_forged")},
     )  # fmt: skip
     assert done.returncode == 2
     assert "invalid or revoked" in done.stderr

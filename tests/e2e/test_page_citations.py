@@ -13,21 +13,10 @@ import openai
 import pytest
 
 from tests.e2e.chat_harness import ask
+from tests.e2e.citation_files import REPORT, SHEET, SLIDES
 from tests.e2e.mcp_harness import http_client, ok
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
-from tests.fixtures_files import make_pptx, make_xlsx
-from tests.report_pdf import LIGHTHOUSE_REPORT, make_report_pdf
 
-REPORT = make_report_pdf(LIGHTHOUSE_REPORT)  # five pages; the budget is on page 4
-SLIDES = make_pptx([
-    ("Quarterly review", "Agenda for the quarterly review of the ferry service.", None),
-    ("Passengers", "The ferry carried 41,000 passengers in the spring quarter.", None),
-    ("Fleet", "The ferry Aurora was repainted in dark green during the winter refit.", None),
-])  # fmt: skip
-SHEET = make_xlsx({
-    "Summary": [["Region", "Status"], ["North", "open"], ["South", "open"]],
-    "Managers": [["Region", "Manager"], ["Tallinn warehouse", "Kadri Tamm"]],
-})  # fmt: skip
 SOURCE_FIELDS = {
     "fileName", "content", "score", "chunkIndex", "documentId",
     "page", "pageEnd", "quote", "quoteStart", "quoteEnd",

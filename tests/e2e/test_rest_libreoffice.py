@@ -12,6 +12,8 @@ from bunko.parsing import parse
 from tests.e2e.rest_harness import assert_error, serve
 from tests.fixtures_files import make_docx
 
+pytestmark = pytest.mark.slow  # LibreOffice (soffice) conversions
+
 needs_soffice = pytest.mark.skipif(
     shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed"
 )

@@ -13,9 +13,13 @@ import time
 from pathlib import Path
 
 import httpx
+import pytest
 
+from tests.e2e.cli_harness import BUNKO, run
 from tests.e2e.mcp_harness import http_client, payload
-from tests.e2e.test_cli import BUNKO, free_port, run
+from tests.waiting import free_port
+
+pytestmark = pytest.mark.slow  # real `bunko serve` and `bunko ingest` processes
 
 
 def _env(data: Path) -> dict[str, str]:

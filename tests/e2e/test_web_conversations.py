@@ -13,6 +13,7 @@ import pytest
 from tests.e2e.browser import PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.chat_harness import load_documents
 from tests.e2e.rest_harness import serve
+from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -37,24 +38,6 @@ def user(rest):
     user = rest.new_user()
     load_documents(user)
     return user
-
-
-def sign_in(page, user) -> None:
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(user.password)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
-    page.get_by_role("link", name="Chat").click()
-    expect(page.get_by_role("heading", name="Chat")).to_be_visible()
-
-
-def ask(page, question: str, cited: str):
-    page.get_by_role("textbox", name="Message").fill(question)
-    page.get_by_role("button", name="Send").click()
-    answer = page.locator(".msg.assistant").last
-    expect(answer.get_by_role("region", name="Sources")).to_contain_text(cited, timeout=60_000)
-    expect(page.get_by_role("button", name="Send")).to_be_enabled()
-    return answer
 
 
 def assert_in_view(page) -> None:

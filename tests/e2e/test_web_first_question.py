@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import browser, needs_chromium, tab
+from tests.e2e.browser import needs_chromium, tab
 from tests.e2e.rest_harness import PASSWORD, serve
 
 pytestmark = needs_chromium
@@ -24,8 +24,8 @@ def rest(tmp_path_factory):
         yield r
 
 
-def test_the_code_word_question_cites_the_only_file(rest):
-    with browser() as chromium, tab(chromium, rest.url + "/") as t:
+def test_the_code_word_question_cites_the_only_file(rest, chromium):
+    with tab(chromium, rest.url + "/") as t:
         page = t.page
         page.get_by_label("Username").fill("first-minute")
         page.get_by_label("Password").fill(PASSWORD)

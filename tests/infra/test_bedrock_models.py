@@ -4,8 +4,12 @@ subscribes through AWS Marketplace. The grants, read from the synthesized templa
 
 from __future__ import annotations
 
+import pytest
+
 from tests.infra.conftest import synthesize
-from tests.infra.test_committed_context import nag_errors
+from tests.infra.template_queries import nag_errors
+
+pytestmark = pytest.mark.slow  # CDK synth
 
 PROFILE = "us.anthropic.claude-3-5-haiku-20241022-v1:0"
 AMAZON = "amazon.nova-lite-v1:0"

@@ -20,6 +20,8 @@ from infra.constructs.api import GATEWAY_ERRORS
 from infra.constructs.storage import named_files_bucket
 from infra.constructs.web import PRESIGN_UPLOADS_ABOVE
 
+pytestmark = pytest.mark.slow  # CDK synth
+
 GATEWAY_TYPES = {t.response_type for t in GATEWAY_ERRORS} | {"DEFAULT_4XX", "DEFAULT_5XX"}
 
 

@@ -5,26 +5,14 @@ after the tests) builds the layer too."""
 
 from __future__ import annotations
 
-import json
 import sys
-from pathlib import Path
 
 import pytest
 
 from tests.infra.conftest import synthesize
+from tests.infra.template_queries import committed_context, nag_errors
 
-CDK_JSON = Path(__file__).resolve().parents[2] / "infra" / "cdk.json"
-
-
-def committed_context() -> dict:
-    return json.loads(CDK_JSON.read_text(encoding="utf-8"))["context"]
-
-
-def nag_errors(stack) -> list:
-    from aws_cdk.assertions import Annotations, Match
-
-    errors = Annotations.from_stack(stack).find_error("*", Match.string_like_regexp(".*"))
-    return [e.entry.data for e in errors]
+pytestmark = pytest.mark.slow  # CDK synth
 
 
 def test_the_committed_context_synthesizes_clean(tmp_path_factory):

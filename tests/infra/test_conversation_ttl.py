@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import aws_cdk as cdk
+import pytest
 from aws_cdk.assertions import Template
 
 from bunko.deploy_schema import TTL_ATTRIBUTE
 from infra.constructs.storage import Storage
+
+pytestmark = pytest.mark.slow  # CDK synth
 
 
 def test_the_table_deletes_items_after_their_ttl_attribute():

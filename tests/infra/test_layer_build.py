@@ -17,6 +17,8 @@ from infra.constructs.layer_bundling import build_layer, tree_size
 from tests.bench.bench_aws import FIRST_CALL, HANDLERS
 from tests.fixtures_files import SAMPLE_KINDS, filename_for, make_file
 
+pytestmark = pytest.mark.slow  # builds the Lambda layer with pip
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LAMBDA_LIMIT = 250 * 2**20  # a function's code and layers, unzipped
 # Imported only when a deployment chooses them: an OpenAI-compatible embeddings endpoint.

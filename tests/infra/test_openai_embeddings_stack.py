@@ -21,13 +21,15 @@ from aws_cdk.assertions import Annotations, Match, Template
 from infra.stacks.bunko_stack import BunkoConfig
 from infra.stacks.embedding import secret_resource
 from tests.infra.conftest import synthesize
-from tests.infra.test_permission_contract import (
+from tests.infra.iam_grants import (
     RECORD_OF,
     grants,
     iam_calls,
     role_statements,
     symbolic,
 )
+
+pytestmark = pytest.mark.slow  # a child pytest over tests/aws, then a CDK synth
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 # The tests whose calls go through the functions' own graphs (lambda_entry).

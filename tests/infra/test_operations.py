@@ -14,6 +14,8 @@ from infra.app import build_app
 from infra.constructs.functions import LWA_ACCOUNT, LWA_CHINA_ACCOUNTS
 from infra.constructs.search import collection_name_for
 
+pytestmark = pytest.mark.slow  # CDK synth
+
 
 def synthesized(tmp_path_factory, **context) -> Template:
     app = cdk.App(
@@ -92,6 +94,6 @@ def test_the_web_adapter_layer_resolves_in_each_partition(template):
 
 
 def test_committed_context_targets_the_partitions_the_layer_resolves_in():
-    from tests.infra.test_committed_context import committed_context
+    from tests.infra.template_queries import committed_context
 
     assert set(committed_context()["@aws-cdk/core:target-partitions"]) == {"aws", "aws-cn"}

@@ -14,6 +14,8 @@ from infra.app import build_app
 from infra.constructs.search import COLLECTION_NAME, SearchCollection, policy_name
 from infra.stacks.bunko_stack import BunkoConfig
 
+pytestmark = pytest.mark.slow  # CDK synth
+
 
 def functions_by_service(template) -> dict[str, dict]:
     found = {}

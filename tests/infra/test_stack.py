@@ -5,18 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from aws_cdk.assertions import Match
 
 from infra.constructs.ingest import MAX_RECEIVES
+from tests.infra.template_queries import logical_id, resources
 
-
-def resources(template, kind: str) -> dict:
-    return template.find_resources(kind)
-
-
-def logical_id(template, kind: str, fragment: str) -> str:
-    [found] = [k for k in resources(template, kind) if fragment in k]
-    return found
+pytestmark = pytest.mark.slow  # CDK synth
 
 
 def test_cdk_nag_aws_solutions_is_clean(annotations):

@@ -8,9 +8,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from aws_cdk.assertions import Match
 
-from tests.infra.test_stack import logical_id, resources
+from tests.infra.template_queries import logical_id, resources
+
+pytestmark = pytest.mark.slow  # CDK synth
 
 STATIC = Path(__file__).resolve().parents[2] / "layers" / "bunko" / "bunko" / "web" / "static"
 

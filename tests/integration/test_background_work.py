@@ -1,11 +1,11 @@
-"""What `bunko serve` starts beside its app (bootstrap/background.py)."""
+"""What `bunko serve` starts beside its app (embedded_server.py, bootstrap/background.py)."""
 
 from __future__ import annotations
 
 import dataclasses
 import threading
 
-from bunko.bootstrap.background import start_background_work
+from bunko.embedded_server import start_background_work
 from tests.conftest import make_services
 from tests.fakes import FakeEmbedder
 

@@ -12,6 +12,7 @@ from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import SearchFilter
 from bunko.services.embedding import fixed_routes
+from bunko.services.ingest import Upload
 from bunko.services.ingest.blob_keys import text_key
 from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
 from bunko.services.ingest.document_chunks import stored_text
@@ -163,7 +164,7 @@ def test_a_utf8_text_file_is_its_own_text_and_is_not_stored_twice(services, doc)
     ],
 )
 def test_a_file_whose_text_differs_from_its_bytes_keeps_its_text(services, path, data, text):
-    submitted = services.ingest.submit_file(WS, path=path, data=data)
+    submitted = services.ingest.submit(Upload(WS, data, path=path))
     assert services.queue.join(timeout=120)
     doc = services.metadata.get_document(WS, submitted.id)
     assert text_blobs(services, doc) == [f"texts/{WS}/{doc.id}/1.txt"]

@@ -16,6 +16,7 @@ from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError
 from bunko.ports import IndexEntry
 from bunko.services.embedding import fixed_routes
+from bunko.services.ingest import Upload
 from bunko.services.ingest.blob_keys import original_key
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.pipeline import IndexingPipeline
@@ -61,7 +62,7 @@ def test_a_delete_while_indexing_leaves_the_rest_of_the_batch_completed(tmp_path
     services, queue = _services(tmp_path)
     try:
         docs = [
-            services.ingest.submit_file(WS, path=f"{n}.txt", data=f"{n} lighthouse keeper".encode())
+            services.ingest.submit(Upload(WS, f"{n} lighthouse keeper".encode(), path=f"{n}.txt"))
             for n in ("first", "doomed", "last")
         ]
         doomed = docs[1]
@@ -87,11 +88,11 @@ def test_a_delete_while_indexing_leaves_the_rest_of_the_batch_completed(tmp_path
 def test_a_new_revision_while_the_old_one_is_indexed_is_never_rolled_back(tmp_path):
     services, queue = _services(tmp_path)
     try:
-        first = services.ingest.submit_file(WS, path="notes.txt", data=b"old text about whales")
+        first = services.ingest.submit(Upload(WS, b"old text about whales", path="notes.txt"))
 
         def replace_now(entries: Sequence[IndexEntry]) -> None:
             if entries and entries[0].revision == 1:
-                services.ingest.submit_file(WS, path="notes.txt", data=b"new text about owls")
+                services.ingest.submit(Upload(WS, b"new text about owls", path="notes.txt"))
 
         pipeline = _pipeline(services, replace_now)
         assert pipeline.process(queue.take()) == []  # the old revision's work is dropped
@@ -112,8 +113,8 @@ def test_a_new_revision_while_the_old_one_is_indexed_is_never_rolled_back(tmp_pa
 def test_a_failure_recorded_for_an_old_revision_never_hides_the_new_one(tmp_path):
     services, queue = _services(tmp_path)
     try:
-        first = services.ingest.submit_file(WS, path="r.pdf", data=b"%PDF-1.4 broken")
-        second = services.ingest.submit_file(WS, path="r.pdf", data=b"%PDF-1.4 broken again")
+        first = services.ingest.submit(Upload(WS, b"%PDF-1.4 broken", path="r.pdf"))
+        second = services.ingest.submit(Upload(WS, b"%PDF-1.4 broken again", path="r.pdf"))
         assert second.revision == 2
         jobs = queue.take()
         # The worker took revision 1's job before revision 2 arrived.
@@ -130,13 +131,11 @@ def test_a_failure_recorded_for_an_old_revision_never_hides_the_new_one(tmp_path
 def test_concurrent_writers_to_one_path_each_get_a_revision(tmp_path):
     services, queue = _services(tmp_path)
     try:
-        services.ingest.submit_file(WS, path="shared.txt", data=b"version zero")
+        services.ingest.submit(Upload(WS, b"version zero", path="shared.txt"))
         texts = [f"version {n} of the shared notes".encode() for n in range(1, 9)]
         with ThreadPoolExecutor(max_workers=8) as pool:
             done = list(
-                pool.map(
-                    lambda t: services.ingest.submit_file(WS, path="shared.txt", data=t), texts
-                )
+                pool.map(lambda t: services.ingest.submit(Upload(WS, t, path="shared.txt")), texts)
             )
         revisions = sorted(d.revision for d in done)
         assert revisions == list(range(2, 10))  # none lost, none written twice
@@ -171,7 +170,7 @@ class DeletingBlobs:
 def test_a_replace_racing_a_delete_is_not_found_and_leaves_nothing(tmp_path):
     services, queue = _services(tmp_path)
     try:
-        doc = services.ingest.submit_file(WS, path="r.txt", data=b"first text")
+        doc = services.ingest.submit(Upload(WS, b"first text", path="r.txt"))
 
         def delete_first(key: str) -> None:
             if key == original_key(WS, doc.id, 2):
@@ -186,7 +185,7 @@ def test_a_replace_racing_a_delete_is_not_found_and_leaves_nothing(tmp_path):
             policy=services.ingest.policy,
         )
         with pytest.raises(NotFoundError):
-            ingest.replace_file(WS, doc.id, data=b"second text")
+            ingest.submit(Upload(WS, b"second text", path=doc.path, replaces=doc.id))
         assert services.metadata.get_document(WS, doc.id) is None
         assert not services.blobs.exists(original_key(WS, doc.id, 2))
     finally:

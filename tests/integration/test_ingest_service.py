@@ -7,6 +7,7 @@ import pytest
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
+from bunko.services.ingest import Upload
 from bunko.services.ingest.upload_policy import UploadPolicy
 from bunko.services.search.search import SearchOptions
 from tests.fixtures_files import SAMPLE_KINDS, make_file
@@ -15,7 +16,7 @@ OTHER_WS = "22222222-2222-4222-8222-222222222222"
 
 
 def ingest(services, path, data, **kw):
-    doc = services.ingest.submit_file(WS, path=path, data=data, **kw)
+    doc = services.ingest.submit(Upload(WS, data, path=path, **kw))
     assert services.queue.join(timeout=120)
     return services.metadata.get_document(WS, doc.id)
 
@@ -85,7 +86,7 @@ def _claim_without_bytes(services, monkeypatch, path, data):
 
     monkeypatch.setattr(services.blobs, "put", put)
     with pytest.raises(OSError):
-        services.ingest.submit_file(WS, path=path, data=data, source="drop")
+        services.ingest.submit(Upload(WS, data, path=path, source="drop"))
     monkeypatch.setattr(services.blobs, "put", real_put)
     doc = services.metadata.get_document_by_path(WS, path)
     assert doc.status is DocumentStatus.PENDING and not services.blobs.exists(doc.blob_key)
@@ -139,7 +140,7 @@ def test_unreadable_files_fail_with_a_readable_error(services, name, data, reaso
 
 def test_an_empty_file_is_refused_before_anything_is_stored(services):
     with pytest.raises(ValidationError, match="empty"):
-        services.ingest.submit_file(WS, path="empty.txt", data=b"")
+        services.ingest.submit(Upload(WS, b"", path="empty.txt"))
     assert services.metadata.count_documents(WS) == 0
 
 
@@ -154,16 +155,16 @@ def test_failed_new_revision_keeps_the_previous_chunks_searchable(services):
 def test_too_large_and_bad_paths_are_refused_before_storing(services):
     services.ingest.policy = UploadPolicy(max_file_bytes=10)
     with pytest.raises(PayloadTooLargeError):
-        services.ingest.submit_file(WS, path="big.txt", data=b"x" * 11)
+        services.ingest.submit(Upload(WS, b"x" * 11, path="big.txt"))
     for bad in ["", "   ", "../../etc/passwd", "a\x00b", "x" * 2000]:
         with pytest.raises(ValidationError):
-            services.ingest.submit_file(WS, path=bad, data=b"hello")
+            services.ingest.submit(Upload(WS, b"hello", path=bad))
     assert services.metadata.count_documents(WS) == 0
 
 
 def test_traversal_paths_are_refused_and_dot_segments_folded(services):
     with pytest.raises(ValidationError):
-        services.ingest.submit_file(WS, path="notes/../../secret.txt", data=b"traversal")
+        services.ingest.submit(Upload(WS, b"traversal", path="notes/../../secret.txt"))
     doc = ingest(services, "/notes/./a/../b.txt", b"folded")
     assert doc.path == "notes/b.txt"
 

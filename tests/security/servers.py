@@ -12,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from bunko.bootstrap import Services
-from bunko.http.app import create_app
 from bunko.http.routes import telosdb
 from bunko.mcp.http import create_mcp_app
+from bunko.server_app import create_app
 from tests.conftest import make_services
 from tests.e2e.live_server import LiveServer
 from tests.e2e.rest_harness import ADMIN, JWT_SECRET

@@ -18,9 +18,12 @@ from tests.e2e.rest_harness import assert_error, serve
 from tests.fixtures_files import make_docx, make_pptx, make_xlsx
 from tests.security.office_attacks import docx_linking, listening, odt_linking, png
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed"
-)
+pytestmark = [
+    pytest.mark.skipif(
+        shutil.which("soffice") is None, reason="LibreOffice (soffice) is not installed"
+    ),
+    pytest.mark.slow,  # LibreOffice (soffice) in its sandbox
+]
 ODT = "application/vnd.oasis.opendocument.text"
 
 

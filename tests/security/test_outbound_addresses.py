@@ -15,8 +15,7 @@ from bunko.errors import ValidationError
 from bunko.ports.chat import ChatMessage, ChatRequest, ProviderError
 from bunko.services.embedding.endpoint_guard import resolve
 from tests.e2e.rest_harness import assert_error, serve
-from tests.security.hostile_models import HostileModels
-from tests.security.test_outbound_embeddings import choose
+from tests.security.hostile_models import HostileModels, choose
 from tests.waiting import wait_for
 
 

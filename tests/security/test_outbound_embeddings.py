@@ -12,8 +12,10 @@ import pytest
 
 from bunko.adapters.openai_embedder import OpenAIEmbedder
 from tests.e2e.rest_harness import assert_error, serve
-from tests.security.hostile_models import HostileModels
+from tests.security.hostile_models import HostileModels, choose
 from tests.security.memory import MB, RssGrowth
+
+pytestmark = pytest.mark.slow  # hostile endpoints answering hundreds of MB
 
 BOUND = 32 * MB  # the memory an attack may cost while it is refused
 
@@ -26,15 +28,6 @@ def rest(tmp_path_factory):
         with HostileModels() as honest:
             assert choose(r.new_user(), honest.base).status_code == 200
         yield r
-
-
-def choose(user, base_url: str):
-    """Save an embedding model config at `base_url` and choose it for the user's workspace
-    (the probe runs here)."""
-    body = {"name": "hostile", "provider": "local", "modelId": "m", "type": "embedding"}
-    created = user.client.post("/model-configs", json={**body, "baseUrl": base_url})
-    assert created.status_code == 201, created.text
-    return user.client.put("/embedding-model", json={"modelConfigId": created.json()["id"]})
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,8 @@ from bunko.adapters.local.use_embedder import UniversalSentenceEncoderEmbedder, 
 from bunko.errors import ValidationError
 from bunko.ports import Embedder, TrainableEmbedder
 
+pytestmark = pytest.mark.slow  # loads the USE and e5 models
+
 if TYPE_CHECKING:
     from pathlib import Path
 

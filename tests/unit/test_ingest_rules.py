@@ -13,6 +13,7 @@ from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import IndexEntry, IngestJob
 from bunko.services.embedding import fixed_routes
+from bunko.services.ingest import Upload
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
 from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchIndex
@@ -63,7 +64,7 @@ def test_bad_paths_are_refused(bad):
 
 
 def test_a_new_file_is_kept_recorded_and_queued(world):
-    doc = world.service.submit_file(WS, path="/notes/a.txt", data=b"hello", category="notes")
+    doc = world.service.submit(Upload(WS, b"hello", path="/notes/a.txt", category="notes"))
     assert (doc.path, doc.name, doc.revision, doc.status) == (
         "notes/a.txt",
         "a.txt",
@@ -86,31 +87,31 @@ def test_a_new_file_is_kept_recorded_and_queued(world):
 
 def test_limits_and_chunk_settings_are_checked_before_anything_is_stored(world):
     with pytest.raises(PayloadTooLargeError):
-        world.service.submit_file(WS, path="big.bin", data=b"x" * 101)
+        world.service.submit(Upload(WS, b"x" * 101, path="big.bin"))
     for size, overlap in [(-5, 0), (100, 100), (100, -1)]:  # (a size of 0 means the default)
         with pytest.raises(ValidationError):
-            world.service.submit_file(
-                WS, path="a.txt", data=b"x", chunk_size=size, chunk_overlap=overlap
+            world.service.submit(
+                Upload(WS, b"x", path="a.txt", chunk_size=size, chunk_overlap=overlap)
             )
     assert world.blobs.blobs == {} and world.queue.jobs == [] and world.metadata.documents == {}
 
 
 def test_identical_redelivery_changes_nothing(world):
-    first = world.service.submit_file(WS, path="a.txt", data=b"same")
+    first = world.service.submit(Upload(WS, b"same", path="a.txt"))
     first.status = DocumentStatus.COMPLETED
     world.metadata.save_document(first)
-    again = world.service.submit_file(WS, path="a.txt", data=b"same")
+    again = world.service.submit(Upload(WS, b"same", path="a.txt"))
     assert again.status is DocumentStatus.COMPLETED and again.revision == 1
     assert len(world.queue.jobs) == 1 and len(world.metadata.revisions) == 1
 
 
 def test_same_bytes_with_new_settings_or_after_a_failure_reindex_the_same_revision(world):
-    doc = world.service.submit_file(WS, path="a.txt", data=b"same")
-    world.service.submit_file(WS, path="a.txt", data=b"same", chunk_size=200)
+    doc = world.service.submit(Upload(WS, b"same", path="a.txt"))
+    world.service.submit(Upload(WS, b"same", path="a.txt", chunk_size=200))
     failed = world.metadata.get_document(WS, doc.id)
     failed.status, failed.error = DocumentStatus.FAILED, "boom"
     world.metadata.save_document(failed)
-    retried = world.service.submit_file(WS, path="a.txt", data=b"same", chunk_size=200)
+    retried = world.service.submit(Upload(WS, b"same", path="a.txt", chunk_size=200))
     assert (retried.status, retried.error, retried.chunk_size) == (
         DocumentStatus.PENDING,
         None,
@@ -121,8 +122,8 @@ def test_same_bytes_with_new_settings_or_after_a_failure_reindex_the_same_revisi
 
 
 def test_changed_bytes_add_a_revision_and_keep_the_old_original(world):
-    doc = world.service.submit_file(WS, path="a.txt", data=b"one")
-    newer = world.service.submit_file(WS, path="a.txt", data=b"two")
+    doc = world.service.submit(Upload(WS, b"one", path="a.txt"))
+    newer = world.service.submit(Upload(WS, b"two", path="a.txt"))
     assert (newer.id, newer.revision) == (doc.id, 2)
     assert world.blobs.get(f"originals/{WS}/{doc.id}/1") == b"one"
     assert world.blobs.get(f"originals/{WS}/{doc.id}/2") == b"two"
@@ -139,11 +140,11 @@ def test_submit_text_needs_content_and_guesses_the_mime(world):
 
 
 def test_delete_removes_index_entries_metadata_and_every_blob(world):
-    doc = world.service.submit_file(WS, path="a.txt", data=b"one")
-    world.service.submit_file(WS, path="a.txt", data=b"two")
+    doc = world.service.submit(Upload(WS, b"one", path="a.txt"))
+    world.service.submit(Upload(WS, b"two", path="a.txt"))
     world.blobs.put(f"texts/{WS}/{doc.id}/2.txt", b"two")
     world.index.index([IndexEntry("c1", doc.id, WS, 2, "two")])
-    kept = world.service.submit_file(WS, path="b.txt", data=b"other")
+    kept = world.service.submit(Upload(WS, b"other", path="b.txt"))
     world.index.index([IndexEntry("c2", kept.id, WS, 1, "other")])
     assert world.service.delete_document(WS, doc.id).id == doc.id
     assert world.metadata.get_document(WS, doc.id) is None

@@ -10,10 +10,10 @@ from typing import Annotated
 
 import typer
 
+from bunko.cli_agents import apikey_app, mcp_command
 from bunko.cli_options import DataDir, LibraryName, command_settings, library_workspace
 from bunko.cli_users import user_app
 from bunko.config import Settings
-from bunko.mcp.commands import apikey_app, mcp_command
 
 app = typer.Typer(help="Bunko: a knowledge base for people and AI agents.", no_args_is_help=True)
 
@@ -68,6 +68,7 @@ def ingest(
 ) -> None:
     """Ingest files (folders recursively) and wait until they are indexed."""
     from bunko.errors import BunkoError
+    from bunko.services.ingest import Upload
 
     services = _services(command_settings(data_dir))
     workspace = library_workspace(services, library)
@@ -77,12 +78,14 @@ def ingest(
     for f in files:
         try:
             submitted.append(
-                services.ingest.submit_file(
-                    workspace,
-                    path=f.as_posix(),
-                    data=f.read_bytes(),
-                    category=category,
-                    source="cli",
+                services.ingest.submit(
+                    Upload(
+                        workspace,
+                        f.read_bytes(),
+                        path=f.as_posix(),
+                        category=category,
+                        source="cli",
+                    )
                 )
             )
         except BunkoError as exc:

@@ -1,15 +1,20 @@
-"""`bunko serve`: the embedded server — HTTP app, ingest worker and drop-folder watcher."""
+"""`bunko serve`: the embedded server — HTTP app, ingest worker and drop-folder watcher.
+
+It sits above the doors it runs (the app of bunko.server_app, the drops' folder watchers)."""
 
 from __future__ import annotations
 
 import ipaddress
 import logging
 import signal
+import threading
 from collections.abc import Callable
 
-from bunko.bootstrap import build_services
-from bunko.bootstrap.background import start_background_work
+from bunko.bootstrap import Services, build_services
+from bunko.bootstrap.background import resume_ingest
 from bunko.config import Settings
+from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.ports import LoadsLazily
 
 log = logging.getLogger(__name__)
 
@@ -34,9 +39,9 @@ def check_bind(settings: Settings) -> None:
 
 def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> None:
     from bunko.bootstrap.serve_lock import lock_data_dir
-    from bunko.http.app import create_app
     from bunko.http.routes import telosdb
     from bunko.mcp.port_thread import McpServerThread
+    from bunko.server_app import create_app
 
     check_bind(settings)
     lock = (
@@ -62,6 +67,46 @@ def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> Non
         stop()
         if lock is not None:
             lock.close()
+
+
+def start_background_work(services: Services, *, watch: bool) -> Callable[[], None]:
+    """Resume unfinished ingest, rebuild a new index generation, watch the drop folder.
+    Returns a function that stops what it started."""
+    from bunko.drops.folder_monitor import FolderMonitor
+    from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
+
+    resume_ingest(services)
+    if services.refiner is not None:
+        services.refiner.start()
+    if isinstance(services.embedder, LoadsLazily):
+        # Load the model while the server starts, not on the first user's query.
+        threading.Thread(
+            target=services.embedder.warm_up, name="bunko-warm-up", daemon=True
+        ).start()
+    watcher: FolderMonitor | DropFolderWatcher | None = None
+    if services.accounts is not None:
+        # The drop folder plus the folders saved through /settings, reloaded when they change.
+        watcher = FolderMonitor(
+            services.ingest,
+            services.accounts.workspace_settings,
+            drop_dir=services.settings.drop_dir if watch else None,
+            drop_workspace_id=DEFAULT_WORKSPACE_ID,
+        )
+        watcher.start()
+    elif watch:
+        watcher = DropFolderWatcher(
+            services.ingest, DEFAULT_WORKSPACE_ID, [WatchedFolder(services.settings.drop_dir)]
+        )
+        watcher.start()
+    if watch:
+        log.info("watching %s", services.settings.drop_dir)
+
+    def stop() -> None:
+        if watcher:
+            watcher.stop()
+        services.close()
+
+    return stop
 
 
 def _exit_after_shutdown(signum: int, frame: object) -> None:

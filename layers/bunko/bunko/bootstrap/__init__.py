@@ -2,8 +2,9 @@
 
 - `root`: `build_services(settings)` for either shape, and the `Services` it returns;
 - `local`, `aws`: each shape's adapters; `accounts`: the account services;
-- `background`: what the embedded server runs beside the app (worker resume, reindex, watchers);
-- `lambda_entry`: what the Lambda functions in `functions/` call.
+- `background`: what the embedded server runs beside the app (worker resume, reindex);
+- `functions`: the Lambda functions' graphs (bunko/lambda_entry.py caches them).
+It imports no door (http, mcp, drops): the doors, and what composes them, sit above it.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ if TYPE_CHECKING:
     from bunko.bootstrap.local import index_generation
     from bunko.bootstrap.root import Services, build_services, wire_services
 
-# Resolved on first use (PEP 562), so `bunko.bootstrap.lambda_entry` — what a Lambda
-# handler imports at cold start — does not pull in every service and parser with it.
+# Resolved on first use (PEP 562), so `bunko.bootstrap.functions` — what a Lambda
+# handler's first call imports — does not pull in every service and parser with it.
 _EXPORTS = {
     "AccountServices": "accounts",
     "index_needs_rebuild": "background",

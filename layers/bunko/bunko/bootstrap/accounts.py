@@ -125,7 +125,6 @@ def build_account_services(
     knowledge_base = KnowledgeBaseService(
         ingest=ingest,
         model_configs=stores.model_configs,
-        options=stores.settings,
         embedding_models=_embedding_model_names(settings, adapters),
         embedding=switch,
     )

@@ -1,17 +1,16 @@
 """What the embedded server runs beside its app: resume unfinished ingest, rebuild a new
-index generation, refine with a stronger model, and watch the drop folder and the folders
-saved in /settings."""
+index generation. bunko.embedded_server starts these with the refiner and the watchers of
+the drop folder and the folders saved in /settings (the drops door)."""
 
 from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
 from typing import Any
 
 from bunko.bootstrap.root import Services
-from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
-from bunko.ports import IngestJob, LoadsLazily
+from bunko.domain import DocumentStatus
+from bunko.ports import IngestJob
 
 log = logging.getLogger(__name__)
 
@@ -118,43 +117,3 @@ def resume_ingest(services: Services) -> threading.Thread | None:
     thread = threading.Thread(target=repair, name="bunko-reindex", daemon=True)
     thread.start()
     return thread
-
-
-def start_background_work(services: Services, *, watch: bool) -> Callable[[], None]:
-    """Resume unfinished ingest, rebuild a new index generation, watch the drop folder.
-    Returns a function that stops what it started."""
-    from bunko.drops.folder_monitor import FolderMonitor
-    from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
-
-    resume_ingest(services)
-    if services.refiner is not None:
-        services.refiner.start()
-    if isinstance(services.embedder, LoadsLazily):
-        # Load the model while the server starts, not on the first user's query.
-        threading.Thread(
-            target=services.embedder.warm_up, name="bunko-warm-up", daemon=True
-        ).start()
-    watcher: FolderMonitor | DropFolderWatcher | None = None
-    if services.accounts is not None:
-        # The drop folder plus the folders saved through /settings, reloaded when they change.
-        watcher = FolderMonitor(
-            services.ingest,
-            services.accounts.workspace_settings,
-            drop_dir=services.settings.drop_dir if watch else None,
-            drop_workspace_id=DEFAULT_WORKSPACE_ID,
-        )
-        watcher.start()
-    elif watch:
-        watcher = DropFolderWatcher(
-            services.ingest, DEFAULT_WORKSPACE_ID, [WatchedFolder(services.settings.drop_dir)]
-        )
-        watcher.start()
-    if watch:
-        log.info("watching %s", services.settings.drop_dir)
-
-    def stop() -> None:
-        if watcher:
-            watcher.stop()
-        services.close()
-
-    return stop

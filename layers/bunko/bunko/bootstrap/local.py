@@ -58,8 +58,8 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.sqlite_db import SqliteDatabase
     from bunko.adapters.local.sqlite_research import SqliteResearchStore
     from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+    from bunko.bootstrap.local_folders import local_folder_check
     from bunko.bootstrap.workspace_embedders import LocalRouteOpener
-    from bunko.drops.folder_monitor import local_folder_check
 
     make_private(settings.data_dir)  # 0700 folders, 0600 files
     db = SqliteDatabase(settings.metadata_path)

@@ -64,6 +64,10 @@ class Document:
     blob_key: str | None = None
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)
+    # The options its uploader chose (REST /upload, a presigned upload), reported back by
+    # the file listing: "fast" or "precise", and the embedding model config asked for.
+    mode: str = "fast"
+    embedding_model_id: str | None = None
 
 
 @dataclass

@@ -15,7 +15,7 @@ from pathlib import Path
 from watchfiles import Change, watch
 
 from bunko.errors import BunkoError
-from bunko.services.ingest import IngestService
+from bunko.services.ingest import IngestService, Upload
 
 log = logging.getLogger(__name__)
 
@@ -74,12 +74,14 @@ class DropFolderWatcher:
         try:
             # The upload policy's size check before the file is read into memory.
             self.ingest.policy.size(file.stat().st_size, what=path)
-            self.ingest.submit_file(
-                self.workspace_id,
-                path=path,
-                data=file.read_bytes(),
-                category=category,
-                source=SOURCE,
+            self.ingest.submit(
+                Upload(
+                    self.workspace_id,
+                    file.read_bytes(),
+                    path=path,
+                    category=category,
+                    source=SOURCE,
+                )
             )
         except (BunkoError, OSError) as exc:
             log.warning("could not ingest %s: %s", path, exc)

@@ -7,7 +7,8 @@ service (idempotent on content: a redelivered event or an unchanged object adds 
 indexed in the same invocation. Out-of-order events are settled by the bucket's present
 state: a "created" whose object is gone, or a "removed" whose key exists again, is skipped.
 A dropped object's metadata may carry the upload's options (a presigned upload signs them:
-category, chunkSize, chunkOverlap, mode), applied as /upload applies its form fields.
+category, chunkSize, chunkOverlap, mode), applied as /upload applies its form fields (a
+mode chosen is kept on the document, as /upload keeps it).
 
 A message whose document ends `failed` raises IngestFailed, so SQS delivers it again and,
 after the queue's maxReceiveCount, moves it to the dead-letter queue; the document keeps its
@@ -32,9 +33,8 @@ from bunko.adapters.aws.sqs_queue import parse_build_step, parse_job
 from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
 from bunko.errors import BunkoError, NotFoundError
-from bunko.ports.accounts import SettingsStore
 from bunko.services.embedding import TimeLeft
-from bunko.services.ingest import OPTIONS_SCOPE
+from bunko.services.ingest import Upload
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -56,15 +56,11 @@ class IngestEventHandler:
         collector: CollectingQueue,
         s3: Any,
         drop_prefix: str,
-        upload_options: SettingsStore | None = None,
     ) -> None:
-        """`upload_options`: where a file's upload options are kept (what GET
-        /knowledge-bases reports as its `mode`), as /upload keeps them."""
         self.services = services
         self.collector = collector
         self.s3 = s3
         self.drop_prefix = drop_prefix
-        self.upload_options = upload_options
 
     def handle(self, body: str, *, time_left: TimeLeft = lambda: 900.0) -> list[Document]:
         """Process one message body; returns the documents it indexed or deleted.
@@ -106,20 +102,18 @@ class IngestEventHandler:
             return []  # deleted again before we got here; its remove event follows
         data, metadata = found
         options = drop_options(metadata)
-        doc = ingest.submit_file(
-            target.workspace_id,
-            path=target.path,
-            data=data,
-            category=options.category or target.category,
-            chunk_size=options.chunk_size,
-            chunk_overlap=options.chunk_overlap,
-            mode=options.mode or "fast",
-            source=SOURCE,
-        )
-        if options.mode and self.upload_options is not None:  # a presigned upload's choice
-            self.upload_options.put_settings(
-                OPTIONS_SCOPE, doc.id, {"mode": options.mode, "embeddingModelId": None}
+        ingest.submit(
+            Upload(
+                target.workspace_id,
+                data,
+                path=target.path,
+                category=options.category or target.category,
+                chunk_size=options.chunk_size,
+                chunk_overlap=options.chunk_overlap,
+                source=SOURCE,
+                mode=options.mode or None,  # a presigned upload's choice, kept on the document
             )
+        )
         jobs = self.collector.take()
         return _finished(self.services.pipeline.process(jobs)) if jobs else []
 

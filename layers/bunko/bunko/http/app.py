@@ -1,24 +1,38 @@
-"""The FastAPI app factory. It only assembles: routers, error handlers, services."""
+"""The REST app factory. It only assembles: routers, error handlers, services. The app with
+MCP mounted beside REST (what `bunko serve` and the Lambda functions run) is composed above
+both doors, in bunko.server_app."""
 
 from __future__ import annotations
+
+from collections.abc import Callable, Sequence
 
 from fastapi import FastAPI
 
 from bunko import __version__
+from bunko.asgi.errors import install_error_handlers
+from bunko.asgi.hardening import harden
 from bunko.bootstrap import Services
-from bunko.http.errors import document_errors, install_error_handlers
-from bunko.http.hardening import harden
+from bunko.http.errors import document_errors
 from bunko.http.routes import conversations, health, originals, uploads
+from bunko.http.routes.chat import KEEP_ALIVE_SECONDS
 from bunko.http.routes.rest import rest_routers
 from bunko.http.web import mount_web
-from bunko.mcp.http import mount_mcp
 
 
-def create_app(services: Services) -> FastAPI:
+def create_app(
+    services: Services,
+    *,
+    keep_alive_seconds: float = KEEP_ALIVE_SECONDS,
+    mounts: Sequence[Callable[[FastAPI], None]] = (),
+) -> FastAPI:
+    """The REST app on `services`; its chat streams send a keep-alive comment every
+    `keep_alive_seconds` while a slow model thinks. Each of `mounts` adds another door's
+    endpoints to the app (bunko.server_app: MCP's), before the web app and the hardening."""
     app = FastAPI(
         title="Bunko", version=__version__, description="Knowledge base for people and AI agents."
     )
     app.state.services = services
+    app.state.keep_alive_seconds = keep_alive_seconds
     install_error_handlers(app)
     document_errors(app)
     app.include_router(health.router)
@@ -29,8 +43,8 @@ def create_app(services: Services) -> FastAPI:
         app.include_router(originals.router)
     if services.upload_signer is not None:
         app.include_router(uploads.router)
-    # MCP over streamable HTTP on this port too: the one app AWS deploys (DESIGN).
-    mount_mcp(app, services)
+    for mount in mounts:
+        mount(app)
     mount_web(app)
     harden(app, services.settings)  # body limits, trusted hosts, security headers
     return app

@@ -23,9 +23,9 @@ from starlette.responses import JSONResponse
 from starlette.types import Receive, Scope, Send
 
 from bunko import __version__
+from bunko.asgi.errors import install_error_handlers
+from bunko.asgi.hardening import harden
 from bunko.domain.auth import ALL_SCOPES
-from bunko.http.errors import install_error_handlers
-from bunko.http.hardening import harden
 from bunko.mcp.auth import WELL_KNOWN, McpAuthGuard
 from bunko.mcp.registry import Profile
 from bunko.mcp.tool_server import build_server

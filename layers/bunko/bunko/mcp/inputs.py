@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from uuid import UUID
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
+from bunko.operations.models import StrictInput
 from bunko.services.bounds import QUERY_CHARS, RESULTS
 from bunko.services.ingest import MAX_ITEM_CHARS, MAX_PAGE_SIZE
 
@@ -18,10 +19,6 @@ MAX_CONTENT_CHARS = 1_000_000  # add_item_text: about 1 MB of ASCII, 3 MB of Jap
 MAX_PATH_CHARS = 1_024
 MAX_CATEGORY_CHARS = 200
 MIME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$"
-
-
-class StrictInput(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
 
 
 Category = Field(

@@ -1,7 +1,8 @@
 """Output models: the `structuredContent` of each tool, advertised as its output schema.
 
-Built with `extra="ignore"` so a service adding a field never breaks a result, and advertised
-with `additionalProperties: false` because only declared fields are ever dumped.
+On bunko.operations' Output: built with `extra="ignore"` so a service adding a field never
+breaks a result, and advertised with `additionalProperties: false` because only declared
+fields are ever dumped.
 """
 
 from __future__ import annotations
@@ -9,22 +10,13 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from bunko.domain import Chunk, Document
 from bunko.domain.ingest_options import StatusName
+from bunko.operations.models import Count, Id, Output
 
-Id = Annotated[str, Field(json_schema_extra={"format": "uuid"})]
-Count = Annotated[int, Field(ge=0)]
 RevisionNo = Annotated[int, Field(ge=1)]
-
-
-class Output(BaseModel):
-    model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
-
-    def to_structured(self) -> dict:
-        # exclude_unset: an optional `error` appears only when something failed.
-        return self.model_dump(mode="json", exclude_unset=True)
 
 
 class SearchHit(Output):

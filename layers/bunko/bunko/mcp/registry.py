@@ -1,5 +1,6 @@
 """The tool registry: a tool is a typed function `(ctx, args: In) -> Out`; the decorator
-records its scope, annotations, profiles and transports, and the types give its schemas."""
+records its scope, annotations, profiles and transports, and the types give its schemas.
+An operation more than one door offers (bunko.operations) is added as a tool the same way."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from typing import TYPE_CHECKING, Any, Literal, get_type_hints
 
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel
+
+from bunko.operations.operation import Operation, clean_schema
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -103,29 +106,24 @@ def tool(
     return register
 
 
-def clean_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline `$defs` references and drop pydantic's auto titles: the self-contained,
-    compact shape MCP clients handle best."""
-    defs = schema.pop("$defs", {})
-
-    def walk(node: Any, *, in_properties: bool = False) -> Any:
-        if isinstance(node, list):
-            return [walk(n) for n in node]
-        if not isinstance(node, dict):
-            return node
-        ref = node.get("$ref")
-        if isinstance(ref, str) and ref.startswith("#/$defs/"):
-            return walk(
-                {
-                    **defs[ref.removeprefix("#/$defs/")],
-                    **{k: v for k, v in node.items() if k != "$ref"},
-                }
-            )
-        out = {}
-        for key, value in node.items():
-            if key == "title" and not in_properties and isinstance(value, str):
-                continue
-            out[key] = walk(value, in_properties=key == "properties")
-        return out
-
-    return walk(schema)
+def add_operation(op: Operation, run: Callable[[ToolContext, Any], BaseModel]) -> None:
+    """Offer `op` as a tool on every transport; `run` calls it with what it needs of the
+    call (its service and the caller's workspace)."""
+    TOOLS[op.name] = ToolSpec(
+        name=op.name,
+        title=op.title,
+        description=op.description,
+        scope=op.scope,
+        annotations=ToolAnnotations(
+            title=op.title,
+            read_only_hint=op.read_only,
+            destructive_hint=op.destructive,
+            idempotent_hint=op.idempotent,
+            open_world_hint=op.open_world,
+        ),
+        input_model=op.input_model,
+        output_model=op.output_model,
+        run=run,
+        profiles=frozenset(PROFILES if op.core else ("full",)),
+        transports=frozenset(TRANSPORTS),
+    )

@@ -25,6 +25,7 @@ from bunko.mcp.outputs import (
 )
 from bunko.mcp.registry import ToolContext, tool
 from bunko.ports import TrainableEmbedder
+from bunko.services.ingest import Upload
 
 # How long add_item_text / add_file wait for indexing before answering `pending`.
 INDEX_WAIT_SECONDS = 60.0
@@ -112,10 +113,11 @@ def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
     uploads = ctx.services.uploads
     uploads.size(file.stat().st_size, what=args.file)  # before reading it into memory
     uploads.file_type(file.name, None)
-    doc = ctx.services.ingest.submit_file(
-        ctx.workspace_id, path=args.path or file.resolve().as_posix(), data=file.read_bytes(),
+    upload = Upload(
+        ctx.workspace_id, file.read_bytes(), path=args.path or file.resolve().as_posix(),
         category=args.category, source="agent",
     )  # fmt: skip
+    doc = ctx.services.ingest.submit(upload)
     return _added(ctx, doc)
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_table import Table
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
@@ -43,15 +42,17 @@ def find_documents(
     table: Table,
     documents_query: dict[str, Any],
     by_ids: Callable[[Sequence[str]], list[Document]],
+    to_documents: Callable[[list[dict[str, Any]]], list[Document]],
     query: DocumentQuery,
     *,
     limit: int,
     offset: int,
 ) -> DocumentPage:
     """`documents_query`: the GSI1 query of the workspace's documents; `by_ids`: the full
-    documents for ids, in the order asked (one batch read)."""
+    documents for ids, in the order asked (one batch read); `to_documents`: the documents of
+    full items."""
     if query.is_default:
-        return _by_date(table, documents_query, query, limit=limit, offset=offset)
+        return _by_date(table, documents_query, to_documents, query, limit=limit, offset=offset)
     rows = [_row(item) for item in table.query(**documents_query, **_PROJECTION)]
     found = arrange(rows, query)
     page = [row.id for row in found[offset : offset + limit]] if limit > 0 else []
@@ -70,19 +71,25 @@ def _row(item: dict[str, Any]) -> _Row:
 
 
 def _by_date(
-    table: Table, documents_query: dict[str, Any], query: DocumentQuery, *, limit: int, offset: int
+    table: Table,
+    documents_query: dict[str, Any],
+    to_documents: Callable[[list[dict[str, Any]]], list[Document]],
+    query: DocumentQuery,
+    *,
+    limit: int,
+    offset: int,
 ) -> DocumentPage:
     total = table.count(**documents_query)
     if limit <= 0 or offset >= total:
         return DocumentPage(documents=[], total=total)
     # DynamoDB pages by key, not by offset: read offset + limit and drop the offset.
-    found: list[Document] = []
+    found: list[dict[str, Any]] = []
     read = table.query(
         **documents_query, ScanIndexForward=not query.descending, Limit=min(offset + limit, 1000)
     )
     for n, item in enumerate(read):
         if n >= offset:
-            found.append(items.to_document(item))
+            found.append(item)
             if len(found) == limit:
                 break
-    return DocumentPage(documents=found, total=total)
+    return DocumentPage(documents=to_documents(found), total=total)

@@ -53,6 +53,12 @@ def path_key(workspace_id: str, path: str) -> dict[str, str]:
     return {PK: ws_pk(workspace_id), SK: sk}
 
 
+def legacy_options_key(document_id: str) -> dict[str, str]:
+    """Where a document's upload options (mode, embeddingModelId) were kept before they moved
+    onto the document: a settings item of scope "upload"."""
+    return {PK: "SETTINGS#upload", SK: document_id}
+
+
 def category_key(workspace_id: str, category: str) -> dict[str, str]:
     return {PK: ws_pk(workspace_id), SK: f"CAT#{category}"}
 
@@ -124,8 +130,13 @@ def document_attributes(document: Document) -> dict[str, Any]:
     return values
 
 
-def to_document(item: dict[str, Any]) -> Document:
+def to_document(item: dict[str, Any], legacy: dict[str, Any] | None = None) -> Document:
+    """`legacy`: the upload options kept beside a document written before they moved onto it
+    (an item without `mode`), if any."""
     values = {name: item.get(name) for name in _DOC_FIELDS if name in item}
+    if legacy is not None and "mode" not in item:
+        values["mode"] = legacy.get("mode") or "fast"
+        values["embedding_model_id"] = legacy.get("embeddingModelId")
     values["status"] = DocumentStatus(values["status"])
     values["created_at"] = datetime.fromisoformat(values["created_at"])
     values["updated_at"] = datetime.fromisoformat(values["updated_at"])

@@ -7,7 +7,8 @@ a lost race is retried from a fresh read, so path claims and category counters s
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import json
+from collections.abc import Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +61,15 @@ class DynamoDBMetadataStore:
             **kwargs,
         )
 
+    def _to_documents(self, found: Iterable[dict[str, Any]]) -> list[Document]:
+        """The documents of these items. An item written before the upload options moved
+        onto the document (it has no `mode`) takes them from where they were kept, all in
+        one batch read; its next save writes them onto it."""
+        found = list(found)
+        legacy = [items.legacy_options_key(item["id"]) for item in found if "mode" not in item]
+        kept = {i[SK]: json.loads(i["value"]) for i in self.table.batch_get(legacy)}
+        return [items.to_document(item, kept.get(item["id"])) for item in found]
+
     # documents
     def add_document(self, document: Document) -> None:
         self.writes.add(document)
@@ -69,14 +79,14 @@ class DynamoDBMetadataStore:
 
     def get_document(self, workspace_id: str, document_id: str) -> Document | None:
         item = self.table.get(items.doc_key(workspace_id, document_id))
-        return items.to_document(item) if item else None
+        return self._to_documents([item])[0] if item else None
 
     def get_documents_by_ids(
         self, workspace_id: str, document_ids: Sequence[str]
     ) -> list[Document]:
         unique = list(dict.fromkeys(document_ids))
         found = self.table.batch_get([items.doc_key(workspace_id, d) for d in unique])
-        by_id = {item["id"]: items.to_document(item) for item in found}
+        by_id = {document.id: document for document in self._to_documents(found)}
         return [by_id[d] for d in unique if d in by_id]
 
     def get_document_by_path(self, workspace_id: str, path: str) -> Document | None:
@@ -104,23 +114,25 @@ class DynamoDBMetadataStore:
         if limit <= 0:
             return []
         # DynamoDB pages by key, not by offset: read offset + limit and drop the offset.
-        found: list[Document] = []
+        found: list[dict[str, Any]] = []
         query = self._documents(
             workspace_id, category, ScanIndexForward=False, Limit=min(offset + limit, 1000)
         )
         for n, item in enumerate(self.table.query(**query)):
             if n >= offset:
-                found.append(items.to_document(item))
+                found.append(item)
                 if len(found) == limit:
                     break
-        return found
+        return self._to_documents(found)
 
     def find_documents(
         self, workspace_id: str, query: DocumentQuery, *, limit: int, offset: int = 0
     ) -> DocumentPage:
         by_ids = partial(self.get_documents_by_ids, workspace_id)
         documents = self._documents(workspace_id, None)
-        return find_documents(self.table, documents, by_ids, query, limit=limit, offset=offset)
+        return find_documents(
+            self.table, documents, by_ids, self._to_documents, query, limit=limit, offset=offset
+        )
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         return self.table.count(**self._documents(workspace_id, category))
@@ -139,7 +151,8 @@ class DynamoDBMetadataStore:
         # Children first: a delete that dies half-way is finished by running it again.
         self.chunks.delete_all(workspace_id, document_id)
         revisions = self.table.partition(items.doc_pk(workspace_id, document_id), "REV#")
-        self.table.batch_write(deletes=[key_only(r) for r in revisions])
+        legacy = items.legacy_options_key(document_id)  # options kept beside it before
+        self.table.batch_write(deletes=[*(key_only(r) for r in revisions), legacy])
         return self.writes.remove(document)
 
     def iter_documents(self, workspace_id: str | None = None) -> Iterator[Document]:
@@ -148,8 +161,13 @@ class DynamoDBMetadataStore:
             if workspace_id
             else self._all_documents()
         )
+        batch: list[dict[str, Any]] = []
         for item in found:
-            yield items.to_document(item)
+            batch.append(item)
+            if len(batch) == 100:
+                yield from self._to_documents(batch)
+                batch = []
+        yield from self._to_documents(batch)
 
     # revisions
     def add_revision(self, revision: Revision) -> None:

@@ -46,11 +46,13 @@ class OpenSearchServerlessIndex:
         index: str,
         dimension: int | None,
         ledger: IdLedger | None = None,
+        page_size: int = _PAGE,
     ) -> None:
         self.client = client
         self.index_name = index
         self.dimension = dimension
         self.ledger = ledger
+        self.page_size = page_size  # the ids one search of a delete pages through
         self.statistics = TermStatistics(client, index)
 
     def ensure_index(self) -> bool:
@@ -171,14 +173,15 @@ class OpenSearchServerlessIndex:
         while True:
             try:
                 response = self.client.search(
-                    index=self.index_name, body=q.match_body(clauses, size=_PAGE, after=after)
+                    index=self.index_name,
+                    body=q.match_body(clauses, size=self.page_size, after=after),
                 )
             except OpenSearchNotFound:
                 return  # no index yet: nothing to delete
             hits = response["hits"]["hits"]
             for hit in hits:
                 yield hit["_id"]
-            if len(hits) < _PAGE:
+            if len(hits) < self.page_size:
                 return
             after = hits[-1]["sort"]
 

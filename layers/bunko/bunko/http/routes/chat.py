@@ -17,7 +17,7 @@ from functools import partial
 from typing import Annotated, Literal
 
 import anyio
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
@@ -32,7 +32,7 @@ from bunko.services.chat import ChatEvent
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
-KEEP_ALIVE_SECONDS = 15
+KEEP_ALIVE_SECONDS = 15  # the default of create_app's keep_alive_seconds
 
 
 class Turn(BaseModel):
@@ -71,7 +71,7 @@ def sse_data(event: ChatEvent) -> str:
         **error_responses(400, 401, 403, 404, 413, 429),
     },
 )
-async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep):
+async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, request: Request):
     """Answer `message` from the caller's knowledge base, with the saved user settings.
     Send the conversation so far in `history`, or name a stored conversation in
     `conversationId` to answer from its messages and save this turn into it."""
@@ -99,4 +99,4 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep):
 
     # Taken last: nothing after it refuses, and the stream gives it back when it ends.
     slot = services.chat_slots.take(owner)
-    return releasing(stream(), slot, ping=KEEP_ALIVE_SECONDS)
+    return releasing(stream(), slot, ping=request.app.state.keep_alive_seconds)

@@ -8,7 +8,7 @@ JSON); chunkSize 50–20000 and chunkOverlap 0–10000 characters, overlap below
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile
 from pydantic import BaseModel
@@ -25,7 +25,7 @@ from bunko.domain.ingest_options import (
 from bunko.http.deps import AccountsDep, Reader, Writer
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
-from bunko.services.ingest import UploadOptions
+from bunko.services.ingest import Upload
 
 router = APIRouter(tags=["knowledge-base"], responses=error_responses(401, 403))
 
@@ -49,7 +49,7 @@ class KnowledgeBaseFile(BaseModel):
     updatedAt: datetime
 
     @classmethod
-    def of(cls, doc: Document, options: dict[str, Any]) -> KnowledgeBaseFile:
+    def of(cls, doc: Document) -> KnowledgeBaseFile:
         return cls(
             id=doc.id,
             name=doc.path,
@@ -61,8 +61,8 @@ class KnowledgeBaseFile(BaseModel):
             chunkSize=doc.chunk_size,
             chunkOverlap=doc.chunk_overlap,
             chunkCount=doc.chunk_count,
-            mode=options.get("mode") or "fast",
-            embeddingModelId=options.get("embeddingModelId"),
+            mode=doc.mode,
+            embeddingModelId=doc.embedding_model_id,
             revision=doc.revision,
             category=doc.category,
             createdAt=doc.created_at,
@@ -109,22 +109,22 @@ def upload(
 ) -> KnowledgeBaseFile:
     """Store the original and queue indexing: the record comes back `pending`, then moves
     through `indexing` to `completed` or `failed` (with `error`)."""
-    kb = accounts.knowledge_base
-    doc = kb.upload(
-        principal.workspace_id,
-        filename=file.filename or "",
-        data=file.file.read(),
-        content_type=file.content_type,
-        options=UploadOptions(
+    doc = accounts.knowledge_base.upload(
+        Upload(
+            principal.workspace_id,
+            file.file.read(),
+            name=file.filename or "",
+            replaces=replaceId or None,
+            mime=file.content_type,
+            category=category,
             chunk_size=chunkSize,
             chunk_overlap=chunkOverlap,
-            embedding_model_id=embeddingModelId or None,
+            source="upload",
             mode=mode,
-            replace_id=replaceId or None,
-            category=category,
-        ),
+            embedding_model_id=embeddingModelId or None,
+        )
     )
-    return KnowledgeBaseFile.of(doc, kb.upload_options([doc.id])[doc.id])
+    return KnowledgeBaseFile.of(doc)
 
 
 @router.get("/knowledge-bases", response_model=list[KnowledgeBaseFile])
@@ -154,9 +154,7 @@ def list_files(
     query = DocumentQuery(name=q, sort=sort, descending=descending)
     found = kb.list(principal.workspace_id, query, limit=limit, offset=offset)
     response.headers["X-Total-Count"] = str(found.total)
-    docs = found.documents
-    options = kb.upload_options([d.id for d in docs])  # one batch read, not one per file
-    return [KnowledgeBaseFile.of(d, options[d.id]) for d in docs]
+    return [KnowledgeBaseFile.of(d) for d in found.documents]  # options on each record
 
 
 # Declared before /knowledge-bases/{file_id}, which would otherwise take "clear" for an id.
@@ -173,9 +171,7 @@ def clear(principal: Writer, accounts: AccountsDep) -> Cleared:
     responses=error_responses(404),
 )
 def get_file(file_id: str, principal: Reader, accounts: AccountsDep) -> KnowledgeBaseFile:
-    kb = accounts.knowledge_base
-    doc = kb.get(principal.workspace_id, file_id)
-    return KnowledgeBaseFile.of(doc, kb.upload_options([doc.id])[doc.id])
+    return KnowledgeBaseFile.of(accounts.knowledge_base.get(principal.workspace_id, file_id))
 
 
 @router.delete("/knowledge-bases/{file_id}", response_model=Deleted, responses=error_responses(404))

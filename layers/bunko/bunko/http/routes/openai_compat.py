@@ -19,14 +19,13 @@ from functools import partial
 from typing import Annotated, Any, Literal
 
 import anyio
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from bunko.errors import NotFoundError, UpstreamError, ValidationError
 from bunko.http.chat_events import chat_events, releasing
 from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
-from bunko.http.routes.chat import KEEP_ALIVE_SECONDS
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import Source
@@ -145,7 +144,9 @@ def list_models(principal: Reader, services: ServicesDep) -> dict:
         **error_responses(400, 401, 403, 404, 413, 429, 502),
     },
 )
-async def chat_completions(body: CompletionRequest, principal: Reader, services: ServicesDep):
+async def chat_completions(
+    body: CompletionRequest, principal: Reader, services: ServicesDep, request: Request
+):
     question = body.messages[-1]
     if question.role != "user" or not question.text().strip():
         raise ValidationError("messages: the last message must be the user's question")
@@ -176,7 +177,7 @@ async def chat_completions(body: CompletionRequest, principal: Reader, services:
     }
     slot = services.chat_slots.take(settings_owner(principal))  # nothing below refuses
     if body.stream:
-        return releasing(_chunks(answer, meta), slot, ping=KEEP_ALIVE_SECONDS)
+        return releasing(_chunks(answer, meta), slot, ping=request.app.state.keep_alive_seconds)
     text, sources = "", []
     with slot:
         async for event in chat_events(answer):

@@ -10,10 +10,11 @@ from bunko.services.ingest.chunk_items import (
     ChunkItemsService,
 )
 from bunko.services.ingest.ingest import IngestService
-from bunko.services.ingest.knowledge_base import OPTIONS_SCOPE, KnowledgeBaseService, UploadOptions
+from bunko.services.ingest.knowledge_base import KnowledgeBaseService
 from bunko.services.ingest.originals import OriginalFiles
 from bunko.services.ingest.pipeline import IndexingPipeline
 from bunko.services.ingest.status import StatusService
+from bunko.services.ingest.upload import Upload
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
 from bunko.services.ingest.upload_quota import UploadQuota
 
@@ -23,14 +24,13 @@ __all__ = [
     "MAX_CHUNK_POSITION",
     "MAX_ITEM_CHARS",
     "MAX_PAGE_SIZE",
-    "OPTIONS_SCOPE",
     "ChunkItemsService",
     "IndexingPipeline",
     "IngestService",
     "KnowledgeBaseService",
     "OriginalFiles",
     "StatusService",
-    "UploadOptions",
+    "Upload",
     "UploadPolicy",
     "UploadQuota",
     "normalise_path",

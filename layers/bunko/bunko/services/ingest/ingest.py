@@ -11,6 +11,7 @@ import hashlib
 import posixpath
 import random
 import time
+from dataclasses import replace
 
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.domain.ingest_options import IngestDefaults
@@ -20,6 +21,7 @@ from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
 from bunko.ports.embedding_routes import EmbeddingRoutes
 from bunko.services.embedding import delete_document_everywhere
 from bunko.services.ingest.blob_keys import original_key, text_key
+from bunko.services.ingest.upload import Upload
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.ingest.upload_quota import UploadQuota
 
@@ -52,156 +54,89 @@ class IngestService:
         self.policy = policy
         self.quota = quota
 
-    def submit_file(
-        self,
-        workspace_id: str,
-        *,
-        path: str,
-        data: bytes,
-        mime: str | None = None,
-        category: str | None = None,
-        chunk_size: int | None = None,
-        chunk_overlap: int | None = None,
-        source: str = "api",
-        mode: str = "fast",
-        replaces: str | None = None,
-    ) -> Document:
-        """Store the file at `path` and queue it; returns the document (status pending, or as
-        it was when nothing changed). An existing path gets a new revision; the same bytes
-        again change nothing (re-delivery is idempotent), except in mode "precise", which
-        also OCRs page images and so always reads the file again."""
-        path = self.policy.path(path)
-        self.policy.size(len(data), what=posixpath.basename(path))
-        for attempt in range(_ATTEMPTS):
-            try:
-                return self._submit(
-                    workspace_id, path=path, data=data, mime=mime, category=category,
-                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
-                    mode=mode, replaces=replaces,
-                )  # fmt: skip
-            except (StaleError, ConflictError):
-                time.sleep(random.uniform(0, 0.002 * (attempt + 1)))  # another writer won: again
-        raise ConflictError(f"{path} is being written by others; try again")
-
-    def submit_new(
-        self,
-        workspace_id: str,
-        *,
-        name: str,
-        data: bytes,
-        mime: str | None = None,
-        chunk_size: int | None = None,
-        chunk_overlap: int | None = None,
-        source: str = "upload",
-        mode: str = "fast",
-        category: str | None = None,
-    ) -> Document:
-        """An uploaded file is a new document, even when another file has its name: it takes
-        the first free path of `name`, `name (2)`, ...; the same bytes under the same name
-        return the document that already holds them (an upload retried is not a copy)."""
-        name = self.policy.file_name(name)
-        self.policy.size(len(data), what=name)
-        digest = hashlib.sha256(data).hexdigest()
-        n, attempts = 1, 0
-        while n <= MAX_SAME_NAME:
-            path = numbered(name, n)
-            held = self.metadata.get_document_by_path(workspace_id, path)
-            if held is not None and held.content_hash != digest:
-                n += 1
+    def submit(self, upload: Upload) -> Document:
+        """Store the upload's bytes and queue them; returns the document (status pending, or
+        as it was when nothing changed). A file at an existing path gets a new revision; the
+        same bytes again change nothing (re-delivery is idempotent), except in mode
+        "precise", which also OCRs page images and so always reads the file again. A new file
+        by name is a new document even when another file has its name: it takes the first
+        free path of `name`, `name (2)`, ...; the same bytes under the same name return the
+        document that already holds them (an upload retried is not a copy)."""
+        if not upload.checked:
+            upload = self.policy.check(upload)
+        size, overlap = self.defaults.chunking(upload.chunk_size, upload.chunk_overlap)
+        workspace_id, path = upload.workspace_id, upload.path
+        if upload.replaces is not None and path is None:
+            raise ValueError("an upload that replaces a document names the document's path")
+        name = posixpath.basename(path) if path is not None else upload.name or ""
+        upload = replace(
+            upload, name=name, mime=upload.mime or guess_mime(name, upload.data),
+            category=upload.category or None, chunk_size=size, chunk_overlap=overlap,
+        )  # fmt: skip
+        digest = hashlib.sha256(upload.data).hexdigest()
+        n, failures = 1, 0
+        while True:
+            at = path if path is not None else numbered(name, n)
+            doc = self.metadata.get_document_by_path(workspace_id, at)
+            if path is None and doc is not None and doc.content_hash != digest:
+                n += 1  # another file has this name: the next number
+                if n > MAX_SAME_NAME:
+                    raise ConflictError(f"too many files named {name}; rename the file")
                 continue
             try:
-                return self._submit(
-                    workspace_id, path=path, data=data, mime=mime, category=category,
-                    chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=source,
-                    name=name, mode=mode, new_file=True,
-                )  # fmt: skip
+                return self._write(upload, at, doc, digest)
             except (StaleError, ConflictError):
-                attempts += 1  # another upload took this path meanwhile: look at it again
-                if attempts >= _ATTEMPTS:
+                failures += 1  # another writer won meanwhile: look at the path again
+                if failures >= _ATTEMPTS:
                     break
-                time.sleep(random.uniform(0, 0.002 * attempts))
-        raise ConflictError(f"too many files named {name}; rename the file")
+                time.sleep(random.uniform(0, 0.002 * failures))
+        if path is None:
+            raise ConflictError(f"too many files named {name}; rename the file")
+        raise ConflictError(f"{path} is being written by others; try again")
 
-    def replace_file(
-        self,
-        workspace_id: str,
-        document_id: str,
-        *,
-        data: bytes,
-        mime: str | None = None,
-        chunk_size: int | None = None,
-        chunk_overlap: int | None = None,
-        mode: str = "fast",
-    ) -> Document:
-        """New bytes for an existing document (by id): a new revision at the same path."""
-        doc = self.metadata.get_document(workspace_id, document_id)
-        if doc is None:
-            raise NotFoundError(f"document {document_id} not found")
-        return self.submit_file(
-            workspace_id, path=doc.path, data=data, mime=mime, category=doc.category,
-            chunk_size=chunk_size, chunk_overlap=chunk_overlap, source=doc.source, mode=mode,
-            replaces=doc.id,
-        )  # fmt: skip
-
-    def _submit(
-        self,
-        workspace_id: str,
-        *,
-        path: str,
-        data: bytes,
-        mime: str | None,
-        category: str | None,
-        chunk_size: int | None,
-        chunk_overlap: int | None,
-        source: str,
-        name: str | None = None,
-        mode: str = "fast",
-        new_file: bool = False,
-        replaces: str | None = None,
-    ) -> Document:
-        """`name`: the file's own name when the path was numbered to keep it distinct;
-        `new_file`: another file that took the path meanwhile is a conflict, never replaced;
-        `replaces`: the document meant, never created anew if it was deleted meanwhile."""
-        size, overlap = self.defaults.chunking(chunk_size, chunk_overlap)
-        name = name or posixpath.basename(path)
-        mime = mime or guess_mime(name, data)
-        digest = hashlib.sha256(data).hexdigest()
-        category = category or None
-        doc = self.metadata.get_document_by_path(workspace_id, path)
-        if replaces is not None and (doc is None or doc.id != replaces):
-            raise NotFoundError(f"document {replaces} not found")
-        if new_file and doc is not None and doc.content_hash != digest:
-            raise ConflictError(f"{path} was taken by another upload")
+    def _write(self, upload: Upload, path: str, doc: Document | None, digest: str) -> Document:
+        """Write `upload` (resolved: its name, type and chunking) at `path`, where `doc` was
+        found; a new file that lost `path` meanwhile, or a revision that lost its race,
+        raises ConflictError or StaleError (the caller looks again)."""
+        if upload.replaces is not None and (doc is None or doc.id != upload.replaces):
+            raise NotFoundError(f"document {upload.replaces} not found")
+        data, mode = upload.data, upload.mode or "fast"
+        chunking = (upload.chunk_size, upload.chunk_overlap, upload.category)
         if doc is not None and doc.content_hash == digest:
-            same = (doc.chunk_size, doc.chunk_overlap, doc.category) == (size, overlap, category)
+            same = (doc.chunk_size, doc.chunk_overlap, doc.category) == chunking
             done = doc.status is DocumentStatus.COMPLETED
-            if same and done and mode == "fast":
-                return doc  # identical re-delivery: nothing to do
+            if same and done and mode == "fast":  # identical re-delivery: nothing to index
+                if _keep_options(doc, upload):
+                    self.metadata.save_document(doc, if_revision=doc.revision)
+                return doc
             # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
             # work a dead process left pending or indexing: index the same revision again
             # (chunk ids are per revision, so this writes the same rows, never new ones).
             if not done and not self.blobs.exists(doc.blob_key or ""):
                 self._store_original(doc, data)  # it died between the claim and the bytes
-            doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
+            doc.chunk_size, doc.chunk_overlap, doc.category = chunking
+            _keep_options(doc, upload)
             return self._queue(doc, if_revision=doc.revision, mode=mode)
 
+        workspace_id = upload.workspace_id
         if self.quota is not None:
             self.quota.admit(
-                workspace_id, len(data), source=source, replaces=doc.size if doc else 0
+                workspace_id, len(data), source=upload.source, replaces=doc.size if doc else 0
             )
         now = utcnow()
         previous = None if doc is None else doc.revision
         if doc is None:
             doc = Document(
-                id=new_id(), workspace_id=workspace_id, path=path, name=name, mime=mime,
-                revision=1, created_at=now, source=source,
+                id=new_id(), workspace_id=workspace_id, path=path, name=upload.name or path,
+                mime=upload.mime or "", revision=1, created_at=now, source=upload.source,
             )  # fmt: skip
         else:
             doc.revision += 1
         doc.blob_key = original_key(workspace_id, doc.id, doc.revision)
-        doc.mime, doc.size, doc.content_hash = mime, len(data), digest
-        doc.chunk_size, doc.chunk_overlap, doc.category = size, overlap, category
+        doc.mime, doc.size, doc.content_hash = upload.mime or "", len(data), digest
+        doc.chunk_size, doc.chunk_overlap, doc.category = chunking
         doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, now
+        _keep_options(doc, upload)
         # Claim the path (new) or the revision (conditional on the one read) before any
         # bytes are written, so a racing writer can never overwrite this revision's original
         # and a worker still busy with the old revision cannot save over the new one.
@@ -239,11 +174,12 @@ class IngestService:
         """Text written by an agent or a client, stored as a UTF-8 file at `path`."""
         if not isinstance(content, str) or not content.strip():
             raise ValidationError("content must be a non-empty string")
-        mime = mime or guess_mime(posixpath.basename(normalise_path(path))) or "text/plain"
-        data = content.encode("utf-8")
-        return self.submit_file(
-            workspace_id, path=path, data=data, mime=mime, category=category, source=source
+        upload = Upload(
+            workspace_id, content.encode("utf-8"), path=path, category=category, source=source
         )
+        upload = self.policy.check(upload)
+        mime = mime or guess_mime(posixpath.basename(upload.path or ""))
+        return self.submit(replace(upload, mime=mime))
 
     def _queue(
         self,
@@ -289,3 +225,13 @@ class IngestService:
     def delete_by_path(self, workspace_id: str, path: str) -> Document | None:
         doc = self.metadata.get_document_by_path(workspace_id, normalise_path(path))
         return self.delete_document(workspace_id, doc.id) if doc else None
+
+
+def _keep_options(doc: Document, upload: Upload) -> bool:
+    """Put the options the upload chose (when its door chooses them) on the document; True
+    when they changed it."""
+    mode, model = upload.mode, upload.embedding_model_id
+    if mode is None or (doc.mode, doc.embedding_model_id) == (mode, model):
+        return False
+    doc.mode, doc.embedding_model_id = mode, model
+    return True

@@ -6,36 +6,22 @@ it names the file it replaces (`replace_id`): two different files called `report
 two documents (`report.pdf`, `report (2).pdf`), never one overwriting the other.
 IngestService keeps the original and queues indexing; the record comes back `pending` and
 moves through `indexing` to `completed` or `failed`. The upload's own options (mode,
-embeddingModelId) are kept beside the document.
+embeddingModelId) are kept on the document record, so a listing reads them with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import replace
 
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.ingest_options import MODES
 from bunko.errors import NotFoundError, ValidationError
 from bunko.parsing import resolve_mime
-from bunko.ports import DEFAULT_MODEL, ModelConfigStore, SettingsStore
+from bunko.ports import DEFAULT_MODEL, ModelConfigStore
 from bunko.services.embedding import ModelSwitch
 from bunko.services.ingest.ingest import IngestService
-
-OPTIONS_SCOPE = "upload"
-
-
-@dataclass(frozen=True)
-class UploadOptions:
-    chunk_size: int | None = None
-    chunk_overlap: int | None = None
-    embedding_model_id: str | None = None
-    mode: str = "fast"
-    # The document whose file this upload replaces (a new revision); None: a new file.
-    replace_id: str | None = None
-    category: str | None = None  # a label to filter search by
+from bunko.services.ingest.upload import Upload
 
 
 class KnowledgeBaseService:
@@ -44,7 +30,6 @@ class KnowledgeBaseService:
         *,
         ingest: IngestService,
         model_configs: ModelConfigStore,
-        options: SettingsStore,
         embedding_models: frozenset[str] = frozenset(),
         embedding: ModelSwitch | None = None,
     ) -> None:
@@ -55,7 +40,6 @@ class KnowledgeBaseService:
         self.policy = ingest.policy
         self.metadata = ingest.metadata
         self.model_configs = model_configs
-        self.options = options
         self.embedding_models = embedding_models
         self.embedding = embedding
 
@@ -89,54 +73,29 @@ class KnowledgeBaseService:
             "the workspace (PUT /user-settings selectedEmbeddingId)"
         )
 
-    def upload(
-        self,
-        workspace_id: str,
-        *,
-        filename: str,
-        data: bytes,
-        content_type: str | None,
-        options: UploadOptions,
-    ) -> Document:
-        """A new file (same-name files stay distinct files), or a new revision of the
-        document `options.replace_id`; identical bytes again return the same document."""
-        name = self.policy.file_name(filename)
-        self.policy.file_type(name, content_type)
-        self.policy.size(len(data), what="file")
-        if options.mode not in MODES:
+    def upload(self, upload: Upload) -> Document:
+        """`upload` as the client sent it (`name`: its file name, `mime`: its declared type,
+        `replaces`: the id of the file it replaces, if any): a new file (same-name files
+        stay distinct files), or a new revision of the document it replaces; identical bytes
+        again return the same document."""
+        workspace_id = upload.workspace_id
+        name = self.policy.file_name(upload.name)
+        self.policy.file_type(name, upload.mime)
+        self.policy.size(len(upload.data), what="file")
+        if upload.mode not in MODES:
             raise ValidationError("mode: fast or precise")
-        if options.embedding_model_id is not None:
-            self._check_model(workspace_id, options.embedding_model_id)
-        mime = resolve_mime(name, data, content_type)
-        chunking = {"chunk_size": options.chunk_size, "chunk_overlap": options.chunk_overlap}
-        if options.replace_id is not None:
-            doc = self.ingest.replace_file(
-                workspace_id, self.get(workspace_id, options.replace_id).id,
-                data=data, mime=mime, mode=options.mode, **chunking,
-            )  # fmt: skip
-        else:
-            category = (options.category or "").strip() or None
-            doc = self.ingest.submit_new(
-                workspace_id,
-                name=name,
-                data=data,
-                mime=mime,
-                mode=options.mode,
-                category=category,
-                **chunking,
-            )
-        self.options.put_settings(
-            OPTIONS_SCOPE,
-            doc.id,
-            {"mode": options.mode, "embeddingModelId": options.embedding_model_id},
+        if upload.embedding_model_id is not None:
+            self._check_model(workspace_id, upload.embedding_model_id)
+        mime = resolve_mime(name, upload.data, upload.mime)
+        upload = replace(upload, name=name, mime=mime, checked=True)
+        if upload.replaces is None:
+            category = (upload.category or "").strip() or None
+            return self.ingest.submit(replace(upload, category=category))
+        # A new revision at the document's own path; it keeps its category and source.
+        doc = self.get(workspace_id, upload.replaces)
+        return self.ingest.submit(
+            replace(upload, path=doc.path, category=doc.category, source=doc.source)
         )
-        return doc
-
-    def upload_options(self, document_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """Each file's upload options (mode, embeddingModelId), read in one batch."""
-        saved = self.options.get_many_settings(OPTIONS_SCOPE, document_ids)
-        default = {"mode": "fast", "embeddingModelId": None}
-        return {doc_id: saved.get(doc_id, default) for doc_id in document_ids}
 
     def list(
         self,
@@ -161,12 +120,10 @@ class KnowledgeBaseService:
         not in this workspace (another user's id looks exactly like a missing one)."""
         doc = self.get(workspace_id, document_id)
         self.ingest.delete_document(workspace_id, doc.id)
-        self.options.delete_settings(OPTIONS_SCOPE, doc.id)
         return doc
 
     def clear(self, workspace_id: str) -> int:
         docs = list(self.metadata.iter_documents(workspace_id))
         for doc in docs:
             self.ingest.delete_document(workspace_id, doc.id)
-            self.options.delete_settings(OPTIONS_SCOPE, doc.id)
         return len(docs)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import posixpath
 import unicodedata
+from dataclasses import replace
 from pathlib import PurePosixPath
 
 from bunko.domain import Document, DocumentStatus
@@ -18,6 +19,7 @@ from bunko.errors import PayloadTooLargeError, UnsupportedMediaError, Validation
 from bunko.parsing import SUPPORTED_MIME_TYPES, guess_mime, is_supported
 from bunko.parsing.mime import normalize_mime
 from bunko.services.bounds import check_name
+from bunko.services.ingest.upload import Upload
 
 MAX_NAME_LENGTH = 255
 MAX_PATH_LENGTH = 1024
@@ -70,6 +72,17 @@ class UploadPolicy:
             )
         if size <= 0:
             raise ValidationError(f"{what}: empty (0 bytes)")
+
+    def check(self, upload: Upload) -> Upload:
+        """The upload with its path (or file name) normalised, once it and its size are
+        allowed. REST /upload checks its own way first (name, type, then size)."""
+        if upload.path is not None:
+            path = self.path(upload.path)
+            self.size(len(upload.data), what=posixpath.basename(path))
+            return replace(upload, path=path, checked=True)
+        name = None if upload.name is None else self.file_name(upload.name)
+        self.size(len(upload.data), what=name or "file")
+        return replace(upload, name=name, checked=True)
 
     def file_type(self, name: str, content_type: str | None) -> None:
         """UnsupportedMediaError unless the declared type or the extension is one Bunko reads."""

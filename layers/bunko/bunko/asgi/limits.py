@@ -13,7 +13,7 @@ import anyio
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bunko.http.errors import error_response
+from bunko.asgi.errors import error_response
 
 # Room for the multipart boundaries and the form fields around the file itself.
 MULTIPART_OVERHEAD = 1024 * 1024

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from bunko.http.errors import error_response
-from bunko.http.limits import BodySizeLimit
+from bunko.asgi.errors import error_response
+from bunko.asgi.limits import BodySizeLimit
 
 if TYPE_CHECKING:
     from fastapi import FastAPI

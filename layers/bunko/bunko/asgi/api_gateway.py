@@ -18,7 +18,7 @@ from collections.abc import Sequence
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from bunko.http.errors import error_response
+from bunko.asgi.errors import error_response
 
 # Lambda's synchronous invoke payload is 6,291,456 bytes; 4 MiB base64-encodes to 5.6 MB,
 # which leaves room for headers and the rest of the event.

@@ -1,7 +1,7 @@
-"""Input models of the research tools: strict, bounded, every call names its workspace.
+"""Input models of the research operations: strict, bounded, every call names its workspace.
 
 `CorpusGetInput` is sosoapi's `research_corpora_get` input and advertises the page's schema
-verbatim (bunko.mcp.contract_schemas); the others follow the same rules.
+verbatim (bunko.operations.contract_schemas); the others follow the same rules.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from uuid import UUID
 from pydantic import Field, field_validator
 
 from bunko.domain.research import MAX_CORPUS_EVIDENCE
-from bunko.mcp.contract_schemas import contract_schema
-from bunko.mcp.inputs import MAX_QUERY_CHARS, StrictInput
-from bunko.services.bounds import RESULTS
+from bunko.operations.contract_schemas import contract_schema
+from bunko.operations.models import StrictInput
+from bunko.services.bounds import QUERY_CHARS, RESULTS
 from bunko.services.research import MAX_NAME_CHARS, MAX_NOTE_CHARS
 
 MAX_SAFE_INTEGER = 2**53 - 1  # the contract's bound on revisions: JavaScript's safe integers
@@ -84,7 +84,7 @@ class CorpusGetInput(StrictInput):
 
 class CorpusSearchInput(WorkspaceInput):
     id: UUID = Field(description="The corpus, as research_corpora_list gives.")
-    query: str = Field(max_length=MAX_QUERY_CHARS, description="Words or a sentence.")
+    query: str = Field(max_length=QUERY_CHARS, description="Words or a sentence.")
     revision: int | None = Field(
         None, gt=0, le=MAX_SAFE_INTEGER, description="A corpus revision; omitted: the latest."
     )

@@ -1,6 +1,8 @@
 """CLI commands for agents: `bunko mcp` (stdio server) and `bunko apikey create|list|revoke`.
 
 Registered on the main `bunko` app by `bunko.cli`; heavy imports stay inside the commands.
+Like `bunko serve`, `bunko mcp` starts a door's server (bunko.mcp.stdio); no door imports
+the CLI.
 """
 
 from __future__ import annotations

@@ -15,7 +15,9 @@ from typing import Any
 
 @cache
 def _load(name: str) -> dict[str, Any]:
-    text = resources.files("bunko.mcp").joinpath("schemas", f"{name}.json").read_text("utf-8")
+    text = (
+        resources.files("bunko.operations").joinpath("schemas", f"{name}.json").read_text("utf-8")
+    )
     return json.loads(text)
 
 

@@ -1,5 +1,5 @@
-"""Output models of the research tools. `CorpusGetOutput` is sosoapi's structured output and
-advertises the contract page's schema verbatim."""
+"""Output models of the research operations. `CorpusGetOutput` is sosoapi's structured
+output and advertises the contract page's schema verbatim."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ from bunko.domain.research import (
     ResearchProject,
     sealed_at_text,
 )
-from bunko.mcp.contract_schemas import contract_schema
-from bunko.mcp.outputs import Count, Id, Output
+from bunko.operations.contract_schemas import contract_schema
+from bunko.operations.models import Count, Id, Output
 from bunko.services.research import CorpusHit
 
 SafeRevision = Annotated[int, Field(gt=0, le=2**53 - 1)]

@@ -1,0 +1,68 @@
+"""The graphs the Lambda functions run on, built from the AWS settings: the adapters are
+built here, as everywhere (bunko/lambda_entry.py caches these and adds the doors)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    from bunko.adapters.collecting_queue import CollectingQueue
+    from bunko.bootstrap.root import Services
+
+
+def cors_origins() -> list[str]:
+    """The origins the API answers cross-origin requests from (the web app's)."""
+    from bunko.adapters.aws.settings import AwsSettings
+
+    return AwsSettings().cors_origin_list
+
+
+@dataclass(frozen=True)
+class IngestGraph:
+    """What the ingest function's S3 event handler (drops/s3_events.py) works with."""
+
+    services: Services
+    collector: CollectingQueue
+    s3: Any
+    drop_prefix: str
+
+
+def ingest_graph() -> IngestGraph:
+    """Services whose queue collects jobs, so a drop is indexed in the same invocation.
+    Built without accounts: ingest needs no JWT secret or model-keys key (nor may read them)."""
+    from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.settings import AwsSettings
+    from bunko.adapters.collecting_queue import CollectingQueue
+    from bunko.bootstrap.aws import build_aws_adapters
+    from bunko.bootstrap.root import wire_services
+    from bunko.config import Settings
+
+    aws = AwsSettings()
+    collector = CollectingQueue()
+    settings = Settings()
+    adapters = build_aws_adapters(settings, sign_in=False)
+    services = wire_services(settings, adapters, queue=collector)
+    return IngestGraph(
+        services=services,
+        collector=collector,
+        s3=boto_client("s3", aws),
+        drop_prefix=aws.drop_prefix,
+    )
+
+
+class Retries(Protocol):
+    def retry_sooner(self, records: Iterable[Mapping[str, Any]], failed: set[str]) -> None: ...
+
+
+def ingest_retries() -> Retries | None:
+    """The ingest queue, to bring failed records back sooner (adapters/aws/sqs_retry.py)."""
+    from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.settings import AwsSettings
+    from bunko.adapters.aws.sqs_retry import SqsRetries
+
+    aws = AwsSettings()
+    if not aws.ingest_queue_url:
+        return None
+    return SqsRetries(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)

@@ -1,0 +1,39 @@
+"""Upload: one request to keep a file, built once by its door (REST /upload, the MCP tools,
+the CLI, the drop folder, S3 drops) and handed whole to IngestService.submit.
+
+Which file it is: `path` (the file at that logical path: a new revision when the path holds
+one), else `name` (a new file: `name`, or `name (2)`, ... when another file holds it).
+`replaces` names the document meant at `path`, never created anew if it was deleted
+meanwhile (REST /upload's replaceId: the knowledge base fills in its path).
+
+`mode` None is a door that does not choose the upload's options: the file is read "fast"
+and a document that exists keeps the options it has; a door that chooses them (mode "fast"
+or "precise", and an embedding model id) has them kept on the document.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class Upload:
+    workspace_id: str
+    data: bytes = field(repr=False)
+    path: str | None = None
+    name: str | None = None  # with `path`: the client's own name for the file, if any
+    replaces: str | None = None  # a document id
+    mime: str | None = None  # None: guessed from the name and the bytes
+    category: str | None = None
+    chunk_size: int | None = None
+    chunk_overlap: int | None = None
+    source: str = "api"
+    mode: str | None = None
+    embedding_model_id: str | None = None
+    # The door asked the upload policy already (name or path normalised, size), so
+    # IngestService.submit does not ask again; UploadPolicy.check sets it.
+    checked: bool = False
+
+    def __post_init__(self) -> None:
+        if self.path is None and self.name is None:
+            raise ValueError("an upload names a path or a file name")
