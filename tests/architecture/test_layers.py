@@ -231,3 +231,15 @@ def test_what_the_doors_share_lies_below_them():
     bad += [offence for inner in ("services", "ports", "domain")
             for offence in layer_offenders(inner, SHARED_BY_DOORS)]  # fmt: skip
     assert bad == []
+
+
+def test_the_architecture_page_lists_the_wings_as_the_tests_hold_them():
+    """docs/architecture.md's table of wings: each wing and what it may import."""
+    page = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    table = {}
+    for line in page.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`") and cells[0].strip("`") in WING_IMPORTS:
+            may = set() if cells[2] == "—" else {w.strip() for w in cells[2].split(",")}
+            table[cells[0].strip("`")] = may
+    assert table == WING_IMPORTS
