@@ -6,16 +6,13 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import TYPE_CHECKING
+from typing import Protocol
 from urllib.parse import urlsplit
 
 from aws_cdk import ArnFormat, Stack
 from aws_cdk import aws_iam as iam
 
 from bunko.deploy_schema import env_name
-
-if TYPE_CHECKING:
-    from infra.stacks.bunko_stack import BunkoConfig
 
 TITAN_EMBED_V2 = "amazon.titan-embed-text-v2:0"
 TITAN_SIZES = (256, 512, 1024)
@@ -25,7 +22,18 @@ _SECRET_ARN = re.compile(r"^arn:aws[\w-]*:secretsmanager:[a-z0-9-]+:\d{12}:secre
 _SECRET_NAME = re.compile(r"^[\w/+=.@-]{1,512}$")
 
 
-def check_embedding(config: BunkoConfig) -> None:
+class EmbeddingChoice(Protocol):
+    """The deployment's embedding parameters (BunkoConfig's, cdk.json `bunko:*`)."""
+
+    embedding_provider: str
+    embedding_model_id: str
+    embedding_dimension: int
+    openai_base_url: str
+    openai_api_key_secret: str
+    openai_allow_private_network: bool
+
+
+def check_embedding(config: EmbeddingChoice) -> None:
     provider = config.embedding_provider
     if provider not in PROVIDERS:
         raise ValueError(f"bunko:embeddingProvider is one of {list(PROVIDERS)}, not {provider!r}")
@@ -66,7 +74,7 @@ def index_slug(model_id: str) -> str:
     return re.sub(r"[^a-z0-9_-]+", "-", model_id.lower()).strip("-_")[:100] or "model"
 
 
-def embedding_environment(stack: Stack, config: BunkoConfig) -> dict[str, str]:
+def embedding_environment(stack: Stack, config: EmbeddingChoice) -> dict[str, str]:
     env = {
         env_name("embedding_provider"): config.embedding_provider,
         env_name("embedding_model_id"): config.embedding_model_id,
