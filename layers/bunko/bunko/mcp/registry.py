@@ -4,15 +4,14 @@ An operation more than one door offers (bunko.operations) is added as a tool the
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal, get_type_hints
+from typing import TYPE_CHECKING, Any, Literal
 
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
-from bunko.operations.operation import Operation, clean_schema
+from bunko.operations.operation import Operation, clean_schema, operation
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -81,34 +80,25 @@ def tool(
     """Register a tool. The docstring is its description; `core` puts it in the core profile
     (every tool is in full); `stdio_only` hides and refuses it over HTTP."""
 
+    recorded: dict[str, Operation] = {}
+    record = operation(
+        recorded, title=title, scope=scope, read_only=read_only, destructive=destructive,
+        idempotent=idempotent, open_world=open_world, core=core,
+    )  # fmt: skip
+
     def register(fn: Callable) -> Callable:
-        hints = get_type_hints(fn)
-        TOOLS[fn.__name__] = ToolSpec(
-            name=fn.__name__,
-            title=title,
-            description=inspect.getdoc(fn) or "",
-            scope=scope,
-            annotations=ToolAnnotations(
-                title=title,
-                read_only_hint=read_only,
-                destructive_hint=destructive,
-                idempotent_hint=idempotent,
-                open_world_hint=open_world,
-            ),
-            input_model=hints["args"],
-            output_model=hints["return"],
-            run=fn,
-            profiles=frozenset(PROFILES if core else ("full",)),
-            transports=frozenset(("stdio",) if stdio_only else TRANSPORTS),
-        )
+        record(fn)
+        add_operation(recorded[fn.__name__], fn, stdio_only=stdio_only)
         return fn
 
     return register
 
 
-def add_operation(op: Operation, run: Callable[[ToolContext, Any], BaseModel]) -> None:
-    """Offer `op` as a tool on every transport; `run` calls it with what it needs of the
-    call (its service and the caller's workspace)."""
+def add_operation(
+    op: Operation, run: Callable[[ToolContext, Any], BaseModel], *, stdio_only: bool = False
+) -> None:
+    """Offer `op` as a tool on every transport (`stdio_only`: hidden and refused over HTTP);
+    `run` calls it with what it needs of the call (its service and the caller's workspace)."""
     TOOLS[op.name] = ToolSpec(
         name=op.name,
         title=op.title,
@@ -125,5 +115,5 @@ def add_operation(op: Operation, run: Callable[[ToolContext, Any], BaseModel]) -
         output_model=op.output_model,
         run=run,
         profiles=frozenset(PROFILES if op.core else ("full",)),
-        transports=frozenset(TRANSPORTS),
+        transports=frozenset(("stdio",) if stdio_only else TRANSPORTS),
     )
