@@ -6,13 +6,17 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "bunko" / "bunko"
 REPO = PACKAGE.parents[2]
-MAX_LINES = 300
+# A module past SOFT_LINES is worth a look (a warning in the test summary); past HARD_LINES
+# it fails. Between the two, a seam decides where to split, not the count.
+SOFT_LINES = 300
+HARD_LINES = 450
 
 
 def modules(under: str = "") -> list[Path]:
@@ -113,12 +117,14 @@ def test_deploy_schema_names_every_aws_setting():
 
 
 def test_no_module_is_over_the_size_limit():
-    long = {
-        str(path.relative_to(PACKAGE)): n
+    sizes = {
+        str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
         for path in modules()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES
     }
-    assert long == {}
+    long = {name: n for name, n in sizes.items() if n > SOFT_LINES}
+    if long:
+        warnings.warn(f"modules over {SOFT_LINES} lines: {long}", stacklevel=1)
+    assert {name: n for name, n in long.items() if n > HARD_LINES} == {}
 
 
 # The service wings and what each may import of the others: the graph runs one way, so a
