@@ -174,6 +174,24 @@ def test_outside_services_only_a_wing_face_is_imported():
     assert bad == []
 
 
+def test_outside_the_local_engine_only_its_face_is_imported():
+    """bootstrap/ and the other adapters take the local search engine's names from
+    bunko.adapters.local.engine, never from one of its modules (tests of a part may)."""
+    engine = PACKAGE / "adapters" / "local" / "engine"
+    parts = {p.stem for p in engine.glob("[!_]*.py")}
+    bad = sorted(
+        {
+            f"{path.relative_to(PACKAGE)} imports bunko.adapters.local.engine.{part}"
+            for path in modules()
+            if engine not in path.parents
+            for name in imported_names(path)
+            if name.startswith("bunko.adapters.local.engine.")
+            and (part := name.split(".")[4]) in parts
+        }
+    )
+    assert bad == []
+
+
 # The doors a request enters by; what they share, below them; and what composes or starts
 # them, above them (the app holding REST and MCP, the Lambda entry, `bunko serve`, the CLI).
 DOORS = ("bunko.http", "bunko.mcp", "bunko.drops")

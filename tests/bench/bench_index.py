@@ -273,7 +273,7 @@ def entries(data: dict, doc: int, *, vectors=None) -> list:
 
 
 def run_one(n: int, args: argparse.Namespace) -> dict:
-    from bunko.adapters.local.search_index import LocalSearchIndex
+    from bunko.adapters.local.engine import LocalSearchIndex
     from bunko.ports import SearchFilter
 
     data = load_data(n, args)
@@ -396,7 +396,7 @@ def child(extra: list[str], args: argparse.Namespace, *, prefix: str, check: boo
 
 def reopen(directory: Path, args: argparse.Namespace) -> dict:
     """Constructor → first hybrid answer, in this fresh process."""
-    from bunko.adapters.local.search_index import LocalSearchIndex
+    from bunko.adapters.local.engine import LocalSearchIndex
     from bunko.ports import SearchFilter
 
     scifact = eval_dir(args.eval_dir) / "scifact"
@@ -412,7 +412,7 @@ def reopen(directory: Path, args: argparse.Namespace) -> dict:
 
 def crash_write(directory: Path, args: argparse.Namespace) -> None:
     """Write 15k chunks in documents of 30, print how many were committed, then die."""
-    from bunko.adapters.local.search_index import LocalSearchIndex
+    from bunko.adapters.local.engine import LocalSearchIndex
     from bunko.ports import IndexEntry
 
     rng = np.random.default_rng(11)

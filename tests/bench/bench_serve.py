@@ -134,7 +134,7 @@ def run_logged(data_dir: Path, key: str, query: str, log) -> dict:
         server.terminate()
         server.wait(timeout=60)
     log.seek(0)
-    opened = [line.split("bunko.adapters.local.search_index: ")[-1].strip() for line in log
+    opened = [line.split("bunko.adapters.local.engine.search_index: ")[-1].strip() for line in log
               if "index of workspace" in line]  # fmt: skip
     return {
         "listening_s": round(listening, 2),

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local.search_index import LocalSearchIndex
+from bunko.adapters.local.engine import LocalSearchIndex
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter, SearchIndex
 from tests.contract.params import OPENSEARCH_MISSING, adapter_params, aws_params

@@ -18,7 +18,7 @@ import httpx
 import numpy as np
 import pytest
 
-from bunko.adapters.local.index_generations import GenerationMarks
+from bunko.adapters.local.engine import GenerationMarks
 from bunko.adapters.local.lsa_embedder import LsaEmbedder
 from bunko.adapters.local.use_embedder import UniversalSentenceEncoderEmbedder
 from bunko.bootstrap import index_generation

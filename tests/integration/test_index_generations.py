@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from bunko.adapters.local.index_generations import GenerationMarks
+from bunko.adapters.local.engine import GenerationMarks
 from bunko.bootstrap import index_generation
 from bunko.bootstrap.background import rebuild_index, resume_ingest, stale_mark
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS

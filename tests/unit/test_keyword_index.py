@@ -8,9 +8,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local import keyword_index
-from bunko.adapters.local.keyword_index import K1, B, KeywordIndex
-from bunko.adapters.local.keyword_ranking import best_slots
+from bunko.adapters.local.engine import keyword_postings
+from bunko.adapters.local.engine.keyword_index import K1, B, KeywordIndex, best_slots
 from bunko.domain.keyword_analysis import QueryTerm
 
 
@@ -34,7 +33,7 @@ def reference(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:
 def test_segments_merges_deletes_and_reload_score_like_bm25(
     tmp_path: Path, monkeypatch, pending: int
 ):
-    monkeypatch.setattr(keyword_index, "PENDING_POSTINGS", pending)
+    monkeypatch.setattr(keyword_postings, "PENDING_POSTINGS", pending)
     rng = np.random.default_rng(pending)
     words = [f"w{i}" for i in range(40)]
     docs = {s: list(rng.choice(words, size=int(rng.integers(1, 30)))) for s in range(600)}

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local.search_index import LocalSearchIndex
+from bunko.adapters.local.engine import LocalSearchIndex
 from bunko.ports import SearchFilter
 
 WS = "ws-crash"
@@ -23,7 +23,7 @@ WRITER = textwrap.dedent(
     f"""
     import sys
     import numpy as np
-    from bunko.adapters.local import search_index, vector_index
+    from bunko.adapters.local.engine import search_index, vector_index
     from bunko.ports import IndexEntry
 
     search_index.SAVE_ROWS = 60

@@ -10,9 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local import vector_index, vector_sketches
-from bunko.adapters.local.duplicate_groups import DuplicateGroups
-from bunko.adapters.local.search_index import LocalSearchIndex
+from bunko.adapters.local.engine import LocalSearchIndex, vector_index, vector_sketches
+from bunko.adapters.local.engine.duplicate_groups import DuplicateGroups
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
 

@@ -36,7 +36,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
     from bunko.adapters.aws.s3_presign import S3UploadSigner
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.aws.sqs_queue import SqsIngestQueue
-    from bunko.adapters.local.passage_scorer import Bm25PassageScorer
+    from bunko.adapters.local.engine import Bm25PassageScorer
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.bootstrap.aws_embedder import build_aws_embedder
     from bunko.bootstrap.aws_routes import aws_route_opener

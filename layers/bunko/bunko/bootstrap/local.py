@@ -17,7 +17,7 @@ from bunko.ports import Embedder, EmbeddingRoute
 from bunko.services.accounts import AuthService
 
 if TYPE_CHECKING:
-    from bunko.adapters.local.index_generations import GenerationMarks
+    from bunko.adapters.local.engine import GenerationMarks
 
 
 def index_generation(embedder: Embedder | None) -> str:
@@ -29,7 +29,7 @@ def index_generation(embedder: Embedder | None) -> str:
 
 def generation_marks(settings: Settings, embedder: Embedder | None) -> GenerationMarks:
     """Whether the generation `embedder` uses missed writes made through another."""
-    from bunko.adapters.local.index_generations import GenerationMarks
+    from bunko.adapters.local.engine import GenerationMarks
 
     return GenerationMarks(settings.index_dir / index_generation(embedder))
 
@@ -48,10 +48,9 @@ def openai_options(settings: Settings) -> dict:
 
 def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.embedders import build_embedder
+    from bunko.adapters.local.engine import Bm25PassageScorer, GenerationIndex
     from bunko.adapters.local.files import FileBlobStore
-    from bunko.adapters.local.index_generations import GenerationIndex
     from bunko.adapters.local.original_links import HmacOriginalLinks
-    from bunko.adapters.local.passage_scorer import Bm25PassageScorer
     from bunko.adapters.local.private_files import make_private
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.adapters.local.sqlite_conversations import SqliteConversationStore
@@ -98,7 +97,7 @@ def refined_route(settings: Settings) -> EmbeddingRoute | None:
     """The stronger model's route (BUNKO_REFINE_EMBEDDER), in `index/refined/<model>/`
     (outside the generations, which mark each other stale), or None."""
     from bunko.adapters.local.embedders import build_embedder
-    from bunko.adapters.local.search_index import LocalSearchIndex
+    from bunko.adapters.local.engine import LocalSearchIndex
 
     kind = settings.refine_embedder
     if kind == "auto":

@@ -156,7 +156,7 @@ class LocalRouteOpener:
         self.closers = closers
 
     def __call__(self, workspace_id: str, config_id: str) -> EmbeddingRoute:
-        from bunko.adapters.local.index_generations import GenerationIndex
+        from bunko.adapters.local.engine import GenerationIndex
 
         embedder = ConfigEmbedder(self.settings, self.configs, workspace_id, config_id)
         folder = self.settings.index_dir / "workspaces" / _safe(workspace_id) / _safe(config_id)

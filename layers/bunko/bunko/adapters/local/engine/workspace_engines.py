@@ -1,19 +1,12 @@
-"""One workspace's in-memory search state: slot columns, keyword and vector engines, and
-their snapshot on disk.
+"""One workspace's in-memory search state: slot columns, keyword and vector engines (their
+snapshot on disk: `workspace_snapshots`).
 
 Every entry gets a slot (its position in every per-slot array, keyword postings and vector
 rows alike); a replaced or deleted entry's slot turns dead and stays until compaction.
-
-A snapshot is a directory of immutable files and one `manifest.json` naming them, with the
-store's change counter (`seq`) and the largest entry key it covers. Files get fresh names
-and the manifest is renamed into place last, so a crash at any point leaves either the old
-snapshot or the new one; files no manifest names are removed at the next save.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import threading
 import time
 from collections.abc import Sequence
@@ -23,15 +16,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from bunko.adapters.local.keyword_index import KeywordIndex
-from bunko.adapters.local.slot_columns import SlotColumns
-from bunko.adapters.local.vector_index import VectorIndex
-from bunko.adapters.local.vector_rows import VectorRows
+from bunko.adapters.local.engine.keyword_index import KeywordIndex
+from bunko.adapters.local.engine.slot_columns import SlotColumns
+from bunko.adapters.local.engine.vector_index import VectorIndex
+from bunko.adapters.local.engine.vector_rows import VectorRows
 from bunko.domain.keyword_analysis import QueryTerm
 from bunko.ports import IndexHit, SearchFilter
 
-FORMAT = 1
-MANIFEST = "manifest.json"
 # Dead slots are dropped (the workspace rebuilt) once they outnumber the live ones.
 COMPACT_MIN = 1024
 # Runs hybrid searches' vector legs: one thread, as the index's lock admits one search at
@@ -61,7 +52,7 @@ class WorkspaceEngines:
         self.seq = 0  # the store's change counter this state matches
         self.max_key = 0
         self.dirty_since: float | None = None  # first change since the last save
-        self._next_name = 0
+        self.next_name = 0  # the last file stem handed out
         self._masks: dict[tuple, tuple[np.ndarray | None, np.ndarray, int]] = {}
         self._masks_lock = threading.Lock()
 
@@ -78,7 +69,7 @@ class WorkspaceEngines:
         with_vectors = [i for i, e in enumerate(entries) if e.vector is not None]
         if self.vectors is None and with_vectors:
             assert dimension is not None
-            rows = VectorRows(self.directory / (self._new_name() + ".rows"), dimension)
+            rows = VectorRows(self.directory / (self.new_name() + ".rows"), dimension)
             self.vectors = VectorIndex(rows)
             self.vectors.add(None, first)  # earlier slots had no vectors
         if self.vectors is not None:
@@ -160,67 +151,10 @@ class WorkspaceEngines:
         names = self.columns.document_names
         return [IndexHit(chunk_ids[slot], names[documents[slot]], score) for slot, score in found]
 
-    # --- snapshot ---
-
-    def _new_name(self) -> str:
-        self._next_name += 1
-        return f"{self._next_name:08d}"
-
-    def save(self) -> None:
-        """Write a snapshot of the current state (which matches store seq `self.seq`)."""
-        self.directory.mkdir(parents=True, exist_ok=True)
-        keyword = self.keyword.save(self.directory, self._new_name)
-        vectors = (
-            None if self.vectors is None else self.vectors.save(self.directory, self._new_name)
-        )
-        columns = self.columns.save(self.directory, self._new_name)
-        manifest = {
-            "format": FORMAT,
-            "seq": self.seq,
-            "max_key": self.max_key,
-            "slots": len(self.columns),
-            "next_name": self._next_name,
-            "columns": columns,
-            "keyword": keyword,
-            "vectors": vectors,
-        }
-        tmp = self.directory / (MANIFEST + ".tmp")
-        with tmp.open("w", encoding="utf-8") as out:
-            json.dump(manifest, out)
-            out.flush()
-            os.fsync(out.fileno())
-        tmp.replace(self.directory / MANIFEST)
-        keep = {MANIFEST, columns, *self.keyword.files(keyword)}
-        keep |= set(VectorIndex.files(vectors)) if vectors else set()
-        for path in self.directory.iterdir():
-            if path.name not in keep:
-                path.unlink(missing_ok=True)
-        self.dirty_since = None
-
-    @classmethod
-    def load(cls, workspace_id: str, directory: Path, dimension: int | None) -> WorkspaceEngines:
-        """The saved snapshot; raises (OSError, ValueError, ...) when there is none or it is
-        torn or of another dimension."""
-        manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
-        if manifest["format"] != FORMAT:
-            raise ValueError("another snapshot format")
-        ws = cls(workspace_id, directory)
-        ws.seq, ws.max_key = manifest["seq"], manifest["max_key"]
-        ws._next_name = manifest["next_name"]
-        ws.columns = SlotColumns.load(directory / manifest["columns"])
-        ws.keyword = KeywordIndex.load(directory, manifest["keyword"], ws.columns.live_mask())
-        if manifest["vectors"] is not None:
-            if dimension is None:
-                raise ValueError("a snapshot with vectors, an index without a dimension")
-            ws.vectors = VectorIndex.load(directory, manifest["vectors"], dimension)
-            if ws.vectors.sketches_computed:
-                ws.dirty_since = time.monotonic()  # save them once, not at every start
-        slots = {manifest["slots"], len(ws.columns), ws.keyword.slot_count}
-        if ws.vectors is not None:
-            slots.add(ws.vectors.rows.count)
-        if len(slots) != 1:
-            raise ValueError("the snapshot's parts disagree")
-        return ws
+    def new_name(self) -> str:
+        """A fresh file stem in the workspace's folder (saved files are never rewritten)."""
+        self.next_name += 1
+        return f"{self.next_name:08d}"
 
     def close(self) -> None:
         if self.vectors is not None:

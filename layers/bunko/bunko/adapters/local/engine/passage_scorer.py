@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from bunko.adapters.local.keyword_index import KeywordIndex
+from bunko.adapters.local.engine.keyword_index import KeywordIndex
 from bunko.domain.keyword_analysis import index_terms, query_terms
 
 

@@ -1,12 +1,10 @@
 """The embedded SearchIndex: BM25 keywords and HNSW vectors per workspace, durable in SQLite.
 
-Layout under `directory`: `index.db` (SQLite, WAL) is the durable truth for every entry
-(analysed terms, float16 vector, ids, category), written first by every change.
-`workspaces/<workspace hash>/` holds a workspace's snapshot (`workspace_engines`): keyword
-segments, vector rows, HNSW graph and slot columns, opened by memory map. Reopening loads
-the snapshot and replays what it missed from `index.db` (entries with larger keys,
-tombstones with larger change numbers), so a restart — after a crash too — re-analyses
-nothing and rebuilds no graph. A missing or torn snapshot is rebuilt from `index.db`.
+Layout under `directory`: `index.db` (SQLite, WAL; `index_store`) is the durable truth for
+every entry (analysed terms, float16 vector, ids, category), written first by every change.
+`workspaces/<workspace hash>/` holds a workspace's snapshot (`workspace_snapshots`), which
+reopening brings up to date from `index.db`, so a restart — after a crash too — re-analyses
+nothing and rebuilds no graph.
 
 Snapshots are written by `flush()`/`close()` and, while writes continue, once a minute or
 once unsaved entries would take ~0.3 s to replay (SAVE_ROWS): that bounds crash recovery.
@@ -26,10 +24,10 @@ from collections.abc import Sequence
 from concurrent.futures import wait
 from pathlib import Path
 
-from bunko.adapters.local.index_store import IndexStore, NewRow
-from bunko.adapters.local.unit_vectors import unit_rows, unit_vector
-from bunko.adapters.local.workspace_engines import Added, WorkspaceEngines
-from bunko.adapters.local.workspace_loading import analyzer_changed, open_snapshot, rebuild
+from bunko.adapters.local.engine.index_store import IndexStore, NewRow
+from bunko.adapters.local.engine.unit_vectors import unit_rows, unit_vector
+from bunko.adapters.local.engine.workspace_engines import Added, WorkspaceEngines
+from bunko.adapters.local.engine.workspace_snapshots import open_snapshot, rebuild, save_snapshot
 from bunko.domain.keyword_analysis import index_terms, query_terms
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
@@ -230,7 +228,7 @@ class LocalSearchIndex:
             return
         if self._changed_elsewhere() or self._workspaces.get(ws.workspace_id) is not ws:
             return  # these engines miss another process's writes: never save them as current
-        ws.save()
+        save_snapshot(ws)
         self._store.prune_deleted(ws.workspace_id, ws.seq)
         self._unsaved[ws.workspace_id] = 0
 
@@ -295,6 +293,13 @@ class LocalSearchIndex:
         return self.directory / "workspaces" / digest
 
     def _check_analyzer(self) -> None:
-        if analyzer_changed(self._store.get_meta("analyzer"), ANALYZER_VERSION):
-            self.clear()  # stored terms of another analysis are unusable
+        stored = self._store.get_meta("analyzer")
+        if stored is not None and stored != ANALYZER_VERSION:  # its terms are unusable
+            log.warning(
+                "keyword analysis changed (v%s → v%s): the index is emptied and must be "
+                "rebuilt (bunko reindex)",
+                stored,
+                ANALYZER_VERSION,
+            )
+            self.clear()
         self._store.set_meta("analyzer", ANALYZER_VERSION)

@@ -85,26 +85,10 @@ def ranges(
     ]
 
 
-def scan(
-    gids: np.ndarray, slots: np.ndarray, tfs: np.ndarray, units: np.ndarray, wanted: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(unit, slot, tf) of the unsorted postings (`gids`, `slots`, `tfs`: a buffer not yet
-    sealed) whose term is among the (unit, term id) pairs (`units`, `wanted`)."""
-    order = np.argsort(wanted, kind="stable")
-    sorted_gids = wanted[order]
-    hit = np.flatnonzero(np.isin(gids, sorted_gids))
-    lo = np.searchsorted(sorted_gids, gids[hit], "left")
-    count = np.searchsorted(sorted_gids, gids[hit], "right") - lo
-    total = int(count.sum())
-    which = np.repeat(lo - (np.cumsum(count) - count), count) + np.arange(total)
-    rows = np.repeat(hit, count)
-    return units[order][which], slots[rows], tfs[rows]
-
-
 def save(seg: Segment, directory: Path, name: str) -> Segment:
     """Write the segment as `<name>.{ptr,slots,tfs}.npy`; returns it named."""
     for part in ("ptr", "slots", "tfs"):
-        _write_npy(directory / f"{name}.{part}.npy", getattr(seg, part))
+        write_npy(directory / f"{name}.{part}.npy", getattr(seg, part))
     return Segment(seg.ptr, seg.slots, seg.tfs, name)
 
 
@@ -124,11 +108,11 @@ def files(name: str) -> list[str]:
     return [f"{name}.{p}.npy" for p in ("ptr", "slots", "tfs")]
 
 
-def _write_npy(path: Path, array: np.ndarray) -> None:
+def write_npy(path: Path, array: np.ndarray) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("wb") as out:
         np.save(out, np.ascontiguousarray(array))
     tmp.replace(path)
 
 
-_EMPTY = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint16))
+EMPTY = (np.empty(0, np.int64), np.empty(0, np.int32), np.empty(0, np.uint16))

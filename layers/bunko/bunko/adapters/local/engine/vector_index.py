@@ -40,9 +40,9 @@ import numpy as np
 from usearch.index import Index
 from usearch.index import search as exact_search
 
-from bunko.adapters.local import vector_sketches as sk
-from bunko.adapters.local.duplicate_groups import DuplicateGroups, add_to_graph
-from bunko.adapters.local.vector_rows import VectorRows
+from bunko.adapters.local.engine import vector_sketches as sk
+from bunko.adapters.local.engine.duplicate_groups import DuplicateGroups, add_to_graph
+from bunko.adapters.local.engine.vector_rows import VectorRows
 
 log = logging.getLogger(__name__)
 

@@ -29,7 +29,7 @@ from functools import cache
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from bunko.adapters.local.vector_rows import VectorRows
+from bunko.adapters.local.engine.vector_rows import VectorRows
 
 SKETCH_DIM = 128
 SHORTLIST_FACTOR = 10

@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
-from bunko.adapters.local.search_index import LocalSearchIndex
+from bunko.adapters.local.engine.search_index import LocalSearchIndex
 from bunko.ports import IndexEntry
 
 STALE = "stale"  # a file in a generation's folder: it missed writes made through another
