@@ -12,7 +12,7 @@ EXTRAS ?= local,e5,aws,cdk,dev
 # missing (as root, or with sudo).
 SYSTEM_PACKAGES := libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui fonts-ipaexfont-gothic util-linux mount tesseract-ocr tesseract-ocr-jpn tesseract-ocr-eng chromium
 
-.PHONY: install system run test lint format eval bench bench-aws synth clean
+.PHONY: install system run test check lint format eval bench bench-aws synth clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,10 +36,20 @@ system:
 run: install  ## start Bunko on the embedded default (http://127.0.0.1:3000, drop folder data/drop)
 	$(BIN)/bunko serve
 
-test: install system  ## lint, then the whole test suite
+# pytest-xdist: JOBS processes, each running whole test modules (their module fixtures, servers
+# and models, are built once); `make test JOBS=4` on a bigger machine.
+JOBS ?= 2
+PYTEST := $(BIN)/pytest -q -p no:cacheprovider -n $(JOBS) --dist loadfile
+
+test: install system  ## lint, then the whole test suite (in JOBS processes)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/pytest -q -p no:cacheprovider
+	$(PYTEST)
+
+check: install  ## lint, then the quick tests (neither slow nor aws): under 2 minutes on 2 cores
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(PYTEST) -m "not slow and not aws"
 
 lint: install
 	$(BIN)/ruff check .

@@ -60,9 +60,15 @@ def adapter_params(
         factories.update(remote)
     else:
         skipped = {name: needs for name in AWS_NAMES[aws]}
-    params = [pytest.param(name, id=name) for name in sorted(factories)]
+    # AWS params are `aws` tests (pyproject.toml's markers), like everything under tests/aws/
+    params = [
+        pytest.param(name, id=name, marks=[pytest.mark.aws] if name in remote else [])
+        for name in sorted(factories)
+    ]
     params += [
-        pytest.param(name, id=name, marks=pytest.mark.skip(reason=f"{name}: {reason}"))
+        pytest.param(
+            name, id=name, marks=[pytest.mark.aws, pytest.mark.skip(reason=f"{name}: {reason}")]
+        )
         for name, reason in sorted(skipped.items())
     ]
     return factories, params

@@ -53,7 +53,8 @@ PARAMS = [
     pytest.param(
         "dynamodb",
         id="dynamodb",
-        marks=[pytest.mark.skip(reason=f"dynamodb: {MOTO_MISSING}")] if MOTO_MISSING else [],
+        marks=[pytest.mark.aws]
+        + ([pytest.mark.skip(reason=f"dynamodb: {MOTO_MISSING}")] if MOTO_MISSING else []),
     ),
 ]
 

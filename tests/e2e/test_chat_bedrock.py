@@ -204,6 +204,7 @@ def test_rerank_on_and_off(rest, bedrock):
     assert system.index(f"[1] ({plain[1]})") < system.index(f"[2] ({plain[0]})")
 
 
+@pytest.mark.slow  # waits for a slow model by design
 def test_keep_alive_comments_while_the_model_is_slow(rest, bedrock):
     runtime, _ = bedrock
     runtime.delay = 2.0

@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 from bunko.cli import app as cli
 from tests.e2e.rest_harness import PASSWORD, assert_error, serve, wait_until_done
 
+pytestmark = pytest.mark.slow  # real `bunko user` processes and many sign-ups
+
 NO_ADMIN = {"admin_username": None, "admin_password": None}
 
 

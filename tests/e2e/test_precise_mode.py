@@ -72,6 +72,7 @@ def test_fast_mode_fails_with_the_precise_hint_and_precise_is_recommended(rest):
     assert advice["recommendedMode"] == "precise"
 
 
+@pytest.mark.slow  # Tesseract OCR, English and Japanese
 def test_precise_mode_makes_english_and_japanese_searchable(rest):
     user = rest.new_user()
     record = upload(user, image_only_pdf(), mode="precise")

@@ -11,6 +11,8 @@ import pytest
 
 from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, assert_error, serve, wait_until_done
 
+pytestmark = pytest.mark.slow  # argon2 hashes by the dozen (lockouts, password changes)
+
 
 @pytest.fixture(scope="module")
 def rest(tmp_path_factory):

@@ -176,6 +176,7 @@ def test_deleting_a_user_deletes_their_conversations(rest):
     assert store.get(workspace, user.id, made) is None
 
 
+@pytest.mark.slow  # starts a second server
 def test_conversations_survive_a_restart(tmp_path):
     with serve(tmp_path / "data") as rest:
         user = rest.new_user()

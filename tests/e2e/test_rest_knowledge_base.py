@@ -10,6 +10,8 @@ from bunko.services.search.search import SearchOptions
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 from tests.fixtures_files import SAMPLE_KINDS, filename_for, make_file
 
+pytestmark = pytest.mark.slow  # every supported file type through a real server's ingest
+
 TEXT = "Lighthouses guide ships along the rocky coast.\n\nThe keeper trims the lamp each night."
 
 

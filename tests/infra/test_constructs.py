@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import aws_cdk as cdk
+import pytest
 from aws_cdk.assertions import Template
 
 from infra.constructs.layer_bundling import _name, layer_requirements
@@ -13,6 +14,7 @@ from infra.constructs.storage import Storage
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow  # CDK synth (the first in a process starts jsii's node runtime)
 def test_deletion_protection_and_removal_are_configurable():
     stack = cdk.Stack(cdk.App())
     storage = Storage(stack, "Storage", retain_data=False, deletion_protection=True)

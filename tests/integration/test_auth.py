@@ -25,6 +25,8 @@ from bunko.services.accounts.passwords import PasswordHasher
 from bunko.services.accounts.throttle import LoginThrottle
 from bunko.services.accounts.tokens import JwtVerifier, TokenService
 
+pytestmark = pytest.mark.slow  # argon2 hashes by the dozen (lockouts, upgrades)
+
 SECRET = "s" * 40
 
 

@@ -95,6 +95,7 @@ def test_an_index_failure_rolls_the_metadata_back(services, doc):
     assert services.metadata.get_chunk(WS, chunk.id) == chunk
 
 
+@pytest.mark.slow  # loads the USE model
 def test_update_item_re_embeds_with_the_model(tmp_path):
     services = make_services(tmp_path / "data", embedder="lsa")
     try:

@@ -139,6 +139,7 @@ def test_the_default_figures_are_documented():
     assert (research_service.MAX_PROJECTS, research_service.MAX_CORPUS_REVISIONS) == (100, 100)
 
 
+@pytest.mark.slow  # holds chats open on every door
 def test_chats_in_progress_are_bounded_per_user_across_every_door(ports):
     limit = ports.services.settings.chat_streams_per_user
     with gated_llm() as llm:

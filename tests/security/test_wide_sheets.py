@@ -72,6 +72,7 @@ def test_a_long_gap_inside_the_read_columns_shrinks_to_a_few_tabs():
     assert plain.text == "S\na\t\t\td\ne\tf"
 
 
+@pytest.mark.slow  # 30 million padded cells, memory measured
 def test_a_workbook_of_too_many_padded_cells_is_refused_within_bounded_memory():
     data = wide_workbook(30_000)  # 156 KB; 30,000 rows padded to 1,024 columns
     with RssGrowth() as rss, pytest.raises(ParseError, match="more than 20,000,000 cells"):
