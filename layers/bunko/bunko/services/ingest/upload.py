@@ -21,7 +21,7 @@ class Upload:
     workspace_id: str
     data: bytes = field(repr=False)
     path: str | None = None
-    name: str | None = None  # with `path`: the client's own name for the file, if any
+    name: str | None = None  # without `path`: the new file's name (with it, unused)
     replaces: str | None = None  # a document id
     mime: str | None = None  # None: guessed from the name and the bytes
     category: str | None = None
