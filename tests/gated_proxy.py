@@ -56,7 +56,7 @@ class GatedProxy:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 
     def queried(self, text: str) -> bool:
         """Whether `text` alone was sent (a query: documents go in batches or with others)."""

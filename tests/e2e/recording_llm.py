@@ -44,7 +44,7 @@ class RecordingLlm:
 @contextmanager
 def recording_llm() -> Iterator[RecordingLlm]:
     llm = RecordingLlm()
-    thread = threading.Thread(target=llm.server.serve_forever, daemon=True)
+    thread = threading.Thread(target=llm.server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield llm

@@ -14,6 +14,8 @@ from bunko.evaluation.abstention import random_queries
 from bunko.services.search.search import SearchOptions
 from tests.conftest import EVAL_DIR
 
+pytestmark = pytest.mark.slow  # loads the USE model and indexes real corpora
+
 DEFAULT = Settings.model_fields["min_score"].default
 
 

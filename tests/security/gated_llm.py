@@ -70,7 +70,7 @@ class GatedLlm:
 @contextmanager
 def gated_llm() -> Iterator[GatedLlm]:
     llm = GatedLlm()
-    thread = threading.Thread(target=llm.server.serve_forever, daemon=True)
+    thread = threading.Thread(target=llm.server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:
         yield llm

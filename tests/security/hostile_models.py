@@ -92,7 +92,8 @@ class HostileModels:
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.base = self.url + "/v1"  # the OpenAI base URL, as a model config's baseUrl
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # polled every 50 ms, so that closing it waits no half second (serve_forever's default)
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 
     def close(self) -> None:
         self.httpd.shutdown()

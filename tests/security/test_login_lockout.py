@@ -12,6 +12,8 @@ import pytest
 
 from tests.e2e.rest_harness import ADMIN, serve
 
+pytestmark = pytest.mark.slow  # argon2 hashes by the dozen (parallel guesses, lockouts)
+
 MAX_FAILURES = 5
 
 
