@@ -14,6 +14,7 @@ import numpy as np
 
 from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
+from bunko.domain.metadata import matches, terms_of
 from bunko.errors import ConflictError, NotFoundError, StaleError
 from bunko.ports import IndexEntry, IndexHit, IngestJob, SearchFilter
 from bunko.services.embedding import fixed_routes
@@ -80,6 +81,13 @@ class FakeMetadataStore:
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         return len(self.list_documents(workspace_id, limit=10**9, category=category))
+
+    def documents_matching(self, workspace_id: str, flt) -> frozenset[str]:
+        return frozenset(
+            d.id
+            for d in self.documents.values()
+            if d.workspace_id == workspace_id and matches(flt, terms_of(d.metadata, d.category))
+        )
 
     def list_categories(self, workspace_id: str) -> list[str]:
         return sorted({d.category for d in self.iter_documents(workspace_id) if d.category})
@@ -169,7 +177,10 @@ class FakeBlobStore:
 
 class FakeSearchIndex:
     """Keyword score: how many query words the text holds; vector score: the dot product.
-    Entries live apart from metadata, so a test can leave a stale one behind."""
+    Entries live apart from metadata, so a test can leave a stale one behind. Filters by
+    metadata on the entries' terms, as OpenSearch does."""
+
+    filters_metadata = True
 
     def __init__(self, dimension: int | None = None) -> None:
         self.dimension = dimension
@@ -196,7 +207,15 @@ class FakeSearchIndex:
             if e.workspace_id == filters.workspace_id
             and filters.category in (None, e.category)
             and (filters.document_ids is None or e.document_id in filters.document_ids)
+            and (filters.metadata is None or matches(filters.metadata, e.metadata_terms))
         ]
+
+    def relabel_document(
+        self, workspace_id: str, document_id: str, metadata_terms: Sequence[str]
+    ) -> None:
+        for key, e in list(self.entries.items()):
+            if (e.workspace_id, e.document_id) == (workspace_id, document_id):
+                self.entries[key] = dataclasses.replace(e, metadata_terms=tuple(metadata_terms))
 
     def keyword_search(self, query: str, filters: SearchFilter, limit: int) -> list[IndexHit]:
         words = set(query.lower().split())

@@ -9,8 +9,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Literal, Protocol, TypeVar
 
+from bunko.domain.metadata import matches, terms_of
+
 if TYPE_CHECKING:
     from bunko.domain.documents import Document
+    from bunko.domain.metadata import Filter as MetadataFilter
 
 DocumentSort = Literal["date", "name", "size", "type"]
 SORTS: tuple[DocumentSort, ...] = ("date", "name", "size", "type")
@@ -22,6 +25,8 @@ class DocumentQuery:
     name: str | None = None
     sort: DocumentSort = "date"  # date: created_at; type: the MIME type
     descending: bool = True
+    # Only the documents passing this metadata filter (domain/metadata.parse_filter).
+    filter: MetadataFilter | None = None
 
     @property
     def folded_name(self) -> str:
@@ -30,7 +35,7 @@ class DocumentQuery:
     @property
     def is_default(self) -> bool:
         """By date with no filter: the order the stores keep an index in."""
-        return self.sort == "date" and not self.folded_name
+        return self.sort == "date" and not self.folded_name and self.filter is None
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,8 @@ class Listable(Protocol):
     path: str
     size: int
     mime: str
+    category: str | None
+    metadata: dict[str, str | float | list[str]]
     created_at: datetime
 
 
@@ -71,5 +78,8 @@ def arrange(docs: Iterable[L], query: DocumentQuery) -> list[L]:
     """The documents matching `query`, in its order."""
     part = query.folded_name
     found = [d for d in docs if not part or part in fold(d.name) or part in fold(d.path)]
+    if query.filter is not None:
+        flt = query.filter
+        found = [d for d in found if matches(flt, terms_of(d.metadata, d.category))]
     found.sort(key=lambda d: sort_key(d, query.sort), reverse=query.descending)
     return found

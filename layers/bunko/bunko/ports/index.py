@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol
+
+if TYPE_CHECKING:
+    from bunko.domain.metadata import Filter as MetadataFilter
 
 
 @dataclass(frozen=True)
@@ -22,6 +25,9 @@ class IndexEntry:
     text: str
     category: str | None = None
     vector: Sequence[float] | None = None
+    # The document's metadata terms (domain/metadata.terms_of, its category's among them), for
+    # an engine that filters by metadata on the entry itself (OpenSearch).
+    metadata_terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -31,6 +37,8 @@ class SearchFilter:
     workspace_id: str
     category: str | None = None
     document_ids: frozenset[str] | None = None
+    # A metadata filter (domain/metadata.parse_filter); the category above is one more clause.
+    metadata: MetadataFilter | None = None
 
 
 class IndexHit(NamedTuple):
@@ -46,6 +54,9 @@ class SearchIndex(Protocol):
     """A derived index (DESIGN decision 1): rebuildable from metadata at any time."""
 
     dimension: int | None
+    # Whether SearchFilter.metadata is applied by the engine itself (on each entry's
+    # metadata_terms); False: the search service hands it the passing documents' ids instead.
+    filters_metadata: bool
 
     def index(self, entries: Sequence[IndexEntry]) -> None:
         """Add or replace entries by chunk id (re-indexing the same chunk is idempotent)."""
@@ -66,6 +77,12 @@ class SearchIndex(Protocol):
         self, query: str, vector: Sequence[float] | None, filters: SearchFilter, limit: int
     ) -> tuple[list[IndexHit], list[IndexHit]]:
         """Both sub-queries at once (one round trip where the engine allows it)."""
+
+    def relabel_document(
+        self, workspace_id: str, document_id: str, metadata_terms: Sequence[str]
+    ) -> None:
+        """The document's metadata changed: its entries answer to these terms from now on
+        (an engine that resolves metadata through the metadata store does nothing)."""
 
     def clear(self, workspace_id: str | None = None) -> None: ...
     def count(self, workspace_id: str | None = None) -> int: ...

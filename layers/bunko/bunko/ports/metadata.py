@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from bunko.domain import Chunk, Document, Revision, Workspace
     from bunko.domain.document_query import DocumentPage, DocumentQuery
+    from bunko.domain.metadata import Filter as MetadataFilter
 
 
 class WorkspaceStore(Protocol):
@@ -50,6 +51,9 @@ class DocumentStore(Protocol):
         `query`'s order, and how many match in all (a library page of thousands)."""
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int: ...
+    def documents_matching(self, workspace_id: str, flt: MetadataFilter) -> frozenset[str]:
+        """The ids of the workspace's documents whose metadata passes `flt`."""
+
     def list_categories(self, workspace_id: str) -> list[str]: ...
     def delete_document(self, workspace_id: str, document_id: str) -> bool:
         """Delete the document, its revisions and its chunks; False if it was not there."""

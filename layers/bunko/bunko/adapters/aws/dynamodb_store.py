@@ -20,6 +20,8 @@ from bunko.adapters.aws.dynamodb_writes import DocumentWrites
 from bunko.deploy_schema import GSI1, GSI2, SK
 from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery
+from bunko.domain.metadata import Filter as MetadataFilter
+from bunko.domain.metadata import matches, terms_of
 from bunko.errors import NotFoundError
 from bunko.ports import BlobStore
 
@@ -136,6 +138,13 @@ class DynamoDBMetadataStore:
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         return self.table.count(**self._documents(workspace_id, category))
+
+    def documents_matching(self, workspace_id: str, flt: MetadataFilter) -> frozenset[str]:
+        return frozenset(
+            d.id
+            for d in self.iter_documents(workspace_id)
+            if matches(flt, terms_of(d.metadata, d.category))
+        )
 
     def list_categories(self, workspace_id: str) -> list[str]:
         return [

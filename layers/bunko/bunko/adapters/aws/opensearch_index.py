@@ -39,6 +39,8 @@ __all__ = ["OpenSearchServerlessIndex", "SearchBackendError"]
 
 
 class OpenSearchServerlessIndex:
+    filters_metadata = False  # for now: the search service hands it the passing documents
+
     def __init__(
         self,
         client: OpenSearch,
@@ -130,6 +132,11 @@ class OpenSearchServerlessIndex:
             raise ValidationError(
                 f"vector has {len(vector)} dimensions; the index has {self.dimension}"
             )
+
+    def relabel_document(
+        self, workspace_id: str, document_id: str, metadata_terms: Sequence[str]
+    ) -> None:
+        """Nothing yet: metadata filters arrive as document ids."""
 
     def delete_document(self, workspace_id: str, document_id: str) -> None:
         if self.ledger is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import sqlite3
 
+from bunko.adapters.local.sqlite_metadata_filter import filter_sql
 from bunko.adapters.local.sqlite_rows import document_from_row
 from bunko.domain.document_query import DocumentPage, DocumentQuery, DocumentSort, fold
 
@@ -26,6 +27,10 @@ def find_documents(
     if part := query.folded_name:
         where += " AND (instr(bunko_fold(name), ?) > 0 OR instr(bunko_fold(path), ?) > 0)"
         params += [part, part]
+    if query.filter is not None:
+        sql, terms = filter_sql(query.filter, workspace_id)
+        where += f" AND {sql}"
+        params += terms
     direction = "DESC" if query.descending else "ASC"
     order = ", ".join(f"{column} {direction}" for column in _ORDER[query.sort])
     rows = conn.execute(

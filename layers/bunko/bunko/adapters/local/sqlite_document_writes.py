@@ -14,7 +14,9 @@ from bunko.adapters.local.sqlite_rows import (
 )
 from bunko.ports import DocumentWrite
 
-_SAVED = [c for c in DOC_COLUMNS if c not in ("id", "workspace_id")]
+# Not the metadata: an edit made while the document was indexed must outlive the pipeline's
+# save of the copy it read before.
+_SAVED = [c for c in DOC_COLUMNS if c not in ("id", "workspace_id", "metadata", "metadata_terms")]
 _SAVE = (
     f"UPDATE documents SET {', '.join(f'{c} = ?' for c in _SAVED)}"
     " WHERE id = ? AND workspace_id = ? AND revision = ?"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Sequence
 from dataclasses import fields
@@ -9,8 +10,11 @@ from datetime import datetime
 
 from bunko.domain import Chunk, Document, DocumentStatus, Revision
 from bunko.domain.documents import decode_page_breaks, encode_page_breaks
+from bunko.domain.metadata import terms_of
 
-DOC_COLUMNS = [f.name for f in fields(Document)]
+# A document's fields, then its metadata terms (derived: migration 0010's triggers index them).
+DOC_COLUMNS = [f.name for f in fields(Document)] + ["metadata_terms"]
+_METADATA = DOC_COLUMNS.index("metadata")
 REV_COLUMNS = [f.name for f in fields(Revision)]
 CHUNK_COLUMNS = (
     "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page, "
@@ -47,6 +51,8 @@ def _dt(value: str) -> datetime:
 
 def document_from_row(row: sqlite3.Row) -> Document:
     values = dict(row)
+    del values["metadata_terms"]
+    values["metadata"] = json.loads(values["metadata"])
     values["status"] = DocumentStatus(values["status"])
     values["created_at"] = _dt(values["created_at"])
     values["updated_at"] = _dt(values["updated_at"])
@@ -88,7 +94,9 @@ def _values(record: Document | Revision, columns: list[str]) -> list:
 
 
 def document_values(document: Document) -> tuple:
-    values = _values(document, DOC_COLUMNS)
+    values = _values(document, DOC_COLUMNS[:-1])
+    values.append(json.dumps(terms_of(document.metadata, document.category)))
+    values[_METADATA] = json.dumps(document.metadata, ensure_ascii=False)
     values[DOC_COLUMNS.index("status")] = str(document.status)
     values[DOC_COLUMNS.index("created_at")] = document.created_at.isoformat()
     values[DOC_COLUMNS.index("updated_at")] = document.updated_at.isoformat()

@@ -12,6 +12,7 @@ from bunko.adapters.local.sqlite_chunks import SqliteChunkStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_document_listing import find_documents
 from bunko.adapters.local.sqlite_document_writes import SqliteDocumentWrites
+from bunko.adapters.local.sqlite_metadata_filter import matching_document_ids
 from bunko.adapters.local.sqlite_rows import (
     DOC_COLUMNS,
     REV_COLUMNS,
@@ -23,6 +24,7 @@ from bunko.adapters.local.sqlite_rows import (
 )
 from bunko.domain import Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery
+from bunko.domain.metadata import Filter as MetadataFilter
 from bunko.errors import ConflictError, NotFoundError, StaleError
 
 
@@ -134,6 +136,9 @@ class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
             sql += " AND category = ?"
             params.append(category)
         return self.db.connect().execute(sql, params).fetchone()[0]
+
+    def documents_matching(self, workspace_id: str, flt: MetadataFilter) -> frozenset[str]:
+        return matching_document_ids(self.db.connect(), workspace_id, flt)
 
     def list_categories(self, workspace_id: str) -> list[str]:
         rows = self.db.connect().execute(

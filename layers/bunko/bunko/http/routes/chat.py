@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from functools import partial
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
 from sse_starlette import EventSourceResponse
 
+from bunko.domain.metadata import parse_filter
 from bunko.errors import ValidationError
 from bunko.http.chat_events import chat_events, releasing
 from bunko.http.deps import Reader, ServicesDep, settings_owner
@@ -53,6 +55,11 @@ class ChatBody(BaseModel):
             "messages are the history, and this question and its answer are saved into it.",
         ),
     ] = None
+    filter: dict[str, Any] | None = Field(
+        default=None,
+        description="(Bunko) Answer only from files whose metadata passes this filter "
+        '(docs/rest.md "Metadata").',
+    )
 
 
 def sse_data(event: ChatEvent) -> str:
@@ -79,7 +86,9 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
     if not body.message.strip():
         raise ValidationError("message: must not be blank")
     check_history([t.content for t in body.history])
+    metadata_filter = parse_filter(body.filter)
     prefs = await anyio.to_thread.run_sync(chat.preferences, owner, ws, body.userLanguage)
+    prefs = replace(prefs, metadata_filter=metadata_filter)
     history = [ChatMessage(t.role, t.content) for t in body.history]
     if body.conversationId is not None:
         kept = get_conversations(services)

@@ -8,10 +8,10 @@ JSON); chunkSize 50–20000 and chunkOverlap 0–10000 characters, overlap below
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict
 
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery, DocumentSort
@@ -22,8 +22,15 @@ from bunko.domain.ingest_options import (
     IngestMode,
     StatusName,
 )
+from bunko.domain.metadata import shown
 from bunko.http.deps import AccountsDep, Reader, Writer
 from bunko.http.errors import error_responses
+from bunko.http.metadata_fields import (
+    MAX_FILTER_TEXT,
+    MAX_METADATA_TEXT,
+    given_filter,
+    given_metadata,
+)
 from bunko.http.schemas import Deleted
 from bunko.services.ingest import Upload
 
@@ -45,6 +52,7 @@ class KnowledgeBaseFile(BaseModel):
     embeddingModelId: str | None
     revision: int
     category: str | None
+    metadata: dict[str, Any]
     createdAt: datetime
     updatedAt: datetime
 
@@ -65,9 +73,16 @@ class KnowledgeBaseFile(BaseModel):
             embeddingModelId=doc.embedding_model_id,
             revision=doc.revision,
             category=doc.category,
+            metadata=shown(doc.metadata),
             createdAt=doc.created_at,
             updatedAt=doc.updated_at,
         )
+
+
+class MetadataBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    metadata: dict[str, Any]
 
 
 class Cleared(BaseModel):
@@ -106,6 +121,15 @@ def upload(
             description="A label search can filter by (a new file; a replacement keeps its own).",
         ),
     ] = None,
+    metadata: Annotated[
+        str | None,
+        Form(
+            max_length=MAX_METADATA_TEXT,
+            description="(Bunko) A JSON object of key → value (a string, a number, an ISO 8601 "
+            "date or a list of strings) that search can filter by; a replacement without it "
+            "keeps the file's own.",
+        ),
+    ] = None,
 ) -> KnowledgeBaseFile:
     """Store the original and queue indexing: the record comes back `pending`, then moves
     through `indexing` to `completed` or `failed` (with `error`)."""
@@ -122,6 +146,7 @@ def upload(
             source="upload",
             mode=mode,
             embedding_model_id=embeddingModelId or None,
+            metadata=given_metadata(metadata),
         )
     )
     return KnowledgeBaseFile.of(doc)
@@ -145,13 +170,23 @@ def list_files(
         Literal["asc", "desc"] | None,
         Query(description="Default: desc for date and size, asc for name and type."),
     ] = None,
+    filter: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_FILTER_TEXT,
+            description="(Bunko) Only files whose metadata passes this filter (JSON; docs/rest.md "
+            '"Metadata"), e.g. {"equals": {"key": "team", "value": "legal"}}.',
+        ),
+    ] = None,
 ) -> list[KnowledgeBaseFile]:
     """The workspace's files, newest first unless `sort`/`order` say otherwise; the list is
     the same array as ever, and `X-Total-Count` says how many files match in all (page with
     `offset` + `limit` while below it)."""
     kb = accounts.knowledge_base
     descending = order == "desc" if order else sort in ("date", "size")
-    query = DocumentQuery(name=q, sort=sort, descending=descending)
+    query = DocumentQuery(
+        name=q, sort=sort, descending=descending, filter=given_filter(filter, "filter")
+    )
     found = kb.list(principal.workspace_id, query, limit=limit, offset=offset)
     response.headers["X-Total-Count"] = str(found.total)
     return [KnowledgeBaseFile.of(d) for d in found.documents]  # options on each record
@@ -172,6 +207,20 @@ def clear(principal: Writer, accounts: AccountsDep) -> Cleared:
 )
 def get_file(file_id: str, principal: Reader, accounts: AccountsDep) -> KnowledgeBaseFile:
     return KnowledgeBaseFile.of(accounts.knowledge_base.get(principal.workspace_id, file_id))
+
+
+@router.put(
+    "/knowledge-bases/{file_id}/metadata",
+    response_model=KnowledgeBaseFile,
+    responses=error_responses(400, 404),
+)
+def set_metadata(
+    file_id: str, body: MetadataBody, principal: Writer, accounts: AccountsDep
+) -> KnowledgeBaseFile:
+    """(Bunko) Replace the file's metadata; its search entries answer to it at once (the file
+    is not read again). `{"metadata": {}}` removes it all."""
+    doc = accounts.knowledge_base.set_metadata(principal.workspace_id, file_id, body.metadata)
+    return KnowledgeBaseFile.of(doc)
 
 
 @router.delete("/knowledge-bases/{file_id}", response_model=Deleted, responses=error_responses(404))

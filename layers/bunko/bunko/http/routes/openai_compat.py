@@ -22,6 +22,7 @@ import anyio
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from bunko.domain.metadata import parse_filter
 from bunko.errors import NotFoundError, UpstreamError, ValidationError
 from bunko.http.chat_events import chat_events, releasing
 from bunko.http.deps import Reader, ServicesDep, settings_owner
@@ -76,6 +77,9 @@ class CompletionRequest(BaseModel):
     temperature: Annotated[float | None, Field(ge=0, le=2)] = None
     max_tokens: Annotated[int | None, Field(ge=1, le=32768)] = None
     max_completion_tokens: Annotated[int | None, Field(ge=1, le=32768)] = None
+    # Bunko's extra field (the openai client's `extra_body`): answer only from files whose
+    # metadata passes it (docs/rest.md "Metadata").
+    filter: dict[str, Any] | None = None
 
     @field_validator("messages", mode="before")
     @classmethod
@@ -158,6 +162,7 @@ async def chat_completions(
     ]
     workspace = principal.workspace_id
     chat = services.chat
+    metadata_filter = parse_filter(body.filter)
 
     def preferences():
         prefs = chat.preferences(settings_owner(principal), workspace, None)
@@ -166,6 +171,7 @@ async def chat_completions(
             llm_id=_model_id(services, workspace, body.model),
             temperature=prefs.temperature if body.temperature is None else body.temperature,
             max_tokens=body.max_completion_tokens or body.max_tokens or prefs.max_tokens,
+            metadata_filter=metadata_filter,
         )
 
     prefs = await anyio.to_thread.run_sync(preferences)

@@ -4,14 +4,15 @@ app needs them; the MCP tools search_text, list_categories and get_document do t
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from bunko.http.deps import Reader, ServicesDep
+from bunko.http.deps import AccountsDep, Reader, ServicesDep
 from bunko.http.errors import error_responses
+from bunko.http.metadata_fields import MAX_FILTER_TEXT, given_filter
 from bunko.services.bounds import QUERY_CHARS, RESULTS
 from bunko.services.ingest import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
 from bunko.services.search import SearchOptions
@@ -38,6 +39,7 @@ class SearchHit(BaseModel):
         description="The page (PDF), slide (pptx) or sheet (xlsx) the passage starts on."
     )
     page_end: int | None = Field(description="The page it ends on.")
+    metadata: dict[str, Any] = Field(description="(Bunko) Its file's metadata.")
 
 
 class SearchResponse(BaseModel):
@@ -47,6 +49,16 @@ class SearchResponse(BaseModel):
 
 class Categories(BaseModel):
     categories: list[str]
+
+
+class MetadataKey(BaseModel):
+    key: str
+    types: list[Literal["string", "number", "date", "list"]]
+    values: list[str] = Field(description="Its most common text values, at most 50.")
+
+
+class MetadataKeys(BaseModel):
+    keys: list[MetadataKey]
 
 
 class ChunkOut(BaseModel):
@@ -75,10 +87,18 @@ async def search(
     q: Annotated[str, Query(min_length=1, max_length=QUERY_CHARS, description="What to find.")],
     category: Annotated[str | None, Query(max_length=100)] = None,
     limit: Annotated[int | None, Query(ge=1, le=RESULTS)] = None,
+    filter: Annotated[
+        str | None,
+        Query(
+            max_length=MAX_FILTER_TEXT,
+            description="(Bunko) Only files whose metadata passes this filter (JSON; "
+            'docs/rest.md "Metadata").',
+        ),
+    ] = None,
 ) -> SearchResponse:
     """Hybrid (meaning + keyword) search, one hit per document with its best passage.
     `limit` left out: the workspace's saved setting."""
-    options = SearchOptions(limit=limit, category=category or None)
+    options = SearchOptions(limit=limit, category=category or None, metadata=given_filter(filter))
     result = await anyio.to_thread.run_sync(
         services.search.search, principal.workspace_id, q, options
     )
@@ -88,6 +108,14 @@ async def search(
 @router.get("/search/categories", response_model=Categories)
 def categories(principal: Reader, services: ServicesDep) -> Categories:
     return Categories(categories=services.items.list_categories(principal.workspace_id))
+
+
+@router.get("/search/metadata-keys", response_model=MetadataKeys)
+def metadata_keys(principal: Reader, accounts: AccountsDep) -> MetadataKeys:
+    """(Bunko) The metadata keys the library's files use: the keys a filter can name, each
+    with its value types and its most common values."""
+    keys = accounts.knowledge_base.metadata_keys(principal.workspace_id)
+    return MetadataKeys(keys=[MetadataKey(**k) for k in keys])
 
 
 @router.get(

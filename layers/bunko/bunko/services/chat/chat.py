@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from bunko.domain import Chunk
 from bunko.domain.evidence import Evidence, cited_lines, evidence
+from bunko.domain.metadata import Filter as MetadataFilter
 from bunko.errors import BunkoError
 from bunko.ports.chat import ChatMessage, ChatRequest, ModelResolver, ProviderError
 from bunko.services.chat import chat_text, follow_up
@@ -43,6 +44,9 @@ class ChatPreferences:
     # the answer's framing when the caller names it (MCP ask's `language`); None: the
     # question's language (chat_text.question_language)
     answer_language: str | None = None
+    # Only passages of documents whose metadata passes this (domain/metadata.parse_filter):
+    # a request's own, never a saved setting.
+    metadata_filter: MetadataFilter | None = None
 
     @classmethod
     def of(cls, values: dict[str, Any], language: str | None = None) -> ChatPreferences:
@@ -177,6 +181,7 @@ class ChatService:
             min_score=prefs.threshold,
             group_by_document=False,
             method=None if prefs.full_text else "vector",
+            metadata=prefs.metadata_filter,
         )
         sources = unique_sources(self.search.search(workspace_id, query, options).items)
         if prefs.rerank_id and sources:

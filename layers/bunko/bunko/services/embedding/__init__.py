@@ -7,6 +7,7 @@ from bunko.services.embedding.embedding_routes import (
     WorkspaceRoutes,
     delete_document_everywhere,
     fixed_routes,
+    relabel_document_everywhere,
 )
 from bunko.services.embedding.endpoint_guard import check_model_endpoint, check_public_endpoint
 from bunko.services.embedding.index_entries import entries_for
@@ -33,4 +34,5 @@ __all__ = [
     "entries_for",
     "fixed_routes",
     "reindex_served",
+    "relabel_document_everywhere",
 ]

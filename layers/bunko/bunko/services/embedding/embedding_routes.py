@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from bunko.domain import Document
+from bunko.domain.metadata import terms_of
 from bunko.ports import (
     DEFAULT_MODEL,
     Embedder,
@@ -131,3 +133,12 @@ def delete_document_everywhere(routes: EmbeddingRoutes, workspace_id: str, doc_i
     with routes.steady():
         for target in write_targets(routes, workspace_id):
             target.index.delete_document(workspace_id, doc_id)
+
+
+def relabel_document_everywhere(routes: EmbeddingRoutes, document: Document) -> None:
+    """Give the document's entries its metadata terms now (after an edit of its metadata or
+    category) in every generation the workspace writes, held steady."""
+    terms = terms_of(document.metadata, document.category)
+    with routes.steady():
+        for target in write_targets(routes, document.workspace_id):
+            target.index.relabel_document(document.workspace_id, document.id, terms)

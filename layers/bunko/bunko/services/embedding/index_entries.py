@@ -7,12 +7,14 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 
 from bunko.domain import Chunk, Document
+from bunko.domain.metadata import terms_of
 from bunko.ports import IndexEntry
 
 
 def entries_for(
     doc: Document, chunks: Sequence[Chunk], vectors: np.ndarray | None
 ) -> list[IndexEntry]:
+    terms = tuple(terms_of(doc.metadata, doc.category))
     return [
         IndexEntry(
             chunk_id=c.id,
@@ -22,6 +24,7 @@ def entries_for(
             text=c.content,
             category=doc.category,
             vector=None if vectors is None else vectors[i],
+            metadata_terms=terms,
         )
         for i, c in enumerate(chunks)
     ]

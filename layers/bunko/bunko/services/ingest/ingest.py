@@ -19,7 +19,7 @@ from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationErr
 from bunko.parsing import guess_mime
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
 from bunko.ports.embedding_routes import EmbeddingRoutes
-from bunko.services.embedding import delete_document_everywhere
+from bunko.services.embedding import delete_document_everywhere, relabel_document_everywhere
 from bunko.services.ingest.blob_keys import original_key, text_key
 from bunko.services.ingest.upload import Upload
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path, numbered
@@ -106,8 +106,11 @@ class IngestService:
             same = (doc.chunk_size, doc.chunk_overlap, doc.category) == chunking
             done = doc.status is DocumentStatus.COMPLETED
             if same and done and mode == "fast":  # identical re-delivery: nothing to index
-                if _keep_options(doc, upload):
+                relabel = _keep_metadata(doc, upload)
+                if _keep_options(doc, upload) or relabel:
                     self.metadata.save_document(doc, if_revision=doc.revision)
+                if relabel:
+                    relabel_document_everywhere(self.routes, doc)
                 return doc
             # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
             # work a dead process left pending or indexing: index the same revision again
@@ -116,6 +119,7 @@ class IngestService:
                 self._store_original(doc, data)  # it died between the claim and the bytes
             doc.chunk_size, doc.chunk_overlap, doc.category = chunking
             _keep_options(doc, upload)
+            _keep_metadata(doc, upload)
             return self._queue(doc, if_revision=doc.revision, mode=mode)
 
         workspace_id = upload.workspace_id
@@ -137,6 +141,7 @@ class IngestService:
         doc.chunk_size, doc.chunk_overlap, doc.category = chunking
         doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, now
         _keep_options(doc, upload)
+        _keep_metadata(doc, upload)
         # Claim the path (new) or the revision (conditional on the one read) before any
         # bytes are written, so a racing writer can never overwrite this revision's original
         # and a worker still busy with the old revision cannot save over the new one.
@@ -199,6 +204,27 @@ class IngestService:
         )
         return doc
 
+    def set_metadata(
+        self, workspace_id: str, document_id: str, metadata: dict[str, str | float | list[str]]
+    ) -> Document:
+        """Replace the document's metadata (checked by the door: domain/metadata
+        .check_metadata). Its bytes are not read again; its index entries answer to the new
+        terms at once."""
+        for _ in range(_ATTEMPTS):
+            doc = self.metadata.get_document(workspace_id, document_id)
+            if doc is None:
+                raise NotFoundError(f"document {document_id} not found")
+            if doc.metadata == metadata:
+                return doc
+            doc.metadata, doc.updated_at = dict(metadata), utcnow()
+            try:
+                self.metadata.save_document(doc, if_revision=doc.revision)
+            except StaleError:
+                continue  # a new revision meanwhile: edit that one
+            relabel_document_everywhere(self.routes, doc)
+            return doc
+        raise ConflictError(f"document {document_id} is being written by others; try again")
+
     def delete_document(self, workspace_id: str, document_id: str) -> Document:
         """Remove the document, its chunks, its index entries and its blobs."""
         doc = self.metadata.get_document(workspace_id, document_id)
@@ -225,6 +251,15 @@ class IngestService:
     def delete_by_path(self, workspace_id: str, path: str) -> Document | None:
         doc = self.metadata.get_document_by_path(workspace_id, normalise_path(path))
         return self.delete_document(workspace_id, doc.id) if doc else None
+
+
+def _keep_metadata(doc: Document, upload: Upload) -> bool:
+    """Put the upload's metadata (when it brings some) on the document; True when that
+    changed it."""
+    if upload.metadata is None or doc.metadata == upload.metadata:
+        return False
+    doc.metadata = dict(upload.metadata)
+    return True
 
 
 def _keep_options(doc: Document, upload: Upload) -> bool:

@@ -30,6 +30,9 @@ class Upload:
     source: str = "api"
     mode: str | None = None
     embedding_model_id: str | None = None
+    # Checked metadata (domain/metadata.check_metadata) that replaces the document's; None
+    # keeps what a document at the path has (a new file: none).
+    metadata: dict[str, str | float | list[str]] | None = None
     # The door asked the upload policy already (name or path normalised, size), so
     # IngestService.submit does not ask again; UploadPolicy.check sets it.
     checked: bool = False

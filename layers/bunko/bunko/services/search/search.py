@@ -17,6 +17,7 @@ from typing import Protocol
 import numpy as np
 
 from bunko.domain import Chunk, Document
+from bunko.domain.metadata import Filter as MetadataFilter
 from bunko.errors import ValidationError
 from bunko.ports import (
     Embedder,
@@ -67,6 +68,7 @@ class SearchOptions:
     group_by_document: bool = True
     category: str | None = None
     document_ids: frozenset[str] | None = None
+    metadata: MetadataFilter | None = None  # domain/metadata.parse_filter
     method: str | None = None  # None: the configured default
 
 
@@ -169,10 +171,10 @@ class SearchService:
         options = self.resolve(workspace_id, options)
         if not query or not query.strip() or options.limit <= 0:
             return SearchResult(method=method)
-        filters = SearchFilter(
-            workspace_id=workspace_id, category=options.category, document_ids=options.document_ids
-        )
         route = self.route(workspace_id)  # the generation that serves, with its own model
+        filters = self._filters(workspace_id, options, route.index)
+        if filters.document_ids is not None and not filters.document_ids:
+            return SearchResult(method=method)  # no document passes the filter
         vector = None if method == "keyword" else self.query_vector(query, route.embedder)
         fetch = max(self.candidates, options.limit * 4)
         keyword_hits, vector_hits = route.index.hybrid_search(
@@ -196,6 +198,21 @@ class SearchService:
         )
         items = self._materialise(workspace_id, query, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
+
+    def _filters(
+        self, workspace_id: str, options: SearchOptions, index: SearchIndex
+    ) -> SearchFilter:
+        """The engine's filters. An engine that cannot filter by metadata itself (the local
+        one) is handed the documents passing it, from the metadata store's term index: its
+        exact filtered scan and filtered graph walk then do the rest."""
+        ids, metadata = options.document_ids, options.metadata
+        if metadata is not None and not index.filters_metadata:
+            passing = self.metadata.documents_matching(workspace_id, metadata)
+            ids, metadata = (passing if ids is None else ids & passing), None
+        return SearchFilter(
+            workspace_id=workspace_id, category=options.category, document_ids=ids,
+            metadata=metadata,
+        )  # fmt: skip
 
     @staticmethod
     def _keyword_weight(index: SearchIndex, query: str, filters: SearchFilter) -> float:
@@ -231,6 +248,7 @@ class SearchService:
             group_by_document=options.group_by_document,
             documents=documents,
             chunks=chunks,
+            metadata_filter=options.metadata,
         )
 
     def search_safely(self, workspace_id: str, query: str, options: SearchOptions) -> SearchResult:

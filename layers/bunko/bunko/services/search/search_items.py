@@ -15,6 +15,8 @@ from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 
 from bunko.domain import Chunk, Document
+from bunko.domain.metadata import Filter as MetadataFilter
+from bunko.domain.metadata import matches, shown, terms_of
 from bunko.ports import MetadataStore
 from bunko.services.search.fusion import FusedHit
 
@@ -43,6 +45,7 @@ class SearchItem:
     # The page (PDF), slide (pptx) or sheet (xlsx) it starts and ends on; None: unpaged.
     page: int | None = None
     page_end: int | None = None
+    metadata: dict = field(default_factory=dict)  # its document's (domain/metadata.shown)
     # The chunk itself (the best one, when grouped): where a quoted sentence's page is found.
     chunk: Chunk | None = field(default=None, repr=False, compare=False)
 
@@ -73,9 +76,11 @@ def materialise(
     group_by_document: bool,
     documents: dict[str, Document | None],
     chunks: dict[str, Chunk] | None = None,
+    metadata_filter: MetadataFilter | None = None,
 ) -> list[SearchItem]:
     """Up to `limit` results from the hits (best first) that passed min_score; `chunks`:
-    those already read (by the relevance gate), not read again."""
+    those already read (by the relevance gate), not read again. `metadata_filter`: checked
+    again on each document as stored now (an engine's copy of its terms may lag an edit)."""
     known = chunks or {}
     items: list[SearchItem] = []
     grouped: dict[str, tuple[SearchItem, list[Chunk]]] = {}
@@ -91,6 +96,10 @@ def materialise(
             doc = documents.get(chunk.document_id) if chunk is not None else None
             if chunk is None or doc is None:
                 continue  # a stale index entry: metadata is the source of truth
+            if metadata_filter is not None and not matches(
+                metadata_filter, terms_of(doc.metadata, doc.category)
+            ):
+                continue
             if group_by_document and doc.id in grouped:
                 if len(grouped[doc.id][1]) < MAX_JOINED_CHUNKS:
                     grouped[doc.id][1].append(chunk)
@@ -112,6 +121,7 @@ def materialise(
                 engines=list(hit.engines),
                 page=chunk.page,
                 page_end=chunk.page_end,
+                metadata=shown(doc.metadata),
                 chunk=chunk,
             )
             items.append(item)

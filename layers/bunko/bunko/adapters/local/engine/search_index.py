@@ -45,7 +45,11 @@ SAVE_FRACTION = 0.05
 
 
 class LocalSearchIndex:
-    """SearchIndex for one machine. `dimension` may be None until the first vectors arrive."""
+    """SearchIndex for one machine. `dimension` may be None until the first vectors arrive.
+    Metadata filters arrive resolved to document ids (the metadata store indexes the terms,
+    and an edit there needs no write here)."""
+
+    filters_metadata = False
 
     def __init__(self, directory: Path, dimension: int | None = None) -> None:
         self.directory = Path(directory)
@@ -102,6 +106,11 @@ class LocalSearchIndex:
     def delete_chunks(self, workspace_id: str, chunk_ids: Sequence[str]) -> None:
         with self._lock:
             self._delete(workspace_id, chunk_ids=list(chunk_ids))
+
+    def relabel_document(
+        self, workspace_id: str, document_id: str, metadata_terms: Sequence[str]
+    ) -> None:
+        """Nothing to do: see the class."""
 
     def clear(self, workspace_id: str | None = None) -> None:
         with self._lock:

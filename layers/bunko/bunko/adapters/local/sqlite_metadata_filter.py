@@ -1,0 +1,41 @@
+"""A metadata filter (domain/metadata.py) as SQL over `document_terms` (migration 0010): each
+leaf a lookup in the (workspace, term) index, AND and OR as SQL's own."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from bunko.domain.metadata import AllOf, AnyOf, AnyTerm, Filter, Term, TermRange
+
+_HAS = "id IN (SELECT document_id FROM document_terms WHERE workspace_id = ? AND {})"
+
+
+def filter_sql(flt: Filter, workspace_id: str) -> tuple[str, list[str]]:
+    """A condition on the `documents` table's `id` that holds for the documents passing
+    `flt`, and its parameters."""
+    match flt:
+        case Term(term):
+            return _HAS.format("term = ?"), [workspace_id, term]
+        case AnyTerm(terms):
+            marks = ", ".join("?" for _ in terms)
+            return _HAS.format(f"term IN ({marks})"), [workspace_id, *terms]
+        case TermRange(low, high):
+            return _HAS.format("term >= ? AND term < ?"), [workspace_id, low, high]
+        case AllOf(clauses) | AnyOf(clauses):
+            parts = [filter_sql(c, workspace_id) for c in clauses]
+            joiner = " AND " if isinstance(flt, AllOf) else " OR "
+            return (
+                "(" + joiner.join(sql for sql, _ in parts) + ")",
+                [p for _, params in parts for p in params],
+            )
+    raise TypeError(f"not a filter: {flt!r}")
+
+
+def matching_document_ids(
+    conn: sqlite3.Connection, workspace_id: str, flt: Filter
+) -> frozenset[str]:
+    sql, params = filter_sql(flt, workspace_id)
+    rows = conn.execute(
+        f"SELECT id FROM documents WHERE workspace_id = ? AND {sql}", [workspace_id, *params]
+    )
+    return frozenset(r[0] for r in rows)
