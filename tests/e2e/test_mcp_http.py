@@ -13,7 +13,8 @@ pytestmark = pytest.mark.anyio
 HTTP_TOOLS = {
     "search_text", "add_item_text", "update_item", "delete_item", "get_item_by_id",
     "list_documents", "list_categories", "get_document_count", "get_document",
-    "delete_document", "lsa_retrain", "ask", *RESEARCH_TOOLS,
+    "delete_document", "lsa_retrain", "ask", "list_metadata_keys", "set_document_metadata",
+    *RESEARCH_TOOLS,
 }  # fmt: skip
 # (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
 HINTS = {
@@ -23,6 +24,8 @@ HINTS = {
     "list_categories": (True, False, True, False),
     "get_document_count": (True, False, True, False),
     "get_document": (True, False, True, False),
+    "list_metadata_keys": (True, False, True, False),
+    "set_document_metadata": (False, True, True, False),
     "add_item_text": (False, True, True, False),
     "update_item": (False, True, True, False),
     "delete_item": (False, True, True, False),

@@ -5,6 +5,7 @@ Names and defaults are TelosDB's (seeds/telosdb-mcp-api-spec.txt); the rigour is
 
 from __future__ import annotations
 
+from typing import Any
 from uuid import UUID
 
 from pydantic import Field
@@ -20,6 +21,21 @@ MAX_PATH_CHARS = 1_024
 MAX_CATEGORY_CHARS = 200
 MIME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}/[A-Za-z0-9][A-Za-z0-9!#$&^_.+-]{0,126}$"
 
+
+MetadataFilter = Field(
+    None,
+    description="Only documents whose metadata passes this filter. One operator per object: "
+    '{"equals": {"key": "team", "value": "legal"}}, {"in": {"key": "team", "values": [...]}}, '
+    '{"range": {"key": "year", "gte": 2020, "lt": 2025}} (gt/gte/lt/lte; numbers or ISO dates), '
+    '{"exists": {"key": "reviewed"}}, {"andAll": [...]}, {"orAll": [...]}; the key "category" '
+    "is the document's category. list_metadata_keys gives the keys and common values.",
+)
+DocumentMetadata = Field(
+    None,
+    description="Key → value metadata that searches can filter by: a string, a number, an "
+    "ISO 8601 date or a list of strings per key (at most 32 keys; letters, digits, '_' and "
+    "'-' in a key). Omitted: a document at the path keeps its own.",
+)
 
 Category = Field(
     None,
@@ -42,6 +58,7 @@ class SearchTextInput(StrictInput):
         True, description="Join each document's matching chunks into one result."
     )
     category: str | None = Category
+    filter: dict[str, Any] | None = MetadataFilter
 
 
 class AddItemTextInput(StrictInput):
@@ -61,6 +78,7 @@ class AddItemTextInput(StrictInput):
         description="A text MIME type; guessed from the path's extension when omitted.",
     )
     category: str | None = Category
+    metadata: dict[str, Any] | None = DocumentMetadata
 
 
 class ItemIdInput(StrictInput):
@@ -79,6 +97,7 @@ class ListDocumentsInput(StrictInput):
         1, ge=1, le=10_000_000, description="Page number from 1; a page past the end is empty."
     )
     category: str | None = Category
+    filter: dict[str, Any] | None = MetadataFilter
 
 
 class NoInput(StrictInput):
@@ -87,6 +106,13 @@ class NoInput(StrictInput):
 
 class DocumentIdInput(StrictInput):
     id: UUID = Field(description="A document id, as list_documents or search_text return.")
+
+
+class SetMetadataInput(DocumentIdInput):
+    metadata: dict[str, Any] = Field(
+        description="The document's new metadata, replacing what it had ({} removes it all): "
+        "key → a string, a number, an ISO 8601 date or a list of strings."
+    )
 
 
 class AddFileInput(StrictInput):
@@ -102,3 +128,4 @@ class AddFileInput(StrictInput):
         description="The logical path to store it at; defaults to the file's absolute path.",
     )
     category: str | None = Category
+    metadata: dict[str, Any] | None = DocumentMetadata

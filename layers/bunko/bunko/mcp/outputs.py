@@ -8,12 +8,13 @@ fields are ever dumped.
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from bunko.domain import Chunk, Document
 from bunko.domain.ingest_options import StatusName
+from bunko.domain.metadata import shown
 from bunko.operations.models import Count, Id, Output
 
 RevisionNo = Annotated[int, Field(ge=1)]
@@ -38,6 +39,7 @@ class SearchHit(Output):
         None, description="The page (PDF), slide (pptx) or sheet (xlsx) the passage starts on."
     )
     page_end: int | None = Field(None, description="The page it ends on.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Its document's metadata.")
 
 
 class SearchTextOutput(Output):
@@ -59,6 +61,7 @@ class ItemOutput(Output):
     end: Count
     page: int | None
     page_end: int | None = None
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Its document's metadata.")
 
     @classmethod
     def of(cls, chunk: Chunk, doc: Document) -> ItemOutput:
@@ -75,6 +78,7 @@ class ItemOutput(Output):
             end=chunk.end,
             page=chunk.page,
             page_end=chunk.page_end,
+            metadata=shown(doc.metadata),
         )
 
 
@@ -97,6 +101,7 @@ class DocumentSummary(Output):
     revision: RevisionNo
     created_at: datetime
     updated_at: datetime
+    metadata: dict[str, Any] = Field(default_factory=dict)
 
     @classmethod
     def of(cls, doc: Document) -> DocumentSummary:
@@ -113,6 +118,7 @@ class DocumentSummary(Output):
             revision=doc.revision,
             created_at=doc.created_at,
             updated_at=doc.updated_at,
+            metadata=shown(doc.metadata),
         )
 
 
@@ -125,6 +131,16 @@ class ListDocumentsOutput(Output):
 
 class ListCategoriesOutput(Output):
     categories: list[str] = Field(description="Distinct, sorted.")
+
+
+class MetadataKeyOutput(Output):
+    key: str
+    types: list[Literal["string", "number", "date", "list"]]
+    values: list[str] = Field(description="Its most common text values, at most 50.")
+
+
+class MetadataKeysOutput(Output):
+    keys: list[MetadataKeyOutput] = Field(description="Sorted by key.")
 
 
 class DocumentCountOutput(Output):

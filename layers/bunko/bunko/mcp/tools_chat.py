@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.domain.auth import SCOPE_READ
+from bunko.domain.metadata import parse_filter
 from bunko.errors import UpstreamError
-from bunko.mcp.inputs import StrictInput
+from bunko.mcp.inputs import MetadataFilter, StrictInput
 from bunko.mcp.outputs import Output
 from bunko.mcp.registry import ToolContext, tool
 from bunko.ports.chat import ChatMessage
@@ -39,6 +40,7 @@ class AskInput(StrictInput):
         description="The language of the framing text; omitted: the question's language "
         "(the saved setting when the question does not tell).",
     )
+    filter: dict[str, Any] | None = MetadataFilter
 
 
 class AskSource(Output):
@@ -89,6 +91,7 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
     prefs = chat.preferences(settings_owner(ctx.principal), ctx.workspace_id, args.language)
     if args.language:  # named by the caller: the answer is framed in it
         prefs = replace(prefs, answer_language=args.language)
+    prefs = replace(prefs, metadata_filter=parse_filter(args.filter))
     check_history([t.content for t in args.history])  # the same total as every chat door
     history = [ChatMessage(t.role, t.content) for t in args.history]
     with ctx.services.chat_slots.take(settings_owner(ctx.principal)):  # as REST's and /v1's

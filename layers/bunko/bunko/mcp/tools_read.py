@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bunko.domain.auth import SCOPE_READ
+from bunko.domain.metadata import parse_filter
 from bunko.mcp.inputs import (
     DocumentIdInput,
     ItemIdInput,
@@ -18,6 +19,8 @@ from bunko.mcp.outputs import (
     ItemOutput,
     ListCategoriesOutput,
     ListDocumentsOutput,
+    MetadataKeyOutput,
+    MetadataKeysOutput,
     SearchTextOutput,
 )
 from bunko.mcp.registry import ToolContext, tool
@@ -34,13 +37,15 @@ def search_text(ctx: ToolContext, args: SearchTextInput) -> SearchTextOutput:
     [0, 1] (plus vector_score and text_score); with group_by_document (default) a document's
     matching chunks are joined into one result. `vector_search_used` tells whether the
     meaning-based half ran. A failure is reported in `error`, never as a tool error.
-    Use list_categories for the values `category` accepts."""
+    Use list_categories for the values `category` accepts, list_metadata_keys for the keys
+    `filter` can name."""
     given = args.model_fields_set  # what the agent left out, the search service fills in
     options = SearchOptions(
         limit=args.limit if "limit" in given else None,
         min_score=args.min_score if "min_score" in given else None,
         group_by_document=args.group_by_document,
         category=args.category or None,
+        metadata=parse_filter(args.filter),  # a bad filter is the agent's error, not a miss
     )
     result = ctx.services.search.search_safely(ctx.workspace_id, args.content, options)
     return SearchTextOutput.model_validate(result.to_dict())
@@ -58,10 +63,12 @@ def get_item_by_id(ctx: ToolContext, args: ItemIdInput) -> ItemOutput:
 def list_documents(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsOutput:
     """Documents, newest first, one page at a time: `items` (id, path, name, mime, category,
     chunk_count, status, ...), `total_count`, `total_pages` and `page`. Pages start at 1; a
-    page past the end returns `items: []`. Optionally only one category."""
+    page past the end returns `items: []`. Optionally only one category, or only documents
+    whose metadata passes `filter`."""
     page = ctx.items.list_documents(
-        ctx.workspace_id, limit=args.limit, page=args.page, category=args.category or None
-    )
+        ctx.workspace_id, limit=args.limit, page=args.page, category=args.category or None,
+        metadata=parse_filter(args.filter),
+    )  # fmt: skip
     return ListDocumentsOutput(
         items=[DocumentSummary.of(d) for d in page.items],
         total_count=page.total_count,
@@ -75,6 +82,16 @@ def list_categories(ctx: ToolContext, args: NoInput) -> ListCategoriesOutput:
     """The distinct category names set on documents, sorted: the values search_text's and
     list_documents' `category` filter accepts."""
     return ListCategoriesOutput(categories=ctx.items.list_categories(ctx.workspace_id))
+
+
+@tool(title="List metadata keys", scope=SCOPE_READ, **READ)
+def list_metadata_keys(ctx: ToolContext, args: NoInput) -> MetadataKeysOutput:
+    """The metadata keys documents carry, each with its value types (string, number, date,
+    list) and its most common values: the keys search_text's, ask's and list_documents'
+    `filter` can name."""
+    return MetadataKeysOutput(
+        keys=[MetadataKeyOutput(**k) for k in ctx.items.metadata_keys(ctx.workspace_id)]
+    )
 
 
 @tool(title="Count documents", scope=SCOPE_READ, **READ)

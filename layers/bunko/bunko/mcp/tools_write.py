@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from bunko.domain import Document, DocumentStatus
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_WRITE
+from bunko.domain.metadata import Metadata, check_metadata
 from bunko.errors import BunkoError, NotFoundError
 from bunko.mcp.inputs import (
     AddFileInput,
@@ -14,12 +16,14 @@ from bunko.mcp.inputs import (
     DocumentIdInput,
     ItemIdInput,
     NoInput,
+    SetMetadataInput,
     UpdateItemInput,
 )
 from bunko.mcp.outputs import (
     AddedOutput,
     DeletedDocumentOutput,
     DeletedItemOutput,
+    DocumentSummary,
     ItemOutput,
     RetrainOutput,
 )
@@ -45,7 +49,7 @@ def add_item_text(ctx: ToolContext, args: AddItemTextInput) -> AddedOutput:
     mime = ctx.services.uploads.text_mime(args.path, args.mime)
     doc = ctx.services.ingest.submit_text(
         ctx.workspace_id, path=args.path, content=args.content, mime=mime,
-        category=args.category, source="agent",
+        category=args.category, source="agent", metadata=_checked(args.metadata),
     )  # fmt: skip
     return _added(ctx, doc)
 
@@ -115,10 +119,27 @@ def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
     uploads.file_type(file.name, None)
     upload = Upload(
         ctx.workspace_id, file.read_bytes(), path=args.path or file.resolve().as_posix(),
-        category=args.category, source="agent",
+        category=args.category, source="agent", metadata=_checked(args.metadata),
     )  # fmt: skip
     doc = ctx.services.ingest.submit(upload)
     return _added(ctx, doc)
+
+
+@tool(
+    title="Set a document's metadata", scope=SCOPE_WRITE,
+    read_only=False, destructive=True, idempotent=True,
+)  # fmt: skip
+def set_document_metadata(ctx: ToolContext, args: SetMetadataInput) -> DocumentSummary:
+    """Replace a document's metadata (key → a string, a number, an ISO 8601 date or a list
+    of strings; {} removes it all). Searches filter by it at once; the file is not re-read."""
+    doc = ctx.services.ingest.set_metadata(
+        ctx.workspace_id, str(args.id), check_metadata(args.metadata)
+    )
+    return DocumentSummary.of(doc)
+
+
+def _checked(raw: dict[str, Any] | None) -> Metadata | None:
+    return None if raw is None else check_metadata(raw)
 
 
 def _added(ctx: ToolContext, doc: Document) -> AddedOutput:

@@ -10,7 +10,7 @@ import anyio
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
-from bunko.http.deps import AccountsDep, Reader, ServicesDep
+from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.http.metadata_fields import MAX_FILTER_TEXT, given_filter
 from bunko.services.bounds import QUERY_CHARS, RESULTS
@@ -111,10 +111,10 @@ def categories(principal: Reader, services: ServicesDep) -> Categories:
 
 
 @router.get("/search/metadata-keys", response_model=MetadataKeys)
-def metadata_keys(principal: Reader, accounts: AccountsDep) -> MetadataKeys:
+def metadata_keys(principal: Reader, services: ServicesDep) -> MetadataKeys:
     """(Bunko) The metadata keys the library's files use: the keys a filter can name, each
     with its value types and its most common values."""
-    keys = accounts.knowledge_base.metadata_keys(principal.workspace_id)
+    keys = services.items.metadata_keys(principal.workspace_id)
     return MetadataKeys(keys=[MetadataKey(**k) for k in keys])
 
 

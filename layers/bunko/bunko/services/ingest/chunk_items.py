@@ -14,6 +14,9 @@ import time
 from dataclasses import dataclass, replace
 
 from bunko.domain import Chunk, Document, DocumentStatus
+from bunko.domain.document_query import DocumentQuery
+from bunko.domain.metadata import Filter as MetadataFilter
+from bunko.domain.metadata import both, category_filter, summarise
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import (
     BlobStore,
@@ -175,13 +178,29 @@ class ChunkItemsService:
         return ChunkPage(document, chunks[start : start + limit], len(chunks), start, limit)
 
     def list_documents(
-        self, workspace_id: str, *, limit: int = 20, page: int = 1, category: str | None = None
+        self,
+        workspace_id: str,
+        *,
+        limit: int = 20,
+        page: int = 1,
+        category: str | None = None,
+        metadata: MetadataFilter | None = None,
     ) -> DocumentPage:
-        """TelosDB paging: a page past the end is empty, never an error."""
+        """TelosDB paging: a page past the end is empty, never an error. `metadata`: only the
+        documents whose metadata passes it."""
         if not 1 <= limit <= MAX_PAGE_SIZE:
             raise ValidationError(f"limit must be between 1 and {MAX_PAGE_SIZE}")
         if page < 1:
             raise ValidationError("page starts at 1")
+        if metadata is not None:  # newest first, as below, through the filtered listing
+            flt = both(metadata, category_filter(category) if category else None)
+            found = self.metadata.find_documents(
+                workspace_id, DocumentQuery(filter=flt), limit=limit, offset=(page - 1) * limit
+            )
+            pages = math.ceil(found.total / limit)
+            return DocumentPage(
+                items=found.documents, total_count=found.total, total_pages=pages, page=page
+            )
         total = self.metadata.count_documents(workspace_id, category=category)
         pages = math.ceil(total / limit)
         items = (
@@ -195,6 +214,11 @@ class ChunkItemsService:
 
     def list_categories(self, workspace_id: str) -> list[str]:
         return self.metadata.list_categories(workspace_id)
+
+    def metadata_keys(self, workspace_id: str) -> list[dict]:
+        """The metadata keys the workspace's documents use, with their value types and most
+        common values: what a filter can name."""
+        return summarise(d.metadata for d in self.metadata.iter_documents(workspace_id))
 
     def count_documents(self, workspace_id: str) -> int:
         return self.metadata.count_documents(workspace_id)

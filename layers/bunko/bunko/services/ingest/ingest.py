@@ -175,13 +175,16 @@ class IngestService:
         mime: str | None = None,
         category: str | None = None,
         source: str = "agent",
+        metadata: dict[str, str | float | list[str]] | None = None,
     ) -> Document:
-        """Text written by an agent or a client, stored as a UTF-8 file at `path`."""
+        """Text written by an agent or a client, stored as a UTF-8 file at `path`;
+        `metadata` (checked) replaces the document's, None keeps it."""
         if not isinstance(content, str) or not content.strip():
             raise ValidationError("content must be a non-empty string")
         upload = Upload(
-            workspace_id, content.encode("utf-8"), path=path, category=category, source=source
-        )
+            workspace_id, content.encode("utf-8"), path=path, category=category, source=source,
+            metadata=metadata,
+        )  # fmt: skip
         upload = self.policy.check(upload)
         mime = mime or guess_mime(posixpath.basename(upload.path or ""))
         return self.submit(replace(upload, mime=mime))

@@ -16,7 +16,7 @@ from dataclasses import replace
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.ingest_options import MODES
-from bunko.domain.metadata import check_metadata, summarise
+from bunko.domain.metadata import check_metadata
 from bunko.errors import NotFoundError, ValidationError
 from bunko.parsing import resolve_mime
 from bunko.ports import DEFAULT_MODEL, ModelConfigStore
@@ -122,10 +122,6 @@ class KnowledgeBaseService:
         metadata = check_metadata(raw)
         doc = self.get(workspace_id, document_id)
         return self.ingest.set_metadata(workspace_id, doc.id, metadata)
-
-    def metadata_keys(self, workspace_id: str) -> list[dict]:
-        """The metadata keys the workspace's files use, with their types and common values."""
-        return summarise(d.metadata for d in self.metadata.iter_documents(workspace_id))
 
     def delete(self, workspace_id: str, document_id: str) -> Document:
         """The document, its chunks, index entries and blobs; NotFoundError when the id is
