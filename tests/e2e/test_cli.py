@@ -46,6 +46,20 @@ def test_ingest_then_search_in_english_and_japanese(tmp_path, corpus):
     assert "no results" in run(["search", "zyzzyva"], data).stdout
 
 
+def test_metadata_at_ingest_and_a_filtered_search(tmp_path, corpus):
+    data = tmp_path / "data"
+    run(["ingest", str(corpus / "en.txt"), "--metadata", '{"team": "harbour", "year": 2024}'], data)
+    run(["ingest", str(corpus / "ja")], data)
+    legal = ["--filter", '{"equals": {"key": "team", "value": "harbour"}}']
+    out = json.loads(run(["search", "lighthouse 検索", "--json", *legal], data).stdout)
+    assert [i["path"][-6:] for i in out["items"]] == ["en.txt"]
+    assert out["items"][0]["metadata"] == {"team": "harbour", "year": 2024}
+    bad = run(["search", "x", "--filter", '{"near": {}}'], data, check=False)
+    assert bad.returncode == 2 and "unknown operator" in bad.stderr
+    bad = run(["ingest", str(corpus / "en.txt"), "--metadata", "[1]"], data, check=False)
+    assert bad.returncode == 2 and "JSON object" in bad.stderr
+
+
 def test_reindex_restores_search(tmp_path, corpus):
     data = tmp_path / "data"
     run(["ingest", str(corpus / "en.txt")], data)

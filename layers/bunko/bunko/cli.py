@@ -64,12 +64,22 @@ def ingest(
     paths: Annotated[list[Path], typer.Argument(help="Files or folders to ingest.")],
     data_dir: DataDir = None,
     category: Annotated[str | None, typer.Option(help="Category for every file.")] = None,
+    metadata: Annotated[
+        str | None,
+        typer.Option(help='Metadata for every file, a JSON object: \'{"team": "legal"}\'.'),
+    ] = None,
     library: LibraryName = None,
 ) -> None:
     """Ingest files (folders recursively) and wait until they are indexed."""
-    from bunko.errors import BunkoError
+    from bunko.domain.metadata import check_metadata, decode_json
+    from bunko.errors import BunkoError, ValidationError
     from bunko.services.ingest import Upload
 
+    try:
+        raw = decode_json(metadata, "--metadata")
+        given = None if raw is None else check_metadata(raw)
+    except ValidationError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--metadata") from exc
     services = _services(command_settings(data_dir))
     workspace = library_workspace(services, library)
     files = [p for path in paths for p in ([path] if path.is_file() else sorted(path.rglob("*")))]
@@ -85,6 +95,7 @@ def ingest(
                         path=f.as_posix(),
                         category=category,
                         source="cli",
+                        metadata=given,
                     )
                 )
             )
@@ -109,6 +120,14 @@ def search(
     limit: Annotated[int, typer.Option(help="Results to show.")] = 5,
     min_score: Annotated[float, typer.Option(help="Similarity cut-off in [0, 1].")] = 0.3,
     category: Annotated[str | None, typer.Option(help="Only this category.")] = None,
+    filter: Annotated[
+        str | None,
+        typer.Option(
+            "--filter",
+            help="Only files whose metadata passes this JSON filter: "
+            '\'{"equals": {"key": "team", "value": "legal"}}\' (docs/rest.md, "Metadata").',
+        ),
+    ] = None,
     method: Annotated[
         str | None, typer.Option(help="convex | rrf | max | keyword | vector")
     ] = None,
@@ -116,14 +135,19 @@ def search(
     library: LibraryName = None,
 ) -> None:
     """Hybrid search over the knowledge base."""
+    from bunko.domain.metadata import decode_json, parse_filter
+    from bunko.errors import ValidationError
     from bunko.services.search import SearchOptions
 
+    try:
+        flt = parse_filter(decode_json(filter, "--filter"))
+    except ValidationError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--filter") from exc
     services = _services(command_settings(data_dir))
-    result = services.search.search(
-        library_workspace(services, library),
-        query,
-        SearchOptions(limit=limit, min_score=min_score, category=category, method=method),
+    options = SearchOptions(
+        limit=limit, min_score=min_score, category=category, method=method, metadata=flt
     )
+    result = services.search.search(library_workspace(services, library), query, options)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
     else:
