@@ -107,17 +107,26 @@ class LambdaTimeout(BaseException):
 
 
 class DiesOnce:
-    """The metadata store, except that the first chunk write ends the invocation as a Lambda
-    timeout would: after the index write, before the metadata write."""
+    """The metadata store, except that the first chunk write (one document's, or the
+    pipeline's group write) ends the invocation as a Lambda timeout would: after the index
+    write, before the metadata write."""
 
     def __init__(self, store) -> None:
         self._store, self.died = store, False
 
-    def replace_chunks(self, *args, **kwargs):
+    def _die_once(self) -> None:
         if not self.died:
             self.died = True
             raise LambdaTimeout("Task timed out after 900.00 seconds")
+
+    def replace_chunks(self, *args, **kwargs):
+        self._die_once()
         return self._store.replace_chunks(*args, **kwargs)
+
+    def write_documents(self, writes):
+        if any(w.chunks is not None for w in writes):
+            self._die_once()
+        return self._store.write_documents(writes)
 
     def __getattr__(self, name: str):
         return getattr(self._store, name)

@@ -104,6 +104,7 @@ def test_summary_of_keys():
         {"a": []},
         {"a": ["x"] * 33},
         {"a": "   "},
+        {f"k{i}": [f"{j}" + "語" * 250 for j in range(4)] for i in range(8)},  # 24 KB as UTF-8
     ],
 )
 def test_values_and_keys_that_are_refused(raw):

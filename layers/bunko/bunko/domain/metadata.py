@@ -31,6 +31,9 @@ SEP = "\x1f"
 CATEGORY_KEY = "category"
 
 MAX_KEYS = 32
+# A document's whole metadata as UTF-8 JSON: DynamoDB keeps an item in 400 KB, and 32 lists
+# of 32 Japanese strings of 256 characters would be ~790 KB.
+MAX_METADATA_BYTES = 16_384
 MAX_KEY_LENGTH = 64
 MAX_STRING_LENGTH = 256
 MAX_LIST_ITEMS = 32
@@ -132,6 +135,12 @@ def check_metadata(raw: object) -> Metadata:
         if key == CATEGORY_KEY:
             raise ValidationError("metadata.category: the category is its own field; set that")
         out[key] = _check_value(key, value)
+    size = len(json.dumps(out, ensure_ascii=False).encode("utf-8"))
+    if size > MAX_METADATA_BYTES:
+        raise ValidationError(
+            f"metadata is {size:,} bytes as JSON; at most {MAX_METADATA_BYTES:,} (fewer or "
+            "shorter values)"
+        )
     return out
 
 

@@ -1,11 +1,13 @@
 """One page of a workspace's documents, filtered by name and ordered, on DynamoDB.
 
 By date without a filter is the order GSI1 keeps (created_at, id): read offset + limit
-items and count with Select=COUNT. Any other order or a name filter has no index to ride
-(DynamoDB cannot order by name or size, nor match case-insensitively), so the workspace's
-documents are queried projecting only the fields that order them (a few dozen bytes each:
-thousands of files are a page or two of 1 MB), arranged in memory by the shared rule, and
-only the asked page is read in full, in one batch.
+items and count with Select=COUNT. Any other order, a name filter or a metadata filter has no
+index to ride (DynamoDB cannot order by name or size, nor match case-insensitively, and a
+document's metadata terms are not keys), so the workspace's documents are queried projecting
+only the fields that order and filter them (a few dozen bytes each plus their metadata:
+thousands of files are a few pages of 1 MB), arranged in memory by the shared rule, and only
+the asked page is read in full, in one batch. A search's metadata filter is resolved to
+document ids the same way, projecting only id, category and metadata.
 """
 
 from __future__ import annotations
@@ -15,17 +17,23 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from bunko.adapters.aws.dynamodb_items import metadata_of
 from bunko.adapters.aws.dynamodb_table import Table
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
+from bunko.domain.metadata import Filter, matches, terms_of
 
 _PROJECTION = {
-    "ProjectionExpression": "#id, #path, #name, #size, #mime, #created",
+    "ProjectionExpression": "#id, #path, #name, #size, #mime, #created, #category, #metadata",
     "ExpressionAttributeNames": {
         "#id": "id", "#path": "path", "#name": "name", "#size": "size", "#mime": "mime",
-        "#created": "created_at",
+        "#created": "created_at", "#category": "category", "#metadata": "metadata",
     },
 }  # fmt: skip
+_TERMS_PROJECTION = {
+    "ProjectionExpression": "#id, #category, #metadata",
+    "ExpressionAttributeNames": {"#id": "id", "#category": "category", "#metadata": "metadata"},
+}
 
 
 @dataclass(frozen=True)
@@ -35,6 +43,8 @@ class _Row:
     path: str
     size: int
     mime: str
+    category: str | None
+    metadata: dict[str, Any]
     created_at: datetime
 
 
@@ -66,7 +76,18 @@ def _row(item: dict[str, Any]) -> _Row:
         path=item["path"],
         size=int(item.get("size", 0)),
         mime=item.get("mime", ""),
+        category=item.get("category"),
+        metadata=metadata_of(item),
         created_at=datetime.fromisoformat(item["created_at"]),
+    )
+
+
+def matching_ids(table: Table, documents_query: dict[str, Any], flt: Filter) -> frozenset[str]:
+    """The ids of the documents `documents_query` finds whose metadata passes `flt`."""
+    return frozenset(
+        item["id"]
+        for item in table.query(**documents_query, **_TERMS_PROJECTION)
+        if matches(flt, terms_of(metadata_of(item), item.get("category")))
     )
 
 

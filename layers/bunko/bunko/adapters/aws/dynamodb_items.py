@@ -7,6 +7,7 @@ and can never read or delete across tenants.
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import fields
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -116,9 +117,25 @@ def to_workspace(item: dict[str, Any]) -> Workspace:
     )
 
 
+def metadata_text(metadata: dict[str, Any]) -> str | None:
+    """A document's metadata as one JSON string attribute (None, no attribute, when empty).
+    Not a map of numbers: DynamoDB numbers hold 38 digits between 1e-130 and 1e126, so a
+    float such as 1e200 or 5e-324 (finite, so valid metadata) would be refused, and boto3
+    takes no floats at all; JSON keeps every float exactly (its shortest repr). Nothing
+    filters on the attribute in DynamoDB: filters run on the terms in Python."""
+    return json.dumps(metadata, ensure_ascii=False, separators=(",", ":")) if metadata else None
+
+
+def metadata_of(item: dict[str, Any]) -> dict[str, Any]:
+    """The metadata of a document item; {} for one written before documents had any."""
+    text = item.get("metadata")
+    return json.loads(text) if text else {}
+
+
 def document_attributes(document: Document) -> dict[str, Any]:
     """The domain fields plus the index keys that depend on them."""
     values: dict[str, Any] = {name: getattr(document, name) for name in _DOC_FIELDS}
+    values["metadata"] = metadata_text(document.metadata)
     values["status"] = str(document.status)
     values["created_at"] = document.created_at.isoformat()
     values["updated_at"] = document.updated_at.isoformat()
@@ -137,6 +154,7 @@ def to_document(item: dict[str, Any], legacy: dict[str, Any] | None = None) -> D
     if legacy is not None and "mode" not in item:
         values["mode"] = legacy.get("mode") or "fast"
         values["embedding_model_id"] = legacy.get("embeddingModelId")
+    values["metadata"] = metadata_of(item)
     values["status"] = DocumentStatus(values["status"])
     values["created_at"] = datetime.fromisoformat(values["created_at"])
     values["updated_at"] = datetime.fromisoformat(values["updated_at"])

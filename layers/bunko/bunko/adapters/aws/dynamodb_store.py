@@ -14,16 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_chunks import DynamoDBChunks
-from bunko.adapters.aws.dynamodb_document_listing import find_documents
+from bunko.adapters.aws.dynamodb_document_listing import find_documents, matching_ids
 from bunko.adapters.aws.dynamodb_table import Table, key_only
 from bunko.adapters.aws.dynamodb_writes import DocumentWrites
 from bunko.deploy_schema import GSI1, GSI2, SK
 from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.metadata import Filter as MetadataFilter
-from bunko.domain.metadata import matches, terms_of
-from bunko.errors import NotFoundError
-from bunko.ports import BlobStore
+from bunko.errors import NotFoundError, StaleError
+from bunko.ports import BlobStore, DocumentWrite
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -78,6 +77,32 @@ class DynamoDBMetadataStore:
 
     def save_document(self, document: Document, *, if_revision: int | None = None) -> None:
         self.writes.save(document, if_revision=if_revision)
+
+    def write_documents(self, writes: Sequence[DocumentWrite]) -> list[list[str] | None]:
+        """The pipeline's group write (ports.DocumentWrites), one document at a time: a
+        document's chunks do not fit one transaction (100 items). What it adds over
+        save_document: the document's metadata is left as stored (dynamodb_writes.py)."""
+        return [self._write(w) for w in writes]
+
+    def _write(self, write: DocumentWrite) -> list[str] | None:
+        # Not atomic, as services/ingest/document_writes.py is not: a revision added between
+        # the chunk write and the save leaves this revision's chunks until its own job runs.
+        doc = write.document
+        ws = doc.workspace_id
+        removed: list[str] = []
+        if write.chunks is not None:
+            current = self.table.get(items.doc_key(ws, doc.id))
+            if current is None or int(current["revision"]) != doc.revision:
+                return None
+            new = {c.id for c in write.chunks}
+            removed = [r["chunk_id"] for r in self.chunks.refs(ws, doc.id)]
+            removed = [c for c in dict.fromkeys(removed) if c not in new]
+            self.writes.add_chunk_count(ws, doc.id, self.chunks.replace(ws, doc.id, write.chunks))
+        try:
+            self.writes.save(doc, if_revision=doc.revision, keep_metadata=True)
+        except (NotFoundError, StaleError):
+            return None
+        return removed
 
     def get_document(self, workspace_id: str, document_id: str) -> Document | None:
         item = self.table.get(items.doc_key(workspace_id, document_id))
@@ -140,11 +165,7 @@ class DynamoDBMetadataStore:
         return self.table.count(**self._documents(workspace_id, category))
 
     def documents_matching(self, workspace_id: str, flt: MetadataFilter) -> frozenset[str]:
-        return frozenset(
-            d.id
-            for d in self.iter_documents(workspace_id)
-            if matches(flt, terms_of(d.metadata, d.category))
-        )
+        return matching_ids(self.table, self._documents(workspace_id, None), flt)
 
     def list_categories(self, workspace_id: str) -> list[str]:
         return [

@@ -5,6 +5,10 @@ Optimistic concurrency: each document item carries `ver`; an update or delete is
 on the version it read. If another writer got there first the transaction is cancelled and
 the write is retried from a fresh read (a few times, then ConflictError). Transactions that
 collide with another in-flight transaction (TransactionConflict) are retried the same way.
+
+The ingest pipeline's saves (`keep_metadata`) leave the metadata attribute as stored: the
+pipeline saves a copy it read before it parsed and embedded the file, and an edit of the
+metadata made meanwhile must outlive that save.
 """
 
 from __future__ import annotations
@@ -61,7 +65,9 @@ class DocumentWrites:
                     ) from exc
                 _retry_or_raise(exc, attempt)
 
-    def save(self, document: Document, *, if_revision: int | None = None) -> None:
+    def save(
+        self, document: Document, *, if_revision: int | None = None, keep_metadata: bool = False
+    ) -> None:
         for attempt in range(_ATTEMPTS):
             current = self.table.get(items.doc_key(document.workspace_id, document.id))
             if current is None:
@@ -71,16 +77,20 @@ class DocumentWrites:
             if if_revision is not None and int(current["revision"]) != if_revision:
                 raise StaleError(f"document {document.id} is no longer at revision {if_revision}")
             try:
-                self.table.transact(self._save_ops(document, current))
+                self.table.transact(self._save_ops(document, current, keep_metadata))
                 return
             except TransactionCancelled as exc:
                 if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
                     raise ConflictError(f"path {document.path!r} is taken") from exc
                 _retry_or_raise(exc, attempt, version_race=exc.reasons[0])
 
-    def _save_ops(self, document: Document, current: dict[str, Any]) -> list[dict[str, Any]]:
+    def _save_ops(
+        self, document: Document, current: dict[str, Any], keep_metadata: bool
+    ) -> list[dict[str, Any]]:
         ws = document.workspace_id
         attributes = items.document_attributes(document)
+        if keep_metadata:
+            del attributes["metadata"]  # neither set nor removed
         present = {
             k: v for k, v in attributes.items() if v is not None and k not in ("id", "workspace_id")
         }

@@ -8,6 +8,9 @@ has one) the ids the engine picked are recorded from each bulk response and dele
 id, so entries written within the refresh window are deleted too; the search-then-delete
 sweep still runs for anything the ledger does not know. Searches fold duplicates away
 (one hit per chunk id) and the search service checks hits against metadata.
+
+Metadata filters run in the engine, on each entry's copy of its document's terms
+(opensearch_metadata.py); an edit of a document's metadata relabels its entries in place.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from opensearchpy.exceptions import RequestError
 
 from bunko.adapters.aws import opensearch_queries as q
 from bunko.adapters.aws.opensearch_ledger import IdLedger
+from bunko.adapters.aws.opensearch_metadata import TERMS_FIELD, TermsMapping
 from bunko.adapters.aws.term_statistics import SearchBackendError, TermStatistics
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, IndexHit, SearchFilter
@@ -39,8 +43,6 @@ __all__ = ["OpenSearchServerlessIndex", "SearchBackendError"]
 
 
 class OpenSearchServerlessIndex:
-    filters_metadata = False  # for now: the search service hands it the passing documents
-
     def __init__(
         self,
         client: OpenSearch,
@@ -56,18 +58,29 @@ class OpenSearchServerlessIndex:
         self.ledger = ledger
         self.page_size = page_size  # the ids one search of a delete pages through
         self.statistics = TermStatistics(client, index)
+        self.terms_mapping = TermsMapping(client, index)
+
+    @property
+    def filters_metadata(self) -> bool:
+        """Whether the index maps the metadata terms (opensearch_metadata.py); if not, the
+        search service resolves a metadata filter to document ids first."""
+        return self.terms_mapping.mapped()
 
     def ensure_index(self) -> bool:
         """Create the index with its mapping if missing; True if it was created. Two
-        functions may race to create it (a new model's index): the loser finds it there."""
+        functions may race to create it (a new model's index): the loser finds it there.
+        An index created before metadata filters gets their field in its mapping."""
         if self.client.indices.exists(index=self.index_name):
+            self.terms_mapping.add()
             return False
         try:
             self.client.indices.create(index=self.index_name, body=q.index_body(self.dimension))
         except RequestError as exc:
             if exc.error == "resource_already_exists_exception":
+                self.terms_mapping.add()
                 return False
             raise
+        self.terms_mapping.mark(True)
         return True
 
     # writes
@@ -82,7 +95,8 @@ class OpenSearchServerlessIndex:
             by_workspace.setdefault(entry.workspace_id, []).append(entry.chunk_id)
         for workspace_id, chunk_ids in by_workspace.items():
             self.delete_chunks(workspace_id, chunk_ids)
-        for batch, lines in self._batches(entries):
+        terms = self.filters_metadata  # never an unmapped field: see opensearch_metadata.py
+        for batch, lines in self._batches(entries, terms=terms):
             items = self._bulk(lines)
             if self.ledger is not None:
                 rows: dict[str, list[tuple[str, str, list[str]]]] = {}
@@ -94,7 +108,7 @@ class OpenSearchServerlessIndex:
                     self.ledger.record(workspace_id, written)
 
     def _batches(
-        self, entries: Sequence[IndexEntry]
+        self, entries: Sequence[IndexEntry], *, terms: bool
     ) -> Iterator[tuple[list[IndexEntry], list[dict[str, Any]]]]:
         """Bulk requests of at most _BULK_ENTRIES entries and _BULK_BYTES of body each."""
         batch: list[IndexEntry] = []
@@ -102,7 +116,7 @@ class OpenSearchServerlessIndex:
         size = 0
         for entry in entries:
             action = {"index": {"_index": self.index_name}}  # no _id: see above
-            source = self._source(entry)
+            source = self._source(entry, terms=terms)
             cost = len(json.dumps(action)) + len(json.dumps(source)) + 2  # two newlines
             if batch and (len(batch) >= _BULK_ENTRIES or size + cost > _BULK_BYTES):
                 yield batch, lines
@@ -113,7 +127,7 @@ class OpenSearchServerlessIndex:
         if batch:
             yield batch, lines
 
-    def _source(self, entry: IndexEntry) -> dict[str, Any]:
+    def _source(self, entry: IndexEntry, *, terms: bool) -> dict[str, Any]:
         source: dict[str, Any] = {
             "chunk_id": entry.chunk_id,
             "document_id": entry.document_id,
@@ -123,6 +137,8 @@ class OpenSearchServerlessIndex:
             q.TEXT_FIELD: entry.text,
             "entry_id": uuid.uuid4().hex,
         }
+        if terms:
+            source[TERMS_FIELD] = list(entry.metadata_terms)
         if entry.vector is not None and self.dimension:
             source[q.VECTOR_FIELD] = [float(x) for x in entry.vector]
         return source
@@ -136,7 +152,19 @@ class OpenSearchServerlessIndex:
     def relabel_document(
         self, workspace_id: str, document_id: str, metadata_terms: Sequence[str]
     ) -> None:
-        """Nothing yet: metadata filters arrive as document ids."""
+        """A partial update of each of the document's entries, by the id the engine picked:
+        vector collections refuse custom ids, upserts, scripts and _update_by_query, but
+        update a document by its id. The ids come from the ledger (entries not yet
+        searchable) and from a search (entries it does not know). Text and vector stay as
+        they are; an entry deleted meanwhile answers 404, which is fine."""
+        if not self.filters_metadata:
+            return  # filters resolve through the metadata store: nothing here to change
+        ids = self.ledger.document_ids(workspace_id, document_id) if self.ledger else []
+        ids += self._matching_ids(
+            [{"term": {"workspace_id": workspace_id}}, {"term": {"document_id": document_id}}]
+        )
+        change = {"doc": {TERMS_FIELD: list(metadata_terms)}}
+        self._by_id("update", list(dict.fromkeys(ids)), change)
 
     def delete_document(self, workspace_id: str, document_id: str) -> None:
         if self.ledger is not None:
@@ -167,13 +195,16 @@ class OpenSearchServerlessIndex:
         self._delete_ids(list(self._matching_ids(clauses)))
 
     def _delete_ids(self, ids: list[str]) -> None:
+        self._by_id("delete", ids)
+
+    def _by_id(self, action: str, ids: list[str], body: dict[str, Any] | None = None) -> None:
+        """One bulk `action` (delete, update with `body`) per entry id, in batches."""
         for start in range(0, len(ids), _BULK_ENTRIES):
-            self._bulk(
-                [
-                    {"delete": {"_index": self.index_name, "_id": i}}
-                    for i in ids[start : start + _BULK_ENTRIES]
-                ]
-            )
+            lines: list[dict[str, Any]] = []
+            for i in ids[start : start + _BULK_ENTRIES]:
+                lines.append({action: {"_index": self.index_name, "_id": i}})
+                lines += [body] if body else []
+            self._bulk(lines)
 
     def _matching_ids(self, clauses: list[dict[str, Any]]) -> Iterator[str]:
         after = None

@@ -56,8 +56,8 @@ class IdLedger:
         self.table.batch_write(deletes=deletes)
         return [i for item in found for i in item.get("ids", [])]
 
-    def take_document(self, workspace_id: str, document_id: str) -> list[str]:
-        rows = list(
+    def _document_rows(self, workspace_id: str, document_id: str) -> list[dict]:
+        return list(
             self.table.query(
                 KeyConditionExpression="pk = :pk",
                 ExpressionAttributeValues=serialize(
@@ -66,6 +66,13 @@ class IdLedger:
                 ConsistentRead=True,
             )
         )
+
+    def document_ids(self, workspace_id: str, document_id: str) -> list[str]:
+        """The engine ids of a document's entries; the ledger keeps them (a relabel)."""
+        return [i for r in self._document_rows(workspace_id, document_id) for i in r.get("ids", [])]
+
+    def take_document(self, workspace_id: str, document_id: str) -> list[str]:
+        rows = self._document_rows(workspace_id, document_id)
         deletes = [key_only(r) for r in rows]
         deletes += [self._chunk_key(workspace_id, r[SK]) for r in rows]
         self.table.batch_write(deletes=deletes)

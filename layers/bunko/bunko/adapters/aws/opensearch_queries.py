@@ -10,6 +10,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from bunko.adapters.aws.opensearch_metadata import TERMS_MAPPING, filter_query
 from bunko.ports import SearchFilter
 
 VECTOR_FIELD = "vector"
@@ -27,7 +28,8 @@ HNSW_EF_CONSTRUCTION = 128
 def index_body(dimension: int | None) -> dict[str, Any]:
     """Mapping and settings. Text is analysed by kuromoji (Japanese: words inside running
     text, base forms) with a `std` sub-field (standard tokenizer, English stemming) for
-    everything else; ids are keywords so filters are exact."""
+    everything else; ids are keywords so filters are exact, and so are the metadata terms
+    (one keyword array: opensearch_metadata.py)."""
     properties: dict[str, Any] = {
         "chunk_id": {"type": "keyword"},
         "document_id": {"type": "keyword"},
@@ -36,6 +38,7 @@ def index_body(dimension: int | None) -> dict[str, Any]:
         "revision": {"type": "integer"},
         # A random per-entry key: a unique sort for search_after paging (no _id sorting).
         "entry_id": {"type": "keyword"},
+        **TERMS_MAPPING,
         TEXT_FIELD: {
             "type": "text",
             "analyzer": "bunko_ja",
@@ -83,6 +86,8 @@ def filter_clauses(filters: SearchFilter) -> list[dict[str, Any]]:
         clauses.append({"term": {"category": filters.category}})
     if filters.document_ids is not None:
         clauses.append({"terms": {"document_id": sorted(filters.document_ids)}})
+    if filters.metadata is not None:
+        clauses.append(filter_query(filters.metadata))
     return clauses
 
 

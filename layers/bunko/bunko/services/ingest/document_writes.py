@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from bunko.errors import NotFoundError, StaleError
 from bunko.ports import DocumentWrite, DocumentWrites, MetadataStore
@@ -27,15 +28,16 @@ def _write_one(metadata: MetadataStore, write: DocumentWrite) -> list[str] | Non
     doc = write.document
     try:
         removed: list[str] = []
+        current = metadata.get_document(doc.workspace_id, doc.id)
+        if current is None or current.revision != doc.revision:
+            return None
         if write.chunks is not None:
-            current = metadata.get_document(doc.workspace_id, doc.id)
-            if current is None or current.revision != doc.revision:
-                return None
             new = {c.id for c in write.chunks}
             old = metadata.get_chunks(doc.workspace_id, doc.id)
             removed = [c.id for c in old if c.id not in new]
             metadata.replace_chunks(doc.workspace_id, doc.id, write.chunks)
-        metadata.save_document(doc, if_revision=doc.revision)
+        # The metadata as stored: an edit made while the document was indexed stays.
+        metadata.save_document(replace(doc, metadata=current.metadata), if_revision=doc.revision)
     except (NotFoundError, StaleError):
         return None
     return removed

@@ -23,7 +23,12 @@ from bunko.ports import (
     MetadataStore,
     write_targets,
 )
-from bunko.services.embedding import embed_texts, entries_for, reindex_served
+from bunko.services.embedding import (
+    embed_texts,
+    entries_for,
+    reindex_served,
+    relabel_document_everywhere,
+)
 from bunko.services.ingest.document_chunks import parse_and_chunk
 from bunko.services.ingest.document_writes import write_documents
 from bunko.services.ingest.embed_stream import EmbedStream, Vectors
@@ -212,7 +217,22 @@ class IndexingPipeline:
         # Inside `steady`: a change of model cannot switch between reading the targets and
         # writing them, so a document written during a rebuild reaches both generations.
         with self.routes.steady():
-            return self._write_targets(done)
+            finished = self._write_targets(done)
+        self._relabel_edited(finished)
+        return finished
+
+    def _relabel_edited(self, docs: list[Document]) -> None:
+        """The entries just written carry the metadata read when the work began. An edit
+        made meanwhile relabelled only the entries that existed then: give these the stored
+        metadata too (an engine that resolves metadata from the store needs nothing)."""
+        for ws in {d.workspace_id for d in docs}:
+            if not any(t.index.filters_metadata for t in self._targets(ws)):
+                continue
+            written = {d.id: d for d in docs if d.workspace_id == ws}
+            for now in self.metadata.get_documents_by_ids(ws, list(written)):
+                was = written[now.id]
+                if (now.metadata, now.category) != (was.metadata, was.category):
+                    relabel_document_everywhere(self.routes, now)
 
     def _write_targets(self, done: list[tuple[_Prepared, Vectors]]) -> list[Document]:
         # Index first, metadata last: metadata is the truth, so a crash in between leaves the
