@@ -120,8 +120,8 @@ export const del = (path) => request('DELETE', path);
 export const getPage = (path) => request('GET', path, undefined, true);
 
 // Upload one file with progress (fetch cannot report upload progress; XHR can). `fields` are
-// /upload's form fields (chunkSize, chunkOverlap, mode, category). Resolves with the file's
-// record from POST /upload, or, for a file sent straight to storage, with
+// /upload's form fields (chunkSize, chunkOverlap, mode, category, metadata as JSON text).
+// Resolves with the file's record from POST /upload, or, for a file sent straight to storage, with
 // {direct: true, path, key}: the file is indexed once storage reports it, and shows up in
 // GET /knowledge-bases from then on.
 export async function upload(file, fields, onProgress) {
@@ -173,7 +173,8 @@ async function uploadDirect(file, fields, onProgress) {
   const body = { path: file.name, size: file.size };
   if (file.type) body.contentType = file.type;
   for (const [k, v] of Object.entries(fields)) {
-    if (v === '' || v == null) continue;
+    // /uploads/presign takes no metadata: the page sets it once the file is listed
+    if (v === '' || v == null || k === 'metadata') continue;
     // numbers as JSON numbers; anything else as typed, for the server to name the field
     body[k] = NUMBER_FIELDS.has(k) && /^\d+$/.test(String(v)) ? Number(v) : v;
   }

@@ -3,13 +3,16 @@
 // on the server (/conversations): the open one is named in the address
 // (?conversation=<id>#/chat), so any tab resumes it; the list beside the chat opens, renames
 // and deletes them. Each question goes with `conversationId`: the server answers from the
-// stored turns and saves the question and the finished answer with its sources.
+// stored turns and saves the question and the finished answer with its sources. The metadata
+// filter bar above the message box (filter_bar.js) limits the files answers come from; each
+// question sent with a filter says so under it.
 import * as api from '../api.js';
 import { clear, h } from '../dom.js';
 import { getLanguage, t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
 import { byFile, markedPassage, originalButton, pageLabel } from './citations.js';
 import { conversationList, titleOf } from './conversation_list.js';
+import { filterBar } from './filter_bar.js';
 
 const PARAM = 'conversation';
 // The seed sends progress lines as "content" too; they come before the answer and end in "...".
@@ -43,7 +46,8 @@ export function render() {
   const stop = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => controller && controller.abort() }, t('chat.stop'));
   const fresh = h('button', { type: 'button', class: 'ghost', onclick: () => startNew() }, t('chat.clear'));
   const dialog = h('dialog', { class: 'passage-dialog', 'aria-labelledby': 'passage-title' });
-  const form = h('form', { class: 'chat-input', onsubmit: ask }, problem, message, h('div', { class: 'row' }, send, stop));
+  const bar = filterBar({ scope: 'chat' });
+  const form = h('form', { class: 'chat-input', onsubmit: ask }, problem, bar.element, message, h('div', { class: 'row' }, send, stop));
   message.addEventListener('keydown', (e) => {
     if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) { e.preventDefault(); form.requestSubmit(); }
   });
@@ -59,7 +63,10 @@ export function render() {
   }
 
   function view(turn) {
-    if (turn.role === 'user') return h('div', { class: 'msg user' }, h('p', {}, turn.content));
+    if (turn.role === 'user') {
+      return h('div', { class: 'msg user' }, h('p', {}, turn.content),
+        turn.filter ? h('p', { class: 'small filter-used' }, t('filter.used', { what: turn.filter })) : null);
+    }
     const sources = turn.sources || [];
     const body = h('div', { class: `answer${turn.nothing ? ' nothing' : ''}` }, withCitations(turn.content, sources));
     return h('div', { class: 'msg assistant' },
@@ -176,12 +183,15 @@ export function render() {
         conversations.select(made.id);
       }
       here = shown;
-      turns.push({ role: 'user', content: text }, answer);
+      const filter = bar.filter();
+      turns.push({ role: 'user', content: text, filter: filter ? bar.summary() : '' }, answer);
       message.value = '';
       draw();
       current = log.lastElementChild;
       reveal(current);
-      await api.chatStream({ message: text, conversationId: currentId, userLanguage: getLanguage() }, (ev) => {
+      const body = { message: text, conversationId: currentId, userLanguage: getLanguage() };
+      if (filter) body.filter = filter;
+      await api.chatStream(body, (ev) => {
         if (ev.type === 'content' && !answer.content && isProgress(ev.data)) answer.progress = ev.data;
         else if (ev.type === 'content') answer.content += ev.data;
         else if (ev.type === 'sources') { answer.sources = ev.data; answer.nothing = ev.data.length === 0; }

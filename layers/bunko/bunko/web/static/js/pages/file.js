@@ -5,6 +5,7 @@ import * as api from '../api.js';
 import { append, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorBox, page, showError } from '../layout.js';
+import { metadataChips } from './metadata_editor.js';
 
 // " · p.3" or " · p.3–5" (the pages a chunk runs over); "" for a file without pages.
 const pages = (c) => (c.page ? ` · p.${c.page}${c.pageEnd && c.pageEnd !== c.page ? `–${c.pageEnd}` : ''}` : '');
@@ -73,6 +74,7 @@ export async function render({ id, chunk }) {
     append(main, [
       h('p', { class: 'muted' }, `${t(`st.${file.status}`)} · ${formatBytes(file.size)} · ${file.chunkCount} ${t('lib.chunks')} · ${file.mode}`),
       file.error ? h('p', { class: 'error' }, file.error) : null,
+      metadataChips(file.metadata, file.originalName),
       h('p', {}, h('a', { href: '#/library' }, `← ${t('nav.library')}`)),
       shown, earlier, list, more]);
     const cited = main.querySelector('.cited');

@@ -1,13 +1,17 @@
 // Library: drag-and-drop upload of one file or a folder of hundreds, with a progress bar per
-// file, options per upload with the recommended mode, one summary line ("80 uploaded",
-// "2 failed — Retry"), and the file list below (library_files.js).
+// file, options per upload with the recommended mode and metadata for the files, one summary
+// line ("80 uploaded", "2 failed — Retry"), and the file list below (library_files.js) with
+// its metadata filter bar (filter_bar.js) and each file's "Edit metadata" (metadata_dialog.js).
 import * as api from '../api.js';
 import { clear, field, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
 import { page, showError } from '../layout.js';
 import * as session from '../session.js';
 import { createQueue } from '../upload_queue.js';
+import { filterBar } from './filter_bar.js';
 import { fileList, stopPolling } from './library_files.js';
+import { editMetadata } from './metadata_dialog.js';
+import { rowEditor } from './metadata_editor.js';
 
 const DONE_ROW_MS = 1500; // an uploaded row stays this long, then leaves the queue
 const ADVICE_AT_ONCE = 2; // mode advice requests in flight, however many files were dropped
@@ -24,7 +28,14 @@ export function render() {
   const modeSelect = (name) => h('select', { 'aria-label': `${t('lib.mode')}: ${name}` }, h('option', { value: 'fast' }, t('lib.fast')), h('option', { value: 'precise' }, t('lib.precise')));
   const category = h('input', { name: 'category', maxLength: 100 });
   const uploadButton = h('button', { type: 'submit', disabled: true }, t('lib.upload'));
-  const files = fileList({ readOnly: session.library()?.role === 'viewer' });
+  const uploadMeta = rowEditor();
+  const uploadMetaError = h('p', { class: 'error', role: 'alert', hidden: true });
+  const bar = filterBar({ scope: 'library', onChange: () => files.filtered() });
+  const files = fileList({
+    readOnly: session.library()?.role === 'viewer',
+    filterBar: bar,
+    edit: (file) => editMetadata(file, { saved: () => { files.refresh(); bar.reload(); } }),
+  });
   let direct = false; // a file went straight to storage: it is listed once storage reports it
   let wasIdle = true;
   let listedAt = Date.now();
@@ -32,6 +43,7 @@ export function render() {
   const queue = createQueue({
     send: (item) => api.upload(item.file, {
       chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, mode: item.mode.value, category: category.value,
+      metadata: item.metadata,
     }, (p) => (item.bar.value = p)),
     changed,
   });
@@ -46,6 +58,7 @@ export function render() {
     }
     if (idle && !wasIdle) {
       files.refresh();
+      bar.reload(); // the keys the new files brought
       if (direct) for (const ms of [3000, 10000]) setTimeout(files.refresh, ms);
       direct = false;
     }
@@ -73,6 +86,7 @@ export function render() {
       item.bar.value = 1;
       if (item.result && item.result.direct) {
         direct = true;
+        if (item.metadata) attachLater(item.result.path, item.metadata, files.refresh);
         clear(note, t('lib.uploadedDirect')); // stays until the list shows it
       } else {
         clear(note, t('lib.uploaded'));
@@ -152,7 +166,19 @@ export function render() {
 
   function uploadAll(e) {
     e.preventDefault();
+    // The metadata as it is now goes with these files (a later edit is for the next ones).
+    let metadata;
+    try {
+      metadata = uploadMeta.value();
+      showError(uploadMetaError, null);
+    } catch (err) {
+      showError(uploadMetaError, err);
+      metaBox.open = true;
+      return;
+    }
+    const text = Object.keys(metadata).length ? JSON.stringify(metadata) : '';
     const items = picked.splice(0);
+    for (const item of items) item.metadata = text;
     uploadButton.disabled = true; // until more files are chosen
     showError(files.listError, null);
     queue.add(items);
@@ -164,9 +190,14 @@ export function render() {
   dropZone.addEventListener('drop', (e) => { e.preventDefault(); add(e.dataTransfer.files); });
   input.addEventListener('change', () => { add(input.files); input.value = ''; });
 
+  const metaBox = h('details', { class: 'upload-meta' },
+    h('summary', {}, t('meta.forUpload')),
+    h('p', { class: 'muted small' }, t('meta.uploadHint')),
+    uploadMeta.element);
   const form = h('form', { class: 'card', onsubmit: uploadAll },
     input, dropZone, summary, queueList,
     h('div', { class: 'grid4' }, field(t('lib.chunkSize'), chunkSize), field(t('lib.chunkOverlap'), chunkOverlap), field(t('lib.category'), category)),
+    metaBox, uploadMetaError,
     h('div', { class: 'row' }, uploadButton));
 
   async function clearAll() {
@@ -187,4 +218,38 @@ export function render() {
     files.element);
   if (shared) main.querySelector('h1').append(' · ', h('span', { class: 'library-name' }, shared.name));
   files.refresh();
+}
+
+// A file sent straight to storage (api.upload's `direct`) is listed only once storage reports
+// it, and /uploads/presign takes no metadata: its metadata is set then, with PUT …/metadata,
+// looked for among the newest files a few times over about two minutes.
+const awaiting = new Map(); // path → metadata JSON text
+let looking = false;
+
+function attachLater(path, metadata, listed) {
+  awaiting.set(path, metadata);
+  if (looking) return;
+  looking = true;
+  (async () => {
+    for (const ms of [3000, 5000, 10000, 20000, 30000, 60000]) {
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      if (!session.token()) break;
+      try {
+        const limit = Math.min(1000, awaiting.size + 50);
+        const found = await api.getPage(`/knowledge-bases?sort=date&order=desc&limit=${limit}`);
+        for (const file of found.items) {
+          const text = awaiting.get(file.name);
+          if (text === undefined) continue;
+          await api.put(`/knowledge-bases/${encodeURIComponent(file.id)}/metadata`, { metadata: JSON.parse(text) });
+          awaiting.delete(file.name); // a failure leaves it for the next round
+        }
+        listed();
+      } catch {
+        // not there yet, or a moment's failure: the next round tries again
+      }
+      if (!awaiting.size) break;
+    }
+    awaiting.clear();
+    looking = false;
+  })();
 }

@@ -1,6 +1,8 @@
 // The library's file list for hundreds of files: search by name, sort, a page of PAGE_SIZE at
 // a time (all server-side: GET /knowledge-bases?q=&sort=&order=&limit=&offset=, the total in
-// X-Total-Count), type and date columns, Download of the original, Delete after a confirm.
+// X-Total-Count), type and date columns, each file's metadata as chips, the metadata filter
+// bar (filter_bar.js, sent as `filter`), Edit metadata, Download of the original, Delete
+// after a confirm.
 // While a shown file is pending or indexing the page is polled: 1 s after a change, then
 // twice as long each time nothing changed, up to 15 s (on AWS each poll is an API Gateway +
 // Lambda + DynamoDB call); not while the tab is hidden, not after the person left the page.
@@ -9,6 +11,7 @@ import { clear, formatBytes, h } from '../dom.js';
 import { getLanguage, t } from '../i18n.js';
 import { errorBox, refreshStatus, showError } from '../layout.js';
 import { openOriginal } from './citations.js';
+import { metadataChips } from './metadata_editor.js';
 
 const PAGE_SIZE = 25; // a phone screen or two, never a 5,000 px list
 const POLL_FIRST_MS = 1000;
@@ -29,7 +32,9 @@ export function stopPolling() {
 }
 
 // The list with its controls; `refresh()` reloads the page shown (after an upload).
-export function fileList({ readOnly = false } = {}) {
+// `filterBar`: the metadata filter bar (filter_bar.js) shown under the search and sort,
+// whose filter the list applies; `edit(file)`: opens the file's metadata editor.
+export function fileList({ readOnly = false, filterBar = null, edit = null } = {}) {
   const view = { q: '', order: 'newest', offset: 0 };
   let pollDelay = POLL_FIRST_MS;
   let polledStatuses = ''; // what the last answer said, to tell a change from no change
@@ -51,6 +56,8 @@ export function fileList({ readOnly = false } = {}) {
     const [, by, order] = ORDERS.find(([value]) => value === view.order);
     const params = new URLSearchParams({ sort: by, order, limit: PAGE_SIZE, offset: view.offset });
     if (view.q) params.set('q', view.q);
+    const filter = filterBar && filterBar.filter();
+    if (filter) params.set('filter', JSON.stringify(filter));
     return `/knowledge-bases?${params}`;
   }
 
@@ -80,8 +87,12 @@ export function fileList({ readOnly = false } = {}) {
       return refresh();
     }
     refreshStatus();
-    const empty = view.q ? t('lib.noMatch', { q: view.q }) : t('lib.empty');
-    clear(list, page.items.length ? table(page.items, { remove: readOnly ? null : remove, download }) : h('p', { class: 'muted' }, empty));
+    const filtered = Boolean(filterBar && filterBar.filter());
+    const empty = filtered ? t('filter.noFiles') : view.q ? t('lib.noMatch', { q: view.q }) : t('lib.empty');
+    // A redraw (a poll, a save) keeps the keyboard on the control it was on.
+    const focused = list.contains(document.activeElement) ? handle(document.activeElement) : null;
+    clear(list, page.items.length ? table(page.items, { remove: readOnly ? null : remove, download, edit: readOnly ? null : edit }) : h('p', { class: 'muted' }, empty));
+    if (focused) [...list.querySelectorAll('a, button')].find((el) => handle(el) === focused)?.focus();
     clear(pager, ...pagerParts(page.total));
     const statuses = page.items.map((f) => `${f.id}:${f.status}`).join();
     const same = byTimer && statuses === polledStatuses;
@@ -123,20 +134,33 @@ export function fileList({ readOnly = false } = {}) {
     refresh();
   }
 
+  // A new filter starts again at the first page.
+  function filtered() {
+    view.offset = 0;
+    refresh();
+  }
+
   const element = h('div', { class: 'file-list' },
-    h('div', { class: 'row list-tools' }, search, sort), listError, list, pager);
-  return { element, refresh, listError };
+    h('div', { class: 'row list-tools' }, search, sort), filterBar ? filterBar.element : null, listError, list, pager);
+  return { element, refresh, filtered, listError };
 }
 
-function table(files, { remove, download }) {
+function table(files, { remove, download, edit }) {
   const rows = files.map((f) => h('tr', {},
-    h('td', { class: 'name' }, h('a', { href: `#/files/${f.id}` }, f.originalName), f.category ? h('span', { class: 'tag' }, f.category) : null),
+    h('td', { class: 'name' }, h('a', { href: `#/files/${f.id}` }, f.originalName), f.category ? h('span', { class: 'tag' }, f.category) : null,
+      metadataChips(f.metadata, f.originalName)),
     h('td', { class: 'type' }, typeOf(f)),
     h('td', { class: 'date' }, h('time', { datetime: f.createdAt, title: new Date(f.createdAt).toLocaleString(getLanguage()) }, dateOf(f.createdAt))),
     h('td', { class: 'status' }, h('span', { class: `badge ${f.status}` }, t(`st.${f.status}`)), f.error ? h('div', { class: 'error small' }, f.error) : null),
     h('td', { class: 'num chunks' }, f.chunkCount),
     h('td', { class: 'num size' }, formatBytes(f.size)),
     h('td', { class: 'actions' },
+      edit ? h('button', {
+        type: 'button', class: 'ghost', 'aria-label': t('meta.editOf', { name: f.originalName }), 'data-edit': f.id,
+        onclick: () => edit(f),
+        // On a phone the pencil alone: three labelled buttons would push the actions onto a
+        // line of their own in every card (the aria-label names it either way).
+      }, h('span', { class: 'wide-label' }, t('meta.edit')), h('span', { class: 'narrow-label', 'aria-hidden': 'true' }, '✎')) : null,
       h('button', {
         type: 'button', class: 'ghost', 'aria-label': `${t('lib.download')} ${f.originalName}`,
         onclick: () => download(f),
@@ -151,6 +175,9 @@ function table(files, { remove, download }) {
       head('lib.chunksHead', 'num chunks'), head('lib.size', 'num'), h('th', {}, h('span', { class: 'visually-hidden' }, t('lib.actions'))))),
     h('tbody', {}, rows)));
 }
+
+// The same control in a redrawn list: its label names its file, a link its address.
+const handle = (el) => el.getAttribute('aria-label') || el.getAttribute('href') || '';
 
 // What a person calls the type: the extension (PDF, DOCX, MD), else the MIME subtype.
 function typeOf(file) {

@@ -1,9 +1,12 @@
-// Search: query, category filter, hits with similarity / vector_score / text_score, the
-// engines that found them and the matched passage highlighted; a hit opens its chunk in the file.
+// Search: query, category filter, the metadata filter bar (filter_bar.js), hits with
+// similarity / vector_score / text_score, the engines that found them, their file's metadata
+// and the matched passage highlighted; a hit opens its chunk in the file.
 import * as api from '../api.js';
 import { clear, h, highlighted } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorBox, page, showError } from '../layout.js';
+import { filterBar } from './filter_bar.js';
+import { metadataChips } from './metadata_editor.js';
 
 const score = (x) => (typeof x === 'number' ? x.toFixed(3) : '—');
 
@@ -12,23 +15,31 @@ export async function render() {
   const category = h('select', { name: 'category', 'aria-label': t('search.category') }, h('option', { value: '' }, t('search.all')));
   const results = h('div', { class: 'results', 'aria-live': 'polite' });
   const error = errorBox();
-  const form = h('form', { role: 'search', class: 'card row', onsubmit: run }, q, category, h('button', { type: 'submit' }, t('search.button')));
+  const form = h('form', { role: 'search', class: 'row', onsubmit: run }, q, category, h('button', { type: 'submit' }, t('search.button')));
+  let searched = false; // a changed filter runs the search shown again
+  let asked = 0; // only the latest search's answer is shown
+  const bar = filterBar({ scope: 'search', onChange: () => { if (searched && q.value.trim()) run(); } });
 
   async function run(e) {
-    e.preventDefault();
+    e?.preventDefault();
     showError(error, null);
+    searched = true;
+    const mine = ++asked;
     const params = new URLSearchParams({ q: q.value });
     if (category.value) params.set('category', category.value);
+    const filter = bar.filter();
+    if (filter) params.set('filter', JSON.stringify(filter));
     try {
       const body = await api.get(`/search?${params}`);
+      if (mine !== asked) return;
       const terms = [q.value.trim(), ...q.value.trim().split(/\s+/)];
       clear(results, body.items.length ? h('ol', { class: 'hits' }, body.items.map((item) => hit(item, terms))) : h('p', { class: 'muted' }, t('search.none')));
     } catch (err) {
-      showError(error, err);
+      if (mine === asked) showError(error, err);
     }
   }
 
-  page('search.title', form, error, results);
+  page('search.title', h('div', { class: 'card search-card' }, form, bar.element), error, results);
   q.focus();
   try {
     const { categories } = await api.get('/search/categories');
@@ -49,5 +60,6 @@ function hit(item, terms) {
         // Which engines found it: "keyword" alone while the file's vectors are computed.
         item.engines ? h('span', { class: 'engines', title: 'engines' }, `${t('search.engines')} ${item.engines.join(' + ')}`) : null)),
     item.category ? h('span', { class: 'tag' }, item.category) : null,
+    metadataChips(item.metadata, item.name || item.path),
     h('p', { class: 'passage' }, highlighted(item.content, terms)));
 }
