@@ -3,6 +3,12 @@
 A file's logical path is its path relative to the watched folder (with the folder's prefix);
 its category is the folder's category or, when that is unset, the name of the first
 sub-folder it sits in (drop/manuals/guide.pdf → category "manuals").
+
+Its metadata comes from its sidecar, `guide.pdf.metadata.json` beside it (drops/sidecars.py),
+and a Markdown file's front matter (drops/front_matter.py). A sidecar is never a document: when
+it is written, changed or deleted, the document of the file beside it (if there is one yet)
+gets the new metadata without the file being read again; a file that comes later reads it.
+A file with neither keeps the metadata its document has (set over REST, say).
 """
 
 from __future__ import annotations
@@ -14,8 +20,18 @@ from pathlib import Path
 
 from watchfiles import Change, watch
 
-from bunko.errors import BunkoError
-from bunko.services.ingest import IngestService, Upload
+from bunko.domain.metadata import Metadata
+from bunko.drops.front_matter import MAX_FRONT_MATTER_BYTES
+from bunko.drops.sidecars import (
+    MAX_SIDECAR_BYTES,
+    dropped_metadata,
+    is_sidecar,
+    log_refused,
+    sidecar_name,
+    subject_name,
+)
+from bunko.errors import BunkoError, ValidationError
+from bunko.services.ingest import IngestService, Upload, normalise_path
 
 log = logging.getLogger(__name__)
 
@@ -68,19 +84,31 @@ class DropFolderWatcher:
 
     def file_changed(self, file: Path) -> None:
         found = self._locate(file)
-        if not found or found[0] is None or not file.is_file():
+        if not found or found[0] is None:
+            return
+        if is_sidecar(file.name):
+            self.sidecar_changed(file)
+            return
+        if not file.is_file():
             return
         path, category = self._logical(*found)
         try:
             # The upload policy's size check before the file is read into memory.
             self.ingest.policy.size(file.stat().st_size, what=path)
+            data = file.read_bytes()
+            try:
+                metadata = self._metadata(file, path, data)
+            except (ValidationError, OSError) as exc:
+                log_refused(path, exc)
+                metadata = None  # the document keeps what it has
             self.ingest.submit(
                 Upload(
                     self.workspace_id,
-                    file.read_bytes(),
+                    data,
                     path=path,
                     category=category,
                     source=SOURCE,
+                    metadata=metadata,
                 )
             )
         except (BunkoError, OSError) as exc:
@@ -90,11 +118,52 @@ class DropFolderWatcher:
         found = self._locate(file)
         if not found or found[0] is None:
             return
+        if is_sidecar(file.name):
+            self.sidecar_changed(file)
+            return
         path, _ = self._logical(*found)
         # The path may have been a folder: remove everything that was dropped under it.
         for doc in list(self.ingest.metadata.iter_documents(self.workspace_id)):
             if doc.source == SOURCE and (doc.path == path or doc.path.startswith(path + "/")):
                 self.ingest.delete_document(self.workspace_id, doc.id)
+
+    def sidecar_changed(self, sidecar: Path) -> None:
+        """A sidecar was written, changed or deleted: the document of the file beside it, if
+        that file is in the folder and has one, takes the metadata they give now (a deleted
+        sidecar's part cleared). Nothing else: a file dropped later reads its sidecar."""
+        file = sidecar.with_name(subject_name(sidecar.name))
+        found = self._locate(file)
+        if not found or found[0] is None or is_sidecar(file.name) or not file.is_file():
+            return
+        path, _ = self._logical(*found)
+        try:
+            doc = self.ingest.metadata.get_document_by_path(self.workspace_id, normalise_path(path))
+            if doc is None:
+                return
+            with file.open("rb") as f:
+                head = f.read(MAX_FRONT_MATTER_BYTES)  # enough for the front matter
+            try:
+                metadata = self._metadata(file, path, head)
+            except (ValidationError, OSError) as exc:
+                log_refused(path, exc)
+                return
+            self.ingest.set_metadata(self.workspace_id, doc.id, metadata or {})
+        except (BunkoError, OSError) as exc:
+            log.warning("could not update the metadata of %s: %s", path, exc)
+
+    def _metadata(self, file: Path, path: str, data: bytes) -> Metadata | None:
+        """What the file's sidecar and front matter give it (None: nothing); ValidationError
+        or OSError when its sidecar is refused."""
+        sidecar = file.with_name(sidecar_name(file.name))
+        found = self._locate(sidecar)  # a link out of the folder is no sidecar
+        given = None
+        if found and found[0] is not None and sidecar.is_file():
+            try:
+                with sidecar.open("rb") as f:
+                    given = f.read(MAX_SIDECAR_BYTES + 1)  # one byte past the limit at most
+            except FileNotFoundError:
+                given = None  # deleted meanwhile: its own event follows
+        return dropped_metadata(file.name, data, given, where=path)
 
     def sync(self) -> None:
         """Catch up with changes made while the watcher was not running."""
@@ -102,7 +171,9 @@ class DropFolderWatcher:
         for folder in self.folders:
             for file in sorted(folder.path.rglob("*")):
                 found = self._locate(file)
-                if file.is_file() and found and found[0] is not None:
+                # A sidecar is read with its file, and is no document: a drop document at a
+                # sidecar's path (kept before sidecars were read) goes below.
+                if file.is_file() and found and found[0] is not None and not is_sidecar(file.name):
                     seen.add(self._logical(*found)[0])
                     self.file_changed(file)
         for doc in list(self.ingest.metadata.iter_documents(self.workspace_id)):
@@ -133,7 +204,8 @@ class DropFolderWatcher:
                     self.file_deleted(file)
                 elif file.is_dir():
                     for child in sorted(file.rglob("*")):  # a folder moved in at once
-                        self.file_changed(child)
+                        if not is_sidecar(child.name):  # each file reads its own sidecar
+                            self.file_changed(child)
                 else:
                     self.file_changed(file)
         self._ready.set()  # stopped before it was ever live: do not keep start() waiting

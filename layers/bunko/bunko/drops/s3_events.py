@@ -10,6 +10,14 @@ A dropped object's metadata may carry the upload's options (a presigned upload s
 category, chunkSize, chunkOverlap, mode), applied as /upload applies its form fields (a
 mode chosen is kept on the document, as /upload keeps it).
 
+A dropped file's metadata comes from its sidecar, the object `<key>.metadata.json` beside it
+(drops/sidecars.py), and a Markdown file's front matter (drops/front_matter.py); with neither,
+its document keeps the metadata it has. A sidecar is never a document: its events give the
+document of the object beside it (when both exist) the metadata they give now, without the
+file being indexed again; a file that comes later reads it. A file's event reads the sidecar
+again after its submit, so a sidecar written or deleted meanwhile (its own event may have
+found no document yet) is not missed.
+
 A message whose document ends `failed` raises IngestFailed, so SQS delivers it again and,
 after the queue's maxReceiveCount, moves it to the dead-letter queue; the document keeps its
 error in metadata.
@@ -32,9 +40,18 @@ from bunko.adapters.aws.s3_drops import (
 from bunko.adapters.aws.sqs_queue import parse_build_step, parse_job
 from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
-from bunko.errors import BunkoError, NotFoundError
+from bunko.drops.front_matter import MAX_FRONT_MATTER_BYTES
+from bunko.drops.sidecars import (
+    MAX_SIDECAR_BYTES,
+    dropped_metadata,
+    is_sidecar,
+    log_refused,
+    sidecar_name,
+    subject_name,
+)
+from bunko.errors import BunkoError, NotFoundError, ValidationError
 from bunko.services.embedding import TimeLeft
-from bunko.services.ingest import Upload
+from bunko.services.ingest import Upload, normalise_path
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -91,17 +108,27 @@ class IngestEventHandler:
             return []
         if self.services.metadata.get_workspace(target.workspace_id) is None:
             raise NotFoundError(f"no workspace {target.workspace_id} for {event.key}")
+        if is_sidecar(target.path):
+            self._sidecar_changed(event.bucket, subject_name(event.key))
+            return []
         ingest = self.services.ingest
         if event.kind == "removed":
-            if self._head(event) is not None:
+            if self._head(event.bucket, event.key) is not None:
                 return []  # the key was written again after this delete
             removed = ingest.delete_by_path(target.workspace_id, target.path)
             return [removed] if removed else []
         found = self._read(event)
         if found is None:
             return []  # deleted again before we got here; its remove event follows
-        data, metadata = found
-        options = drop_options(metadata)
+        data, object_metadata = found
+        options = drop_options(object_metadata)
+        sidecar = self._get(event.bucket, sidecar_name(event.key), MAX_SIDECAR_BYTES + 1)
+        given, read_etag = (None, None) if sidecar is None else sidecar
+        try:
+            metadata = dropped_metadata(target.path, data, given, where=target.path)
+        except ValidationError as exc:
+            log_refused(target.path, exc)
+            metadata = None  # the document keeps what it has
         ingest.submit(
             Upload(
                 target.workspace_id,
@@ -112,14 +139,61 @@ class IngestEventHandler:
                 chunk_overlap=options.chunk_overlap,
                 source=SOURCE,
                 mode=options.mode or None,  # a presigned upload's choice, kept on the document
+                metadata=metadata,
             )
         )
+        # A sidecar written or deleted since it was read: its event may have come before the
+        # document existed, so its metadata is applied here.
+        if _etag(self._head(event.bucket, sidecar_name(event.key))) != read_etag:
+            self._sidecar_changed(event.bucket, event.key)
         jobs = self.collector.take()
         return _finished(self.services.pipeline.process(jobs)) if jobs else []
 
-    def _head(self, event: DropEvent) -> dict[str, Any] | None:
+    def _sidecar_changed(self, bucket: str, key: str) -> None:
+        """The sidecar of the object `key` was written, changed or deleted: the object's
+        document, when both exist, takes the metadata they give now (a deleted sidecar's part
+        cleared). Nothing else: a file dropped later reads its sidecar."""
+        target = locate(key, drop_prefix=self.drop_prefix)
+        if target is None or is_sidecar(target.path):
+            return
+        ingest = self.services.ingest
         try:
-            return self.s3.head_object(Bucket=event.bucket, Key=event.key)
+            path = normalise_path(target.path)
+        except ValidationError:
+            return  # no document can be at such a path (the file's own event says why)
+        doc = ingest.metadata.get_document_by_path(target.workspace_id, path)
+        if doc is None:
+            return  # the file's own event reads the sidecar
+        head = self._get(bucket, key, MAX_FRONT_MATTER_BYTES)  # enough for the front matter
+        if head is None:
+            return  # the file is gone: its remove event deletes the document
+        sidecar = self._get(bucket, sidecar_name(key), MAX_SIDECAR_BYTES + 1)
+        try:
+            metadata = dropped_metadata(
+                target.path, head[0], None if sidecar is None else sidecar[0], where=target.path
+            )
+        except ValidationError as exc:
+            log_refused(target.path, exc)
+            return
+        ingest.set_metadata(target.workspace_id, doc.id, metadata or {})
+
+    def _get(self, bucket: str, key: str, limit: int) -> tuple[bytes, str | None] | None:
+        """The object's first `limit` bytes and its ETag; None when there is no such object."""
+        try:
+            response = self.s3.get_object(Bucket=bucket, Key=key, Range=f"bytes=0-{limit - 1}")
+        except ClientError as exc:
+            code = exc.response.get("Error", {}).get("Code")
+            if code == "InvalidRange":  # an empty object: no byte 0
+                return b"", _etag(self._head(bucket, key))
+            if code in _MISSING:
+                return None
+            raise
+        with response["Body"] as body:
+            return body.read(limit), _etag(response)
+
+    def _head(self, bucket: str, key: str) -> dict[str, Any] | None:
+        try:
+            return self.s3.head_object(Bucket=bucket, Key=key)
         except ClientError as exc:
             if exc.response.get("Error", {}).get("Code") in _MISSING:
                 return None
@@ -138,6 +212,10 @@ class IngestEventHandler:
             response["Body"].close()
             raise
         return response["Body"].read(), response.get("Metadata", {})
+
+
+def _etag(response: dict[str, Any] | None) -> str | None:
+    return None if response is None else response.get("ETag")
 
 
 def _finished(documents: list[Document]) -> list[Document]:
