@@ -59,6 +59,15 @@ def call(api, method: str, path: str, body: dict | None = None, token: str | Non
     return response["statusCode"], json.loads(response["body"])
 
 
+def get(api, token: str, path: str, query: dict) -> tuple[int, object]:
+    """A GET with a query string through the API handler, as API Gateway passes it."""
+    event = api_event("GET", path, headers={"Authorization": f"Bearer {token}"})
+    event["queryStringParameters"] = query
+    event["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()}
+    response = api.handler(event, FakeLambdaContext())
+    return response["statusCode"], json.loads(response["body"])
+
+
 def sign_in(api, username: str = "ada", password: str = "correct horse battery") -> str:
     """Register (if needed) and log in through the API handler; returns the access token."""
     call(api, "POST", "/auth/register", {"username": username, "password": password})

@@ -12,7 +12,7 @@ from bunko import lambda_entry
 from bunko.domain.metadata import parse_filter
 from bunko.ports import SearchFilter
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
+from tests.aws.handlers import api_event, call, get, load_event, load_function, sign_in
 
 BOUNDARY = "bunko-metadata-boundary"
 FILES = {
@@ -43,14 +43,6 @@ def upload(api, token: str, name: str, text: str, metadata: dict | None) -> dict
     response = api.handler(event, FakeLambdaContext())
     assert response["statusCode"] == 201, response["body"]
     return json.loads(response["body"])
-
-
-def get(api, token: str, path: str, query: dict) -> tuple[int, object]:
-    event = api_event("GET", path, headers={"Authorization": f"Bearer {token}"})
-    event["queryStringParameters"] = query
-    event["multiValueQueryStringParameters"] = {k: [v] for k, v in query.items()}
-    response = api.handler(event, FakeLambdaContext())
-    return response["statusCode"], json.loads(response["body"])
 
 
 def ingest_all(aws_env, ingest) -> None:

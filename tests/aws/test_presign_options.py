@@ -4,6 +4,7 @@ by the drop's ingest, through the real api and ingest handlers on moto and osmem
 
 from __future__ import annotations
 
+import json
 from urllib.parse import quote
 
 import pytest
@@ -19,6 +20,7 @@ from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import (
     call,
     created_event,
+    get,
     load_function,
     presign,
     sign_in,
@@ -164,3 +166,42 @@ def test_the_embedded_server_never_sends_the_web_app_to_presign(tmp_path):
             assert client.post("/uploads/presign", json={"path": "a.md"}).status_code == 404
     finally:
         services.close()
+
+
+def test_metadata_goes_ahead_as_the_sidecar_the_drop_reads(api_with_accounts, aws_env):
+    api, ingest = api_with_accounts, load_function("ingest")
+    token = sign_in(api)
+    metadata = {"team": "灯台守", "year": 2024, "tags": ["lamp", "wick"]}
+    status, upload = presign(api, token, {"path": "logs/meta.md", "metadata": metadata})
+    assert status == 200, upload
+    sidecar = aws_env.s3.get_object(Bucket=BUCKET, Key=upload["key"] + ".metadata.json")
+    assert json.loads(sidecar["Body"].read()) == {"metadataAttributes": metadata}
+    assert not any(k.startswith("x-amz-meta-") for k in upload["headers"])  # not in headers
+    put = requests.put(upload["url"], data=TEXT.encode(), headers=upload["headers"], timeout=10)
+    assert put.status_code == 200, put.text
+    assert ingest.handler(created_event(upload["key"]), FakeLambdaContext()) == {
+        "batchItemFailures": []
+    }
+    status, files = call(api, "GET", "/knowledge-bases", token=token)
+    assert [(f["name"], f["metadata"]) for f in files] == [("logs/meta.md", metadata)]
+    flt = json.dumps({"equals": {"key": "tags", "value": "wick"}})
+    status, found = get(api, token, "/search", {"q": "wick", "filter": flt})
+    assert status == 200 and [i["path"] for i in found["items"]] == ["logs/meta.md"]
+
+
+@pytest.mark.parametrize(
+    ("body", "named"),
+    [
+        ({"path": "a.md", "metadata": {"category": "x"}}, "metadata.category"),
+        ({"path": "a.md", "metadata": {"n": [1]}}, "metadata.n"),
+        ({"path": "a.md.metadata.json"}, "sidecar"),
+    ],
+)
+def test_bad_metadata_or_a_sidecar_path_is_400_and_nothing_is_written(
+    api_with_accounts, aws_env, body, named
+):
+    status, answer = presign(api_with_accounts, sign_in(api_with_accounts), body)
+    assert status == 400 and named in str(answer["message"]), answer
+    assert "url" not in answer
+    listed = aws_env.s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])
+    assert not [o["Key"] for o in listed if o["Key"].endswith(".metadata.json")]

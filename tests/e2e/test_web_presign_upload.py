@@ -114,6 +114,10 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
     page.get_by_label("Chunk size").fill(str(CHUNK_SIZE))
     page.get_by_label("Chunk overlap").fill(str(CHUNK_OVERLAP))
     page.get_by_label("Category").fill("灯台")
+    page.get_by_text("Metadata for these files (optional)").click()
+    editor = page.locator(".upload-meta")
+    editor.get_by_label("Key 1").fill("team")
+    editor.get_by_label("Value 1").fill("灯台守")
     page.locator("input[type=file]").set_input_files([str(large), str(small)])
     expect(page.get_by_text("Recommended:")).to_have_count(2, timeout=UPLOADED)  # advice applied
     page.get_by_role("combobox", name=f"Mode: {large.name}").select_option("precise")
@@ -149,6 +153,9 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
     doc = services.metadata.get_document_by_path(workspace, large.name)
     assert doc.status is DocumentStatus.COMPLETED
     assert (doc.chunk_size, doc.chunk_overlap, doc.category) == (CHUNK_SIZE, CHUNK_OVERLAP, "灯台")
+    # its metadata went ahead as the key's sidecar, read when the file arrived
+    assert doc.metadata == {"team": "灯台守"}
+    assert f"{key}.metadata.json" in world.drops()
     chunks = services.metadata.get_chunks(workspace, doc.id)
     assert len(chunks) > 300 and max(len(c.content) for c in chunks) <= CHUNK_SIZE
 

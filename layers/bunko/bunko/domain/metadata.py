@@ -361,6 +361,15 @@ def _matches(flt: Filter, have: set[str] | frozenset[str]) -> bool:
 
 # --- doors ------------------------------------------------------------------------------------
 
+# A dropped file's metadata sidecar: `<file name>.metadata.json`, holding
+# {"metadataAttributes": {...}} (Amazon Bedrock Knowledge Bases' convention; drops/sidecars.py).
+SIDECAR_SUFFIX = ".metadata.json"
+
+
+def sidecar_json(metadata: Mapping[str, Value]) -> bytes:
+    """A sidecar's bytes for checked metadata (what the drops read back unchanged)."""
+    return json.dumps({"metadataAttributes": shown(metadata)}, ensure_ascii=False).encode()
+
 
 def decode_json(text: str | None, field: str) -> object:
     """A JSON text field of a form or query string (`metadata`, `filter`), decoded; None when

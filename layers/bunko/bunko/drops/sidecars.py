@@ -25,13 +25,12 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from bunko.domain.metadata import Metadata, check_metadata
+from bunko.domain.metadata import SIDECAR_SUFFIX, Metadata, check_metadata
 from bunko.drops.front_matter import front_matter
 from bunko.errors import ValidationError
 
 log = logging.getLogger(__name__)
 
-SIDECAR_SUFFIX = ".metadata.json"
 MAX_SIDECAR_BYTES = 64 * 1024
 
 # Bedrock's typed values: the type → the field that holds the value.

@@ -24,6 +24,8 @@ class DropOptions:
     chunk_size: int | None = None
     chunk_overlap: int | None = None
     mode: str | None = None
+    # Checked metadata (domain/metadata.check_metadata) for the file, or None.
+    metadata: dict[str, str | float | list[str]] | None = None
 
 
 class UploadSigner(Protocol):

@@ -6,7 +6,9 @@ drop handler maps it back to exactly that workspace and path: a path it would sk
 hidden or temporary file's name) gets a 400 instead of a URL whose upload is never indexed,
 and so does a key past S3's 1,024 bytes (a URL whose PUT S3 would refuse). The upload's
 options are signed as object metadata (s3_drops.drop_metadata), so the client cannot change
-how its file is indexed after the URL is issued.
+how its file is indexed after the URL is issued. Its document metadata (up to 16 KiB: past
+S3's 2 KB of object metadata) is written now as the key's sidecar, which the drop reads when
+the file arrives, as it reads any sidecar.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from bunko.adapters.aws.s3_drops import drop_key, drop_metadata, locate
+from bunko.domain.metadata import SIDECAR_SUFFIX, sidecar_json
 from bunko.errors import ValidationError
 from bunko.ports.uploads import DropOptions, SignedUpload
 
@@ -46,6 +49,16 @@ class S3UploadSigner:
             raise ValidationError(
                 f"path is too long: its S3 key would be over {MAX_KEY_BYTES} bytes in UTF-8"
             )
+        if key.endswith(SIDECAR_SUFFIX):
+            raise ValidationError(
+                f"invalid path {path!r}: a name ending in {SIDECAR_SUFFIX} is a metadata "
+                "sidecar, never a document; send the file's metadata as `metadata` instead"
+            )
+        if options.metadata is not None:
+            self.client.put_object(
+                Bucket=self.bucket, Key=key + SIDECAR_SUFFIX, Body=sidecar_json(options.metadata),
+                ContentType="application/json",
+            )  # fmt: skip
         return presign_put_object(
             self.client,
             bucket=self.bucket,

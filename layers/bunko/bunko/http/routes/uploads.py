@@ -12,7 +12,7 @@ ingest has no one to answer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,6 +23,7 @@ from bunko.domain.ingest_options import (
     MIN_CHUNK_SIZE,
     IngestMode,
 )
+from bunko.domain.metadata import check_metadata
 from bunko.errors import ServiceUnavailableError
 from bunko.http.deps import ServicesDep, Writer
 from bunko.ports.uploads import DropOptions
@@ -56,6 +57,10 @@ class PresignRequest(BaseModel):
         default=None, alias="chunkOverlap", ge=0, le=MAX_CHUNK_OVERLAP
     )
     mode: IngestMode | None = Field(default=None, description="fast (default) or precise")
+    metadata: dict[str, Any] | None = Field(
+        default=None,
+        description="(Bunko) The file's metadata, as /upload's (docs/rest.md \"Metadata\")",
+    )
 
 
 class PresignResponse(BaseModel):
@@ -92,6 +97,7 @@ def presign_upload(
             chunk_size=body.chunk_size,
             chunk_overlap=body.chunk_overlap,
             mode=body.mode,
+            metadata=None if body.metadata is None else check_metadata(body.metadata),
         ),
     )
     return PresignResponse(

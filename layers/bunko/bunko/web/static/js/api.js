@@ -173,10 +173,11 @@ async function uploadDirect(file, fields, onProgress) {
   const body = { path: file.name, size: file.size };
   if (file.type) body.contentType = file.type;
   for (const [k, v] of Object.entries(fields)) {
-    // /uploads/presign takes no metadata: the page sets it once the file is listed
-    if (v === '' || v == null || k === 'metadata') continue;
+    if (v === '' || v == null) continue;
+    // metadata goes as the JSON object /uploads/presign takes (written ahead as its sidecar);
     // numbers as JSON numbers; anything else as typed, for the server to name the field
-    body[k] = NUMBER_FIELDS.has(k) && /^\d+$/.test(String(v)) ? Number(v) : v;
+    if (k === 'metadata') body.metadata = JSON.parse(v);
+    else body[k] = NUMBER_FIELDS.has(k) && /^\d+$/.test(String(v)) ? Number(v) : v;
   }
   let signed;
   try {

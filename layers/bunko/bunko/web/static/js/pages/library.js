@@ -86,7 +86,6 @@ export function render() {
       item.bar.value = 1;
       if (item.result && item.result.direct) {
         direct = true;
-        if (item.metadata) attachLater(item.result.path, item.metadata, files.refresh);
         clear(note, t('lib.uploadedDirect')); // stays until the list shows it
       } else {
         clear(note, t('lib.uploaded'));
@@ -218,38 +217,4 @@ export function render() {
     files.element);
   if (shared) main.querySelector('h1').append(' · ', h('span', { class: 'library-name' }, shared.name));
   files.refresh();
-}
-
-// A file sent straight to storage (api.upload's `direct`) is listed only once storage reports
-// it, and /uploads/presign takes no metadata: its metadata is set then, with PUT …/metadata,
-// looked for among the newest files a few times over about two minutes.
-const awaiting = new Map(); // path → metadata JSON text
-let looking = false;
-
-function attachLater(path, metadata, listed) {
-  awaiting.set(path, metadata);
-  if (looking) return;
-  looking = true;
-  (async () => {
-    for (const ms of [3000, 5000, 10000, 20000, 30000, 60000]) {
-      await new Promise((resolve) => setTimeout(resolve, ms));
-      if (!session.token()) break;
-      try {
-        const limit = Math.min(1000, awaiting.size + 50);
-        const found = await api.getPage(`/knowledge-bases?sort=date&order=desc&limit=${limit}`);
-        for (const file of found.items) {
-          const text = awaiting.get(file.name);
-          if (text === undefined) continue;
-          await api.put(`/knowledge-bases/${encodeURIComponent(file.id)}/metadata`, { metadata: JSON.parse(text) });
-          awaiting.delete(file.name); // a failure leaves it for the next round
-        }
-        listed();
-      } catch {
-        // not there yet, or a moment's failure: the next round tries again
-      }
-      if (!awaiting.size) break;
-    }
-    awaiting.clear();
-    looking = false;
-  })();
 }
