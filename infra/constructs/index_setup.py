@@ -17,6 +17,15 @@ from constructs import Construct
 
 from infra.constructs.roles import function_role
 
+# The fields the search index maps (adapters/aws/opensearch_queries.index_body; a test holds
+# the two alike). Named in the custom resource's properties: a field added here is an Update,
+# on which the setup function maps it on the index an older Bunko created.
+MAPPED_FIELDS = (
+    "category", "chunk_id", "document_id", "entry_id", "metadata_terms", "revision", "text",
+    "vector", "workspace_id",
+)  # fmt: skip
+MAPPING_VERSION = ",".join(MAPPED_FIELDS)
+
 
 class SearchIndexSetup(Construct):
     def __init__(
@@ -68,6 +77,11 @@ class SearchIndexSetup(Construct):
             self, "Index",
             service_token=provider.service_token,
             resource_type="Custom::BunkoSearchIndex",
-            properties={"Endpoint": endpoint, "IndexName": index_name, "Dimension": str(dimension)},
+            properties={
+                "Endpoint": endpoint, "IndexName": index_name, "Dimension": str(dimension),
+                # A new value makes CloudFormation send an Update, so the setup function adds
+                # the fields a newer Bunko maps to an index an older one created.
+                "Mapping": MAPPING_VERSION,
+            },
         )  # fmt: skip
         self.roles = [self.is_complete.role]

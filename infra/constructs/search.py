@@ -17,9 +17,10 @@ from constructs import Construct
 # Data-plane permissions (aoss:*) granted to the functions' roles on the collection's
 # indexes; they create only the index of a workspace's own embedding model, when it is
 # chosen (`<deployment index>-m-<config id>`, bootstrap/aws_routes.py). The setup function
-# creates the deployment's index. Nothing updates an index's settings (no UpdateIndex).
+# creates the deployment's index and alone may add a field to its mapping (UpdateIndex: an
+# index made before a field existed, such as metadata_terms, gets it on the next deploy).
 READ_WRITE_INDEX = ["aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument"]
-CREATE_INDEX = ["aoss:CreateIndex", "aoss:DescribeIndex"]
+CREATE_INDEX = ["aoss:CreateIndex", "aoss:DescribeIndex", "aoss:UpdateIndex"]
 MODEL_INDEX_SUFFIX = "-m-*"
 # Collection names are 3–28 characters; security and access policy names at most 32.
 COLLECTION_NAME = re.compile(r"[a-z][a-z0-9-]{2,27}")

@@ -114,6 +114,8 @@ def opensearch_permission(method: str, url: str) -> str:
         return "aoss:WriteDocument"
     if method in ("HEAD", "GET"):
         return "aoss:DescribeIndex"
+    if method == "PUT" and path.rstrip("/").endswith("/_mapping"):
+        return "aoss:UpdateIndex"  # a field added to an existing index
     if method == "PUT":
         return "aoss:CreateIndex"
     return f"aoss:{method}:{path}"
