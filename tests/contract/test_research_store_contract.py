@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from bunko.domain import utcnow
+from bunko.domain.metadata import terms_of
 from bunko.domain.research import (
     Corpus,
     CorpusPassage,
@@ -39,12 +40,12 @@ def _evidence(project: ResearchProject, doc: str, rev: int = 1, **kw) -> Evidenc
     )  # fmt: skip
 
 
-def _passage(doc: str, rev: int, index: int, text: str) -> Passage:
+def _passage(doc: str, rev: int, index: int, text: str, terms: tuple = ()) -> Passage:
     vector = np.arange(4, dtype="<f4") / 10 + index
     return Passage(
         chunk_id=str(uuid.uuid4()), workspace_id=WS, document_id=doc, revision=rev,
         index=index, content=text, start=index * 10, end=index * 10 + len(text), page=None,
-        of_chunks=2, vector=vector.tobytes(), embedder="test-model",
+        of_chunks=2, vector=vector.tobytes(), embedder="test-model", metadata_terms=terms,
     )  # fmt: skip
 
 
@@ -79,7 +80,8 @@ def test_projects_are_per_workspace_and_evidence_bumps_the_revision(research_sto
 
 def test_corpus_revisions_keep_their_own_passages(research_store):
     project = _project(research_store)
-    one = [_passage("doc-a", 1, 0, "bees make honey"), _passage("doc-a", 1, 1, "in hives")]
+    terms = tuple(terms_of({"kind": "insect", "年": 2024.0}, "nature"))  # kept as sealed
+    one = [_passage("doc-a", 1, 0, "bees make honey", terms), _passage("doc-a", 1, 1, "in hives")]
     cid = str(uuid.uuid4())
     when = utcnow()
     c1 = _corpus(project, 1, [EvidenceRef("ev-1", 1)], when=when, cid=cid)

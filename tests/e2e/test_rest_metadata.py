@@ -206,7 +206,8 @@ BAD_FILTERS = [
     ('{"range": {"key": "year", "gt": 1, "lt": "2020-01-01"}}', "both bounds"),
     ('{"andAll": []}', "non-empty list"),
     ('{"exists": {"key": "a\\u001fb"}}', "letters, digits"),
-    (json.dumps({"andAll": [{"exists": {"key": f"k{i}"}} for i in range(70)]}), "at most 64"),
+    # over 1,000 characters in a query string, and over 64 clauses
+    (json.dumps({"andAll": [{"exists": {"key": f"k{i}"}} for i in range(70)]}), "at most"),
     (
         json.dumps({"andAll": [{"orAll": [{"andAll": [{"orAll": [{"andAll": [{}]}]}]}]}]}),
         "nest at most",
@@ -258,6 +259,9 @@ def test_chat_and_the_openai_door_answer_only_from_passing_files(library):
     assert sources_of_chat(user, ops) == {"handbook.txt"}
     bad = user.client.post("/chat/stream", json={"message": "fee?", "filter": {"near": {}}})
     assert "unknown operator" in str(assert_error(bad, 400)["message"])
+    many = {"orAll": [{"exists": {"key": f"k{i}"}} for i in range(70)]}
+    bad = user.client.post("/chat/stream", json={"message": "fee?", "filter": many})
+    assert "at most 64 clauses" in str(assert_error(bad, 400)["message"])
     client = OpenAI(base_url=f"{rest.url}/v1", api_key=user.token)
     answer = client.chat.completions.create(
         model="bunko-extractive",

@@ -8,6 +8,7 @@ import uuid
 import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.domain.metadata import parse_filter
 from bunko.domain.research import MAX_MISSING_SOURCE_CHARS, MAX_MISSING_SOURCES
 from bunko.errors import NotFoundError
 from bunko.services.research.research_seal import draw_sample
@@ -147,3 +148,30 @@ def test_an_old_revision_no_corpus_kept_is_missing_not_replaced(kb):
     )
     _, hits, _ = research.search(WS, corpus.id, "new text", min_score=0.0)
     assert hits == []
+
+
+def test_a_corpus_filters_by_metadata_as_sealed(kb):
+    """A filtered corpus search keeps the passages whose document's metadata passed when the
+    corpus was sealed: a later edit changes neither that corpus's answer nor a restart's."""
+    services, docs = kb
+    services.ingest.set_metadata(WS, docs["a.md"].id, {"kind": "kettle"})
+    services.ingest.set_metadata(WS, docs["b.md"].id, {"kind": "teapot"})
+    research, project = _project_with(services, docs, ["a.md", "b.md", "c.md"])
+    corpus = research.seal(WS, project.id)
+    teapots = parse_filter({"equals": {"key": "kind", "value": "teapot"}})
+
+    def found(flt):
+        _, hits, _ = research.search(WS, corpus.id, "tea water", min_score=0.0, metadata_filter=flt)
+        return {h.document_id for h in hits}
+
+    assert found(None) == {docs["a.md"].id, docs["b.md"].id}
+    assert found(teapots) == {docs["b.md"].id}
+    # the metadata changes after the seal: the sealed corpus answers as before
+    services.ingest.set_metadata(WS, docs["b.md"].id, {"kind": "kettle"})
+    services.ingest.set_metadata(WS, docs["a.md"].id, {"kind": "teapot"})
+    assert found(teapots) == {docs["b.md"].id}
+    # the next seal takes the metadata as it is then
+    research.add_evidence(WS, project.id, document_id=docs["d.md"].id, revision=1)
+    newer = research.seal(WS, project.id)
+    _, hits, _ = research.search(WS, newer.id, "tea water", min_score=0.0, metadata_filter=teapots)
+    assert {h.document_id for h in hits} == {docs["a.md"].id}

@@ -93,6 +93,9 @@ class Passage:
     of_chunks: int = 1  # how many chunks the revision had when pinned (is a set whole?)
     vector: bytes | None = None  # float32 little-endian, unit length
     embedder: str | None = None  # the model that made `vector`
+    # Its document's metadata terms (domain/metadata.terms_of) when the corpus was sealed: a
+    # corpus search filters by these, so it answers alike however the metadata changes.
+    metadata_terms: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from bunko.domain.metadata import Filter, Metadata, check_metadata, decode_json, parse_filter
 
-# Room for 32 keys of lists of 32 strings of 256 characters is far more than anyone sends;
-# these bound what is read before it is checked.
+# Bounds on what is read before it is checked. Metadata (a form field) holds at most 16 KiB
+# as JSON. A filter in a query string: 1,000 characters (~20 clauses), so the URL stays under
+# what servers and API Gateway take whatever the characters (12 bytes each, percent-encoded,
+# at worst); a larger filter goes in a body (/chat/stream, /v1, MCP).
 MAX_METADATA_TEXT = 65_536
-MAX_FILTER_TEXT = 16_384
+MAX_FILTER_TEXT = 1_000
 
 
 def given_metadata(text: str | None) -> Metadata | None:

@@ -10,6 +10,7 @@ from functools import partial
 from uuid import UUID
 
 from bunko.domain.auth import SCOPE_RESEARCH
+from bunko.domain.metadata import parse_filter
 from bunko.errors import NotFoundError, PermissionDeniedError, ServiceUnavailableError
 from bunko.operations.operation import Operation, operation
 from bunko.operations.research_inputs import (
@@ -173,11 +174,12 @@ def research_corpora_search(
 ) -> CorpusSearchOutput:
     """Hybrid (meaning + keyword) search over exactly the passages a corpus revision sealed,
     ranked like search_text; edits and deletes of the documents since never change the
-    result. Each hit carries the evidence_id and revision to cite and the sealed text."""
+    result. Each hit carries the evidence_id and revision to cite and the sealed text.
+    `filter` keeps the passages whose document's metadata, as sealed, passes it."""
     service, ws = research(service, caller, args.workspace_id)
     corpus, hits, used = service.search(
         ws, str(args.id), args.query, revision=args.revision, limit=args.limit,
-        min_score=args.min_score,
+        min_score=args.min_score, metadata_filter=parse_filter(args.filter),
     )  # fmt: skip
     return CorpusSearchOutput(
         corpus_id=corpus.id, corpus_revision=corpus.revision,

@@ -92,3 +92,9 @@ class CorpusSearchInput(WorkspaceInput):
     min_score: float = Field(
         0.3, ge=0.0, le=1.0, description="Similarity cut-off in [0, 1], as search_text's."
     )
+    filter: dict[str, Any] | None = Field(
+        None,
+        description="Only passages whose document's metadata, as it was when the corpus was "
+        "sealed, passes this filter (search_text's grammar: equals, in, range, exists, "
+        "andAll, orAll).",
+    )

@@ -96,7 +96,7 @@ def _passage(item: dict[str, Any]) -> Passage:
         document_id=item["document_id"], revision=item["revision"], index=item["index"],
         content=item["content"], start=item["start"], end=item["end"], page=item.get("page"),
         of_chunks=item["of_chunks"], vector=None if vector is None else bytes(vector.value),
-        embedder=item.get("embedder"),
+        embedder=item.get("embedder"), metadata_terms=tuple(item.get("metadata_terms", ())),
     )  # fmt: skip
 
 
@@ -187,7 +187,9 @@ class DynamoDBResearchStore:
              "evidence_id": cp.evidence_id, "chunk_id": p.chunk_id, "workspace_id": ws,
              "document_id": p.document_id, "revision": p.revision, "index": p.index,
              "content": p.content, "start": p.start, "end": p.end, "page": p.page,
-             "of_chunks": p.of_chunks, "vector": p.vector, "embedder": p.embedder}
+             "of_chunks": p.of_chunks, "vector": p.vector, "embedder": p.embedder,
+             # a list (not a set: DynamoDB refuses an empty one)
+             **({"metadata_terms": list(p.metadata_terms)} if p.metadata_terms else {})}
             for seq, cp in enumerate(passages)
             for p in (cp.passage,)
         ]  # fmt: skip

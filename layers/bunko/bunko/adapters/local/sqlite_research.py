@@ -33,7 +33,7 @@ _CORPUS = (
 )
 _PASSAGE = (
     "evidence_id, chunk_id, workspace_id, document_id, revision, idx, content, start_offset, "
-    "end_offset, page, of_chunks, vector, embedder"
+    "end_offset, page, of_chunks, vector, embedder, metadata_terms"
 )
 
 
@@ -72,7 +72,7 @@ def _passage(row: sqlite3.Row) -> Passage:
         document_id=row["document_id"], revision=row["revision"], index=row["idx"],
         content=row["content"], start=row["start_offset"], end=row["end_offset"],
         page=row["page"], of_chunks=row["of_chunks"], vector=row["vector"],
-        embedder=row["embedder"],
+        embedder=row["embedder"], metadata_terms=tuple(json.loads(row["metadata_terms"])),
     )  # fmt: skip
 
 
@@ -166,11 +166,11 @@ class SqliteResearchStore:
                 )  # fmt: skip
                 conn.executemany(
                     f"INSERT INTO research_passages (corpus_id, corpus_revision, seq, {_PASSAGE}) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
                         (c.id, c.revision, seq, cp.evidence_id, p.chunk_id, p.workspace_id,
                          p.document_id, p.revision, p.index, p.content, p.start, p.end, p.page,
-                         p.of_chunks, p.vector, p.embedder)
+                         p.of_chunks, p.vector, p.embedder, json.dumps(p.metadata_terms))
                         for seq, cp in enumerate(passages)
                         for p in (cp.passage,)
                     ],

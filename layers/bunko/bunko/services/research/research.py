@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bunko.domain import new_id, utcnow
+from bunko.domain.metadata import Filter as MetadataFilter
+from bunko.domain.metadata import matches
 from bunko.domain.research import (
     MAX_CORPUS_EVIDENCE,
     MAX_PROJECT_EVIDENCE,
@@ -227,11 +229,16 @@ class ResearchService:
         revision: int | None = None,
         limit: int = 5,
         min_score: float = 0.0,
+        metadata_filter: MetadataFilter | None = None,
     ) -> tuple[Corpus, list[CorpusHit], bool]:
         """Hybrid search over exactly the sealed passages: (corpus, hits, vector half used).
-        Ranked by the search service's fusion with the corpus's own keyword statistics."""
+        Ranked by the search service's fusion with the corpus's own keyword statistics.
+        `metadata_filter`: only passages whose document's metadata, as sealed, passes it
+        (ranked among themselves)."""
         corpus = self.get_corpus(workspace_id, corpus_id, revision)
         passages = self.store.corpus_passages(workspace_id, corpus.id, corpus.revision)
+        if metadata_filter is not None:
+            passages = [p for p in passages if matches(metadata_filter, p.passage.metadata_terms)]
         hits, used = rank_passages(
             passages, query, search=self.search_service, scorer=self.scorer,
             limit=limit, min_score=min_score,

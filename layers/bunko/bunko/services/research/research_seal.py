@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from bunko.domain import DocumentStatus
+from bunko.domain.metadata import terms_of
 from bunko.domain.research import (
     MAX_MISSING_SOURCE_CHARS,
     MAX_MISSING_SOURCES,
@@ -68,17 +69,22 @@ def _passages_of(
     ws, doc_id, rev = item.workspace_id, item.document_id, item.revision
     doc = metadata.get_document(ws, doc_id)
     current: list[Passage] = []
+    # The metadata as it is now (a deleted document: as an earlier seal kept it).
+    terms = tuple(terms_of(doc.metadata, doc.category)) if doc is not None else None
     if doc is not None and doc.revision == rev and doc.status is DocumentStatus.COMPLETED:
         chunks = [c for c in metadata.get_chunks(ws, doc_id) if c.revision == rev]
         current = [
             Passage(
                 chunk_id=c.id, workspace_id=ws, document_id=doc_id, revision=rev, index=c.index,
                 content=c.content, start=c.start, end=c.end, page=c.page, of_chunks=len(chunks),
+                metadata_terms=terms or (),
             )
             for c in chunks
         ]  # fmt: skip
     pinned: dict[str, Passage] = {}
     for copy in store.pinned_passages(ws, doc_id, rev):
+        if terms is not None:
+            copy = replace(copy, metadata_terms=terms)
         pinned.setdefault(copy.chunk_id, copy)  # the most recently sealed copy of each chunk
     where = f"document {doc_id} revision {rev}"
     if item.kind is EvidenceKind.CHUNK:
