@@ -79,3 +79,18 @@ def moto_aws() -> Iterator[MotoAws]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+def notify_queue(aws_env, prefix: str = "drop/") -> None:
+    """The bucket notification the stack configures: drops → the ingest queue."""
+    arn = aws_env.sqs.get_queue_attributes(QueueUrl=aws_env.queue_url, AttributeNames=["QueueArn"])
+    aws_env.s3.put_bucket_notification_configuration(
+        Bucket=BUCKET,
+        NotificationConfiguration={
+            "QueueConfigurations": [{
+                "QueueArn": arn["Attributes"]["QueueArn"],
+                "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"],
+                "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": prefix}]}},
+            }]
+        },
+    )  # fmt: skip

@@ -22,7 +22,7 @@ from bunko.domain.metadata import parse_filter
 from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import load_event, load_function
-from tests.aws.stand_ins import BUCKET
+from tests.aws.stand_ins import BUCKET, notify_queue
 
 DROP = "drop/"
 LEGAL = {"team": "legal", "year": 2024, "tags": ["contracts", "leases"]}
@@ -32,17 +32,7 @@ CANONICAL_LEGAL = {"team": "legal", "year": 2024.0, "tags": ["contracts", "lease
 @pytest.fixture
 def ingest(aws_env):
     """The ingest function, fed by the bucket's notifications (drops → the ingest queue)."""
-    arn = aws_env.sqs.get_queue_attributes(QueueUrl=aws_env.queue_url, AttributeNames=["QueueArn"])
-    aws_env.s3.put_bucket_notification_configuration(
-        Bucket=BUCKET,
-        NotificationConfiguration={
-            "QueueConfigurations": [{
-                "QueueArn": arn["Attributes"]["QueueArn"],
-                "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"],
-                "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": DROP}]}},
-            }]
-        },
-    )  # fmt: skip
+    notify_queue(aws_env, DROP)
     return load_function("ingest")
 
 

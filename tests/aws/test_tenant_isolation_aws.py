@@ -31,7 +31,7 @@ from bunko.ports import SearchFilter
 from bunko.server_app import create_app
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
-from tests.aws.stand_ins import BUCKET
+from tests.aws.stand_ins import BUCKET, notify_queue
 from tests.conftest import make_services
 
 DROP = "drop/"
@@ -41,21 +41,6 @@ MARKER = "zanzibarowlmarker"  # a word only the owner's data contains
 
 
 # --- the stand-in's plumbing: S3 notifications → SQS → the ingest function ---
-
-
-def notify_queue(aws_env) -> None:
-    """The bucket notification the stack configures: drops → the ingest queue."""
-    arn = aws_env.sqs.get_queue_attributes(QueueUrl=aws_env.queue_url, AttributeNames=["QueueArn"])
-    aws_env.s3.put_bucket_notification_configuration(
-        Bucket=BUCKET,
-        NotificationConfiguration={
-            "QueueConfigurations": [{
-                "QueueArn": arn["Attributes"]["QueueArn"],
-                "Events": ["s3:ObjectCreated:*", "s3:ObjectRemoved:*"],
-                "Filter": {"Key": {"FilterRules": [{"Name": "prefix", "Value": DROP}]}},
-            }]
-        },
-    )  # fmt: skip
 
 
 def deliver_queue(aws_env, ingest) -> int:

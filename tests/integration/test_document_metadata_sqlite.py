@@ -6,35 +6,24 @@ the pipeline's group write, delete); and the pipeline's write never undoes an ed
 from __future__ import annotations
 
 import random
-import sqlite3
-from importlib import resources
 from pathlib import Path
 
 import pytest
 
-from bunko.adapters.local import sqlite_db
 from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery
 from bunko.domain.metadata import check_metadata, matches, parse_filter, terms_of
 from bunko.ports import DocumentWrite
+from tests.sqlite_migrations import database_before
 
 WS, OTHER = "ws-1", "ws-2"
 MIGRATION = "0010_document_metadata.sql"
 
 
 def _older_database(path: Path) -> None:
-    conn = sqlite3.connect(path)
-    conn.execute(
-        "CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT DEFAULT"
-        " CURRENT_TIMESTAMP)"
-    )
-    files = resources.files(sqlite_db._MIGRATIONS_PACKAGE).iterdir()
-    for f in sorted((f for f in files if f.name.endswith(".sql")), key=lambda f: f.name):
-        if f.name < MIGRATION:
-            conn.executescript(f.read_text(encoding="utf-8"))
-            conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (f.name,))
+    conn = database_before(path, MIGRATION)
     for doc_id, category in (("a", "sea"), ("b", None), ("c", "和書"), ("d", "")):
         conn.execute(
             "INSERT INTO documents (id, workspace_id, path, name, mime, status, chunk_size,"

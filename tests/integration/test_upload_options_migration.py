@@ -5,14 +5,12 @@ options on the documents themselves and that scope gone; other settings stay."""
 from __future__ import annotations
 
 import json
-import sqlite3
-from importlib import resources
 from pathlib import Path
 
-from bunko.adapters.local import sqlite_db
 from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from tests.sqlite_migrations import database_before
 
 WS = "ws-1"
 MIGRATION = "0009_document_upload_options.sql"
@@ -20,16 +18,7 @@ MIGRATION = "0009_document_upload_options.sql"
 
 def _older_database(path: Path) -> None:
     """The database as the migrations before 0009 leave it."""
-    conn = sqlite3.connect(path)
-    conn.execute(
-        "CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT DEFAULT"
-        " CURRENT_TIMESTAMP)"
-    )
-    files = resources.files(sqlite_db._MIGRATIONS_PACKAGE).iterdir()
-    for f in sorted((f for f in files if f.name.endswith(".sql")), key=lambda f: f.name):
-        if f.name < MIGRATION:
-            conn.executescript(f.read_text(encoding="utf-8"))
-            conn.execute("INSERT INTO schema_migrations (name) VALUES (?)", (f.name,))
+    conn = database_before(path, MIGRATION)
     for doc_id in ("precise", "fast", "none"):
         conn.execute(
             "INSERT INTO documents (id, workspace_id, path, name, mime, status, chunk_size,"

@@ -1,35 +1,11 @@
 """A metadata filter (domain/metadata.py) as SQL over `document_terms` (migration 0010): each
-leaf a lookup in the (workspace, term) index, AND and OR as SQL's own."""
+leaf a range scan of the (workspace, term) index, AND and OR as INTERSECT and UNION."""
 
 from __future__ import annotations
 
 import sqlite3
 
 from bunko.domain.metadata import AllOf, AnyOf, AnyTerm, Filter, Term, TermRange
-
-_HAS = "id IN (SELECT document_id FROM document_terms WHERE workspace_id = ? AND {})"
-
-
-def filter_sql(flt: Filter, workspace_id: str) -> tuple[str, list[str]]:
-    """A condition on the `documents` table's `id` that holds for the documents passing
-    `flt`, and its parameters."""
-    match flt:
-        case Term(term):
-            return _HAS.format("term = ?"), [workspace_id, term]
-        case AnyTerm(terms):
-            marks = ", ".join("?" for _ in terms)
-            return _HAS.format(f"term IN ({marks})"), [workspace_id, *terms]
-        case TermRange(low, high):
-            return _HAS.format("term >= ? AND term < ?"), [workspace_id, low, high]
-        case AllOf(clauses) | AnyOf(clauses):
-            parts = [filter_sql(c, workspace_id) for c in clauses]
-            joiner = " AND " if isinstance(flt, AllOf) else " OR "
-            return (
-                "(" + joiner.join(sql for sql, _ in parts) + ")",
-                [p for _, params in parts for p in params],
-            )
-    raise TypeError(f"not a filter: {flt!r}")
-
 
 _IDS = "SELECT document_id FROM document_terms WHERE workspace_id = ? AND {}"
 
@@ -54,6 +30,13 @@ def ids_sql(flt: Filter, workspace_id: str) -> tuple[str, list[str]]:
                 [p for _, params in parts for p in params],
             )
     raise TypeError(f"not a filter: {flt!r}")
+
+
+def filter_sql(flt: Filter, workspace_id: str) -> tuple[str, list[str]]:
+    """A condition on the `documents` table's `id` that holds for the documents passing
+    `flt`, and its parameters (the id query runs once, not once a document)."""
+    sql, params = ids_sql(flt, workspace_id)
+    return f"id IN ({sql})", params
 
 
 def matching_document_ids(
