@@ -217,8 +217,11 @@ class IndexingPipeline:
         # Inside `steady`: a change of model cannot switch between reading the targets and
         # writing them, so a document written during a rebuild reaches both generations.
         with self.routes.steady():
-            finished = self._write_targets(done)
-        self._relabel_edited(finished)
+            # Read once a workspace (two settings reads), not once a document.
+            targets = {ws: self._targets(ws) for ws in {p.doc.workspace_id for p, _ in done}}
+            finished = self._write_targets(done, targets)
+        labelled = {ws for ws, ts in targets.items() if any(t.index.filters_metadata for t in ts)}
+        self._relabel_edited([d for d in finished if d.workspace_id in labelled])
         return finished
 
     def _relabel_edited(self, docs: list[Document]) -> None:
@@ -226,18 +229,18 @@ class IndexingPipeline:
         made meanwhile relabelled only the entries that existed then: give these the stored
         metadata too (an engine that resolves metadata from the store needs nothing)."""
         for ws in {d.workspace_id for d in docs}:
-            if not any(t.index.filters_metadata for t in self._targets(ws)):
-                continue
             written = {d.id: d for d in docs if d.workspace_id == ws}
             for now in self.metadata.get_documents_by_ids(ws, list(written)):
                 was = written[now.id]
                 if (now.metadata, now.category) != (was.metadata, was.category):
                     relabel_document_everywhere(self.routes, now)
 
-    def _write_targets(self, done: list[tuple[_Prepared, Vectors]]) -> list[Document]:
+    def _write_targets(
+        self, done: list[tuple[_Prepared, Vectors]], targets: dict[str, list[EmbeddingRoute]]
+    ) -> list[Document]:
         # Index first, metadata last: metadata is the truth, so a crash in between leaves the
         # documents `indexing` (re-queued at start) and entries that the rewrite replaces.
-        for target, entries in self._entries(done):
+        for target, entries in self._entries(done, targets):
             target.index.index(entries)
         now = utcnow()
         for p, _ in done:
@@ -250,17 +253,17 @@ class IndexingPipeline:
                 self._forget(p)
                 continue
             if stale:
-                for target in self._targets(p.doc.workspace_id):
+                for target in targets[p.doc.workspace_id]:
                     target.index.delete_chunks(p.doc.workspace_id, sorted(stale))
             finished.append(p.doc)
         return finished
 
-    def _entries(self, done: list[tuple[_Prepared, Vectors]]) -> list[tuple[EmbeddingRoute, list]]:
+    def _entries(
+        self, done: list[tuple[_Prepared, Vectors]], targets: dict[str, list[EmbeddingRoute]]
+    ) -> list[tuple[EmbeddingRoute, list]]:
         """Each target route's entries: the stream's vectors where its model made them, else
         the chunks embedded now by the target's model (a generation being built)."""
         by_model: dict[str, tuple[EmbeddingRoute, list]] = {}
-        # Read once a workspace (two settings reads), not once a document.
-        targets = {ws: self._targets(ws) for ws in {p.doc.workspace_id for p, _ in done}}
         for p, vectors in done:
             for target in targets[p.doc.workspace_id]:
                 if target.model != p.route.model:
