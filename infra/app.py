@@ -25,7 +25,7 @@ def _context(app: cdk.App, key: str, default: object) -> object:
     value = app.node.try_get_context(f"bunko:{key}")
     if value is None:
         return default
-    if isinstance(default, (list, bool, int)) and isinstance(value, str):
+    if isinstance(default, (list, dict, bool, int)) and isinstance(value, str):
         return json.loads(value)  # -c values arrive as strings
     return value
 

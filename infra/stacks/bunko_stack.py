@@ -29,6 +29,7 @@ from infra.stacks.embedding import (
 )
 from infra.stacks.nag import suppress_findings
 from infra.stacks.permissions import grant_bedrock, grant_files, grant_rerank, grant_table
+from infra.stacks.sign_in import add_sign_in, check_sign_in
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 WEB_STATIC = REPO_ROOT / "layers" / "bunko" / "bunko" / "web" / "static"
@@ -84,6 +85,23 @@ class BunkoConfig:
     # Browser origins allowed to call the API and PUT presigned uploads (the web app's);
     # empty: no CORS at all (docs/aws.md, "Browsers and CORS").
     cors_origins: list[str] = field(default_factory=list)
+    # Sign-in with an identity provider (docs/aws.md, "Sign-in with an identity provider"):
+    # a Cognito user pool made here, or an external issuer by its URL; neither: passwords.
+    cognito_user_pool: bool = False
+    cognito_domain_prefix: str = ""  # the managed login's domain; empty: <stack>-<account>
+    # identity providers added to the pool outside the stack (their secrets stay there)
+    cognito_identity_providers: list[str] = field(default_factory=list)
+    cognito_mcp_callback_urls: list[str] = field(default_factory=list)  # MCP clients' client
+    oidc_issuer: str = ""
+    oidc_client_id: str = ""
+    oidc_client_secret: str = ""  # a Secrets Manager secret (ARN or name); empty: PKCE alone
+    oidc_groups_claim: str = ""  # empty: "groups" ("cognito:groups" with the pool)
+    # group → {"library": name, "role": viewer|editor|owner}
+    oidc_group_roles: dict = field(default_factory=dict)
+    oidc_provider_name: str = ""  # "Sign in with …"
+    oidc_audience: str = ""  # MCP access tokens' audience; empty: the API's /mcp URL
+    oidc_audience_claim: str = ""  # empty: "aud"
+    oidc_mcp_scopes: str = ""  # what MCP clients ask the issuer for; empty: "openid"
 
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
@@ -95,6 +113,7 @@ class BunkoConfig:
         if not 2 <= self.resolved("ingest_concurrency") <= 1000:
             raise ValueError("bunko:ingestConcurrency is 2–1000 (SQS maximumConcurrency)")
         check_embedding(self)
+        check_sign_in(self)
 
     def resolved(self, name: str):
         value = getattr(self, name)
@@ -156,6 +175,12 @@ class BunkoStack(Stack):
         cors_origins = [*config.cors_origins, web_app.origin]
         api.answer_gateway_errors(cors_origins)
         storage.allow_browser_uploads(cors_origins)
+        self.sign_in = add_sign_in(
+            self, config, web_url=web_app.url, functions=[functions.api, functions.stream],
+            # by the API's id, not its stage's URL: the functions must not wait for the stage
+            api_base=f"https://{api.api.rest_api_id}.execute-api.{self.region}.{self.url_suffix}"
+            f"/{config.stage_name}",
+        )  # fmt: skip
         for web in (functions.api, functions.stream):
             # Only the web functions sign users in: the ingest function gets neither the
             # JWT secret nor its name, and only decrypts model keys (it never saves one).

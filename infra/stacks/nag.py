@@ -96,6 +96,13 @@ def suppress_findings(stack: Stack, *, stage_name: str) -> None:
         ],
     )  # fmt: skip
     _suppress_web(stack, path)
+    if stack.node.try_find_child("SignIn") is not None:  # bunko:cognitoUserPool
+        NagSuppressions.add_resource_suppressions_by_path(stack, f"{path}/SignIn/Pool/Resource", [
+            _s("AwsSolutions-COG8", "The Plus feature plan (threat protection) is priced per "
+               "monthly active user: an account-level choice (docs/aws.md). People who come "
+               "through a federated identity provider are protected by its own sign-in policy; "
+               "the pool's local accounts need 12-character passwords and TOTP."),
+        ])  # fmt: skip
     _suppress_cdk_internals(stack, path)
 
 

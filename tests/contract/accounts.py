@@ -9,6 +9,7 @@ from pathlib import Path
 from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
 from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
 from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite_identity_links import SqliteIdentityLinkStore
 from bunko.adapters.local.sqlite_libraries import SqliteLibraryStore
 from bunko.adapters.local.sqlite_model_configs import SqliteModelConfigStore
 from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
@@ -20,6 +21,7 @@ from bunko.ports import (
     UserStore,
 )
 from bunko.ports.libraries import LibraryStore
+from bunko.ports.sign_in import IdentityLinkStore
 
 
 @dataclass
@@ -30,6 +32,7 @@ class AccountStores:
     settings: SettingsStore
     api_keys: ApiKeyStore
     libraries: LibraryStore
+    links: IdentityLinkStore
 
 
 def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
@@ -41,5 +44,6 @@ def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
         settings=SqliteSettingsStore(db),
         api_keys=SqliteApiKeyStore(db),
         libraries=SqliteLibraryStore(db),
+        links=SqliteIdentityLinkStore(db),
     )
     db.close()

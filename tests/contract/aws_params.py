@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bunko.adapters.aws.dynamodb_identity_links import DynamoDBIdentityLinkStore
 from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
 from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
 from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
@@ -66,6 +67,7 @@ def _dynamodb_accounts(tmp_path: Path) -> Iterator[AccountStores]:
             settings=DynamoDBSettingsStore(table),
             api_keys=DynamoDBApiKeyStore(table),
             libraries=DynamoDBLibraryStore(table),
+            links=DynamoDBIdentityLinkStore(table),
         )
 
 

@@ -38,7 +38,7 @@ async def test_stdio_serves_every_tool_and_adds_local_files(tmp_path):
     async with Client(bunko_mcp(data)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert "add_file" in names and "ask" in names
-        assert len(names) == 13 + len(RESEARCH_TOOLS)
+        assert len(names) == 15 + len(RESEARCH_TOOLS)  # with the two metadata tools
         added = ok(await client.call_tool("add_file", {"file": str(page), "category": "hobby"}))
         assert added["status"] == "completed" and added["mime"] == "text/html"
         assert added["path"] == page.resolve().as_posix().lstrip("/")  # a logical path

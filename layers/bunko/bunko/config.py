@@ -5,8 +5,9 @@ from __future__ import annotations
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bunko.deploy_schema import ENV_PREFIX
@@ -23,6 +24,18 @@ from bunko.domain.ingest_options import (
     MAX_CHUNK_SIZE,
     MIN_CHUNK_SIZE,
 )
+from bunko.domain.libraries import MAX_NAME_LENGTH as MAX_LIBRARY_NAME
+
+_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+class OidcGroupRole(BaseModel):
+    """What a group at the identity provider gives its members: a role in a library."""
+
+    model_config = ConfigDict(extra="forbid")
+    library: str = Field(min_length=1, max_length=MAX_LIBRARY_NAME)
+    role: Literal["viewer", "editor", "owner"]
+
 
 # Values copied from examples that must never protect a real server.
 _PLACEHOLDER_SECRETS = frozenset({"changethis", "changeme", "secret", "password", "admin"})
@@ -64,8 +77,32 @@ class Settings(BaseSettings):
     # MCP: a profile changes which tools are listed, never what a caller may do
     mcp_profile: Literal["core", "full"] = "full"
     mcp_output_schemas: bool = False  # advertise output schemas in tools/list
-    # OAuth servers to name in /.well-known/oauth-protected-resource (none: API keys only)
+    # OAuth servers to name in /.well-known/oauth-protected-resource; none: `oidc_issuer`'s,
+    # if set (API keys only otherwise). Bunko verifies access tokens from `oidc_issuer` only.
     mcp_authorization_servers: list[str] = Field(default_factory=list)
+
+    # Sign-in with an identity provider, OpenID Connect (docs/security.md): the issuer (its
+    # discovery document at <issuer>/.well-known/openid-configuration), the web app's client
+    # there (no secret: a public client, PKCE alone) and what its groups give people here.
+    oidc_issuer: str | None = None
+    oidc_client_id: str | None = None
+    oidc_client_secret: SecretStr | None = None
+    oidc_scopes: str = "openid profile email"
+    oidc_groups_claim: str = "groups"  # Cognito: cognito:groups
+    # JSON: group → {"library": name, "role": viewer|editor|owner}; only these libraries'
+    # memberships follow the groups, at every sign-in
+    oidc_group_roles: dict[str, OidcGroupRole] = Field(default_factory=dict)
+    oidc_provider_name: str | None = None  # "Sign in with …"; unset: the issuer's host
+    # The callback the client is registered with; unset: <this server>/auth/oidc/callback
+    oidc_redirect_uri: str | None = None
+    # Where a signed-in person lands (the web app; on AWS its own origin); unset: this server
+    web_app_url: str | None = None
+    # MCP access tokens from the issuer: the audience they must carry (unset: the MCP URL the
+    # request reached), in which claim (Cognito's access tokens: client_id), and the scopes
+    # MCP clients are told to ask the issuer for
+    oidc_audience: str | None = None
+    oidc_audience_claim: str = "aud"
+    oidc_mcp_scopes: str = "openid"
 
     # models
     embedder: Literal["use", "lsa", "e5", "openai", "none"] = "use"
@@ -131,6 +168,32 @@ class Settings(BaseSettings):
         if self.allow_private_model_endpoints is not None:
             return self.allow_private_model_endpoints
         return self.backend == "local"
+
+    @field_validator("oidc_issuer", "oidc_redirect_uri", "web_app_url")
+    @classmethod
+    def _https_url(cls, value: str | None, info) -> str | None:
+        """OpenID Connect needs TLS: http only to this machine (tests, a local issuer)."""
+        if value is None:
+            return value
+        parts = urlsplit(value)
+        local = parts.scheme == "http" and parts.hostname in _LOOPBACK_HOSTS
+        if not parts.hostname or not (parts.scheme == "https" or local):
+            raise ValueError(f"{info.field_name} must be an https:// URL")
+        if parts.query or parts.fragment:
+            raise ValueError(f"{info.field_name} must have no query or fragment")
+        return value.rstrip("/") if info.field_name == "oidc_issuer" else value
+
+    @property
+    def oidc_sign_in(self) -> bool:
+        """People sign in with the identity provider (the web app's button)."""
+        return bool(self.oidc_issuer and self.oidc_client_id)
+
+    @property
+    def authorization_servers(self) -> list[str]:
+        """The OAuth servers the MCP endpoint's protected-resource metadata names."""
+        if self.mcp_authorization_servers:
+            return list(self.mcp_authorization_servers)
+        return [self.oidc_issuer] if self.oidc_issuer else []
 
     @field_validator("jwt_secret", "admin_password")
     @classmethod

@@ -59,7 +59,7 @@ AWS_SETTING_FIELDS = frozenset({
     "jwt_secret_arn", "model_keys_kms_key_id", "bedrock_chat_model_ids",
     "presign_expires_seconds", "embed_max_seconds", "bedrock_read_timeout", "cors_origins",
     "openai_base_url", "openai_api_key_secret_arn", "openai_input_types",
-    "openai_send_dimensions", "openai_allow_private_network",
+    "openai_send_dimensions", "openai_allow_private_network", "oidc_client_secret_arn",
 })  # fmt: skip
 
 

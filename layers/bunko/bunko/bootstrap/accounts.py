@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
+from bunko.bootstrap.sign_in import SignInServices, build_sign_in
 from bunko.config import Settings
 from bunko.ports import MetadataStore
 from bunko.services.accounts import (
@@ -40,6 +41,8 @@ class AccountServices:
     conversions: ConversionService
     libraries: LibraryService
     model_switch: ModelSwitch  # each workspace's embedding model
+    # sign-in with an identity provider (BUNKO_OIDC_ISSUER); None: passwords only
+    sign_in: SignInServices | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,7 @@ def build_account_services(
         model_configs=stores.model_configs,
         settings=stores.settings,
         libraries=stores.libraries,
+        links=stores.links,
         research=research,
         conversations=conversations,
     )
@@ -163,6 +167,7 @@ def build_account_services(
             clear_workspace=users.clear_workspace,
         ),
         model_switch=switch,
+        sign_in=build_sign_in(settings, account=account, metadata=adapters.metadata, auth=auth),
     )
     if settings.admin_username and settings.admin_password:
         services.users.ensure_admin(

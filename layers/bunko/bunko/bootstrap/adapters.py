@@ -26,6 +26,7 @@ from bunko.ports import (
 from bunko.ports.conversations import ConversationStore
 from bunko.ports.downloads import OriginalLinks
 from bunko.ports.libraries import LibraryStore
+from bunko.ports.sign_in import IdentityLinkStore
 from bunko.ports.uploads import UploadSigner
 from bunko.services.embedding import ModelConfigService
 from bunko.services.settings import FolderCheck
@@ -41,6 +42,7 @@ class AccountStores:
     model_configs: ModelConfigStore
     settings: SettingsStore
     libraries: LibraryStore
+    links: IdentityLinkStore  # people of the identity provider, linked to users
 
 
 @dataclass
@@ -51,6 +53,9 @@ class AccountAdapters:
     api_keys: ApiKeyStore
     cipher: SecretCipher
     jwt_secret: str | None  # None: this process signs nobody in (the AWS ingest function)
+    # The web app's client secret at the identity provider when it is kept in a secret store
+    # (AWS: Secrets Manager) rather than in BUNKO_OIDC_CLIENT_SECRET
+    oidc_client_secret: str | None = None
 
 
 @dataclass

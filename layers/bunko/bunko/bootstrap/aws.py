@@ -96,6 +96,7 @@ def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
     API keys encrypted with KMS; the JWT key from Secrets Manager (`sign_in` only: else
     None). None (logged) when the deployment does not configure them."""
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb_identity_links import DynamoDBIdentityLinkStore
     from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
     from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
     from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
@@ -121,10 +122,25 @@ def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
             model_configs=DynamoDBModelConfigStore(table),
             settings=DynamoDBSettingsStore(table),
             libraries=DynamoDBLibraryStore(table),
+            links=DynamoDBIdentityLinkStore(table),
         ),
         api_keys=DynamoDBApiKeyStore(table),
         cipher=KmsCipher(boto_client("kms", aws), key_id=aws.model_keys_kms_key_id),
         jwt_secret=_jwt_secret(aws) if sign_in else None,
+        oidc_client_secret=_oidc_client_secret(aws) if sign_in else None,
+    )
+
+
+def _oidc_client_secret(aws) -> str | None:
+    from bunko.adapters.aws.clients import boto_client
+
+    if not aws.oidc_client_secret_arn:
+        return None
+    return read_secret(
+        boto_client("secretsmanager", aws),
+        aws.oidc_client_secret_arn,
+        what="the identity provider's client secret",
+        setting="BUNKO_OIDC_CLIENT_SECRET_ARN",
     )
 
 
@@ -147,6 +163,7 @@ def open_aws_auth(settings: Settings) -> AuthService:
     import secrets
 
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb_identity_links import DynamoDBIdentityLinkStore
     from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
     from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
     from bunko.adapters.aws.dynamodb_settings import DynamoDBSettingsStore
@@ -169,6 +186,7 @@ def open_aws_auth(settings: Settings) -> AuthService:
             model_configs=DynamoDBModelConfigStore(table),
             settings=DynamoDBSettingsStore(table),
             libraries=DynamoDBLibraryStore(table),
+            links=DynamoDBIdentityLinkStore(table),
         ),
         metadata=DynamoDBMetadataStore(dynamodb, table_name=aws.table_name, blobs=blobs),
         jwt_secret=secrets.token_hex(32),  # never used: the CLI issues no token

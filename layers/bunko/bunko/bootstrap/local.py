@@ -133,6 +133,7 @@ def _local_accounts(settings: Settings, db) -> AccountAdapters:
 
 def local_account_stores(db) -> AccountStores:
     from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
+    from bunko.adapters.local.sqlite_identity_links import SqliteIdentityLinkStore
     from bunko.adapters.local.sqlite_libraries import SqliteLibraryStore
     from bunko.adapters.local.sqlite_model_configs import SqliteModelConfigStore
     from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
@@ -143,6 +144,7 @@ def local_account_stores(db) -> AccountStores:
         model_configs=SqliteModelConfigStore(db),
         settings=SqliteSettingsStore(db),
         libraries=SqliteLibraryStore(db),
+        links=SqliteIdentityLinkStore(db),
     )
 
 

@@ -1,5 +1,7 @@
 """McpAuthGuard: bearer auth and per-tool scope checks in front of the MCP HTTP endpoints.
 
+- a bearer is an API key, a Bunko access token, or (with BUNKO_OIDC_ISSUER) an OAuth access
+  token from the identity provider for this resource (services/accounts/oidc_access.py);
 - no or bad key: 401 with `WWW-Authenticate: Bearer ... resource_metadata=...` (RFC 6750,
   RFC 9728), as the MCP authorization spec asks;
 - a valid key calling a tool whose scope it lacks: 403 with `error="insufficient_scope"`
@@ -23,14 +25,15 @@ from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bunko.domain.auth import Principal
-from bunko.errors import AuthenticationError
+from bunko.errors import AuthenticationError, ServiceUnavailableError
 from bunko.mcp.registry import TOOLS
 from bunko.mcp.tool_server import PRINCIPAL_SCOPE_KEY
-from bunko.services.accounts import Identity
+from bunko.services.accounts import Identity, OidcAccessVerifier
 
 UNAUTHORIZED_CODE = -32001
 FORBIDDEN_CODE = -32003
 PARSE_ERROR_CODE = -32700  # JSON-RPC: invalid JSON
+UNAVAILABLE_CODE = -32000  # JSON-RPC: a server error (the identity provider out of reach)
 WELL_KNOWN = "/.well-known/oauth-protected-resource"
 # The SDK's own request limit; the guard reads a body before the SDK does, so it caps too.
 MAX_BODY_BYTES = 4 * 1024 * 1024
@@ -41,10 +44,18 @@ def resource_metadata_url(request: Request, resource_path: str) -> str:
 
 
 class McpAuthGuard:
-    def __init__(self, app: ASGIApp, *, identity: Identity, resource_path: str) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        identity: Identity,
+        resource_path: str,
+        access_tokens: OidcAccessVerifier | None = None,
+    ) -> None:
         self.app = app
         self.identity = identity
         self.resource_path = resource_path
+        self.access_tokens = access_tokens  # the identity provider's, for this resource
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -52,8 +63,12 @@ class McpAuthGuard:
             return
         request = Request(scope)
         token = _bearer(request.headers.get("authorization"))
+        resource = str(request.base_url).rstrip("/") + self.resource_path
         try:
-            principal = await anyio.to_thread.run_sync(self.identity.authenticate, token)
+            principal = await anyio.to_thread.run_sync(self._authenticate, token, resource)
+        except ServiceUnavailableError as exc:  # the identity provider's keys are out of reach
+            await _respond(send, 503, UNAVAILABLE_CODE, str(exc))
+            return
         except AuthenticationError as exc:
             challenge = {"realm": "bunko", "resource_metadata": self._metadata(request)}
             if token is not None:
@@ -86,6 +101,17 @@ class McpAuthGuard:
                 return
             receive = _replay(body, receive)
         await self.app(scope, receive, send)
+
+    def _authenticate(self, token: str | None, resource: str) -> Principal:
+        try:
+            return self.identity.authenticate(token)
+        except AuthenticationError:
+            if token is None or self.access_tokens is None or not self.identity.auth_enabled:
+                raise
+            principal = self.access_tokens.verify(token, resource=resource)
+            if principal is None:  # not the issuer's either: the identity's answer stands
+                raise
+            return principal
 
     def _metadata(self, request: Request) -> str:
         return resource_metadata_url(request, self.resource_path)

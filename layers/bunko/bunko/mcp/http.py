@@ -9,6 +9,7 @@ Each transport's SDK manager runs in the host app's lifespan.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -74,10 +75,14 @@ def mount_mcp(
     manager = StreamableHTTPSessionManager(
         app=server, json_response=True, stateless=True, security_settings=security
     )
-    identity = services.identity
+    accounts = services.accounts
+    guarded = functools.partial(
+        McpAuthGuard, identity=services.identity,
+        access_tokens=accounts.sign_in.mcp if accounts and accounts.sign_in else None,
+    )  # fmt: skip
     app.router.add_route(
         MCP_PATH,
-        McpAuthGuard(StreamableHTTPASGIApp(manager), identity=identity, resource_path=MCP_PATH),
+        guarded(StreamableHTTPASGIApp(manager), resource_path=MCP_PATH),
         methods=["GET", "POST", "DELETE"],
         include_in_schema=False,
     )
@@ -86,15 +91,13 @@ def mount_mcp(
         transport = SseServerTransport(MESSAGES_PATH, security_settings=security)
         app.router.add_route(
             SSE_PATH,
-            McpAuthGuard(
-                _SseEndpoint(transport, server), identity=identity, resource_path=SSE_PATH
-            ),
+            guarded(_SseEndpoint(transport, server), resource_path=SSE_PATH),
             methods=["GET"],
             include_in_schema=False,
         )
         app.router.add_route(
             MESSAGES_PATH,
-            McpAuthGuard(_PostEndpoint(transport), identity=identity, resource_path=SSE_PATH),
+            guarded(_PostEndpoint(transport), resource_path=SSE_PATH),
             methods=["POST"],
             include_in_schema=False,
         )
@@ -146,15 +149,24 @@ class _PostEndpoint:
 
 def _metadata_endpoint(suffix: str, services: Services) -> Any:
     async def metadata(request: Request) -> JSONResponse:
+        settings = services.settings
+        servers = settings.authorization_servers
+        # MCP clients ask the first server for these scopes: the identity provider's own
+        # when it is that server (a person gets what their account may do, whatever the
+        # token's scope), else the scopes of Bunko's API keys
+        scopes = (
+            settings.oidc_mcp_scopes.split()
+            if servers and servers[0] == settings.oidc_issuer
+            else list(ALL_SCOPES)
+        )
         body: dict[str, Any] = {
             "resource": str(request.base_url).rstrip("/") + suffix,
-            "scopes_supported": list(ALL_SCOPES),
+            "scopes_supported": scopes,
             "bearer_methods_supported": ["header"],
             "resource_name": "Bunko",
         }
-        servers = services.settings.mcp_authorization_servers
         if servers:  # keys are issued by `bunko apikey create` unless an OAuth server fronts us
-            body["authorization_servers"] = list(servers)
+            body["authorization_servers"] = servers
         return JSONResponse(body, headers={"Access-Control-Allow-Origin": "*"})
 
     return metadata

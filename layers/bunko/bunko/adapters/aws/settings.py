@@ -60,6 +60,9 @@ class AwsSettings(BaseSettings):
     model_keys_kms_key_id: str | None = None
     bedrock_chat_model_ids: str = ""
     presign_expires_seconds: int = Field(default=900, ge=60, le=43200)
+    # The web app's client secret at the identity provider (docs/aws.md, "Sign-in with an
+    # identity provider"), a secret's ARN or name; unset: a public client, or none at all
+    oidc_client_secret_arn: str | None = None
     # Browser origins allowed to call the API (comma-separated; empty: no CORS headers).
     cors_origins: str = ""
 

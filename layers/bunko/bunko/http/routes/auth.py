@@ -92,6 +92,15 @@ def change_password(
     return PasswordChanged(message="Password changed", access_token=token)
 
 
+@router.get("/me", response_model=UserPublic, responses=error_responses(401, 403))
+def me(principal: CurrentPrincipal, accounts: AccountsDep) -> UserPublic:
+    """The signed-in user, as login returns it: what the web app keeps beside a token it got
+    from a sign-in with the identity provider (`#oidc_token=…`), which names no user."""
+    if principal.user_id is None:
+        raise PermissionDeniedError("an API key names no user")
+    return UserPublic.of(accounts.auth.user(principal.user_id))
+
+
 @router.post("/logout", response_model=Message, responses=error_responses(401, 403))
 def logout(principal: CurrentPrincipal, accounts: AccountsDep) -> Message:
     """Sign out: this token and every other token of the user stop working at once."""

@@ -13,6 +13,7 @@ from bunko.http.routes import (
     libraries,
     libreoffice,
     model_configs,
+    oidc,
     openai_compat,
     research,
     search,
@@ -26,6 +27,7 @@ from bunko.http.routes import (
 def rest_routers() -> list[APIRouter]:
     return [
         auth.router,
+        oidc.router,
         users.router,
         api_keys.router,
         libraries.router,

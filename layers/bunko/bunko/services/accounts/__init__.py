@@ -1,4 +1,5 @@
-"""Accounts: sign-in, passwords and tokens, API keys, users and the libraries they share."""
+"""Accounts: sign-in (passwords, or an identity provider) and tokens, API keys, users and the
+libraries they share."""
 
 from bunko.services.accounts.apikeys import (
     MAX_NAME_LENGTH,
@@ -7,9 +8,14 @@ from bunko.services.accounts.apikeys import (
     parse_scopes,
 )
 from bunko.services.accounts.auth import AuthService
+from bunko.services.accounts.group_roles import GroupRoles
 from bunko.services.accounts.identity import LOCAL_PRINCIPAL, Identity
 from bunko.services.accounts.libraries import LibraryService, LibraryView
+from bunko.services.accounts.linked_people import LinkedPeople
+from bunko.services.accounts.oidc_access import OidcAccessVerifier
+from bunko.services.accounts.oidc_sign_in import OidcSignIn, SignInStart
 from bunko.services.accounts.passwords import PasswordHasher
+from bunko.services.accounts.sign_in_state import SignInStates
 from bunko.services.accounts.throttle import LoginThrottle
 from bunko.services.accounts.tokens import JwtVerifier, TokenService
 from bunko.services.accounts.users import UserAdminService
@@ -20,12 +26,18 @@ __all__ = [
     "ApiKeyService",
     "ApiKeyVerifier",
     "AuthService",
+    "GroupRoles",
     "Identity",
     "JwtVerifier",
     "LibraryService",
     "LibraryView",
+    "LinkedPeople",
     "LoginThrottle",
+    "OidcAccessVerifier",
+    "OidcSignIn",
     "PasswordHasher",
+    "SignInStart",
+    "SignInStates",
     "TokenService",
     "UserAdminService",
     "parse_scopes",

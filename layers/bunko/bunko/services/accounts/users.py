@@ -15,6 +15,7 @@ from bunko.domain.accounts import User
 from bunko.errors import NotFoundError
 from bunko.ports import ModelConfigStore, SettingsStore, UserStore
 from bunko.ports.libraries import LibraryStore
+from bunko.ports.sign_in import IdentityLinkStore
 from bunko.services.accounts.auth import AuthService
 from bunko.services.chat import ConversationService
 from bunko.services.embedding import SCOPE as EMBEDDING_SCOPE
@@ -39,6 +40,7 @@ class UserAdminService:
         research: ResearchService | None = None,
         conversations: ConversationService | None = None,
         libraries: LibraryStore | None = None,
+        links: IdentityLinkStore | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
@@ -48,6 +50,7 @@ class UserAdminService:
         self.research = research
         self.conversations = conversations
         self.libraries = libraries
+        self.links = links  # sign-in with an identity provider: who is linked to whom
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -82,6 +85,8 @@ class UserAdminService:
 
     def _delete_workspace_data(self, user: User) -> None:
         self.settings.delete_settings(USER_SCOPE, user.id)
+        if self.links is not None:  # signing in again makes a new user, not this one
+            self.links.forget_user(user.id)
         if self.libraries is not None:  # shared libraries stay; what was theirs there goes
             shared = [lib.id for lib, _ in self.libraries.memberships(user.id)]
             if user.is_admin:

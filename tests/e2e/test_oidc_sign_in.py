@@ -1,0 +1,245 @@
+"""Sign-in with an identity provider, end to end: a real OpenID Connect issuer
+(oidc-provider-mock, tests/oidc_issuer.py) and a real Bunko server, driven as a browser drives
+them: Bunko's /auth/oidc/login, the issuer's sign-in form, the callback, the web app's address
+with the token in its fragment. The token is then an ordinary Bunko token (GET /libraries).
+
+What it proves: a person lands in the libraries their groups map to with the mapped roles;
+a later sign-in follows their groups (a group removed takes the library away, a role changes)
+and leaves unmapped libraries alone; a person is linked by (issuer, sub), never to a local
+account by a matching name; a refused sign-in (cancelled, a wrong or missing state, a code for
+another client, a code used twice, an expired ID token, an unreachable issuer) lands on the
+web app with `#oidc_error`, creates no one, and is never a 500.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import httpx
+import jwt
+import pytest
+
+from tests.e2e.rest_harness import PASSWORD, Rest, assert_error, serve
+from tests.oidc_issuer import fragment, oidc_issuer, query, submit_login_form
+
+pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib")
+
+CLIENT_ID = "bunko-web"
+# The provider serves confidential clients only (client_secret_basic or _post): no public
+# client. Bunko sends it with HTTP Basic, the default method.
+CLIENT = {"oidc_client_id": CLIENT_ID, "oidc_client_secret": "the-web-app-client-secret"}
+MAPPING = {
+    "eng": {"library": "Engineering", "role": "editor"},
+    "eng-leads": {"library": "Engineering", "role": "owner"},
+    "handbook-readers": {"library": "Handbook", "role": "viewer"},
+}
+
+
+@pytest.fixture(scope="module")
+def issuer():
+    with oidc_issuer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def kb(issuer, tmp_path_factory):
+    data = tmp_path_factory.mktemp("oidc") / "data"
+    with serve(data, oidc_issuer=issuer.url, oidc_group_roles=MAPPING, **CLIENT) as rest:
+        yield rest
+
+
+def start(browser: httpx.Client, kb: Rest) -> str:
+    """Press the web app's button: Bunko sends the browser to the issuer."""
+    login = kb.client().get("/auth/oidc/config").json()["loginUrl"]
+    sent = browser.get(login)
+    assert sent.status_code == 302, sent.text
+    assert sent.headers["cache-control"] == "no-store"
+    return sent.headers["location"]
+
+
+def land(browser: httpx.Client, kb: Rest, callback: str) -> dict[str, str]:
+    """Follow the issuer back to Bunko's callback; where Bunko sends the browser: the web app,
+    with the outcome in the fragment."""
+    assert callback.startswith(kb.url + "/auth/oidc/callback?"), callback
+    landed = browser.get(callback)
+    assert landed.status_code == 302, landed.text  # never a 500, never an error page
+    location = landed.headers["location"]
+    assert location.startswith(kb.url + "/#"), location
+    assert browser.get(location).status_code == 200  # the web app's page
+    return fragment(location)
+
+
+def sign_in(kb: Rest, sub: str | None) -> dict[str, str]:
+    with httpx.Client(timeout=30) as browser:
+        return land(browser, kb, submit_login_form(browser, start(browser, kb), sub))
+
+
+def libraries(kb: Rest, token: str) -> dict[str, tuple[str, bool]]:
+    listed = kb.client(token).get("/libraries")
+    assert listed.status_code == 200, listed.text
+    return {lib["name"]: (lib["role"], lib["personal"]) for lib in listed.json()}
+
+
+def user_id(token: str) -> str:
+    return jwt.decode(token, options={"verify_signature": False})["sub"]
+
+
+def test_the_web_app_learns_where_the_button_goes(kb, issuer):
+    config = kb.client().get("/auth/oidc/config").json()
+    assert config == {"enabled": True, "loginUrl": kb.url + "/auth/oidc/login",
+                      "providerName": "localhost"}  # fmt: skip
+    sent = httpx.get(config["loginUrl"], timeout=30)
+    authorize = query(sent.headers["location"])
+    assert sent.headers["location"].startswith(issuer.metadata()["authorization_endpoint"])
+    assert authorize["response_type"] == "code" and authorize["client_id"] == CLIENT_ID
+    assert authorize["redirect_uri"] == kb.url + "/auth/oidc/callback"
+    assert authorize["scope"] == "openid profile email"
+    assert authorize["code_challenge_method"] == "S256" and len(authorize["code_challenge"]) == 43
+    assert len(authorize["state"]) >= 43 and len(authorize["nonce"]) >= 43
+    cookie = sent.headers["set-cookie"].lower()
+    assert "httponly" in cookie and "samesite=lax" in cookie and "path=/auth/oidc" in cookie
+    assert authorize["code_challenge"] not in cookie  # the verifier, not the challenge, is kept
+
+
+def test_a_person_lands_in_their_groups_libraries_and_follows_their_groups(kb, issuer):
+    issuer.set_person("ada-sub", preferred_username="ada", email="ada@example.org",
+                      groups=["eng", "handbook-readers", "not-mapped"])  # fmt: skip
+    token = sign_in(kb, "ada-sub")["oidc_token"]
+    assert libraries(kb, token) == {
+        "ada": ("owner", True), "Engineering": ("editor", False), "Handbook": ("viewer", False),
+    }  # fmt: skip
+    ada = user_id(token)
+    # what the web app keeps beside the token, as a password sign-in returns it
+    me = kb.client(token).get("/auth/me").json()
+    assert (me["id"], me["username"], me["isAdmin"]) == (ada, "ada", False)
+    assert kb.services.accounts.sign_in.web.people.links.linked_user(issuer.url, "ada-sub") == ada
+    # the roles are real: a viewer of Handbook cannot upload there, an editor of Engineering can
+    handbook = kb.client(token)
+    handbook.headers["X-Bunko-Library"] = "Handbook"
+    refused = handbook.post("/upload", files={"file": ("a.txt", b"text", "text/plain")})
+    assert "kb:write" in assert_error(refused, 403)["message"]
+    engineering = kb.client(token)
+    engineering.headers["X-Bunko-Library"] = "Engineering"
+    uploaded = engineering.post("/upload", files={"file": ("a.txt", b"text", "text/plain")})
+    assert uploaded.status_code == 201, uploaded.text
+
+    # libraries the mapping does not name are the owners' to manage, and stay as they are
+    assert kb.client(token).post("/libraries", json={"name": "Ada's notes"}).status_code == 201
+    admin = kb.admin().client
+    runbooks = admin.post("/libraries", json={"name": "Runbooks"}).json()
+    added = admin.put(f"/libraries/{runbooks['id']}/members",
+                      json={"username": "ada", "role": "viewer"})  # fmt: skip
+    assert added.status_code == 200, added.text
+
+    # at the issuer: out of handbook-readers, eng became eng-leads
+    issuer.set_person("ada-sub", preferred_username="ada", groups=["eng-leads"])
+    again = sign_in(kb, "ada-sub")["oidc_token"]
+    assert user_id(again) == ada  # the same person: the same user
+    assert libraries(kb, again) == {
+        "ada": ("owner", True), "Engineering": ("owner", False),
+        "Ada's notes": ("owner", False), "Runbooks": ("viewer", False),
+    }  # fmt: skip
+    gone = kb.client(again)
+    gone.headers["X-Bunko-Library"] = "Handbook"
+    assert_error(gone.get("/knowledge-bases"), 404)  # as if it did not exist
+
+    issuer.set_person("ada-sub", preferred_username="ada")  # no groups at all
+    last = sign_in(kb, "ada-sub")["oidc_token"]
+    assert set(libraries(kb, last)) == {"ada", "Ada's notes", "Runbooks"}
+
+
+def test_a_person_is_never_linked_to_a_local_account_by_name(kb, issuer):
+    with kb.client() as anonymous:
+        registered = anonymous.post("/auth/register",
+                                    json={"username": "grace", "password": PASSWORD})  # fmt: skip
+    assert registered.status_code == 201, registered.text
+    grace = kb.login("grace", PASSWORD)
+    issuer.set_person("grace-sub", preferred_username="grace", email="grace@example.org")
+    token = sign_in(kb, "grace-sub")["oidc_token"]
+    assert user_id(token) != grace.id
+    assert libraries(kb, token) == {"grace-2": ("owner", True)}  # a name of its own
+    assert libraries(kb, grace.token) == {"grace": ("owner", True)}  # untouched
+    # a name that looks like the admin's gets the same treatment (no "admin" lookalike)
+    issuer.set_person("mallory-sub", preferred_username="ADMİN", groups=["eng-leads"])
+    mallory = sign_in(kb, "mallory-sub")["oidc_token"]
+    assert libraries(kb, mallory) == {"ADMİN-2": ("owner", True), "Engineering": ("owner", False)}
+    assert kb.client(mallory).get("/users").status_code == 403  # not the admin
+
+
+def test_refused_sign_ins_land_on_the_web_app_and_create_no_one(kb, issuer):
+    users = kb.services.accounts.users
+    before = {u.id for u in users.list_users()}
+    issuer.set_person("eve-sub", preferred_username="eve", groups=["eng-leads"])
+
+    cancelled = sign_in(kb, None)  # "Deny" at the issuer
+    assert cancelled == {"oidc_error": "the sign-in was cancelled or refused"}
+
+    with httpx.Client(timeout=30) as browser:  # the state in the callback is not this browser's
+        back = submit_login_form(browser, start(browser, kb), "eve-sub")
+        forged = back.replace(f"state={query(back)['state']}", "state=someone-elses")
+        assert "did not match" in land(browser, kb, forged)["oidc_error"]
+
+    with httpx.Client(timeout=30) as victim, httpx.Client(timeout=30) as attacker:
+        # login CSRF: the attacker's callback, opened in another browser (no cookie there)
+        back = submit_login_form(attacker, start(attacker, kb), "eve-sub")
+        assert "not started in this browser" in land(victim, kb, back)["oidc_error"]
+
+    with httpx.Client(timeout=30) as browser:  # a code issued to another client
+        authorize = start(browser, kb).replace(f"client_id={CLIENT_ID}", "client_id=another-app")
+        back = submit_login_form(browser, authorize, "eve-sub")
+        assert "refused the sign-in (invalid_grant)" in land(browser, kb, back)["oidc_error"]
+
+    assert {u.id for u in users.list_users()} == before
+    assert kb.services.accounts.sign_in.web.people.links.linked_user(issuer.url, "eve-sub") is None
+
+    with httpx.Client(timeout=30) as browser:  # a code used twice
+        back = submit_login_form(browser, start(browser, kb), "eve-sub")
+        kept = dict(browser.cookies)
+        assert "oidc_token" in land(browser, kb, back)
+        assert "bunko_oidc" not in browser.cookies  # one sign-in, one use
+        browser.cookies.update(kept)  # even with the cookie put back
+        assert "invalid_grant" in land(browser, kb, back)["oidc_error"]
+
+
+def test_an_expired_id_token_is_refused(tmp_path: Path):
+    # ID tokens that expired five minutes before they were issued: past any clock skew
+    with (
+        oidc_issuer(lifetime=timedelta(minutes=-5)) as stale,
+        serve(tmp_path / "data", oidc_issuer=stale.url, **CLIENT) as kb,
+    ):
+        stale.set_person("late-sub", preferred_username="late")
+        before = {u.id for u in kb.services.accounts.users.list_users()}
+        assert sign_in(kb, "late-sub") == {"oidc_error": "the token has expired"}
+        assert {u.id for u in kb.services.accounts.users.list_users()} == before
+
+
+def test_an_unreachable_issuer_is_said_so(tmp_path: Path):
+    with oidc_issuer() as gone:
+        url = gone.url
+    with serve(tmp_path / "data", oidc_issuer=url, **CLIENT) as kb:
+        sent = httpx.get(kb.url + "/auth/oidc/login", timeout=30)
+        assert sent.status_code == 302
+        assert "could%20not%20be%20reached" in sent.headers["location"]
+        assert sent.headers["location"].startswith(kb.url + "/#oidc_error=")
+
+
+def test_without_an_issuer_there_is_no_button_and_no_route(tmp_path: Path):
+    with serve(tmp_path / "data") as kb:
+        assert kb.client().get("/auth/oidc/config").json() == {
+            "enabled": False, "loginUrl": None, "providerName": None,
+        }  # fmt: skip
+        assert_error(kb.client().get("/auth/oidc/login"), 404)
+        assert_error(kb.client().get("/auth/oidc/callback", params={"code": "x"}), 404)
+
+
+def test_a_deleted_user_signs_in_again_as_a_new_user(kb, issuer):
+    issuer.set_person("ben-sub", preferred_username="ben", groups=["eng"])
+    first = user_id(sign_in(kb, "ben-sub")["oidc_token"])
+    deleted = kb.admin().client.delete(f"/users/{first}")
+    assert deleted.status_code == 200, deleted.text
+    links = kb.services.accounts.sign_in.web.people.links
+    assert links.linked_user(issuer.url, "ben-sub") is None  # the link went with the user
+    token = sign_in(kb, "ben-sub")["oidc_token"]
+    assert user_id(token) != first
+    assert libraries(kb, token) == {"ben": ("owner", True), "Engineering": ("editor", False)}
