@@ -112,6 +112,22 @@ export async function logout() {
   }
 }
 
+// A GET with the given token, or none, instead of the session's (and no library): what a sign-in
+// asks before there is a session (GET /auth/oidc/config, GET /auth/me). A 401 here is about
+// that token and leaves the session alone.
+export async function getAs(path, token = null) {
+  await configured;
+  const res = await fetch(base + path, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+  let body = null;
+  try {
+    body = await res.json();
+  } catch {
+    body = null;
+  }
+  if (!res.ok) throw new ApiError(res.status, messageOf(body, res.status));
+  return body;
+}
+
 export const get = (path) => request('GET', path);
 export const post = (path, body) => request('POST', path, body ?? {});
 export const put = (path, body) => request('PUT', path, body);

@@ -3,6 +3,7 @@ import * as api from './api.js';
 import { h } from './dom.js';
 import * as i18n from './i18n.js';
 import { page, renderTop, startStatus } from './layout.js';
+import * as oidc from './oidc.js';
 import * as router from './router.js';
 import * as session from './session.js';
 import * as login from './pages/login.js';
@@ -53,12 +54,29 @@ session.onChange((s) => {
   startStatus();
   if (!s) router.go('/login');
 });
-i18n.onChange(() => router.resolve());
+let routing = false;
+i18n.onChange(() => routing && router.resolve());
+
+function start(path) {
+  if (path) history.replaceState(history.state, '', `#${path}`);
+  routing = true;
+  router.start();
+}
 
 api.configure();
 i18n.init();
 session.load();
+// Back from the identity provider: the fragment leaves the address before the router sees it.
+const back = oidc.fromAddress();
 startStatus();
-router.start();
+if (back) {
+  page('auth.signingIn');
+  oidc.signIn(back.token).then((signedIn) => start(signedIn ? '/library' : '/login'));
+} else if (oidc.currentNotice()) {
+  if (session.token()) oidc.clearNotice(); // signed in already: nothing happened to them
+  start(session.token() ? '/library' : '/login');
+} else {
+  start(null);
+}
 // The first screen is on the page (tests/bench/bench_web.py reads this mark).
 performance.mark('bunko:first-render');

@@ -1,8 +1,10 @@
-// Sign in / create account.
+// Sign in / create account; and "Sign in with <the organization's identity provider>" above
+// them when the server offers it (oidc.js).
 import * as api from '../api.js';
-import { field, h } from '../dom.js';
+import { clear, field, h } from '../dom.js';
 import { getLanguage, languageFromSettings, t } from '../i18n.js';
 import { errorBox, languagePicker, page, showError } from '../layout.js';
+import * as oidc from '../oidc.js';
 import * as session from '../session.js';
 
 export function render() {
@@ -22,6 +24,8 @@ export function render() {
 
   async function submit(create) {
     showError(error, null);
+    oidc.clearNotice();
+    said.hidden = true;
     if (!form.reportValidity()) return;
     busy(true);
     try {
@@ -36,7 +40,7 @@ export function render() {
 
   const form = h(
     'form',
-    { class: 'card narrow', onsubmit: (e) => { e.preventDefault(); submit(false); } },
+    { onsubmit: (e) => { e.preventDefault(); submit(false); } },
     field(t('auth.username'), username),
     field(t('auth.password'), password, t('auth.passwordHint')),
     error,
@@ -44,6 +48,20 @@ export function render() {
       h('button', { type: 'submit' }, t('auth.signIn')),
       h('button', { type: 'button', class: 'secondary', onclick: () => submit(true) }, t('auth.create'))),
   );
-  page('auth.title', h('p', { class: 'muted' }, t('auth.intro')), form, h('p', {}, languagePicker()));
+  // Why the last sign-in with the identity provider did not work: text, never markup.
+  const notice = oidc.currentNotice();
+  const said = h('p', { class: 'error', role: 'alert', hidden: !notice }, notice ? t(notice.key, notice.vars) : '');
+  const provider = h('div', { class: 'provider', hidden: true });
+  oidc.settings().then((offered) => {
+    if (!offered.enabled) return;
+    clear(provider,
+      // a plain link: the browser goes to the server, which sends it on to the provider
+      h('a', { class: 'button provider-button', href: offered.loginUrl, onclick: oidc.starting },
+        t('auth.withProvider', { name: offered.providerName })),
+      h('p', { class: 'or muted' }, h('span', {}, t('auth.orPassword'))));
+    provider.hidden = false;
+  });
+  page('auth.title', h('p', { class: 'muted' }, t('auth.intro')),
+    h('div', { class: 'card narrow' }, said, provider, form), h('p', {}, languagePicker()));
   username.focus();
 }
