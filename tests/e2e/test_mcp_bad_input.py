@@ -40,6 +40,8 @@ REFUSED_CALLS = [
     ("get_document", {"id": UNKNOWN_ID}, ["document", "not found"]),
     ("delete_document", {"id": UNKNOWN_ID}, ["not found"]),
     ("add_item_text", {"content": TEXT, "path": "../escape.txt"}, ["invalid path"]),
+    # only a control character, at an existing path: refused, not a failed new revision
+    ("add_item_text", {"content": "\x15", "path": "owls.txt"}, ["no text"]),
     ("add_item_text", {"content": "   ", "path": "blank.txt"}, ["content"]),
     ("add_item_text", {"content": TEXT, "path": "a.bin", "mime": "application/pdf"}, ["mime"]),
     ("add_item_text", {"content": "x" * (MAX_CONTENT_CHARS + 1), "path": "big.txt"}, ["content"]),

@@ -17,6 +17,7 @@ from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
+from bunko.parsing.document import normalize_text
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
 from bunko.ports.embedding_routes import EmbeddingRoutes
 from bunko.services.embedding import delete_document_everywhere, relabel_document_everywhere
@@ -181,6 +182,8 @@ class IngestService:
         `metadata` (checked) replaces the document's, None keeps it."""
         if not isinstance(content, str) or not content.strip():
             raise ValidationError("content must be a non-empty string")
+        if not normalize_text(content):  # refused now: stored, it would end a failed revision
+            raise ValidationError("content holds no text (only blanks or control characters)")
         upload = Upload(
             workspace_id, content.encode("utf-8"), path=path, category=category, source=source,
             metadata=metadata,
