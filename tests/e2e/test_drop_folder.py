@@ -134,3 +134,19 @@ def test_a_symlink_out_of_the_drop_folder_is_not_followed(services, drop, tmp_pa
     assert paths == {"own.txt"}
     for words in ("hunter2", "ssh private key"):
         assert not services.index.keyword_search(words, SearchFilter(WS), 5)
+
+
+def test_a_name_written_in_nfd_is_one_document_across_catch_ups(services, drop):
+    """macOS writes names decomposed (NFD); the document's path is NFC. A catch-up must match
+    them, not delete the document and add it again."""
+    folder, watcher = drop
+    folder.mkdir(parents=True, exist_ok=True)
+    nfd = "Cafe\u0301 notes.txt"  # é as e + combining acute
+    (folder / nfd).write_text("Notes on the café by the harbour.", encoding="utf-8")
+    watcher.start()
+    doc = wait_for(lambda: completed(services, "Caf\u00e9 notes.txt"))
+    watcher.sync()  # a catch-up, as at the next start
+    again = doc_at(services, "Caf\u00e9 notes.txt")
+    assert (again.id, again.revision) == (doc.id, doc.revision)
+    (folder / nfd).unlink()
+    wait_for(lambda: doc_at(services, "Caf\u00e9 notes.txt") is None)

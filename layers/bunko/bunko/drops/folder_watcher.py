@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,7 +79,10 @@ class DropFolderWatcher:
         return None
 
     def _logical(self, folder: WatchedFolder, relative: Path) -> tuple[str, str | None]:
+        """The file's logical path (as the ingest stores it: NFC, so a name macOS wrote in NFD
+        matches its document) and its category."""
         path = "/".join(filter(None, [folder.prefix.strip("/"), relative.as_posix()]))
+        path = unicodedata.normalize("NFC", path)
         category = folder.category or (relative.parts[0] if len(relative.parts) > 1 else None)
         return path, category
 
