@@ -77,6 +77,21 @@ def test_date_ranges_compare_times_across_zones():
     assert not matches(flt, terms_of(check_metadata({"at": "2024-04-30T14:59:59Z"})))
 
 
+def test_a_date_without_a_time_stands_for_its_whole_day():
+    def passes(bounds: dict, value: str) -> bool:
+        flt = parse_filter({"range": {"key": "at", **bounds}})
+        return matches(flt, terms_of(check_metadata({"at": value})))
+
+    assert passes({"lte": "2024-05-31"}, "2024-05-31T23:59:59Z")
+    assert passes({"lte": "2024-05-31"}, "2024-05-31")
+    assert not passes({"lte": "2024-05-31"}, "2024-06-01")
+    assert not passes({"gt": "2024-05-31"}, "2024-05-31T10:00:00Z")
+    assert passes({"gt": "2024-05-31"}, "2024-06-01T00:00:00Z")
+    assert passes({"gte": "2024-05-01", "lt": "2024-06-01"}, "2024-05-31T10:00:00Z")
+    assert not passes({"lt": "2024-06-01"}, "2024-06-01T00:00:00Z")
+    assert not passes({"lte": "2024-05-31T00:00:00Z"}, "2024-05-31T10:00:00Z")  # a time: exact
+
+
 def test_a_string_bound_does_not_reach_into_the_next_key():
     flt = parse_filter({"range": {"key": "a", "gte": "m"}})
     assert matches(flt, terms_of({"a": "z"}))

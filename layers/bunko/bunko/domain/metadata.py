@@ -267,13 +267,20 @@ def _range(key: str, bounds: Mapping[str, object], *, where: str) -> TermRange:
     low, high = prefix, _after(prefix)
     if "gte" in terms:
         low = terms["gte"]
+    # A date without a time stands for its whole day: "lte 2024-05-31" keeps 2024-05-31T10:00Z
+    # and "gt 2024-05-31" starts on June 1 (every time of a day has the date as its prefix).
     if "gt" in terms:
-        low = terms["gt"] + "\x00"  # the next string after it
+        low = _after(terms["gt"]) if _day(given["gt"]) else terms["gt"] + "\x00"
     if "lt" in terms:
         high = terms["lt"]
     if "lte" in terms:
-        high = terms["lte"] + "\x00"
+        high = _after(terms["lte"]) if _day(given["lte"]) else terms["lte"] + "\x00"
     return TermRange(low, high)
+
+
+def _day(value: object) -> bool:
+    """A date with no time (2024-05-31)."""
+    return isinstance(value, str) and len(value.strip()) == 10 and _is_date(value.strip())
 
 
 def _parse(raw: object, where: str, depth: int, budget: list[int]) -> Filter:
