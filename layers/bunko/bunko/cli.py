@@ -71,13 +71,13 @@ def ingest(
     library: LibraryName = None,
 ) -> None:
     """Ingest files (folders recursively) and wait until they are indexed."""
-    from bunko.domain.metadata import check_metadata, decode_json
+    from bunko.domain.metadata import decode_json, given_metadata
     from bunko.errors import BunkoError, ValidationError
     from bunko.services.ingest import Upload
 
     try:
         raw = decode_json(metadata, "--metadata")
-        given = None if raw is None else check_metadata(raw)
+        given = given_metadata(raw)
     except ValidationError as exc:
         raise typer.BadParameter(str(exc), param_hint="--metadata") from exc
     services = _services(command_settings(data_dir))

@@ -144,6 +144,12 @@ def check_metadata(raw: object) -> Metadata:
     return out
 
 
+def given_metadata(raw: object) -> Metadata | None:
+    """A door's optional metadata: None when left out (a document keeps what it has), else
+    checked as check_metadata does."""
+    return None if raw is None else check_metadata(raw)
+
+
 def shown(metadata: Mapping[str, Value]) -> dict[str, Any]:
     """Metadata as clients read it: whole numbers as integers."""
     return {

@@ -4,7 +4,7 @@ domain/metadata.py, whose ValidationError names the key or clause (400)."""
 
 from __future__ import annotations
 
-from bunko.domain.metadata import Filter, Metadata, check_metadata, decode_json, parse_filter
+from bunko.domain.metadata import Filter, Metadata, decode_json, given_metadata, parse_filter
 
 # Bounds on what is read before it is checked. Metadata (a form field) holds at most 16 KiB
 # as JSON. A filter in a query string: 1,000 characters (~20 clauses), so the URL stays under
@@ -14,10 +14,9 @@ MAX_METADATA_TEXT = 65_536
 MAX_FILTER_TEXT = 1_000
 
 
-def given_metadata(text: str | None) -> Metadata | None:
+def form_metadata(text: str | None) -> Metadata | None:
     """None when the field was left out (a document keeps what it has)."""
-    raw = decode_json(text, "metadata")
-    return None if raw is None else check_metadata(raw)
+    return given_metadata(decode_json(text, "metadata"))
 
 
 def given_filter(text: str | None, field: str = "filter") -> Filter | None:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from bunko.domain import Document, DocumentStatus
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_WRITE
-from bunko.domain.metadata import Metadata, check_metadata
+from bunko.domain.metadata import check_metadata, given_metadata
 from bunko.errors import BunkoError, NotFoundError
 from bunko.mcp.inputs import (
     AddFileInput,
@@ -49,7 +48,7 @@ def add_item_text(ctx: ToolContext, args: AddItemTextInput) -> AddedOutput:
     mime = ctx.services.uploads.text_mime(args.path, args.mime)
     doc = ctx.services.ingest.submit_text(
         ctx.workspace_id, path=args.path, content=args.content, mime=mime,
-        category=args.category, source="agent", metadata=_checked(args.metadata),
+        category=args.category, source="agent", metadata=given_metadata(args.metadata),
     )  # fmt: skip
     return _added(ctx, doc)
 
@@ -119,7 +118,7 @@ def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
     uploads.file_type(file.name, None)
     upload = Upload(
         ctx.workspace_id, file.read_bytes(), path=args.path or file.resolve().as_posix(),
-        category=args.category, source="agent", metadata=_checked(args.metadata),
+        category=args.category, source="agent", metadata=given_metadata(args.metadata),
     )  # fmt: skip
     doc = ctx.services.ingest.submit(upload)
     return _added(ctx, doc)
@@ -136,10 +135,6 @@ def set_document_metadata(ctx: ToolContext, args: SetMetadataInput) -> DocumentS
         ctx.workspace_id, str(args.id), check_metadata(args.metadata)
     )
     return DocumentSummary.of(doc)
-
-
-def _checked(raw: dict[str, Any] | None) -> Metadata | None:
-    return None if raw is None else check_metadata(raw)
 
 
 def _added(ctx: ToolContext, doc: Document) -> AddedOutput:

@@ -28,8 +28,8 @@ from bunko.http.errors import error_responses
 from bunko.http.metadata_fields import (
     MAX_FILTER_TEXT,
     MAX_METADATA_TEXT,
+    form_metadata,
     given_filter,
-    given_metadata,
 )
 from bunko.http.schemas import Deleted
 from bunko.services.ingest import Upload
@@ -146,7 +146,7 @@ def upload(
             source="upload",
             mode=mode,
             embedding_model_id=embeddingModelId or None,
-            metadata=given_metadata(metadata),
+            metadata=form_metadata(metadata),
         )
     )
     return KnowledgeBaseFile.of(doc)

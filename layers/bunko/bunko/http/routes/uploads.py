@@ -23,7 +23,7 @@ from bunko.domain.ingest_options import (
     MIN_CHUNK_SIZE,
     IngestMode,
 )
-from bunko.domain.metadata import check_metadata
+from bunko.domain.metadata import given_metadata
 from bunko.errors import ServiceUnavailableError
 from bunko.http.deps import ServicesDep, Writer
 from bunko.ports.uploads import DropOptions
@@ -97,7 +97,7 @@ def presign_upload(
             chunk_size=body.chunk_size,
             chunk_overlap=body.chunk_overlap,
             mode=body.mode,
-            metadata=None if body.metadata is None else check_metadata(body.metadata),
+            metadata=given_metadata(body.metadata),
         ),
     )
     return PresignResponse(

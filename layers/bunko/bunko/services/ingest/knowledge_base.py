@@ -119,9 +119,7 @@ class KnowledgeBaseService:
     def set_metadata(self, workspace_id: str, document_id: str, raw: object) -> Document:
         """Replace a file's metadata with the client's object (checked: ValidationError
         naming the key); NotFoundError for an id outside this workspace."""
-        metadata = check_metadata(raw)
-        doc = self.get(workspace_id, document_id)
-        return self.ingest.set_metadata(workspace_id, doc.id, metadata)
+        return self.ingest.set_metadata(workspace_id, document_id, check_metadata(raw))
 
     def delete(self, workspace_id: str, document_id: str) -> Document:
         """The document, its chunks, index entries and blobs; NotFoundError when the id is
