@@ -267,3 +267,31 @@ def test_the_architecture_page_lists_the_wings_as_the_tests_hold_them():
             may = set() if cells[2] == "—" else {w.strip() for w in cells[2].split(",")}
             table[cells[0].strip("`")] = may
     assert table == WING_IMPORTS
+
+
+# What the services container holds beside its services: the raw ports (the metadata store,
+# the search index, the blob store). A door asks a service (`services.items`, `.ingest`, ...)
+# and never reaches past it to a port, through the container or through a service.
+RAW_PORTS = {"metadata", "index", "blobs"}
+SERVICE_NAMES = {"services", "ingest", "items", "pipeline", "search", "status", "knowledge_base"}
+
+
+def door_modules() -> list[Path]:
+    """The doors and what starts them (the CLI, `bunko serve`, the app, the Lambda entry)."""
+    above = [PACKAGE / f"{name.removeprefix('bunko.')}.py" for name in ABOVE_DOORS]
+    clis = sorted(PACKAGE.glob("cli*.py"))
+    doors = [path for door in DOORS for path in modules(door.removeprefix("bunko."))]
+    return sorted({*doors, *clis, *(p for p in above if p.exists())})
+
+
+def test_doors_reach_no_raw_port_past_the_services():
+    bad = []
+    for path in door_modules():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute) or node.attr not in RAW_PORTS:
+                continue
+            owner = node.value
+            name = getattr(owner, "id", None) or getattr(owner, "attr", None)
+            if name in SERVICE_NAMES:
+                bad.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {name}.{node.attr}")
+    assert bad == []

@@ -104,7 +104,7 @@ def ingest(
     _wait_with_progress(services, len(submitted), "indexing")
     failed = 0
     for doc in submitted:
-        final = services.metadata.get_document(workspace, doc.id)
+        final = services.ingest.document(workspace, doc.id)
         if final and final.status == "failed":
             failed += 1
             typer.echo(f"failed {final.path}: {final.error}", err=True)
@@ -174,7 +174,7 @@ def reindex(
 
     services = _services(command_settings(data_dir))
     started = time.perf_counter()
-    with tqdm(total=services.metadata.count_chunks(), desc="reindex", unit="chunk") as bar:
+    with tqdm(total=services.items.count_chunks(), desc="reindex", unit="chunk") as bar:
         count = rebuild_index(services, retrain=retrain, progress=bar.update)
     typer.echo(f"{count} chunks indexed in {time.perf_counter() - started:.1f} s")
     services.close()

@@ -127,7 +127,7 @@ class DropFolderWatcher:
             return
         path, _ = self._logical(*found)
         # The path may have been a folder: remove everything that was dropped under it.
-        for doc in list(self.ingest.metadata.iter_documents(self.workspace_id)):
+        for doc in self.ingest.documents(self.workspace_id):
             if doc.source == SOURCE and (doc.path == path or doc.path.startswith(path + "/")):
                 self.ingest.delete_document(self.workspace_id, doc.id)
 
@@ -141,7 +141,7 @@ class DropFolderWatcher:
             return
         path, _ = self._logical(*found)
         try:
-            doc = self.ingest.metadata.get_document_by_path(self.workspace_id, normalise_path(path))
+            doc = self.ingest.document_at(self.workspace_id, normalise_path(path))
             if doc is None:
                 return
             with file.open("rb") as f:
@@ -180,7 +180,7 @@ class DropFolderWatcher:
                 if file.is_file() and found and found[0] is not None and not is_sidecar(file.name):
                     seen.add(self._logical(*found)[0])
                     self.file_changed(file)
-        for doc in list(self.ingest.metadata.iter_documents(self.workspace_id)):
+        for doc in self.ingest.documents(self.workspace_id):
             if doc.source == SOURCE and doc.path not in seen:
                 self.ingest.delete_document(self.workspace_id, doc.id)
 

@@ -142,7 +142,7 @@ def _added(ctx: ToolContext, doc: Document) -> AddedOutput:
     if doc.status is DocumentStatus.FAILED:
         ctx.services.ingest.discard_failed_new(doc)
         raise BunkoError(f"{doc.path} could not be indexed: {doc.error}")
-    chunks = ctx.services.metadata.get_chunks(ctx.workspace_id, doc.id)
+    chunks = ctx.items.chunks(ctx.workspace_id, doc.id)
     return AddedOutput(
         document_id=doc.id, path=doc.path, mime=doc.mime, category=doc.category,
         status=str(doc.status), revision=doc.revision, chunk_count=len(chunks),

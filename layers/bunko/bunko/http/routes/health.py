@@ -43,14 +43,13 @@ _document_count = RecentValue(COUNT_MAX_AGE)
 def health(services: ServicesDep) -> dict:
     """Liveness plus what a person checks first: backend, model, documents (read at most
     every COUNT_MAX_AGE seconds) and queue depth."""
-    embedder = services.embedder
     return {
         "status": "ok",
         "version": __version__,
         "backend": services.settings.backend,
-        "embedder": embedder.name if embedder else None,
+        "embedder": services.status.model_name,
         "documents": _document_count.get(
-            services, lambda: services.metadata.count_documents(DEFAULT_WORKSPACE_ID)
+            services, lambda: services.items.count_documents(DEFAULT_WORKSPACE_ID)
         ),
         "pending": getattr(services.queue, "pending", 0),
     }

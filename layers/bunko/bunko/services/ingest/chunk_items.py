@@ -223,6 +223,14 @@ class ChunkItemsService:
     def count_documents(self, workspace_id: str) -> int:
         return self.metadata.count_documents(workspace_id)
 
+    def count_chunks(self, workspace_id: str | None = None) -> int:
+        """The chunks of a workspace (None: of every workspace)."""
+        return self.metadata.count_chunks(workspace_id)
+
+    def chunks(self, workspace_id: str, document_id: str) -> list[Chunk]:
+        """A document's chunks, whole (empty for an unknown id); `chunk_page` pages them."""
+        return self.metadata.get_chunks(workspace_id, document_id)
+
     def wait_until_indexed(
         self, workspace_id: str, document_id: str, *, timeout: float, poll: float = 0.01
     ) -> Document:

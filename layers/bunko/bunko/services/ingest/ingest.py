@@ -255,8 +255,22 @@ class IngestService:
         return True
 
     def delete_by_path(self, workspace_id: str, path: str) -> Document | None:
-        doc = self.metadata.get_document_by_path(workspace_id, normalise_path(path))
+        doc = self.document_at(workspace_id, normalise_path(path))
         return self.delete_document(workspace_id, doc.id) if doc else None
+
+    def has_workspace(self, workspace_id: str) -> bool:
+        return self.metadata.get_workspace(workspace_id) is not None
+
+    def document(self, workspace_id: str, document_id: str) -> Document | None:
+        return self.metadata.get_document(workspace_id, document_id)
+
+    def document_at(self, workspace_id: str, path: str) -> Document | None:
+        """The document at `path` (normalised, as `normalise_path` gives it), if any."""
+        return self.metadata.get_document_by_path(workspace_id, path)
+
+    def documents(self, workspace_id: str) -> list[Document]:
+        """The workspace's documents, read once (a caller may delete as it goes)."""
+        return list(self.metadata.iter_documents(workspace_id))
 
 
 def _keep_metadata(doc: Document, upload: Upload) -> bool:
