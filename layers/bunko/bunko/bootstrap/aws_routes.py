@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bunko.bootstrap.adapters import OpenerFactory
-from bunko.bootstrap.workspace_embedders import ConfigEmbedder
+from bunko.bootstrap.workspace_embedders import open_config_embedder
 from bunko.config import Settings
 from bunko.ports import EmbeddingRoute, RouteOpener
 from bunko.services.embedding import ModelConfigService
@@ -27,7 +27,7 @@ def aws_route_opener(settings: Settings, client, table, deployment_index: str) -
 
     def factory(configs: ModelConfigService, closers: list[Callable[[], None]]) -> RouteOpener:
         def open_route(workspace_id: str, config_id: str) -> EmbeddingRoute:
-            embedder = ConfigEmbedder(settings, configs, workspace_id, config_id)
+            embedder = open_config_embedder(settings, configs, workspace_id, config_id)
             index = OpenSearchServerlessIndex(
                 client,
                 index=model_index_name(deployment_index, config_id),

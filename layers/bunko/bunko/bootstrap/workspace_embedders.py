@@ -4,37 +4,25 @@ first uses it (as bootstrap/models.py does for chat models: the API key is decry
 then). The embedded shape's generation is `index/workspaces/<workspace>/<config>/`; the AWS
 shape's an OpenSearch index of the config's (bootstrap/aws_routes.py).
 
-A route is opened once per process and kept, but its embedder follows the config
-(`ConfigEmbedder`): a new API key saved through another process (another Lambda, the CLI
-beside `bunko serve`) is used within RECHECK_SECONDS, one saved through this process at once.
+A route is opened once per process and kept, but its embedder follows the config: it is a
+`ConfigEmbedder` (services/embedding/config_embedder.py), which this module gives the factory
+of the config's client.
 """
 
 from __future__ import annotations
 
-import logging
-import math
 import re
-import threading
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from bunko.config import Settings
 from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
 from bunko.ports import EmbeddingRoute
-from bunko.services.embedding import ModelConfigService, check_model_endpoint
+from bunko.services.embedding import ConfigEmbedder, ModelConfigService, check_model_endpoint
 
 if TYPE_CHECKING:
-    import numpy as np
-
     from bunko.adapters.openai_embedder import OpenAIEmbedder
-
-log = logging.getLogger(__name__)
-
-# How long a process may go on with a config's old API key after another process saved a
-# new one: the config is read again (one store read) at most this often.
-RECHECK_SECONDS = 60.0
 
 # A provider without a baseUrl in its config uses its public OpenAI-compatible endpoint.
 PUBLIC_EMBEDDINGS = {
@@ -84,64 +72,17 @@ def config_embedder(
     )
 
 
-class ConfigEmbedder:
-    """The embedder of a workspace's model config, rebuilt when the config changes. In use,
-    a config can change only its key (its model fields answer 409), so the index it fills
-    stays valid; the config's `updated_at` tells a change."""
-
-    def __init__(
-        self,
-        settings: Settings,
-        configs: ModelConfigService,
-        workspace_id: str,
-        config_id: str,
-        *,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self._build = lambda config: config_embedder(settings, configs, config)
-        self._read = lambda: configs.get(workspace_id, config_id)
-        self._where = f"model config {config_id} of workspace {workspace_id}"
-        self._clock = clock
-        self._lock = threading.Lock()
-        config = self._read()
-        self._inner, self._seen = self._build(config), config.updated_at
-        self._checked = clock()
-
-    @property
-    def name(self) -> str:
-        return self._current().name
-
-    @property
-    def dimension(self) -> int:
-        return self._current().dimension
-
-    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
-        return self._current().embed_documents(texts)
-
-    def embed_query(self, text: str) -> np.ndarray:
-        return self._current().embed_query(text)
-
-    def refresh(self) -> None:
-        """The config was saved through this process: read it again at the next use."""
-        with self._lock:
-            self._checked = -math.inf
-
-    def _current(self) -> OpenAIEmbedder:
-        with self._lock:
-            now = self._clock()
-            if now - self._checked < RECHECK_SECONDS:
-                return self._inner
-            self._checked = now
-            try:
-                config = self._read()
-                if config.updated_at != self._seen:
-                    self._inner, self._seen = self._build(config), config.updated_at
-                    log.info("%s changed: embedding with its new settings", self._where)
-            except Exception:  # a store hiccup must not fail the search; next time again
-                log.warning(
-                    "could not read %s again; using it as it was", self._where, exc_info=True
-                )
-            return self._inner
+def open_config_embedder(
+    settings: Settings, configs: ModelConfigService, workspace_id: str, config_id: str
+) -> ConfigEmbedder:
+    """The embedder of a route of a model config (either shape): built from the config as it
+    is, and again whenever the config changes."""
+    return ConfigEmbedder(
+        configs,
+        workspace_id,
+        config_id,
+        build=lambda config: config_embedder(settings, configs, config),
+    )
 
 
 class LocalRouteOpener:
@@ -158,7 +99,7 @@ class LocalRouteOpener:
     def __call__(self, workspace_id: str, config_id: str) -> EmbeddingRoute:
         from bunko.adapters.local.engine import GenerationIndex
 
-        embedder = ConfigEmbedder(self.settings, self.configs, workspace_id, config_id)
+        embedder = open_config_embedder(self.settings, self.configs, workspace_id, config_id)
         folder = self.settings.index_dir / "workspaces" / _safe(workspace_id) / _safe(config_id)
         index = GenerationIndex(folder)  # its dimension: the first vectors' (a probe's)
         self.closers.append(index.close)

@@ -1,6 +1,8 @@
 """Embedding models per workspace, end to end: routes, model configs, the switch, its build
-steps, the background refiner and reindexing."""
+steps, the self-refreshing embedder of a model config, the background refiner and
+reindexing."""
 
+from bunko.services.embedding.config_embedder import RECHECK_SECONDS, ConfigEmbedder
 from bunko.services.embedding.embedding_routes import (
     SCOPE,
     FixedRoutes,
@@ -18,8 +20,10 @@ from bunko.services.embedding.refinement import Refiner, RefiningRoutes
 from bunko.services.embedding.reindex import embed_texts, reindex_served
 
 __all__ = [
+    "RECHECK_SECONDS",
     "SCOPE",
     "BuildSteps",
+    "ConfigEmbedder",
     "FixedRoutes",
     "ModelConfigService",
     "ModelSwitch",

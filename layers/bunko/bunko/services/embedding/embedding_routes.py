@@ -5,7 +5,7 @@ server's default model (AWS, a service built without routes).
 The saved document: {"serving": model, "building": model or null}, a model being "default"
 (the server's own) or a model config id; no document: served by the default. Routes of model
 configs are opened once, on first use, and kept (an embedder client and an index); the
-embedder follows its config's key (bootstrap/workspace_embedders.ConfigEmbedder).
+embedder follows its config's key (config_embedder.ConfigEmbedder).
 """
 
 from __future__ import annotations
