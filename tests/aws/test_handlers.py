@@ -10,7 +10,6 @@ import pytest
 import requests
 
 from bunko import lambda_entry
-from bunko.adapters.aws import sqs_retry
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
 from tests.aws.conftest import FakeLambdaContext
@@ -173,7 +172,7 @@ def test_failed_file_ends_failed_and_its_message_in_the_dead_letter_queue(
     ingest, aws_env, monkeypatch
 ):
     # each failed delivery comes back at once here, not after a minute (test_ingest_retry)
-    monkeypatch.setattr(sqs_retry, "RETRY_DELAYS", (0, 0))
+    monkeypatch.setenv("BUNKO_INGEST_RETRY_DELAYS", "[0, 0]")
     key = "drop/default/broken.pdf"
     aws_env.s3.put_object(Bucket=BUCKET, Key=key, Body=b"%PDF-1.7 this is not a real pdf")
     template = load_event("sqs_s3_object_created.json")

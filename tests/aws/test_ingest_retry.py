@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from bunko.adapters.aws import sqs_retry
+from bunko.adapters.aws.settings import AwsSettings
 from bunko.adapters.aws.sqs_retry import RETRY_DELAYS, SqsRetries, retry_delay
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import load_event, load_function
@@ -44,10 +44,17 @@ def test_the_wait_grows_with_each_delivery_and_stays_under_the_queues():
     assert [retry_delay(n) for n in (1, 2, 3, 9)] == [60, 300, 300, 300]
     assert retry_delay(0) == 60  # a record without the attribute counts as the first
     assert max(RETRY_DELAYS) < QUEUE_VISIBILITY
+    assert retry_delay(2, (5,)) == 5  # past the given waits: the last one
+
+
+def test_the_waits_are_a_setting_with_the_same_default(monkeypatch):
+    assert AwsSettings().ingest_retry_delays == RETRY_DELAYS
+    monkeypatch.setenv("BUNKO_INGEST_RETRY_DELAYS", "[0, 30]")
+    assert AwsSettings().ingest_retry_delays == (0, 30)
 
 
 def test_a_failed_record_is_visible_again_after_the_retry_delay(ingest, aws_env, monkeypatch):
-    monkeypatch.setattr(sqs_retry, "RETRY_DELAYS", (0, 0))  # "after the delay" = now
+    monkeypatch.setenv("BUNKO_INGEST_RETRY_DELAYS", "[0, 0]")  # "after the delay" = now
     body = load_event("sqs_s3_object_created.json")["Records"][0]["body"]
     records = json.loads(body)
     records["Records"][0]["s3"]["object"]["key"] = "drop/no-such-workspace/a.txt"
@@ -60,7 +67,7 @@ def test_a_failed_record_is_visible_again_after_the_retry_delay(ingest, aws_env,
 
 
 def test_a_record_that_succeeded_is_left_to_the_poller(ingest, aws_env, monkeypatch):
-    monkeypatch.setattr(sqs_retry, "RETRY_DELAYS", (0, 0))
+    monkeypatch.setenv("BUNKO_INGEST_RETRY_DELAYS", "[0, 0]")
     event = delivered(aws_env, json.dumps({"Event": "s3:TestEvent", "Bucket": "b"}))
     assert ingest.handler(event, FakeLambdaContext()) == {"batchItemFailures": []}
     assert visible(aws_env) == []  # still in flight until the poller deletes it

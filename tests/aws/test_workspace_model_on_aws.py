@@ -20,9 +20,7 @@ import pytest
 from bunko import lambda_entry
 from bunko.adapters.aws.sqs_queue import parse_build_step
 from bunko.adapters.openai_embedder import OpenAIEmbedder
-from bunko.bootstrap import workspace_embedders
 from bunko.bootstrap.aws_routes import model_index_name
-from bunko.services.embedding import model_build_steps
 from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import INDEX, FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
@@ -293,9 +291,7 @@ def test_a_write_that_missed_the_build_reaches_the_model_before_the_switch(
     assert np.allclose(tax["vector"], direct.embed_documents([TAX])[0], atol=1e-5)
 
 
-def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(
-    api, aws_env, e5, monkeypatch
-):
+def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(api, aws_env, e5):
     """The api function saves the key; the ingest function, warm with the old one, uses the
     new one once its recheck window has passed (RECHECK_SECONDS), its index untouched."""
     proxy = FlakyProxy(e5)  # records what each request carried
@@ -323,7 +319,7 @@ def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(
         assert upload(api, ada, "tax.md", TAX)[0] == 201
         deliver(aws_env)  # the ingest function, inside its window: the key it had
         assert _keys(proxy)[-1] == "Bearer sk-e5-test-key"
-        monkeypatch.setattr(workspace_embedders, "RECHECK_SECONDS", 0.0)  # the window passed
+        ingest_route.embedder.recheck_seconds = 0.0  # the window passed
         assert upload(api, ada, "owls.md", OWLS)[0] == 201
         deliver(aws_env)
         assert _keys(proxy)[-1] == "Bearer sk-e5-new-key"
@@ -347,7 +343,7 @@ def test_a_first_step_delivered_twice_does_not_erase_the_build(
     """SQS delivers at least once: a copy of the first step that arrives after the build went
     on must not empty the model's index again (the documents the build had passed would be
     missing when it switches)."""
-    monkeypatch.setattr(model_build_steps, "RACE_SECONDS", 0.0)  # no write raced this build
+    monkeypatch.setenv("BUNKO_MODEL_BUILD_RACE_SECONDS", "0")  # no write raced this build
     ada, ada_ws, texts, config = nine_notes_choosing_e5(api, aws_env, e5, monkeypatch)
     short = ShortContext(seconds=60)  # one group per invocation
     assert deliver(aws_env, short, rounds=1) == ["bunko.model.build"]  # 4 of 9

@@ -70,9 +70,7 @@ def test_conversion_input_is_checked(rest):
 def test_without_libreoffice_both_endpoints_answer_503(tmp_path):
     with serve(tmp_path / "data") as rest:
         # The same server, with the converter's binary gone, as on a machine without it.
-        rest.services.accounts.conversions.converter = SofficeConverter(
-            binary="/nonexistent/soffice"
-        )
+        rest.services.conversions.converter = SofficeConverter(binary="/nonexistent/soffice")
         health = rest.client().get("/libreoffice/health")
         assert "not installed" in assert_error(health, 503)["message"]
         user = rest.new_user()

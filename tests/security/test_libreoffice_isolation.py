@@ -83,7 +83,7 @@ def test_without_a_sandbox_it_refuses_rather_than_run_unprotected(tmp_path):
     with serve(tmp_path / "data") as rest:
         converter = SofficeConverter()
         converter.sandbox = SofficeSandbox(converter.binary, unshare="/nonexistent/unshare")
-        rest.services.accounts.conversions.converter = converter
+        rest.services.conversions.converter = converter
         with listening() as listener:
             url = f"http://127.0.0.1:{listener.port}/x.png"
             response = rest.new_user().client.post(

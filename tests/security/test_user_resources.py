@@ -8,7 +8,7 @@
 - research seals: a token bucket per workspace, `BUNKO_RESEARCH_SEAL_BURST` (10) at once,
   then `BUNKO_RESEARCH_SEALS_PER_MINUTE` (1) (429, Retry-After); a seal that changes nothing
   is free; at most MAX_PROJECTS projects and MAX_CORPUS_REVISIONS
-  revisions of a corpus. Before, a loop over sample seeds sealed (re-embedded and copied)
+  (`BUNKO_RESEARCH_MAX_CORPUS_REVISIONS`) revisions of a corpus. Before, a loop over sample seeds sealed (re-embedded and copied)
   without end.
 
 Huge `limit`s and long histories are refused at every door: test_request_limits.py."""
@@ -137,6 +137,7 @@ def test_the_default_figures_are_documented():
     assert settings.chat_streams_per_user == 4
     assert (settings.research_seal_burst, settings.research_seals_per_minute) == (10, 1)
     assert (research_service.MAX_PROJECTS, research_service.MAX_CORPUS_REVISIONS) == (100, 100)
+    assert settings.research_max_corpus_revisions == research_service.MAX_CORPUS_REVISIONS
 
 
 @pytest.mark.slow  # holds chats open on every door
@@ -260,8 +261,11 @@ def test_research_seals_are_bounded_per_workspace(tmp_path):
         assert failed and "research seal rate limit: 2 at once, then 1 a minute" in message
 
 
-def test_research_projects_and_corpus_revisions_are_bounded(tmp_path, monkeypatch):
-    with both_ports(tmp_path / "data", research_seals_per_minute=0) as ports:
+def test_research_projects_and_corpus_revisions_are_bounded(tmp_path):
+    # 3 revisions of a corpus at most here, not 100 seals
+    with both_ports(
+        tmp_path / "data", research_seals_per_minute=0, research_max_corpus_revisions=3
+    ) as ports:
         workspace, http, common = research_workspace(ports)
         with closing(http):
             create = {"workspace_id": workspace, "name": "More"}
@@ -270,7 +274,6 @@ def test_research_projects_and_corpus_revisions_are_bounded(tmp_path, monkeypatc
             refused = http.post("/research-api/projects/create", json=create)
             assert refused.status_code == 429 and "retry-after" in refused.headers
             assert f"{research_service.MAX_PROJECTS} research projects" in refused.text
-            monkeypatch.setattr(research_service, "MAX_CORPUS_REVISIONS", 3)  # not 100 seals
             assert [seal(http, common, seed).status_code for seed in range(3)] == [200] * 3
             full = seal(http, common, 3)
             assert full.status_code == 429 and "3 revisions" in full.json()["message"]

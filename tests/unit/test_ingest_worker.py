@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import queue
 
-from bunko.adapters.local import worker as worker_module
 from bunko.adapters.local.worker import ThreadIngestQueue, _Call
 from bunko.ports import EmbeddingRoute, IngestJob
 from bunko.services.ingest.job_routing import JobRouting
@@ -16,8 +15,7 @@ def job(n: int) -> IngestJob:
     return IngestJob(workspace_id="ws", document_id=f"d{n}", revision=1)
 
 
-def test_jobs_queued_during_a_call_join_it_up_to_the_stream_limit(monkeypatch):
-    monkeypatch.setattr(worker_module, "STREAM_JOBS", 5)
+def test_jobs_queued_during_a_call_join_it_up_to_the_stream_limit():
     calls: list[list[str]] = []
     worker: ThreadIngestQueue
 
@@ -30,7 +28,7 @@ def test_jobs_queued_during_a_call_join_it_up_to_the_stream_limit(monkeypatch):
             got += [j.document_id for j in found]
         calls.append(got)
 
-    worker = ThreadIngestQueue(process)
+    worker = ThreadIngestQueue(process, stream_jobs=5)
     worker.enqueue(job(0))
     assert worker.join(timeout=30)
     assert calls[0] == ["d0", "d1", "d2", "d3", "d4"]  # the first call took five in all

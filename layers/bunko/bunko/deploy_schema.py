@@ -55,6 +55,7 @@ def create_table_kwargs(table_name: str) -> dict[str, Any]:
 AWS_SETTING_FIELDS = frozenset({
     "region", "table_name", "bucket", "blob_prefix", "drop_prefix", "opensearch_endpoint",
     "opensearch_index", "opensearch_sigv4", "opensearch_service", "ingest_queue_url",
+    "ingest_retry_delays",
     "embedding_provider", "embedding_model_id", "embedding_dimension", "embed_concurrency",
     "jwt_secret_arn", "model_keys_kms_key_id", "bedrock_chat_model_ids",
     "presign_expires_seconds", "embed_max_seconds", "bedrock_read_timeout", "cors_origins",

@@ -1,5 +1,5 @@
-"""The account services (auth, users, model configs, settings, uploads, conversions), wired
-from a shape's account adapters, and the saved preferences that search and chat read."""
+"""The account services (auth, users, model configs, settings, libraries), wired from a
+shape's account adapters, and the saved preferences that search and chat read."""
 
 from __future__ import annotations
 
@@ -20,9 +20,8 @@ from bunko.services.accounts import (
     UserAdminService,
 )
 from bunko.services.chat import ConversationService
-from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.embedding import ModelConfigService, ModelSwitch
-from bunko.services.ingest import IngestService, KnowledgeBaseService
+from bunko.services.ingest import KnowledgeBaseService
 from bunko.services.research import ResearchService
 from bunko.services.settings import UserSettingsService, WorkspaceSettingsService, default_settings
 
@@ -36,9 +35,6 @@ class AccountServices:
     model_configs: ModelConfigService
     user_settings: UserSettingsService
     workspace_settings: WorkspaceSettingsService
-    knowledge_base: KnowledgeBaseService
-    vision: VisionAdvisor
-    conversions: ConversionService
     libraries: LibraryService
     model_switch: ModelSwitch  # each workspace's embedding model
     # sign-in with an identity provider (BUNKO_OIDC_ISSUER); None: passwords only
@@ -97,39 +93,23 @@ def build_auth(
     )
 
 
-def _embedding_model_names(settings: Settings, adapters: Adapters) -> frozenset[str]:
-    """The names an upload's embeddingModelId config may give the active model by."""
-    embedder = adapters.embedder
-    if embedder is None:
-        return frozenset()
-    names = {embedder.name, getattr(embedder, "model", None), getattr(embedder, "model_id", None)}
-    if settings.backend == "local":
-        names.add(settings.embedder)  # "use", "e5", ...
-    return frozenset(n for n in names if isinstance(n, str) and n)
-
-
 def build_account_services(
     settings: Settings,
     adapters: Adapters,
     account: AccountAdapters,
     *,
-    ingest: IngestService,
+    knowledge_base: KnowledgeBaseService,
     switch: ModelSwitch,
     preferences: Preferences,
     research: ResearchService | None,
     conversations: ConversationService | None,
 ) -> AccountServices:
-    """`account` with its JWT secret (a process that signs users in)."""
+    """`account` with its JWT secret (a process that signs users in); `knowledge_base`: the
+    library's files, which deleting a user clears."""
     assert account.jwt_secret is not None
     stores = account.stores
     auth = build_auth(
         settings, stores=stores, metadata=adapters.metadata, jwt_secret=account.jwt_secret
-    )
-    knowledge_base = KnowledgeBaseService(
-        ingest=ingest,
-        model_configs=stores.model_configs,
-        embedding_models=_embedding_model_names(settings, adapters),
-        embedding=switch,
     )
     users = UserAdminService(
         users=stores.users,
@@ -150,16 +130,6 @@ def build_account_services(
         model_configs=switch.configs,
         user_settings=preferences.user,
         workspace_settings=preferences.workspace,
-        knowledge_base=knowledge_base,
-        vision=VisionAdvisor(
-            metadata=adapters.metadata,
-            blobs=adapters.blobs,
-            model_configs=stores.model_configs,
-            max_file_bytes=settings.max_file_bytes,
-        ),
-        conversions=ConversionService(
-            adapters.converter, adapters.blobs, max_file_bytes=settings.max_file_bytes
-        ),
         libraries=LibraryService(
             store=stores.libraries,
             users=stores.users,

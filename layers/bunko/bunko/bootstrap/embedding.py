@@ -64,6 +64,7 @@ def model_switch(
         steps = BuildSteps(
             metadata=adapters.metadata, routes=own, store=own.store,
             send=adapters.send_build_step, batch_size=settings.embed_batch_size,
+            race_seconds=settings.model_build_race_seconds,
         )  # fmt: skip
     return ModelSwitch(
         metadata=adapters.metadata,
@@ -75,3 +76,14 @@ def model_switch(
         refiner=refiner,
         steps=steps,
     )
+
+
+def embedding_model_names(settings: Settings, adapters: Adapters) -> frozenset[str]:
+    """The names an upload's embeddingModelId config may give the active model by."""
+    embedder = adapters.embedder
+    if embedder is None:
+        return frozenset()
+    names = {embedder.name, getattr(embedder, "model", None), getattr(embedder, "model_id", None)}
+    if settings.backend == "local":
+        names.add(settings.embedder)  # "use", "e5", ...
+    return frozenset(n for n in names if isinstance(n, str) and n)

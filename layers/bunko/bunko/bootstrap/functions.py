@@ -65,4 +65,6 @@ def ingest_retries() -> Retries | None:
     aws = AwsSettings()
     if not aws.ingest_queue_url:
         return None
-    return SqsRetries(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
+    return SqsRetries(
+        boto_client("sqs", aws), queue_url=aws.ingest_queue_url, delays=aws.ingest_retry_delays
+    )

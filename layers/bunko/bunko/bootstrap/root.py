@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from bunko.bootstrap.accounts import AccountServices, build_account_services, build_settings
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.conversations import build_conversations
-from bunko.bootstrap.embedding import model_switch, workspace_routes
+from bunko.bootstrap.embedding import embedding_model_names, model_switch, workspace_routes
 from bunko.bootstrap.models import chat_models
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
@@ -27,6 +27,7 @@ from bunko.ports.uploads import UploadSigner
 from bunko.services.accounts import ApiKeyService, ApiKeyVerifier, Identity
 from bunko.services.bounds import TokenBucket
 from bunko.services.chat import ChatService, ChatSlots, ConversationService
+from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.embedding import (
     ModelSwitch,
     Refiner,
@@ -36,6 +37,7 @@ from bunko.services.ingest import (
     ChunkItemsService,
     IndexingPipeline,
     IngestService,
+    KnowledgeBaseService,
     OriginalFiles,
     StatusService,
     UploadPolicy,
@@ -65,6 +67,12 @@ class Services:
     # configures no accounts (no JWT secret / KMS key).
     accounts: AccountServices | None = None
     apikeys: ApiKeyService | None = None
+    # A library's files as the web app sees them (/upload, /knowledge-bases), the vision
+    # advisor and LibreOffice conversions: they read model configs and need a caller, so
+    # like `accounts` they are None where no accounts are configured.
+    knowledge_base: KnowledgeBaseService | None = None
+    vision: VisionAdvisor | None = None
+    conversions: ConversionService | None = None
     upload_signer: UploadSigner | None = None  # direct uploads (S3 presigned PUT)
     originals: OriginalFiles | None = None  # a file's original, by a short-lived link
     research: ResearchService | None = None  # research projects and sealed corpora
@@ -105,7 +113,8 @@ def wire_services(
 ) -> Services:
     """The services over a shape's adapters (also used by `bunko eval`'s throw-away graph),
     built in one pass: routes and the workspace models, then ingest, then settings, search,
-    chat and research, then the account services over them all."""
+    chat and research, then the knowledge base, vision and conversions (where accounts are
+    configured), then the account services over them all."""
     metadata, blobs, index, embedder = (
         adapters.metadata,
         adapters.blobs,
@@ -189,15 +198,27 @@ def wire_services(
                 account.stores.login_attempts, burst=settings.research_seal_burst,
                 per_minute=settings.research_seals_per_minute, what="research seal",
             ) if account is not None else None,
+            max_corpus_revisions=settings.research_max_corpus_revisions,
         )  # fmt: skip
     conversations = build_conversations(settings, adapters.conversations)
 
-    accounts = apikeys = None
+    accounts = apikeys = knowledge_base = vision = conversions = None
     verifiers = []
     if account is not None and preferences is not None:
         assert switch is not None
+        knowledge_base = KnowledgeBaseService(
+            ingest=ingest, model_configs=account.stores.model_configs,
+            embedding_models=embedding_model_names(settings, adapters), embedding=switch,
+        )  # fmt: skip
+        vision = VisionAdvisor(
+            metadata=metadata, blobs=blobs, model_configs=account.stores.model_configs,
+            max_file_bytes=settings.max_file_bytes,
+        )  # fmt: skip
+        conversions = ConversionService(
+            adapters.converter, blobs, max_file_bytes=settings.max_file_bytes
+        )
         accounts = build_account_services(
-            settings, adapters, account, ingest=ingest, switch=switch,
+            settings, adapters, account, knowledge_base=knowledge_base, switch=switch,
             preferences=preferences, research=research, conversations=conversations,
         )  # fmt: skip
         apikeys = ApiKeyService(store=account.api_keys, metadata=metadata)
@@ -219,6 +240,9 @@ def wire_services(
         chat=chat,
         accounts=accounts,
         apikeys=apikeys,
+        knowledge_base=knowledge_base,
+        vision=vision,
+        conversions=conversions,
         upload_signer=adapters.upload_signer,
         originals=(
             OriginalFiles(metadata=metadata, blobs=blobs, links=adapters.original_links)

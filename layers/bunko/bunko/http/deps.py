@@ -6,7 +6,7 @@ Any app that includes these routers (the REST app on 3000, the MCP app on 3001) 
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, TypeVar
 from urllib.parse import unquote
 
 from fastapi import Depends, Header, Request, Security
@@ -16,6 +16,8 @@ from bunko.bootstrap import AccountServices, Services
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.errors import LIBRARY_HEADER
+from bunko.services.conversion import ConversionService, VisionAdvisor
+from bunko.services.ingest import KnowledgeBaseService
 from bunko.services.settings import settings_owner
 
 __all__ = ["settings_owner"]  # re-exported for the routers
@@ -33,13 +35,36 @@ def get_services(request: Request) -> Services:
 ServicesDep = Annotated[Services, Depends(get_services)]
 
 
-def get_accounts(services: ServicesDep) -> AccountServices:
-    if services.accounts is None:
+T = TypeVar("T")
+
+
+def with_accounts(service: T | None) -> T:
+    """A service that exists only where user accounts do (503 elsewhere)."""
+    if service is None:
         raise ServiceUnavailableError("user accounts are not available on this backend yet")
-    return services.accounts
+    return service
+
+
+def get_accounts(services: ServicesDep) -> AccountServices:
+    return with_accounts(services.accounts)
+
+
+def get_knowledge_base(services: ServicesDep) -> KnowledgeBaseService:
+    return with_accounts(services.knowledge_base)
+
+
+def get_vision(services: ServicesDep) -> VisionAdvisor:
+    return with_accounts(services.vision)
+
+
+def get_conversions(services: ServicesDep) -> ConversionService:
+    return with_accounts(services.conversions)
 
 
 AccountsDep = Annotated[AccountServices, Depends(get_accounts)]
+KnowledgeBaseDep = Annotated[KnowledgeBaseService, Depends(get_knowledge_base)]
+VisionDep = Annotated[VisionAdvisor, Depends(get_vision)]
+ConversionsDep = Annotated[ConversionService, Depends(get_conversions)]
 
 
 def get_principal(

@@ -6,7 +6,7 @@ Every environment variable name the functions use is here, in one place; `infra/
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -15,6 +15,8 @@ from bunko.deploy_schema import ENV_PREFIX
 
 TITAN_EMBED_V2 = "amazon.titan-embed-text-v2:0"
 TITAN_SIZES = (256, 512, 1024)
+# Seconds before a failed ingest record's second and third delivery (adapters/aws/sqs_retry.py).
+RETRY_DELAYS = (60, 300)
 
 
 class AwsSettings(BaseSettings):
@@ -32,6 +34,11 @@ class AwsSettings(BaseSettings):
     opensearch_sigv4: bool = True  # False only for a local stand-in (tests)
     opensearch_service: Literal["aoss", "es"] = "aoss"
     ingest_queue_url: str | None = None
+    # Seconds before a failed ingest record is delivered again, after its first failed
+    # delivery, its second, ... (adapters/aws/sqs_retry.py; SQS allows at most 12 hours).
+    ingest_retry_delays: tuple[Annotated[int, Field(ge=0, le=43200)], ...] = Field(
+        default=RETRY_DELAYS, min_length=1
+    )
     # The core Settings.embedder names local models; on AWS the embedder is chosen here:
     # Bedrock, or any OpenAI-compatible embeddings server (we call its POST {base}/embeddings) (docs/aws.md).
     embedding_provider: Literal["bedrock", "openai", "none"] = "bedrock"

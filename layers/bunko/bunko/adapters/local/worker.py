@@ -32,9 +32,11 @@ Process = Callable[[Sequence[IngestJob], Callable[[], list[IngestJob]]], object]
 
 
 class ThreadIngestQueue:
-    def __init__(self, process: Process) -> None:
-        """`process(jobs, more)`: `more()` gives the jobs queued since, none when none are."""
+    def __init__(self, process: Process, *, stream_jobs: int = STREAM_JOBS) -> None:
+        """`process(jobs, more)`: `more()` gives the jobs queued since, none when none are;
+        one call takes at most `stream_jobs` in all."""
         self._process = process
+        self._stream_jobs = stream_jobs
         self._jobs: queue.Queue[IngestJob | None] = queue.Queue()
         self._idle = threading.Condition()
         self._pending = 0
@@ -63,7 +65,7 @@ class ThreadIngestQueue:
             job = self._jobs.get()
             if job is None:
                 return
-            call = _Call(self._jobs, job)
+            call = _Call(self._jobs, job, most=self._stream_jobs)
             try:
                 self._process([job, *call.more(MAX_BATCH_JOBS - 1)], call.more)
             except Exception:  # the pipeline records failures; this is a last guard
@@ -90,15 +92,18 @@ class ThreadIngestQueue:
 class _Call:
     """The jobs one process call has taken from the queue, and more of them on demand."""
 
-    def __init__(self, jobs: queue.Queue[IngestJob | None], first: IngestJob) -> None:
+    def __init__(
+        self, jobs: queue.Queue[IngestJob | None], first: IngestJob, *, most: int = STREAM_JOBS
+    ) -> None:
         self._jobs = jobs
+        self._most = most
         self.taken = [first]
         self.stop = False  # the queue was told to stop: take no more
 
     def more(self, limit: int = MAX_BATCH_JOBS) -> list[IngestJob]:
-        """Up to `limit` queued jobs, without waiting (STREAM_JOBS a call in all)."""
+        """Up to `limit` queued jobs, without waiting (`most` a call in all)."""
         found: list[IngestJob] = []
-        while not self.stop and len(found) < min(limit, STREAM_JOBS - len(self.taken)):
+        while not self.stop and len(found) < min(limit, self._most - len(self.taken)):
             try:
                 queued = self._jobs.get_nowait()
             except queue.Empty:

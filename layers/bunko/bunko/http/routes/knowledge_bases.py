@@ -23,7 +23,7 @@ from bunko.domain.ingest_options import (
     StatusName,
 )
 from bunko.domain.metadata import shown
-from bunko.http.deps import AccountsDep, Reader, Writer
+from bunko.http.deps import KnowledgeBaseDep, Reader, Writer
 from bunko.http.errors import error_responses
 from bunko.http.metadata_fields import (
     MAX_FILTER_TEXT,
@@ -99,7 +99,7 @@ class Cleared(BaseModel):
 def upload(
     file: Annotated[UploadFile, File(description="The file to index.")],
     principal: Writer,
-    accounts: AccountsDep,
+    knowledge_base: KnowledgeBaseDep,
     chunkSize: Annotated[int | None, Form(ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE)] = None,
     chunkOverlap: Annotated[int | None, Form(ge=0, le=MAX_CHUNK_OVERLAP)] = None,
     embeddingModelId: Annotated[str | None, Form(max_length=100)] = None,
@@ -133,7 +133,7 @@ def upload(
 ) -> KnowledgeBaseFile:
     """Store the original and queue indexing: the record comes back `pending`, then moves
     through `indexing` to `completed` or `failed` (with `error`)."""
-    doc = accounts.knowledge_base.upload(
+    doc = knowledge_base.upload(
         Upload(
             principal.workspace_id,
             file.file.read(),
@@ -155,7 +155,7 @@ def upload(
 @router.get("/knowledge-bases", response_model=list[KnowledgeBaseFile])
 def list_files(
     principal: Reader,
-    accounts: AccountsDep,
+    knowledge_base: KnowledgeBaseDep,
     response: Response,
     limit: Annotated[int, Query(ge=1, le=10000)] = 1000,
     offset: Annotated[int, Query(ge=0, le=1_000_000_000)] = 0,
@@ -182,21 +182,20 @@ def list_files(
     """The workspace's files, newest first unless `sort`/`order` say otherwise; the list is
     the same array as ever, and `X-Total-Count` says how many files match in all (page with
     `offset` + `limit` while below it)."""
-    kb = accounts.knowledge_base
     descending = order == "desc" if order else sort in ("date", "size")
     query = DocumentQuery(
         name=q, sort=sort, descending=descending, filter=given_filter(filter, "filter")
     )
-    found = kb.list(principal.workspace_id, query, limit=limit, offset=offset)
+    found = knowledge_base.list(principal.workspace_id, query, limit=limit, offset=offset)
     response.headers["X-Total-Count"] = str(found.total)
     return [KnowledgeBaseFile.of(d) for d in found.documents]  # options on each record
 
 
 # Declared before /knowledge-bases/{file_id}, which would otherwise take "clear" for an id.
 @router.delete("/knowledge-bases/clear", response_model=Cleared)
-def clear(principal: Writer, accounts: AccountsDep) -> Cleared:
+def clear(principal: Writer, knowledge_base: KnowledgeBaseDep) -> Cleared:
     """Delete every file of the workspace, with chunks, index entries and blobs."""
-    count = accounts.knowledge_base.clear(principal.workspace_id)
+    count = knowledge_base.clear(principal.workspace_id)
     return Cleared(message="Knowledge base cleared", deleted=count)
 
 
@@ -205,8 +204,10 @@ def clear(principal: Writer, accounts: AccountsDep) -> Cleared:
     response_model=KnowledgeBaseFile,
     responses=error_responses(404),
 )
-def get_file(file_id: str, principal: Reader, accounts: AccountsDep) -> KnowledgeBaseFile:
-    return KnowledgeBaseFile.of(accounts.knowledge_base.get(principal.workspace_id, file_id))
+def get_file(
+    file_id: str, principal: Reader, knowledge_base: KnowledgeBaseDep
+) -> KnowledgeBaseFile:
+    return KnowledgeBaseFile.of(knowledge_base.get(principal.workspace_id, file_id))
 
 
 @router.put(
@@ -215,16 +216,16 @@ def get_file(file_id: str, principal: Reader, accounts: AccountsDep) -> Knowledg
     responses=error_responses(400, 404),
 )
 def set_metadata(
-    file_id: str, body: MetadataBody, principal: Writer, accounts: AccountsDep
+    file_id: str, body: MetadataBody, principal: Writer, knowledge_base: KnowledgeBaseDep
 ) -> KnowledgeBaseFile:
     """(Bunko) Replace the file's metadata; its search entries answer to it at once (the file
     is not read again). `{"metadata": {}}` removes it all."""
-    doc = accounts.knowledge_base.set_metadata(principal.workspace_id, file_id, body.metadata)
+    doc = knowledge_base.set_metadata(principal.workspace_id, file_id, body.metadata)
     return KnowledgeBaseFile.of(doc)
 
 
 @router.delete("/knowledge-bases/{file_id}", response_model=Deleted, responses=error_responses(404))
-def delete_file(file_id: str, principal: Writer, accounts: AccountsDep) -> Deleted:
+def delete_file(file_id: str, principal: Writer, knowledge_base: KnowledgeBaseDep) -> Deleted:
     """Delete the file, its chunks, its index entries and its stored original."""
-    doc = accounts.knowledge_base.delete(principal.workspace_id, file_id)
+    doc = knowledge_base.delete(principal.workspace_id, file_id)
     return Deleted(message="File deleted", id=doc.id)

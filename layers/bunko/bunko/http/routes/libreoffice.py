@@ -14,7 +14,7 @@ from fastapi import APIRouter, File, UploadFile
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from bunko.http.deps import AccountsDep, Reader, Writer
+from bunko.http.deps import ConversionsDep, Reader, Writer
 from bunko.http.errors import error_responses
 
 router = APIRouter(prefix="/libreoffice", tags=["libreoffice"])
@@ -42,9 +42,9 @@ class Health(BaseModel):
 def convert(
     file: Annotated[UploadFile, File(description="A .docx, .doc, .odt, .pptx, .xlsx, ...")],
     principal: Writer,
-    accounts: AccountsDep,
+    conversions: ConversionsDep,
 ) -> Converted:
-    done = accounts.conversions.convert(
+    done = conversions.convert(
         principal.workspace_id, filename=file.filename or "", data=file.file.read()
     )
     return Converted(
@@ -60,11 +60,11 @@ def convert(
     response_class=Response,
     responses={200: {"content": {"application/pdf": {}}}, **error_responses(401, 403, 404)},
 )
-def download(conversion_id: str, principal: Reader, accounts: AccountsDep) -> Response:
-    pdf = accounts.conversions.get_pdf(principal.workspace_id, conversion_id)
+def download(conversion_id: str, principal: Reader, conversions: ConversionsDep) -> Response:
+    pdf = conversions.get_pdf(principal.workspace_id, conversion_id)
     return Response(pdf, media_type="application/pdf")
 
 
 @router.get("/health", response_model=Health, responses=error_responses(503))
-def health(accounts: AccountsDep) -> Health:
-    return Health(**accounts.conversions.health())
+def health(conversions: ConversionsDep) -> Health:
+    return Health(**conversions.health())

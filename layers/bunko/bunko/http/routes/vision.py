@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from bunko.domain.ingest_options import IngestMode
-from bunko.http.deps import AccountsDep, Reader, settings_owner
+from bunko.http.deps import AccountsDep, Reader, VisionDep, settings_owner
 from bunko.http.errors import error_responses
 
 router = APIRouter(prefix="/api/vision", tags=["vision"], responses=error_responses(401, 403))
@@ -28,6 +28,7 @@ class ModeRecommendation(BaseModel):
 def recommend_mode(
     principal: Reader,
     accounts: AccountsDep,
+    vision: VisionDep,
     file: Annotated[str, Query(min_length=1, max_length=1024, description="File name or path")],
     size: Annotated[int | None, Query(ge=0, description="Size in bytes")] = None,
     lang: Annotated[
@@ -41,9 +42,7 @@ def recommend_mode(
         lang
         or accounts.user_settings.get(settings_owner(principal), principal.workspace_id)["language"]
     )
-    advice = accounts.vision.recommend(
-        principal.workspace_id, file=file, size=size, language=language
-    )
+    advice = vision.recommend(principal.workspace_id, file=file, size=size, language=language)
     return ModeRecommendation(
         recommendedMode=advice.mode,
         reason=advice.reason,

@@ -18,7 +18,8 @@ just before writing (the embedded shape holds a lock across both; functions cann
 write that read the choice before the build began, or whose entries the first step's clearing
 removed, may reach only the old index while the steps list the document before its metadata is
 saved. Such a write is saved around the build's start; the last step writes every document
-saved within RACE_SECONDS of the start or of the clearing again, then switches.
+saved within RACE_SECONDS (BUNKO_MODEL_BUILD_RACE_SECONDS) of the start or of the clearing
+again, then switches.
 """
 
 from __future__ import annotations
@@ -59,12 +60,16 @@ class BuildSteps:
         store: SettingsStore,
         send: SendStep,
         batch_size: int = 64,
+        race_seconds: float = RACE_SECONDS,
     ) -> None:
+        """`race_seconds`: how close to the build's start or clearing a write that may have
+        missed the model's index is saved (RACE_SECONDS)."""
         self.metadata = metadata
         self.routes = routes
         self.store = store
         self.send = send
         self.batch_size = batch_size
+        self.race_seconds = race_seconds
 
     # What the api function reads and starts.
     def figures(self, workspace_id: str) -> dict[str, Any]:
@@ -149,9 +154,11 @@ class BuildSteps:
     def _raced(
         self, workspace_id: str, figures: dict[str, Any]
     ) -> list[tuple[Document, list[Chunk]]]:
-        """The indexed documents saved from RACE_SECONDS before the build began to RACE_SECONDS
-        after its clearing: a write among them may have missed the model's index."""
-        low, high = figures["begun"] - RACE_SECONDS, figures["cleared"] + RACE_SECONDS
+        """The indexed documents saved from `race_seconds` before the build began to
+        `race_seconds` after its clearing: a write among them may have missed the model's
+        index."""
+        race = self.race_seconds
+        low, high = figures["begun"] - race, figures["cleared"] + race
         metadata = self.metadata
         found = [
             (doc, metadata.get_chunks(workspace_id, doc.id))

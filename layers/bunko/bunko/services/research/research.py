@@ -54,6 +54,7 @@ class ResearchService:
         search: SearchService,
         scorer: PassageScorer,
         seal_rate: TokenBucket | None = None,
+        max_corpus_revisions: int = MAX_CORPUS_REVISIONS,
     ) -> None:
         self.store = store
         self.metadata = metadata
@@ -61,6 +62,7 @@ class ResearchService:
         self.scorer = scorer
         # seals per workspace (each re-embeds and copies its passages); None: not counted
         self.seal_rate = seal_rate
+        self.max_corpus_revisions = max_corpus_revisions
 
     # projects
     def create_project(self, workspace_id: str, name: str) -> ResearchProject:
@@ -186,9 +188,10 @@ class ResearchService:
             project.revision, sampling,
         ):  # fmt: skip
             return latest
-        if latest is not None and latest.revision >= MAX_CORPUS_REVISIONS:
+        most = self.max_corpus_revisions
+        if latest is not None and latest.revision >= most:
             raise TooManyRequestsError(
-                f"corpus {latest.id} has {MAX_CORPUS_REVISIONS} revisions, the most one corpus "
+                f"corpus {latest.id} has {most} revisions, the most one corpus "
                 "may keep: create a new project to seal again",
                 retry_after=_FULL_RETRY_SECONDS,
             )
