@@ -66,7 +66,9 @@ eval: install  ## retrieval quality, abstention and small libraries on the BEIR 
 	for lang in en de es tr el vi hi ro; do $(BIN)/bunko eval $(EVAL_DIR)/xquad-dev/$$lang || exit 1; done
 
 bench: install  ## engine and embedder benchmarks (not part of the tests)
-	$(BIN)/python tests/bench/bench_index.py
+	$(BIN)/python -m pip install --quiet -e ".[bench]"
+	$(BIN)/python -m tests.bench.bench_index
+	$(BIN)/python -m tests.bench.bench_peers
 	$(BIN)/python tests/bench/bench_embedders.py
 	$(BIN)/python tests/bench/bench_ingest.py
 	$(BIN)/python tests/bench/bench_upload.py
