@@ -43,14 +43,23 @@ def offenders(under: str, forbidden: tuple[str, ...]) -> list[str]:
     ]
 
 
+# The modules of floor 0 beside domain/ (docs/architecture.md): every layer may import them,
+# and they import nothing of Bunko's.
+FLOOR_ZERO_MODULES = ("bunko.errors", "bunko.deploy_schema", "bunko.lazy_exports")
+
+
+def test_the_floor_zero_modules_import_nothing_of_bunkos():
+    bad = [
+        f"{module} imports {name}"
+        for module in FLOOR_ZERO_MODULES
+        for name in sorted(imported(PACKAGE / f"{module.removeprefix('bunko.')}.py"))
+        if name.startswith("bunko")
+    ]
+    assert bad == []
+
+
 def test_adapters_import_only_domain_ports_errors_and_their_sdk():
-    allowed = (
-        "bunko.adapters",
-        "bunko.domain",
-        "bunko.ports",
-        "bunko.errors",
-        "bunko.deploy_schema",
-    )
+    allowed = ("bunko.adapters", "bunko.domain", "bunko.ports", *FLOOR_ZERO_MODULES)
     bad = [
         f"{path.relative_to(PACKAGE)} imports {name}"
         for path in modules("adapters")
@@ -270,9 +279,10 @@ def test_the_architecture_page_lists_the_wings_as_the_tests_hold_them():
 
 
 # What the services container holds beside its services: the raw ports (the metadata store,
-# the search index, the blob store). A door asks a service (`services.items`, `.ingest`, ...)
-# and never reaches past it to a port, through the container or through a service.
-RAW_PORTS = {"metadata", "index", "blobs"}
+# the search index, the blob store, the ingest queue, the server's embedder). A door asks a
+# service (`services.items`, `.ingest`, `.status`, ...) and never reaches past it to a port,
+# through the container or through a service.
+RAW_PORTS = {"metadata", "index", "blobs", "queue", "embedder"}
 SERVICE_NAMES = {"services", "ingest", "items", "pipeline", "search", "status", "knowledge_base"}
 
 

@@ -24,6 +24,7 @@ def test_the_embedding_model_loads_while_the_server_starts(tmp_path):
     services = dataclasses.replace(
         make_services(tmp_path / "data", embedder="none"), embedder=model
     )
+    services.status.embedder = model  # the server's model, which the status service warms up
     stop = start_background_work(services, watch=False)
     try:
         assert model.loaded.wait(timeout=60)  # before any query asked for it

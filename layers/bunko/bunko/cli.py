@@ -27,12 +27,11 @@ def _services(settings: Settings):
 def _wait_with_progress(services, total: int, label: str) -> None:
     from tqdm import tqdm
 
-    queue = services.queue
     with tqdm(total=total, desc=label, unit="doc", disable=total < 2) as bar:
         done = 0
         while True:
-            idle = queue.join(timeout=0.5)
-            now = total - min(total, queue.pending)
+            idle = services.ingest.wait_for_queue(timeout=0.5)
+            now = total - min(total, services.status.queue_depth())
             bar.update(now - done)
             done = now
             if idle:

@@ -14,7 +14,6 @@ from bunko.bootstrap import Services, build_services
 from bunko.bootstrap.background import resume_ingest
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.ports import LoadsLazily
 
 log = logging.getLogger(__name__)
 
@@ -78,11 +77,9 @@ def start_background_work(services: Services, *, watch: bool) -> Callable[[], No
     resume_ingest(services)
     if services.refiner is not None:
         services.refiner.start()
-    if isinstance(services.embedder, LoadsLazily):
+    if (warm_up := services.status.model_warm_up) is not None:
         # Load the model while the server starts, not on the first user's query.
-        threading.Thread(
-            target=services.embedder.warm_up, name="bunko-warm-up", daemon=True
-        ).start()
+        threading.Thread(target=warm_up, name="bunko-warm-up", daemon=True).start()
     watcher: FolderMonitor | DropFolderWatcher | None = None
     if services.accounts is not None:
         # The drop folder plus the folders saved through /settings, reloaded when they change.

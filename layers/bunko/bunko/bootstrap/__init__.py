@@ -9,34 +9,15 @@ It imports no door (http, mcp, drops): the doors, and what composes them, sit ab
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bunko.lazy_exports import lazy_face
 
 if TYPE_CHECKING:
     from bunko.bootstrap.accounts import AccountServices
     from bunko.bootstrap.background import index_needs_rebuild, requeue_unfinished
     from bunko.bootstrap.local import index_generation
     from bunko.bootstrap.root import Services, build_services, wire_services
-
-# Resolved on first use (PEP 562), so `bunko.bootstrap.functions` — what a Lambda
-# handler's first call imports — does not pull in every service and parser with it.
-_EXPORTS = {
-    "AccountServices": "accounts",
-    "index_needs_rebuild": "background",
-    "requeue_unfinished": "background",
-    "index_generation": "local",
-    "Services": "root",
-    "build_services": "root",
-    "wire_services": "root",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'bunko.bootstrap' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"bunko.bootstrap.{module}"), name)
-
 
 __all__ = [
     "AccountServices",
@@ -47,3 +28,18 @@ __all__ = [
     "requeue_unfinished",
     "wire_services",
 ]
+
+# Resolved on first use (PEP 562), so `bunko.bootstrap.functions` — what a Lambda
+# handler's first call imports — does not pull in every service and parser with it.
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "AccountServices": "accounts",
+        "index_needs_rebuild": "background",
+        "requeue_unfinished": "background",
+        "index_generation": "local",
+        "Services": "root",
+        "build_services": "root",
+        "wire_services": "root",
+    },
+)

@@ -5,22 +5,16 @@ Names resolve lazily, so `bunko --help` does not import the MCP SDK and the web 
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
+from bunko.lazy_exports import lazy_face
 
 _EXPORTS = {
-    "build_server": "bunko.mcp.tool_server",
-    "call_tool": "bunko.mcp.tool_server",
-    "listed_tools": "bunko.mcp.tool_server",
-    "create_mcp_app": "bunko.mcp.http",
-    "mount_mcp": "bunko.mcp.http",
-    "run_stdio": "bunko.mcp.stdio",
-    "serve_stdio": "bunko.mcp.stdio",
+    "build_server": "tool_server",
+    "call_tool": "tool_server",
+    "listed_tools": "tool_server",
+    "create_mcp_app": "http",
+    "mount_mcp": "http",
+    "run_stdio": "stdio",
+    "serve_stdio": "stdio",
 }
 __all__ = sorted(_EXPORTS)
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _EXPORTS:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    return getattr(import_module(_EXPORTS[name]), name)
+__getattr__, __dir__ = lazy_face(__name__, _EXPORTS)

@@ -27,7 +27,6 @@ from bunko.mcp.outputs import (
     RetrainOutput,
 )
 from bunko.mcp.registry import ToolContext, tool
-from bunko.ports import TrainableEmbedder
 from bunko.services.ingest import Upload
 
 # How long add_item_text / add_file wait for indexing before answering `pending`.
@@ -95,8 +94,8 @@ def lsa_retrain(ctx: ToolContext, args: NoInput) -> RetrainOutput:
     count = services.pipeline.reindex(None, retrain=True)
     return RetrainOutput(
         indexed_chunks=count,
-        retrained=isinstance(services.embedder, TrainableEmbedder),
-        embedder=services.embedder.name if services.embedder else None,
+        retrained=services.status.retrains,
+        embedder=services.status.model_name,
         seconds=round(time.perf_counter() - started, 3),
     )
 

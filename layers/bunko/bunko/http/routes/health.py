@@ -51,7 +51,7 @@ def health(services: ServicesDep) -> dict:
         "documents": _document_count.get(
             services, lambda: services.items.count_documents(DEFAULT_WORKSPACE_ID)
         ),
-        "pending": getattr(services.queue, "pending", 0),
+        "pending": services.status.queue_depth(),
     }
 
 

@@ -210,6 +210,11 @@ class IngestService:
         )
         return doc
 
+    def wait_for_queue(self, timeout: float) -> bool:
+        """Wait at most `timeout` seconds for this process's queue (the worker thread's) to
+        run dry; True once it has. `bunko ingest` waits so between its progress updates."""
+        return self.queue.join(timeout=timeout)
+
     def set_metadata(
         self, workspace_id: str, document_id: str, metadata: dict[str, str | float | list[str]]
     ) -> Document:

@@ -1,4 +1,5 @@
-"""What a client may ask about the server itself: edition, model, indexing progress.
+"""What a client may ask about the server itself: edition, model, indexing progress; and
+the server's model warmed up at start.
 
 TelosDB's /edition, /model_name and /indexing_status (and the web app's status line) read
 these, so every door reports the same thing.
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bunko.domain import DocumentStatus
-from bunko.ports import DocumentStore, Embedder, TrainableEmbedder
+from bunko.ports import DocumentStore, Embedder, LoadsLazily, TrainableEmbedder
 
 
 @dataclass(frozen=True)
@@ -39,8 +40,18 @@ class StatusService:
     def edition(self) -> str:
         """TelosDB's rule: pro when a neural embedding model is loaded; community for LSA
         (fitted on the corpus) or keyword-only."""
-        neural = self.embedder is not None and not isinstance(self.embedder, TrainableEmbedder)
+        neural = self.embedder is not None and not self.retrains
         return "pro" if neural else "community"
+
+    @property
+    def retrains(self) -> bool:
+        """The server's model is fitted on the corpus (LSA): a reindex retrains it first."""
+        return isinstance(self.embedder, TrainableEmbedder)
+
+    @property
+    def model_warm_up(self) -> Callable[[], None] | None:
+        """What loads the server's model now, when it would load on first use (seconds)."""
+        return self.embedder.warm_up if isinstance(self.embedder, LoadsLazily) else None
 
     @property
     def model_name(self) -> str | None:

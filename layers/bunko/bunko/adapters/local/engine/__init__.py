@@ -28,8 +28,9 @@ the local extra's usearch and threadpoolctl that the index needs.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import TYPE_CHECKING
+
+from bunko.lazy_exports import lazy_face
 
 if TYPE_CHECKING:
     from bunko.adapters.local.engine.index_generations import GenerationIndex, GenerationMarks
@@ -38,22 +39,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Bm25PassageScorer", "GenerationIndex", "GenerationMarks", "LocalSearchIndex"]
 
-_HOMES = {
-    "Bm25PassageScorer": "passage_scorer",
-    "GenerationIndex": "index_generations",
-    "GenerationMarks": "index_generations",
-    "LocalSearchIndex": "search_index",
-}
-
-
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_face(
+    __name__,
+    {
+        "Bm25PassageScorer": "passage_scorer",
+        "GenerationIndex": "index_generations",
+        "GenerationMarks": "index_generations",
+        "LocalSearchIndex": "search_index",
+    },
+)
