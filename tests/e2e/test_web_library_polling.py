@@ -116,9 +116,11 @@ def test_polls_back_off_pause_while_hidden_and_stop(rest, chromium):
         page.get_by_role("link", name="Search").click()
         page.get_by_role("link", name="Library").click()
         expect(listing).to_have_attribute("data-poll-ms", "1000")
-        sent = len(polls)
         page.get_by_role("link", name="Search").click()
         expect(page.get_by_role("searchbox", name="Search", exact=True)).to_be_visible()
+        # Counted once the page is left: a list request the page sent while it opened may
+        # reach the route only now (a CI run on a busy machine saw 13 where 12 were read).
+        sent = len(polls)
         page.clock.run_for(120_000)
         assert len(polls) == sent
         assert t.errors == []
