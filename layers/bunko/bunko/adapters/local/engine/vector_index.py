@@ -162,29 +162,41 @@ class VectorIndex:
                 self.graph_changed = True  # the groups (saved with the graph) grew
 
     def search(
-        self, vector: np.ndarray, limit: int, allowed: np.ndarray, n_allowed: int
+        self,
+        vector: np.ndarray,
+        limit: int,
+        allowed: np.ndarray,
+        n_allowed: int,
+        slots: np.ndarray | None = None,
     ) -> list[tuple[int, float]]:
         """Up to `limit` (slot, cosine similarity), best first, among `allowed` slots
-        (`n_allowed` of them)."""
+        (`n_allowed` of them; `slots`: their positions, when the caller keeps them)."""
         if n_allowed == 0 or limit <= 0:
             return []
         with self._count_lock:
             self._searches += 1
         try:
             with self._graph_lock:
-                return self._search(vector, limit, allowed, n_allowed)
+                return self._search(vector, limit, allowed, n_allowed, slots)
         finally:
             with self._count_lock:
                 self._searches -= 1
 
     def _search(
-        self, vector: np.ndarray, limit: int, allowed: np.ndarray, n_allowed: int
+        self,
+        vector: np.ndarray,
+        limit: int,
+        allowed: np.ndarray,
+        n_allowed: int,
+        slots: np.ndarray | None,
     ) -> list[tuple[int, float]]:
         in_graph = self._in_graph
         pending = in_graph + np.flatnonzero(allowed[in_graph : self.rows.count])
         in_graph_allowed = n_allowed - len(pending)
         if in_graph_allowed <= max(EXACT_MAX, EXACT_FRACTION * in_graph):
-            return self._exact(vector, np.flatnonzero(allowed[: self.rows.count]), limit)
+            if slots is None:  # finding them costs 0.4 ms at 1M rows
+                slots = np.flatnonzero(allowed[: self.rows.count])
+            return self._exact(vector, slots, limit)
         depth = RESCORE_FACTOR * limit + RESCORE_EXTRA
         # Neighbours to ask for so that about `depth` of them are expected to be allowed.
         count = min(in_graph, math.ceil(1.1 * depth * in_graph / in_graph_allowed))

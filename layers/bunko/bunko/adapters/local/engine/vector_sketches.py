@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 
+import numkong as nk
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -35,6 +36,7 @@ SKETCH_DIM = 128
 SHORTLIST_FACTOR = 10
 SHORTLIST_MIN = 1000
 BLOCK = 4096  # sketches gathered at a time (512 KB)
+SAMPLE = 8192  # scores sampled for the shortlist's floor
 # A unit vector's projection onto one direction rarely exceeds 0.25 (~5.6 standard
 # deviations at 512 dimensions); beyond it the value saturates.
 SCALE = 127 / 0.25
@@ -74,19 +76,36 @@ def shortlist(sketches: np.ndarray, query: np.ndarray, rows: np.ndarray, limit: 
     candidates = rows[inside]
     if len(candidates) <= 2 * keep:
         return rows
-    # numpy's own loops on one thread: usearch's exact search costs ~200 ns a row whatever
-    # its width, and BLAS spreads a small product over threads a busy machine makes wait.
-    query_sketch = np.einsum("ij,i->j", projection(len(query)), query.astype(np.float32)) * SCALE
-    scores = np.empty(len(candidates), dtype=np.float32)
+    # NumKong's int8 dot kernels (AVX-512 VNNI where the CPU has it), one thread: at 100k
+    # allowed rows 0.9 ms against einsum's 3.5 (numpy has no int8 SIMD product), and BLAS
+    # would need a float32 copy of every block.
+    projected = np.einsum("ij,i->j", projection(len(query)), query.astype(np.float32))
+    # The query's sketch scaled to fill int8: ranking does not change with its scale.
+    scale = 127.0 / max(float(np.abs(projected).max()), 1e-12)
+    packed = nk.dots_pack(np.rint(projected * scale).astype(np.int8)[None, :])
+    scores = np.empty(len(candidates), dtype=np.int32)
+    block = np.empty((min(BLOCK, len(candidates)), sketches.shape[1]), dtype=np.int8)
     for start in range(0, len(candidates), BLOCK):
-        block = sketches[candidates[start : start + BLOCK]]
-        # einsum casts the int8 block in small buffers: a float32 copy of it (2 MB at 4,096
-        # rows) was fresh memory from the OS each time, whose page faults tripled the cost.
-        scores[start : start + BLOCK] = np.einsum(
-            "ij,j->i", block, query_sketch, dtype=np.float32, casting="unsafe"
-        )
-    best = np.sort(candidates[np.argpartition(-scores, keep - 1)[:keep]])
+        # np.take into one buffer: 2.2 ms for 100k rows against 3.4 by fancy indexing.
+        part = block[: min(BLOCK, len(candidates) - start)]
+        np.take(sketches, candidates[start : start + BLOCK], axis=0, out=part)
+        scores[start : start + len(part)] = np.asarray(nk.dots_packed(part, packed))[:, 0]
+    best = np.sort(candidates[_best(scores, keep)])
     return np.concatenate([best, rows[~inside]])
+
+
+def _best(scores: np.ndarray, keep: int) -> np.ndarray:
+    """Positions of the `keep` best scores (in no order). A floor from a spread sample
+    first cuts them to about 1.5 × `keep`: partitioning all 100k scores cost 1.6 ms."""
+    step = max(1, len(scores) // SAMPLE)
+    sample = scores[::step]
+    wanted = int(1.5 * keep * len(sample) / len(scores)) + 1
+    if wanted < len(sample):
+        floor = np.partition(sample, len(sample) - wanted)[len(sample) - wanted]
+        above = np.flatnonzero(scores >= floor)
+        if len(above) >= keep:
+            return above[np.argpartition(-scores[above], keep - 1)[:keep]]
+    return np.argpartition(-scores, keep - 1)[:keep]
 
 
 def sketches_of(rows: VectorRows, count: int) -> VectorRows | None:

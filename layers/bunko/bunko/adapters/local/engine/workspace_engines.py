@@ -53,7 +53,7 @@ class WorkspaceEngines:
         self.max_key = 0
         self.dirty_since: float | None = None  # first change since the last save
         self.next_name = 0  # the last file stem handed out
-        self._masks: dict[tuple, tuple[np.ndarray | None, np.ndarray, int]] = {}
+        self._masks: dict[tuple, tuple] = {}
         self._masks_lock = threading.Lock()
 
     # --- changes ---
@@ -108,8 +108,8 @@ class WorkspaceEngines:
     def vector_search(self, query: np.ndarray, filters: SearchFilter, limit: int) -> list[IndexHit]:
         if self.vectors is None:
             return []
-        _, mask, count = self._allowed(filters)
-        hits = self.vectors.search(query, limit, mask, count)
+        _, mask, count, slots = self._allowed(filters)
+        hits = self.vectors.search(query, limit, mask, count, slots)
         return self.hits(hits)
 
     def hybrid_search(
@@ -129,10 +129,13 @@ class WorkspaceEngines:
             raise
         return keyword, semantic.result()
 
-    def _allowed(self, filters: SearchFilter) -> tuple[np.ndarray | None, np.ndarray, int]:
-        """The filter's allowed slots (None: every live one), those with vectors, and their
-        count; kept until the next change: a hybrid search's two legs and a user paging
-        through one category ask again (at 1M slots, ~3 ms of mask work a query)."""
+    def _allowed(
+        self, filters: SearchFilter
+    ) -> tuple[np.ndarray | None, np.ndarray, int, np.ndarray | None]:
+        """The filter's allowed slots (None: every live one), those with vectors, their
+        count and, for a filter, their positions; kept until the next change: a hybrid
+        search's two legs and a user paging through one category ask again (at 1M slots,
+        ~3 ms of mask work a query)."""
         key = (filters.category, filters.document_ids)
         with self._masks_lock:  # a hybrid search's legs ask at once, from two threads
             found = self._masks.get(key)
@@ -141,9 +144,12 @@ class WorkspaceEngines:
                     self._masks.clear()
                 allowed = self.columns.allowed_mask(filters)
                 with_vectors = self.columns.vector_mask()
+                slots = None
                 if allowed is not None:
                     with_vectors &= allowed
-                found = self._masks[key] = allowed, with_vectors, int(with_vectors.sum())
+                    slots = np.flatnonzero(with_vectors)  # a filtered search may scan them
+                count = int(with_vectors.sum())
+                found = self._masks[key] = allowed, with_vectors, count, slots
             return found
 
     def hits(self, found: list[tuple[int, float]]) -> list[IndexHit]:
