@@ -1,5 +1,5 @@
 """One workspace's keyword postings: the vocabulary, each slot's length in terms, and every
-(term, slot, term frequency) posting, in immutable segments and a small buffer.
+(term, slot, term frequency, chunk length) posting, in immutable segments and a small buffer.
 
 New chunks' postings wait in a small unsorted buffer (scanned by queries as is) and are
 sealed into a segment every few hundred chunks (`keyword_segments`); saved segments open by
@@ -42,6 +42,11 @@ class KeywordPostings:
     def slot_count(self) -> int:
         return len(self._lengths)
 
+    @property
+    def lengths(self) -> np.ndarray:
+        """Every slot's length in terms (a view: valid until the next add)."""
+        return np.frombuffer(self._lengths, dtype=np.float32)
+
     def add_many(self, first_slot: int, documents: Sequence[Sequence[str]]) -> float:
         """Index consecutive new slots from `first_slot` (no gaps), one term list each;
         returns their summed length."""
@@ -80,7 +85,7 @@ class KeywordPostings:
         if not self._pending:
             return
         gids, slots, tfs = self._pending_flat()
-        self.segments.append(segs.build(gids, slots, np.minimum(tfs, segs.MAX_TF), len(self.vocab)))
+        self.segments.append(segs.build(gids, slots, tfs, self.lengths, len(self.vocab)))
         self._pending, self._pending_size, self._flat = [], 0, None
         while len(self.segments) >= 2 and self.segments[-2].size <= 2 * self.segments[-1].size:
             merged = segs.merge(self.segments[-2:], len(self.vocab))
@@ -96,17 +101,21 @@ class KeywordPostings:
 
     def gather(
         self, terms: list[QueryTerm]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(query unit, slot, tf) of every posting of the query's terms, dead slots too, and
-        each unit's postings (its df if nothing is dead or expands), counted per range."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """(query unit, slot, tf, chunk length) of every posting of the query's terms, dead
+        slots too, and each unit's postings (its df if nothing is dead or expands), counted
+        per range."""
         units, gids = self._query_pairs(terms)
         if not len(gids):
-            return (*segs.EMPTY, np.zeros(len(terms), dtype=np.int64))
+            empty = np.empty(0, np.uint16)
+            return (*segs.EMPTY, empty, np.zeros(len(terms), dtype=np.int64))
         found, owners, lengths = self._ranges(units, gids)
         pending = self._gather_pending(units, gids)
+        pending_lens = segs.lens_of(pending[1], self.lengths)
         unit = np.concatenate([np.repeat(owners, lengths), pending[0]])
         slot, tf = (np.concatenate([*(part[i] for part in found), pending[i]]) for i in (1, 2))
-        return unit, slot, tf, _counts(owners, lengths, pending[0], len(terms))
+        lens = np.concatenate([*(part[3] for part in found), pending_lens])
+        return unit, slot, tf, lens, _counts(owners, lengths, pending[0], len(terms))
 
     def counts(self, terms: list[QueryTerm]) -> np.ndarray:
         """Each query unit's postings, read off the segments' ranges and the buffer without
@@ -119,8 +128,8 @@ class KeywordPostings:
         """The pairs' postings in every segment (views: nothing copied), with each range's
         query unit and length."""
         found = [part for seg in self.segments for part in segs.ranges(seg, units, gids)]
-        owners = np.asarray([unit for unit, _, _ in found], dtype=np.int64)
-        return found, owners, np.asarray([len(s) for _, s, _ in found], dtype=np.int64)
+        owners = np.asarray([part[0] for part in found], dtype=np.int64)
+        return found, owners, np.asarray([len(part[1]) for part in found], dtype=np.int64)
 
     def _query_pairs(self, terms: list[QueryTerm]) -> tuple[np.ndarray, np.ndarray]:
         """(query unit, term id) pairs: one per plain term, one per expanded term's match."""
@@ -186,9 +195,9 @@ class KeywordPostings:
         if len(index.vocab) != part["vocab_size"]:
             raise ValueError("the vocabulary is torn")
         index._ids.update((term, gid) for gid, term in enumerate(index.vocab))
-        index.segments = [segs.load(directory, name) for name in part["segments"]]
         lengths = np.load(directory / part["lengths"])
         index._lengths.frombytes(lengths.astype(np.float32).tobytes())
+        index.segments = [segs.load(directory, name, index.lengths) for name in part["segments"]]
         return index
 
 
