@@ -124,7 +124,9 @@ class Settings(BaseSettings):
     refine_embedder: Literal["auto", "e5", "none"] = "auto"
     refine_quiet_seconds: float = Field(default=2.0, ge=0.0, le=3600.0)  # after the last write
     # AWS, a workspace's change of model built in steps: a write saved this close to the
-    # build's start or clearing is written again by its last step (model_build_steps.RACE_SECONDS)
+    # build's start or clearing is written again by its last step (model_build_steps.py): such
+    # a write reads the choice, writes the index and saves metadata within one batch (seconds;
+    # a minute for a huge document's index writes)
     model_build_race_seconds: float = Field(default=120.0, ge=0.0, le=3600.0)
 
     # ingest

@@ -18,8 +18,8 @@ just before writing (the embedded shape holds a lock across both; functions cann
 write that read the choice before the build began, or whose entries the first step's clearing
 removed, may reach only the old index while the steps list the document before its metadata is
 saved. Such a write is saved around the build's start; the last step writes every document
-saved within RACE_SECONDS (BUNKO_MODEL_BUILD_RACE_SECONDS) of the start or of the clearing
-again, then switches.
+saved within `race_seconds` (the setting BUNKO_MODEL_BUILD_RACE_SECONDS, 120 by default) of
+the start or of the clearing again, then switches.
 """
 
 from __future__ import annotations
@@ -41,11 +41,6 @@ log = logging.getLogger(__name__)
 SCOPE = "embedding-model-build"
 MARGIN_SECONDS = 120.0  # left to a step for its last group of documents and the next message
 STALE_SECONDS = 30 * 60  # a step silent this long died (the ingest function runs ≤ 10 min)
-# A write that raced the build's start or its clearing is saved this close to it: it reads the
-# choice, writes the index and saves metadata within one batch (seconds; a minute for a huge
-# document's index writes).
-RACE_SECONDS = 120.0
-
 # (workspace id, model config id, the last document done or None) -> queues that step
 SendStep = Callable[[str, str, str | None], None]
 TimeLeft = Callable[[], float]  # seconds left to this invocation
@@ -60,10 +55,10 @@ class BuildSteps:
         store: SettingsStore,
         send: SendStep,
         batch_size: int = 64,
-        race_seconds: float = RACE_SECONDS,
+        race_seconds: float,
     ) -> None:
         """`race_seconds`: how close to the build's start or clearing a write that may have
-        missed the model's index is saved (RACE_SECONDS)."""
+        missed the model's index is saved (its default is the setting's)."""
         self.metadata = metadata
         self.routes = routes
         self.store = store
