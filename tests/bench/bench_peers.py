@@ -61,6 +61,7 @@ def convex(keyword: list[tuple[int, float]], vector: list[tuple[int, float]]) ->
 
 class Bunko:
     name = "Bunko"
+    legs = LEGS
 
     def __init__(self, data: dict, root: Path) -> None:
         from bunko.adapters.local.engine import LocalSearchIndex
@@ -92,6 +93,7 @@ class Bunko:
 
 class NumpyBm25s:
     name = "numpy + bm25s"
+    legs = LEGS
 
     def __init__(self, data: dict, root: Path) -> None:
         import bm25s
@@ -143,6 +145,7 @@ class NumpyBm25s:
 
 class FaissHnsw:
     name = "faiss HNSW-SQ8"
+    legs = ("vector",)  # a graph library: no keyword leg, so no hybrid
 
     def __init__(self, data: dict, root: Path) -> None:
         import faiss
@@ -162,15 +165,9 @@ class FaissHnsw:
         faiss.write_index(self.graph, str(self.path))
         faiss.omp_set_num_threads(1)
 
-    def keyword(self, text: str, vector: np.ndarray) -> list[int]:
-        return []
-
     def vector(self, text: str, vector: np.ndarray) -> list[int]:
         _, found = self.graph.search(vector.reshape(1, -1).astype(np.float32), K)
         return found[0].tolist()
-
-    def hybrid(self, text: str, vector: np.ndarray) -> list[int]:
-        return []
 
     def disk_mib(self) -> float:
         return self.path.stat().st_blocks * 512 / 2**20
@@ -192,7 +189,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                 print(f"skipped {key}: {missing}")
             print(f"built {key}", flush=True)
         pairs = list(zip(data["query_texts"], data["query_vectors"], strict=True))
-        times = {(e.name, leg): [] for e in engines for leg in LEGS}
+        times = {(e.name, leg): [] for e in engines for leg in e.legs}
         found: dict[str, list] = {e.name: [] for e in engines}
         # Each engine answers every query in turn (its three legs, as a search request
         # makes them), then the next engine: numpy's full scans would otherwise evict the
@@ -200,10 +197,10 @@ def run(args: argparse.Namespace) -> list[dict]:
         for round_ in range(args.rounds):
             for engine in engines if round_ % 2 == 0 else engines[::-1]:
                 for text, vector in pairs[:20]:  # warm-up: pages and caches
-                    for leg in LEGS:
+                    for leg in engine.legs:
                         getattr(engine, leg)(text, vector)
                 for text, vector in pairs:
-                    for leg in LEGS:
+                    for leg in engine.legs:
                         start = time.perf_counter()
                         out = getattr(engine, leg)(text, vector)
                         times[engine.name, leg].append((time.perf_counter() - start) * 1000)
@@ -215,9 +212,7 @@ def run(args: argparse.Namespace) -> list[dict]:
                 "chunks": args.size,
                 "dataset": args.dataset,
                 "build_s": round(e.build_s, 1),
-                "keyword_p50": round(pct(times[e.name, "keyword"], 50), 3),
-                "vector_p50": round(pct(times[e.name, "vector"], 50), 3),
-                "hybrid_p50": round(pct(times[e.name, "hybrid"], 50), 3),
+                **{f"{leg}_p50": p50(times.get((e.name, leg))) for leg in LEGS},
                 "recall10": round(recall(found[e.name], data["truth10"]), 3),
                 "disk_mib": round(e.disk_mib(), 1),
             }
@@ -225,6 +220,11 @@ def run(args: argparse.Namespace) -> list[dict]:
         ]
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def p50(values: list[float] | None) -> float | str:
+    """The median in ms, or "—" for a leg the engine does not have."""
+    return "—" if values is None else round(pct(values, 50), 3)
 
 
 def main() -> None:
