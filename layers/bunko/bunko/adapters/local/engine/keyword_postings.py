@@ -101,21 +101,24 @@ class KeywordPostings:
 
     def gather(
         self, terms: list[QueryTerm]
-    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """(query unit, slot, tf, chunk length) of every posting of the query's terms, dead
-        slots too, and each unit's postings (its df if nothing is dead or expands), counted
-        per range."""
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Every posting of the query's terms, dead slots too, as runs of one query unit:
+        (each run's unit, each run's length, then per posting: slot, tf, chunk length), and
+        each unit's postings (its df if nothing is dead or expands). A run's postings share
+        a unit, so per-unit values spread over them by np.repeat (a tenth of a gather)."""
         units, gids = self._query_pairs(terms)
         if not len(gids):
-            empty = np.empty(0, np.uint16)
-            return (*segs.EMPTY, empty, np.zeros(len(terms), dtype=np.int64))
+            none = np.empty(0, np.int64)
+            empty_lens, df = np.empty(0, np.uint16), np.zeros(len(terms), dtype=np.int64)
+            return none, none, *segs.EMPTY[1:], empty_lens, df
         found, owners, lengths = self._ranges(units, gids)
         pending = self._gather_pending(units, gids)
         pending_lens = segs.lens_of(pending[1], self.lengths)
-        unit = np.concatenate([np.repeat(owners, lengths), pending[0]])
+        run_units = np.concatenate([owners, pending[0]])
+        runs = np.concatenate([lengths, np.ones(len(pending[0]), dtype=np.int64)])
         slot, tf = (np.concatenate([*(part[i] for part in found), pending[i]]) for i in (1, 2))
         lens = np.concatenate([*(part[3] for part in found), pending_lens])
-        return unit, slot, tf, lens, _counts(owners, lengths, pending[0], len(terms))
+        return run_units, runs, slot, tf, lens, _counts(owners, lengths, pending[0], len(terms))
 
     def counts(self, terms: list[QueryTerm]) -> np.ndarray:
         """Each query unit's postings, read off the segments' ranges and the buffer without
