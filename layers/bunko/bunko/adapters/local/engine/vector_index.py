@@ -59,11 +59,11 @@ CONNECTIVITY = 24
 EXPANSION_ADD = 96
 # Search breadth: the graph's candidate list per query (at least the neighbours asked for).
 # Measured on the benchmark's clustered data, recall@10 at limit 10: 100k rows 0.945 at
-# 128, 0.977 at 256, no measurable cost; 1M rows 0.753 / 0.826 / 0.876 at 128 / 256 / 384
-# (+0.15 ms), no better at 512 (there the graph's links, not the breadth, limit it).
+# 128, 0.977 at 256, no measurable cost. At 1M rows, on the 16/64 graph: 0.753 / 0.826 /
+# 0.876 at 128 / 256 / 384, no better at 512 (the links limited it); on the 24/96 graph:
+# 0.944 / 0.978 / 0.982 / 0.982 at 192 / 256 / 320 / 384, the vector leg at limit 100
+# 0.53 / 0.46 / 0.50 / 0.54 ms: 256 at every size.
 EXPANSION_SEARCH = 256
-EXPANSION_SEARCH_LARGE = 384  # from LARGE_GRAPH rows
-LARGE_GRAPH = 500_000
 RESCORE_FACTOR = 2
 RESCORE_EXTRA = 20
 GROUP_ROWS_MIN = 100  # rows of near-duplicate groups ranked at least (see _allowed_rows)
@@ -225,8 +225,7 @@ class VectorIndex:
             take *= 2
 
     def _candidates(self, vector: np.ndarray, count: int) -> np.ndarray:
-        large = self._in_graph >= LARGE_GRAPH
-        self._graph.expansion_search = EXPANSION_SEARCH_LARGE if large else EXPANSION_SEARCH
+        self._graph.expansion_search = EXPANSION_SEARCH
         matches = self._graph.search(vector, count, threads=1)
         return np.asarray(matches.keys, dtype=np.int64)
 
