@@ -4,7 +4,7 @@ same vectors, in one process, the queries taking turns.
     .venv/bin/python -m tests.bench.bench_peers --size 100000 --dataset neardup
     .venv/bin/python -m tests.bench.bench_peers --size 1000000 --dataset clustered --queries 200
 
-Engines (a peer is skipped when its library is not installed; `pip install bm25s faiss-cpu`):
+Engines (a peer is skipped when its library is not installed; `pip install -e ".[bench]"`):
 - Bunko: `LocalSearchIndex`, written one document (10-50 chunks) per call as files arrive;
   hybrid = both legs at once (`hybrid_search`), fused as the peers' are.
 - numpy + bm25s: exact float32 cosine over every row, bm25s's eager sparse BM25 (Lucene's
@@ -12,6 +12,8 @@ Engines (a peer is skipped when its library is not installed; `pip install bm25s
   build; hybrid = both legs' top 100 fused by a convex sum of min-max scores.
 - faiss HNSW (32 links, scalar-quantised int8 rows, efSearch 256): the graph library Bunko
   does not use; one bulk build.
+- LanceDB: IVF_HNSW_SQ (cosine) and its native full-text index over the same terms, with
+  its default search settings; one bulk write, then both indexes built.
 
 Printed: p50 per leg (keyword, vector, hybrid) and recall@10 of the vector leg against the
 exact top 10; build time (Bunko's is per document, the peers' one bulk call); the bytes
@@ -173,7 +175,77 @@ class FaissHnsw:
         return self.path.stat().st_blocks * 512 / 2**20
 
 
-PEERS = {"bunko": Bunko, "numpy-bm25s": NumpyBm25s, "faiss": FaissHnsw}
+class LanceIvfHnsw:
+    """LanceDB: an IVF index of HNSW graphs over int8 rows (IVF_HNSW_SQ, cosine) and its
+    native full-text index over Bunko's analysed terms (split on spaces, nothing else done
+    to them); one bulk write and two index builds."""
+
+    name = "LanceDB IVF-HNSW-SQ"
+    legs = LEGS
+
+    def __init__(self, data: dict, root: Path) -> None:
+        import lancedb
+        import pyarrow as pa
+
+        from bunko.domain.keyword_analysis import index_terms
+
+        self.directory = root / "lancedb"
+        start = time.perf_counter()
+        vectors = np.asarray(data["vectors"], dtype=np.float32)
+        table = pa.table(
+            {
+                "id": pa.array(np.arange(len(vectors), dtype=np.int64)),
+                "terms": pa.array([" ".join(index_terms(x)) for x in data["texts"]]),
+                "vector": pa.FixedSizeListArray.from_arrays(
+                    pa.array(vectors.reshape(-1)), vectors.shape[1]
+                ),
+            }
+        )
+        self.table = lancedb.connect(str(self.directory)).create_table("chunks", data=table)
+        self.table.create_index(
+            metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ"
+        )
+        self.table.create_fts_index(
+            "terms",
+            base_tokenizer="whitespace",
+            lower_case=False,
+            stem=False,
+            remove_stop_words=False,
+            ascii_folding=False,
+            with_position=False,
+        )
+        self.build_s = time.perf_counter() - start
+
+    def _keyword(self, text: str) -> list[tuple[int, float]]:
+        from bunko.domain.keyword_analysis import query_terms
+
+        words = " ".join(t.text for t in query_terms(text))
+        if not words:
+            return []
+        found = self.table.search(words, query_type="fts").select(["id", "_score"]).limit(LIMIT)
+        rows = found.to_arrow()
+        return list(zip(rows["id"].to_pylist(), rows["_score"].to_pylist(), strict=True))
+
+    def _vector(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        query = self.table.search(vector.astype(np.float32), query_type="vector")
+        rows = query.distance_type("cosine").select(["id", "_distance"]).limit(limit).to_arrow()
+        similarity = [1.0 - d for d in rows["_distance"].to_pylist()]
+        return list(zip(rows["id"].to_pylist(), similarity, strict=True))
+
+    def keyword(self, text: str, vector: np.ndarray) -> list[int]:
+        return [slot for slot, _ in self._keyword(text)]
+
+    def vector(self, text: str, vector: np.ndarray) -> list[int]:
+        return [slot for slot, _ in self._vector(vector, K)]
+
+    def hybrid(self, text: str, vector: np.ndarray) -> list[int]:
+        return convex(self._keyword(text), self._vector(vector, LIMIT))
+
+    def disk_mib(self) -> float:
+        return directory_mib(self.directory)
+
+
+PEERS = {"bunko": Bunko, "numpy-bm25s": NumpyBm25s, "faiss": FaissHnsw, "lancedb": LanceIvfHnsw}
 
 
 def run(args: argparse.Namespace) -> list[dict]:
@@ -231,7 +303,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000)
     parser.add_argument("--dataset", default="neardup", choices=["neardup", "clustered"])
-    parser.add_argument("--engines", default="bunko,numpy-bm25s,faiss")
+    parser.add_argument("--engines", default="bunko,numpy-bm25s,faiss,lancedb")
     parser.add_argument("--eval-dir")
     parser.add_argument("--cache-dir", default="~/.cache/bunko-bench", help="USE vectors")
     parser.add_argument("--tmp-dir")
