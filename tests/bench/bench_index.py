@@ -104,16 +104,27 @@ Trade-offs, chosen by measurement (numbers in the closing note of the issue):
   data (0.94 with 400 rows, 0.998 with 2,000 for +0.4 ms: copies differ by less than a
   sketch can see). At 1M a 10% filter is 100k rows: 13 ms with sketches (top
   10 as the exact scan's) against 8.7 ms through the graph with top-10 recall 0.89; the
-  exact-scan rule stays, for the recall.
-- Search breadth 256 (384 from 500k rows): at 100k recall@10 0.945 → 0.977 at no
-  measurable cost; at 1M 0.75 → 0.88, and no better at 512 — there the graph's links
-  (16, built at breadth 64) limited it, and building at 40 instead cut recall to 0.90 at
-  100k. Graphs now link 24 neighbours a node, built at breadth 96: 1M clustered recall@10
-  0.980 (ingest 304.7 s, hybrid p50 3.23 ms in that run; the settings compared are in
+  exact-scan rule stays, for the recall. The sketches are now scored by NumKong's int8
+  kernels (numpy has no int8 SIMD product) into one gather buffer, and the best are found
+  above a floor from a sample of the scores: the shortlist of 100k rows 7.7-8.5 → 3.8 ms.
+  Scoring half of them in a second thread made the vector leg alone 4.3 → 2.6 ms but not
+  the hybrid (5.1-5.4 ms either way: its keyword leg already holds the other core).
+- A filtered keyword leg scores only the allowed postings when they are under 60% of the
+  query's, taken out by position (flatnonzero, then three small gathers: a boolean
+  compress of each array cost twice as much). 1M, keyword leg p50: 1% 3.2 → 1.3 ms,
+  10% 3.2 → 2.0, 50% 3.6 → 3.4; the 10% filter's hybrid p50 9.7 → 5.2 ms.
+- Search breadth 256: at 100k recall@10 0.945 → 0.977 at no measurable cost; at 1M on the
+  old graph 0.75 → 0.88, and no better at 512 — there the graph's links (16, built at
+  breadth 64) limited it, and building at 40 instead cut recall to 0.90 at 100k. Graphs
+  now link 24 neighbours a node, built at breadth 96: 1M clustered recall@10 0.980 at
+  breadth 384, 0.978 at 256 for 0.08 ms less (the settings compared are in
   vector_index.py).
 - The keyword leg sums float32 contributions with np.add.at into a dense array and ranks
-  only the slots above a floor taken from a sample of the postings; BM25's length norms are
-  cached per slot; a term's postings are slices of each segment, joined once; df is the
+  only the slots above a floor taken from a sample of the postings; a term's postings are
+  slices of each segment, joined once, and each posting holds its chunk's length, so BM25's
+  length part is read in order (looked up by slot, it was a random read per posting: 1M
+  keyword leg 2.6-3.0 → 2.0-2.1 ms, for 2 bytes a posting); a term's idf weight is spread
+  over its postings by np.repeat, not gathered per posting (1.84 → 1.52 ms); df is the
   slices' lengths, less the dead postings when a slot was deleted (counting only live ones
   with a weighted bincount over every posting cost ~0.2 ms a query at 100k). Tried
   and dropped: MaxScore (skipping the common words' postings except for chunks that can
