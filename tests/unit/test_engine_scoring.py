@@ -1,7 +1,10 @@
-"""A filtered search scores only what its filter allows, and scores it as an unfiltered one
-would: the keyword leg's narrow-filter path and the sketches' shortlist floor."""
+"""The engine's scoring shortcuts score as the plain way does: a filtered search scores only
+what its filter allows (the keyword leg's narrow-filter path, the sketches' shortlist floor),
+and postings carry their chunk's length (a snapshot saved before they did still opens)."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,16 +14,24 @@ from bunko.adapters.local.engine.keyword_index import COMPRESS_BELOW, KeywordInd
 from bunko.domain.keyword_analysis import QueryTerm
 
 
+def random_index(
+    rng: np.random.Generator, *, words: int, longest: int, chunks: int, per_call: int
+) -> tuple[list[list[str]], KeywordIndex]:
+    """Chunks of random words, written `per_call` at a time (segments and merges)."""
+    vocabulary = [f"w{i}" for i in range(words)]
+    docs = [list(rng.choice(vocabulary, size=int(rng.integers(1, longest)))) for _ in range(chunks)]
+    index = KeywordIndex()
+    for start in range(0, chunks, per_call):
+        index.add_many(start, docs[start : start + per_call])
+    return docs, index
+
+
 # Under COMPRESS_BELOW a filter's postings are scored alone; over it, all are, masked.
 @pytest.mark.parametrize("share", [0.01, 0.1, 0.5, 0.9])
 def test_a_filter_of_any_width_keeps_the_unfiltered_scores_of_its_slots(share: float):
     assert min(0.01, 0.1, 0.5) < COMPRESS_BELOW < 0.9  # both paths are exercised
     rng = np.random.default_rng(int(share * 100))
-    words = [f"w{i}" for i in range(30)]
-    docs = [list(rng.choice(words, size=int(rng.integers(1, 20)))) for _ in range(3000)]
-    index = KeywordIndex()
-    for start in range(0, len(docs), 17):
-        index.add_many(start, docs[start : start + 17])
+    docs, index = random_index(rng, words=30, longest=20, chunks=3000, per_call=17)
     live = np.ones(len(docs), dtype=bool)
     for slot in rng.choice(len(docs), size=200, replace=False).tolist():
         index.remove(slot)  # dead slots: kept out of the statistics and of the results
@@ -73,3 +84,37 @@ def test_the_shortlist_ranks_by_the_sketch_dot_product():
     projected = vector_sketches.projection(dimension).T @ query
     reference = rows[np.argsort(-(sketches[rows].astype(np.float32) @ projected))[:keep]]
     assert len(set(kept.tolist()) & set(reference.tolist())) >= 0.97 * keep
+
+
+def test_segments_saved_without_lengths_open_score_alike_and_are_rewritten(tmp_path: Path):
+    rng = np.random.default_rng(3)
+    docs, index = random_index(rng, words=25, longest=40, chunks=2000, per_call=11)
+    live = np.ones(len(docs), dtype=bool)
+    names = iter(range(1, 10_000))
+    part = index.save(tmp_path, lambda: f"{next(names):05d}")
+    query = [QueryTerm(t) for t in ("w3", "w9", "w21")]
+    expected = index.search(query, live, 100)
+    lens_files = sorted(tmp_path.glob("*.lens.npy"))
+    assert len(lens_files) == len(part["segments"]) > 1
+    for path in lens_files:  # as an older Bunko saved them
+        path.unlink()
+
+    reopened = KeywordIndex.load(tmp_path, part, live)
+    assert reopened.search(query, live, 100) == expected
+    assert all(seg.name == "" for seg in reopened.segments)  # to be written whole
+
+    again = reopened.save(tmp_path, lambda: f"{next(names):05d}")
+    assert set(again["segments"]).isdisjoint(part["segments"])
+    assert all((tmp_path / f).exists() for f in reopened.files(again))
+    assert KeywordIndex.load(tmp_path, again, live).search(query, live, 100) == expected
+
+
+def test_a_posting_holds_its_chunk_length():
+    index = KeywordIndex()
+    index.add_many(0, [["a", "b", "a"], ["b"], ["a"] * 7])
+    index.seal()
+    (segment,) = index.segments
+    # term "a" (id 0): slots 0 and 2, lengths 3 and 7; term "b": slots 0 and 1, 3 and 1.
+    assert segment.slots.tolist() == [0, 2, 0, 1]
+    assert segment.lens.tolist() == [3, 7, 3, 1]
+    assert segment.tfs.tolist() == [2, 7, 1, 1]
