@@ -186,6 +186,7 @@ class LanceIvfHnsw:
     def __init__(self, data: dict, root: Path) -> None:
         import lancedb
         import pyarrow as pa
+        from lancedb.index import FTS, IvfHnswSq
 
         from bunko.domain.keyword_analysis import index_terms
 
@@ -202,17 +203,17 @@ class LanceIvfHnsw:
             }
         )
         self.table = lancedb.connect(str(self.directory)).create_table("chunks", data=table)
+        self.table.create_index("vector", config=IvfHnswSq(distance_type="cosine"))
         self.table.create_index(
-            metric="cosine", vector_column_name="vector", index_type="IVF_HNSW_SQ"
-        )
-        self.table.create_fts_index(
             "terms",
-            base_tokenizer="whitespace",
-            lower_case=False,
-            stem=False,
-            remove_stop_words=False,
-            ascii_folding=False,
-            with_position=False,
+            config=FTS(
+                base_tokenizer="whitespace",
+                lower_case=False,
+                stem=False,
+                remove_stop_words=False,
+                ascii_folding=False,
+                with_position=False,
+            ),
         )
         self.build_s = time.perf_counter() - start
 
