@@ -93,9 +93,34 @@ class Bunko:
         return directory_mib(self.directory)
 
 
-class NumpyBm25s:
-    name = "numpy + bm25s"
+class FusedPeer:
+    """A peer with both legs: `_keyword` and `_vector` give (slot, score) pairs, best first;
+    its hybrid is their convex fusion, as for every engine."""
+
     legs = LEGS
+    directory: Path
+
+    def _keyword(self, text: str) -> list[tuple[int, float]]:
+        raise NotImplementedError
+
+    def _vector(self, vector: np.ndarray, limit: int) -> list[tuple[int, float]]:
+        raise NotImplementedError
+
+    def keyword(self, text: str, vector: np.ndarray) -> list[int]:
+        return [slot for slot, _ in self._keyword(text)]
+
+    def vector(self, text: str, vector: np.ndarray) -> list[int]:
+        return [slot for slot, _ in self._vector(vector, K)]
+
+    def hybrid(self, text: str, vector: np.ndarray) -> list[int]:
+        return convex(self._keyword(text), self._vector(vector, LIMIT))
+
+    def disk_mib(self) -> float:
+        return directory_mib(self.directory)
+
+
+class NumpyBm25s(FusedPeer):
+    name = "numpy + bm25s"
 
     def __init__(self, data: dict, root: Path) -> None:
         import bm25s
@@ -132,18 +157,6 @@ class NumpyBm25s:
         top = top[np.argsort(-sims[top])]
         return [(int(s), float(sims[s])) for s in top]
 
-    def keyword(self, text: str, vector: np.ndarray) -> list[int]:
-        return [s for s, _ in self._keyword(text)]
-
-    def vector(self, text: str, vector: np.ndarray) -> list[int]:
-        return [s for s, _ in self._vector(vector, K)]
-
-    def hybrid(self, text: str, vector: np.ndarray) -> list[int]:
-        return convex(self._keyword(text), self._vector(vector, LIMIT))
-
-    def disk_mib(self) -> float:
-        return directory_mib(self.directory)
-
 
 class FaissHnsw:
     name = "faiss HNSW-SQ8"
@@ -175,13 +188,12 @@ class FaissHnsw:
         return self.path.stat().st_blocks * 512 / 2**20
 
 
-class LanceIvfHnsw:
+class LanceIvfHnsw(FusedPeer):
     """LanceDB: an IVF index of HNSW graphs over int8 rows (IVF_HNSW_SQ, cosine) and its
     native full-text index over Bunko's analysed terms (split on spaces, nothing else done
     to them); one bulk write and two index builds."""
 
     name = "LanceDB IVF-HNSW-SQ"
-    legs = LEGS
 
     def __init__(self, data: dict, root: Path) -> None:
         import lancedb
@@ -232,18 +244,6 @@ class LanceIvfHnsw:
         rows = query.distance_type("cosine").select(["id", "_distance"]).limit(limit).to_arrow()
         similarity = [1.0 - d for d in rows["_distance"].to_pylist()]
         return list(zip(rows["id"].to_pylist(), similarity, strict=True))
-
-    def keyword(self, text: str, vector: np.ndarray) -> list[int]:
-        return [slot for slot, _ in self._keyword(text)]
-
-    def vector(self, text: str, vector: np.ndarray) -> list[int]:
-        return [slot for slot, _ in self._vector(vector, K)]
-
-    def hybrid(self, text: str, vector: np.ndarray) -> list[int]:
-        return convex(self._keyword(text), self._vector(vector, LIMIT))
-
-    def disk_mib(self) -> float:
-        return directory_mib(self.directory)
 
 
 PEERS = {"bunko": Bunko, "numpy-bm25s": NumpyBm25s, "faiss": FaissHnsw, "lancedb": LanceIvfHnsw}

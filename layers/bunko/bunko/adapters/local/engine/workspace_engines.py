@@ -31,6 +31,16 @@ _VECTOR_LEG = ThreadPoolExecutor(1, thread_name_prefix="vector-leg")
 MASKS_KEPT = 8  # filters whose masks are kept between changes
 
 
+class Allowed(NamedTuple):
+    """A filter's slots: `slots` (None: every live one), those with vectors, their count and,
+    for a filter, their positions (a filtered vector search may scan them)."""
+
+    slots: np.ndarray | None
+    with_vectors: np.ndarray
+    count: int
+    positions: np.ndarray | None
+
+
 class Added(NamedTuple):
     """A committed entry as the engines take it."""
 
@@ -53,7 +63,7 @@ class WorkspaceEngines:
         self.max_key = 0
         self.dirty_since: float | None = None  # first change since the last save
         self.next_name = 0  # the last file stem handed out
-        self._masks: dict[tuple, tuple] = {}
+        self._masks: dict[tuple, Allowed] = {}
         self._masks_lock = threading.Lock()
 
     # --- changes ---
@@ -99,7 +109,7 @@ class WorkspaceEngines:
         self, terms: list[QueryTerm], filters: SearchFilter, limit: int
     ) -> list[IndexHit]:
         live = self.columns.live_mask()
-        hits = self.keyword.search(terms, live, limit, self._allowed(filters)[0])
+        hits = self.keyword.search(terms, live, limit, self._allowed(filters).slots)
         return self.hits(hits)
 
     def keyword_weight(self, terms: list[QueryTerm]) -> float:
@@ -108,8 +118,10 @@ class WorkspaceEngines:
     def vector_search(self, query: np.ndarray, filters: SearchFilter, limit: int) -> list[IndexHit]:
         if self.vectors is None:
             return []
-        _, mask, count, slots = self._allowed(filters)
-        hits = self.vectors.search(query, limit, mask, count, slots)
+        allowed = self._allowed(filters)
+        hits = self.vectors.search(
+            query, limit, allowed.with_vectors, allowed.count, allowed.positions
+        )
         return self.hits(hits)
 
     def hybrid_search(
@@ -129,13 +141,10 @@ class WorkspaceEngines:
             raise
         return keyword, semantic.result()
 
-    def _allowed(
-        self, filters: SearchFilter
-    ) -> tuple[np.ndarray | None, np.ndarray, int, np.ndarray | None]:
-        """The filter's allowed slots (None: every live one), those with vectors, their
-        count and, for a filter, their positions; kept until the next change: a hybrid
-        search's two legs and a user paging through one category ask again (at 1M slots,
-        ~3 ms of mask work a query)."""
+    def _allowed(self, filters: SearchFilter) -> Allowed:
+        """The filter's slots, kept until the next change: a hybrid search's two legs and a
+        user paging through one category ask again (at 1M slots, ~3 ms of mask work a
+        query)."""
         key = (filters.category, filters.document_ids)
         with self._masks_lock:  # a hybrid search's legs ask at once, from two threads
             found = self._masks.get(key)
@@ -144,12 +153,12 @@ class WorkspaceEngines:
                     self._masks.clear()
                 allowed = self.columns.allowed_mask(filters)
                 with_vectors = self.columns.vector_mask()
-                slots = None
+                positions = None
                 if allowed is not None:
                     with_vectors &= allowed
-                    slots = np.flatnonzero(with_vectors)  # a filtered search may scan them
+                    positions = np.flatnonzero(with_vectors)
                 count = int(with_vectors.sum())
-                found = self._masks[key] = allowed, with_vectors, count, slots
+                found = self._masks[key] = Allowed(allowed, with_vectors, count, positions)
             return found
 
     def hits(self, found: list[tuple[int, float]]) -> list[IndexHit]:
