@@ -32,10 +32,11 @@ from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
+from bunko.evaluation.answers import load_answers
 from bunko.ports import SearchFilter
-from bunko.services.search.background_terms import text_coverage, weighted_terms
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.model_scale import measure_scale
+from bunko.services.search.relevance_gate import TextSignals, gate_window, window_signals
 
 TOP = 10
 THRESHOLD = 0.3  # the default min_score the row is chosen for
@@ -72,18 +73,22 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
             vw = query_vector_weight(  # ranked as search ranks: the weight follows the query
                 vector_weight_for(route.embedder), keyword, semantic, weight, ranking_scale
             )
-            hits = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)[:TOP]
-            ids = [h.chunk_id for h in hits]
+            fused = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)
+            window = gate_window(fused, TOP)  # read as the gate reads it
+            ids = [h.chunk_id for h in window]
             text = {c.id: c.content for c in services.metadata.get_chunks_by_ids(workspace_id, ids)}
-            terms = weighted_terms(query)
+            signals = window_signals(query, text)
+            none = TextSignals(0.0)
             rows = [
                 [
                     round(h.vector_score, 5),
                     round(h.coverage, 5),
-                    round(text_coverage(terms, text.get(h.chunk_id, "")), 5),
+                    round(signals.get(h.chunk_id, none).background, 5),
+                    round(signals.get(h.chunk_id, none).evidence, 5),
+                    round(signals.get(h.chunk_id, none).reach, 5),
                     int(id_of.get(h.document_id) in relevant),
                 ]
-                for h in hits
+                for h in fused[:TOP]
             ]
             records.append({"group": group, "hits": rows})
 
@@ -97,6 +102,15 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                 other = f"lib{size}-other" + ("" if by_title else "-per-document")
                 for q in lib.unanswerable:
                     record(lib.workspace_id, other, q, set(), id_of)
+        gold = load_answers(directory)
+        for lib in libraries.draw_same_topic(data, gold) if gold else []:
+            id_of = _bulk(
+                services, queue, lib.workspace_id, {d: data.corpus[d] for d in lib.documents}
+            )
+            for q, rel in lib.answerable:
+                record(lib.workspace_id, "same-topic-answerable", q, rel, id_of)
+            for q in lib.unanswerable:
+                record(lib.workspace_id, "same-topic-unanswered", q, set(), id_of)
         questions = sorted(data.queries)
         random.Random(0).shuffle(questions)
         questions = questions[:max_queries]
@@ -148,7 +162,9 @@ class Candidates:
             lo, hi = d["meta"].get("scale", [0.0, 1.0])
             by_group: dict[str, list] = {}
             for r in d["records"]:
-                hits = np.array([h[:4] for h in r["hits"]], dtype=np.float64).reshape(-1, 4)
+                hits = np.array([[*h[:3], h[-1]] for h in r["hits"]], dtype=np.float64).reshape(
+                    -1, 4
+                )
                 if r["group"] == "answerable" and not hits[:, 3].any():
                     continue  # retrieval missed it: no row can keep it
                 by_group.setdefault(r["group"].split(":")[0], []).append(hits)

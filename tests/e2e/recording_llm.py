@@ -13,8 +13,9 @@ ANSWER = ["The keeper ", "trims the lamp ", "[1]."]
 
 
 class RecordingLlm:
-    def __init__(self) -> None:
+    def __init__(self, answer: list[str] = ANSWER) -> None:
         self.requests: list[list[dict]] = []
+        self.answer = answer
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -24,12 +25,13 @@ class RecordingLlm:
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
-                for n, piece in enumerate(ANSWER):
+                pieces = recorder.answer
+                for n, piece in enumerate(pieces):
                     chunk = {
                         "id": "chatcmpl-test", "object": "chat.completion.chunk", "created": 0,
                         "model": body.get("model", "test"),
                         "choices": [{"index": 0, "delta": {"content": piece},
-                                     "finish_reason": "stop" if n == len(ANSWER) - 1 else None}],
+                                     "finish_reason": "stop" if n == len(pieces) - 1 else None}],
                     }  # fmt: skip
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")
@@ -42,8 +44,8 @@ class RecordingLlm:
 
 
 @contextmanager
-def recording_llm() -> Iterator[RecordingLlm]:
-    llm = RecordingLlm()
+def recording_llm(answer: list[str] = ANSWER) -> Iterator[RecordingLlm]:
+    llm = RecordingLlm(answer)
     thread = threading.Thread(target=llm.server.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     try:

@@ -21,7 +21,8 @@ def test_eval_json_report(tmp_path):
         f"convex(w={w})" for w in ("0.1", "0.2", "0.3", "0.5", "0.7")
     ]
     methods.append("adaptive(w=0.3)")  # what search does: the weight follows the query
-    assert list(report) == [*methods, "default", "meta", "abstention", "libraries"]
+    methods.append("shown")  # the list search shows, sorted by its similarity
+    assert list(report) == [*methods, "default", "meta", "abstention", "reliability", "libraries"]
     meta = report["meta"]
     assert (meta["dataset"], meta["embedder"]) == ("beir_tiny", "none")
     assert (meta["documents"], meta["chunks"], meta["queries"]) == (8, 8, 4)
@@ -39,6 +40,11 @@ def test_eval_json_report(tmp_path):
     assert abstention["min_score"] == 0.3 and list(abstention["refused_by_source"]) == ["random"]
     assert abstention["unanswerable_queries"] == 200 and abstention["unanswerable_refused"] >= 0.95
     assert abstention["answerable_found"] == 4 and abstention["answerable_kept"] == 1.0
+    # The shown similarity against the share relevant: every hit of every question, binned
+    reliability = report["reliability"]
+    assert reliability["hits"] == sum(b["hits"] for b in reliability["bins"]) > 0
+    assert 0.0 <= reliability["ece"] <= 1.0 and len(reliability["bins"]) == 10
+    assert report["shown"]["mrr@10"] == 1.0  # sorted by similarity, the first is still right
 
 
 def test_eval_table(tmp_path):
@@ -47,9 +53,12 @@ def test_eval_table(tmp_path):
     assert lines[0].startswith("dataset beir_tiny  embedder none  8 docs / 8 chunks / 2 queries")
     assert lines[1].split() == ["method", "nDCG@10", "R@100", "MRR@10"]
     assert any(line.startswith("default=adaptive(w=0.3)") for line in lines)
-    assert lines[-3].startswith("indexing ")
-    assert lines[-2].startswith("abstention at min_score 0.3: answerable kept ")
-    assert lines[-1].startswith("small libraries: 1-document libraries (40): kept ")
+    assert any(line.startswith("shown ") for line in lines)
+    at = next(i for i, line in enumerate(lines) if line.startswith("indexing "))
+    assert lines[at + 1].startswith("abstention at min_score 0.3: answerable kept ")
+    assert lines[at + 2].startswith("small libraries: 1-document libraries (40): kept ")
+    assert lines[at + 3].startswith("similarity reliability (")
+    assert lines[at + 4].split() == ["similarity", "hits", "mean", "relevant"]
 
 
 def test_scratch_graph_takes_a_corpus_larger_than_the_upload_rate():

@@ -15,14 +15,21 @@ the default `min_score`:
 A topic is a document's title where titles are shared by several documents (a Wikipedia
 article's paragraphs in XQuAD and JSQuAD), else the document itself (SciFact's abstracts),
 so a question about another paragraph of the same article never counts as unanswerable.
+
+Those other-topic questions are the easy kind: a team's library is about one domain, and the
+questions it cannot answer are on that same domain. `draw_same_topic` measures those (sets with
+gold answers): each library holds half of one article's paragraphs, and is asked the questions
+of the other half whose gold answers occur nowhere in the library's text (`refused`) beside
+the questions of its own half (`kept`).
 """
 
 from __future__ import annotations
 
 import random
+import unicodedata
 import uuid
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from bunko.evaluation.beir import BeirSet
@@ -31,6 +38,7 @@ from bunko.evaluation.beir import BeirSet
 DRAWS = {1: 40, 10: 8}
 QUESTIONS_PER_LIBRARY = {1: 8, 10: 40}
 RESULT_LIMIT = 10
+SAME_TOPIC = "same-topic"  # the report's key for same-topic libraries, beside "1" and "10"
 _NAMESPACE = uuid.UUID("6f1b8f5e-3c1a-4c55-9d0e-6b2f1f0e8a11")
 
 
@@ -94,6 +102,66 @@ def draw_libraries(data: BeirSet, size: int, draws: int, *, seed: int = 0) -> li
     return libraries
 
 
+# Same-topic libraries: articles drawn, and questions asked of each kind per library.
+SAME_TOPIC_LIBRARIES = 16
+SAME_TOPIC_QUESTIONS = 16
+
+
+def draw_same_topic(
+    data: BeirSet,
+    gold: Mapping[str, Sequence[str]],
+    *,
+    libraries: int = SAME_TOPIC_LIBRARIES,
+    cap: int = SAME_TOPIC_QUESTIONS,
+    seed: int = 0,
+) -> list[Library]:
+    """Libraries of half of one article's paragraphs (seeded halves of up to `libraries`
+    articles with at least two questioned paragraphs), asked the questions of their own half
+    (answerable) and those of the other half whose gold answers the library's text does not
+    hold anywhere (unanswerable on the library's own topic)."""
+    topic_of = topics(data)
+    asked: dict[str, list[str]] = {}
+    for qid in sorted(data.queries):
+        for doc, grade in data.qrels[qid].items():
+            if grade > 0 and doc in data.corpus:
+                asked.setdefault(doc, []).append(qid)
+    by_topic: dict[str, list[str]] = {}
+    for doc in sorted(asked):
+        by_topic.setdefault(topic_of[doc], []).append(doc)
+    articles = sorted(t for t, docs in by_topic.items() if len(docs) >= 2 and t not in asked)
+    rng = random.Random(f"{seed}:same-topic")
+    drawn = []
+    for topic in rng.sample(articles, min(libraries, len(articles))):
+        docs = by_topic[topic][:]
+        rng.shuffle(docs)
+        held, rest = sorted(docs[: len(docs) // 2]), docs[len(docs) // 2 :]
+        text = _normalised(" ".join(data.corpus[d] for d in held))
+        answerable = [
+            (data.queries[q], frozenset(d for d, g in data.qrels[q].items() if g > 0))
+            for doc in held
+            for q in asked[doc]
+        ]
+        absent = [
+            data.queries[q]
+            for doc in rest
+            for q in asked[doc]
+            if gold.get(q) and not any(_normalised(a) in text for a in gold[q] if a.strip())
+        ]
+        drawn.append(
+            Library(
+                workspace_id=str(uuid.uuid5(_NAMESPACE, "same-topic\n" + "\n".join(held))),
+                documents=tuple(held),
+                answerable=tuple(rng.sample(answerable, min(cap, len(answerable)))),
+                unanswerable=tuple(rng.sample(absent, min(cap, len(absent)))),
+            )
+        )
+    return drawn
+
+
+def _normalised(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
 def measure(
     libraries: Sequence[Library],
     search: Callable[[str, str], list[str]],
@@ -119,9 +187,17 @@ def measure(
 
 def format_line(figures: dict[str, dict]) -> str:
     parts = [
-        f"{size}-document libraries ({f['libraries']}): kept {f['kept']} of "
-        f"{f['answerable_questions']}, other topics refused {f['refused']} of "
+        f"{_label(size)} ({f['libraries']}): kept {f['kept']} of "
+        f"{f['answerable_questions']}, {_refused(size)} refused {f['refused']} of "
         f"{f['unanswerable_questions']}"
         for size, f in figures.items()
     ]
     return "small libraries: " + "; ".join(parts)
+
+
+def _label(size: str) -> str:
+    return "same-topic libraries" if size == SAME_TOPIC else f"{size}-document libraries"
+
+
+def _refused(size: str) -> str:
+    return "unanswered on their topic" if size == SAME_TOPIC else "other topics"

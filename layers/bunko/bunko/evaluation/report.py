@@ -9,6 +9,7 @@ from bunko.evaluation.abstention import format_line as format_abstention
 from bunko.evaluation.answers import format_line as format_answers
 from bunko.evaluation.libraries import format_line as format_libraries
 from bunko.evaluation.metrics import METRIC_NAMES
+from bunko.evaluation.reliability import format_lines as format_reliability
 
 
 def summarise(
@@ -39,7 +40,7 @@ def format_table(report: dict) -> str:
         f"{'method':<16}{'nDCG@10':>9}{'R@100':>8}{'MRR@10':>8}",
     ]
     for name, m in report.items():
-        if name in ("meta", "abstention", "answers", "libraries"):
+        if name in ("meta", "abstention", "answers", "libraries", "reliability"):
             continue
         label = f"default={m['method']}" if name == "default" else name
         lines.append(f"{label:<16}{m['ndcg@10']:>9.4f}{m['recall@100']:>8.4f}{m['mrr@10']:>8.4f}")
@@ -54,4 +55,6 @@ def format_table(report: dict) -> str:
         lines.append(format_libraries(report["libraries"]))
     if "answers" in report:
         lines.append(format_answers(report["answers"]))
+    if "reliability" in report:
+        lines.extend(format_reliability(report["reliability"]))
     return "\n".join(lines)

@@ -15,7 +15,8 @@ from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation import abstention, answers, libraries
 from bunko.evaluation.beir import BeirSet, load_beir
-from bunko.evaluation.metrics import score
+from bunko.evaluation.metrics import METRIC_NAMES, score
+from bunko.evaluation.reliability import reliability
 from bunko.evaluation.report import empty_scores, summarise
 from bunko.ports import Embedder, SearchFilter, TrainableEmbedder
 from bunko.services.search import SearchOptions, fuse, query_vector_weight, vector_weight_for
@@ -28,6 +29,7 @@ CANDIDATES = 200
 CONVEX_WEIGHTS = (0.1, 0.2, 0.3, 0.5, 0.7)
 INDEX_BATCH = 256
 LATENCY_QUERIES = 200
+SHOWN = 100  # hits read per question for the shown list's metrics (recall@100)
 
 
 def fusion_methods(default_weight: float) -> dict[str, dict]:
@@ -95,8 +97,12 @@ def run_evaluation(
             unanswerable,
             min_score=settings.min_score,
         )
-        small = measure_libraries(services, queue, data, min_score=settings.min_score)
+        pairs: list[tuple[float, bool]] = []  # (similarity, relevant) of every hit shown
+        shown = _shown(services, data, query_ids, path_of, unanswerable, pairs)
         gold = answers.load_answers(Path(directory))
+        small = measure_libraries(
+            services, queue, data, gold, min_score=settings.min_score, pairs=pairs
+        )
         answered = None
         if gold is not None:  # the set ships gold answers: measure what chat answers too
             questions = {q: answerable[q] for q in query_ids if q in gold}
@@ -115,8 +121,10 @@ def run_evaluation(
         "query_p50_ms": round(latencies[len(latencies) // 2], 2) if latencies else None,
         "query_p95_ms": round(latencies[int(len(latencies) * 0.95)], 2) if latencies else None,
     }
+    scores["shown"] = shown
     report = summarise(scores, default_name=default_method(settings, services.embedder), meta=meta)
     report["abstention"] = abstained
+    report["reliability"] = reliability(pairs, min_score=settings.min_score)
     report["libraries"] = small
     if answered is not None:
         report["answers"] = answered
@@ -145,11 +153,23 @@ def _index(services: Services, queue: CollectingQueue, data: BeirSet, *, progres
 
 
 def measure_libraries(
-    services: Services, queue: CollectingQueue, data: BeirSet, *, min_score: float
+    services: Services,
+    queue: CollectingQueue,
+    data: BeirSet,
+    gold: dict[str, list[str]] | None,
+    *,
+    min_score: float,
+    pairs: list[tuple[float, bool]] | None = None,
 ) -> dict[str, dict]:
-    """Kept and refused on seeded libraries of one and ten documents (evaluation.libraries),
-    each in a workspace of its own beside the whole corpus's, by library size."""
-    drawn = {size: libraries.draw_libraries(data, size, n) for size, n in libraries.DRAWS.items()}
+    """Kept and refused on seeded libraries of one and ten documents, and on same-topic
+    libraries where the set has gold answers (evaluation.libraries), each in a workspace of
+    its own beside the whole corpus's, by library size ("1", "10", "same-topic"). `pairs`
+    gains (similarity, relevant) of each question's top hits at min_score 0."""
+    drawn = {
+        str(size): libraries.draw_libraries(data, size, n) for size, n in libraries.DRAWS.items()
+    }
+    if gold is not None:
+        drawn[libraries.SAME_TOPIC] = libraries.draw_same_topic(data, gold)
     id_of: dict[str, str] = {}  # Bunko document id -> the set's id
     for library in (lib for libs in drawn.values() for lib in libs):
         for doc_id in library.documents:
@@ -166,7 +186,41 @@ def measure_libraries(
         items = services.search.search(workspace_id, question, options).items
         return [id_of[item.document_id] for item in items]
 
-    return {str(size): libraries.measure(libs, found) for size, libs in drawn.items() if libs}
+    if pairs is not None:
+        options = SearchOptions(limit=libraries.RESULT_LIMIT, min_score=0.0)
+        for library in (lib for libs in drawn.values() for lib in libs):
+            asked = [*library.answerable, *((q, set()) for q in library.unanswerable)]
+            for question, relevant in asked:
+                items = services.search.search(library.workspace_id, question, options).items
+                pairs.extend((i.similarity, id_of[i.document_id] in relevant) for i in items)
+    return {size: libraries.measure(libs, found) for size, libs in drawn.items() if libs}
+
+
+def _shown(
+    services: Services,
+    data: BeirSet,
+    query_ids: list[str],
+    path_of: dict[str, str],
+    unanswerable: dict[str, list[str]],
+    pairs: list[tuple[float, bool]],
+) -> dict[str, list[float]]:
+    """The ranking metrics of the list search shows (sorted by similarity, at min_score 0),
+    per query; `pairs` gains (similarity, relevant) of every hit in the top ten, and of the
+    unanswerable questions' hits."""
+    shown: dict[str, list[float]] = {metric: [] for metric in METRIC_NAMES}
+    options = SearchOptions(limit=SHOWN, min_score=0.0)
+    for qid in query_ids:
+        items = services.search.search(DEFAULT_WORKSPACE_ID, data.queries[qid], options).items
+        ranked = list(dict.fromkeys(path_of[i.document_id] for i in items))
+        for metric, value in score(ranked, data.qrels[qid]).items():
+            shown[metric].append(value)
+        relevant = {d for d, r in data.qrels[qid].items() if r > 0}
+        pairs.extend((i.similarity, path_of[i.document_id] in relevant) for i in items[:10])
+    for questions in unanswerable.values():
+        for question in questions:
+            items = services.search.search(DEFAULT_WORKSPACE_ID, question, options).items
+            pairs.extend((i.similarity, False) for i in items[:10])
+    return shown
 
 
 def _rank(

@@ -241,4 +241,6 @@ class ChatService:
         except (ProviderError, BunkoError) as exc:
             yield ChatEvent("error", str(exc))
             return
-        yield ChatEvent("sources", with_evidence(sources, "".join(answer), message))
+        text = "".join(answer)
+        kept = [] if chat_text.declines(text) else with_evidence(sources, text, message)
+        yield ChatEvent("sources", kept)

@@ -23,6 +23,13 @@ NOTHING_FOUND = {
     "en": "I found nothing relevant in the knowledge base. Try rephrasing the question or adding documents.",
     "zh": "在知识库中没有找到相关信息。请换一种问法，或添加相关资料。",
 }
+# What a model says when its sources do not answer (the prompt gives it the sentence in the
+# answer's language); an answer that says it and cites nothing keeps no sources.
+NOT_ANSWERED = {
+    "ja": "資料にはこの質問への答えがありません。",
+    "en": "The sources do not answer this question.",
+    "zh": "资料中没有这个问题的答案。",
+}
 LANGUAGE_NAMES = {"ja": "Japanese", "en": "English", "zh": "Chinese"}
 # The prompt keeps this much of the conversation (turns, characters a turn).
 HISTORY_TURNS = 10
@@ -31,10 +38,13 @@ HISTORY_CHARS = 2000
 SYSTEM = (
     "You are a knowledge base assistant. Answer the user's question using only the numbered "
     "sources below. Cite every fact with its source number in square brackets, like [1] or "
-    "[2][3]. If the sources do not contain the answer, say that you do not know. "
+    "[2][3]. Sources on the same subject are not enough: if no source says what the question "
+    "asks, reply only with this sentence, without citations: {not_answered} "
     "The sources may be in another language than the question: answer in the language of "
     "the user's question (in {language} if you cannot tell).\n\nSources:\n{sources}"
 )
+_CITATION = re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]")
+_NOT_WORD = re.compile(r"[\W_]+")
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
@@ -61,7 +71,20 @@ def system_prompt(passages: Sequence[tuple[str, str]], language: str) -> str:
     sources = "\n\n".join(
         f"[{n}] ({name})\n{text}" for n, (name, text) in enumerate(passages, start=1)
     )
-    return SYSTEM.format(language=LANGUAGE_NAMES.get(language, "English"), sources=sources)
+    return SYSTEM.format(
+        language=LANGUAGE_NAMES.get(language, "English"),
+        not_answered=NOT_ANSWERED.get(language, NOT_ANSWERED["en"]),
+        sources=sources,
+    )
+
+
+def declines(answer: str) -> bool:
+    """Whether a model's answer says its sources do not answer (the prompt's sentence, in
+    any of the languages, and no citation): such an answer keeps no sources."""
+    if _CITATION.search(answer):
+        return False
+    said = _NOT_WORD.sub("", answer).casefold()
+    return any(_NOT_WORD.sub("", s).casefold() in said for s in NOT_ANSWERED.values())
 
 
 def conversation(system: str, history: Sequence[ChatMessage], message: str) -> list[ChatMessage]:

@@ -17,9 +17,9 @@ from bunko.ports import Embedder, IndexHit, PassageScorer
 from bunko.services.search import (
     SearchService,
     fuse,
-    text_coverage,
+    gate_window,
+    read_window,
     vector_weight_for,
-    weighted_terms,
 )
 
 
@@ -75,18 +75,23 @@ def rank_passages(
         keyword, vector, method=search.method, vector_weight=vector_weight_for(embedder, search.vector_weight),
         keyword_weight=weight,
     )  # fmt: skip
-    # Ranked by fusion, cut by the calibrated similarity: exactly as normal search does.
+    # Cut and sorted by the calibrated similarity: exactly as normal search does.
     calibration = search.calibration_for(
         vector_used=bool(vector), method=search.method, embedder=embedder
     )
     by_chunk = {cp.passage.chunk_id: cp for cp in unique}
-    terms = weighted_terms(query)
+    signals, outside = read_window(
+        query, {h.chunk_id: by_chunk[h.chunk_id].passage.content for h in gate_window(fused, limit)}
+    )
+    scores = {
+        h.chunk_id: signals.get(h.chunk_id, outside).similarity(calibration, h) for h in fused
+    }
+    passed = sorted(
+        (h for h in fused if scores[h.chunk_id] >= min_score), key=lambda h: -scores[h.chunk_id]
+    )
     hits: list[CorpusHit] = []
-    for hit in fused:
-        background = text_coverage(terms, by_chunk[hit.chunk_id].passage.content)
-        similarity = calibration.similarity(hit.vector_score, hit.coverage, background)
-        if similarity < min_score:
-            continue
+    for hit in passed:
+        similarity = scores[hit.chunk_id]
         if len(hits) >= limit:
             break
         cp = by_chunk[hit.chunk_id]

@@ -2,6 +2,7 @@
 
 from bunko.services.search.background_terms import text_coverage, weighted_terms
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
+from bunko.services.search.relevance_gate import gate_window, read_window
 from bunko.services.search.search import SearchItem, SearchOptions, SearchService
 
 __all__ = [
@@ -9,7 +10,9 @@ __all__ = [
     "SearchOptions",
     "SearchService",
     "fuse",
+    "gate_window",
     "query_vector_weight",
+    "read_window",
     "text_coverage",
     "vector_weight_for",
     "weighted_terms",

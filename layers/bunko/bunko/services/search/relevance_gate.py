@@ -11,12 +11,14 @@ best few candidates, and the window holds several times a default page.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import astuple, dataclass
 
 from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.ports import MetadataStore
 from bunko.services.search.background_terms import text_coverage, weighted_terms
 from bunko.services.search.calibration import CALIBRATIONS, Calibration
+from bunko.services.search.evidence import Evidence, evidence
 from bunko.services.search.fusion import FusedHit
 from bunko.services.search.search_items import fetch_documents
 
@@ -24,6 +26,48 @@ GATE_WINDOW = 40
 # ... and the best candidates by keyword coverage, wherever fusion put them: a query whose
 # weight moved to the vectors (services/search/fusion.py) still has its keyword matches judged.
 KEYWORD_WINDOW = 20
+
+
+@dataclass(frozen=True)
+class TextSignals:
+    """What the gate reads from a candidate's text (beside its cosine and engine coverage)."""
+
+    background: float  # background coverage (services/search/background_terms.py)
+    evidence: float = 0.0  # services/search/evidence.py
+    reach: float = 0.0
+
+    def similarity(self, calibration: Calibration, hit: FusedHit) -> float:
+        return calibration.similarity(
+            hit.vector_score, hit.coverage, self.background, self.evidence, self.reach
+        )
+
+
+def window_signals(query: str, texts: Mapping[str, str]) -> dict[str, TextSignals]:
+    """Chunk id → its text signals, for the window's passages (chunk id → text)."""
+    terms = weighted_terms(query)
+    found = evidence(terms, texts)
+    none = Evidence(0.0, 0.0)
+    return {
+        cid: TextSignals(text_coverage(terms, text), *astuple(found.get(cid, none)))
+        for cid, text in texts.items()
+    }
+
+
+def read_window(query: str, texts: Mapping[str, str]) -> tuple[dict[str, TextSignals], TextSignals]:
+    """The window's signals, and those of a hit outside it: it holds none of the words it
+    was not read for, and the reach (what the candidates hold of the question) is the query's."""
+    signals = window_signals(query, texts)
+    reach = next(iter(signals.values())).reach if signals else 0.0
+    return signals, TextSignals(0.0, reach=reach)
+
+
+def gate_window(fused: Sequence[FusedHit], limit: int) -> list[FusedHit]:
+    """The candidates whose text the gate reads: the best by fused rank, then the best by
+    keyword coverage wherever fusion put them."""
+    window = list(fused[: max(GATE_WINDOW, 4 * limit)])
+    seen = {h.chunk_id for h in window}
+    by_keywords = sorted((h for h in fused if h.coverage > 0), key=lambda h: -h.coverage)
+    return window + [h for h in by_keywords[:KEYWORD_WINDOW] if h.chunk_id not in seen]
 
 
 def similarities(
@@ -41,28 +85,21 @@ def similarities(
     """Chunk id → similarity for every fused hit. Fills `chunks` with the window's chunks
     and `documents` with those it had to read. A chunk whose document is still `indexing`
     has no vector yet: its cosine is missing, not low, so its keywords alone decide."""
-    window = list(fused[: max(GATE_WINDOW, 4 * limit)])
-    seen = {h.chunk_id for h in window}
-    by_keywords = sorted((h for h in fused if h.coverage > 0), key=lambda h: -h.coverage)
-    window += [h for h in by_keywords[:KEYWORD_WINDOW] if h.chunk_id not in seen]
+    window = gate_window(fused, limit)
     if window:
         chunks.update((c.id, c) for c in metadata.get_chunks_by_ids(
             workspace_id, [h.chunk_id for h in window if h.chunk_id not in chunks]
         ))  # fmt: skip
-    terms = weighted_terms(query)
-    background = {
-        h.chunk_id: text_coverage(terms, chunks[h.chunk_id].content)
-        for h in window
-        if h.chunk_id in chunks
-    }
+    texts = {h.chunk_id: chunks[h.chunk_id].content for h in window if h.chunk_id in chunks}
+    signals, outside = read_window(query, texts)
     keyword_only = CALIBRATIONS["keyword"]
     found: dict[str, float] = {}
     unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing
     for hit in fused:
-        bg = background.get(hit.chunk_id, 0.0)
-        found[hit.chunk_id] = score = calibration.similarity(hit.vector_score, hit.coverage, bg)
+        text = signals.get(hit.chunk_id, outside)
+        found[hit.chunk_id] = score = text.similarity(calibration, hit)
         if score < min_score and hit.engines == ("keyword",):
-            alone = keyword_only.similarity(0.0, hit.coverage, bg)
+            alone = text.similarity(keyword_only, hit)
             if alone >= min_score:
                 unsure.append((hit, alone))
     fetch_documents(metadata, workspace_id, [h.document_id for h, _ in unsure], documents)

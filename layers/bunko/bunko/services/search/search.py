@@ -242,7 +242,11 @@ class SearchService:
         return materialise(
             self.metadata,
             workspace_id,
-            [h for h in fused if similarity[h.chunk_id] >= options.min_score],
+            # sorted by the number shown (stable: equal ones keep the fused order)
+            sorted(
+                (h for h in fused if similarity[h.chunk_id] >= options.min_score),
+                key=lambda h: -similarity[h.chunk_id],
+            ),
             similarity,
             limit=options.limit,
             group_by_document=options.group_by_document,

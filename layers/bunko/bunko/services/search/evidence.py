@@ -1,0 +1,78 @@
+"""Evidence finer than the topic: does some sentence of a passage hold what the question asks?
+
+A team's library is about one domain, and the questions it cannot answer are on that domain
+too: "Can I bring my dog to the office?" over a library about offices, "Who was the MVP?" over
+half of an article about the game. The passage's cosine and its coverage of the question's
+words are high for the topic alone. What an answering passage has and a same-topic one lacks
+is the question's *specific* words, in one sentence.
+
+A term is *topic* as far as the other candidates hold it too (the share of the window's other
+passages that contain it, counted over SMOOTHING passages more than there are): "office" in a company library, the game's name in its article. Each
+query term keeps its background weight (services/search/background_terms.py) times the share
+of the other passages that lack it, so a word only this passage has weighs fully, one every
+passage has weighs nothing, and a word no passage holds ("dog") weighs fully and is missing.
+A passage's `evidence` is the best sentence's share of that specific weight; `reach` is the
+share of the query's background weight that the window holds anywhere, which tells a question
+in the library's own words (high) from one in another language or other words (low), where
+only the vectors can judge.
+
+Both are computed in the core from the text the gate already reads, so the local and the
+OpenSearch engine are judged alike, and a library of one passage is judged on its own words
+(it has no other passages: every term it holds is specific).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from bunko.domain.keyword_analysis import QueryTerm, index_terms
+from bunko.domain.sentences import split_sentences
+
+
+@dataclass(frozen=True)
+class Evidence:
+    evidence: float  # the best sentence's share of the query's specific weight, in [0, 1]
+    reach: float  # the share of the query's background weight the window holds, in [0, 1]
+
+
+# The topic discount counts this many passages more than the window holds: in a library of
+# two or three passages, a word both hold is not yet shown to be the library's topic.
+SMOOTHING = 4
+
+
+def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: set[str]) -> list[bool]:
+    """Which query terms a text holds (an expanded CJK unigram: inside any short term)."""
+    chars = ""
+    if any(t.expand for t, _ in terms):
+        chars = "".join(t for t in text_terms if len(t) <= 2)
+    return [(t.text in chars) if t.expand else (t.text in text_terms) for t, _ in terms]
+
+
+def evidence(
+    terms: Sequence[tuple[QueryTerm, float]], texts: Mapping[str, str]
+) -> dict[str, Evidence]:
+    """Chunk id → its Evidence, for the window's passages `texts` (chunk id → text)."""
+    total = sum(w for _, w in terms)
+    if not terms or total <= 0 or not texts:
+        return {}
+    sentences = {
+        cid: [set(index_terms(s)) for s in split_sentences(text)] for cid, text in texts.items()
+    }
+    held = {cid: _held(terms, set().union(*s) if s else set()) for cid, s in sentences.items()}
+    count = [sum(h[i] for h in held.values()) for i in range(len(terms))]
+    reach = sum(w for (_, w), n in zip(terms, count, strict=True) if n) / total
+    others = len(texts) - 1 + SMOOTHING
+    out = {}
+    for cid, mine in held.items():
+        specific = [
+            w * (1.0 - (n - int(h)) / others)
+            for (_, w), n, h in zip(terms, count, mine, strict=True)
+        ]
+        weight = sum(specific)
+        best = 0.0
+        for sentence in sentences[cid]:
+            got = sum(s for s, h in zip(specific, _held(terms, sentence), strict=True) if h)
+            best = max(best, got / weight)
+        out[cid] = Evidence(evidence=best, reach=reach)
+    return out
