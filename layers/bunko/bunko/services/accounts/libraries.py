@@ -18,8 +18,9 @@ from bunko.domain.accounts import User
 from bunko.domain.auth import Principal
 from bunko.domain.libraries import MAX_NAME_LENGTH, ROLES, Library, Role, name_key
 from bunko.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from bunko.ports import MetadataStore, UserStore
+from bunko.ports import ApiKeyStore, MetadataStore, UserStore
 from bunko.ports.libraries import LibraryStore
+from bunko.services.accounts.apikeys import revoke_keys
 from bunko.services.bounds import check_name
 
 # The installation's default library: where the drop folder, `bunko ingest` and the stdio
@@ -42,8 +43,10 @@ class LibraryService:
         users: UserStore,
         metadata: MetadataStore,
         clear_workspace: Callable[[str], None],
+        api_keys: ApiKeyStore | None = None,
     ) -> None:
         self.store = store
+        self.api_keys = api_keys  # a deleted library's keys are revoked
         self.users = users
         self.metadata = metadata
         self.clear_workspace = clear_workspace  # deletes a workspace's documents and data
@@ -142,6 +145,8 @@ class LibraryService:
             raise ConflictError("the default library cannot be deleted")
         self.clear_workspace(library.id)
         self.store.delete_library(library.id)
+        if self.api_keys is not None:
+            revoke_keys(self.api_keys, workspace_id=library.id)
         return library
 
     def workspace_named(self, name: str) -> str:
@@ -159,6 +164,17 @@ class LibraryService:
             "GET /libraries list the libraries"
         )
 
+    def current_role(self, workspace_id: str, user: User) -> Role | None:
+        """`user`'s role in the workspace as it is now (an API key's bound): "owner" of
+        their own library and, for an admin, of the default one; their membership's role
+        in a shared library that still exists; None anywhere else."""
+        if workspace_id == user.workspace_id:
+            return "owner"
+        library = self._find_by_id(workspace_id)
+        if library is None:
+            return None
+        return self._role(library, user.id, user.workspace_id, user.is_admin)
+
     def forget_user(self, user_id: str) -> None:
         self.store.forget_user(user_id)
 
@@ -171,6 +187,11 @@ class LibraryService:
                 "libraries are for signed-in users (an API key is bound to one)"
             )
         return user
+
+    def _find_by_id(self, library_id: str) -> Library | None:
+        if library_id == DEFAULT_LIBRARY.id:
+            return DEFAULT_LIBRARY
+        return self.store.get_library(library_id)
 
     def _find(self, wanted: str) -> Library | None:
         if wanted == DEFAULT_LIBRARY.id or name_key(wanted) == name_key(DEFAULT_LIBRARY.name):

@@ -13,9 +13,10 @@ import logging
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.domain.accounts import User
 from bunko.errors import NotFoundError
-from bunko.ports import ModelConfigStore, SettingsStore, UserStore
+from bunko.ports import ApiKeyStore, ModelConfigStore, SettingsStore, UserStore
 from bunko.ports.libraries import LibraryStore
 from bunko.ports.sign_in import IdentityLinkStore
+from bunko.services.accounts.apikeys import revoke_keys
 from bunko.services.accounts.auth import AuthService
 from bunko.services.chat import ConversationService
 from bunko.services.embedding import SCOPE as EMBEDDING_SCOPE
@@ -41,6 +42,7 @@ class UserAdminService:
         conversations: ConversationService | None = None,
         libraries: LibraryStore | None = None,
         links: IdentityLinkStore | None = None,
+        api_keys: ApiKeyStore | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
@@ -51,6 +53,7 @@ class UserAdminService:
         self.conversations = conversations
         self.libraries = libraries
         self.links = links  # sign-in with an identity provider: who is linked to whom
+        self.api_keys = api_keys  # a deleted user's keys are revoked
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -85,6 +88,9 @@ class UserAdminService:
 
     def _delete_workspace_data(self, user: User) -> None:
         self.settings.delete_settings(USER_SCOPE, user.id)
+        if self.api_keys is not None:  # the keys they made, and any left in their library
+            revoke_keys(self.api_keys, made_by=user.id)
+            revoke_keys(self.api_keys, workspace_id=user.workspace_id)
         if self.links is not None:  # signing in again makes a new user, not this one
             self.links.forget_user(user.id)
         if self.libraries is not None:  # shared libraries stay; what was theirs there goes
