@@ -35,6 +35,11 @@ class Principal:
     # whose current rights bound it (services/accounts/apikeys.py).
     key_maker: str | None = None
 
+    def manages(self) -> bool:
+        """May change the library itself (its model configs and embedding model, its
+        members, its keys): its owner, or anyone in their own library."""
+        return self.role in (None, "owner")
+
     def has(self, scope: str) -> bool:
         in_library = self.role is not None and scope in LIBRARY_SCOPES
         if in_library and scope not in ROLE_SCOPES.get(self.role or "", frozenset()):

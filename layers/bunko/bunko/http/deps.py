@@ -102,6 +102,15 @@ def require(scope: str):
     return check
 
 
+def require_owner(principal: Annotated[Principal, Depends(require(SCOPE_WRITE))]) -> Principal:
+    """The caller, who must write and, in a shared library, be its owner (403 otherwise):
+    what changes the library for everyone in it (its models)."""
+    if not principal.manages():
+        raise PermissionDeniedError("only the library's owners may do this")
+    return principal
+
+
 Reader = Annotated[Principal, Depends(require(SCOPE_READ))]
 Writer = Annotated[Principal, Depends(require(SCOPE_WRITE))]
+Owner = Annotated[Principal, Depends(require_owner)]
 Admin = Annotated[Principal, Depends(require(SCOPE_ADMIN))]
