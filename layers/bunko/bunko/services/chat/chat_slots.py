@@ -43,9 +43,9 @@ class ChatSlots:
         self._open: Counter[str] = Counter()
 
     def take(self, owner: str) -> ChatSlot:
-        """A slot for `owner`, or TooManyRequestsError. The doors pass settings_owner: the
-        signed-in user (at every door), or for an API key, which names no user, its library;
-        a library's keys share one count."""
+        """A slot for `owner`, or TooManyRequestsError. The doors pass chat_slot_owner: the
+        signed-in user (at every door), and for an API key the person who made it, so a
+        person's keys share their count and one member's keys never take another's."""
         if not self.per_user:
             return ChatSlot(None, owner)
         with self._lock:

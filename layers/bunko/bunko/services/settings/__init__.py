@@ -2,6 +2,8 @@
 
 from bunko.services.settings.user_settings import (
     UserSettingsService,
+    chat_slot_owner,
+    conversation_owner,
     default_settings,
     settings_owner,
 )
@@ -11,6 +13,8 @@ __all__ = [
     "FolderCheck",
     "UserSettingsService",
     "WorkspaceSettingsService",
+    "chat_slot_owner",
+    "conversation_owner",
     "default_settings",
     "settings_owner",
 ]
