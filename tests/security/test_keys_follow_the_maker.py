@@ -7,8 +7,12 @@ managed by its owners (all of them) and by each member (their own)."""
 from __future__ import annotations
 
 import pytest
+from mcp import Client
 
+from bunko.services.accounts.tokens import principal_for
+from tests.conftest import make_services
 from tests.e2e.mcp_harness import http_client, ok
+from tests.e2e.mcp_stdio_harness import bunko_mcp
 from tests.e2e.rest_harness import Rest, User, assert_error, serve
 
 
@@ -146,3 +150,32 @@ def test_a_key_made_before_makers_were_recorded_is_refused(rest):
     )
     with rest.client(secret) as agent:
         assert_error(agent.get("/knowledge-bases"), 401)
+
+
+@pytest.mark.anyio
+async def test_a_stdio_session_checks_the_key_at_every_call(tmp_path):
+    """`bunko mcp --api-key`: the key was checked once at start; now at every tool call."""
+    data = tmp_path / "data"
+    services = make_services(data, embedder="none")
+    try:
+        users = services.accounts.users
+        owner = users.create_user("owner-stdio", "a good long password")
+        viewer = users.create_user("viewer-stdio", "a good long password")
+        library = services.accounts.libraries.create(principal_for(owner), "Stdio Team")
+        services.accounts.libraries.set_member(
+            principal_for(owner), library.id, viewer.username, "viewer"
+        )
+        _, key = services.apikeys.create(
+            workspace_id=library.id, scopes="kb:read", created_by=viewer.id
+        )
+    finally:
+        services.close()
+    async with Client(bunko_mcp(data, "--api-key", key)) as client:
+        assert ok(await client.call_tool("get_document_count", {})) == {"count": 0}
+        services = make_services(data, embedder="none")  # the owner, meanwhile, elsewhere
+        try:
+            services.accounts.libraries.remove_member(principal_for(owner), library.id, viewer.id)
+        finally:
+            services.close()
+        refused = await client.call_tool("get_document_count", {})
+        assert refused.is_error and "not authenticated" in refused.content[0].text
