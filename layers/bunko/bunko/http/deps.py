@@ -18,9 +18,9 @@ from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.errors import LIBRARY_HEADER
 from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.ingest import KnowledgeBaseService
-from bunko.services.settings import chat_slot_owner, conversation_owner, settings_owner
+from bunko.services.settings import conversation_owner, settings_owner
 
-__all__ = ["chat_slot_owner", "conversation_owner", "settings_owner"]  # for the routers
+__all__ = ["conversation_owner", "settings_owner"]  # re-exported for the routers
 
 bearer = HTTPBearer(
     auto_error=False,

@@ -25,18 +25,12 @@ from sse_starlette import EventSourceResponse
 from bunko.domain.metadata import parse_filter
 from bunko.errors import ValidationError
 from bunko.http.chat_events import chat_events, releasing
-from bunko.http.deps import (
-    Reader,
-    ServicesDep,
-    chat_slot_owner,
-    conversation_owner,
-    settings_owner,
-)
+from bunko.http.deps import Reader, ServicesDep, conversation_owner, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.routes.conversations import get_conversations
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
-from bunko.services.chat import ChatEvent
+from bunko.services.chat import ChatEvent, slot_owner
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
@@ -115,5 +109,5 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
         yield "[DONE]"
 
     # Taken last: nothing after it refuses, and the stream gives it back when it ends.
-    slot = services.chat_slots.take(chat_slot_owner(principal))
+    slot = services.chat_slots.take(slot_owner(principal))
     return releasing(stream(), slot, ping=request.app.state.keep_alive_seconds)

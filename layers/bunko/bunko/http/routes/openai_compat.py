@@ -25,11 +25,11 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from bunko.domain.metadata import parse_filter
 from bunko.errors import NotFoundError, UpstreamError, ValidationError
 from bunko.http.chat_events import chat_events, releasing
-from bunko.http.deps import Reader, ServicesDep, chat_slot_owner, settings_owner
+from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
-from bunko.services.chat import Source
+from bunko.services.chat import Source, slot_owner
 
 router = APIRouter(tags=["openai-compatible"])
 
@@ -181,7 +181,7 @@ async def chat_completions(
         "created": int(time.time()),
         "model": body.model,
     }
-    slot = services.chat_slots.take(chat_slot_owner(principal))  # nothing below refuses
+    slot = services.chat_slots.take(slot_owner(principal))  # nothing below refuses
     if body.stream:
         return releasing(_chunks(answer, meta), slot, ping=request.app.state.keep_alive_seconds)
     text, sources = "", []

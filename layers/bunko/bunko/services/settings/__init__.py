@@ -2,7 +2,6 @@
 
 from bunko.services.settings.user_settings import (
     UserSettingsService,
-    chat_slot_owner,
     conversation_owner,
     default_settings,
     settings_owner,
@@ -13,7 +12,6 @@ __all__ = [
     "FolderCheck",
     "UserSettingsService",
     "WorkspaceSettingsService",
-    "chat_slot_owner",
     "conversation_owner",
     "default_settings",
     "settings_owner",

@@ -10,7 +10,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from bunko.domain.accounts import OPERATOR
 from bunko.domain.auth import Principal
 from bunko.errors import ValidationError
 from bunko.ports import ModelConfigStore, SettingsStore
@@ -61,16 +60,6 @@ def conversation_owner(principal: Principal) -> str:
     if principal.api_key_id:
         return f"key:{principal.api_key_id}"
     return f"workspace:{principal.workspace_id}"
-
-
-def chat_slot_owner(principal: Principal) -> str:
-    """Whose chats in progress a chat counts against: the person's, their keys' chats with
-    their own (so one member's keys cannot take the slots another member's agent needs);
-    an operator's key its own; auth off: the workspace's."""
-    maker = principal.key_maker
-    if principal.user_id is None and maker is not None and maker != OPERATOR:
-        return maker
-    return conversation_owner(principal)
 
 
 def default_settings(*, top_k: int = 5, similarity_threshold: float = 0.3) -> dict[str, Any]:
