@@ -4,6 +4,8 @@ and nothing left of a deleted library or a forgotten user."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from bunko.domain.libraries import Library, Membership
@@ -58,3 +60,56 @@ def test_deleting_a_library_or_forgetting_a_user_leaves_nothing(accounts: Accoun
     assert store.forget_user("u-bob") == 2
     assert store.memberships("u-bob") == [] and store.members("lib-3") == []
     assert [lib.name for lib, _ in store.memberships("u-ada")] == ["Runbooks"]
+
+
+def test_every_library_is_listed_by_name(accounts: AccountStores):
+    store = accounts.libraries
+    store.add_library(Library(id="lib-b", name="beta"), owner="u-ada")
+    store.add_library(Library(id="lib-a", name="Alpha"), owner=None)
+    assert [lib.id for lib in store.list_libraries()] == ["lib-a", "lib-b"]
+
+
+def test_the_last_owner_is_kept_when_asked(accounts: AccountStores):
+    store = accounts.libraries
+    store.add_library(Library(id="lib-1", name="Handbook"), owner="u-ada")
+    store.set_member("lib-1", "u-bob", "editor")
+    with pytest.raises(ConflictError):
+        store.remove_member("lib-1", "u-ada", keep_an_owner=True)
+    with pytest.raises(ConflictError):
+        store.set_member("lib-1", "u-ada", "viewer", keep_an_owner=True)
+    assert store.role_of("lib-1", "u-ada") == "owner"
+    store.set_member("lib-1", "u-bob", "owner", keep_an_owner=True)
+    assert store.remove_member("lib-1", "u-ada", keep_an_owner=True) is True
+    assert store.remove_member("lib-1", "u-ada", keep_an_owner=True) is False
+    assert [m.user_id for m in store.members("lib-1")] == ["u-bob"]
+
+
+@pytest.mark.parametrize("change", ["leave", "demote"])
+def test_two_owners_leaving_at_once_cannot_both_succeed(accounts: AccountStores, change):
+    """Issue 46, finding 7: the last-owner check and the write are one atomic step."""
+    store = accounts.libraries
+    for round_ in range(5):
+        library_id = f"lib-{round_}"
+        store.add_library(Library(id=library_id, name=f"Handbook {round_}"), owner="u-ada")
+        store.set_member(library_id, "u-bob", "owner")
+        start, outcomes = threading.Barrier(2), []
+
+        def leave(user_id: str, library_id=library_id, start=start, outcomes=outcomes) -> None:
+            start.wait()
+            try:
+                if change == "leave":
+                    store.remove_member(library_id, user_id, keep_an_owner=True)
+                else:
+                    store.set_member(library_id, user_id, "viewer", keep_an_owner=True)
+                outcomes.append("done")
+            except ConflictError:
+                outcomes.append("refused")
+
+        threads = [threading.Thread(target=leave, args=(u,)) for u in ("u-ada", "u-bob")]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert sorted(outcomes) == ["done", "refused"]
+        owners = [m.user_id for m in store.members(library_id) if m.role == "owner"]
+        assert len(owners) == 1

@@ -1,5 +1,6 @@
 """A tiny OpenAI-compatible chat server on loopback that streams a fixed answer and records
-the `messages` of every request: a test sees exactly what a chat model was shown."""
+the `messages` and the `Authorization` header of every request: a test sees exactly what a
+chat model was shown, and with which key."""
 
 from __future__ import annotations
 
@@ -16,12 +17,14 @@ class RecordingLlm:
     def __init__(self, answer: list[str] = ANSWER) -> None:
         self.requests: list[list[dict]] = []
         self.answer = answer
+        self.authorizations: list[str | None] = []
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", 0))))
                 recorder.requests.append(body.get("messages", []))
+                recorder.authorizations.append(self.headers.get("Authorization"))
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()

@@ -119,6 +119,7 @@ def build_account_services(
         settings=stores.settings,
         libraries=stores.libraries,
         links=stores.links,
+        api_keys=account.api_keys,
         research=research,
         conversations=conversations,
     )
@@ -135,6 +136,7 @@ def build_account_services(
             users=stores.users,
             metadata=adapters.metadata,
             clear_workspace=users.clear_workspace,
+            api_keys=account.api_keys,
         ),
         model_switch=switch,
         sign_in=build_sign_in(settings, account=account, metadata=adapters.metadata, auth=auth),

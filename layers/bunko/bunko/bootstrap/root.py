@@ -221,7 +221,10 @@ def wire_services(
             settings, adapters, account, knowledge_base=knowledge_base, switch=switch,
             preferences=preferences, research=research, conversations=conversations,
         )  # fmt: skip
-        apikeys = ApiKeyService(store=account.api_keys, metadata=metadata)
+        apikeys = ApiKeyService(
+            store=account.api_keys, metadata=metadata, users=account.stores.users,
+            role_of=accounts.libraries.current_role,
+        )  # fmt: skip
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
     return Services(
         settings=settings,

@@ -58,6 +58,11 @@ class ModelConfig:
     updated_at: datetime = field(default_factory=utcnow)
 
 
+# `ApiKey.created_by` of a key the operator made on the machine (`bunko apikey create`): no
+# user's rights bound it. User ids are UUIDs, so this never names a user.
+OPERATOR = "operator"
+
+
 @dataclass(frozen=True)
 class ApiKey:
     """A stored key: never the secret, only its hash and a short display prefix."""
@@ -70,3 +75,6 @@ class ApiKey:
     name: str = ""
     created_at: datetime = field(default_factory=utcnow)
     revoked_at: datetime | None = None
+    # Its maker: a user id (their current rights bound the key at every use), OPERATOR, or
+    # None for a key made before makers were recorded (refused: nobody vouches for it).
+    created_by: str | None = None

@@ -31,6 +31,14 @@ class Principal:
     # In a shared library (domain/libraries): the caller's role there, which bounds what they
     # may do with its documents, whatever else they may do; None: their own library.
     role: str | None = None
+    # An API key's maker (a user id, or accounts.OPERATOR): the person the key acts for,
+    # whose current rights bound it (services/accounts/apikeys.py).
+    key_maker: str | None = None
+
+    def manages(self) -> bool:
+        """May change the library itself (its model configs and embedding model, its
+        members, its keys): its owner, or anyone in their own library."""
+        return self.role in (None, "owner")
 
     def has(self, scope: str) -> bool:
         in_library = self.role is not None and scope in LIBRARY_SCOPES

@@ -18,9 +18,9 @@ from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.errors import LIBRARY_HEADER
 from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.ingest import KnowledgeBaseService
-from bunko.services.settings import settings_owner
+from bunko.services.settings import conversation_owner, settings_owner
 
-__all__ = ["settings_owner"]  # re-exported for the routers
+__all__ = ["conversation_owner", "settings_owner"]  # re-exported for the routers
 
 bearer = HTTPBearer(
     auto_error=False,
@@ -102,6 +102,15 @@ def require(scope: str):
     return check
 
 
+def require_owner(principal: Annotated[Principal, Depends(require(SCOPE_WRITE))]) -> Principal:
+    """The caller, who must write and, in a shared library, be its owner (403 otherwise):
+    what changes the library for everyone in it (its models)."""
+    if not principal.manages():
+        raise PermissionDeniedError("only the library's owners may do this")
+    return principal
+
+
 Reader = Annotated[Principal, Depends(require(SCOPE_READ))]
 Writer = Annotated[Principal, Depends(require(SCOPE_WRITE))]
+Owner = Annotated[Principal, Depends(require_owner)]
 Admin = Annotated[Principal, Depends(require(SCOPE_ADMIN))]

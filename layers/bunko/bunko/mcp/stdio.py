@@ -1,7 +1,8 @@
 """`bunko mcp`: the MCP server over stdio, for Claude Desktop, IDEs and other local agents.
 
 The caller is the local user (every scope, default workspace) unless an API key is given,
-in which case the key's workspace and scopes apply exactly as over HTTP. stdout carries the
+in which case the key's workspace and scopes apply exactly as over HTTP, checked again at
+every tool call (a key follows its maker's rights as they are then). stdout carries the
 protocol only: the SDK points fd 1 at stderr while it serves, and services are built inside
 that window, so model loading or a stray print can never corrupt the stream.
 """
@@ -35,6 +36,13 @@ def stdio_principal(services: Services, api_key: str | None) -> Principal:
     raise AuthenticationError("the API key given to `bunko mcp` is invalid or revoked")
 
 
+def _key_principal(services: Services, api_key: str) -> Principal | None:
+    try:
+        return stdio_principal(services, api_key)
+    except AuthenticationError:
+        return None  # the tool answers "not authenticated"
+
+
 async def serve_stdio(
     settings: Settings,
     *,
@@ -45,13 +53,13 @@ async def serve_stdio(
     async with stdio_server() as (read, write):
         services = await anyio.to_thread.run_sync(build_services, settings)
         try:
-            principal = stdio_principal(services, api_key)
+            principal = stdio_principal(services, api_key)  # a bad key: refused at once
             requeued = requeue_unfinished(services)
             if requeued:
                 log.info("re-queued %d unfinished documents", requeued)
             server = build_server(
                 services, profile=profile, transport="stdio", output_schemas=output_schemas,
-                principal=principal,
+                principal=(lambda: _key_principal(services, api_key)) if api_key else principal,
             )  # fmt: skip
             await server.run(read, write, server.create_initialization_options())
         finally:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -66,10 +67,11 @@ def build_server(
     profile: Profile | None = None,
     transport: Transport = "http",
     output_schemas: bool | None = None,
-    principal: Principal | None = None,
+    principal: Principal | Callable[[], Principal | None] | None = None,
 ) -> Server:
     """An MCP server for one transport. Over HTTP the caller comes from the request (set by
-    the guard); over stdio it is `principal`. Defaults come from settings
+    the guard); over stdio it is `principal`, or what `principal()` answers at each call (an
+    API key, whose rights follow its maker's). Defaults come from settings
     (BUNKO_MCP_PROFILE, BUNKO_MCP_OUTPUT_SCHEMAS)."""
     settings = services.settings
     profile = profile or settings.mcp_profile
@@ -85,7 +87,12 @@ def build_server(
     async def on_call_tool(
         ctx: ServerRequestContext, params: CallToolRequestParams
     ) -> CallToolResult:
-        caller = principal if ctx.request is None else ctx.request.scope.get(PRINCIPAL_SCOPE_KEY)
+        if ctx.request is not None:
+            caller = ctx.request.scope.get(PRINCIPAL_SCOPE_KEY)
+        elif callable(principal):
+            caller = await anyio.to_thread.run_sync(principal)
+        else:
+            caller = principal
         return await call_tool(
             services, params.name, params.arguments or {}, principal=caller, transport=transport
         )

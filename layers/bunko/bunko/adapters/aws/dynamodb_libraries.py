@@ -20,6 +20,7 @@ from bunko.errors import ConflictError
 
 _S = serialize
 _HEAD, _MEMBER = "LIB", "MEMBER#"
+_ATTEMPTS = 20  # reads of a library's members before a change under contention gives up
 
 
 def _pk(library_id: str) -> str:
@@ -71,34 +72,85 @@ class DynamoDBLibraryStore:
         item = self.table.get({PK: _pk(library_id), SK: _HEAD})
         return _library(item) if item else None
 
+    def list_libraries(self) -> list[Library]:
+        # A scan: the heads have no index of their own, and only an admin asks, rarely.
+        heads = self.table.scan(
+            FilterExpression="sk = :head AND begins_with(pk, :lib)",
+            ExpressionAttributeValues=_S({":head": _HEAD, ":lib": "LIB#"}),
+            ConsistentRead=True,
+        )  # fmt: skip
+        return sorted((_library(h) for h in heads), key=lambda lib: name_key(lib.name))
+
     def get_library_by_name(self, name: str) -> Library | None:
         claim = self.table.get(_claim(name))
         return self.get_library(claim["library_id"]) if claim else None
 
-    def delete_library(self, library_id: str) -> bool:
-        items = list(
+    def _partition(self, library_id: str) -> list[dict[str, Any]]:
+        """The head and every member, strongly consistent."""
+        return list(
             self.table.query(
                 KeyConditionExpression="pk = :pk",
                 ExpressionAttributeValues=_S({":pk": _pk(library_id)}),
                 ConsistentRead=True,
             )
         )
+
+    def delete_library(self, library_id: str) -> bool:
+        items = self._partition(library_id)
         head = next((i for i in items if i[SK] == _HEAD), None)
         if head is None:
             return False
         self.table.batch_write(deletes=[key_only(i) for i in items] + [_claim(head["name"])])
         return True
 
-    def set_member(self, library_id: str, user_id: str, role: Role) -> None:
-        self.table.put(_member_item(library_id, user_id, role))
+    def set_member(
+        self, library_id: str, user_id: str, role: Role, *, keep_an_owner: bool = False
+    ) -> None:
+        self._change(library_id, user_id, role, keep_an_owner=keep_an_owner)
 
-    def remove_member(self, library_id: str, user_id: str) -> bool:
-        response = self.table.client.delete_item(
-            TableName=self.table.name,
-            Key=_S({PK: _pk(library_id), SK: _MEMBER + user_id}),
-            ReturnValues="ALL_OLD",
-        )
-        return "Attributes" in response
+    def remove_member(self, library_id: str, user_id: str, *, keep_an_owner: bool = False) -> bool:
+        return self._change(library_id, user_id, None, keep_an_owner=keep_an_owner)
+
+    def _change(
+        self, library_id: str, user_id: str, role: Role | None, *, keep_an_owner: bool
+    ) -> bool:
+        """Write one membership (None: remove it) as a transaction that also moves the head's
+        `ver` on from the value read, so two changes of one library's members never both
+        pass a check made on the same reading: the loser reads again and decides again."""
+        key = {PK: _pk(library_id), SK: _MEMBER + user_id}
+        for _ in range(_ATTEMPTS):
+            items = self._partition(library_id)
+            head = next((i for i in items if i[SK] == _HEAD), None)
+            roles = {i["user_id"]: i["role"] for i in items if i[SK].startswith(_MEMBER)}
+            if role is None and user_id not in roles:
+                return False
+            others = [u for u, r in roles.items() if r == "owner" and u != user_id]
+            if keep_an_owner and roles.get(user_id) == "owner" and role != "owner" and not others:
+                raise ConflictError(
+                    "the last owner stays an owner: make another member owner first"
+                )
+            member: dict[str, Any] = (
+                {"Put": {"Item": _S(_member_item(library_id, user_id, role))}}
+                if role is not None
+                else {"Delete": {"Key": _S(key)}}
+            )
+            if head is None:  # no head, no owners to keep: the write alone
+                self.table.transact([member])
+                return True
+            bump = {"Update": {
+                "Key": _S({PK: _pk(library_id), SK: _HEAD}),
+                "UpdateExpression": "SET ver = :new",
+                "ConditionExpression": "attribute_exists(pk) AND "
+                                       "(attribute_not_exists(ver) OR ver = :old)",
+                "ExpressionAttributeValues": _S({":new": head.get("ver", 0) + 1,
+                                                 ":old": head.get("ver", 0)}),
+            }}  # fmt: skip
+            try:
+                self.table.transact([bump, member])
+                return True
+            except TransactionCancelled:
+                continue  # another change of these members came first: read again
+        raise ConflictError(f"library {library_id}: too many member changes at once, try again")
 
     def members(self, library_id: str) -> list[Membership]:
         return [

@@ -62,6 +62,7 @@ def _api_key(item: dict[str, Any]) -> ApiKey:
         scopes=frozenset(item["scopes"].split()), key_hash=item["key_hash"],
         prefix=item["prefix"], created_at=datetime.fromisoformat(item["created_at"]),
         revoked_at=datetime.fromisoformat(item["revoked_at"]) if item.get("revoked_at") else None,
+        created_by=item.get("created_by"),
     )  # fmt: skip
 
 
@@ -76,6 +77,7 @@ class DynamoDBApiKeyStore:
             "name": key.name, "scopes": " ".join(sorted(key.scopes)), "key_hash": key.key_hash,
             "prefix": key.prefix, "created_at": created,
             "revoked_at": key.revoked_at.isoformat() if key.revoked_at else None,
+            "created_by": key.created_by,
             GSI1_PK: "APIKEYS", GSI1_SK: f"{created}#{key.id}",
         }  # fmt: skip
         try:

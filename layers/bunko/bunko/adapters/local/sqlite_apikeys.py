@@ -1,4 +1,4 @@
-"""SqliteApiKeyStore: hashed API keys in the metadata database (migration 0003)."""
+"""SqliteApiKeyStore: hashed API keys in the metadata database (migrations 0003, 0013)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.domain.accounts import ApiKey
 from bunko.errors import ConflictError
 
-_COLUMNS = "id, workspace_id, name, scopes, key_hash, prefix, created_at, revoked_at"
+_COLUMNS = "id, workspace_id, name, scopes, key_hash, prefix, created_at, revoked_at, created_by"
 
 
 def _key(row: sqlite3.Row) -> ApiKey:
@@ -23,6 +23,7 @@ def _key(row: sqlite3.Row) -> ApiKey:
         prefix=row["prefix"],
         created_at=datetime.fromisoformat(row["created_at"]),
         revoked_at=datetime.fromisoformat(row["revoked_at"]) if row["revoked_at"] else None,
+        created_by=row["created_by"],
     )
 
 
@@ -34,7 +35,7 @@ class SqliteApiKeyStore:
         try:
             with self.db.transaction() as conn:
                 conn.execute(
-                    f"INSERT INTO api_keys ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    f"INSERT INTO api_keys ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         key.id,
                         key.workspace_id,
@@ -44,6 +45,7 @@ class SqliteApiKeyStore:
                         key.prefix,
                         key.created_at.isoformat(),
                         key.revoked_at.isoformat() if key.revoked_at else None,
+                        key.created_by,
                     ),
                 )
         except sqlite3.IntegrityError as exc:

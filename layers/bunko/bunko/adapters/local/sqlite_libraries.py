@@ -51,6 +51,10 @@ class SqliteLibraryStore:
         )
         return _library(row) if row else None
 
+    def list_libraries(self) -> list[Library]:
+        rows = self.db.connect().execute(f"SELECT {_COLUMNS} FROM libraries ORDER BY name_key")
+        return [_library(r) for r in rows]
+
     def get_library_by_name(self, name: str) -> Library | None:
         row = (
             self.db.connect()
@@ -64,16 +68,22 @@ class SqliteLibraryStore:
             conn.execute("DELETE FROM library_members WHERE library_id = ?", (library_id,))
             return conn.execute("DELETE FROM libraries WHERE id = ?", (library_id,)).rowcount > 0
 
-    def set_member(self, library_id: str, user_id: str, role: Role) -> None:
-        with self.db.transaction() as conn:
+    def set_member(
+        self, library_id: str, user_id: str, role: Role, *, keep_an_owner: bool = False
+    ) -> None:
+        with self.db.transaction() as conn:  # BEGIN IMMEDIATE: the check and the write at once
+            if keep_an_owner and role != "owner":
+                _keep_an_owner(conn, library_id, user_id)
             conn.execute(
                 "INSERT INTO library_members (library_id, user_id, role) VALUES (?, ?, ?) "
                 "ON CONFLICT (library_id, user_id) DO UPDATE SET role = excluded.role",
                 (library_id, user_id, role),
             )
 
-    def remove_member(self, library_id: str, user_id: str) -> bool:
+    def remove_member(self, library_id: str, user_id: str, *, keep_an_owner: bool = False) -> bool:
         with self.db.transaction() as conn:
+            if keep_an_owner:
+                _keep_an_owner(conn, library_id, user_id)
             return (
                 conn.execute(
                     "DELETE FROM library_members WHERE library_id = ? AND user_id = ?",
@@ -114,3 +124,16 @@ class SqliteLibraryStore:
             return conn.execute(
                 "DELETE FROM library_members WHERE user_id = ?", (user_id,)
             ).rowcount
+
+
+def _keep_an_owner(conn: sqlite3.Connection, library_id: str, user_id: str) -> None:
+    """ConflictError if `user_id` is the library's only owner (inside the write's transaction)."""
+    owners = [
+        row[0]
+        for row in conn.execute(
+            "SELECT user_id FROM library_members WHERE library_id = ? AND role = 'owner'",
+            (library_id,),
+        )
+    ]
+    if owners == [user_id]:
+        raise ConflictError("the last owner stays an owner: make another member owner first")

@@ -1,7 +1,9 @@
 """/api-keys: the signed-in user's API keys for agents (list, create → the key once, revoke).
 
 This is how a key is made where `bunko apikey` cannot reach (AWS). A key works in the
-caller's workspace only and never holds a scope its creator lacks.
+caller's workspace only, records its maker, and at every use holds no more than its maker's
+rights there at that moment (services/accounts/apikeys.py). An owner lists and revokes every
+key of the library; any other member their own.
 """
 
 from __future__ import annotations
@@ -12,10 +14,10 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 from pydantic import BaseModel, Field
 
-from bunko.domain.accounts import ApiKey
+from bunko.domain.accounts import OPERATOR, ApiKey
 from bunko.domain.auth import ALL_SCOPES, SCOPE_ADMIN, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
-from bunko.http.deps import Reader, ServicesDep, Writer
+from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.services.accounts import MAX_NAME_LENGTH, ApiKeyService, parse_scopes
 
@@ -68,10 +70,11 @@ def _person(principal: Principal) -> Principal:
 
 
 @router.get("", response_model=list[ApiKeyPublic])
-def list_api_keys(principal: Writer, keys: KeysDep) -> list[ApiKeyPublic]:
-    """The workspace's keys, oldest first, revoked ones included (with `revokedAt`)."""
+def list_api_keys(principal: Reader, keys: KeysDep) -> list[ApiKeyPublic]:
+    """The library's keys the caller manages (an owner: all; a member: their own), oldest
+    first, revoked ones included (with `revokedAt`)."""
     _person(principal)
-    return [ApiKeyPublic.of(k) for k in keys.list_keys(principal.workspace_id)]
+    return [ApiKeyPublic.of(k) for k in keys.keys_for(principal)]
 
 
 @router.post("", status_code=201, response_model=ApiKeyCreated, responses=error_responses(400))
@@ -87,13 +90,15 @@ def create_api_key(body: ApiKeyCreate, principal: Reader, keys: KeysDep) -> ApiK
     if missing:
         raise PermissionDeniedError(f"you cannot give a key scopes you lack: {', '.join(missing)}")
     record, secret = keys.create(
-        workspace_id=principal.workspace_id, scopes=scopes, name=body.name.strip()
-    )
+        workspace_id=principal.workspace_id, scopes=scopes, name=body.name.strip(),
+        created_by=principal.user_id or OPERATOR,  # auth off: the machine's operator
+    )  # fmt: skip
     return ApiKeyCreated(**ApiKeyPublic.of(record).model_dump(), key=secret)
 
 
 @router.delete("/{key_id}", response_model=ApiKeyPublic, responses=error_responses(404))
-def revoke_api_key(key_id: str, principal: Writer, keys: KeysDep) -> ApiKeyPublic:
-    """Revoke a key of the caller's workspace: it stops working at once."""
+def revoke_api_key(key_id: str, principal: Reader, keys: KeysDep) -> ApiKeyPublic:
+    """Revoke a key the caller manages (an owner: any of the library's; a member: their
+    own; any other answers 404): it stops working at once."""
     _person(principal)
-    return ApiKeyPublic.of(keys.revoke(key_id, workspace_id=principal.workspace_id))
+    return ApiKeyPublic.of(keys.revoke_for(principal, key_id))

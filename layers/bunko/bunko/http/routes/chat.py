@@ -25,12 +25,12 @@ from sse_starlette import EventSourceResponse
 from bunko.domain.metadata import parse_filter
 from bunko.errors import ValidationError
 from bunko.http.chat_events import chat_events, releasing
-from bunko.http.deps import Reader, ServicesDep, settings_owner
+from bunko.http.deps import Reader, ServicesDep, conversation_owner, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.routes.conversations import get_conversations
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
-from bunko.services.chat import ChatEvent
+from bunko.services.chat import ChatEvent, slot_owner
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
@@ -82,12 +82,14 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
     """Answer `message` from the caller's knowledge base, with the saved user settings.
     Send the conversation so far in `history`, or name a stored conversation in
     `conversationId` to answer from its messages and save this turn into it."""
-    chat, ws, owner = services.chat, principal.workspace_id, settings_owner(principal)
+    chat, ws, owner = services.chat, principal.workspace_id, conversation_owner(principal)
     if not body.message.strip():
         raise ValidationError("message: must not be blank")
     check_history([t.content for t in body.history])
     metadata_filter = parse_filter(body.filter)
-    prefs = await anyio.to_thread.run_sync(chat.preferences, owner, ws, body.userLanguage)
+    prefs = await anyio.to_thread.run_sync(
+        chat.preferences, settings_owner(principal), ws, body.userLanguage
+    )
     prefs = replace(prefs, metadata_filter=metadata_filter)
     history = [ChatMessage(t.role, t.content) for t in body.history]
     if body.conversationId is not None:
@@ -107,5 +109,5 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
         yield "[DONE]"
 
     # Taken last: nothing after it refuses, and the stream gives it back when it ends.
-    slot = services.chat_slots.take(owner)
+    slot = services.chat_slots.take(slot_owner(principal))
     return releasing(stream(), slot, ping=request.app.state.keep_alive_seconds)

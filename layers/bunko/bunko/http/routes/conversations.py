@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from bunko.domain.conversations import MAX_TITLE_CHARS, Conversation, Message
 from bunko.errors import ServiceUnavailableError
-from bunko.http.deps import Reader, ServicesDep, settings_owner
+from bunko.http.deps import Reader, ServicesDep, conversation_owner
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
 from bunko.services.chat import ConversationService
@@ -100,7 +100,7 @@ def list_conversations(
 ) -> list[ConversationSummary]:
     """The caller's conversations, most recently active first, without their messages."""
     found = conversations.list(
-        principal.workspace_id, settings_owner(principal), limit=limit, offset=offset
+        principal.workspace_id, conversation_owner(principal), limit=limit, offset=offset
     )
     return [ConversationSummary.of(c) for c in found]
 
@@ -116,7 +116,7 @@ def create_conversation(
 ) -> ConversationWithMessages:
     """A new, empty conversation (429 when the caller keeps the most allowed)."""
     title = body.title if body else None
-    created = conversations.create(principal.workspace_id, settings_owner(principal), title)
+    created = conversations.create(principal.workspace_id, conversation_owner(principal), title)
     return ConversationWithMessages.with_messages(created)
 
 
@@ -127,7 +127,9 @@ def get_conversation(
     conversation_id: str, principal: Reader, conversations: ConversationsDep
 ) -> ConversationWithMessages:
     """The conversation with its messages, oldest first."""
-    found = conversations.get(principal.workspace_id, settings_owner(principal), conversation_id)
+    found = conversations.get(
+        principal.workspace_id, conversation_owner(principal), conversation_id
+    )
     return ConversationWithMessages.with_messages(found)
 
 
@@ -140,7 +142,7 @@ def rename_conversation(
     conversation_id: str, body: Rename, principal: Reader, conversations: ConversationsDep
 ) -> ConversationSummary:
     renamed = conversations.rename(
-        principal.workspace_id, settings_owner(principal), conversation_id, body.title
+        principal.workspace_id, conversation_owner(principal), conversation_id, body.title
     )
     return ConversationSummary.of(renamed)
 
@@ -150,5 +152,5 @@ def delete_conversation(
     conversation_id: str, principal: Reader, conversations: ConversationsDep
 ) -> Deleted:
     """The conversation and its messages."""
-    conversations.delete(principal.workspace_id, settings_owner(principal), conversation_id)
+    conversations.delete(principal.workspace_id, conversation_owner(principal), conversation_id)
     return Deleted(message="Conversation deleted", id=conversation_id)

@@ -10,7 +10,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.errors import ValidationError
-from bunko.http.deps import AccountsDep, Reader, Writer
+from bunko.http.deps import AccountsDep, Owner, Reader
 from bunko.http.errors import error_responses
 from bunko.services.embedding import ModelSwitch
 
@@ -64,7 +64,7 @@ def get_model(principal: Reader, accounts: AccountsDep) -> EmbeddingModelStatus:
 
 @router.put("", response_model=EmbeddingModelStatus, responses=error_responses(400, 403, 404))
 def choose_model(
-    body: EmbeddingModelChoice, principal: Writer, accounts: AccountsDep
+    body: EmbeddingModelChoice, principal: Owner, accounts: AccountsDep
 ) -> EmbeddingModelStatus:
     status = _switch(accounts).select(principal.workspace_id, body.modelConfigId)
     return EmbeddingModelStatus(**status)

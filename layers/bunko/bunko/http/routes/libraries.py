@@ -57,6 +57,22 @@ def list_libraries(principal: CurrentPrincipal, accounts: AccountsDep) -> list[L
     return [LibraryOut.of(v) for v in accounts.libraries.visible(principal)]
 
 
+class LibraryListed(BaseModel):
+    id: str
+    name: str
+    createdAt: datetime
+
+
+@router.get("/all", response_model=list[LibraryListed])
+def list_every_library(principal: CurrentPrincipal, accounts: AccountsDep) -> list[LibraryListed]:
+    """Every shared library, by name, whoever owns it (admins; 403 for anyone else). An admin
+    deletes any of them with DELETE /libraries/:id."""
+    return [
+        LibraryListed(id=lib.id, name=lib.name, createdAt=lib.created_at)
+        for lib in accounts.libraries.all_libraries(principal)
+    ]
+
+
 @router.post("", status_code=201, response_model=LibraryOut, responses=error_responses(400, 409))
 def create_library(
     body: LibraryCreate, principal: CurrentPrincipal, accounts: AccountsDep
@@ -98,6 +114,6 @@ def remove_member(
 
 @router.delete("/{library_id}", response_model=Deleted, responses=error_responses(404, 409))
 def delete_library(library_id: str, principal: CurrentPrincipal, accounts: AccountsDep) -> Deleted:
-    """Delete a shared library and everything in it (owners)."""
+    """Delete a shared library and everything in it (its owners, or an admin)."""
     library = accounts.libraries.delete(principal, library_id)
     return Deleted(message=f"Library {library.name} deleted", id=library.id)

@@ -1,6 +1,8 @@
 """aurak's /model-configs: the workspace's LLM, embedding and rerank endpoints.
 
-API keys go in and never come out: responses carry `hasApiKey` instead.
+API keys go in and never come out: responses carry `hasApiKey` instead. Anyone in a library
+reads its configs; only its owners (anyone, in their own library) create, change or delete
+them, since every member's questions go where they point.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.domain.accounts import ModelConfig
-from bunko.http.deps import AccountsDep, Reader, Writer
+from bunko.http.deps import AccountsDep, Owner, Reader
 from bunko.http.errors import error_responses
 from bunko.http.schemas import Deleted
 
@@ -48,7 +50,8 @@ class ModelConfigCreate(BaseModel):
 
 
 class ModelConfigUpdate(BaseModel):
-    """Any subset; `apiKey: null` or `""` removes the key, leaving it out keeps it."""
+    """Any subset; `apiKey: null` or `""` removes the key, leaving it out keeps it, except
+    that a new `baseUrl` or `provider` drops the stored key unless this request sends one."""
 
     model_config = ConfigDict(extra="forbid")
     name: Name | None = None
@@ -106,7 +109,7 @@ def list_model_configs(principal: Reader, accounts: AccountsDep) -> list[ModelCo
     responses=error_responses(400, 403, 409),
 )
 def create_model_config(
-    body: ModelConfigCreate, principal: Writer, accounts: AccountsDep
+    body: ModelConfigCreate, principal: Owner, accounts: AccountsDep
 ) -> ModelConfigPublic:
     config = accounts.model_configs.create(principal.workspace_id, **_changes(body))
     return ModelConfigPublic.of(config)
@@ -123,13 +126,13 @@ def get_model_config(config_id: str, principal: Reader, accounts: AccountsDep) -
     responses=error_responses(400, 403, 404, 409),
 )
 def update_model_config(
-    config_id: str, body: ModelConfigUpdate, principal: Writer, accounts: AccountsDep
+    config_id: str, body: ModelConfigUpdate, principal: Owner, accounts: AccountsDep
 ) -> ModelConfigPublic:
     config = accounts.model_configs.update(principal.workspace_id, config_id, _changes(body))
     return ModelConfigPublic.of(config)
 
 
 @router.delete("/{config_id}", response_model=Deleted, responses=error_responses(403, 404))
-def delete_model_config(config_id: str, principal: Writer, accounts: AccountsDep) -> Deleted:
+def delete_model_config(config_id: str, principal: Owner, accounts: AccountsDep) -> Deleted:
     accounts.model_configs.delete(principal.workspace_id, config_id)
     return Deleted(message="Model config deleted", id=config_id)

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
+from bunko.errors import PermissionDeniedError
 from bunko.http.deps import AccountsDep, Reader, Writer, settings_owner
 from bunko.http.errors import error_responses
 
@@ -45,6 +46,7 @@ class UserSettingsUpdate(BaseModel):
     language: Language | None = None
 
 
+_UNSENT = object()
 _NULLABLE = ("selectedLLMId", "selectedEmbeddingId", "selectedRerankId")
 
 
@@ -63,7 +65,15 @@ def update_settings(
         for k, v in body.model_dump(exclude_unset=True).items()
         if v is not None or k in _NULLABLE  # null clears a model choice, ignored elsewhere
     }
-    values = accounts.user_settings.update(
-        settings_owner(principal), principal.workspace_id, changes
-    )
+    owner, workspace = settings_owner(principal), principal.workspace_id
+    # The library's embedding model serves every member: its owners' choice. Sending the
+    # current one back, as a whole settings form does, changes nothing and is allowed.
+    chosen = changes.get("selectedEmbeddingId", _UNSENT)
+    if (
+        not principal.manages()
+        and chosen is not _UNSENT
+        and chosen != accounts.user_settings.get(owner, workspace)["selectedEmbeddingId"]
+    ):
+        raise PermissionDeniedError("only the library's owners may change its embedding model")
+    values = accounts.user_settings.update(owner, workspace, changes)
     return UserSettings(**values)

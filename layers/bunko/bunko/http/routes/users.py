@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter
 from pydantic import BaseModel
 
+from bunko.domain.accounts import OPERATOR
 from bunko.http.deps import AccountsDep, Admin
 from bunko.http.errors import error_responses
 from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Deleted, UserPublic
@@ -73,7 +74,11 @@ def reset_password(
 
 
 @router.delete("/{user_id}", response_model=Deleted, responses=error_responses(404, 409))
-def delete_user(user_id: str, _: Admin, accounts: AccountsDep) -> Deleted:
-    """Delete a user and everything in their workspace; the last admin stays (409)."""
-    user = accounts.users.delete_user(user_id)
+def delete_user(user_id: str, principal: Admin, accounts: AccountsDep) -> Deleted:
+    """Delete a user and everything in their workspace; the last admin stays (409). A shared
+    library they were the last owner of passes to its first editor, else to the admin
+    deleting them."""
+    maker = principal.key_maker if principal.key_maker != OPERATOR else None
+    admin = principal.user_id or maker  # an admin's key acts for its maker
+    user = accounts.users.delete_user(user_id, by=admin)
     return Deleted(message=f"User {user.username} deleted", id=user.id)

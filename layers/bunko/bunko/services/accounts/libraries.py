@@ -18,8 +18,9 @@ from bunko.domain.accounts import User
 from bunko.domain.auth import Principal
 from bunko.domain.libraries import MAX_NAME_LENGTH, ROLES, Library, Role, name_key
 from bunko.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
-from bunko.ports import MetadataStore, UserStore
+from bunko.ports import ApiKeyStore, MetadataStore, UserStore
 from bunko.ports.libraries import LibraryStore
+from bunko.services.accounts.apikeys import revoke_keys
 from bunko.services.bounds import check_name
 
 # The installation's default library: where the drop folder, `bunko ingest` and the stdio
@@ -42,8 +43,10 @@ class LibraryService:
         users: UserStore,
         metadata: MetadataStore,
         clear_workspace: Callable[[str], None],
+        api_keys: ApiKeyStore | None = None,
     ) -> None:
         self.store = store
+        self.api_keys = api_keys  # a deleted library's keys are revoked
         self.users = users
         self.metadata = metadata
         self.clear_workspace = clear_workspace  # deletes a workspace's documents and data
@@ -118,11 +121,10 @@ class LibraryService:
         user = self.users.get_user_by_username(username)
         if user is None:
             raise NotFoundError(f"user {username!r} not found")
-        if self._is_last_owner(library.id, user.id) and role != "owner":
-            raise ConflictError("the last owner stays an owner: make another member owner first")
         if library.id == DEFAULT_LIBRARY.id and self.store.get_library(library.id) is None:
             self.store.add_library(DEFAULT_LIBRARY, owner=None)  # its first member
-        self.store.set_member(library.id, user.id, role)  # type: ignore[arg-type]
+        # the store refuses to demote the last owner in the same atomic step as the write
+        self.store.set_member(library.id, user.id, role, keep_an_owner=True)  # type: ignore[arg-type]
         return user, role  # type: ignore[return-value]
 
     def remove_member(self, principal: Principal, library_id: str, user_id: str) -> None:
@@ -130,18 +132,26 @@ class LibraryService:
         library, role = self._member_library(principal, library_id)
         if user_id != principal.user_id and role != "owner":
             raise PermissionDeniedError("only the library's owners may do this")
-        if self._is_last_owner(library.id, user_id):
-            raise ConflictError("the last owner cannot leave: make another member owner first")
-        if not self.store.remove_member(library.id, user_id):
+        if not self.store.remove_member(library.id, user_id, keep_an_owner=True):
             raise NotFoundError(f"member {user_id} not found")
 
+    def all_libraries(self, principal: Principal) -> list[Library]:
+        """Every shared library, by name: an admin's view (whoever owns them)."""
+        if not self._user(principal).is_admin:
+            raise PermissionDeniedError("only an admin may list every library")
+        return self.store.list_libraries()
+
     def delete(self, principal: Principal, library_id: str) -> Library:
-        """The library with everything in it (owners only)."""
-        library = self._owned(principal, library_id)
+        """The library with everything in it (its owners, or an admin)."""
+        user = self._user(principal)
+        found = self._find_by_id(library_id) if user.is_admin else None
+        library = found if found is not None else self._owned(principal, library_id)
         if library.id == DEFAULT_LIBRARY.id:
             raise ConflictError("the default library cannot be deleted")
         self.clear_workspace(library.id)
         self.store.delete_library(library.id)
+        if self.api_keys is not None:
+            revoke_keys(self.api_keys, workspace_id=library.id)
         return library
 
     def workspace_named(self, name: str) -> str:
@@ -159,6 +169,17 @@ class LibraryService:
             "GET /libraries list the libraries"
         )
 
+    def current_role(self, workspace_id: str, user: User) -> Role | None:
+        """`user`'s role in the workspace as it is now (an API key's bound): "owner" of
+        their own library and, for an admin, of the default one; their membership's role
+        in a shared library that still exists; None anywhere else."""
+        if workspace_id == user.workspace_id:
+            return "owner"
+        library = self._find_by_id(workspace_id)
+        if library is None:
+            return None
+        return self._role(library, user.id, user.workspace_id, user.is_admin)
+
     def forget_user(self, user_id: str) -> None:
         self.store.forget_user(user_id)
 
@@ -171,6 +192,11 @@ class LibraryService:
                 "libraries are for signed-in users (an API key is bound to one)"
             )
         return user
+
+    def _find_by_id(self, library_id: str) -> Library | None:
+        if library_id == DEFAULT_LIBRARY.id:
+            return DEFAULT_LIBRARY
+        return self.store.get_library(library_id)
 
     def _find(self, wanted: str) -> Library | None:
         if wanted == DEFAULT_LIBRARY.id or name_key(wanted) == name_key(DEFAULT_LIBRARY.name):
@@ -204,10 +230,6 @@ class LibraryService:
         if role != "owner":
             raise PermissionDeniedError("only the library's owners may do this")
         return library
-
-    def _is_last_owner(self, library_id: str, user_id: str) -> bool:
-        owners = [m.user_id for m in self.store.members(library_id) if m.role == "owner"]
-        return owners == [user_id]
 
 
 def _valid_name(name: str) -> str:

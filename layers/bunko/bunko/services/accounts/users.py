@@ -12,10 +12,11 @@ import logging
 
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.domain.accounts import User
-from bunko.errors import NotFoundError
-from bunko.ports import ModelConfigStore, SettingsStore, UserStore
+from bunko.errors import ConflictError, NotFoundError
+from bunko.ports import ApiKeyStore, ModelConfigStore, SettingsStore, UserStore
 from bunko.ports.libraries import LibraryStore
 from bunko.ports.sign_in import IdentityLinkStore
+from bunko.services.accounts.apikeys import revoke_keys
 from bunko.services.accounts.auth import AuthService
 from bunko.services.chat import ConversationService
 from bunko.services.embedding import SCOPE as EMBEDDING_SCOPE
@@ -41,6 +42,7 @@ class UserAdminService:
         conversations: ConversationService | None = None,
         libraries: LibraryStore | None = None,
         links: IdentityLinkStore | None = None,
+        api_keys: ApiKeyStore | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
@@ -51,6 +53,7 @@ class UserAdminService:
         self.conversations = conversations
         self.libraries = libraries
         self.links = links  # sign-in with an identity provider: who is linked to whom
+        self.api_keys = api_keys  # a deleted user's keys are revoked
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -75,16 +78,21 @@ class UserAdminService:
             return []
         return [(lib.name, role) for lib, role in self.libraries.memberships(user.id)]
 
-    def delete_user(self, user_id: str) -> User:
-        """Delete a user and their workspace's data; ConflictError for the last admin."""
+    def delete_user(self, user_id: str, *, by: str | None = None) -> User:
+        """Delete a user and their workspace's data; ConflictError for the last admin.
+        A shared library they were the last owner of gets another (`_leave`): `by` is the
+        admin who deletes them (None: the operator, on the machine)."""
         user = self.users.get_user(user_id)
         if user is None or not self.users.delete_user(user_id):
             raise NotFoundError(f"user {user_id} not found")
-        self._delete_workspace_data(user)
+        self._delete_workspace_data(user, by=by)
         return user
 
-    def _delete_workspace_data(self, user: User) -> None:
+    def _delete_workspace_data(self, user: User, *, by: str | None = None) -> None:
         self.settings.delete_settings(USER_SCOPE, user.id)
+        if self.api_keys is not None:  # the keys they made, and any left in their library
+            revoke_keys(self.api_keys, made_by=user.id)
+            revoke_keys(self.api_keys, workspace_id=user.workspace_id)
         if self.links is not None:  # signing in again makes a new user, not this one
             self.links.forget_user(user.id)
         if self.libraries is not None:  # shared libraries stay; what was theirs there goes
@@ -94,8 +102,34 @@ class UserAdminService:
             if self.conversations is not None:
                 for workspace_id in shared:
                     self.conversations.delete_owner(workspace_id, user.id)
+            for library, _ in self.libraries.memberships(user.id):
+                self._leave(library.id, user.id, by=by)
             self.libraries.forget_user(user.id)
         self.clear_workspace(user.workspace_id)
+
+    def _leave(self, library_id: str, user_id: str, *, by: str | None) -> None:
+        """Take a deleted user out of a library so that it keeps an owner: when they were
+        its last owner, its first editor becomes owner, else the admin deleting them;
+        with neither (the operator deleting them, nobody but viewers left) the library is
+        deleted with its files. Checked and written atomically by the store, so two owners
+        deleted at once cannot leave it ownerless."""
+        assert self.libraries is not None
+        for _ in range(3):
+            try:
+                self.libraries.remove_member(library_id, user_id, keep_an_owner=True)
+                return
+            except ConflictError:
+                members = self.libraries.members(library_id)
+                heir = next((m.user_id for m in members if m.role == "editor"), by)
+                if heir is None or heir == user_id:
+                    log.info("deleting library %s: its last owner was deleted", library_id)
+                    self.clear_workspace(library_id)
+                    self.libraries.delete_library(library_id)
+                    if self.api_keys is not None:
+                        revoke_keys(self.api_keys, workspace_id=library_id)
+                    return
+                self.libraries.set_member(library_id, heir, "owner")
+        raise ConflictError(f"library {library_id}: its owners changed meanwhile, try again")
 
     def clear_workspace(self, workspace_id: str) -> None:
         """Everything a workspace holds: documents (chunks, index entries, blobs), model

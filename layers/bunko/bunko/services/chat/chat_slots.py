@@ -12,6 +12,8 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
+from bunko.domain.accounts import OPERATOR
+from bunko.domain.auth import Principal
 from bunko.errors import TooManyRequestsError
 
 # A chat usually finishes within seconds; a client that waits this long finds a free slot.
@@ -36,6 +38,20 @@ class ChatSlot:
         self.release()
 
 
+def slot_owner(principal: Principal) -> str:
+    """Whose count a chat takes: the signed-in person's (one count across every library
+    and door), for an API key its maker's, their keys' chats with their own (issue 46: a
+    library's keys shared one count, so one viewer's key could take every slot and the
+    owner's agent got 429); an operator's key its own."""
+    if principal.user_id is not None:
+        return principal.user_id
+    if principal.key_maker is not None and principal.key_maker != OPERATOR:
+        return principal.key_maker
+    if principal.api_key_id is not None:
+        return f"key {principal.api_key_id}"
+    return f"workspace:{principal.workspace_id}"
+
+
 class ChatSlots:
     def __init__(self, per_user: int) -> None:
         self.per_user = per_user  # 0: no limit
@@ -43,9 +59,7 @@ class ChatSlots:
         self._open: Counter[str] = Counter()
 
     def take(self, owner: str) -> ChatSlot:
-        """A slot for `owner`, or TooManyRequestsError. The doors pass settings_owner: the
-        signed-in user (at every door), or for an API key, which names no user, its library;
-        a library's keys share one count."""
+        """A slot for `owner`, or TooManyRequestsError. The doors pass `slot_owner`."""
         if not self.per_user:
             return ChatSlot(None, owner)
         with self._lock:

@@ -89,11 +89,16 @@ class ModelConfigService:
         return config
 
     def update(self, workspace_id: str, config_id: str, changes: dict[str, Any]) -> ModelConfig:
-        """A partial update; `api_key` None or "" removes the key, absent leaves it."""
+        """A partial update; `api_key` None or "" removes the key, absent leaves it, except
+        that a new `base_url` or `provider` drops the stored key unless `api_key` comes with
+        it: the key was given for one endpoint, and must not follow a config elsewhere."""
         config = self.get(workspace_id, config_id)
         if set(changes) & _MODEL_FIELDS and self.in_use(workspace_id, config_id):
             raise ConflictError(_IN_USE.format(config.name))
+        endpoint = (config.provider, config.base_url)
         self._apply(config, changes, new=False)
+        if (config.provider, config.base_url) != endpoint and "api_key" not in changes:
+            config.api_key_encrypted = None
         config.updated_at = utcnow()
         self.store.save_model_config(config)
         if self.usage is not None:  # a model in use picks up its new key

@@ -2,6 +2,7 @@
 
 from bunko.services.settings.user_settings import (
     UserSettingsService,
+    conversation_owner,
     default_settings,
     settings_owner,
 )
@@ -11,6 +12,7 @@ __all__ = [
     "FolderCheck",
     "UserSettingsService",
     "WorkspaceSettingsService",
+    "conversation_owner",
     "default_settings",
     "settings_owner",
 ]

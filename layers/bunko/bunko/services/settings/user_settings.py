@@ -51,6 +51,17 @@ def settings_owner(principal: Principal) -> str:
     return principal.user_id or f"workspace:{principal.workspace_id}"
 
 
+def conversation_owner(principal: Principal) -> str:
+    """Whose stored conversations: the user's; an API key's own, each key a pool of its own
+    (the keys of a library sharing one let a viewer's agent read and delete the owner's
+    agent's conversations); auth off: the workspace's."""
+    if principal.user_id:
+        return principal.user_id
+    if principal.api_key_id:
+        return f"key:{principal.api_key_id}"
+    return f"workspace:{principal.workspace_id}"
+
+
 def default_settings(*, top_k: int = 5, similarity_threshold: float = 0.3) -> dict[str, Any]:
     return {
         "selectedLLMId": None,
