@@ -136,6 +136,7 @@ def build_account_services(
             users=stores.users,
             metadata=adapters.metadata,
             clear_workspace=users.clear_workspace,
+            max_created=settings.libraries_per_user,
         ),
         model_switch=switch,
         sign_in=build_sign_in(settings, account=account, metadata=adapters.metadata, auth=auth),
