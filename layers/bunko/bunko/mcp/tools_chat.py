@@ -15,7 +15,7 @@ from bunko.mcp.outputs import Output
 from bunko.mcp.registry import ToolContext, tool
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
-from bunko.services.chat import collect_answer
+from bunko.services.chat import collect_answer, slot_owner
 from bunko.services.settings import settings_owner
 
 
@@ -94,7 +94,7 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
     prefs = replace(prefs, metadata_filter=parse_filter(args.filter))
     check_history([t.content for t in args.history])  # the same total as every chat door
     history = [ChatMessage(t.role, t.content) for t in args.history]
-    with ctx.services.chat_slots.take(settings_owner(ctx.principal)):  # as REST's and /v1's
+    with ctx.services.chat_slots.take(slot_owner(ctx.principal)):  # as REST's and /v1's
         events = chat.answer(ctx.workspace_id, args.question, history, prefs)
         text, sources, error = collect_answer(events)
     if error is not None:

@@ -30,7 +30,7 @@ from bunko.http.errors import error_responses
 from bunko.http.routes.conversations import get_conversations
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
-from bunko.services.chat import ChatEvent
+from bunko.services.chat import ChatEvent, slot_owner
 
 router = APIRouter(prefix="/chat", tags=["chat"])
 
@@ -107,5 +107,5 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
         yield "[DONE]"
 
     # Taken last: nothing after it refuses, and the stream gives it back when it ends.
-    slot = services.chat_slots.take(owner)
+    slot = services.chat_slots.take(slot_owner(principal))
     return releasing(stream(), slot, ping=request.app.state.keep_alive_seconds)

@@ -29,7 +29,7 @@ from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
-from bunko.services.chat import Source
+from bunko.services.chat import Source, slot_owner
 
 router = APIRouter(tags=["openai-compatible"])
 
@@ -181,7 +181,7 @@ async def chat_completions(
         "created": int(time.time()),
         "model": body.model,
     }
-    slot = services.chat_slots.take(settings_owner(principal))  # nothing below refuses
+    slot = services.chat_slots.take(slot_owner(principal))  # nothing below refuses
     if body.stream:
         return releasing(_chunks(answer, meta), slot, ping=request.app.state.keep_alive_seconds)
     text, sources = "", []

@@ -8,6 +8,7 @@ from bunko.services.accounts.apikeys import (
     parse_scopes,
 )
 from bunko.services.accounts.auth import AuthService
+from bunko.services.accounts.bills import Bills
 from bunko.services.accounts.group_roles import GroupRoles
 from bunko.services.accounts.identity import LOCAL_PRINCIPAL, Identity
 from bunko.services.accounts.libraries import LibraryService, LibraryView
@@ -26,6 +27,7 @@ __all__ = [
     "ApiKeyService",
     "ApiKeyVerifier",
     "AuthService",
+    "Bills",
     "GroupRoles",
     "Identity",
     "JwtVerifier",

@@ -1,7 +1,7 @@
 """Chat: answers grounded in a search, their sources, follow-ups and the conversations kept."""
 
 from bunko.services.chat.chat import ChatEvent, ChatPreferences, ChatService, Source, collect_answer
-from bunko.services.chat.chat_slots import ChatSlot, ChatSlots
+from bunko.services.chat.chat_slots import ChatSlot, ChatSlots, slot_owner
 from bunko.services.chat.conversations import ConversationLimits, ConversationService
 from bunko.services.chat.models import ChatModels, ModelFactory
 
@@ -17,4 +17,5 @@ __all__ = [
     "ModelFactory",
     "Source",
     "collect_answer",
+    "slot_owner",
 ]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 
+from bunko.domain.auth import Principal
 from bunko.errors import TooManyRequestsError
 
 # A chat usually finishes within seconds; a client that waits this long finds a free slot.
@@ -36,6 +37,17 @@ class ChatSlot:
         self.release()
 
 
+def slot_owner(principal: Principal) -> str:
+    """Whose count a chat takes: the signed-in person's (one count across every library
+    and door), or an API key's own (issue 46: a library's keys shared one count, so one
+    viewer's key could take every slot and the owner's agent got 429)."""
+    if principal.user_id is not None:
+        return principal.user_id
+    if principal.api_key_id is not None:
+        return f"key {principal.api_key_id}"
+    return f"workspace:{principal.workspace_id}"
+
+
 class ChatSlots:
     def __init__(self, per_user: int) -> None:
         self.per_user = per_user  # 0: no limit
@@ -43,9 +55,7 @@ class ChatSlots:
         self._open: Counter[str] = Counter()
 
     def take(self, owner: str) -> ChatSlot:
-        """A slot for `owner`, or TooManyRequestsError. The doors pass settings_owner: the
-        signed-in user (at every door), or for an API key, which names no user, its library;
-        a library's keys share one count."""
+        """A slot for `owner`, or TooManyRequestsError. The doors pass `slot_owner`."""
         if not self.per_user:
             return ChatSlot(None, owner)
         with self._lock:
