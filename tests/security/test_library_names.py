@@ -131,3 +131,27 @@ def test_libraries_per_user_are_bounded(rest):
     assert refused.headers["retry-after"] and "5 libraries" in body["message"]
     # Another user is not held by it.
     assert rest.new_user().client.post("/libraries", json={"name": "shelf x"}).status_code == 201
+
+
+def test_a_members_token_reads_an_original_in_the_library_the_header_names(rest):
+    """Finding 10: the token path of /original ignored X-Bunko-Library (a viewer got 404)."""
+    owner, viewer, outsider = rest.new_user(), rest.new_user(), rest.new_user()
+    shelf = owner.client.post("/libraries", json={"name": "Originals shelf"}).json()["id"]
+    added = owner.client.put(
+        f"/libraries/{shelf}/members", json={"username": viewer.username, "role": "viewer"}
+    )
+    assert added.status_code == 200, added.text
+    header = {"X-Bunko-Library": shelf}
+    sent = owner.client.post(
+        "/upload",
+        files={"file": ("map.txt", b"The old harbour map.", "text/plain")},
+        headers=header,
+    )
+    file_id = sent.json()["id"]
+    owner.client.headers["X-Bunko-Library"] = shelf
+    wait_until_done(owner.client, file_id)
+    del owner.client.headers["X-Bunko-Library"]
+    original = viewer.client.get(f"/knowledge-bases/{file_id}/original", headers=header)
+    assert original.status_code == 200 and original.content == b"The old harbour map."
+    assert_error(outsider.client.get(f"/knowledge-bases/{file_id}/original", headers=header), 404)
+    assert_error(viewer.client.get(f"/knowledge-bases/{file_id}/original"), 404)  # own library
