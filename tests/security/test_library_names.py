@@ -18,6 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from bunko.domain.libraries import Library
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 
 
@@ -57,15 +58,26 @@ def test_a_library_named_with_a_victims_id_never_takes_their_uploads(rest):
 
 
 def test_a_uuid_is_only_ever_an_id(rest):
-    """A library already named with a UUID (made before the rule) is not found by that name."""
-    owner = rest.new_user()
-    made = owner.client.post("/libraries", json={"name": "Plain name"}).json()
-    # Its id finds it; another UUID finds nothing, even if some library were named so.
-    owner.client.headers["X-Bunko-Library"] = made["id"]
-    assert owner.client.get("/knowledge-bases").status_code == 200
-    owner.client.headers["X-Bunko-Library"] = str(uuid.uuid4())
-    assert_error(owner.client.get("/knowledge-bases"), 404)
-    del owner.client.headers["X-Bunko-Library"]
+    """A library already named with a victim's id (kept from before the rule, so put in the
+    store directly) still never takes the victim's uploads, nor is found by that name."""
+    attacker, victim = rest.new_user(), rest.new_user()
+    victims_id = personal_id(victim)
+    squatter = Library(id=str(uuid.uuid4()), name=victims_id, created_by=attacker.id)
+    rest.services.accounts.libraries.store.add_library(squatter, owner=attacker.id)
+    added = attacker.client.put(
+        f"/libraries/{squatter.id}/members", json={"username": victim.username, "role": "editor"}
+    )
+    assert added.status_code == 200, added.text
+    victim.client.headers["X-Bunko-Library"] = victims_id
+    sent = victim.client.post("/upload", files={"file": ("plans.txt", b"My plans.", "text/plain")})
+    assert sent.status_code == 201, sent.text
+    del victim.client.headers["X-Bunko-Library"]
+    assert "plans.txt" in {f["name"] for f in victim.client.get("/knowledge-bases").json()}
+    attacker.client.headers["X-Bunko-Library"] = squatter.id
+    assert "plans.txt" not in {f["name"] for f in attacker.client.get("/knowledge-bases").json()}
+    attacker.client.headers["X-Bunko-Library"] = victims_id  # the name, which is a UUID
+    assert_error(attacker.client.get("/knowledge-bases"), 404)
+    del attacker.client.headers["X-Bunko-Library"]
 
 
 @pytest.mark.parametrize(
