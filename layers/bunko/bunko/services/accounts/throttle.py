@@ -57,7 +57,7 @@ class LoginThrottle:
         forget_after: timedelta = timedelta(hours=1),
         account_max_failures: int = 50,
         account_lockout: timedelta = timedelta(minutes=15),
-        address_max_failures: int = 100,
+        address_max_failures: int = 1000,
         now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
