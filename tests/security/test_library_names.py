@@ -167,3 +167,12 @@ def test_a_members_token_reads_an_original_in_the_library_the_header_names(rest)
     assert original.status_code == 200 and original.content == b"The old harbour map."
     assert_error(outsider.client.get(f"/knowledge-bases/{file_id}/original", headers=header), 404)
     assert_error(viewer.client.get(f"/knowledge-bases/{file_id}/original"), 404)  # own library
+
+
+def test_a_new_username_may_not_take_a_librarys_name(rest):
+    owner = rest.new_user()
+    name = f"lighthouse{uuid.uuid4().hex[:6]}"
+    assert owner.client.post("/libraries", json={"name": name}).status_code == 201
+    with rest.client() as anonymous:
+        body = {"username": name.upper(), "password": "correct horse battery"}
+        assert_error(anonymous.post("/auth/register", json=body), 409)

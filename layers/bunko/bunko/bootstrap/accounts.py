@@ -91,6 +91,7 @@ def build_auth(
             address_max_failures=settings.login_address_max_failures,
         ),
         first_user_admin=settings.first_user_admin,
+        library_named=stores.libraries.get_library_by_name,
     )
 
 
