@@ -15,7 +15,7 @@ import pytest
 from tests.e2e.rest_harness import assert_error, serve
 from tests.security.gated_llm import gated_llm
 from tests.security.servers import both_ports
-from tests.security.test_user_resources import QUESTION, Held, Person
+from tests.security.test_user_resources import DOCUMENT, QUESTION, Held, Person
 from tests.waiting import wait_for
 
 QUOTA = 3000
@@ -87,15 +87,34 @@ def ports(tmp_path):
 
 
 def test_one_key_cannot_take_every_chat_slot_of_its_library(ports):
+    """A viewer's key holds every chat it may in the owner's library; the owner's agent (a
+    key of the owner's, in the same library) still chats."""
     limit = ports.services.settings.chat_streams_per_user
     with gated_llm() as llm:
-        owner = Person(ports, llm)
-        _, viewer_key = ports.services.apikeys.create(
-            workspace_id=owner.workspace, scopes=("kb:read",), name="viewer's agent"
+        owner, viewer = Person(ports, llm), Person(ports, llm)
+        with owner.client() as http:
+            shelf = http.post("/libraries", json={"name": "Lighthouse logs"}).json()["id"]
+            added = http.put(
+                f"/libraries/{shelf}/members",
+                json={"username": viewer.username, "role": "viewer"},
+            )
+            assert added.status_code == 200, added.text
+            http.headers["X-Bunko-Library"] = shelf
+            config = http.post("/model-configs", json={
+                "name": "gated", "provider": "local", "modelId": "gated", "type": "llm",
+                "baseUrl": llm.url,
+            })  # fmt: skip
+            assert config.status_code == 201, config.text
+            model = config.json()["id"]
+            owner_key = http.post("/api-keys", json={"name": "agent", "scopes": ["kb:read"]})
+        with viewer.client() as http:
+            http.headers["X-Bunko-Library"] = shelf
+            viewer_key = http.post("/api-keys", json={"name": "mine", "scopes": ["kb:read"]})
+        assert owner_key.status_code == viewer_key.status_code == 201, viewer_key.text
+        doc = ports.services.ingest.submit_text(
+            shelf, path="lighthouse.txt", content=DOCUMENT, mime="text/plain"
         )
-        _, owner_key = ports.services.apikeys.create(
-            workspace_id=owner.workspace, scopes=("kb:read",), name="owner's agent"
-        )
+        ports.services.items.wait_until_indexed(shelf, doc.id, timeout=60)
 
         def chat_with(key: str):
             def run(_person: Person) -> str:
@@ -103,7 +122,7 @@ def test_one_key_cannot_take_every_chat_slot_of_its_library(ports):
                     base_url=ports.rest + "/v1", api_key=key, max_retries=0, timeout=90
                 )
                 answer = door.chat.completions.create(
-                    model=owner.model, messages=[{"role": "user", "content": QUESTION}]
+                    model=model, messages=[{"role": "user", "content": QUESTION}]
                 )
                 return answer.choices[0].message.content or ""
 
@@ -111,11 +130,11 @@ def test_one_key_cannot_take_every_chat_slot_of_its_library(ports):
 
         held = Held()
         for _ in range(limit):
-            held.start(chat_with(viewer_key), owner)
+            held.start(chat_with(viewer_key.json()["key"]), viewer)
         wait_for(lambda: llm.started == limit, timeout=30)
-        with pytest.raises(openai.RateLimitError):  # that key is at its own bound...
-            chat_with(viewer_key)(owner)
-        held.start(chat_with(owner_key), owner)  # ...and the owner's agent chats on
+        with pytest.raises(openai.RateLimitError):  # that key is at its bound...
+            chat_with(viewer_key.json()["key"])(viewer)
+        held.start(chat_with(owner_key.json()["key"]), owner)  # ...the owner's agent chats on
         wait_for(lambda: llm.started == limit + 1, timeout=30)
         llm.release(limit + 1)
         results = held.join()
