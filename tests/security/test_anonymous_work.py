@@ -63,7 +63,8 @@ def test_forty_logins_for_unknown_names_keep_memory_and_searches_answer(tmp_path
         assert rss.growth < 300 * MB, f"{rss.growth / MB:.0f} MB"
         assert searches and {status for status, _ in searches} == {200}
         slowest = max(seconds for _, seconds in searches)
-        assert slowest < 3.0, f"a search took {slowest:.1f} s"
+        # Before: 19 s. The margin is for a machine busy with other work.
+        assert slowest < 5.0, f"a search took {slowest:.1f} s"
         print(  # the figures for the report (pytest -s)
             f"\n40 logins: {statuses.count(401)} × 401, {statuses.count(429)} × 429; "
             f"RSS growth {rss.growth / MB:.0f} MB; {len(searches)} searches, "
