@@ -12,12 +12,13 @@ import uvicorn
 class LiveServer:
     """uvicorn on 127.0.0.1:<free port>, in a thread, for as long as the context lasts."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, **options: Any) -> None:
+        """`options`: more uvicorn.Config settings (`bunko serve`'s: embedded_server)."""
         self.socket = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.socket.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self.socket.getsockname()[1]}"
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
+        config = uvicorn.Config(app, log_level="warning", lifespan="on", **options)
         self.server = uvicorn.Server(config)
         # Server.run picks uvloop as `bunko serve` does (the plain loop adds ~40 ms a call).
         self.thread = threading.Thread(

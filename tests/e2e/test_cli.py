@@ -100,7 +100,8 @@ def test_eval_prints_every_method_and_the_default(tmp_path):
 
 def test_serve_answers_health_and_indexes_dropped_files(tmp_path):
     data, port = tmp_path / "data", free_port()
-    env = {**os.environ, "BUNKO_DATA_DIR": str(data), "BUNKO_EMBEDDER": "none"}
+    # Auth off: /health gives its counts only to a caller it knows (everyone, with auth off).
+    env = {**os.environ, "BUNKO_DATA_DIR": str(data), "BUNKO_EMBEDDER": "none", "BUNKO_AUTH": "off"}
     server = subprocess.Popen(
         [*BUNKO, "serve", "--port", str(port)],
         env=env,

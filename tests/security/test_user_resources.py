@@ -41,7 +41,7 @@ class Person:
 
     def __init__(self, ports: Ports, llm: GatedLlm) -> None:
         self.ports = ports
-        name = f"u-{uuid.uuid4().hex[:8]}"
+        name = self.username = f"u-{uuid.uuid4().hex[:8]}"
         body = {"username": name, "password": "correct horse battery"}
         with httpx.Client(base_url=ports.rest) as anonymous:
             assert anonymous.post("/auth/register", json=body).status_code == 201

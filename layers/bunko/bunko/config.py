@@ -70,6 +70,15 @@ class Settings(BaseSettings):
     login_lockout_seconds: int = Field(default=60, ge=1, le=86400)  # doubles per extra failure
     login_account_max_failures: int = Field(default=50, ge=1, le=10000)  # then everyone
     login_account_lockout_seconds: int = Field(default=900, ge=1, le=86400)
+    # shared libraries one user may have made (issue 46: 120 were made in 1.8 s); 0: no limit
+    libraries_per_user: int = Field(default=20, ge=0, le=10000)
+    # failures from one client address at any names (each name has its own count above)
+    login_address_max_failures: int = Field(default=1000, ge=1, le=100000)
+    # argon2id hashes (64 MiB each) running at once in a process; the rest wait, then 429
+    password_hashes_at_once: int = Field(default=2, ge=1, le=64)
+    # proxies whose X-Forwarded-For `bunko serve` believes (uvicorn's forwarded_allow_ips);
+    # none: the TCP peer is the client, whatever a header says
+    trusted_proxies: list[str] = Field(default_factory=list)
 
     # LibreOffice runs jailed (no network, no host files); "off" runs it unprotected
     libreoffice_sandbox: Literal["on", "off"] = "on"

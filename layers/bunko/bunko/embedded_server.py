@@ -36,6 +36,16 @@ def check_bind(settings: Settings) -> None:
         )
 
 
+def uvicorn_options(settings: Settings) -> dict[str, object]:
+    """What `bunko serve` tells uvicorn beyond the app and address: X-Forwarded-For is
+    believed only from BUNKO_TRUSTED_PROXIES. uvicorn's default trusts it from 127.0.0.1,
+    where every local client connects from, so each made-up address restarted the login
+    lockout (issue 46)."""
+    if not settings.trusted_proxies:
+        return {"proxy_headers": False}
+    return {"proxy_headers": True, "forwarded_allow_ips": list(settings.trusted_proxies)}
+
+
 def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> None:
     from bunko.bootstrap.serve_lock import lock_data_dir
     from bunko.http.routes import telosdb
@@ -60,7 +70,13 @@ def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> Non
     signal.signal(signal.SIGTERM, _exit_after_shutdown)
     try:
         mcp.start()
-        uvicorn_run(create_app(services), host=settings.host, port=settings.port, log_level="info")
+        uvicorn_run(
+            create_app(services),
+            host=settings.host,
+            port=settings.port,
+            log_level="info",
+            **uvicorn_options(settings),
+        )
     finally:
         mcp.stop()
         stop()

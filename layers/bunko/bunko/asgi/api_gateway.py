@@ -79,7 +79,12 @@ class ApiPayloadLimit:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             declared = dict(scope.get("headers") or []).get(b"content-length")
-            if declared is not None and declared.isdigit() and int(declared) > self.limit:
+            if (
+                declared is not None
+                and declared.isascii()
+                and declared.isdigit()
+                and int(declared) > self.limit
+            ):
                 message = (
                     f"request body is {int(declared)} bytes; the API accepts at most "
                     f"{self.limit} bytes: upload larger files with POST /uploads/presign"

@@ -48,7 +48,12 @@ class BodySizeLimit:
             await self.app(scope, receive, send)
             return
         declared = dict(scope.get("headers") or []).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.limit:
+        if (
+            declared is not None
+            and declared.isascii()
+            and declared.isdigit()
+            and int(declared) > self.limit
+        ):
             response = error_response(413, BodyTooLarge(self.limit).detail, scope=scope)
             await response(scope, receive, send)
             return

@@ -76,7 +76,7 @@ def build_auth(
     return AuthService(
         users=stores.users,
         metadata=metadata,
-        hasher=PasswordHasher(),
+        hasher=PasswordHasher(at_once=settings.password_hashes_at_once),
         tokens=TokenService(
             secret=jwt_secret,
             issuer=settings.jwt_issuer,
@@ -88,8 +88,10 @@ def build_auth(
             lockout=timedelta(seconds=settings.login_lockout_seconds),
             account_max_failures=settings.login_account_max_failures,
             account_lockout=timedelta(seconds=settings.login_account_lockout_seconds),
+            address_max_failures=settings.login_address_max_failures,
         ),
         first_user_admin=settings.first_user_admin,
+        library_named=stores.libraries.get_library_by_name,
     )
 
 
@@ -137,6 +139,7 @@ def build_account_services(
             metadata=adapters.metadata,
             clear_workspace=users.clear_workspace,
             api_keys=account.api_keys,
+            max_created=settings.libraries_per_user,
         ),
         model_switch=switch,
         sign_in=build_sign_in(settings, account=account, metadata=adapters.metadata, auth=auth),

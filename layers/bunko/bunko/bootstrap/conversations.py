@@ -3,13 +3,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bunko.config import Settings
 from bunko.ports.conversations import ConversationStore
 from bunko.services.chat import ConversationLimits, ConversationService
 
 
 def build_conversations(
-    settings: Settings, store: ConversationStore | None
+    settings: Settings,
+    store: ConversationStore | None,
+    *,
+    workspaces_of: Callable[[str, str], tuple[str, ...]] | None = None,
 ) -> ConversationService | None:
     if store is None:
         return None
@@ -18,4 +23,4 @@ def build_conversations(
         max_messages=settings.conversation_max_messages,
         max_conversations=settings.conversation_max_per_user,
     )
-    return ConversationService(store, limits)
+    return ConversationService(store, limits, workspaces_of=workspaces_of)

@@ -24,7 +24,7 @@ from bunko.ports import (
     SearchIndex,
 )
 from bunko.ports.uploads import UploadSigner
-from bunko.services.accounts import ApiKeyService, ApiKeyVerifier, Identity
+from bunko.services.accounts import ApiKeyService, ApiKeyVerifier, Bills, Identity
 from bunko.services.bounds import TokenBucket
 from bunko.services.chat import ChatService, ChatSlots, ConversationService
 from bunko.services.conversion import ConversionService, VisionAdvisor
@@ -146,6 +146,12 @@ def wire_services(
     signs_in = account is not None and account.jwt_secret is not None
 
     uploads = UploadPolicy(max_file_bytes=settings.max_file_bytes)
+    # One count per person across their libraries: bytes, upload pace, conversations.
+    bills = (
+        Bills(users=account.stores.users, libraries=account.stores.libraries)
+        if account is not None
+        else None
+    )
     ingest = IngestService(
         metadata=metadata,
         blobs=blobs,
@@ -163,6 +169,7 @@ def wire_services(
                 max_bytes=settings.upload_quota_bytes,
                 per_minute=settings.upload_rate_per_minute,
                 burst=settings.upload_burst,
+                bill=bills,
             )
             if account is not None and signs_in
             else None
@@ -200,7 +207,10 @@ def wire_services(
             ) if account is not None else None,
             max_corpus_revisions=settings.research_max_corpus_revisions,
         )  # fmt: skip
-    conversations = build_conversations(settings, adapters.conversations)
+    conversations = build_conversations(
+        settings, adapters.conversations,
+        workspaces_of=bills.conversation_workspaces if bills is not None else None,
+    )  # fmt: skip
 
     accounts = apikeys = knowledge_base = vision = conversions = None
     verifiers = []

@@ -6,12 +6,12 @@ server put files) belongs to the installation's admins."""
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Literal
 
 from bunko.domain.documents import utcnow
+from bunko.domain.lookalikes import lookalike_key
 
 Role = Literal["viewer", "editor", "owner"]
 ROLES: tuple[Role, ...] = ("viewer", "editor", "owner")  # what each may do: domain/auth
@@ -34,5 +34,7 @@ class Membership:
 
 
 def name_key(name: str) -> str:
-    """Two names that read alike are one name: NFKC, case folded, spaces collapsed."""
-    return " ".join(unicodedata.normalize("NFKC", name).casefold().split())
+    """Two names that read alike are one name: NFKC, case folded, spaces collapsed, and
+    letters that pass for ASCII ones taken as them (a Cyrillic `Теаm` is `team`;
+    domain/lookalikes). The stores keep one library per key."""
+    return lookalike_key(name)

@@ -53,8 +53,11 @@ Metadata = dict[str, Value]
 
 
 def _normal_date(text: str) -> str | None:
-    """ISO 8601 date or date-time text in one canonical form, else None (a plain string)."""
-    if len(text) < 10 or not text[:4].isdigit() or text[4] != "-":
+    """ISO 8601 date or date-time text in one canonical form, else None (a plain string).
+    ValidationError for a date whose moment in UTC falls outside years 1 to 9999: the range
+    every store keeps as four-digit ISO text (9999-12-31T23:00-05:00 is in year 10000)."""
+    # ASCII digits only: str.isdigit() also holds for "²" and "١", which int() refuses.
+    if len(text) < 10 or not (text[:4].isascii() and text[:4].isdigit()) or text[4] != "-":
         return None
     try:
         if len(text) == 10:
@@ -63,7 +66,10 @@ def _normal_date(text: str) -> str | None:
     except ValueError:
         return None
     if moment.tzinfo is not None:  # a time without a zone is taken as UTC
-        moment = moment.astimezone(UTC).replace(tzinfo=None)
+        try:
+            moment = moment.astimezone(UTC).replace(tzinfo=None)
+        except OverflowError:
+            raise ValidationError(f"date {text[:40]!r} is outside years 1 to 9999 in UTC") from None
     return moment.isoformat(timespec="seconds") + "Z"
 
 
@@ -253,6 +259,8 @@ def _value_term(key: str, value: object, *, where: str) -> str:
         return number_term(key, float(value))
     if not isinstance(value, str) or not value.strip():
         raise ValidationError(f"{where}: the value must be a string, a number or a date")
+    if len(value.strip()) > MAX_STRING_LENGTH:  # no stored value is longer: it matches nothing
+        raise ValidationError(f"{where}: a value is over {MAX_STRING_LENGTH} characters")
     return string_term(key, _normal_date(value.strip()) or value.strip())
 
 
@@ -427,4 +435,7 @@ def summarise(
 
 
 def _is_date(text: str) -> bool:
-    return _normal_date(text) == text
+    try:
+        return _normal_date(text) == text
+    except ValidationError:  # out of range: stored as text, never as a date
+        return False

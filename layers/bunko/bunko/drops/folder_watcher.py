@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,6 +86,15 @@ class DropFolderWatcher:
         path = unicodedata.normalize("NFC", path)
         category = folder.category or (relative.parts[0] if len(relative.parts) > 1 else None)
         return path, category
+
+    def _safely(self, action: Callable[[Path], None], file: Path) -> None:
+        """`action(file)`; whatever one file raises is logged by its name and the file
+        skipped (a later change to it is a new event, and every start's sync tries it
+        again): one bad drop must never end the watch."""
+        try:
+            action(file)
+        except Exception:
+            log.exception("could not take %s (skipped until it changes)", file)
 
     def file_changed(self, file: Path) -> None:
         found = self._locate(file)
@@ -179,7 +189,7 @@ class DropFolderWatcher:
                 # sidecar's path (kept before sidecars were read) goes below.
                 if file.is_file() and found and found[0] is not None and not is_sidecar(file.name):
                     seen.add(self._logical(*found)[0])
-                    self.file_changed(file)
+                    self._safely(self.file_changed, file)
         for doc in self.ingest.documents(self.workspace_id):
             if doc.source == SOURCE and doc.path not in seen:
                 self.ingest.delete_document(self.workspace_id, doc.id)
@@ -205,13 +215,13 @@ class DropFolderWatcher:
             for change, raw in sorted(changes, key=lambda c: c[1]):
                 file = Path(raw)
                 if change is Change.deleted:
-                    self.file_deleted(file)
+                    self._safely(self.file_deleted, file)
                 elif file.is_dir():
                     for child in sorted(file.rglob("*")):  # a folder moved in at once
                         if not is_sidecar(child.name):  # each file reads its own sidecar
-                            self.file_changed(child)
+                            self._safely(self.file_changed, child)
                 else:
-                    self.file_changed(file)
+                    self._safely(self.file_changed, file)
         self._ready.set()  # stopped before it was ever live: do not keep start() waiting
 
     def start(self) -> None:

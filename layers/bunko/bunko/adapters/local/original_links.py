@@ -41,7 +41,8 @@ class HmacOriginalLinks:
 
     def verify(self, document: Document, token: str) -> bool:
         expiry, _, mac = token.partition(".")
-        if not expiry.isdigit() or int(expiry) < self.clock():
+        # ASCII digits: "²".isdigit() holds, and int("²") raises.
+        if not (expiry.isascii() and expiry.isdigit()) or int(expiry) < self.clock():
             return False
         return hmac.compare_digest(mac, self._mac(document, int(expiry)))
 

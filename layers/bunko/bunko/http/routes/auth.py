@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Annotated
 
 from fastapi import APIRouter, Request
@@ -11,6 +12,7 @@ from bunko.errors import PermissionDeniedError
 from bunko.http.deps import AccountsDep, CurrentPrincipal
 from bunko.http.errors import error_responses
 from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Message, UserPublic
+from bunko.http.sign_in_turns import in_turn
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -50,21 +52,27 @@ class PasswordChanged(BaseModel):
 
 
 @router.post(
-    "/register", status_code=201, response_model=Registered, responses=error_responses(400, 409)
+    "/register",
+    status_code=201,
+    response_model=Registered,
+    responses=error_responses(400, 409, 429),
 )
-def register(body: Credentials, accounts: AccountsDep) -> Registered:
+async def register(body: Credentials, accounts: AccountsDep, request: Request) -> Registered:
     """Create a user with a personal workspace. The first account of a deployment that has
     no admin is its admin (`isAdmin: true`; BUNKO_FIRST_USER_ADMIN=false turns this off)."""
-    user = accounts.auth.register(body.username, body.password)
+    user = await in_turn(request, partial(accounts.auth.register, body.username, body.password))
     return Registered(message="User created successfully", user=UserPublic.of(user))
 
 
 @router.post("/login", response_model=LoggedIn, responses=error_responses(400, 401, 429))
-def login(body: Credentials, accounts: AccountsDep, request: Request) -> LoggedIn:
+async def login(body: Credentials, accounts: AccountsDep, request: Request) -> LoggedIn:
     """An access token for `Authorization: Bearer`. Repeated failures lock the username
     for a while from the client's address, and after many more for everyone (429 with
     Retry-After)."""
-    token, user = accounts.auth.login(body.username, body.password, address=client_address(request))
+    sign_in = partial(
+        accounts.auth.login, body.username, body.password, address=client_address(request)
+    )
+    token, user = await in_turn(request, sign_in)
     return LoggedIn(
         access_token=token,
         expires_in=int(accounts.tokens.lifetime.total_seconds()),
@@ -77,18 +85,20 @@ def login(body: Credentials, accounts: AccountsDep, request: Request) -> LoggedI
     response_model=PasswordChanged,
     responses=error_responses(400, 401, 403, 429),
 )
-def change_password(
+async def change_password(
     body: PasswordChange, principal: CurrentPrincipal, accounts: AccountsDep, request: Request
 ) -> PasswordChanged:
     """Every token issued before the change stops working; use the one returned."""
     if principal.user_id is None:
         raise PermissionDeniedError("only a logged-in user can change a password")
-    token, _ = accounts.auth.change_password(
+    change = partial(
+        accounts.auth.change_password,
         principal.user_id,
         body.currentPassword,
         body.newPassword,
         address=client_address(request),
     )
+    token, _ = await in_turn(request, change)
     return PasswordChanged(message="Password changed", access_token=token)
 
 

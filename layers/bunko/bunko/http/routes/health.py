@@ -4,12 +4,15 @@ import threading
 import time
 import weakref
 from collections.abc import Callable
+from typing import Annotated
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Security
+from fastapi.security import HTTPAuthorizationCredentials
 
 from bunko import __version__
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.http.deps import ServicesDep
+from bunko.errors import AuthenticationError
+from bunko.http.deps import ServicesDep, bearer
 
 router = APIRouter(tags=["health"])
 # /health is public: its document count (a DynamoDB query on AWS) is read at most this often
@@ -40,12 +43,21 @@ _document_count = RecentValue(COUNT_MAX_AGE)
 
 
 @router.get("/health")
-def health(services: ServicesDep) -> dict:
-    """Liveness plus what a person checks first: backend, model, documents (read at most
-    every COUNT_MAX_AGE seconds) and queue depth."""
+def health(
+    services: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+) -> dict:
+    """Liveness for anyone; with a valid token (a person's or an API key) also what a
+    person checks first: backend, model, documents (read at most every COUNT_MAX_AGE
+    seconds) and queue depth. A stranger learns only that the server is up: the queue and
+    the default library's size told anyone when others uploaded (issue 46)."""
+    up = {"status": "ok", "version": __version__}
+    try:  # with auth off every caller is the admin, and sees everything
+        services.identity.authenticate(credentials.credentials if credentials else None)
+    except AuthenticationError:
+        return up  # no token, or a stale one: a probe still learns the server is up
     return {
-        "status": "ok",
-        "version": __version__,
+        **up,
         "backend": services.settings.backend,
         "embedder": services.status.model_name,
         "documents": _document_count.get(

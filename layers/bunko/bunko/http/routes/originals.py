@@ -6,19 +6,20 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Security
+from fastapi import APIRouter, Header, Query, Security
 from fastapi.responses import RedirectResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel
 
 from bunko.domain.auth import SCOPE_READ
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
-from bunko.http.deps import Reader, ServicesDep, bearer
-from bunko.http.errors import error_responses
+from bunko.http.deps import Reader, ServicesDep, bearer, get_principal
+from bunko.http.errors import LIBRARY_HEADER, error_responses
 from bunko.ports.downloads import content_disposition
 from bunko.services.ingest import OriginalFiles
 
 router = APIRouter(tags=["knowledge-base"])
+LINK_PATTERN = r"^[0-9]{1,20}\.[A-Za-z0-9_-]{1,100}$"
 
 
 class OriginalLink(BaseModel):
@@ -59,14 +60,21 @@ def original(
     services: ServicesDep,
     credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
     workspace: Annotated[str | None, Query(max_length=100)] = None,
-    link: Annotated[str | None, Query(max_length=200, description="From original-link.")] = None,
+    library: Annotated[str | None, Header(alias=LIBRARY_HEADER, max_length=300)] = None,
+    link: Annotated[
+        str | None,
+        # `<expiry>.<mac>` in ASCII: a malformed link is a 400, never a 500 (expiry "²").
+        Query(max_length=200, pattern=LINK_PATTERN, description="From original-link."),
+    ] = None,
 ) -> Response:
     """The file as it was uploaded, for the caller's token or a link from original-link."""
     originals = _originals(services)
     if link is not None and workspace is not None:
         doc = originals.linked(workspace, file_id, link)
     else:
-        principal = services.identity.authenticate(credentials.credentials if credentials else None)
+        # In the library the request names, as every other route (a member's token reads a
+        # shared library's originals there).
+        principal = get_principal(services, credentials, library)
         if not principal.has(SCOPE_READ):
             raise PermissionDeniedError(f"this needs the {SCOPE_READ} permission")
         if not originals.served_here:  # S3 serves it, by a link signed for this file

@@ -8,24 +8,32 @@ from bunko.services.accounts.apikeys import (
     parse_scopes,
 )
 from bunko.services.accounts.auth import AuthService
+from bunko.services.accounts.bills import Bills
 from bunko.services.accounts.group_roles import GroupRoles
 from bunko.services.accounts.identity import LOCAL_PRINCIPAL, Identity
 from bunko.services.accounts.libraries import LibraryService, LibraryView
 from bunko.services.accounts.linked_people import LinkedPeople
 from bunko.services.accounts.oidc_access import OidcAccessVerifier
 from bunko.services.accounts.oidc_sign_in import OidcSignIn, SignInStart
-from bunko.services.accounts.passwords import PasswordHasher
+from bunko.services.accounts.passwords import (
+    HASH_WAIT_SECONDS,
+    RETRY_AFTER_SECONDS,
+    PasswordHasher,
+)
 from bunko.services.accounts.sign_in_state import SignInStates
 from bunko.services.accounts.throttle import LoginThrottle
 from bunko.services.accounts.tokens import JwtVerifier, TokenService
 from bunko.services.accounts.users import UserAdminService
 
 __all__ = [
+    "HASH_WAIT_SECONDS",
     "LOCAL_PRINCIPAL",
     "MAX_NAME_LENGTH",
+    "RETRY_AFTER_SECONDS",
     "ApiKeyService",
     "ApiKeyVerifier",
     "AuthService",
+    "Bills",
     "GroupRoles",
     "Identity",
     "JwtVerifier",

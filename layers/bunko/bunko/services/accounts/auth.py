@@ -8,6 +8,8 @@ there, out of other users' reach.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bunko.domain import Workspace, new_id, utcnow
 from bunko.domain.accounts import User, username_key
 from bunko.errors import AuthenticationError, ConflictError, NotFoundError, ValidationError
@@ -44,8 +46,12 @@ class AuthService:
         tokens: TokenService,
         throttle: LoginThrottle,
         first_user_admin: bool = False,
+        library_named: Callable[[str], object | None] | None = None,
     ) -> None:
         self.users = users
+        # A library by (lookalike) name, or None: a new username may not look like one, as a
+        # library may not look like a username (services/accounts/libraries.py).
+        self.library_named = library_named
         self.first_user_admin = first_user_admin
         self.metadata = metadata
         self.hasher = hasher
@@ -80,7 +86,9 @@ class AuthService:
         # Said as "taken", the store's own answer for an exact match: a caller learns no
         # more than that the name is unavailable, not which user it resembles.
         key = lookalike_key(username)
-        if any(lookalike_key(u.username) == key for u in self.users.list_users()):
+        if any(lookalike_key(u.username) == key for u in self.users.list_users()) or (
+            self.library_named is not None and self.library_named(username) is not None
+        ):
             raise ConflictError(f"username {username!r} is taken")
 
     def register(self, username: str, password: str) -> User:

@@ -1,7 +1,9 @@
 """LibraryService: shared libraries, their members and roles, and which library a request
 works in (domain/libraries).
 
-A request names a library (REST: the `X-Bunko-Library` header) by id or name; the caller's
+A request names a library (REST: the `X-Bunko-Library` header) by id or name; a UUID is
+only ever an id (a name may not parse as one), and the caller's own library id comes first,
+so no library can take the place of another by its name (issue 46). The caller's
 principal then works in that library's workspace with their role there, which bounds what
 they may do (domain/auth.Principal.has). A library the caller does not belong to answers
 exactly as one that does not exist (404). Without a name: the caller's own library. An API
@@ -10,18 +12,34 @@ key is bound to the library it was made in and never works in another.
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+
+from precis_i18n import get_profile
 
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace, new_id
 from bunko.domain.accounts import User
 from bunko.domain.auth import Principal
 from bunko.domain.libraries import MAX_NAME_LENGTH, ROLES, Library, Role, name_key
-from bunko.errors import ConflictError, NotFoundError, PermissionDeniedError, ValidationError
+from bunko.errors import (
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    TooManyRequestsError,
+    ValidationError,
+)
 from bunko.ports import ApiKeyStore, MetadataStore, UserStore
 from bunko.ports.libraries import LibraryStore
 from bunko.services.accounts.apikeys import revoke_keys
 from bunko.services.bounds import check_name
+
+MAX_LIBRARIES_PER_USER = 20
+LIBRARY_RETRY_AFTER = 86400  # a day: a count frees only when the user deletes a library
+_NICKNAME = get_profile("NicknameCasePreserved")
+# Letters that show as nothing (PRECIS allows them): Braille blank, Hangul fillers,
+# Khmer inherent vowels. Old Hangul jamo fillers PRECIS refuses already.
+BLANK_LETTERS = frozenset("\u2800\u3164\uffa0\u115f\u1160\u17b4\u17b5")
 
 # The installation's default library: where the drop folder, `bunko ingest` and the stdio
 # MCP server put files. Its owners are the installation's admins.
@@ -44,9 +62,11 @@ class LibraryService:
         metadata: MetadataStore,
         clear_workspace: Callable[[str], None],
         api_keys: ApiKeyStore | None = None,
+        max_created: int = MAX_LIBRARIES_PER_USER,
     ) -> None:
         self.store = store
         self.api_keys = api_keys  # a deleted library's keys are revoked
+        self.max_created = max_created  # libraries one user may have made (0: no limit)
         self.users = users
         self.metadata = metadata
         self.clear_workspace = clear_workspace  # deletes a workspace's documents and data
@@ -55,6 +75,8 @@ class LibraryService:
 
     def enter(self, principal: Principal, wanted: str) -> Principal:
         """`principal` working in the library named or numbered `wanted`."""
+        if wanted == principal.workspace_id:
+            return principal  # one's own library, by its id, before any other lookup
         if principal.api_key_id is not None or principal.user_id is None:
             library = self._find(wanted)
             if library is not None and library.id == principal.workspace_id:
@@ -96,6 +118,17 @@ class LibraryService:
         name = _valid_name(name)
         if name_key(name) == name_key(DEFAULT_LIBRARY.name):
             raise ConflictError(f"a library named {name!r} exists")
+        # A library may not look like a username: `bunko ingest --library <name>` and the
+        # header take either, and a person's name must not lead to another's library.
+        if any(name_key(u.username) == name_key(name) for u in self.users.list_users()):
+            raise ConflictError(f"the name {name!r} is taken")
+        made = [lib for lib, _ in self.store.memberships(user.id) if lib.created_by == user.id]
+        if self.max_created and len(made) >= self.max_created:
+            raise TooManyRequestsError(
+                f"at most {self.max_created} libraries per user (BUNKO_LIBRARIES_PER_USER): "
+                "delete one first",
+                retry_after=LIBRARY_RETRY_AFTER,
+            )
         library = Library(id=new_id(), name=name, created_by=user.id)
         self.store.add_library(library, owner=user.id)
         self.metadata.ensure_workspace(Workspace(id=library.id, name=name))
@@ -159,9 +192,14 @@ class LibraryService:
         library of the user called `name`: how the operator's commands (`bunko ingest
         --library`) say where files go. NotFoundError for neither."""
         library = self._find(name)
+        user = self.users.get_user_by_username(name)
+        if library is not None and user is not None:  # named before names were kept apart
+            raise ConflictError(
+                f"{name!r} names both a library and a user: give the library's id "
+                "(GET /libraries lists them)"
+            )
         if library is not None:
             return library.id
-        user = self.users.get_user_by_username(name)
         if user is not None:
             return user.workspace_id
         raise NotFoundError(
@@ -201,7 +239,9 @@ class LibraryService:
     def _find(self, wanted: str) -> Library | None:
         if wanted == DEFAULT_LIBRARY.id or name_key(wanted) == name_key(DEFAULT_LIBRARY.name):
             return DEFAULT_LIBRARY
-        return self.store.get_library(wanted) or self.store.get_library_by_name(wanted)
+        if _is_uuid(wanted):  # an id, never a name (a library named so predates the rule)
+            return self.store.get_library(wanted)
+        return self.store.get_library_by_name(wanted)
 
     def _role(
         self, library: Library, user_id: str, own_workspace: str, is_admin: bool
@@ -233,7 +273,33 @@ class LibraryService:
 
 
 def _valid_name(name: str) -> str:
-    name = " ".join(name.split()) if isinstance(name, str) else ""
+    """The name as kept: PRECIS NicknameCasePreserved (RFC 8266: NFKC, spaces collapsed; no
+    controls, bidi controls or invisible characters such as U+200B or U+2060), no blank
+    letters (U+2800, U+3164…), and never a UUID (ids are UUIDs)."""
+    if not isinstance(name, str) or len(name) > 4 * MAX_NAME_LENGTH:
+        raise ValidationError(f"name: 1 to {MAX_NAME_LENGTH} characters")
+    check_name(name, field="name")
+    try:
+        name = _NICKNAME.enforce(name)
+    except UnicodeEncodeError as exc:
+        if exc.reason == "DISALLOWED/empty":
+            raise ValidationError(f"name: 1 to {MAX_NAME_LENGTH} characters") from None
+        raise ValidationError(
+            f"name: character {exc.object[exc.start]!r} (U+{ord(exc.object[exc.start]):04X}) "
+            "is not allowed in a name (invisible, control or formatting characters)"
+        ) from None
+    if any(ch in BLANK_LETTERS for ch in name):
+        raise ValidationError("name: blank characters (they show as spaces) are not allowed")
     if not 1 <= len(name) <= MAX_NAME_LENGTH:
         raise ValidationError(f"name: 1 to {MAX_NAME_LENGTH} characters")
-    return check_name(name, field="name")
+    if _is_uuid(name):
+        raise ValidationError("name: may not be a UUID (library ids are UUIDs)")
+    return name
+
+
+def _is_uuid(text: str) -> bool:
+    try:
+        uuid.UUID(text.strip())
+    except ValueError:
+        return False
+    return True

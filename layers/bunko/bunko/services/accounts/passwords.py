@@ -2,32 +2,65 @@
 
 `verify` always spends one hash's worth of time, whether or not the user exists, so the
 response time of a login does not tell which usernames are registered.
+
+Each argon2id hash takes 64 MiB while it runs, and anyone may ask for one (a login for a
+name that does not exist checks the dummy): 40 at once took the server from ~370 MB to
+1.9 GB. So at most `at_once` hashes run together in a process; the next waits up to
+`wait_seconds` for its turn, then is refused with 429 and Retry-After.
 """
 
 from __future__ import annotations
 
 import secrets
+import threading
+from collections.abc import Callable
+from typing import TypeVar
 
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
+from bunko.errors import TooManyRequestsError
+
 MIN_PASSWORD_LENGTH = 8
 # argon2 reads the whole password; a bound keeps a megabyte "password" from costing a core.
 MAX_PASSWORD_LENGTH = 256
+HASHES_AT_ONCE = 2
+HASH_WAIT_SECONDS = 10.0
+RETRY_AFTER_SECONDS = 5
+T = TypeVar("T")
 
 
 class PasswordHasher:
-    def __init__(self, hasher: PasswordHash | None = None) -> None:
+    def __init__(
+        self,
+        hasher: PasswordHash | None = None,
+        *,
+        at_once: int = HASHES_AT_ONCE,
+        wait_seconds: float = HASH_WAIT_SECONDS,
+    ) -> None:
         self._hash = hasher or PasswordHash((Argon2Hasher(),))
+        self._turns = threading.BoundedSemaphore(max(at_once, 1))
+        self.wait_seconds = wait_seconds
         self._dummy = self._hash.hash(secrets.token_urlsafe(16))
 
     def hash(self, password: str) -> str:
-        return self._hash.hash(password)
+        return self._bounded(lambda: self._hash.hash(password))
 
     def verify(self, password: str, stored: str | None) -> tuple[bool, str | None]:
         """(valid, upgraded hash or None). With `stored` None, checks a dummy hash and
-        returns (False, None)."""
+        returns (False, None). TooManyRequestsError when no turn comes in time."""
         if stored is None:
-            self._hash.verify(password, self._dummy)
+            self._bounded(lambda: self._hash.verify(password, self._dummy))
             return False, None
-        return self._hash.verify_and_update(password, stored)
+        return self._bounded(lambda: self._hash.verify_and_update(password, stored))
+
+    def _bounded(self, work: Callable[[], T]) -> T:
+        if not self._turns.acquire(timeout=self.wait_seconds):
+            raise TooManyRequestsError(
+                "too many sign-ins at once; try again in a few seconds",
+                retry_after=RETRY_AFTER_SECONDS,
+            )
+        try:
+            return work()
+        finally:
+            self._turns.release()

@@ -10,6 +10,11 @@ can make under its own backoff in `forget_after`) is the username locked for eve
 `account_lockout` doubling likewise. While locked even the right password is refused;
 a success resets both counts; failures older than `forget_after` are forgotten.
 
+A third count is the client address's alone, at any username: every name has a count of its
+own, so without it one address could try any number of names (each unknown one costing a
+hash). After `address_max_failures` of them the address is locked likewise. A success does
+not clear it: guessing right once must not buy another round of guesses.
+
 Every attempt is counted BEFORE its password is checked, in one atomic update of both
 counts in the store (a transaction on SQLite, a conditional write on DynamoDB): parallel
 guesses cannot all pass a check that none of them has yet failed. A success then takes
@@ -29,6 +34,12 @@ from bunko.errors import TooManyRequestsError
 from bunko.ports import LoginAttemptStore
 
 
+def whole_address_key(address: str) -> str:
+    """The count of one client address at every username (one space: no username key has
+    any, and an `address_key` has two)."""
+    return f"from {address}"
+
+
 def address_key(key: str, address: str) -> str:
     """The count of `key` (a username key) from one client address. Addresses hold no
     spaces, so the address first keeps two pairs from ever sharing a key."""
@@ -46,6 +57,7 @@ class LoginThrottle:
         forget_after: timedelta = timedelta(hours=1),
         account_max_failures: int = 50,
         account_lockout: timedelta = timedelta(minutes=15),
+        address_max_failures: int = 1000,
         now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.store = store
@@ -55,6 +67,7 @@ class LoginThrottle:
         self.forget_after = forget_after
         self.account_max_failures = max(account_max_failures, max_failures)
         self.account_lockout = account_lockout
+        self.address_max_failures = max(address_max_failures, max_failures)
         self._now = now
 
     def begin(self, key: str, address: str = "") -> None:
@@ -68,14 +81,17 @@ class LoginThrottle:
                 self.account_lockout,
                 max(self.max_lockout, self.account_lockout),
             ),
+            (self.address_max_failures, self.lockout, self.max_lockout),
         )
+        # No address (an in-process caller): the per-address count is left out.
+        keys = [address_key(key, address), key] + ([whole_address_key(address)] if address else [])
 
         def count(records: list[LoginAttempts]) -> list[LoginAttempts]:
             for record in records:
                 if record.last_failure and now - record.last_failure > self.forget_after:
                     record.failures = 0
             _refuse_if_locked(records, now)
-            for record, (limit, lockout, cap) in zip(records, rules, strict=True):
+            for record, (limit, lockout, cap) in zip(records, rules, strict=False):
                 record.failures += 1
                 record.last_failure = now
                 extra = record.failures - limit
@@ -85,11 +101,12 @@ class LoginThrottle:
                     record.locked_until = max(record.locked_until or now, now + wait)
             return records
 
-        self.store.update_attempts([address_key(key, address), key], count)
+        self.store.update_attempts(keys, count)
 
     def check(self, key: str, address: str = "") -> None:
         """Raise TooManyRequestsError while `key` from `address` is locked (reads only)."""
-        records = [self.store.get_attempts(k) for k in (address_key(key, address), key)]
+        keys = [address_key(key, address), key] + ([whole_address_key(address)] if address else [])
+        records = [self.store.get_attempts(k) for k in keys]
         _refuse_if_locked([r for r in records if r is not None], self._now())
 
     def success(self, key: str, address: str = "") -> None:

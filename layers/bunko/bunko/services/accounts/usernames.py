@@ -19,13 +19,12 @@ Names in one script (ボブ, Müller) and mixes with nothing confusable (山田_
 from __future__ import annotations
 
 import re
-import unicodedata
-from functools import cache
 
-from confusable_homoglyphs import confusables
 from precis_i18n import get_profile
 
 from bunko.domain.accounts import username_key
+from bunko.domain.lookalikes import ascii_lookalike as _ascii_lookalike
+from bunko.domain.lookalikes import unaccented as _unaccented
 from bunko.errors import ValidationError
 from bunko.services.bounds import check_name
 
@@ -57,26 +56,3 @@ def lookalike_key(username: str) -> str:
     replaced by it (`аdmіn` in Cyrillic → `admin`), after `username_key`'s folding and
     without accents (`ADMİN` → `admin`)."""
     return "".join(_ascii_lookalike(c) for c in _unaccented(username_key(username)))
-
-
-def _unaccented(text: str) -> str:
-    """Without the accents on Latin letters (é → e, İ → I); other scripts' marks (the
-    dakuten of ボ) are letters of their own and stay."""
-    kept: list[str] = []
-    for char in unicodedata.normalize("NFKD", text):
-        if unicodedata.combining(char) and kept and kept[-1].isascii():
-            continue
-        kept.append(char)
-    return unicodedata.normalize("NFC", "".join(kept))
-
-
-@cache
-def _ascii_lookalike(char: str) -> str:
-    if char.isascii():
-        return char
-    for homoglyph in confusables.is_confusable(char, greedy=True, preferred_aliases=[]) or []:
-        for candidate in homoglyph["homoglyphs"]:
-            glyph = candidate["c"]
-            if len(glyph) == 1 and glyph.isascii() and glyph.isalnum():
-                return glyph.lower()
-    return char

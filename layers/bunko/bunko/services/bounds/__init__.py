@@ -1,5 +1,6 @@
 """What every wing checks the same way: names a person may type, request sizes, rate buckets."""
 
+from bunko.services.bounds.bill import Bill
 from bunko.services.bounds.request_limits import (
     HISTORY_TURNS,
     MESSAGE_CHARS,
@@ -19,6 +20,7 @@ __all__ = [
     "RESULTS",
     "SEARCHED_CHARS",
     "TURN_CHARS",
+    "Bill",
     "TokenBucket",
     "check_history",
     "check_name",

@@ -57,8 +57,12 @@ class ConversationService:
         limits: ConversationLimits = ConversationLimits(),
         *,
         clock: Callable[[], datetime] = utcnow,
+        workspaces_of: Callable[[str, str], tuple[str, ...]] | None = None,
     ) -> None:
         self.store = store
+        # (workspace, owner) → every workspace whose conversations of `owner` count together
+        # (a person's libraries: services/accounts/bills.py); None: the workspace alone.
+        self.workspaces_of = workspaces_of
         self.limits = limits
         self.clock = clock
         self.prune()  # at start: what expired while the server was down goes now
@@ -79,7 +83,8 @@ class ConversationService:
         title = clean_title(title) if title is not None and title.strip() else None
         self.prune()
         limit = self.limits.max_conversations
-        if self.store.count(workspace_id, owner) >= limit:
+        places = self.workspaces_of(workspace_id, owner) if self.workspaces_of else (workspace_id,)
+        if sum(self.store.count(w, owner) for w in places) >= limit:
             raise TooManyConversationsError(limit)
         now = self.clock()
         conversation = Conversation(

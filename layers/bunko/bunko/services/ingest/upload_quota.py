@@ -1,5 +1,7 @@
-"""UploadQuota: how much one user may upload — a rate and a storage quota per workspace
-(every user's personal workspace; an agent's API key counts against its workspace).
+"""UploadQuota: how much one person may upload — a rate and a storage quota per bill: a
+person's personal library and every library they made count together (`bill`, from
+services/accounts/bills.py; without one, each workspace alone). An agent's API key counts
+against its library's bill.
 
 - Rate: a token bucket (services/bounds/token_bucket.py): `burst` uploads at once (a folder of
   hundreds of files, an agent writing hundreds of notes), refilled at `per_minute`, kept
@@ -21,7 +23,7 @@ from datetime import datetime
 from bunko.domain import utcnow
 from bunko.errors import PayloadTooLargeError
 from bunko.ports import LoginAttemptStore, MetadataStore
-from bunko.services.bounds import TokenBucket
+from bunko.services.bounds import Bill, TokenBucket
 
 OPERATOR_SOURCES = frozenset({"drop", "s3", "cli"})
 
@@ -35,9 +37,11 @@ class UploadQuota:
         max_bytes: int,
         per_minute: int,
         burst: int,
+        bill: Callable[[str], Bill] | None = None,
         now: Callable[[], datetime] = utcnow,
     ) -> None:
         self.metadata = metadata
+        self.bill = bill
         self.max_bytes = max_bytes
         self.rate = (
             TokenBucket(counters, burst=burst, per_minute=per_minute, what="upload", now=now)
@@ -50,15 +54,16 @@ class UploadQuota:
         of the file this one replaces, which no longer counts)."""
         if source in OPERATOR_SOURCES:
             return
+        bill = self.bill(workspace_id) if self.bill else Bill(workspace_id, (workspace_id,))
         if self.max_bytes:
-            used = self.used_bytes(workspace_id) - replaces
+            used = sum(self.used_bytes(w) for w in bill.workspaces) - replaces
             if used + size > self.max_bytes:
                 raise PayloadTooLargeError(
                     f"storage quota reached: {used} of {self.max_bytes} bytes used; "
                     f"this file needs {size} more"
                 )
         if self.rate is not None:
-            self.rate.take(workspace_id)
+            self.rate.take(bill.payer)
 
     def used_bytes(self, workspace_id: str) -> int:
         return sum(doc.size for doc in self.metadata.iter_documents(workspace_id))
