@@ -7,21 +7,26 @@ For each set it ingests, through the real pipeline, the whole corpus (or `--max-
 every judged document of `--max-queries` sampled questions, then others) and the seeded
 libraries of one and ten documents `bunko eval` measures (evaluation/libraries.py), and
 records every question's top ten candidates, ranked as search ranks them (the adaptive
-weight): raw cosine, engine coverage, background coverage and whether it is relevant. Unanswerable questions: the other sets' over
-another corpus, random strings, and other-topic questions in the small libraries.
+weight): raw cosine, engine coverage, background coverage, evidence and reach
+(services/search/evidence.py, over the gate's window) and whether it is relevant.
+Unanswerable questions: the other sets' over another corpus, random strings, other-topic
+questions in the small libraries and, where the set has gold answers, same-topic questions
+(libraries of half an article, asked the other half's questions).
 
-Then it searches rows (a·cos' + b·coverage + e·background + c·cos'·background + d, cos' on the
-model's measured scale) for the one that keeps the most answerable questions (the mean over
-every set and library size) while refusing ≥ 0.95 of every unanswerable group, ≥ 0.90 of
-other-topic questions in ten-document libraries where topics are articles (SciFact's topics
-are single abstracts, all biomedical: reported, not required), and prints it with its
-figures. `--records F` saves (and `--load F` reuses) the candidates.
+Then, from a starting row (`--start`: the packaged row of `--row`), a seeded local search
+looks for the score (a·cos' + b·coverage + e·background + c·cos'·background + f·evidence +
+g·reach + h·evidence·reach + d, cos' on the model's measured scale) that refuses the most
+same-topic questions (the worst of the sets in the questions' own language) while every other
+group holds its floor (`_required`: answerable kept ≥ 0.95 in small libraries, other-topic and
+unrelated refused ≥ 0.95; cross-lingual sets no lower than the row before evidence). Last, the
+curve: the share of hits relevant at each score (isotonic), pinned at the default min_score,
+with its reliability table and expected calibration error. `--records F` saves (and `--load F`
+reuses) the candidates.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
 import json
 import random
 from pathlib import Path
@@ -141,20 +146,30 @@ def _answerable(group: str) -> bool:
     return group == "answerable" or group.endswith("-answerable")
 
 
+CROSS_LINGUAL = ("de", "es")  # xquad-dev's question languages other than the corpus's
+# What the row before evidence kept of cross-lingual questions (USE): not to go lower.
+CROSS_FLOOR = {"answerable": 0.65, "lib1-answerable": 0.60, "lib10-answerable": 0.58}
+
+
 def _required(group: str, dataset: str = "") -> float:
-    if group == "answerable" and dataset.split(":")[-1] in MUST_KEEP:
-        return KEEP_LARGE  # what these corpora kept before small libraries counted
-    if _answerable(group):
-        return 0.0
+    """The floor a group must hold: kept (answerable) or refused."""
+    name = dataset.split(":")[-1]
+    if group == "same-topic-unanswered":
+        return 0.0  # what the search maximises
+    if name in CROSS_LINGUAL:
+        return CROSS_FLOOR.get(group, 0.0 if _answerable(group) else 0.95)
+    if group == "answerable":
+        return 0.90  # a whole corpus: its questions' other paragraphs are judged irrelevant
     if group.endswith("-per-document"):
-        # other abstracts of one field: a library of one must still refuse most of them
-        return 0.90 if group.startswith("lib1-") else 0.0
-    return 0.90 if group.startswith("lib10-") else 0.95
+        return 0.90 if group.startswith("lib1-") else 0.0  # SciFact: one field's abstracts
+    return 0.95
+
+
+FEATURES = ("cosine", "coverage", "background", "product", "evidence", "reach", "evidence_reach")
 
 
 class Candidates:
-    """Every (set, group)'s questions as arrays: features (n, TOP, 3: cosine, coverage,
-    background) and masks."""
+    """Every (set, group)'s questions as arrays: features (n, TOP, FEATURES) and masks."""
 
     def __init__(self, loaded: list[dict]) -> None:
         self.groups: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
@@ -162,77 +177,137 @@ class Candidates:
             lo, hi = d["meta"].get("scale", [0.0, 1.0])
             by_group: dict[str, list] = {}
             for r in d["records"]:
-                hits = np.array([[*h[:3], h[-1]] for h in r["hits"]], dtype=np.float64).reshape(
-                    -1, 4
-                )
-                if r["group"] == "answerable" and not hits[:, 3].any():
+                hits = np.array([[*h[:5], h[-1]] for h in r["hits"]], float).reshape(-1, 6)
+                if _answerable(r["group"]) and not hits[:, 5].any():
                     continue  # retrieval missed it: no row can keep it
                 by_group.setdefault(r["group"].split(":")[0], []).append(hits)
             for group, rows in by_group.items():
-                x = np.zeros((len(rows), TOP, 3))
+                x = np.zeros((len(rows), TOP, len(FEATURES)))
                 valid = np.zeros((len(rows), TOP), bool)
                 relevant = np.zeros((len(rows), TOP), bool)
-                for i, h in enumerate(rows):
+                for i, h in enumerate(rows[:]):
+                    h = h[:TOP]
                     n = len(h)
-                    x[i, :n, 0] = (h[:, 0] - lo) / (hi - lo)
-                    x[i, :n, 1:3] = h[:, 1:3]
-                    valid[i, :n], relevant[i, :n] = True, h[:, 3] > 0
-                name = f"{d['meta']['embedder']}:{d['meta']['dataset']}"
-                self.groups[(name, group)] = (x, valid, relevant)
+                    c = (h[:, 0] - lo) / (hi - lo)
+                    ev, reach = h[:, 3], h[:, 4]
+                    x[i, :n] = np.stack(
+                        [c, h[:, 1], h[:, 2], c * h[:, 2], ev, reach, ev * reach], 1
+                    )
+                    valid[i, :n], relevant[i, :n] = True, h[:, 5] > 0
+                self.groups[(d["meta"]["dataset"], group)] = (x, valid, relevant)
 
-    def best(self, a: float, b: float, e: float, c: float) -> dict:
-        """Per group, each question's deciding score without the bias: the best relevant
-        candidate's (answerable) or the best candidate's (unanswerable)."""
+    def shares(self, weights: np.ndarray, biases: np.ndarray) -> dict:
+        """Per group, the share kept (answerable) or refused (unanswerable) at each bias: an
+        answerable question is kept by its best relevant hit, refused when every hit is below."""
         out = {}
         for key, (x, valid, relevant) in self.groups.items():
-            s = a * x[..., 0] + b * x[..., 1] + e * x[..., 2] + c * x[..., 0] * x[..., 2]
+            s = x @ weights
             mask = valid & relevant if _answerable(key[1]) else valid
-            out[key] = np.where(mask, s, -np.inf).max(axis=1)
+            best = np.sort(np.where(mask, s, -np.inf).max(axis=1))
+            below = np.searchsorted(best, LOGIT - biases) / len(best)
+            out[key] = 1.0 - below if _answerable(key[1]) else below
         return out
+
+    def scores(self, weights: np.ndarray, bias: float) -> tuple[np.ndarray, np.ndarray]:
+        """Every hit's score and whether it is relevant."""
+        s = [(x @ weights + bias)[v] for x, v, _ in self.groups.values()]
+        r = [rel[v] for _, v, rel in self.groups.values()]
+        return np.concatenate(s), np.concatenate(r)
 
 
 BIASES = np.arange(-16, 0.01, 0.25)
 
 
-def shares(best: dict, biases: np.ndarray) -> dict:
-    """Per group, the share kept (answerable) or refused (unanswerable) at each bias."""
-    out = {}
-    for key, m in best.items():
-        below = np.searchsorted(np.sort(m), LOGIT - biases) / len(m)  # refused at each bias
-        out[key] = 1.0 - below if _answerable(key[1]) else below
+def _value(candidates: Candidates, weights: np.ndarray) -> tuple[float, float, dict]:
+    """The worst same-topic refusal in the questions' own language, less five times the
+    shortfall below every floor, at the best bias; that bias; the shares there."""
+    s = candidates.shares(weights, BIASES)
+    short = sum(np.maximum(0.0, _required(g, d) - v) for (d, g), v in s.items())
+    same = [v for (d, g), v in s.items() if g == "same-topic-unanswered" and d not in CROSS_LINGUAL]
+    value = (np.min(same, axis=0) if same else np.zeros(len(BIASES))) - 5 * short
+    i = int(np.argmax(value))
+    return float(value[i]), float(BIASES[i]), {k: float(v[i]) for k, v in s.items()}
+
+
+def _rises(weights: np.ndarray) -> bool:
+    """Similarity must rise with cosine, coverage, background and evidence (cos' reaches ~1.5
+    on copies; reach is context, not a signal of relevance)."""
+    a, b, e, c, f, _, h = weights
+    return a + c >= 0 and b >= 0 and e + 1.5 * c >= 0 and f + min(0.0, h) >= 0
+
+
+def search_row(candidates: Candidates, start: np.ndarray, steps: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    best = (*_value(candidates, start), start)
+    for _ in range(steps):
+        w = best[3].copy()
+        pick = rng.choice(len(w), rng.integers(1, len(w) + 1), replace=False)
+        w[pick] += rng.normal(0.0, 1.0, len(pick))
+        if not _rises(w):
+            continue
+        found = _value(candidates, w)
+        if found[0] > best[0]:
+            best = (*found, w)
+    return best
+
+
+def curve(scores: np.ndarray, relevant: np.ndarray, knots: int = 12) -> list[tuple[float, float]]:
+    """The share of hits relevant at each score (isotonic), pinned at THRESHOLD on LOGIT."""
+    order = np.argsort(scores)
+    z, y = scores[order], relevant[order].astype(float)
+    blocks: list[list[float]] = []  # pool adjacent violators: [sum, count]
+    for v in y:
+        blocks.append([v, 1.0])
+        while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
+            last = blocks.pop()
+            blocks[-1][0] += last[0]
+            blocks[-1][1] += last[1]
+    iso = np.concatenate([np.full(int(n), t / n) for t, n in blocks])
+    above = z[z > LOGIT]  # knots: every unit below the cut, and where the kept hits lie
+    spread = np.quantile(above, np.linspace(0.0, 1.0, knots)) if len(above) else []
+    at = np.round(np.r_[np.arange(-8.0, LOGIT, 1.0), spread], 2)
+    at = np.unique(np.r_[at[np.abs(at - LOGIT) > 0.02], round(LOGIT, 4)])
+    out: list[tuple[float, float]] = []
+    for k in at:
+        p = float(np.interp(k, z, iso))
+        p = (
+            THRESHOLD
+            if k == round(LOGIT, 4)
+            else min(p, THRESHOLD - 0.01)
+            if k < LOGIT
+            else max(p, THRESHOLD)
+        )
+        p = min(0.99, max(p, out[-1][1] + 0.001 if out else 0.001))  # rising, below 1
+        out.append((round(float(k), 2), round(p, 3)))
     return out
 
 
-def search_rows(candidates: Candidates, grid) -> list[tuple[float, tuple]]:
-    found = []
-    for a, b, e, c in grid:
-        if a + c < 0 or e + 1.5 * c < 0:
-            continue  # similarity must rise with each signal (cos' reaches ~1.5 on copies)
-        s = shares(candidates.best(a, b, e, c), BIASES)
-        ok = np.ones(len(BIASES), bool)
-        for (dataset, group), v in s.items():
-            ok &= v >= _required(group, dataset)
-        if ok.any():
-            kept = np.mean([v for (_, g), v in s.items() if _answerable(g)], axis=0)
-            i = int(np.argmax(np.where(ok, kept, -1)))
-            found.append((float(kept[i]), (a, b, e, c, float(BIASES[i]))))
-    return sorted(found, key=lambda f: -f[0])
+def reliability_table(scores: np.ndarray, relevant: np.ndarray, knots) -> None:
+    from bunko.evaluation.reliability import format_lines, reliability
+    from bunko.services.search.calibration import on_curve
+
+    shown = [(on_curve(knots, float(z)), bool(r)) for z, r in zip(scores, relevant, strict=True)]
+    for line in format_lines(reliability(shown, min_score=THRESHOLD)):
+        print(line)
 
 
-def report(candidates: Candidates, row: tuple) -> None:
-    a, b, e, c, bias = row
-    s = {k: float(v[0]) for k, v in shares(candidates.best(a, b, e, c), np.array([bias])).items()}
-    for dataset in sorted({k[0] for k in s}):
-        print(
-            f"  {dataset}: "
-            + ", ".join(f"{g} {v:.3f}" for (d, g), v in sorted(s.items()) if d == dataset)
-        )
+def report(shares: dict) -> None:
+    for dataset in sorted({k[0] for k in shares}):
+        print(f"  {dataset}: " + ", ".join(
+            f"{g} {v:.3f}" for (d, g), v in sorted(shares.items()) if d == dataset
+        ))  # fmt: skip
 
 
 def main() -> None:
+    from bunko.services.search.calibration import CALIBRATIONS
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directories", type=Path, nargs="*")
     parser.add_argument("--embedder", default="use")
+    parser.add_argument(
+        "--row", default="use-multilingual-v3", help="the packaged row to start from"
+    )
+    parser.add_argument("--steps", type=int, default=300)
     parser.add_argument("--max-docs", type=int)
     parser.add_argument("--max-queries", type=int, default=400)
     parser.add_argument("--records", type=Path, help="save the candidates here")
@@ -247,20 +322,19 @@ def main() -> None:
     candidates = Candidates(
         [d for item in loaded for d in (item if isinstance(item, list) else [item])]
     )
-    grid = itertools.product(
-        np.arange(0, 20.01, 1.0),
-        np.arange(0, 12.01, 1.0),
-        np.arange(0, 12.01, 1.0),
-        (-4.0, 0.0, 4.0),
+    row = CALIBRATIONS[args.row]
+    start = np.array([getattr(row, f) for f in FEATURES], float)
+    value, bias, shares, weights = search_row(candidates, start, args.steps)
+    print(
+        f"value {value:.3f}: "
+        + ", ".join(f"{f} {w:.2f}" for f, w in zip(FEATURES, weights, strict=True))
+        + f", bias {bias:g}"
     )
-    found = search_rows(candidates, grid)
-    if not found:
-        print("no row refuses enough of every unanswerable group")
-        return
-    for kept, row in found[:3]:
-        print(f"mean kept {kept:.4f}: cosine {row[0]:g}, coverage {row[1]:g}, background "
-              f"{row[2]:g}, product {row[3]:g}, bias {row[4]:g}")  # fmt: skip
-        report(candidates, row)
+    report(shares)
+    scores, relevant = candidates.scores(weights, bias)
+    knots = curve(scores, relevant)
+    print("curve", knots)
+    reliability_table(scores, relevant, knots)
 
 
 if __name__ == "__main__":
