@@ -67,6 +67,20 @@ class CognitoSignIn(Construct):
         self.mcp_client = (
             self._client("Mcp", mcp_callback_urls, [], providers) if mcp_callback_urls else None
         )
+        # Managed login (v2) renders a client's pages from its style, and shows an error for a
+        # client that has none: each client gets Cognito's default style (restyle it in the
+        # console's branding designer; a later deploy keeps what is not in the template).
+        self.clients = [c for c in (self.web_client, self.mcp_client) if c is not None]
+        self.brandings = [
+            cognito.CfnManagedLoginBranding(
+                self,
+                f"{client.node.id}Branding",
+                user_pool_id=self.user_pool.user_pool_id,
+                client_id=client.user_pool_client_id,
+                use_cognito_provided_values=True,
+            )
+            for client in self.clients
+        ]
         for group in groups:
             cognito.CfnUserPoolGroup(
                 self, f"Group{len(self.node.children)}",

@@ -153,3 +153,19 @@ def test_what_the_functions_are_given_parses_as_their_settings(monkeypatch):
 def test_the_settings_are_checked_at_synth(values, message):
     with pytest.raises(ValueError, match=message):
         BunkoConfig(**values)
+
+
+def test_every_client_has_a_managed_login_style(cognito):
+    """Managed login v2 (the domain's version) shows an error page for a client without a
+    style: each client gets Cognito's default one."""
+    template = Template.from_stack(cognito)
+    template.has_resource_properties("AWS::Cognito::UserPoolDomain", {"ManagedLoginVersion": 2})
+    clients = template.find_resources("AWS::Cognito::UserPoolClient")
+    brandings = template.find_resources("AWS::Cognito::ManagedLoginBranding").values()
+    assert len(clients) == 2
+    assert sorted(b["Properties"]["ClientId"]["Ref"] for b in brandings) == sorted(clients)
+    for branding in brandings:
+        assert branding["Properties"]["UseCognitoProvidedValues"] is True
+        assert branding["Properties"]["UserPoolId"] == {"Ref": next(
+            iter(template.find_resources("AWS::Cognito::UserPool"))
+        )}  # fmt: skip
