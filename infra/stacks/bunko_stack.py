@@ -39,10 +39,14 @@ DROP_PREFIX = "drop/"
 
 # What a profile turns on (docs/aws.md has each one's monthly floor). dev: no standby
 # replicas (1 OCU floor instead of 2) and a trickle of ingest; prod: redundancy, more ingest.
+# stream_concurrency: the stream function's reserved concurrency (its streams, up to 15
+# minutes each, cannot take every slot from the api and ingest functions; 0: no cap).
 PROFILES = {
-    "dev": {"standby_replicas": False, "ingest_concurrency": 2, "embed_concurrency": 2},
-    "prod": {"standby_replicas": True, "ingest_concurrency": 10, "embed_concurrency": 4},
-}
+    "dev": {"standby_replicas": False, "ingest_concurrency": 2, "embed_concurrency": 2,
+            "stream_concurrency": 10},
+    "prod": {"standby_replicas": True, "ingest_concurrency": 10, "embed_concurrency": 4,
+             "stream_concurrency": 100},
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,8 @@ class BunkoConfig:
     standby_replicas: bool | None = None
     ingest_concurrency: int | None = None  # SQS maximumConcurrency (2–1000)
     embed_concurrency: int | None = None  # Bedrock calls in flight per ingest instance
+    # chats and MCP calls streaming at once (the stream function's reserved concurrency)
+    stream_concurrency: int | None = None
     # "bedrock", or "openai": any OpenAI-compatible embeddings endpoint (docs/aws.md).
     embedding_provider: str = "bedrock"
     embedding_model_id: str = TITAN_EMBED_V2
@@ -112,6 +118,8 @@ class BunkoConfig:
             raise ValueError("bunko:conversationRetentionDays is 0 (keep) to 36500")
         if not 2 <= self.resolved("ingest_concurrency") <= 1000:
             raise ValueError("bunko:ingestConcurrency is 2–1000 (SQS maximumConcurrency)")
+        if not 0 <= self.resolved("stream_concurrency") <= 1000:
+            raise ValueError("bunko:streamConcurrency is 0 (no cap) to 1000")
         check_embedding(self)
         check_sign_in(self)
 
@@ -154,6 +162,7 @@ class BunkoStack(Stack):
             self, "Functions", repo_root=REPO_ROOT, python_version=config.python_version,
             environment=environment, lwa_layer_version=config.lwa_layer_version,
             embed_concurrency=config.resolved("embed_concurrency"),
+            stream_concurrency=config.resolved("stream_concurrency") or None,
         )  # fmt: skip
         ingest = IngestPipeline(
             self, "Ingest", bucket=storage.bucket, drop_prefix=DROP_PREFIX,
