@@ -258,7 +258,9 @@ class OpenSearchServerlessIndex:
         results: dict[str, list[IndexHit]] = {"keyword": [], "vector": []}
         if not body:
             return [], []
-        responses = self.client.msearch(body=body)["responses"]
+        # The index in the path too: a data access policy is checked on it (the lines'
+        # own `index` alone left the request to the collection's root).
+        responses = self.client.msearch(index=self.index_name, body=body)["responses"]
         for kind, response in zip(plan, responses, strict=True):
             if "error" in response:
                 if _missing_index(response):
