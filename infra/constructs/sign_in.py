@@ -97,7 +97,7 @@ class CognitoSignIn(Construct):
         logouts: list[str],
         providers: list[cognito.UserPoolClientIdentityProvider],
     ) -> cognito.UserPoolClient:
-        return self.user_pool.add_client(
+        client = self.user_pool.add_client(
             name,
             generate_secret=False,  # PKCE, no secret: the code is bound to its verifier
             auth_flows=cognito.AuthFlow(),  # no password flow outside managed login
@@ -112,3 +112,9 @@ class CognitoSignIn(Construct):
             refresh_token_validity=Duration.days(1),
             enable_token_revocation=True,
         )  # fmt: skip
+        # No sign-in API flow outside managed login: with ExplicitAuthFlows left out, Cognito
+        # allows SRP and custom auth (its default); refreshing tokens is all a client does.
+        cfn = client.node.default_child
+        assert isinstance(cfn, cognito.CfnUserPoolClient)
+        cfn.explicit_auth_flows = ["ALLOW_REFRESH_TOKEN_AUTH"]
+        return client

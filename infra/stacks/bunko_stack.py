@@ -28,7 +28,13 @@ from infra.stacks.embedding import (
     index_slug,
 )
 from infra.stacks.nag import suppress_findings
-from infra.stacks.permissions import grant_bedrock, grant_files, grant_rerank, grant_table
+from infra.stacks.permissions import (
+    grant_bedrock,
+    grant_files,
+    grant_marketplace,
+    grant_rerank,
+    grant_table,
+)
 from infra.stacks.sign_in import add_sign_in, check_sign_in
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -74,6 +80,9 @@ class BunkoConfig:
     chat_model_ids: list[str] = field(default_factory=list)
     # Bedrock Rerank models a rerank config may name (amazon.rerank-v1:0, cohere.rerank-v3-5:0)
     rerank_model_ids: list[str] = field(default_factory=list)
+    # AWS Marketplace product ids (Bedrock's table) the functions may subscribe to on a
+    # third-party model's first use; empty: an administrator subscribes once instead.
+    marketplace_product_ids: list[str] = field(default_factory=list)
     collection_name: str = ""  # empty: the stack's name (search.collection_name_for)
     stage_name: str = "v1"
     # The layer ships bytecode, which only an interpreter of the same minor version can
@@ -235,6 +244,9 @@ class BunkoStack(Stack):
                         drop_write=function is not functions.ingest)  # fmt: skip
         if config.embedding_provider == "bedrock":
             grant_bedrock(roles, self, [config.embedding_model_id], stream=False)
+            grant_marketplace(
+                roles, self, [config.embedding_model_id], config.marketplace_product_ids
+            )
         else:  # every function embeds (ingest: passages; api, stream: queries)
             grant_embedding_secret(roles, self, config.openai_api_key_secret)
         chatters = [_role(functions.api), _role(functions.stream)]
@@ -242,6 +254,11 @@ class BunkoStack(Stack):
             grant_bedrock(chatters, self, config.chat_model_ids, stream=True)
         if config.rerank_model_ids:
             grant_rerank(chatters, self, config.rerank_model_ids)
+        # cohere.rerank is sold through Marketplace as the chat models are
+        grant_marketplace(
+            chatters, self, [*config.chat_model_ids, *config.rerank_model_ids],
+            config.marketplace_product_ids,
+        )  # fmt: skip
 
         setup = SearchIndexSetup(
             self, "IndexSetup", code_dir=REPO_ROOT / "functions" / "search_index",
