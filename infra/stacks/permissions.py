@@ -37,13 +37,14 @@ def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
 def grant_files(
     role: iam.IRole, bucket: s3.IBucket, blob_prefix: str, drop_prefix: str, *, drop_write: bool
 ) -> None:
-    """Blobs: read, write, delete. Drops: read (ingest) or write (presigned uploads)."""
+    """Blobs: read, write, delete. Drops: read and delete a refused presigned upload's
+    version (ingest), or write (presigned uploads)."""
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
         resources=[bucket.arn_for_objects(f"{blob_prefix}*")],
     ))  # fmt: skip
     # The web functions only sign uploads into drop/ (PutObject); ingest only reads them.
-    drop_actions = ["s3:PutObject"] if drop_write else ["s3:GetObject"]
+    drop_actions = ["s3:PutObject"] if drop_write else ["s3:GetObject", "s3:DeleteObjectVersion"]
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=drop_actions, resources=[bucket.arn_for_objects(f"{drop_prefix}*")],
     ))  # fmt: skip
