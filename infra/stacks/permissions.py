@@ -13,15 +13,18 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 
-from bunko.deploy_schema import GLOBAL_INDEXES
+from bunko.deploy_schema import GLOBAL_INDEXES, GSI1
 
 # Transactions need the per-item actions of their parts (Put/Update/Delete/ConditionCheck).
+# No Scan of the table: every runtime read is a key or a partition (a scan's cost follows the
+# whole account's data). Only gsi1 may be scanned: it holds just workspaces and documents,
+# for the rare walk over every workspace's documents (heal, a whole reindex).
 TABLE_ACTIONS = [
     "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
     "dynamodb:ConditionCheckItem", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem",
-    "dynamodb:Query", "dynamodb:Scan",
+    "dynamodb:Query",
 ]  # fmt: skip
-INDEX_ACTIONS = ["dynamodb:Query", "dynamodb:Scan"]
+INDEX_ACTIONS = ["dynamodb:Query"]
 
 
 def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
@@ -31,6 +34,9 @@ def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=INDEX_ACTIONS,
         resources=[f"{table.table_arn}/index/{name}" for name, _, _ in GLOBAL_INDEXES],
+    ))  # fmt: skip
+    role.add_to_principal_policy(iam.PolicyStatement(
+        actions=["dynamodb:Scan"], resources=[f"{table.table_arn}/index/{GSI1}"],
     ))  # fmt: skip
 
 
