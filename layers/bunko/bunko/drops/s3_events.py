@@ -51,8 +51,7 @@ from bunko.drops.sidecars import (
 )
 from bunko.errors import BunkoError, NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.services.embedding import TimeLeft
-from bunko.services.ingest import Upload, normalise_path
-from bunko.services.ingest.upload_quota import PRESIGNED_SOURCE
+from bunko.services.ingest import PRESIGNED_SOURCE, Upload, normalise_path
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
