@@ -25,8 +25,9 @@ def _context(app: cdk.App, key: str, default: object) -> object:
     value = app.node.try_get_context(f"bunko:{key}")
     if value is None:
         return default
-    if isinstance(default, (list, dict, bool, int)) and isinstance(value, str):
-        return json.loads(value)  # -c values arrive as strings
+    # -c values arrive as strings; a None default is a profile's number or switch
+    if isinstance(default, (list, dict, bool, int)) or default is None:
+        return json.loads(value) if isinstance(value, str) else value
     return value
 
 

@@ -63,6 +63,7 @@ class BunkoFunctions(Construct):
         environment: dict[str, str],
         lwa_layer_version: int,
         embed_concurrency: int,
+        stream_concurrency: int | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
         runtime = lambda_.Runtime(f"python{python_version}", lambda_.RuntimeFamily.PYTHON)
@@ -99,6 +100,7 @@ class BunkoFunctions(Construct):
             memory: int,
             env: dict[str, str],
             layers: list[lambda_.ILayerVersion],
+            reserved: int | None = None,
         ) -> lambda_.Function:
             log_group = logs.LogGroup(self, f"{name}Logs", retention=logs.RetentionDays.ONE_MONTH)
             return lambda_.Function(
@@ -110,6 +112,7 @@ class BunkoFunctions(Construct):
                 layers=[self.layer, *layers],
                 timeout=timeout,
                 memory_size=memory,
+                reserved_concurrent_executions=reserved,
                 tracing=lambda_.Tracing.ACTIVE,
                 log_group=log_group,
                 role=function_role(self, f"{name}Role", log_group),
@@ -137,6 +140,9 @@ class BunkoFunctions(Construct):
                 "AWS_LWA_READINESS_CHECK_PATH": "/health/live",
             },
             layers=[adapter],
+            # Its streams last up to 15 minutes: without a cap, a crowd of them could take
+            # every slot of the account's concurrency from the api and ingest functions.
+            reserved=stream_concurrency,
         )  # fmt: skip
         # One message per invocation (the event source's batch size is 1), so a large file
         # has the whole timeout and a timeout never sends other files back to the queue.

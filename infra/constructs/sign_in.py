@@ -67,6 +67,20 @@ class CognitoSignIn(Construct):
         self.mcp_client = (
             self._client("Mcp", mcp_callback_urls, [], providers) if mcp_callback_urls else None
         )
+        # Managed login (v2) renders a client's pages from its style, and shows an error for a
+        # client that has none: each client gets Cognito's default style (restyle it in the
+        # console's branding designer; a later deploy keeps what is not in the template).
+        self.clients = [c for c in (self.web_client, self.mcp_client) if c is not None]
+        self.brandings = [
+            cognito.CfnManagedLoginBranding(
+                self,
+                f"{client.node.id}Branding",
+                user_pool_id=self.user_pool.user_pool_id,
+                client_id=client.user_pool_client_id,
+                use_cognito_provided_values=True,
+            )
+            for client in self.clients
+        ]
         for group in groups:
             cognito.CfnUserPoolGroup(
                 self, f"Group{len(self.node.children)}",
@@ -83,7 +97,7 @@ class CognitoSignIn(Construct):
         logouts: list[str],
         providers: list[cognito.UserPoolClientIdentityProvider],
     ) -> cognito.UserPoolClient:
-        return self.user_pool.add_client(
+        client = self.user_pool.add_client(
             name,
             generate_secret=False,  # PKCE, no secret: the code is bound to its verifier
             auth_flows=cognito.AuthFlow(),  # no password flow outside managed login
@@ -98,3 +112,9 @@ class CognitoSignIn(Construct):
             refresh_token_validity=Duration.days(1),
             enable_token_revocation=True,
         )  # fmt: skip
+        # No sign-in API flow outside managed login: with ExplicitAuthFlows left out, Cognito
+        # allows SRP and custom auth (its default); refreshing tokens is all a client does.
+        cfn = client.node.default_child
+        assert isinstance(cfn, cognito.CfnUserPoolClient)
+        cfn.explicit_auth_flows = ["ALLOW_REFRESH_TOKEN_AUTH"]
+        return client

@@ -28,7 +28,13 @@ from infra.stacks.embedding import (
     index_slug,
 )
 from infra.stacks.nag import suppress_findings
-from infra.stacks.permissions import grant_bedrock, grant_files, grant_rerank, grant_table
+from infra.stacks.permissions import (
+    grant_bedrock,
+    grant_files,
+    grant_marketplace,
+    grant_rerank,
+    grant_table,
+)
 from infra.stacks.sign_in import add_sign_in, check_sign_in
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -39,10 +45,14 @@ DROP_PREFIX = "drop/"
 
 # What a profile turns on (docs/aws.md has each one's monthly floor). dev: no standby
 # replicas (1 OCU floor instead of 2) and a trickle of ingest; prod: redundancy, more ingest.
+# stream_concurrency: the stream function's reserved concurrency (its streams, up to 15
+# minutes each, cannot take every slot from the api and ingest functions; 0: no cap).
 PROFILES = {
-    "dev": {"standby_replicas": False, "ingest_concurrency": 2, "embed_concurrency": 2},
-    "prod": {"standby_replicas": True, "ingest_concurrency": 10, "embed_concurrency": 4},
-}
+    "dev": {"standby_replicas": False, "ingest_concurrency": 2, "embed_concurrency": 2,
+            "stream_concurrency": 10},
+    "prod": {"standby_replicas": True, "ingest_concurrency": 10, "embed_concurrency": 4,
+             "stream_concurrency": 100},
+}  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -54,6 +64,8 @@ class BunkoConfig:
     standby_replicas: bool | None = None
     ingest_concurrency: int | None = None  # SQS maximumConcurrency (2–1000)
     embed_concurrency: int | None = None  # Bedrock calls in flight per ingest instance
+    # chats and MCP calls streaming at once (the stream function's reserved concurrency)
+    stream_concurrency: int | None = None
     # "bedrock", or "openai": any OpenAI-compatible embeddings endpoint (docs/aws.md).
     embedding_provider: str = "bedrock"
     embedding_model_id: str = TITAN_EMBED_V2
@@ -68,6 +80,9 @@ class BunkoConfig:
     chat_model_ids: list[str] = field(default_factory=list)
     # Bedrock Rerank models a rerank config may name (amazon.rerank-v1:0, cohere.rerank-v3-5:0)
     rerank_model_ids: list[str] = field(default_factory=list)
+    # AWS Marketplace product ids (Bedrock's table) the functions may subscribe to on a
+    # third-party model's first use; empty: an administrator subscribes once instead.
+    marketplace_product_ids: list[str] = field(default_factory=list)
     collection_name: str = ""  # empty: the stack's name (search.collection_name_for)
     stage_name: str = "v1"
     # The layer ships bytecode, which only an interpreter of the same minor version can
@@ -112,6 +127,8 @@ class BunkoConfig:
             raise ValueError("bunko:conversationRetentionDays is 0 (keep) to 36500")
         if not 2 <= self.resolved("ingest_concurrency") <= 1000:
             raise ValueError("bunko:ingestConcurrency is 2–1000 (SQS maximumConcurrency)")
+        if not 0 <= self.resolved("stream_concurrency") <= 1000:
+            raise ValueError("bunko:streamConcurrency is 0 (no cap) to 1000")
         check_embedding(self)
         check_sign_in(self)
 
@@ -154,6 +171,7 @@ class BunkoStack(Stack):
             self, "Functions", repo_root=REPO_ROOT, python_version=config.python_version,
             environment=environment, lwa_layer_version=config.lwa_layer_version,
             embed_concurrency=config.resolved("embed_concurrency"),
+            stream_concurrency=config.resolved("stream_concurrency") or None,
         )  # fmt: skip
         ingest = IngestPipeline(
             self, "Ingest", bucket=storage.bucket, drop_prefix=DROP_PREFIX,
@@ -226,6 +244,9 @@ class BunkoStack(Stack):
                         drop_write=function is not functions.ingest)  # fmt: skip
         if config.embedding_provider == "bedrock":
             grant_bedrock(roles, self, [config.embedding_model_id], stream=False)
+            grant_marketplace(
+                roles, self, [config.embedding_model_id], config.marketplace_product_ids
+            )
         else:  # every function embeds (ingest: passages; api, stream: queries)
             grant_embedding_secret(roles, self, config.openai_api_key_secret)
         chatters = [_role(functions.api), _role(functions.stream)]
@@ -233,6 +254,11 @@ class BunkoStack(Stack):
             grant_bedrock(chatters, self, config.chat_model_ids, stream=True)
         if config.rerank_model_ids:
             grant_rerank(chatters, self, config.rerank_model_ids)
+        # cohere.rerank is sold through Marketplace as the chat models are
+        grant_marketplace(
+            chatters, self, [*config.chat_model_ids, *config.rerank_model_ids],
+            config.marketplace_product_ids,
+        )  # fmt: skip
 
         setup = SearchIndexSetup(
             self, "IndexSetup", code_dir=REPO_ROOT / "functions" / "search_index",

@@ -8,20 +8,23 @@ from __future__ import annotations
 
 import re
 
-from aws_cdk import Stack
+from aws_cdk import Annotations, Stack
 from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 
-from bunko.deploy_schema import GLOBAL_INDEXES
+from bunko.deploy_schema import GLOBAL_INDEXES, GSI1
 
 # Transactions need the per-item actions of their parts (Put/Update/Delete/ConditionCheck).
+# No Scan of the table: every runtime read is a key or a partition (a scan's cost follows the
+# whole account's data). Only gsi1 may be scanned: it holds just workspaces and documents,
+# for the rare walk over every workspace's documents (heal, a whole reindex).
 TABLE_ACTIONS = [
     "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem", "dynamodb:DeleteItem",
     "dynamodb:ConditionCheckItem", "dynamodb:BatchGetItem", "dynamodb:BatchWriteItem",
-    "dynamodb:Query", "dynamodb:Scan",
+    "dynamodb:Query",
 ]  # fmt: skip
-INDEX_ACTIONS = ["dynamodb:Query", "dynamodb:Scan"]
+INDEX_ACTIONS = ["dynamodb:Query"]
 
 
 def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
@@ -32,18 +35,22 @@ def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
         actions=INDEX_ACTIONS,
         resources=[f"{table.table_arn}/index/{name}" for name, _, _ in GLOBAL_INDEXES],
     ))  # fmt: skip
+    role.add_to_principal_policy(iam.PolicyStatement(
+        actions=["dynamodb:Scan"], resources=[f"{table.table_arn}/index/{GSI1}"],
+    ))  # fmt: skip
 
 
 def grant_files(
     role: iam.IRole, bucket: s3.IBucket, blob_prefix: str, drop_prefix: str, *, drop_write: bool
 ) -> None:
-    """Blobs: read, write, delete. Drops: read (ingest) or write (presigned uploads)."""
+    """Blobs: read, write, delete. Drops: read and delete a refused presigned upload's
+    version (ingest), or write (presigned uploads)."""
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
         resources=[bucket.arn_for_objects(f"{blob_prefix}*")],
     ))  # fmt: skip
     # The web functions only sign uploads into drop/ (PutObject); ingest only reads them.
-    drop_actions = ["s3:PutObject"] if drop_write else ["s3:GetObject"]
+    drop_actions = ["s3:PutObject"] if drop_write else ["s3:GetObject", "s3:DeleteObjectVersion"]
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=drop_actions, resources=[bucket.arn_for_objects(f"{drop_prefix}*")],
     ))  # fmt: skip
@@ -71,25 +78,53 @@ def model_arns(stack: Stack, model_id: str) -> list[str]:
     ]
 
 
+# Providers whose Bedrock models are not sold through AWS Marketplace (Bedrock's page on
+# product id condition keys): they need no subscription.
+_NOT_ON_MARKETPLACE = ("amazon.", "deepseek.", "mistral.", "meta.", "qwen.", "openai.")
+
+
 def third_party(model_id: str) -> bool:
-    """A model sold through AWS Marketplace (every provider but Amazon's own)."""
+    """A model sold through AWS Marketplace: its first use subscribes the account."""
     profile = _PROFILE.match(model_id)
-    return not (profile[2] if profile else model_id).startswith("amazon.")
+    return not (profile[2] if profile else model_id).startswith(_NOT_ON_MARKETPLACE)
+
+
+def grant_marketplace(
+    roles: list[iam.IRole], stack: Stack, model_ids: list[str], product_ids: list[str]
+) -> None:
+    """The Marketplace calls a third-party model's first use makes to subscribe, for the
+    products named (bunko:marketplaceProductIds, from Bedrock's product id table) and no
+    other: Subscribe takes no resource, only the aws-marketplace:ProductId condition. With
+    none named, the functions subscribe to nothing: an administrator subscribes once (the
+    model's first use in the console), and synth says so."""
+    marketplace = sorted({m for m in model_ids if third_party(m)})
+    if not marketplace:
+        return
+    if not product_ids:
+        Annotations.of(stack).add_warning_v2(
+            "bunko:marketplaceSubscription",
+            f"{', '.join(marketplace)}: sold through AWS Marketplace; the functions may not "
+            "subscribe (bunko:marketplaceProductIds is empty): subscribe once as an "
+            "administrator before the first use (docs/aws.md, 'Chat with Bedrock models')",
+        )
+        return
+    for role in roles:
+        role.add_to_principal_policy(iam.PolicyStatement(
+            actions=["aws-marketplace:ViewSubscriptions"], resources=["*"],
+        ))  # fmt: skip
+        role.add_to_principal_policy(iam.PolicyStatement(
+            actions=["aws-marketplace:Subscribe"], resources=["*"],
+            conditions={"ForAnyValue:StringEquals": {"aws-marketplace:ProductId": product_ids}},
+        ))  # fmt: skip
 
 
 def grant_bedrock(roles: list[iam.IRole], stack: Stack, model_ids: list[str], *, stream: bool):
     """InvokeModel (embeddings) or its streaming variant (chat, which only ever calls
-    ConverseStream) on exactly the configured models; for a third-party model, the
-    Marketplace calls its first use makes to subscribe."""
+    ConverseStream) on exactly the configured models."""
     actions = ["bedrock:InvokeModelWithResponseStream" if stream else "bedrock:InvokeModel"]
     resources = [arn for m in model_ids for arn in model_arns(stack, m)]
     for role in roles:
         role.add_to_principal_policy(iam.PolicyStatement(actions=actions, resources=resources))
-        if any(third_party(m) for m in model_ids):
-            role.add_to_principal_policy(iam.PolicyStatement(
-                actions=["aws-marketplace:ViewSubscriptions", "aws-marketplace:Subscribe"],
-                resources=["*"],
-            ))  # fmt: skip
 
 
 def grant_rerank(roles: list[iam.IRole], stack: Stack, model_ids: list[str]) -> None:

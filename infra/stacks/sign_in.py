@@ -20,6 +20,10 @@ from infra.constructs.sign_in import CognitoSignIn
 from infra.stacks.embedding import secret_resource
 
 ROLES = ("viewer", "editor", "owner")
+# Lambda holds a function's whole environment (names and values) in 4 KB; the web functions'
+# other variables take up to ~2.3 KB (names, ARNs, URLs), so the group mapping gets 1.5 KB:
+# some 20 groups. More would fail at deploy; this fails at synth instead.
+GROUP_ROLES_MAX_BYTES = 1536
 _DOMAIN_PREFIX = re.compile(r"^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$")
 _SECRET = re.compile(
     r"^(arn:aws[\w-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:)?[\w/+=.@-]{1,512}$"
@@ -61,6 +65,13 @@ def check_sign_in(config: SignInChoice) -> None:
         raise ValueError(
             "bunko:cognitoDomainPrefix: lower-case letters, digits and hyphens, without "
             "'aws', 'amazon' or 'cognito'"
+        )
+    size = len(json.dumps(config.oidc_group_roles, ensure_ascii=False).encode("utf-8"))
+    if size > GROUP_ROLES_MAX_BYTES:
+        raise ValueError(
+            f"bunko:oidcGroupRoles is {size:,} bytes as JSON; it travels in the functions' "
+            f"environment, which Lambda holds to 4 KB in all: at most {GROUP_ROLES_MAX_BYTES:,} "
+            "(shorter group or library names, or fewer groups)"
         )
     for group, given in config.oidc_group_roles.items():
         if not isinstance(given, dict) or set(given) != {"library", "role"}:

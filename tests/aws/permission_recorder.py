@@ -49,6 +49,8 @@ def iam_calls(service: str, operation: str, params: dict[str, Any]) -> list[tupl
             keys = [o["Key"] for o in params.get("Delete", {}).get("Objects", [])]
             return [("s3:DeleteObject", f"object:{bucket}/{k}") for k in keys]
         action = {"HeadObject": "GetObject"}.get(operation, operation)
+        if operation == "DeleteObject" and params.get("VersionId"):
+            action = "DeleteObjectVersion"  # IAM's action for deleting one version
         return [(f"s3:{action}", f"object:{bucket}/{params.get('Key', '')}")]
     if service == "dynamodb":
         return _dynamodb(operation, params)

@@ -98,6 +98,21 @@ def test_preflight_from_the_web_app_is_answered(api_with_cors):
     assert header(health, "Access-Control-Allow-Origin") == WEB_APP
 
 
+def test_a_browser_mcp_client_may_send_the_protocol_version_and_resume(api_with_cors):
+    """After initialize, MCP clients send MCP-Protocol-Version on every request, and
+    Last-Event-ID when they resume a stream: a preflight that refuses them stops a browser
+    client at its second request."""
+    preflight = api_event("OPTIONS", "/mcp", headers={
+        "Origin": WEB_APP, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "authorization,content-type,mcp-protocol-version,"
+                                          "last-event-id",
+    })  # fmt: skip
+    response = invoke(api_with_cors, preflight)
+    assert response["statusCode"] == 200
+    allowed = header(response, "Access-Control-Allow-Headers").lower()
+    assert "mcp-protocol-version" in allowed and "last-event-id" in allowed
+
+
 def test_other_origins_get_no_cors_headers(api_with_cors):
     preflight = api_event("OPTIONS", "/search", headers={
         "Origin": "https://evil.example", "Access-Control-Request-Method": "POST",

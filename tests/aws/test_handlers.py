@@ -232,7 +232,12 @@ def test_presigned_put_lands_as_a_drop_with_its_category(api_with_accounts, inge
     api = api_with_accounts
     event = presign_event(
         sign_in(api),
-        {"path": "資料/報告.md", "category": "社内資料", "contentType": "text/markdown"},
+        {
+            "path": "資料/報告.md",
+            "category": "社内資料",
+            "contentType": "text/markdown",
+            "size": len("社内の報告です。".encode()),
+        },
     )
     upload = json.loads(api.handler(event, FakeLambdaContext())["body"])
     # The client's PUT, signed for exactly these headers (moto answers for S3).

@@ -21,6 +21,9 @@ from bunko.adapters.aws.opensearch_metadata import (
     TermsMapping,
 )
 from bunko.domain.metadata import (
+    MAX_KEY_LENGTH,
+    MAX_KEYS,
+    MAX_LIST_ITEMS,
     check_metadata,
     exists_term,
     matches,
@@ -441,3 +444,40 @@ def test_generated_filters_answer_as_the_reference_does(search_index):
         flt = parse_filter(raw)
         expected = {n for n, (md, cat) in docs.items() if matches(flt, terms_of(md, cat))}
         assert found(search_index, flt) == expected, raw
+
+
+def maximal_metadata() -> dict:
+    """Metadata at every limit that makes its terms long: the most keys, each as long as
+    allowed, each a list of the most (short) items; one term per item, each naming its key."""
+    key = "k" * (MAX_KEY_LENGTH - 2)
+    return check_metadata({
+        f"{key}{n:02d}": [f"{i:02d}" for i in range(MAX_LIST_ITEMS)] for n in range(MAX_KEYS)
+    })  # fmt: skip
+
+
+def test_a_relabel_with_maximal_metadata_stays_under_the_request_size_cap(ledgered, monkeypatch):
+    """Each entry's update repeats the document's terms (~80 KB of JSON at the limits): 500
+    in one bulk were ~40 MiB, over OpenSearch's 10 MiB request cap, and the edit failed."""
+    chunks = 300
+    ledgered.index([
+        IndexEntry(chunk_id=f"big-{i}", document_id="doc-big", workspace_id=WS, revision=1,
+                   text=f"{TEXT} {i}", category=None, vector=[1.0, 0.0, 0.0, 0.0])
+        for i in range(chunks)
+    ])  # fmt: skip
+    client = ledgered.client
+    sizes: list[int] = []
+    send = client.bulk
+
+    def measured(body, **kw):  # the bytes opensearch-py sends: its serializer's, in UTF-8
+        dumps = client.transport.serializer.dumps
+        sizes.append(sum(len(dumps(line).encode("utf-8")) + 1 for line in body))
+        return send(body=body, **kw)
+
+    monkeypatch.setattr(client, "bulk", measured)
+    terms = terms_of(maximal_metadata())
+    ledgered.relabel_document(WS, "doc-big", terms)
+    assert len(sizes) >= 2 and max(sizes) <= 8 * 2**20, sizes
+    assert sum(sizes) > 10 * 2**20  # one request would have been over the cap
+    wanted = parse_filter({"equals": {"key": f"{'k' * 62}31", "value": "31"}})
+    hits = ledgered.keyword_search(TEXT, SearchFilter(workspace_id=WS, metadata=wanted), 400)
+    assert len({h.chunk_id for h in hits}) == chunks  # every entry relabelled

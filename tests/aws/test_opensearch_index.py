@@ -139,9 +139,11 @@ def test_wrong_vector_dimension_is_refused(search_index):
 def test_hybrid_sends_bm25_and_filtered_knn_in_one_msearch(search_index, monkeypatch):
     search_index.index([entry(0, "hybrid words")])
     calls: list = []
+    paths: list = []
 
     def fake_msearch(body, **kwargs):
         calls.append(body)
+        paths.append(kwargs.get("index"))  # the index in the path, not only in the lines
         return {
             "responses": [
                 {
@@ -169,7 +171,7 @@ def test_hybrid_sends_bm25_and_filtered_knn_in_one_msearch(search_index, monkeyp
     monkeypatch.setattr(search_index.client, "msearch", fake_msearch)
     filters = SearchFilter(WS, category="manuals", document_ids=frozenset({"d1", "d2"}))
     keyword, vector = search_index.hybrid_search("hybrid", [0.5, 0.5, 0.5, 0.5], filters, 7)
-    assert len(calls) == 1
+    assert len(calls) == 1 and paths == [search_index.index_name]
     header1, bm25, header2, knn = calls[0]
     assert header1 == header2 == {"index": search_index.index_name}
     assert (

@@ -51,6 +51,7 @@ def test_options_travel_as_signed_metadata_and_ingest_applies_them(api_with_acco
         "x-amz-meta-bunko-chunk-size": "300",
         "x-amz-meta-bunko-chunk-overlap": "30",
         "x-amz-meta-bunko-mode": "precise",
+        "x-amz-meta-bunko-presigned": "1",  # its ingest applies the uploader's quota
     }
     put = requests.put(upload["url"], data=TEXT.encode(), headers=upload["headers"], timeout=10)
     assert put.status_code == 200, put.text
@@ -135,7 +136,7 @@ def test_bad_options_are_400_naming_the_field_and_nothing_is_signed(
     api_with_accounts, aws_env, options, field
 ):
     status, body = presign(api_with_accounts, sign_in(api_with_accounts),
-                           {"path": "a.md", **options})  # fmt: skip
+                           {"path": "a.md", "size": 10, **options})  # fmt: skip
     assert status == 400, body
     messages = body["message"] if isinstance(body["message"], list) else [body["message"]]
     assert any(field in m for m in messages), messages
@@ -172,11 +173,16 @@ def test_metadata_goes_ahead_as_the_sidecar_the_drop_reads(api_with_accounts, aw
     api, ingest = api_with_accounts, load_function("ingest")
     token = sign_in(api)
     metadata = {"team": "灯台守", "year": 2024, "tags": ["lamp", "wick"]}
-    status, upload = presign(api, token, {"path": "logs/meta.md", "metadata": metadata})
+    status, upload = presign(api, token, {
+        "path": "logs/meta.md", "metadata": metadata, "size": len(TEXT.encode()),
+    })  # fmt: skip
     assert status == 200, upload
     sidecar = aws_env.s3.get_object(Bucket=BUCKET, Key=upload["key"] + ".metadata.json")
     assert json.loads(sidecar["Body"].read()) == {"metadataAttributes": metadata}
-    assert not any(k.startswith("x-amz-meta-") for k in upload["headers"])  # not in headers
+    # not in headers: only the mark that the upload is a person's
+    assert [k for k in upload["headers"] if k.startswith("x-amz-meta-")] == [
+        "x-amz-meta-bunko-presigned"
+    ]
     put = requests.put(upload["url"], data=TEXT.encode(), headers=upload["headers"], timeout=10)
     assert put.status_code == 200, put.text
     assert ingest.handler(created_event(upload["key"]), FakeLambdaContext()) == {
@@ -200,7 +206,7 @@ def test_metadata_goes_ahead_as_the_sidecar_the_drop_reads(api_with_accounts, aw
 def test_bad_metadata_or_a_sidecar_path_is_400_and_nothing_is_written(
     api_with_accounts, aws_env, body, named
 ):
-    status, answer = presign(api_with_accounts, sign_in(api_with_accounts), body)
+    status, answer = presign(api_with_accounts, sign_in(api_with_accounts), {"size": 10, **body})
     assert status == 400 and named in str(answer["message"]), answer
     assert "url" not in answer
     listed = aws_env.s3.list_objects_v2(Bucket=BUCKET).get("Contents", [])

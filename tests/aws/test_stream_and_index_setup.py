@@ -6,12 +6,13 @@ import json
 import shutil
 import socket
 import subprocess
+import uuid
 
 import pytest
 from fastapi.testclient import TestClient
 
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import REPO_ROOT, load_function
+from tests.aws.handlers import REPO_ROOT, api_event, load_function
 
 
 def test_stream_app_serves_the_same_routes(aws_env):
@@ -37,6 +38,31 @@ def test_the_readiness_path_answers_without_reading_any_store(aws_env):
         response = client.get("/health/live")
     assert response.status_code == 200 and response.json()["status"] == "ok"
     assert inspect.signature(live).parameters == {}  # no services: no store is read
+
+
+def test_get_and_delete_on_mcp_are_405_at_once_in_both_functions(api_with_accounts):
+    """A GET /mcp held the stream function for its 15 minutes (the SDK's standalone event
+    stream, kept open by pings): now 405 before the SDK, served as run.sh serves it (uvicorn
+    over a socket) and through the api function's handler."""
+    from bunko import lambda_entry
+    from tests.e2e.live_server import LiveServer
+    from tests.e2e.test_mcp_methods import assert_refused_at_once
+
+    main = load_function("stream", "main")
+    app = main.build()
+    services = lambda_entry.api_app().state.services
+    assert services.apikeys is not None
+    _, key = services.apikeys.create(workspace_id=str(uuid.uuid4()), scopes=["kb:read"])
+    with LiveServer(app) as server:
+        for method in ("GET", "DELETE"):
+            assert_refused_at_once(server.url, method, key)
+    for method in ("GET", "DELETE"):
+        event = api_event(method, "/mcp", headers={
+            "Accept": "text/event-stream", "Authorization": f"Bearer {key}",
+        })  # fmt: skip
+        response = api_with_accounts.handler(event, FakeLambdaContext())
+        assert response["statusCode"] == 405
+        assert response["headers"]["allow"] == "POST"
 
 
 def test_run_script_is_valid_and_executable():

@@ -145,6 +145,7 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
         "bunko-chunk-size": str(CHUNK_SIZE),
         "bunko-chunk-overlap": str(CHUNK_OVERLAP),
         "bunko-mode": "precise",
+        "bunko-presigned": "1",  # a person's upload: its ingest applies their quota
     }
 
     assert ingest(key) == {"batchItemFailures": []}

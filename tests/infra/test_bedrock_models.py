@@ -57,14 +57,48 @@ def test_an_inference_profile_grants_the_profile_and_its_model_in_every_region(
     # chat only streams (ConverseStream): no plain InvokeModel on the chat models
     invoke = [text(r) for r in resources_for(stack, "FunctionsStreamRole", "bedrock:InvokeModel")]
     assert len(invoke) == 1 and "titan-embed" in invoke[0]  # the embedding model's alone
-    market = resources_for(stack, "FunctionsStreamRole", "aws-marketplace:Subscribe")
-    assert market == ["*"]
+    # no product ids given: the functions may not subscribe, and synth says so
+    assert resources_for(stack, "FunctionsStreamRole", "aws-marketplace:Subscribe") == []
+    assert any("marketplaceProductIds" in w for w in warnings(stack))
     assert nag_errors(stack) == []
 
 
-def test_amazon_models_alone_need_no_marketplace(tmp_path_factory):
-    stack = synthesize(tmp_path_factory, **{"bunko:chatModelIds": [AMAZON]})
+def test_marketplace_subscriptions_are_held_to_the_products_named(tmp_path_factory):
+    """Subscribe has no resource: without a product condition, a role could subscribe the
+    account to anything on AWS Marketplace."""
+    stack = synthesize(tmp_path_factory, **{
+        "bunko:chatModelIds": [PROFILE], "bunko:rerankModelIds": ["cohere.rerank-v3-5:0"],
+        "bunko:marketplaceProductIds": ["prod-5oba7y7jpji56", "prod-cohere-rerank"],
+    })  # fmt: skip
+    for role in ("FunctionsStreamRole", "FunctionsApiRole"):
+        subscribe = [
+            s for s in statements(stack, role) if s["Action"] == "aws-marketplace:Subscribe"
+        ]
+        assert subscribe == [{
+            "Action": "aws-marketplace:Subscribe", "Effect": "Allow", "Resource": "*",
+            "Condition": {"ForAnyValue:StringEquals": {
+                "aws-marketplace:ProductId": ["prod-5oba7y7jpji56", "prod-cohere-rerank"]}},
+        }]  # fmt: skip
+    assert resources_for(stack, "FunctionsIngestRole", "aws-marketplace:Subscribe") == []
+    assert not any("marketplaceProductIds" in w for w in warnings(stack))
+    assert nag_errors(stack) == []
+
+
+def warnings(stack) -> list[str]:
+    from aws_cdk.assertions import Annotations, Match
+
+    found = Annotations.from_stack(stack).find_warning("*", Match.string_like_regexp(".*"))
+    return [str(w.entry.data) for w in found]
+
+
+def test_models_not_sold_on_marketplace_need_no_subscription(tmp_path_factory):
+    stack = synthesize(tmp_path_factory, **{
+        "bunko:chatModelIds": [AMAZON, "us.meta.llama3-3-70b-instruct-v1:0",
+                               "mistral.mistral-large-2402-v1:0"],
+        "bunko:marketplaceProductIds": ["prod-unused"],
+    })  # fmt: skip
     assert resources_for(stack, "FunctionsStreamRole", "aws-marketplace:Subscribe") == []
+    assert not any("marketplaceProductIds" in w for w in warnings(stack))
 
 
 def test_rerank_models_get_rerank_and_invoke(tmp_path_factory):

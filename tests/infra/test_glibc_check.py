@@ -64,3 +64,29 @@ def test_a_numpy_wheel_for_manylinux_2_28_is_refused(tmp_path):
     offenders = too_new(layer, "3.11")
     assert any("numpy/_core/_multiarray_umath" in o and "GLIBC_2.2" in o for o in offenders)
     assert too_new(layer, "3.12") == []  # Amazon Linux 2023 runs it
+
+
+def test_a_library_the_wheel_ships_in_its_libs_folder_meets_its_extensions_needs(tmp_path):
+    """auditwheel's layout: `pkg/_ext.so` needs `libstdc++-<hash>.so.6`, shipped in
+    `pkg.libs/`, for a GLIBCXX_ version no runtime has. That need is the copy's to meet;
+    the same need on a library the layer does not ship is refused."""
+    if shutil.which("gcc") is None:
+        pytest.skip("no C compiler here")
+    layer = tmp_path / "layer" / "python"
+    (layer / "pkg").mkdir(parents=True)
+    (layer / "pkg.libs").mkdir()
+    shipped = layer / "pkg.libs" / "libstdc++-0a1b2c3d.so.6"
+    (tmp_path / "lib.c").write_text("int f(void) { return 1; }\n")
+    (tmp_path / "v.map").write_text("GLIBCXX_3.4.99 { global: f; local: *; };\n")
+    (tmp_path / "ext.c").write_text("int f(void); int g(void) { return f(); }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", str(tmp_path / "lib.c"), "-o", str(shipped),
+                    f"-Wl,--version-script={tmp_path / 'v.map'}",
+                    f"-Wl,-soname,{shipped.name}"], check=True)  # fmt: skip
+    ext = layer / "pkg" / "_ext.cpython-313-x86_64-linux-gnu.so"
+    subprocess.run(["gcc", "-shared", "-fPIC", str(tmp_path / "ext.c"), str(shipped),
+                    "-o", str(ext)], check=True)  # fmt: skip
+    assert needed_versions(ext)["GLIBCXX"] == (3, 4, 99)
+    assert not any(o.startswith("python/pkg/_ext") for o in too_new(tmp_path / "layer", "3.13"))
+    shipped.rename(tmp_path / shipped.name)  # not in the layer: the system would have to
+    [offender] = too_new(tmp_path / "layer", "3.14")
+    assert offender.startswith("python/pkg/_ext") and "GLIBCXX_3.4.99" in offender

@@ -7,6 +7,7 @@ function loads; the size and import times are printed by tests/bench/bench_aws.p
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -60,6 +61,32 @@ def layer(tmp_path_factory) -> Path:
 
 
 def test_the_layer_alone_runs_every_handler_and_parses_every_type(layer, tmp_path):
+    runs_every_handler(layer, tmp_path, sys.executable)
+
+
+def python_313() -> str:
+    """A python3.13 interpreter's own path (not a shim that needs PATH), or skip."""
+    found = shutil.which("python3.13")
+    ran = found and subprocess.run([found, "-c", "import sys; print(sys.executable)"],
+                                   capture_output=True, text=True, check=False)  # fmt: skip
+    if not ran or ran.returncode != 0:  # (a pyenv shim runs only with PYENV_VERSION set)
+        pytest.skip("no python3.13 here")
+    return ran.stdout.strip()
+
+
+def test_a_layer_for_python_3_13_runs_every_handler_under_3_13(tmp_path_factory, tmp_path):
+    """The move off python3.11 (Amazon Linux 2, end of life 2026-06-30): the layer built for
+    python3.13 (Amazon Linux 2023's manylinux_2_34 wheels, bytecode by a 3.13 interpreter)
+    runs every handler under 3.13, as -c bunko:pythonVersion=3.13 deploys it."""
+    interpreter = python_313()
+    built = build_layer(tmp_path_factory.mktemp("layer313"), repo_root=REPO_ROOT,
+                        python_version="3.13")  # fmt: skip
+    assert (built / "bunko" / "__init__.py").exists()
+    assert list((built / "numpy").glob("_core/_multiarray_umath.cpython-313-*.so"))
+    runs_every_handler(built, tmp_path, interpreter)
+
+
+def runs_every_handler(layer: Path, tmp_path: Path, interpreter: str) -> None:
     samples = tmp_path / "samples"
     samples.mkdir()
     for kind in SAMPLE_KINDS:
@@ -70,7 +97,7 @@ def test_the_layer_alone_runs_every_handler_and_parses_every_type(layer, tmp_pat
            "AWS_REGION": "us-east-1", "POWERTOOLS_TRACE_DISABLED": "1",
            "POWERTOOLS_METRICS_NAMESPACE": "Test", "PATH": "/usr/bin:/bin"}  # fmt: skip
     result = subprocess.run(
-        [sys.executable, "-S", "-c", _IN_THE_LAYER, str(layer), str(samples),
+        [interpreter, "-S", "-c", _IN_THE_LAYER, str(layer), str(samples),
          json.dumps(handlers), json.dumps(first_calls)],
         capture_output=True, text=True, env=env, check=False, timeout=300,
     )  # fmt: skip

@@ -63,10 +63,16 @@ def test_the_network_policy_opens_the_collections_api_and_not_its_dashboard(temp
 
 
 def test_a_dead_lettered_file_notifies_the_alarm_topic(template, staging):
-    [alarm] = template.find_resources("AWS::CloudWatch::Alarm").values()
+    alarms = template.find_resources("AWS::CloudWatch::Alarm")
     [topic] = template.find_resources("AWS::SNS::Topic")
-    assert alarm["Properties"]["AlarmActions"] == [{"Ref": topic}]
-    assert "Fn::GetAtt" in json.dumps(alarm["Properties"]["Dimensions"])  # the DLQ's name
+    assert len(alarms) == 2  # while any waits, and each time one more arrives
+    for alarm in alarms.values():
+        assert alarm["Properties"]["AlarmActions"] == [{"Ref": topic}]
+        assert "ApproximateNumberOfMessagesVisible" in json.dumps(alarm["Properties"])
+        assert "NumberOfMessagesSent" not in json.dumps(alarm["Properties"])  # redrives: 0
+    growth = [a for a in alarms.values() if "Metrics" in a["Properties"]]
+    assert [m["Expression"] for a in growth for m in a["Properties"]["Metrics"]
+            if "Expression" in m] == ["DIFF(waiting)"]  # fmt: skip
     template.has_output("AlarmTopicArn", {"Value": {"Ref": topic}})
     # Nobody subscribed unless an address is given; then that address (it confirms once).
     assert not template.find_resources("AWS::SNS::Subscription")
@@ -76,6 +82,30 @@ def test_a_dead_lettered_file_notifies_the_alarm_topic(template, staging):
     # Only over TLS (cdk-nag AwsSolutions-SNS3)
     [policy] = template.find_resources("AWS::SNS::TopicPolicy").values()
     assert "aws:SecureTransport" in json.dumps(policy)
+
+
+def test_cloudwatch_may_publish_the_alarms_to_the_topic(template):
+    """The TLS-only Deny replaces SNS's default policy, so CloudWatch needs its own Allow:
+    for these alarms only (the confused deputy), in this account."""
+    [topic] = template.find_resources("AWS::SNS::Topic")
+    [policy] = template.find_resources("AWS::SNS::TopicPolicy").values()
+    assert policy["Properties"]["Topics"] == [{"Ref": topic}]
+    allows = [s for s in policy["Properties"]["PolicyDocument"]["Statement"]
+              if s["Effect"] == "Allow"]  # fmt: skip
+    assert allows == [{
+        "Sid": "CloudWatchAlarmsPublish",
+        "Effect": "Allow",
+        "Principal": {"Service": "cloudwatch.amazonaws.com"},
+        "Action": "sns:Publish",
+        "Resource": {"Ref": topic},
+        "Condition": {
+            "ArnEquals": {"aws:SourceArn": [
+                {"Fn::GetAtt": [alarm, "Arn"]}
+                for alarm in template.find_resources("AWS::CloudWatch::Alarm")
+            ]},
+            "StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}},
+        },
+    }]  # fmt: skip
 
 
 def test_the_web_adapter_layer_resolves_in_each_partition(template):

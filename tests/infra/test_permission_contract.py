@@ -102,6 +102,10 @@ UNRECORDED_GRANTS = {
         for a in ("aws-marketplace:ViewSubscriptions", "aws-marketplace:Subscribe")
     },
     **{(f, "s3:GetObject"): _DOWNLOADS for f in ("Api", "Stream")},
+    ("Ingest", "s3:DeleteObjectVersion"): (
+        "a presigned upload over its uploader's quota on arrival: its version is deleted "
+        "(tests/aws/test_presign_limits.py)"
+    ),
     # One metadata store serves every function, with one grant; the handler tests do not
     # reach every store path (clearing scans, category listings on gsi2, uniqueness
     # condition checks), which the store's contract suite runs against moto.

@@ -186,3 +186,25 @@ def test_point12_api_function_ends_before_the_gateway_and_bedrock_before_it(temp
     buffered = [m for m in methods if "ResponseTransferMode" not in m["Properties"]["Integration"]]
     for method in buffered:  # the gateway's default integration timeout: 29 s
         assert method["Properties"]["Integration"].get("TimeoutInMillis", 29000) == 29000
+
+
+def test_the_stream_function_has_a_concurrency_cap_and_the_others_share_the_pool(template, prod):
+    """Streams (chat, MCP) last up to 15 minutes: a cap keeps them from taking every slot of
+    the account's concurrency from the api and ingest functions."""
+    for tpl, cap in ((template, 10), (prod, 100)):
+        functions = functions_by_service(tpl)
+        assert functions["bunko-stream"]["ReservedConcurrentExecutions"] == cap
+        assert "ReservedConcurrentExecutions" not in functions["bunko-api"]
+        assert "ReservedConcurrentExecutions" not in functions["bunko-ingest"]
+    with pytest.raises(ValueError, match="streamConcurrency"):
+        BunkoConfig(stream_concurrency=1001)
+
+
+def test_a_stream_cap_of_zero_leaves_the_function_uncapped(tmp_path_factory):
+    app = cdk.App(
+        context={"aws:cdk:bundling-stacks": [], "bunko:streamConcurrency": "0"},
+        outdir=str(tmp_path_factory.mktemp("cdk.uncapped")),
+    )
+    _, stack = build_app(app)
+    stream = functions_by_service(Template.from_stack(stack))["bunko-stream"]
+    assert "ReservedConcurrentExecutions" not in stream

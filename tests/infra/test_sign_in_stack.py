@@ -148,8 +148,63 @@ def test_what_the_functions_are_given_parses_as_their_settings(monkeypatch):
         ({"oidc_client_id": "x"}, "need bunko:oidcIssuer"),
         ({"oidc_group_roles": {"g": {"library": "L", "role": "boss"}}}, "one of"),
         ({"cognito_user_pool": True, "cognito_domain_prefix": "my-cognito"}, "without"),
+        # ~25 groups with long names: over Lambda's 4 KB environment with the other variables
+        (
+            {
+                "oidc_group_roles": {
+                    f"engineering-group-{n:02d}": {
+                        "library": f"Engineering Library {n:02d}",
+                        "role": "editor",
+                    }
+                    for n in range(30)
+                }
+            },
+            "4 KB",
+        ),
     ],
 )
 def test_the_settings_are_checked_at_synth(values, message):
     with pytest.raises(ValueError, match=message):
         BunkoConfig(**values)
+
+
+def test_every_client_has_a_managed_login_style_and_no_api_sign_in(cognito):
+    """Managed login v2 (the domain's version) shows an error page for a client without a
+    style: each client gets Cognito's default one. People sign in there only."""
+    template = Template.from_stack(cognito)
+    template.has_resource_properties("AWS::Cognito::UserPoolDomain", {"ManagedLoginVersion": 2})
+    clients = template.find_resources("AWS::Cognito::UserPoolClient")
+    for client in clients.values():  # Cognito's default adds SRP and custom auth
+        assert client["Properties"]["ExplicitAuthFlows"] == ["ALLOW_REFRESH_TOKEN_AUTH"]
+    brandings = template.find_resources("AWS::Cognito::ManagedLoginBranding").values()
+    assert len(clients) == 2
+    assert sorted(b["Properties"]["ClientId"]["Ref"] for b in brandings) == sorted(clients)
+    for branding in brandings:
+        assert branding["Properties"]["UseCognitoProvidedValues"] is True
+        assert branding["Properties"]["UserPoolId"] == {"Ref": next(
+            iter(template.find_resources("AWS::Cognito::UserPool"))
+        )}  # fmt: skip
+
+
+def test_the_web_functions_environment_fits_lambdas_4_kb_with_the_largest_mapping(
+    tmp_path_factory,
+):
+    """The check's margin holds: with a mapping just under the limit, the api function's
+    whole environment, its references at their real lengths, stays under 4 KB."""
+    from infra.stacks.sign_in import GROUP_ROLES_MAX_BYTES
+
+    roles, n = {}, 0
+    while True:
+        grown = {**roles, f"group-{n:03d}": {"library": f"Library {n:03d}", "role": "viewer"}}
+        if len(json.dumps(grown, ensure_ascii=False).encode()) > GROUP_ROLES_MAX_BYTES:
+            break
+        roles, n = grown, n + 1
+    stack = synthesize(tmp_path_factory, **{
+        "bunko:cognitoUserPool": "true", "bunko:oidcGroupRoles": json.dumps(roles),
+        "bunko:cognitoMcpCallbackUrls": json.dumps([AGENT_CALLBACK]),
+    })  # fmt: skip
+    env = environments(Template.from_stack(stack))["bunko-api"]
+    # A reference's real value: an ARN, a URL, a name; the longest (a secret's ARN, the
+    # queue's URL) are about 100 characters: 120 each.
+    size = sum(len(k) + (len(v) if isinstance(v, str) else 120) for k, v in env.items())
+    assert size < 4096, size

@@ -108,6 +108,9 @@ def behind_api_gateway(app: ASGIApp, *, cors_origins: Sequence[str]) -> ASGIApp:
                 "Authorization",
                 "Content-Type",
                 "Mcp-Session-Id",
+                # what browser MCP clients send after initialize, and on a stream's resumption
+                "MCP-Protocol-Version",
+                "Last-Event-ID",
                 "X-Api-Key",
                 "X-Bunko-Library",
             ],

@@ -43,7 +43,8 @@ def ingest_graph() -> IngestGraph:
     collector = CollectingQueue()
     settings = Settings()
     adapters = build_aws_adapters(settings, sign_in=False)
-    services = wire_services(settings, adapters, queue=collector)
+    # presigned uploads arrive here: their uploader's storage quota is checked again
+    services = wire_services(settings, adapters, queue=collector, storage_quota=True)
     return IngestGraph(
         services=services,
         collector=collector,

@@ -109,12 +109,17 @@ def build_services(
 
 
 def wire_services(
-    settings: Settings, adapters: Adapters, *, queue: IngestQueue | None = None
+    settings: Settings,
+    adapters: Adapters,
+    *,
+    queue: IngestQueue | None = None,
+    storage_quota: bool = False,
 ) -> Services:
     """The services over a shape's adapters (also used by `bunko eval`'s throw-away graph),
     built in one pass: routes and the workspace models, then ingest, then settings, search,
     chat and research, then the knowledge base, vision and conversions (where accounts are
-    configured), then the account services over them all."""
+    configured), then the account services over them all. `storage_quota`: apply people's
+    storage quota without accounts (the ingest function, for presigned uploads arriving)."""
     metadata, blobs, index, embedder = (
         adapters.metadata,
         adapters.blobs,
@@ -165,13 +170,14 @@ def wire_services(
         quota=(
             UploadQuota(
                 metadata=metadata,
-                counters=account.stores.login_attempts,
+                # no pace without accounts: a presigned upload's was taken when signed
+                counters=account.stores.login_attempts if account and signs_in else None,
                 max_bytes=settings.upload_quota_bytes,
                 per_minute=settings.upload_rate_per_minute,
                 burst=settings.upload_burst,
                 bill=bills,
             )
-            if account is not None and signs_in
+            if (account is not None and signs_in) or storage_quota
             else None
         ),
     )

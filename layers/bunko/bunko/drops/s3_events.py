@@ -49,9 +49,9 @@ from bunko.drops.sidecars import (
     sidecar_name,
     subject_name,
 )
-from bunko.errors import BunkoError, NotFoundError, ValidationError
+from bunko.errors import BunkoError, NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.services.embedding import TimeLeft
-from bunko.services.ingest import Upload, normalise_path
+from bunko.services.ingest import PRESIGNED_SOURCE, Upload, normalise_path
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -120,7 +120,7 @@ class IngestEventHandler:
         found = self._read(event)
         if found is None:
             return []  # deleted again before we got here; its remove event follows
-        data, object_metadata = found
+        data, object_metadata, version = found
         options = drop_options(object_metadata)
         sidecar = self._get(event.bucket, sidecar_name(event.key), MAX_SIDECAR_BYTES + 1)
         given, read_etag = (None, None) if sidecar is None else sidecar
@@ -129,19 +129,27 @@ class IngestEventHandler:
         except ValidationError as exc:
             log_refused(target.path, exc)
             metadata = None  # the document keeps what it has
-        ingest.submit(
-            Upload(
-                target.workspace_id,
-                data,
-                path=target.path,
-                category=options.category or target.category,
-                chunk_size=options.chunk_size,
-                chunk_overlap=options.chunk_overlap,
-                source=SOURCE,
-                mode=options.mode or None,  # a presigned upload's choice, kept on the document
-                metadata=metadata,
-            )
+        upload = Upload(
+            target.workspace_id,
+            data,
+            path=target.path,
+            category=options.category or target.category,
+            chunk_size=options.chunk_size,
+            chunk_overlap=options.chunk_overlap,
+            source=PRESIGNED_SOURCE if options.presigned else SOURCE,
+            mode=options.mode or None,  # a presigned upload's choice, kept on the document
+            metadata=metadata,
         )
+        try:
+            ingest.submit(upload)
+        except PayloadTooLargeError as exc:
+            if not options.presigned:
+                raise
+            # Over the uploader's quota since it was signed: the object goes (this version
+            # only, so a file it was replacing stays, and so does its document).
+            log_refused(target.path, exc)
+            self.s3.delete_object(Bucket=event.bucket, Key=event.key, VersionId=version)
+            return []
         # A sidecar written or deleted since it was read: its event may have come before the
         # document existed, so its metadata is applied here.
         if _etag(self._head(event.bucket, sidecar_name(event.key))) != read_etag:
@@ -199,7 +207,8 @@ class IngestEventHandler:
                 return None
             raise
 
-    def _read(self, event: DropEvent) -> tuple[bytes, dict[str, str]] | None:
+    def _read(self, event: DropEvent) -> tuple[bytes, dict[str, str], str] | None:
+        """The object's bytes, metadata and version (`null` in an unversioned bucket)."""
         try:
             response = self.s3.get_object(Bucket=event.bucket, Key=event.key)
         except ClientError as exc:
@@ -211,7 +220,8 @@ class IngestEventHandler:
         except BunkoError:
             response["Body"].close()
             raise
-        return response["Body"].read(), response.get("Metadata", {})
+        version = response.get("VersionId") or "null"
+        return response["Body"].read(), response.get("Metadata", {}), version
 
 
 def _etag(response: dict[str, Any] | None) -> str | None:

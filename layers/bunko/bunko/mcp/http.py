@@ -1,7 +1,7 @@
 """The MCP HTTP endpoints, mountable on any FastAPI app.
 
 - `/mcp`: streamable HTTP, stateless with JSON responses (no session to keep, so it runs on
-  Lambda as well as here);
+  Lambda as well as here); POST only: GET and DELETE are answered 405 (`PostOnly`);
 - `/sse` + `/messages?session_id=...`: the legacy HTTP+SSE transport TelosDB clients use;
 - `/.well-known/oauth-protected-resource[/mcp|/sse]`: RFC 9728 metadata.
 Each transport's SDK manager runs in the host app's lifespan.
@@ -10,6 +10,7 @@ Each transport's SDK manager runs in the host app's lifespan.
 from __future__ import annotations
 
 import functools
+import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
@@ -21,7 +22,7 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.requests import Request
 from starlette.responses import JSONResponse
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from bunko import __version__
 from bunko.asgi.errors import install_error_handlers
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
 MCP_PATH = "/mcp"
 SSE_PATH = "/sse"
 MESSAGES_PATH = "/messages"
+INVALID_REQUEST = -32600  # JSON-RPC
 
 
 def create_mcp_app(
@@ -82,7 +84,7 @@ def mount_mcp(
     )  # fmt: skip
     app.router.add_route(
         MCP_PATH,
-        guarded(StreamableHTTPASGIApp(manager), resource_path=MCP_PATH),
+        PostOnly(guarded(StreamableHTTPASGIApp(manager), resource_path=MCP_PATH)),
         methods=["GET", "POST", "DELETE"],
         include_in_schema=False,
     )
@@ -120,6 +122,39 @@ def transport_security(settings: Settings) -> TransportSecuritySettings | None:
         allowed_hosts=["127.0.0.1:*", "localhost:*", "[::1]:*", "127.0.0.1", "localhost"],
         allowed_origins=["http://127.0.0.1:*", "http://localhost:*", "http://[::1]:*"],
     )
+
+
+class PostOnly:
+    """/mcp takes POST alone; GET and DELETE get 405 at once, before auth and the SDK.
+
+    Stateless, the server has nothing to say outside a POST's answer and no session to end,
+    yet the SDK would answer a GET with a standalone event stream that its 15 s pings keep
+    open: on AWS, the stream function held for its whole 15 minutes per connected client.
+    The transport spec allows 405 for both (a client then just does not listen)."""
+
+    MESSAGE = "Method Not Allowed: this server keeps no session and opens no event stream; POST"
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] == "POST":
+            await self.app(scope, receive, send)
+            return
+        body = json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": None,
+                "error": {"code": INVALID_REQUEST, "message": self.MESSAGE},
+            }
+        ).encode()
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+            (b"allow", b"POST"),
+        ]
+        await send({"type": "http.response.start", "status": 405, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
 
 
 class _SseEndpoint:

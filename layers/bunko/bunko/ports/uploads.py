@@ -26,6 +26,9 @@ class DropOptions:
     mode: str | None = None
     # Checked metadata (domain/metadata.check_metadata) for the file, or None.
     metadata: dict[str, str | float | list[str]] | None = None
+    # A person's (or agent's) upload through a signed URL, admitted when signed: its ingest
+    # checks the storage quota again (not the pace) and deletes the object it refuses.
+    presigned: bool = False
 
 
 class UploadSigner(Protocol):
@@ -35,7 +38,9 @@ class UploadSigner(Protocol):
         workspace_id: str,
         path: str,
         content_type: str | None,
+        size: int,
         options: DropOptions,
     ) -> SignedUpload:
         """A URL that ingests the PUT file at `path` in `workspace_id` with `options` once it
-        arrives; ValidationError for a path whose upload could not be ingested there."""
+        arrives, and takes a body of exactly `size` bytes and no other; ValidationError for a
+        path whose upload could not be ingested there."""

@@ -12,10 +12,11 @@ from bunko.adapters.retrying import call_with_retries
 from bunko.ports.chat import ProviderError, RerankHit
 
 
-def model_arn(region: str, model: str) -> str:
-    return (
-        model if model.startswith("arn:") else f"arn:aws:bedrock:{region}::foundation-model/{model}"
-    )
+def model_arn(partition: str, region: str, model: str) -> str:
+    """The model's ARN in the client's partition (aws, aws-us-gov, aws-cn)."""
+    if model.startswith("arn:"):
+        return model
+    return f"arn:{partition}:bedrock:{region}::foundation-model/{model}"
 
 
 class BedrockRerank:
@@ -40,7 +41,9 @@ class BedrockRerank:
                     "bedrockRerankingConfiguration": {
                         "numberOfResults": top_n,
                         "modelConfiguration": {
-                            "modelArn": model_arn(self.client.meta.region_name, self.model)
+                            "modelArn": model_arn(
+                                self.client.meta.partition, self.client.meta.region_name, self.model
+                            )
                         },
                     },
                 },

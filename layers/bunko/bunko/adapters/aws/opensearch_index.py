@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import json
 import uuid
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any, TypeVar
 
 from opensearchpy import OpenSearch
 from opensearchpy.exceptions import NotFoundError as OpenSearchNotFound
@@ -37,6 +37,7 @@ _BULK_ENTRIES = 500
 _BULK_BYTES = 8 * 2**20
 _TERMS_BATCH = 1000
 _PAGE = 1000
+T = TypeVar("T")
 
 
 __all__ = ["OpenSearchServerlessIndex", "SearchBackendError"]
@@ -111,21 +112,10 @@ class OpenSearchServerlessIndex:
         self, entries: Sequence[IndexEntry], *, terms: bool
     ) -> Iterator[tuple[list[IndexEntry], list[dict[str, Any]]]]:
         """Bulk requests of at most _BULK_ENTRIES entries and _BULK_BYTES of body each."""
-        batch: list[IndexEntry] = []
-        lines: list[dict[str, Any]] = []
-        size = 0
-        for entry in entries:
-            action = {"index": {"_index": self.index_name}}  # no _id: see above
-            source = self._source(entry, terms=terms)
-            cost = len(json.dumps(action)) + len(json.dumps(source)) + 2  # two newlines
-            if batch and (len(batch) >= _BULK_ENTRIES or size + cost > _BULK_BYTES):
-                yield batch, lines
-                batch, lines, size = [], [], 0
-            batch.append(entry)
-            lines += [action, source]
-            size += cost
-        if batch:
-            yield batch, lines
+        return _sized(
+            (entry, [{"index": {"_index": self.index_name}}, self._source(entry, terms=terms)])
+            for entry in entries  # no _id: see above
+        )
 
     def _source(self, entry: IndexEntry, *, terms: bool) -> dict[str, Any]:
         source: dict[str, Any] = {
@@ -198,13 +188,15 @@ class OpenSearchServerlessIndex:
         self._by_id("delete", ids)
 
     def _by_id(self, action: str, ids: list[str], body: dict[str, Any] | None = None) -> None:
-        """One bulk `action` (delete, update with `body`) per entry id, in batches."""
-        for start in range(0, len(ids), _BULK_ENTRIES):
-            lines: list[dict[str, Any]] = []
-            for i in ids[start : start + _BULK_ENTRIES]:
-                lines.append({action: {"_index": self.index_name, "_id": i}})
-                lines += [body] if body else []
-            self._bulk(lines)
+        """One bulk `action` (delete, update with `body`) per entry id, in batches held to
+        the same count and bytes as writes: a relabel repeats the document's metadata terms
+        for each of its entries."""
+        lines = (
+            (i, [{action: {"_index": self.index_name, "_id": i}}, *([body] if body else [])])
+            for i in ids
+        )
+        for _, batch in _sized(lines):
+            self._bulk(batch)
 
     def _matching_ids(self, clauses: list[dict[str, Any]]) -> Iterator[str]:
         after = None
@@ -266,7 +258,9 @@ class OpenSearchServerlessIndex:
         results: dict[str, list[IndexHit]] = {"keyword": [], "vector": []}
         if not body:
             return [], []
-        responses = self.client.msearch(body=body)["responses"]
+        # The index in the path too: a data access policy is checked on it (the lines'
+        # own `index` alone left the request to the collection's root).
+        responses = self.client.msearch(index=self.index_name, body=body)["responses"]
         for kind, response in zip(plan, responses, strict=True):
             if "error" in response:
                 if _missing_index(response):
@@ -289,6 +283,26 @@ class OpenSearchServerlessIndex:
             return int(self.client.count(index=self.index_name, body=body)["count"])
         except OpenSearchNotFound:
             return 0
+
+
+def _sized(
+    items: Iterable[tuple[T, list[dict[str, Any]]]],
+) -> Iterator[tuple[list[T], list[dict[str, Any]]]]:
+    """(item, its bulk lines) grouped into requests of at most _BULK_ENTRIES items and
+    _BULK_BYTES of body (each line as JSON and its newline)."""
+    batch: list[T] = []
+    lines: list[dict[str, Any]] = []
+    size = 0
+    for item, item_lines in items:
+        cost = sum(len(json.dumps(line)) + 1 for line in item_lines)
+        if batch and (len(batch) >= _BULK_ENTRIES or size + cost > _BULK_BYTES):
+            yield batch, lines
+            batch, lines, size = [], [], 0
+        batch.append(item)
+        lines += item_lines
+        size += cost
+    if batch:
+        yield batch, lines
 
 
 def _hits(response: dict[str, Any], *, vector: bool) -> list[IndexHit]:

@@ -30,6 +30,9 @@ CATEGORY_METADATA = "bunko-category"
 CHUNK_SIZE_METADATA = "bunko-chunk-size"
 CHUNK_OVERLAP_METADATA = "bunko-chunk-overlap"
 MODE_METADATA = "bunko-mode"
+# Set on a presigned upload (signed, so the uploader cannot drop it): its ingest applies the
+# uploader's storage quota, which an operator's drop does not.
+PRESIGNED_METADATA = "bunko-presigned"
 _IGNORED_SUFFIXES = (".tmp", ".part", ".crdownload", ".swp", "~")
 
 
@@ -122,6 +125,8 @@ def drop_metadata(options: DropOptions) -> dict[str, str]:
         metadata[CHUNK_OVERLAP_METADATA] = str(options.chunk_overlap)
     if options.mode is not None:
         metadata[MODE_METADATA] = options.mode
+    if options.presigned:
+        metadata[PRESIGNED_METADATA] = "1"
     return metadata
 
 
@@ -137,6 +142,7 @@ def drop_options(metadata: Mapping[str, str]) -> DropOptions:
         chunk_size=_count(metadata, CHUNK_SIZE_METADATA, MIN_CHUNK_SIZE, MAX_CHUNK_SIZE),
         chunk_overlap=_count(metadata, CHUNK_OVERLAP_METADATA, 0, MAX_CHUNK_OVERLAP),
         mode=mode,
+        presigned=metadata.get(PRESIGNED_METADATA) == "1",
     )
 
 

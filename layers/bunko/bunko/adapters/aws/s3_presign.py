@@ -13,6 +13,7 @@ the file arrives, as it reads any sidecar.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bunko.adapters.aws.s3_drops import drop_key, drop_metadata, locate
@@ -36,7 +37,13 @@ class S3UploadSigner:
         self.expires_in = expires_in
 
     def sign_upload(
-        self, *, workspace_id: str, path: str, content_type: str | None, options: DropOptions
+        self,
+        *,
+        workspace_id: str,
+        path: str,
+        content_type: str | None,
+        size: int,
+        options: DropOptions,
     ) -> SignedUpload:
         key = drop_key(drop_prefix=self.drop_prefix, workspace_id=workspace_id, path=path)
         target = locate(key, drop_prefix=self.drop_prefix)
@@ -65,7 +72,8 @@ class S3UploadSigner:
             key=key,
             content_type=content_type,
             expires_in=self.expires_in,
-            metadata=drop_metadata(options),
+            metadata=drop_metadata(replace(options, presigned=True)),
+            content_length=size,
         )
 
 
@@ -77,10 +85,15 @@ def presign_put_object(
     content_type: str | None,
     expires_in: int,
     metadata: dict[str, str] | None = None,
+    content_length: int | None = None,
 ) -> SignedUpload:
     """Presign a PUT of an absolute bucket key. Signed headers (Content-Type, metadata) must
-    be sent exactly as returned in `headers`, or S3 rejects the signature."""
+    be sent exactly as returned in `headers`, or S3 rejects the signature. With
+    `content_length`, Content-Length is signed too: a body of any other size is refused
+    (every HTTP client sends that header itself, so it is not in `headers`)."""
     params: dict[str, object] = {"Bucket": bucket, "Key": key}
+    if content_length is not None:
+        params["ContentLength"] = content_length
     headers: dict[str, str] = {}
     if content_type:
         params["ContentType"] = content_type

@@ -4,8 +4,9 @@ Every keyword search on OpenSearch needs the query's analysed terms (`_analyze`,
 keyword field) and their document frequencies (one `_msearch` of a count per term, plus the
 index's size). A warm function serves many searches, and people repeat words: an analysis
 never changes for an index, so it is kept (least recently used first out); counts drift
-only as documents arrive, so they are kept for MAX_AGE seconds (OpenSearch Serverless makes
-writes searchable after about ten seconds anyway) and forgotten when this process writes.
+only as documents arrive, so they are kept for MAX_AGE seconds (a vector collection makes
+writes searchable only at its next refresh, about a minute, anyway) and forgotten when this
+process writes.
 """
 
 from __future__ import annotations

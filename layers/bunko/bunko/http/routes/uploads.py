@@ -48,7 +48,11 @@ class PresignRequest(BaseModel):
     content_type: str | None = Field(
         default=None, alias="contentType", max_length=200, pattern=MEDIA_TYPE
     )
-    size: int | None = Field(default=None, ge=0, description="Checked against the size limit")
+    size: int = Field(
+        ge=0,
+        description="The file's exact size in bytes: checked against the limits and the "
+        "storage quota now, and signed, so a PUT of any other size is refused",
+    )
     # /upload's form fields, with its bounds (characters)
     chunk_size: int | None = Field(
         default=None, alias="chunkSize", ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE
@@ -83,15 +87,18 @@ def presign_upload(
         raise ServiceUnavailableError("direct uploads are not available on this backend")
     uploads = services.uploads
     path = uploads.path(body.path)
-    if body.size is not None:
-        uploads.size(body.size, what="file")
+    uploads.size(body.size, what="file")
     uploads.file_type(path.rsplit("/", 1)[-1], body.content_type)
     # checked now, as /upload checks it: the drop's ingest submits it later
     services.ingest.defaults.chunking(body.chunk_size, body.chunk_overlap)
+    # The upload's pace and storage quota, as /upload's (429, 413): the PUT goes straight to
+    # storage, so this is the last point a person can be told.
+    services.ingest.admit_presigned(principal.workspace_id, path, body.size)
     upload = services.upload_signer.sign_upload(
         workspace_id=principal.workspace_id,
         path=path,
         content_type=body.content_type,
+        size=body.size,
         options=DropOptions(
             category=(body.category or "").strip() or None,
             chunk_size=body.chunk_size,

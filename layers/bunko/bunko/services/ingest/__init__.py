@@ -16,7 +16,7 @@ from bunko.services.ingest.pipeline import IndexingPipeline
 from bunko.services.ingest.status import StatusService
 from bunko.services.ingest.upload import Upload
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
-from bunko.services.ingest.upload_quota import UploadQuota
+from bunko.services.ingest.upload_quota import PRESIGNED_SOURCE, UploadQuota
 
 __all__ = [
     "CHUNK_PAGE_SIZE",
@@ -24,6 +24,7 @@ __all__ = [
     "MAX_CHUNK_POSITION",
     "MAX_ITEM_CHARS",
     "MAX_PAGE_SIZE",
+    "PRESIGNED_SOURCE",
     "ChunkItemsService",
     "IndexingPipeline",
     "IngestService",

@@ -269,6 +269,14 @@ class IngestService:
     def document(self, workspace_id: str, document_id: str) -> Document | None:
         return self.metadata.get_document(workspace_id, document_id)
 
+    def admit_presigned(self, workspace_id: str, path: str, size: int) -> None:
+        """Admit an upload about to be signed (its pace and the storage quota, as /upload's);
+        its ingest checks the quota again when the file arrives (PRESIGNED_SOURCE)."""
+        if self.quota is None:
+            return
+        doc = self.metadata.get_document_by_path(workspace_id, path)
+        self.quota.admit(workspace_id, size, source="upload", replaces=doc.size if doc else 0)
+
     def document_at(self, workspace_id: str, path: str) -> Document | None:
         """The document at `path` (normalised, as `normalise_path` gives it), if any."""
         return self.metadata.get_document_by_path(workspace_id, path)

@@ -12,7 +12,8 @@ against its library's bill.
   pass `max_bytes`: PayloadTooLargeError (413). Two uploads racing at the edge can each pass
   (one file of overshoot); the rate bounds how far that goes.
 
-Files the operator adds (drop folder, S3 drops, the CLI) are not counted. 0 turns a limit off.
+Files the operator adds (drop folder, S3 drops, the CLI) are not counted; a presigned upload
+is (admitted when signed, its storage checked again on arrival). 0 turns a limit off.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from bunko.ports import LoginAttemptStore, MetadataStore
 from bunko.services.bounds import Bill, TokenBucket
 
 OPERATOR_SOURCES = frozenset({"drop", "s3", "cli"})
+# A presigned upload arriving: its pace was taken when it was signed; storage is checked again
+# (other uploads may have landed since).
+PRESIGNED_SOURCE = "presign"
 
 
 class UploadQuota:
@@ -62,7 +66,7 @@ class UploadQuota:
                     f"storage quota reached: {used} of {self.max_bytes} bytes used; "
                     f"this file needs {size} more"
                 )
-        if self.rate is not None:
+        if self.rate is not None and source != PRESIGNED_SOURCE:
             self.rate.take(bill.payer)
 
     def used_bytes(self, workspace_id: str) -> int:
