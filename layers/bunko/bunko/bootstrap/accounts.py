@@ -90,6 +90,7 @@ def build_auth(
             account_lockout=timedelta(seconds=settings.login_account_lockout_seconds),
         ),
         first_user_admin=settings.first_user_admin,
+        signup_open=settings.signup == "open",
     )
 
 

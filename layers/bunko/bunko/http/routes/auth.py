@@ -49,12 +49,27 @@ class PasswordChanged(BaseModel):
     access_token: str  # the old tokens stop working; this one replaces them
 
 
+class Signup(BaseModel):
+    open: bool  # whether POST /auth/register accepts a new account now
+
+
+@router.get("/signup", response_model=Signup)
+def signup(accounts: AccountsDep) -> Signup:
+    """Whether anyone may create an account: BUNKO_SIGNUP=open, or no admin exists yet. The
+    web app shows "Create account" only then."""
+    return Signup(open=accounts.auth.signup_allowed())
+
+
 @router.post(
-    "/register", status_code=201, response_model=Registered, responses=error_responses(400, 409)
+    "/register",
+    status_code=201,
+    response_model=Registered,
+    responses=error_responses(400, 403, 409),
 )
 def register(body: Credentials, accounts: AccountsDep) -> Registered:
     """Create a user with a personal workspace. The first account of a deployment that has
-    no admin is its admin (`isAdmin: true`; BUNKO_FIRST_USER_ADMIN=false turns this off)."""
+    no admin is its admin (`isAdmin: true`; BUNKO_FIRST_USER_ADMIN=false turns this off).
+    403 once an admin exists, unless BUNKO_SIGNUP=open: admins add people (POST /users)."""
     user = accounts.auth.register(body.username, body.password)
     return Registered(message="User created successfully", user=UserPublic.of(user))
 

@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from bunko.domain import Workspace, new_id, utcnow
 from bunko.domain.accounts import User, username_key
-from bunko.errors import AuthenticationError, ConflictError, NotFoundError, ValidationError
+from bunko.errors import (
+    AuthenticationError,
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    ValidationError,
+)
 from bunko.ports import MetadataStore, UserStore
 from bunko.services.accounts.passwords import (
     MAX_PASSWORD_LENGTH,
@@ -22,6 +28,7 @@ from bunko.services.accounts.tokens import TokenService
 from bunko.services.accounts.usernames import lookalike_key, validate_username
 
 BAD_CREDENTIALS = "invalid username or password"
+SIGNUP_CLOSED = "sign-up is closed: ask an admin to add you"
 
 
 def validate_password(password: str, *, field: str = "password") -> str:
@@ -44,19 +51,28 @@ class AuthService:
         tokens: TokenService,
         throttle: LoginThrottle,
         first_user_admin: bool = False,
+        signup_open: bool = True,
     ) -> None:
         self.users = users
         self.first_user_admin = first_user_admin
+        self.signup_open = signup_open
         self.metadata = metadata
         self.hasher = hasher
         self.tokens = tokens
         self.throttle = throttle
 
     def create_user(
-        self, username: str, password: str, *, is_admin: bool = False, first_admin: bool = False
+        self,
+        username: str,
+        password: str,
+        *,
+        is_admin: bool = False,
+        first_admin: bool = False,
+        only_first: bool = False,
     ) -> User:
         """A new user with a personal workspace; ConflictError if the username is taken.
-        `first_admin`: an admin if the deployment has none yet (decided atomically)."""
+        `first_admin`: an admin if the deployment has none yet (decided atomically);
+        `only_first`: and no user at all when another became that admin first."""
         validate_username(username)
         validate_password(password)
         self._refuse_lookalike(username)
@@ -70,7 +86,11 @@ class AuthService:
         if first_admin and not is_admin and self.users.count_admins() == 0:
             user.is_admin = self.users.add_first_admin(user)
             if not user.is_admin:  # another sign-up became the admin meanwhile
+                if only_first:
+                    raise PermissionDeniedError(SIGNUP_CLOSED)
                 self.users.add_user(user)
+        elif only_first:
+            raise PermissionDeniedError(SIGNUP_CLOSED)
         else:
             self.users.add_user(user)
         self.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=username))
@@ -83,9 +103,22 @@ class AuthService:
         if any(lookalike_key(u.username) == key for u in self.users.list_users()):
             raise ConflictError(f"username {username!r} is taken")
 
+    def signup_allowed(self) -> bool:
+        """Whether anyone may create an account now: sign-up is open, or the deployment has
+        no admin yet (its first account signs up, and becomes the admin)."""
+        return self.signup_open or self.users.count_admins() == 0
+
     def register(self, username: str, password: str) -> User:
-        """A new account; the first one of a deployment without an admin is its admin."""
-        return self.create_user(username, password, first_admin=self.first_user_admin)
+        """A new account; the first one of a deployment without an admin is its admin.
+        With sign-up closed, PermissionDeniedError once an admin exists (of many sign-ups at
+        once on a fresh deployment, only the one that becomes the admin is kept)."""
+        if self.signup_open:
+            return self.create_user(username, password, first_admin=self.first_user_admin)
+        if not self.signup_allowed():
+            raise PermissionDeniedError(SIGNUP_CLOSED)
+        if not self.first_user_admin:  # no admin can be made here: nobody could add people
+            return self.create_user(username, password)
+        return self.create_user(username, password, first_admin=True, only_first=True)
 
     def login(self, username: str, password: str, *, address: str = "") -> tuple[str, User]:
         """(access token, user); AuthenticationError for bad credentials,

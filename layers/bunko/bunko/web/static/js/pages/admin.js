@@ -38,16 +38,32 @@ export function render() {
     }
     refresh();
   }
-  async function resetPassword(u) {
-    const password = prompt(t('admin.newPassword', { name: u.username }));
-    if (!password) return;
-    showError(error, null);
-    try {
-      await api.post(`/users/${u.id}/password`, { password });
-      toast(t('admin.passwordReset', { name: u.username }));
-    } catch (err) {
-      showError(error, err);
-    }
+  // A dialog, not prompt(): the new password is typed into a password field, never shown.
+  function resetPassword(u) {
+    const fresh = h('input', { type: 'password', required: true, minLength: 8, maxLength: 256, autocomplete: 'new-password' });
+    const said = errorBox();
+    const dialog = h('dialog', { class: 'meta-dialog', 'aria-label': t('admin.resetOf', { name: u.username }) });
+    const close = () => { dialog.close(); dialog.remove(); };
+    const form = h('form', { onsubmit: async (e) => {
+      e.preventDefault();
+      showError(said, null);
+      try {
+        await api.post(`/users/${u.id}/password`, { password: fresh.value });
+        close();
+        toast(t('admin.passwordReset', { name: u.username }));
+      } catch (err) {
+        showError(said, err);
+      }
+    } },
+    h('h2', {}, t('admin.resetOf', { name: u.username })),
+    field(t('set.newPassword'), fresh, t('admin.resetHint')), said,
+    h('div', { class: 'row' }, h('button', { type: 'submit' }, t('admin.resetPassword')),
+      h('button', { type: 'button', class: 'secondary', onclick: close }, t('common.cancel'))));
+    dialog.append(form);
+    dialog.addEventListener('cancel', () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+    fresh.focus();
   }
   async function create(e) {
     e.preventDefault();

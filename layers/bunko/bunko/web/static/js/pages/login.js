@@ -38,6 +38,8 @@ export function render() {
     }
   }
 
+  const create = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => submit(true) }, t('auth.create'));
+  const closed = h('p', { class: 'muted small', hidden: true }, t('auth.signupClosed'));
   const form = h(
     'form',
     { onsubmit: (e) => { e.preventDefault(); submit(false); } },
@@ -46,8 +48,11 @@ export function render() {
     error,
     h('div', { class: 'row' },
       h('button', { type: 'submit' }, t('auth.signIn')),
-      h('button', { type: 'button', class: 'secondary', onclick: () => submit(true) }, t('auth.create'))),
+      create),
   );
+  // Shown only while the server takes new accounts (BUNKO_SIGNUP, or no admin yet).
+  api.getAs('/auth/signup').then((s) => { create.hidden = !(s && s.open === true); closed.hidden = !create.hidden; })
+    .catch(() => { closed.hidden = false; });
   // Why the last sign-in with the identity provider did not work: text, never markup.
   const notice = oidc.currentNotice();
   const said = h('p', { class: 'error', role: 'alert', hidden: !notice }, notice ? t(notice.key, notice.vars) : '');
@@ -62,6 +67,6 @@ export function render() {
     provider.hidden = false;
   });
   page('auth.title', h('p', { class: 'muted' }, t('auth.intro')),
-    h('div', { class: 'card narrow' }, said, provider, form), h('p', {}, languagePicker()));
+    h('div', { class: 'card narrow' }, said, provider, form, closed), h('p', {}, languagePicker()));
   username.focus();
 }

@@ -4,12 +4,40 @@ import * as api from '../api.js';
 import { clear, field, h } from '../dom.js';
 import { LANGUAGES, setLanguage, t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
+import * as session from '../session.js';
 import { librariesCard } from './libraries_card.js';
 import { agentSnippets } from './snippets.js';
 
 export function render() {
   const models = modelChoices();
-  page('set.title', userSettings(), librariesCard(), models.form, modelConfigs(models.load), apiKeys());
+  page('set.title', userSettings(), passwordCard(), librariesCard(), models.form, modelConfigs(models.load), apiKeys());
+}
+
+// Change my password (POST /auth/change-password): every other session ends; this tab keeps
+// going with the token the server returns.
+function passwordCard() {
+  const error = errorBox();
+  const current = h('input', { type: 'password', required: true, maxLength: 256, autocomplete: 'current-password' });
+  const fresh = h('input', { type: 'password', required: true, minLength: 8, maxLength: 256, autocomplete: 'new-password' });
+  const again = h('input', { type: 'password', required: true, minLength: 8, maxLength: 256, autocomplete: 'new-password' });
+  async function change(e) {
+    e.preventDefault();
+    showError(error, null);
+    if (fresh.value !== again.value) return showError(error, new Error(t('set.passwordMismatch')));
+    try {
+      const body = await api.post('/auth/change-password', { currentPassword: current.value, newPassword: fresh.value });
+      session.set({ ...session.get(), token: body.access_token });
+      current.value = fresh.value = again.value = '';
+      toast(t('set.passwordChanged'));
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  return h('form', { class: 'card', onsubmit: change }, h('h2', {}, t('set.password')),
+    h('p', { class: 'muted small' }, t('set.passwordNote')),
+    h('div', { class: 'grid4' }, field(t('set.currentPassword'), current), field(t('set.newPassword'), fresh, t('auth.passwordHint')),
+      field(t('set.repeatPassword'), again)),
+    error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('set.changePassword'))));
 }
 
 function userSettings() {
