@@ -49,10 +49,11 @@ export function messageOf(body, status) {
   return `HTTP ${status}`;
 }
 
-// The token, and the library the tab works in (a name may be any script: ids are ASCII).
-function headers(extra = {}) {
+// The token, and the library the tab works in (a name may be any script: ids are ASCII);
+// `own`: the person's own library, whichever this tab works in (their own settings).
+function headers(extra = {}, own = false) {
   const t = session.token();
-  const lib = session.library();
+  const lib = own ? null : session.library();
   const named = lib ? { 'X-Bunko-Library': lib.id } : {};
   return t ? { Authorization: `Bearer ${t}`, ...named, ...extra } : extra;
 }
@@ -73,9 +74,9 @@ async function fail(res) {
 const inFlight = new Set();
 let closing = false;
 
-async function send(method, path, body, withTotal = false) {
+async function send(method, path, body, withTotal = false, own = false) {
   await configured;
-  const init = { method, headers: headers() };
+  const init = { method, headers: headers({}, own) };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -88,9 +89,9 @@ async function send(method, path, body, withTotal = false) {
   return { items: data, total: Number.isFinite(total) && res.headers.has('X-Total-Count') ? total : data.length };
 }
 
-export async function request(method, path, body, withTotal = false) {
+export async function request(method, path, body, withTotal = false, own = false) {
   if (closing) throw new ApiError(0, 'signing out');
-  const sent = send(method, path, body, withTotal);
+  const sent = send(method, path, body, withTotal, own);
   inFlight.add(sent);
   try {
     return await sent;
@@ -132,6 +133,9 @@ export const get = (path) => request('GET', path);
 export const post = (path, body) => request('POST', path, body ?? {});
 export const put = (path, body) => request('PUT', path, body);
 export const del = (path) => request('DELETE', path);
+// A person's own settings (PUT /user-settings): saved in their own library, where they may
+// write, and theirs in every library (the server keys them by user).
+export const putMine = (path, body) => request('PUT', path, body, false, true);
 // A paged list: {items, total} (total from X-Total-Count, else the items' count).
 export const getPage = (path) => request('GET', path, undefined, true);
 

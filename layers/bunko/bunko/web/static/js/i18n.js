@@ -63,7 +63,11 @@ const en = {
   'auth.signupClosed': 'New accounts are made by an admin: ask one to add you.',
   'set.password': 'My password', 'set.passwordNote': 'Changing it signs you out everywhere else.', 'set.currentPassword': 'Current password',
   'set.newPassword': 'New password', 'set.repeatPassword': 'New password again', 'set.changePassword': 'Change password',
-  'set.passwordChanged': 'Password changed', 'set.passwordMismatch': 'The two new passwords differ.',
+  'set.passwordChanged': 'Password changed',
+  'set.mine': 'Yours: they apply to you in every library.', 'set.library': 'The library’s: {name}.', 'set.libraryOwn': 'Your library’s.',
+  'set.readOnly': 'Only editors and owners of {name} change these.', 'set.inUse': 'In use',
+  'key.readOnly': 'A read-only key (kb:read) for {name}: you are a viewer there. Its editors and owners list and revoke keys.',
+  'admin.only': 'Only admins manage users. Ask one to add a colleague or reset a password.', 'set.passwordMismatch': 'The two new passwords differ.',
   'lib.readOnly': 'You can search and chat over {name} (viewer); its owners can make you an editor to add files.', 'lib.current': 'Library', 'lib.own': 'My library', 'lib.role.viewer': 'viewer', 'lib.role.editor': 'editor', 'lib.role.owner': 'owner',
   'libs.title': 'Libraries', 'libs.none': 'No shared libraries yet.', 'libs.name': 'New library name', 'libs.create': 'Create library',
   'libs.members': 'Members', 'libs.add': 'Add member', 'libs.username': 'Username', 'libs.role': 'Role', 'libs.remove': 'Remove',
@@ -147,7 +151,11 @@ const ja = {
   'auth.signupClosed': '新しいアカウントは管理者が作成します。管理者に追加を依頼してください。',
   'set.password': '自分のパスワード', 'set.passwordNote': '変更すると、ほかの場所ではサインアウトされます。', 'set.currentPassword': '現在のパスワード',
   'set.newPassword': '新しいパスワード', 'set.repeatPassword': '新しいパスワード（確認）', 'set.changePassword': 'パスワードを変更',
-  'set.passwordChanged': 'パスワードを変更しました', 'set.passwordMismatch': '新しいパスワードが一致しません。',
+  'set.passwordChanged': 'パスワードを変更しました',
+  'set.mine': 'あなたの設定です。どのライブラリでもあなたに適用されます。', 'set.library': 'ライブラリの設定です：{name}。', 'set.libraryOwn': 'あなたのライブラリの設定です。',
+  'set.readOnly': '{name} の編集者とオーナーだけが変更できます。', 'set.inUse': '使用中',
+  'key.readOnly': '{name} の読み取り専用キー（kb:read）です。あなたはそこの閲覧者です。キーの一覧と無効化は編集者とオーナーが行います。',
+  'admin.only': 'ユーザーを管理できるのは管理者だけです。同僚の追加やパスワードの再設定は管理者に依頼してください。', 'set.passwordMismatch': '新しいパスワードが一致しません。',
   'lib.readOnly': '{name} は検索とチャットができます（閲覧者）。ファイルを追加するにはオーナーに編集者にしてもらってください。', 'lib.current': 'ライブラリ', 'lib.own': '自分のライブラリ', 'lib.role.viewer': '閲覧者', 'lib.role.editor': '編集者', 'lib.role.owner': 'オーナー',
   'libs.title': 'ライブラリ', 'libs.none': '共有ライブラリはまだありません。', 'libs.name': '新しいライブラリの名前', 'libs.create': 'ライブラリを作成',
   'libs.members': 'メンバー', 'libs.add': 'メンバーを追加', 'libs.username': 'ユーザー名', 'libs.role': '役割', 'libs.remove': '外す',
@@ -231,7 +239,11 @@ const zh = {
   'auth.signupClosed': '新账户由管理员创建：请联系管理员添加您。',
   'set.password': '我的密码', 'set.passwordNote': '修改后，其他地方的登录将全部退出。', 'set.currentPassword': '当前密码',
   'set.newPassword': '新密码', 'set.repeatPassword': '再次输入新密码', 'set.changePassword': '修改密码',
-  'set.passwordChanged': '密码已修改', 'set.passwordMismatch': '两次输入的新密码不一致。',
+  'set.passwordChanged': '密码已修改',
+  'set.mine': '您的设置：在每个资料库中都对您生效。', 'set.library': '资料库的设置：{name}。', 'set.libraryOwn': '您的资料库的设置。',
+  'set.readOnly': '只有 {name} 的编辑者和所有者可以修改这些。', 'set.inUse': '正在使用',
+  'key.readOnly': '{name} 的只读密钥（kb:read）：您在那里是查看者。密钥的列表和吊销由编辑者和所有者管理。',
+  'admin.only': '只有管理员可以管理用户。请联系管理员添加同事或重置密码。', 'set.passwordMismatch': '两次输入的新密码不一致。',
   'lib.readOnly': '您可以在 {name} 中搜索和聊天（查看者）；请所有者将您设为编辑者以添加文件。', 'lib.current': '资料库', 'lib.own': '我的资料库', 'lib.role.viewer': '查看者', 'lib.role.editor': '编辑者', 'lib.role.owner': '所有者',
   'libs.title': '资料库', 'libs.none': '还没有共享资料库。', 'libs.name': '新资料库名称', 'libs.create': '创建资料库',
   'libs.members': '成员', 'libs.add': '添加成员', 'libs.username': '用户名', 'libs.role': '角色', 'libs.remove': '移除',
@@ -287,7 +299,7 @@ export function setLanguage(code, remember) {
   document.documentElement.lang = code;
   if (remember) {
     localStorage.setItem(KEY, code);
-    if (session.token()) api.put('/user-settings', { language: code }).catch(() => {});
+    if (session.token()) api.putMine('/user-settings', { language: code }).catch(() => {});
   }
   listeners.forEach((fn) => fn(code));
 }

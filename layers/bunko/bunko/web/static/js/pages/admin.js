@@ -4,8 +4,11 @@ import * as api from '../api.js';
 import { clear, field, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
+import * as session from '../session.js';
 
 export function render() {
+  // Not an admin (an old link, a typed address): nothing here they may do.
+  if (!session.get()?.user?.isAdmin) return page('admin.title', h('p', { class: 'card' }, t('admin.only')));
   const error = errorBox();
   const list = h('ul', { class: 'plain' });
   const username = h('input', { required: true, maxLength: 64, autocomplete: 'off' });

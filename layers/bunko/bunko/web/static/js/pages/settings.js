@@ -8,10 +8,17 @@ import * as session from '../session.js';
 import { librariesCard } from './libraries_card.js';
 import { agentSnippets } from './snippets.js';
 
+// Whose each setting is: the person's own (preferences, password) or the library's the tab
+// works in (models, keys). A viewer is shown the library's models, not forms that would fail.
 export function render() {
-  const models = modelChoices();
-  page('set.title', userSettings(), passwordCard(), librariesCard(), models.form, modelConfigs(models.load), apiKeys());
+  const lib = session.library();
+  const scope = { name: lib ? lib.name : null, canWrite: !lib || lib.role !== 'viewer' };
+  const models = modelChoices(scope);
+  page('set.title', userSettings(), passwordCard(), librariesCard(), models.form,
+    scope.canWrite ? modelConfigs(models.load) : null, apiKeys(scope));
 }
+
+const whose = (scope) => h('p', { class: 'muted small whose' }, scope.name ? t('set.library', { name: scope.name }) : t('set.libraryOwn'));
 
 // Change my password (POST /auth/change-password): every other session ends; this tab keeps
 // going with the token the server returns.
@@ -52,7 +59,7 @@ function userSettings() {
     language: h('select', {}, LANGUAGES.map(([c, name]) => h('option', { value: c }, name))),
   };
   const form = h('form', { class: 'card', onsubmit: saveAll },
-    h('h2', {}, t('set.retrieval')),
+    h('h2', {}, t('set.retrieval')), h('p', { class: 'muted small whose' }, t('set.mine')),
     h('div', { class: 'grid4' }, Object.entries(inputs).map(([k, el]) => (el.type === 'checkbox' ? h('label', { class: 'check' }, el, t(`set.${k}`)) : field(t(`set.${k}`), el)))),
     error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('common.save'))));
   api.get('/user-settings').then((s) => {
@@ -65,7 +72,7 @@ function userSettings() {
     const body = {};
     for (const [k, el] of Object.entries(inputs)) body[k] = el.type === 'checkbox' ? el.checked : el.type === 'number' ? Number(el.value) : el.value;
     try {
-      await api.put('/user-settings', body);
+      await api.putMine('/user-settings', body);
       toast(t('common.saved'));
       setLanguage(body.language, false);
     } catch (err) {
@@ -77,7 +84,7 @@ function userSettings() {
 
 // Which configs chat, rerank and the workspace's embeddings use (aurak's selected*Id). A new
 // embedding model is built in the background while the old one serves: shown until it is done.
-function modelChoices() {
+function modelChoices(scope) {
   const error = errorBox();
   const remember = (e) => { e.target.dataset.picked = e.target.value; };
   const pick = {
@@ -92,6 +99,14 @@ function modelChoices() {
   async function load() {
     try {
       const [configs, saved] = await Promise.all([api.get('/model-configs'), api.get('/user-settings')]);
+      if (!scope.canWrite) {
+        clear(inUse, Object.keys(pick).map((k) => {
+          const c = configs.find((m) => m.id === saved[k]);
+          return h('li', {}, h('strong', {}, `${t(`models.${k}`)}: `), c ? `${c.name} · ${c.modelId}` : t(none[k]));
+        }));
+        await showEmbedding();
+        return;
+      }
       for (const [k, el] of Object.entries(pick)) {
         // A choice picked but not yet saved survives the list being refreshed (a config
         // added on this page refreshes it while the person may already be choosing).
@@ -132,10 +147,14 @@ function modelChoices() {
       showError(error, err);
     }
   }
+  const inUse = h('ul', { class: 'plain', 'aria-label': t('set.inUse') });
   load();
-  const form = h('form', { class: 'card', onsubmit: save }, h('h2', {}, t('models.title')),
-    h('div', { class: 'grid4' }, Object.entries(pick).map(([k, el]) => field(t(`models.${k}`), el))),
-    state, error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('models.use'))));
+  const form = scope.canWrite
+    ? h('form', { class: 'card', onsubmit: save }, h('h2', {}, t('models.title')), whose(scope),
+      h('div', { class: 'grid4' }, Object.entries(pick).map(([k, el]) => field(t(`models.${k}`), el))),
+      state, error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('models.use'))))
+    : h('section', { class: 'card' }, h('h2', {}, t('models.title')), whose(scope),
+      h('p', { class: 'muted small' }, t('set.readOnly', { name: scope.name })), inUse, state, error);
   return { form, load };
 }
 
@@ -197,18 +216,21 @@ function modelConfigs(changed) {
     }
   }
   refresh();
-  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('mc.title')), list,
+  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('mc.title')), whose({ name: session.library()?.name }), list,
     h('div', { class: 'grid4' }, Object.entries(f).map(([k, el]) => field(t(`mc.${k}`), el))),
     error, h('div', { class: 'row' }, submit, cancel));
 }
 
-function apiKeys() {
+function apiKeys(scope) {
   const error = errorBox();
   const list = h('ul', { class: 'plain' });
   const shown = h('div', { class: 'once', hidden: true });
   const name = h('input', { maxLength: 100, name: 'keyName' });
-  const scopes = ['kb:read', 'kb:write', 'agent:research'].map((s) => h('input', { type: 'checkbox', value: s, checked: s === 'kb:read' }));
+  // A viewer may make a key with their own rights there, kb:read, and nothing more.
+  const offered = scope.canWrite ? ['kb:read', 'kb:write', 'agent:research'] : ['kb:read'];
+  const scopes = offered.map((s) => h('input', { type: 'checkbox', value: s, checked: s === 'kb:read', disabled: !scope.canWrite }));
   async function refresh() {
+    if (!scope.canWrite) return clear(list); // listing keys is the editors' and owners'
     try {
       const keys = await api.get('/api-keys');
       const live = keys.filter((k) => !k.revokedAt);
@@ -238,7 +260,8 @@ function apiKeys() {
     }
   }
   refresh();
-  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('key.title')), list,
+  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('key.title')), whose(scope),
+    scope.canWrite ? null : h('p', { class: 'muted small' }, t('key.readOnly', { name: scope.name })), list,
     h('div', { class: 'grid4' }, field(t('key.name'), name),
       h('fieldset', {}, h('legend', {}, t('key.scopes')), scopes.map((c) => h('label', { class: 'check' }, c, c.value)))),
     error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('key.create'))), shown);
