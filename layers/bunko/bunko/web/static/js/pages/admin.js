@@ -79,10 +79,33 @@ export function render() {
       showError(error, err);
     }
   }
-  page('admin.title', h('div', { class: 'card' }, list),
+  page('admin.title', h('div', { class: 'card' }, list), dropFolderCard(),
     h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('admin.add')),
       h('div', { class: 'grid4' }, field(t('auth.username'), username), field(t('auth.password'), password),
         h('label', { class: 'check' }, isAdmin, 'admin')),
       error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('admin.create')))));
   refresh();
+}
+
+// Which library the server's drop folder fills: any of the admin's libraries.
+function dropFolderCard() {
+  const error = errorBox();
+  const target = h('select', {});
+  const card = h('form', { class: 'card', hidden: true, onsubmit: async (e) => {
+    e.preventDefault();
+    showError(error, null);
+    try {
+      await api.put('/drop-folder', { library: target.value });
+      toast(t('admin.dropSaved', { name: target.selectedOptions[0].textContent }));
+    } catch (err) {
+      showError(error, err);
+    }
+  } }, h('h2', {}, t('admin.drop')), h('p', { class: 'muted small' }, t('admin.dropHint')),
+  h('div', { class: 'row bottom' }, field(t('admin.dropTarget'), target), h('button', { type: 'submit' }, t('common.save'))), error);
+  Promise.all([api.get('/drop-folder'), api.get('/libraries')]).then(([drop, libraries]) => {
+    if (!drop.available) return;
+    clear(target, libraries.map((l) => h('option', { value: l.id, selected: l.id === drop.libraryId }, l.personal ? t('lib.own') : l.name)));
+    card.hidden = false;
+  }).catch((err) => showError(error, err));
+  return card;
 }

@@ -1,0 +1,72 @@
+"""A new team's first week with the web app (issue 49), in a real Chromium against a real
+server: where files land (the drop folder's library, said on the library page, chosen by an
+admin, followed by the CLI)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.cli_harness import run
+from tests.e2e.rest_harness import JWT_SECRET, serve, watching
+from tests.e2e.test_web_libraries import sign_in, switch_to
+
+pytestmark = needs_chromium
+expect = pytest.importorskip("playwright.sync_api").expect
+
+SAME_SECRET = {"BUNKO_JWT_SECRET": JWT_SECRET}
+FED = "The server’s drop folder fills this library"
+NOT_FED = "The server’s drop folder fills another library"
+
+
+@pytest.fixture(scope="module")
+def rest(tmp_path_factory):
+    with serve(tmp_path_factory.mktemp("web-daily") / "data") as r:
+        yield r
+
+
+def test_the_library_page_says_what_fills_it_and_an_admin_points_the_drop_folder(
+    rest, chromium, tmp_path
+):
+    admin = rest.admin()
+    assert admin.client.post("/libraries", json={"name": "Ops"}).status_code == 201
+    drop = tmp_path / "drop"
+    drop.mkdir()
+    with watching(rest, drop) as monitor, tab(chromium, rest.url + "/") as t:
+        page = t.page
+        sign_in(page, admin)
+        expect(page.get_by_text(NOT_FED)).to_be_visible()  # one's own library
+        switch_to(page, "default")
+        expect(page.get_by_text(FED)).to_be_visible()
+
+        page.get_by_role("link", name="Users").click()
+        card = page.locator("form").filter(has=page.get_by_role("heading", name="Drop folder"))
+        card.get_by_label("Fills the library").select_option(label="Ops")
+        t.shoot("49-drop-folder-target")
+        card.get_by_role("button", name="Save").click()
+        expect(page.get_by_role("status").filter(has_text="now fills Ops")).to_be_attached()
+
+        (drop / "pump-runbook.md").write_text("Restart the pump with the red switch.", "utf-8")
+        page.get_by_role("link", name="Library").click()
+        switch_to(page, "Ops")
+        expect(page.get_by_text(FED)).to_be_visible()
+        expect(page.get_by_role("link", name="pump-runbook.md")).to_be_visible(timeout=30_000)
+        t.shoot("49-library-fed-by-drop")
+        assert t.unexpected_errors() == []
+        assert monitor.folders().keys() == {
+            rest.services.accounts.libraries.workspace_named("Ops")
+        }
+
+    # a non-admin is told whether the drop folder fills their library, never which one
+    user = rest.new_user()
+    told = user.client.get("/drop-folder").json()
+    assert told == {"available": True, "feedsThisLibrary": False, "libraryId": None}
+    assert user.client.put("/drop-folder", json={"library": "Ops"}).status_code == 403
+
+    # the CLI searches the drop folder's library by default, and says which
+    searched = run(["search", "red switch"], rest.services.settings.data_dir, env=SAME_SECRET)
+    assert "library 'Ops' (the drop folder's; --library NAME for another)" in searched.stdout
+    assert "pump-runbook.md" in searched.stdout
+    data = rest.services.settings.data_dir
+    mine = run(["search", "red switch", "--library", user.username], data, env=SAME_SECRET)
+    assert f"no results in library '{user.username}'" in mine.stdout
