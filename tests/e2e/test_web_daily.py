@@ -53,9 +53,7 @@ def test_the_library_page_says_what_fills_it_and_an_admin_points_the_drop_folder
         expect(page.get_by_role("link", name="pump-runbook.md")).to_be_visible(timeout=30_000)
         t.shoot("49-library-fed-by-drop")
         assert t.unexpected_errors() == []
-        assert monitor.folders().keys() == {
-            rest.services.accounts.libraries.workspace_named("Ops")
-        }
+        assert monitor.folders().keys() == {rest.services.accounts.libraries.workspace_named("Ops")}
 
     # a non-admin is told whether the drop folder fills their library, never which one
     user = rest.new_user()
@@ -70,3 +68,41 @@ def test_the_library_page_says_what_fills_it_and_an_admin_points_the_drop_folder
     data = rest.services.settings.data_dir
     mine = run(["search", "red switch", "--library", user.username], data, env=SAME_SECRET)
     assert f"no results in library '{user.username}'" in mine.stdout
+
+
+RUNBOOK = (
+    "---\nteam: ops\nyear: 2024\n---\n# Pump runbook\n\nRestart the pump with the red switch.\n"
+)
+
+
+def test_front_matter_tags_a_file_through_every_door_and_the_form_says_so(rest, chromium):
+    """Point 2: a Markdown file's front matter is read for web and REST uploads as for drops;
+    the form's rows win key by key, are shown against the file's own keys before the upload,
+    and empty after it."""
+    user = rest.new_user()
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        sign_in(page, user)
+        page.locator("input[type=file]").set_input_files(
+            [{"name": "runbook.md", "mimeType": "text/markdown", "buffer": RUNBOOK.encode()}]
+        )
+        queued = page.locator(".queue li").filter(has_text="runbook.md")
+        expect(queued).to_contain_text("Its front matter gives: team, year (the form’s rows win")
+        page.get_by_text("Metadata for these files (optional)").click()
+        editor = page.locator(".upload-meta")
+        editor.get_by_label("Key 1").fill("team")
+        editor.get_by_label("Value 1").fill("night shift")
+        page.get_by_label("Category").fill("manuals")
+        t.shoot("49-upload-front-matter")
+        page.get_by_role("button", name="Upload").click()
+        expect(page.locator(".upload-summary")).to_have_text("1 uploaded", timeout=60_000)
+        expect(editor.get_by_label("Key 1")).to_have_value("")  # the next batch starts blank
+        expect(page.get_by_label("Category")).to_have_value("")
+        assert t.unexpected_errors() == []
+    records = {f["name"]: f for f in user.client.get("/knowledge-bases").json()}
+    assert records["runbook.md"]["metadata"] == {"team": "night shift", "year": 2024}
+    assert records["runbook.md"]["category"] == "manuals"
+    plain = user.client.post(
+        "/upload", files={"file": ("shifts.md", RUNBOOK.replace("ops", "days"), "text/markdown")}
+    ).json()
+    assert plain["metadata"] == {"team": "days", "year": 2024}

@@ -17,6 +17,20 @@ const DONE_ROW_MS = 1500; // an uploaded row stays this long, then leaves the qu
 const ADVICE_AT_ONCE = 2; // mode advice requests in flight, however many files were dropped
 const LIST_EVERY_MS = 3000; // while a batch uploads, the list below catches up this often
 
+// The keys of a Markdown file's front matter (a leading --- block), to say before the upload
+// which metadata the file brings itself; the server reads the values (domain/front_matter).
+const FRONT = /^(?:\uFEFF)?---[ \t]*\r?\n([\s\S]*?)^(?:---|\.\.\.)[ \t]*$/m;
+async function frontMatterKeys(file) {
+  if (!/\.(md|markdown)$/i.test(file.name)) return [];
+  try {
+    const block = FRONT.exec(await file.slice(0, 64 * 1024).text());
+    if (!block || block.index !== 0) return [];
+    return [...block[1].matchAll(/^([^\s#:-][^:\n]*?):(?:\s|$)/gm)].map((m) => m[1].trim()).filter((k) => k !== 'category');
+  } catch {
+    return [];
+  }
+}
+
 export function render() {
   stopPolling();
   const picked = []; // chosen, not yet sent
@@ -42,7 +56,7 @@ export function render() {
 
   const queue = createQueue({
     send: (item) => api.upload(item.file, {
-      chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, mode: item.mode.value, category: category.value,
+      chunkSize: item.options.chunkSize, chunkOverlap: item.options.chunkOverlap, mode: item.mode.value, category: item.options.category,
       metadata: item.metadata,
     }, (p) => (item.bar.value = p)),
     changed,
@@ -124,7 +138,13 @@ export function render() {
       item.note = h('span', { class: 'muted small' });
       item.mode = modeSelect(file.name);
       item.remove = h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('lib.remove')}: ${file.name}`, onclick: () => drop(item) }, '×');
-      item.row = h('li', {}, h('span', { class: 'name' }, file.name), h('span', { class: 'row' }, h('span', { class: 'muted small' }, formatBytes(file.size)), item.mode, item.remove), item.bar, item.note);
+      item.front = h('span', { class: 'muted small front', hidden: true });
+      item.row = h('li', {}, h('span', { class: 'name' }, file.name), h('span', { class: 'row' }, h('span', { class: 'muted small' }, formatBytes(file.size)), item.mode, item.remove), item.bar, item.note, item.front);
+      frontMatterKeys(file).then((keys) => {
+        if (!keys.length) return;
+        item.front.textContent = t('meta.fromFile', { keys: keys.join(', ') });
+        item.front.hidden = false;
+      });
       picked.push(item);
       allItems.add(item);
       fresh.push(item);
@@ -177,7 +197,12 @@ export function render() {
     }
     const text = Object.keys(metadata).length ? JSON.stringify(metadata) : '';
     const items = picked.splice(0);
-    for (const item of items) item.metadata = text;
+    const options = { chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, category: category.value };
+    for (const item of items) Object.assign(item, { metadata: text, options });
+    // This batch took the form's metadata and category: the next one starts blank.
+    uploadMeta.reset();
+    category.value = '';
+    metaBox.open = false;
     uploadButton.disabled = true; // until more files are chosen
     showError(files.listError, null);
     queue.add(items);
@@ -191,7 +216,7 @@ export function render() {
 
   const metaBox = h('details', { class: 'upload-meta' },
     h('summary', {}, t('meta.forUpload')),
-    h('p', { class: 'muted small' }, t('meta.uploadHint')),
+    h('p', { class: 'muted small' }, t('meta.uploadHint'), ' ', t('meta.uploadOnce')),
     uploadMeta.element);
   const form = h('form', { class: 'card', onsubmit: uploadAll },
     input, dropZone, summary, queueList,
