@@ -1,14 +1,15 @@
 """A new team's first week with the web app (issue 49), in a real Chromium against a real
 server: where files land (the drop folder's library, said on the library page, chosen by an
-admin, followed by the CLI)."""
+admin, followed by the CLI), metadata from the form and from front matter, a session that
+spans tabs."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, needs_chromium, tab
 from tests.e2e.cli_harness import run
-from tests.e2e.rest_harness import JWT_SECRET, serve, watching
+from tests.e2e.rest_harness import JWT_SECRET, serve, wait_until_done, watching
 from tests.e2e.test_web_libraries import sign_in, switch_to
 
 pytestmark = needs_chromium
@@ -106,3 +107,63 @@ def test_front_matter_tags_a_file_through_every_door_and_the_form_says_so(rest, 
         "/upload", files={"file": ("shifts.md", RUNBOOK.replace("ops", "days"), "text/markdown")}
     ).json()
     assert plain["metadata"] == {"team": "days", "year": 2024}
+
+
+def test_a_session_spans_tabs_opens_links_where_they_point_and_ends_everywhere(rest, chromium):
+    """Point 4: signed in once, a second tab (a pasted "Open in file" link) opens the file
+    without a sign-in (an HttpOnly, SameSite=Strict cookie traded with a CSRF token); a
+    signed-out browser opens the link after its sign-in; signing out ends every tab."""
+    user = rest.new_user()
+    uploaded = user.client.post(
+        "/upload", files={"file": ("lamp.txt", b"Trim the lamp at dusk.", "text/plain")}
+    ).json()
+    wait_until_done(user.client, uploaded["id"])
+    link = f"{rest.url}/#/files/{uploaded['id']}"
+    context = chromium.new_context(viewport=DESKTOP)
+    try:
+        first = context.new_page()
+        first.route("**/*", _with_strict_csp)
+        first.goto(rest.url + "/")
+        sign_in(first, user)
+        cookies = {c["name"]: c for c in context.cookies()}
+        assert cookies["bunko_session"]["httpOnly"] is True
+        assert cookies["bunko_session"]["sameSite"] == "Strict"
+        assert cookies["bunko_csrf"]["sameSite"] == "Strict"
+
+        # the cookie alone does not resume a session: another site cannot send the header
+        jar = {"bunko_session": cookies["bunko_session"]["value"]}
+        with rest.client() as other_site:
+            other_site.cookies.update(jar)
+            assert other_site.post("/auth/session/resume").status_code == 401
+            forged = other_site.post("/auth/session/resume", headers={"X-CSRF-Token": "guess"})
+            assert forged.status_code == 401
+
+        second = context.new_page()
+        second.route("**/*", _with_strict_csp)
+        second.goto(link)
+        expect(second.get_by_role("heading", name="lamp.txt")).to_be_visible()
+        Tab(second).shoot("49-second-tab-file")
+
+        # signing out in the first tab ends the second one too
+        first.get_by_role("button", name="Sign out").click()
+        expect(first.get_by_role("button", name="Sign in")).to_be_visible()
+        second.reload()
+        expect(second.get_by_role("button", name="Sign in")).to_be_visible()
+        assert "bunko_session" not in {c["name"] for c in context.cookies()}
+    finally:
+        context.close()
+
+    # a browser with no session: the sign-in page, then the file the link named
+    with tab(chromium, link) as t:
+        page = t.page
+        expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+        sign_in_to(page, user)
+        expect(page.get_by_role("heading", name="lamp.txt")).to_be_visible()
+        assert page.url.endswith(f"#/files/{uploaded['id']}")
+        assert t.unexpected_errors(r"status of 401") == []
+
+
+def sign_in_to(page, user) -> None:
+    page.get_by_label("Username").fill(user.username)
+    page.get_by_label("Password").fill(user.password)
+    page.get_by_role("button", name="Sign in").click()

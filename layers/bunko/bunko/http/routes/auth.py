@@ -4,13 +4,18 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
 from bunko.errors import PermissionDeniedError
 from bunko.http.deps import AccountsDep, CurrentPrincipal
 from bunko.http.errors import error_responses
 from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Message, UserPublic
+from bunko.http.session_cookies import (
+    SESSION_COOKIE,
+    clear_session_cookies,
+    set_session_cookies,
+)
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
@@ -93,17 +98,26 @@ def login(body: Credentials, accounts: AccountsDep, request: Request) -> LoggedI
     responses=error_responses(400, 401, 403, 429),
 )
 def change_password(
-    body: PasswordChange, principal: CurrentPrincipal, accounts: AccountsDep, request: Request
+    body: PasswordChange,
+    principal: CurrentPrincipal,
+    accounts: AccountsDep,
+    request: Request,
+    response: Response,
 ) -> PasswordChanged:
     """Every token issued before the change stops working; use the one returned."""
     if principal.user_id is None:
         raise PermissionDeniedError("only a logged-in user can change a password")
-    token, _ = accounts.auth.change_password(
+    token, user = accounts.auth.change_password(
         principal.user_id,
         body.currentPassword,
         body.newPassword,
         address=client_address(request),
     )
+    if request.cookies.get(SESSION_COOKIE):  # this browser's session goes on, the others end
+        lifetime = int(accounts.tokens.lifetime.total_seconds())
+        set_session_cookies(
+            response, request, accounts.tokens.issue_session(user), max_age=lifetime
+        )
     return PasswordChanged(message="Password changed", access_token=token)
 
 
@@ -117,9 +131,13 @@ def me(principal: CurrentPrincipal, accounts: AccountsDep) -> UserPublic:
 
 
 @router.post("/logout", response_model=Message, responses=error_responses(401, 403))
-def logout(principal: CurrentPrincipal, accounts: AccountsDep) -> Message:
-    """Sign out: this token and every other token of the user stop working at once."""
+def logout(
+    principal: CurrentPrincipal, accounts: AccountsDep, request: Request, response: Response
+) -> Message:
+    """Sign out: this token and every other token of the user stop working at once, the
+    browser's session (other tabs') included."""
     if principal.user_id is None:
         raise PermissionDeniedError("only a logged-in user can sign out; revoke a key instead")
     accounts.auth.logout(principal.user_id)
+    clear_session_cookies(response, request)
     return Message(message="Signed out")

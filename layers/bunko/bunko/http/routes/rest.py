@@ -22,12 +22,14 @@ from bunko.http.routes import (
     user_settings,
     users,
     vision,
+    web_session,
 )
 
 
 def rest_routers() -> list[APIRouter]:
     return [
         auth.router,
+        web_session.router,
         oidc.router,
         users.router,
         api_keys.router,

@@ -157,6 +157,15 @@ class AuthService:
         self.users.save_user(user)
         return self.tokens.issue(user), user
 
+    def resume(self, session_token: str) -> tuple[str, User]:
+        """(a fresh access token, user) for a web session's token; AuthenticationError when
+        it is bad, expired, or older than the user's last sign-out or password change."""
+        claims = self.tokens.decode_session(session_token)
+        user = self.users.get_user(str(claims["sub"])) if claims else None
+        if user is None or claims is None or claims.get("ver") != user.token_version:
+            raise AuthenticationError("the session ended: sign in again")
+        return self.tokens.issue(user), user
+
     def user(self, user_id: str) -> User:
         user = self.users.get_user(user_id)
         if user is None:

@@ -113,6 +113,26 @@ export async function logout() {
   }
 }
 
+// The browser's session (/auth/session): kept after a sign-in so that other tabs and windows
+// start signed in; best effort (a server or deployment without it: one tab, one sign-in).
+export function keepSession() {
+  return request('POST', '/auth/session', {}).catch(() => null);
+}
+
+// A new tab: the session's access token and user, traded for the HttpOnly cookie with the
+// CSRF token a page of this site can read; null when there is none (or it ended).
+export async function resumeSession() {
+  const csrf = document.cookie.split('; ').find((c) => c.startsWith('bunko_csrf='));
+  if (!csrf) return null;
+  await configured;
+  try {
+    const res = await fetch(`${base}/auth/session/resume`, { method: 'POST', headers: { 'X-CSRF-Token': csrf.slice(11) } });
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null;
+  }
+}
+
 // A GET with the given token, or none, instead of the session's (and no library): what a sign-in
 // asks before there is a session (GET /auth/oidc/config, GET /auth/me). A 401 here is about
 // that token and leaves the session alone.

@@ -21,6 +21,7 @@ const pages = {
 function guarded(name) {
   return async (params, path) => {
     if (!session.token()) {
+      session.rememberNext(path);
       router.go('/login');
       return;
     }
@@ -45,6 +46,7 @@ router.route('/chat', guarded('chat'));
 router.route('/settings', guarded('settings'));
 router.route('/admin', guarded('admin'));
 router.fallback((path) => {
+  if (!session.token()) session.rememberNext(path);
   if (path === '/' || !session.token()) return router.go(session.token() ? '/library' : '/login');
   renderTop(path);
   page('notFound', h('p', {}, h('a', { href: '#/library' }, i18n.t('nav.library'))));
@@ -71,10 +73,23 @@ const back = oidc.fromAddress();
 startStatus();
 if (back) {
   page('auth.signingIn');
-  oidc.signIn(back.token).then((signedIn) => start(signedIn ? '/library' : '/login'));
+  oidc.signIn(back.token).then((signedIn) => {
+    if (signedIn) api.keepSession();
+    start(signedIn ? '/library' : '/login');
+  });
 } else if (oidc.currentNotice()) {
   if (session.token()) oidc.clearNotice(); // signed in already: nothing happened to them
   start(session.token() ? '/library' : '/login');
+} else if (!session.token()) {
+  // A new tab or window of a browser signed in elsewhere: no sign-in page, the link it opened.
+  api.resumeSession().then(async (resumed) => {
+    if (resumed) {
+      session.resumeLibrary();
+      session.set({ token: resumed.access_token, user: resumed.user });
+      await i18n.languageFromSettings();
+    }
+    start(null);
+  });
 } else {
   start(null);
 }

@@ -16,10 +16,11 @@ export function render() {
   async function signIn(created) {
     const body = await api.post('/auth/login', { username: username.value, password: password.value });
     session.set({ token: body.access_token, user: body.user });
+    api.keepSession(); // other tabs and windows of this browser start signed in
     // A new account keeps the language it was created in; later sign-ins follow the saved one.
     if (created) await api.put('/user-settings', { language: getLanguage() }).catch(() => {});
     else await languageFromSettings();
-    location.hash = '/library';
+    location.hash = session.takeNext(); // where a signed-out link was going, else the library
   }
 
   async function submit(create) {
