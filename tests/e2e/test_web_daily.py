@@ -9,7 +9,7 @@ import pytest
 
 from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, needs_chromium, tab
 from tests.e2e.cli_harness import run
-from tests.e2e.rest_harness import JWT_SECRET, serve, wait_until_done, watching
+from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, serve, wait_until_done, watching
 from tests.e2e.test_web_libraries import sign_in, switch_to
 
 pytestmark = needs_chromium
@@ -167,3 +167,41 @@ def sign_in_to(page, user) -> None:
     page.get_by_label("Username").fill(user.username)
     page.get_by_label("Password").fill(user.password)
     page.get_by_role("button", name="Sign in").click()
+
+
+def test_one_language_rule_for_a_person_an_admin_made_in_a_japanese_browser(rest, chromium):
+    """Point 6: the saved choice, else the browser's, kept across sign-in, reloads and
+    Settings; the server's messages in the page's language."""
+    admin = rest.admin()
+    made = admin.client.post("/users", json={"username": "hanako", "password": PASSWORD})
+    assert made.status_code == 201, made.text
+    with tab(chromium, rest.url + "/", locale="ja-JP") as t:
+        page = t.page
+        expect(page.get_by_role("heading", name="Bunko へようこそ")).to_be_visible()
+        page.get_by_label("ユーザー名").fill("hanako")
+        page.get_by_label("パスワード").fill("not the password")
+        page.get_by_role("button", name="サインイン").click()
+        expect(page.get_by_role("alert")).to_have_text("ユーザー名またはパスワードが違います。")
+        page.get_by_label("パスワード").fill(PASSWORD)
+        page.get_by_role("button", name="サインイン").click()
+        expect(page.get_by_role("heading", name="ライブラリ")).to_be_visible()
+        page.reload()
+        expect(page.get_by_role("heading", name="ライブラリ")).to_be_visible()
+        page.get_by_role("link", name="設定").click()
+        expect(page.get_by_label("言語", exact=True).first).to_have_value("ja")
+        t.shoot("49-japanese-settings")
+        # a choice in the header is saved and kept
+        page.get_by_role("combobox", name="言語").first.select_option("en")
+        expect(page.get_by_role("heading", name="Settings")).to_be_visible()
+        page.reload()
+        expect(page.get_by_role("heading", name="Settings")).to_be_visible()
+        assert t.unexpected_errors(r"status of 401") == []
+    hanako = rest.login("hanako", PASSWORD)
+    saved = hanako.client.get("/user-settings").json()
+    assert (saved["language"], saved["languageChosen"]) == ("en", True)
+    with tab(chromium, rest.url + "/", locale="ja-JP") as t:  # another browser, in Japanese
+        page = t.page
+        page.get_by_label("ユーザー名").fill("hanako")
+        page.get_by_label("パスワード").fill(PASSWORD)
+        page.get_by_role("button", name="サインイン").click()
+        expect(page.get_by_role("link", name="Settings")).to_be_visible()  # the saved choice

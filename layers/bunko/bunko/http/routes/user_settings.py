@@ -27,6 +27,9 @@ class UserSettings(BaseModel):
     similarityThreshold: float
     enableFullTextSearch: bool
     language: Language
+    # (Bunko) whether `language` is the person's choice, or the default: the web app shows
+    # the browser's language until one is chosen
+    languageChosen: bool = False
 
 
 class UserSettingsUpdate(BaseModel):
@@ -50,8 +53,9 @@ _NULLABLE = ("selectedLLMId", "selectedEmbeddingId", "selectedRerankId")
 
 @router.get("", response_model=UserSettings, responses=error_responses(403))
 def get_settings(principal: Reader, accounts: AccountsDep) -> UserSettings:
-    values = accounts.user_settings.get(settings_owner(principal), principal.workspace_id)
-    return UserSettings(**values)
+    owner = settings_owner(principal)
+    values = accounts.user_settings.get(owner, principal.workspace_id)
+    return UserSettings(**values, languageChosen=accounts.user_settings.language_chosen(owner))
 
 
 @router.put("", response_model=UserSettings, responses=error_responses(400, 403))
@@ -63,7 +67,6 @@ def update_settings(
         for k, v in body.model_dump(exclude_unset=True).items()
         if v is not None or k in _NULLABLE  # null clears a model choice, ignored elsewhere
     }
-    values = accounts.user_settings.update(
-        settings_owner(principal), principal.workspace_id, changes
-    )
-    return UserSettings(**values)
+    owner = settings_owner(principal)
+    values = accounts.user_settings.update(owner, principal.workspace_id, changes)
+    return UserSettings(**values, languageChosen=accounts.user_settings.language_chosen(owner))

@@ -1,5 +1,4 @@
-// Words on screen in ja / en / zh. The language: the one chosen here, else the user's saved
-// `language` (GET /user-settings), else the browser's; English fills any gap.
+// Words on screen in ja / en / zh (the rule: languageFromSettings below); English fills any gap.
 import * as api from './api.js';
 import * as session from './session.js';
 
@@ -163,6 +162,11 @@ const ja = {
   'lib.fedByUploads': 'ここのファイルはアップロード（このページ、API、エージェント）から来ます。サーバーのドロップフォルダーは別のライブラリに入ります。',
   'admin.drop': 'ドロップフォルダー', 'admin.dropHint': 'サーバーのドロップフォルダー（データフォルダー内の drop/）に置いたファイルは、このライブラリに追加されます。--library を付けない CLI の検索もここを探します。以前に置いたファイルは元の場所に残ります。',
   'admin.dropTarget': '追加先のライブラリ', 'admin.dropSaved': 'ドロップフォルダーの追加先を {name} にしました。',
+  'err.badCredentials': 'ユーザー名またはパスワードが違います。', 'err.permission': 'この操作には {scope} の権限が必要です。',
+  'err.signupClosed': '新規登録は締め切られています。管理者に追加を依頼してください。', 'err.taken': 'ユーザー名「{name}」は使われています。',
+  'err.length': '{field}：{min}〜{max} 文字にしてください。', 'err.currentPassword': '現在のパスワードが違います。',
+  'err.samePassword': '新しいパスワードは現在のものと別にしてください。', 'err.lastAdmin': '最後の管理者は外せません。先に別の管理者を作ってください。',
+  'err.locked': '失敗が続いたため、しばらくサインインできません。時間をおいてもう一度お試しください。', 'err.signedOut': 'セッションが終了しました。もう一度サインインしてください。',
   'admin.only': 'ユーザーを管理できるのは管理者だけです。同僚の追加やパスワードの再設定は管理者に依頼してください。', 'set.passwordMismatch': '新しいパスワードが一致しません。',
   'lib.readOnly': '{name} は検索とチャットができます（閲覧者）。ファイルを追加するにはオーナーに編集者にしてもらってください。', 'lib.current': 'ライブラリ', 'lib.own': '自分のライブラリ', 'lib.role.viewer': '閲覧者', 'lib.role.editor': '編集者', 'lib.role.owner': 'オーナー',
   'libs.title': 'ライブラリ', 'libs.none': '共有ライブラリはまだありません。', 'libs.name': '新しいライブラリの名前', 'libs.create': 'ライブラリを作成',
@@ -255,6 +259,11 @@ const zh = {
   'lib.fedByUploads': '这里的文件来自上传（本页面、API、智能体）。服务器的投放文件夹填充的是另一个资料库。',
   'admin.drop': '投放文件夹', 'admin.dropHint': '放入服务器投放文件夹（数据文件夹中的 drop/）的文件会加入此资料库；不带 --library 的 CLI 搜索也搜索它。之前投放的文件保留在原处。',
   'admin.dropTarget': '加入的资料库', 'admin.dropSaved': '投放文件夹现在加入 {name}。',
+  'err.badCredentials': '用户名或密码错误。', 'err.permission': '此操作需要 {scope} 权限。',
+  'err.signupClosed': '注册已关闭：请联系管理员添加您。', 'err.taken': '用户名“{name}”已被使用。',
+  'err.length': '{field}：需要 {min} 到 {max} 个字符。', 'err.currentPassword': '当前密码不正确。',
+  'err.samePassword': '新密码必须与当前密码不同。', 'err.lastAdmin': '不能移除最后一位管理员：请先设置另一位管理员。',
+  'err.locked': '失败次数过多，暂时无法登录。请稍后再试。', 'err.signedOut': '会话已结束：请重新登录。',
   'admin.only': '只有管理员可以管理用户。请联系管理员添加同事或重置密码。', 'set.passwordMismatch': '两次输入的新密码不一致。',
   'lib.readOnly': '您可以在 {name} 中搜索和聊天（查看者）；请所有者将您设为编辑者以添加文件。', 'lib.current': '资料库', 'lib.own': '我的资料库', 'lib.role.viewer': '查看者', 'lib.role.editor': '编辑者', 'lib.role.owner': '所有者',
   'libs.title': '资料库', 'libs.none': '还没有共享资料库。', 'libs.name': '新资料库名称', 'libs.create': '创建资料库',
@@ -294,9 +303,14 @@ function fromBrowser() {
   return 'en';
 }
 
+// One rule (issue 49): signed in, the person's saved choice, else the browser's language;
+// signed out, the one last shown in this browser, else the browser's. KEY keeps the language
+// last shown, so a reload starts in it; a choice made on the sign-in page becomes the person's.
+let pickedSignedOut = false;
+
 export function init() {
-  const chosen = localStorage.getItem(KEY);
-  language = chosen in DICTS ? chosen : fromBrowser();
+  const shown = localStorage.getItem(KEY);
+  language = shown in DICTS ? shown : fromBrowser();
   document.documentElement.lang = language;
 }
 
@@ -304,31 +318,66 @@ export function getLanguage() {
   return language;
 }
 
-// `remember`: the person picked it here (kept in this browser, and saved to their settings).
-export function setLanguage(code, remember) {
+function show(code) {
   if (!(code in DICTS)) return;
+  localStorage.setItem(KEY, code);
+  if (code === language) return;
   language = code;
   document.documentElement.lang = code;
-  if (remember) {
-    localStorage.setItem(KEY, code);
-    if (session.token()) api.putMine('/user-settings', { language: code }).catch(() => {});
-  }
   listeners.forEach((fn) => fn(code));
+}
+
+// The person picked `code` (the header, the sign-in page, Settings): shown, and saved as their
+// choice when signed in (`save`: false when the caller saves it itself).
+export function setLanguage(code, save = true) {
+  if (!(code in DICTS)) return;
+  show(code);
+  if (!session.token()) pickedSignedOut = true;
+  else if (save) api.putMine('/user-settings', { language: code }).catch(() => {});
 }
 
 export function onChange(fn) {
   listeners.add(fn);
 }
 
-// After sign-in: the saved `language` wins over the browser's, unless one was picked here.
+// After a sign-in (or a reload, or a new tab): the saved choice, else the browser's; a pick
+// made on the sign-in page just before becomes the saved choice.
 export async function languageFromSettings() {
-  if (localStorage.getItem(KEY)) return;
   try {
+    if (pickedSignedOut) {
+      pickedSignedOut = false;
+      await api.putMine('/user-settings', { language });
+      return;
+    }
     const settings = await api.get('/user-settings');
-    if (settings.language && settings.language !== language) setLanguage(settings.language, false);
+    show(settings.languageChosen ? settings.language : fromBrowser());
   } catch {
-    // keep the browser's
+    // keep what is shown
   }
+}
+
+// The server's messages (English, for every client) in the words of the page: the common ones
+// by their pattern; any other stays as the server said it.
+const SERVER = [
+  [/^invalid username or password$/, 'err.badCredentials'],
+  [/^this needs the (?<scope>\S+) permission$/, 'err.permission'],
+  [/^sign-up is closed/, 'err.signupClosed'],
+  [/^username '(?<name>.+)' is taken$/, 'err.taken'],
+  [/^(?<field>\w+): (?<min>\d+) to (?<max>\d+) characters$/, 'err.length'],
+  [/^currentPassword: incorrect$/, 'err.currentPassword'],
+  [/^newPassword: must differ from the current password$/, 'err.samePassword'],
+  [/^the last admin cannot be demoted$/, 'err.lastAdmin'],
+  [/^too many failed logins/, 'err.locked'],
+  [/^(invalid or expired token|missing bearer token|the session ended)/, 'err.signedOut'],
+];
+
+export function serverMessage(message) {
+  if (language === 'en' || typeof message !== 'string') return message;
+  for (const [re, key] of SERVER) {
+    const m = re.exec(message);
+    if (m) return t(key, m.groups || {});
+  }
+  return message;
 }
 
 export function t(key, vars = {}) {

@@ -92,6 +92,7 @@ if (back) {
   });
 } else {
   start(null);
+  i18n.languageFromSettings(); // a reload: the saved choice may have changed elsewhere
 }
 // The first screen is on the page (tests/bench/bench_web.py reads this mark).
 performance.mark('bunko:first-render');

@@ -18,7 +18,7 @@ export function render() {
     session.set({ token: body.access_token, user: body.user });
     api.keepSession(); // other tabs and windows of this browser start signed in
     // A new account keeps the language it was created in; later sign-ins follow the saved one.
-    if (created) await api.put('/user-settings', { language: getLanguage() }).catch(() => {});
+    if (created) await api.putMine('/user-settings', { language: getLanguage() }).catch(() => {});
     else await languageFromSettings();
     location.hash = session.takeNext(); // where a signed-out link was going, else the library
   }

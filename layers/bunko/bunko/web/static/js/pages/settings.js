@@ -2,7 +2,7 @@
 // API keys for agents, the shared libraries one belongs to.
 import * as api from '../api.js';
 import { clear, field, h } from '../dom.js';
-import { LANGUAGES, setLanguage, t } from '../i18n.js';
+import { LANGUAGES, getLanguage, setLanguage, t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
 import * as session from '../session.js';
 import { librariesCard } from './libraries_card.js';
@@ -64,6 +64,7 @@ function userSettings() {
     error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('common.save'))));
   api.get('/user-settings').then((s) => {
     for (const [k, el] of Object.entries(inputs)) el.type === 'checkbox' ? (el.checked = s[k]) : (el.value = s[k]);
+    if (!s.languageChosen) inputs.language.value = getLanguage(); // the page's: the browser's
   }).catch((err) => showError(error, err));
 
   async function saveAll(e) {
