@@ -92,6 +92,7 @@ def test_the_whole_journey(rest, chromium, files):
         # upload both at once, each with its own progress bar, and watch them complete
         page.locator("input[type=file]").set_input_files([str(docx), str(pdf)])
         expect(page.get_by_role("progressbar", name="lighthouse.docx")).to_be_attached()
+        page.get_by_text("Advanced options").click()  # each file's mode and its advice
         expect(page.get_by_text("Recommended:")).to_have_count(2)
         expect(page.get_by_role("combobox", name="Mode: lighthouse.docx")).to_have_value("fast")
         page.get_by_role("combobox", name="Mode: 寺の記録.pdf").select_option("precise")

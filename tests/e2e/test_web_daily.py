@@ -205,3 +205,44 @@ def test_one_language_rule_for_a_person_an_admin_made_in_a_japanese_browser(rest
         page.get_by_label("パスワード").fill(PASSWORD)
         page.get_by_role("button", name="サインイン").click()
         expect(page.get_by_role("link", name="Settings")).to_be_visible()  # the saved choice
+
+
+def test_the_upload_form_speaks_plainly(rest, chromium):
+    """Point 7: the engine's options folded away; a file the server cannot read refused at
+    once in one sentence; no Retry for a refusal; a file already held said as such."""
+    user = rest.new_user()
+    note = {"name": "note.txt", "mimeType": "text/plain", "buffer": b"The ferry leaves at six."}
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        sign_in(page, user)
+        expect(page.get_by_label("Chunk size")).to_be_hidden()
+        png = {"name": "diagram.png", "mimeType": "image/png", "buffer": b"\x89PNG\r\n\x1a\n"}
+        page.locator("input[type=file]").set_input_files([png, note])
+        queue = page.get_by_role("list", name="Files to upload")
+        refused = queue.get_by_role("listitem").filter(has_text="diagram.png")
+        expect(refused.get_by_role("alert")).to_have_text(
+            "PNG images are not supported yet: upload PDF, Word (.docx), PowerPoint (.pptx), "
+            "Excel (.xlsx), HTML, Markdown, text, CSV or JSON."
+        )
+        expect(page.get_by_role("combobox", name="Mode: note.txt")).to_be_hidden()
+        t.shoot("49-upload-plain")
+        page.get_by_role("button", name="Upload").click()
+        summary = page.locator(".upload-summary")
+        expect(summary).to_have_text("1 uploaded", timeout=60_000)
+
+        page.locator("input[type=file]").set_input_files([note])  # the same file again
+        page.get_by_role("button", name="Upload").click()
+        expect(summary).to_have_text("1 already in the library", timeout=60_000)
+        expect(queue).to_contain_text("Already in the library (the same file): nothing added")
+
+        blank = {"name": "blank.txt", "mimeType": "text/plain", "buffer": b""}
+        page.locator("input[type=file]").set_input_files([blank])
+        page.get_by_role("button", name="Upload").click()
+        expect(summary).to_have_text("1 failed", timeout=60_000)  # a refusal: no Retry
+        expect(summary.get_by_role("button", name="Retry")).to_have_count(0)
+        page.get_by_text("Advanced options").click()
+        expect(page.get_by_label("Chunk size")).to_be_visible()
+        t.shoot("49-upload-advanced")
+        assert t.unexpected_errors(r"status of 400") == []
+    listed = user.client.get("/knowledge-bases").json()
+    assert [f["name"] for f in listed] == ["note.txt"]

@@ -195,7 +195,8 @@ function uploadForm(file, fields, onProgress) {
       } catch {
         body = null;
       }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
+      // X-Bunko-Existing: the library held these very bytes under this name already
+      if (xhr.status >= 200 && xhr.status < 300) resolve(body && xhr.getResponseHeader('X-Bunko-Existing') ? { ...body, existing: true } : body);
       else reject(new ApiError(xhr.status, messageOf(body, xhr.status), null, '', retryAfterOf(xhr.getResponseHeader('Retry-After'))));
     });
     xhr.addEventListener('error', () => reject(new ApiError(0, 'network error')));
