@@ -18,6 +18,20 @@ const pages = {
   settings: () => import('./pages/settings.js'),
 };
 
+// The pages' styles, once, with the first page after sign-in (the sign-in screen needs only
+// app.css); the page waits for them, so nothing shows unstyled.
+let pageStyles = null;
+function stylesForPages() {
+  pageStyles ??= new Promise((resolve) => {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = '/static/pages.css';
+    link.onload = link.onerror = resolve;
+    document.head.append(link);
+  });
+  return pageStyles;
+}
+
 function guarded(name) {
   return async (params, path) => {
     if (!session.token()) {
@@ -26,7 +40,7 @@ function guarded(name) {
       return;
     }
     renderTop(path);
-    const module = await pages[name]();
+    const [module] = await Promise.all([pages[name](), stylesForPages()]);
     if (router.current() !== path) return; // the user moved on while it loaded
     document.getElementById('main').focus({ preventScroll: true });
     return module.render(params);
@@ -49,6 +63,7 @@ router.fallback((path) => {
   if (!session.token()) session.rememberNext(path);
   if (path === '/' || !session.token()) return router.go(session.token() ? '/library' : '/login');
   renderTop(path);
+  stylesForPages();
   page('notFound', h('p', {}, h('a', { href: '#/library' }, i18n.t('nav.library'))));
 });
 
@@ -66,8 +81,9 @@ function start(path) {
 }
 
 api.configure();
-i18n.init();
 session.load();
+// English is in i18n.js; another language's words are fetched before the first screen.
+await i18n.init();
 // Back from the identity provider: the fragment leaves the address before the router sees it.
 const back = oidc.fromAddress();
 startStatus();

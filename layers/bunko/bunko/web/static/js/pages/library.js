@@ -8,6 +8,7 @@ import { serverMessage, t } from '../i18n.js';
 import { page, showError } from '../layout.js';
 import * as session from '../session.js';
 import { createQueue } from '../upload_queue.js';
+import { upload } from '../uploads.js';
 import { filterBar } from './filter_bar.js';
 import { fileList, stopPolling } from './library_files.js';
 import { editMetadata } from './metadata_dialog.js';
@@ -66,7 +67,7 @@ export function render() {
   let listedAt = Date.now();
 
   const queue = createQueue({
-    send: (item) => api.upload(item.file, {
+    send: (item) => upload(item.file, {
       chunkSize: item.options.chunkSize, chunkOverlap: item.options.chunkOverlap, mode: item.mode.value, category: item.options.category,
       metadata: item.metadata,
     }, (p) => (item.bar.value = p)),
