@@ -5,6 +5,8 @@ spans tabs."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, needs_chromium, tab
@@ -246,3 +248,34 @@ def test_the_upload_form_speaks_plainly(rest, chromium):
         assert t.unexpected_errors(r"status of 400") == []
     listed = user.client.get("/knowledge-bases").json()
     assert [f["name"] for f in listed] == ["note.txt"]
+
+
+def test_the_smaller_things_a_new_team_trips_over(rest, chromium):
+    """Point 8: the address after sign-up, a new library in the header at once and in full,
+    no focus ring around the page after switching, the time a file was added."""
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        page.get_by_label("Username").fill("team-lead")
+        page.get_by_label("Password").fill(PASSWORD)
+        page.get_by_role("button", name="Create account").click()
+        expect(page.get_by_role("heading", name="Library")).to_be_visible()
+        assert page.url.endswith("#/library")
+        page.get_by_role("link", name="Settings").click()
+        name = "Team Ops (閲覧テスト用の共有)"
+        page.get_by_label("New library name").fill(name)
+        page.get_by_role("button", name="Create library").click()
+        picker = page.get_by_role("combobox", name="Library")
+        expect(picker.locator("option", has_text=name)).to_have_count(1)  # no new sign-in
+        switch_to(page, name)
+        expect(page.get_by_role("heading", name=f"Library · {name}")).to_be_visible()
+        fits = "e => e.scrollWidth <= e.clientWidth"
+        assert page.get_by_role("combobox", name="Library").evaluate(fits)
+        assert page.locator("main").evaluate("e => getComputedStyle(e).outlineStyle") == "none"
+        page.locator("input[type=file]").set_input_files(
+            [{"name": "rota.txt", "mimeType": "text/plain", "buffer": b"Night shift: Aiko."}]
+        )
+        page.get_by_role("button", name="Upload").click()
+        added = page.get_by_role("row").filter(has_text="rota.txt").locator("td.date")
+        expect(added).to_have_text(re.compile(r"\d{1,2}:\d{2}"), timeout=60_000)
+        t.shoot("49-new-library-in-header")
+        assert t.unexpected_errors() == []

@@ -189,5 +189,5 @@ function typeOf(file) {
 function dateOf(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleDateString(getLanguage(), { year: 'numeric', month: 'short', day: 'numeric' }); // the time: in the title
+  return date.toLocaleString(getLanguage(), { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
