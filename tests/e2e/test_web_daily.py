@@ -19,7 +19,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 SAME_SECRET = {"BUNKO_JWT_SECRET": JWT_SECRET}
 FED = "The server’s drop folder fills this library"
-NOT_FED = "The server’s drop folder fills another library"
+NOT_FED = "the server’s drop folder fills another library"
 
 
 @pytest.fixture(scope="module")

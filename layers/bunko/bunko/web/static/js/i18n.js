@@ -72,7 +72,7 @@ const en = {
   'set.readOnly': 'Only editors and owners of {name} change these.', 'set.inUse': 'In use',
   'key.readOnly': 'A read-only key (kb:read) for {name}: you are a viewer there. Its editors and owners list and revoke keys.',
   'lib.fedByDrop': 'The server’s drop folder fills this library: files put in it appear here.',
-  'lib.fedByUploads': 'Files here come from uploads (this page, the API, agents). The server’s drop folder fills another library.',
+  'lib.fedByUploads': 'Files here come from uploads; the server’s drop folder fills another library.',
   'admin.drop': 'Drop folder', 'admin.dropHint': 'Files put in the server’s drop folder (drop/ in its data folder) are added to this library; the CLI searches it when no --library is given. Files dropped earlier stay where they are.',
   'admin.dropTarget': 'Fills the library', 'admin.dropSaved': 'The drop folder now fills {name}.',
   'admin.only': 'Only admins manage users. Ask one to add a colleague or reset a password.', 'set.passwordMismatch': 'The two new passwords differ.',
