@@ -34,6 +34,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def make_services(data_dir: Path, **settings) -> Services:
+    # Most tests sign people up beside the admin; the tests of BUNKO_SIGNUP say `signup=`.
+    settings.setdefault("signup", "open")
     return build_services(Settings(data_dir=data_dir, **settings))
 
 

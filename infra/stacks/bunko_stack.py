@@ -94,6 +94,10 @@ class BunkoConfig:
     # Days a chat message is kept (a conversation: after its last one); 0: until deleted.
     # The table's TTL deletes what expires (docs/chat.md).
     conversation_retention_days: int = 0
+    # Who may create an account once the deployment has an admin (BUNKO_SIGNUP): "open"
+    # (anyone who reaches the API) or "closed" (admins add people); a deployment without an
+    # admin lets its first account sign up either way.
+    signup: str = "closed"
     # Who hears of a file that failed every retry (the dead-letter alarm's SNS topic); empty:
     # nobody until someone subscribes to the topic (output AlarmTopicArn).
     alarm_email: str = ""
@@ -123,6 +127,8 @@ class BunkoConfig:
             raise ValueError(f"bunko:profile is one of {sorted(PROFILES)}, not {self.profile!r}")
         if "*" in self.cors_origins:
             raise ValueError("bunko:corsOrigins lists origins, not '*'")
+        if self.signup not in ("open", "closed"):
+            raise ValueError(f"bunko:signup is 'open' or 'closed', not {self.signup!r}")
         if not 0 <= self.conversation_retention_days <= 36_500:
             raise ValueError("bunko:conversationRetentionDays is 0 (keep) to 36500")
         if not 2 <= self.resolved("ingest_concurrency") <= 1000:
@@ -214,6 +220,7 @@ class BunkoStack(Stack):
             web.add_environment(
                 f"{ENV_PREFIX}CONVERSATION_RETENTION_DAYS", str(config.conversation_retention_days)
             )
+            web.add_environment(f"{ENV_PREFIX}SIGNUP", config.signup)
             # Written out instead of grant_*: those add actions the code never calls
             # (GetQueueUrl, DescribeSecret, GenerateDataKey); the permission contract checks.
             for actions, resource in (

@@ -84,6 +84,7 @@ def aws_env(aws, osmem_clone, opensearch, monkeypatch):
         "BUNKO_OPENSEARCH_INDEX": INDEX, "BUNKO_EMBEDDING_PROVIDER": "none",
         "BUNKO_INGEST_QUEUE_URL": aws.queue_url, "POWERTOOLS_TRACE_DISABLED": "1",
         "POWERTOOLS_METRICS_NAMESPACE": "BunkoTest", "POWERTOOLS_SERVICE_NAME": "bunko-test",
+        "BUNKO_SIGNUP": "open",  # tests sign people up beside the admin
     }.items():  # fmt: skip
         monkeypatch.setenv(key, value)
     OpenSearchServerlessIndex(opensearch, index=INDEX, dimension=None).ensure_index()

@@ -257,6 +257,7 @@ NOT_IN_OPENAPI = {
     "/static/{path}": "the web app's assets",
     "/openapi.json": "the API's description", "/docs": "the API's description",
     "/docs/oauth2-redirect": "the API's description", "/redoc": "the API's description",
+    "/docs/assets/{path}": "Swagger UI's and ReDoc's scripts (http/api_docs.py)",
 }  # fmt: skip
 
 

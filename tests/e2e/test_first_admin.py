@@ -55,6 +55,41 @@ def test_no_first_user_admin_when_switched_off_or_an_admin_exists(tmp_path):
         assert_error(rest.login("first", PASSWORD).client.get("/users"), 403)
 
 
+def test_sign_up_closed_lets_only_the_first_account_in(tmp_path):
+    """BUNKO_SIGNUP=closed (the default): a fresh deployment's first account signs up and is
+    its admin; then nobody signs up, and the admin adds people (issue 49, point 5)."""
+    with serve(tmp_path / "fresh", **NO_ADMIN, signup="closed") as rest:
+        with rest.client() as anonymous:
+            assert anonymous.get("/auth/signup").json() == {"open": True}
+        assert register(rest.url, "founder")["user"]["isAdmin"] is True
+        with rest.client() as anonymous:
+            assert anonymous.get("/auth/signup").json() == {"open": False}
+            late = anonymous.post("/auth/register", json={"username": "late", "password": PASSWORD})
+        assert "ask an admin" in assert_error(late, 403)["message"]
+        founder = rest.login("founder", PASSWORD)
+        added = founder.client.post("/users", json={"username": "late", "password": PASSWORD})
+        assert added.status_code == 201, added.text
+        assert rest.login("late", PASSWORD).client.get("/libraries").status_code == 200
+    with serve(tmp_path / "race", **NO_ADMIN, signup="closed") as rest:
+        # many first sign-ups at once: the one that becomes the admin is the only account
+        def attempt(name: str) -> int:
+            with httpx.Client(base_url=rest.url, timeout=60) as anonymous:
+                body = {"username": name, "password": PASSWORD}
+                return anonymous.post("/auth/register", json=body).status_code
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            codes = list(pool.map(attempt, [f"early-{n}" for n in range(8)]))
+        assert sorted(codes) == [201] + [403] * 7
+        assert len(rest.services.accounts.auth.users.list_users()) == 1
+    with serve(tmp_path / "seeded", signup="closed") as rest:  # the admin from settings
+        with rest.client() as anonymous:
+            assert anonymous.get("/auth/signup").json() == {"open": False}
+            first = anonymous.post("/auth/register", json={"username": "x1", "password": PASSWORD})
+        assert_error(first, 403)
+    with serve(tmp_path / "open", signup="open") as rest:
+        assert register(rest.url, "anyone")["user"]["isAdmin"] is False
+
+
 @pytest.fixture
 def rest(tmp_path):
     with serve(tmp_path / "data") as r:

@@ -18,6 +18,7 @@ DEFAULTS = {
     "similarityThreshold": 0.3,
     "enableFullTextSearch": True,
     "language": "en",
+    "languageChosen": False,  # Bunko's: the default, not the person's choice
 }
 
 
@@ -32,17 +33,23 @@ def test_defaults_then_partial_updates(rest):
     assert user.client.get("/user-settings").json() == DEFAULTS
     first = user.client.put("/user-settings", json={"temperature": 0.2, "language": "ja"})
     assert first.status_code == 200
-    assert first.json() == {**DEFAULTS, "temperature": 0.2, "language": "ja"}
+    assert first.json() == {
+        **DEFAULTS, "temperature": 0.2, "language": "ja", "languageChosen": True,
+    }  # fmt: skip
     second = user.client.put("/user-settings", json={"topK": 12, "enableRerank": True}).json()
     assert second == {
         **DEFAULTS,
         "temperature": 0.2,
         "language": "ja",
+        "languageChosen": True,
         "topK": 12,
         "enableRerank": True,
     }
     assert user.client.get("/user-settings").json() == second
     assert rest.new_user().client.get("/user-settings").json() == DEFAULTS
+    # saving another field keeps the language a default, not a choice
+    other = rest.new_user()
+    assert other.client.put("/user-settings", json={"topK": 9}).json()["languageChosen"] is False
 
 
 @pytest.mark.parametrize(

@@ -250,11 +250,12 @@ def test_every_rest_route_refuses_the_other_workspaces_ids(world):
 
 
 # What a viewer of the owner's library may still do there: read, and what is their own
-# (their conversations, chat, keys with their read right, settings of their own).
+# (their conversations, chat, keys with their read right, settings of their own, their
+# browser session).
 VIEWER_MAY = {
     ("POST", "/chat/stream"), ("POST", "/v1/chat/completions"), ("POST", "/conversations"),
     ("POST", "/api-keys"), ("PUT", "/user-settings"), ("POST", "/libraries"),
-    ("POST", "/auth/change-password"), ("POST", "/libreoffice/convert"),
+    ("POST", "/auth/change-password"), ("POST", "/auth/session"), ("POST", "/libreoffice/convert"),
     ("POST", "/research-api/corpora/search"),
 }  # fmt: skip
 

@@ -99,6 +99,7 @@ def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_see
         )
         expect(answer.locator(".answer")).to_contain_text("60 euros")
         assert t.unexpected_errors() == []
+        viewer_settings(t, rest, library["id"])
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
@@ -108,6 +109,38 @@ def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_see
         page.goto(f"{rest.url}/#/files/{file_id}")  # a direct link to the file
         expect(page.get_by_role("alert")).to_contain_text("not found")
         assert t.unexpected_errors(r"status of 404") == []
+
+
+def viewer_settings(t, rest, library_id: str) -> None:
+    """Issue 49, point 3: a viewer's Settings offers only what they may change, says whose
+    each setting is, and makes a read-only key for the library; Users is not theirs."""
+    page = t.page
+    page.get_by_role("link", name="Settings").click()
+    expect(page.get_by_text("Yours: they apply to you in every library.")).to_be_visible()
+    expect(page.get_by_text(f"Only editors and owners of {LIBRARY} change these.")).to_be_visible()
+    expect(page.get_by_role("list", name="In use")).to_contain_text("Chat model")
+    for absent in ("Use these models", "Add model"):
+        expect(page.get_by_role("button", name=absent)).to_have_count(0)
+    page.get_by_label("Top K").fill("7")
+    page.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status").filter(has_text="Saved")).to_be_attached()
+    keys = page.locator("form").filter(has=page.get_by_role("heading", name="API keys"))
+    expect(keys).to_contain_text(f"A read-only key (kb:read) for {LIBRARY}")
+    expect(keys.get_by_role("checkbox")).to_have_count(1)
+    keys.get_by_label("Key name").fill("reader for my agent")
+    keys.get_by_role("button", name="Create key").click()
+    secret = keys.get_by_role("textbox", name="New API key")
+    expect(secret).not_to_have_value("")
+    t.shoot("49-settings-as-viewer")
+    with rest.client(secret.input_value()) as agent:
+        found = agent.get("/search", params={"q": "meal allowance"})
+        assert found.status_code == 200 and "60 euros" in found.text
+        refused = agent.post("/upload", files={"file": ("x.txt", b"x", "text/plain")})
+        assert refused.status_code == 403
+    page.goto(page.url.split("#")[0] + "#/admin")
+    expect(page.get_by_text("Only admins manage users.")).to_be_visible()
+    expect(page.get_by_role("button", name="Create user")).to_have_count(0)
+    assert t.unexpected_errors() == []
 
 
 def test_a_dropped_file_appears_in_the_admins_default_library_in_the_app(rest, chromium, tmp_path):

@@ -111,6 +111,7 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
     sent = []
     page.on("request", lambda r: sent.append((r.method, r.url, r.headers)))
 
+    page.get_by_text("Advanced options").click()
     page.get_by_label("Chunk size").fill(str(CHUNK_SIZE))
     page.get_by_label("Chunk overlap").fill(str(CHUNK_OVERLAP))
     page.get_by_label("Category").fill("灯台")

@@ -11,7 +11,13 @@ from typing import Annotated
 import typer
 
 from bunko.cli_agents import apikey_app, mcp_command
-from bunko.cli_options import DataDir, LibraryName, command_settings, library_workspace
+from bunko.cli_options import (
+    DataDir,
+    LibraryName,
+    command_settings,
+    library_label,
+    library_workspace,
+)
 from bunko.cli_users import user_app
 from bunko.config import Settings
 
@@ -107,7 +113,10 @@ def ingest(
         if final and final.status == "failed":
             failed += 1
             typer.echo(f"failed {final.path}: {final.error}", err=True)
-    typer.echo(f"{len(submitted) - failed} indexed, {failed} failed")
+    typer.echo(
+        f"{len(submitted) - failed} indexed, {failed} failed, "
+        f"in library {library_label(services, workspace)!r}"
+    )
     services.close()
     raise typer.Exit(1 if failed else 0)
 
@@ -146,12 +155,19 @@ def search(
     options = SearchOptions(
         limit=limit, min_score=min_score, category=category, method=method, metadata=flt
     )
-    result = services.search.search(library_workspace(services, library), query, options)
+    workspace = library_workspace(services, library)
+    searched = library_label(services, workspace)
+    result = services.search.search(workspace, query, options)
     if as_json:
         typer.echo(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        typer.echo(f"searched library {searched!r}", err=True)  # stdout stays JSON
     else:
+        # Which library, always: files uploaded in the web app live in the uploader's own
+        # library (or a shared one), not in the drop folder's.
+        how = "" if library else " (the drop folder's; --library NAME for another)"
+        typer.echo(f"library {searched!r}{how}")
         if not result.items:
-            typer.echo("no results")
+            typer.echo(f"no results in library {searched!r}")
         for n, item in enumerate(result.items, start=1):
             snippet = " ".join(item.content.split())[:200]
             typer.echo(

@@ -28,7 +28,7 @@ LibraryName = Annotated[
     typer.Option(
         "--library",
         help="The library, by name (a shared library's, or a user's for their own); "
-        "default: the installation's default library, the one the drop folder fills.",
+        "default: the one the drop folder fills (`default`, unless an admin chose another).",
     ),
 ]
 
@@ -40,7 +40,9 @@ def library_workspace(services, name: str | None) -> str:
     from bunko.errors import NotFoundError
 
     if not name:
-        return DEFAULT_WORKSPACE_ID
+        if services.accounts is None:
+            return DEFAULT_WORKSPACE_ID
+        return services.accounts.workspace_settings.drop_library(DEFAULT_WORKSPACE_ID)
     if services.accounts is None:
         typer.echo("error: libraries need user accounts, which this backend lacks", err=True)
         raise typer.Exit(2)
@@ -49,3 +51,12 @@ def library_workspace(services, name: str | None) -> str:
     except NotFoundError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
+
+
+def library_label(services, workspace_id: str) -> str:
+    """How the CLI names the library it worked in: `bunko search` says which one it searched."""
+    from bunko.domain import DEFAULT_WORKSPACE_ID
+
+    if services.accounts is None:
+        return "default" if workspace_id == DEFAULT_WORKSPACE_ID else workspace_id
+    return services.accounts.libraries.name_of(workspace_id)

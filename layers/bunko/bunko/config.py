@@ -65,6 +65,10 @@ class Settings(BaseSettings):
     # The first account registered on a deployment with no admin becomes its admin (Open
     # WebUI's rule); off: admins come only from the settings above or `bunko user create`.
     first_user_admin: bool = True
+    # Who may create an account (POST /auth/register) once the deployment has an admin:
+    # "open": anyone who reaches the server; "closed": nobody (admins add people). A
+    # deployment without an admin lets its first account sign up either way.
+    signup: Literal["open", "closed"] = "closed"
     # failed logins: per (username, client address), then per username from all addresses
     login_max_failures: int = Field(default=5, ge=1, le=100)  # then that address is locked
     login_lockout_seconds: int = Field(default=60, ge=1, le=86400)  # doubles per extra failure

@@ -115,7 +115,13 @@ def behind_api_gateway(app: ASGIApp, *, cors_origins: Sequence[str]) -> ASGIApp:
                 "X-Bunko-Library",
             ],
             # Retry-After: clients wait out a 429; X-Total-Count: the library's paging.
-            expose_headers=["WWW-Authenticate", "Mcp-Session-Id", "Retry-After", "X-Total-Count"],
+            expose_headers=[
+                "WWW-Authenticate",
+                "Mcp-Session-Id",
+                "Retry-After",
+                "X-Total-Count",
+                "X-Bunko-Existing",
+            ],
             allow_credentials=False,  # bearer tokens, never cookies
             max_age=3600,
         )

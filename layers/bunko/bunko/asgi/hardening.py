@@ -35,8 +35,9 @@ CSP = (
     "media-src 'self' blob:; object-src 'none'; frame-ancestors 'none'; base-uri 'self'; "
     "form-action 'self'"
 )
-# FastAPI's /docs and /redoc pages load Swagger UI / ReDoc from their CDN with an inline
-# script: those two pages (nothing else) may.
+# /docs and /redoc run an inline script, and load Swagger UI / ReDoc from this server
+# (http/api_docs.py) or, without the package that ships them, from FastAPI's CDN: those two
+# pages (nothing else) may.
 DOCS_CSP = (
     "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
     "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: "

@@ -92,6 +92,7 @@ def build_auth(
         ),
         first_user_admin=settings.first_user_admin,
         library_named=stores.libraries.get_library_by_name,
+        signup_open=settings.signup == "open",
     )
 
 

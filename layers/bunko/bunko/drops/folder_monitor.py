@@ -42,7 +42,9 @@ class FolderMonitor:
         """Workspace id → the folders to watch for it."""
         by_workspace: dict[str, list[WatchedFolder]] = {}
         if self.drop_dir is not None:
-            by_workspace[self.drop_workspace_id] = [WatchedFolder(self.drop_dir)]
+            # the library an admin pointed it at (Users → Drop folder), else the default one
+            target = self.settings.drop_library(self.drop_workspace_id)
+            by_workspace[target] = [WatchedFolder(self.drop_dir)]
         for f in self.settings.monitored_folders():
             if not Path(f.path).is_dir():
                 log.warning("monitored folder %s is gone; skipping it", f.path)

@@ -5,7 +5,7 @@ its category is the folder's category or, when that is unset, the name of the fi
 sub-folder it sits in (drop/manuals/guide.pdf → category "manuals").
 
 Its metadata comes from its sidecar, `guide.pdf.metadata.json` beside it (drops/sidecars.py),
-and a Markdown file's front matter (drops/front_matter.py). A sidecar is never a document: when
+and a Markdown file's front matter (domain/front_matter.py). A sidecar is never a document: when
 it is written, changed or deleted, the document of the file beside it (if there is one yet)
 gets the new metadata without the file being read again; a file that comes later reads it.
 A file with neither keeps the metadata its document has (set over REST, say).
@@ -22,8 +22,8 @@ from pathlib import Path
 
 from watchfiles import Change, watch
 
+from bunko.domain.front_matter import MAX_FRONT_MATTER_BYTES
 from bunko.domain.metadata import Metadata
-from bunko.drops.front_matter import MAX_FRONT_MATTER_BYTES
 from bunko.drops.sidecars import (
     MAX_SIDECAR_BYTES,
     dropped_metadata,

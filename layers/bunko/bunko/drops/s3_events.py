@@ -11,7 +11,7 @@ category, chunkSize, chunkOverlap, mode), applied as /upload applies its form fi
 mode chosen is kept on the document, as /upload keeps it).
 
 A dropped file's metadata comes from its sidecar, the object `<key>.metadata.json` beside it
-(drops/sidecars.py), and a Markdown file's front matter (drops/front_matter.py); with neither,
+(drops/sidecars.py), and a Markdown file's front matter (domain/front_matter.py); with neither,
 its document keeps the metadata it has. A sidecar is never a document: its events give the
 document of the object beside it (when both exist) the metadata they give now, without the
 file being indexed again; a file that comes later reads it. A file's event reads the sidecar
@@ -40,7 +40,7 @@ from bunko.adapters.aws.s3_drops import (
 from bunko.adapters.aws.sqs_queue import parse_build_step, parse_job
 from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
-from bunko.drops.front_matter import MAX_FRONT_MATTER_BYTES
+from bunko.domain.front_matter import MAX_FRONT_MATTER_BYTES
 from bunko.drops.sidecars import (
     MAX_SIDECAR_BYTES,
     dropped_metadata,

@@ -15,7 +15,7 @@ never a document itself. A sidecar that is not valid (not JSON, over 64 KiB, a k
 Bunko's metadata refuses) raises ValidationError saying why: the door logs it and leaves the
 document's metadata as it was.
 
-A Markdown file's front matter (drops/front_matter.py) adds the keys its sidecar does not give.
+A Markdown file's front matter (domain/front_matter.py) adds the keys its sidecar does not give.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
+from bunko.domain.front_matter import front_matter
 from bunko.domain.metadata import SIDECAR_SUFFIX, Metadata, check_metadata
-from bunko.drops.front_matter import front_matter
 from bunko.errors import ValidationError
 
 log = logging.getLogger(__name__)

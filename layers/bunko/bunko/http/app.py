@@ -12,6 +12,7 @@ from bunko import __version__
 from bunko.asgi.errors import install_error_handlers
 from bunko.asgi.hardening import harden
 from bunko.bootstrap import Services
+from bunko.http.api_docs import docs_assets, mount_docs
 from bunko.http.errors import document_errors
 from bunko.http.routes import conversations, health, originals, uploads
 from bunko.http.routes.chat import KEEP_ALIVE_SECONDS
@@ -28,9 +29,16 @@ def create_app(
     """The REST app on `services`; its chat streams send a keep-alive comment every
     `keep_alive_seconds` while a slow model thinks. Each of `mounts` adds another door's
     endpoints to the app (bunko.server_app: MCP's), before the web app and the hardening."""
+    assets = docs_assets()  # the API reference's own scripts, when their package is there
+    local_docs = {"docs_url": None, "redoc_url": None} if assets else {}
     app = FastAPI(
-        title="Bunko", version=__version__, description="Knowledge base for people and AI agents."
+        title="Bunko",
+        version=__version__,
+        description="Knowledge base for people and AI agents.",
+        **local_docs,
     )
+    if assets:
+        mount_docs(app, assets)
     app.state.services = services
     app.state.keep_alive_seconds = keep_alive_seconds
     install_error_handlers(app)

@@ -19,6 +19,8 @@ def error_responses(*statuses: int) -> dict[int | str, dict]:
 
 
 LIBRARY_HEADER = "X-Bunko-Library"  # http/deps names the library of a request with it
+# POST /upload's answer for the same bytes under the same name: the file already held them
+EXISTING_HEADER = "X-Bunko-Existing"
 
 
 def document_errors(app: FastAPI) -> None:

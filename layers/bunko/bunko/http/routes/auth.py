@@ -5,13 +5,18 @@ from __future__ import annotations
 from functools import partial
 from typing import Annotated
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
 from bunko.errors import PermissionDeniedError
 from bunko.http.deps import AccountsDep, CurrentPrincipal
 from bunko.http.errors import error_responses
 from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Message, UserPublic
+from bunko.http.session_cookies import (
+    SESSION_COOKIE,
+    clear_session_cookies,
+    set_session_cookies,
+)
 from bunko.http.sign_in_turns import in_turn
 
 router = APIRouter(prefix="/auth", tags=["auth"])
@@ -51,15 +56,27 @@ class PasswordChanged(BaseModel):
     access_token: str  # the old tokens stop working; this one replaces them
 
 
+class Signup(BaseModel):
+    open: bool  # whether POST /auth/register accepts a new account now
+
+
+@router.get("/signup", response_model=Signup)
+def signup(accounts: AccountsDep) -> Signup:
+    """Whether anyone may create an account: BUNKO_SIGNUP=open, or no admin exists yet. The
+    web app shows "Create account" only then."""
+    return Signup(open=accounts.auth.signup_allowed())
+
+
 @router.post(
     "/register",
     status_code=201,
     response_model=Registered,
-    responses=error_responses(400, 409, 429),
+    responses=error_responses(400, 403, 409, 429),
 )
 async def register(body: Credentials, accounts: AccountsDep, request: Request) -> Registered:
     """Create a user with a personal workspace. The first account of a deployment that has
-    no admin is its admin (`isAdmin: true`; BUNKO_FIRST_USER_ADMIN=false turns this off)."""
+    no admin is its admin (`isAdmin: true`; BUNKO_FIRST_USER_ADMIN=false turns this off).
+    403 once an admin exists, unless BUNKO_SIGNUP=open: admins add people (POST /users)."""
     user = await in_turn(request, partial(accounts.auth.register, body.username, body.password))
     return Registered(message="User created successfully", user=UserPublic.of(user))
 
@@ -86,7 +103,11 @@ async def login(body: Credentials, accounts: AccountsDep, request: Request) -> L
     responses=error_responses(400, 401, 403, 429),
 )
 async def change_password(
-    body: PasswordChange, principal: CurrentPrincipal, accounts: AccountsDep, request: Request
+    body: PasswordChange,
+    principal: CurrentPrincipal,
+    accounts: AccountsDep,
+    request: Request,
+    response: Response,
 ) -> PasswordChanged:
     """Every token issued before the change stops working; use the one returned."""
     if principal.user_id is None:
@@ -98,7 +119,12 @@ async def change_password(
         body.newPassword,
         address=client_address(request),
     )
-    token, _ = await in_turn(request, change)
+    token, user = await in_turn(request, change)
+    if request.cookies.get(SESSION_COOKIE):  # this browser's session goes on, the others end
+        lifetime = int(accounts.tokens.lifetime.total_seconds())
+        set_session_cookies(
+            response, request, accounts.tokens.issue_session(user), max_age=lifetime
+        )
     return PasswordChanged(message="Password changed", access_token=token)
 
 
@@ -112,9 +138,13 @@ def me(principal: CurrentPrincipal, accounts: AccountsDep) -> UserPublic:
 
 
 @router.post("/logout", response_model=Message, responses=error_responses(401, 403))
-def logout(principal: CurrentPrincipal, accounts: AccountsDep) -> Message:
-    """Sign out: this token and every other token of the user stop working at once."""
+def logout(
+    principal: CurrentPrincipal, accounts: AccountsDep, request: Request, response: Response
+) -> Message:
+    """Sign out: this token and every other token of the user stop working at once, the
+    browser's session (other tabs') included."""
     if principal.user_id is None:
         raise PermissionDeniedError("only a logged-in user can sign out; revoke a key instead")
     accounts.auth.logout(principal.user_id)
+    clear_session_cookies(response, request)
     return Message(message="Signed out")

@@ -13,7 +13,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile
 from pydantic import BaseModel, ConfigDict
 
-from bunko.domain import Document
+from bunko.domain import Document, utcnow
 from bunko.domain.document_query import DocumentQuery, DocumentSort
 from bunko.domain.ingest_options import (
     MAX_CHUNK_OVERLAP,
@@ -24,7 +24,7 @@ from bunko.domain.ingest_options import (
 )
 from bunko.domain.metadata import shown
 from bunko.http.deps import KnowledgeBaseDep, Reader, Writer
-from bunko.http.errors import error_responses
+from bunko.http.errors import EXISTING_HEADER, error_responses
 from bunko.http.metadata_fields import (
     MAX_FILTER_TEXT,
     MAX_METADATA_TEXT,
@@ -99,6 +99,7 @@ class Cleared(BaseModel):
 def upload(
     file: Annotated[UploadFile, File(description="The file to index.")],
     principal: Writer,
+    response: Response,
     knowledge_base: KnowledgeBaseDep,
     chunkSize: Annotated[int | None, Form(ge=MIN_CHUNK_SIZE, le=MAX_CHUNK_SIZE)] = None,
     chunkOverlap: Annotated[int | None, Form(ge=0, le=MAX_CHUNK_OVERLAP)] = None,
@@ -132,7 +133,9 @@ def upload(
     ] = None,
 ) -> KnowledgeBaseFile:
     """Store the original and queue indexing: the record comes back `pending`, then moves
-    through `indexing` to `completed` or `failed` (with `error`)."""
+    through `indexing` to `completed` or `failed` (with `error`). The same bytes under the
+    same name again return the file that holds them, with `X-Bunko-Existing: true`."""
+    started = utcnow()
     doc = knowledge_base.upload(
         Upload(
             principal.workspace_id,
@@ -149,6 +152,8 @@ def upload(
             metadata=form_metadata(metadata),
         )
     )
+    if replaceId is None and doc.created_at < started:  # not made by this request
+        response.headers[EXISTING_HEADER] = "true"
     return KnowledgeBaseFile.of(doc)
 
 

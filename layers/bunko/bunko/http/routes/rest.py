@@ -8,6 +8,7 @@ from bunko.http.routes import (
     api_keys,
     auth,
     chat,
+    drop_folder,
     embedding_model,
     knowledge_bases,
     libraries,
@@ -21,16 +22,19 @@ from bunko.http.routes import (
     user_settings,
     users,
     vision,
+    web_session,
 )
 
 
 def rest_routers() -> list[APIRouter]:
     return [
         auth.router,
+        web_session.router,
         oidc.router,
         users.router,
         api_keys.router,
         libraries.router,
+        drop_folder.router,
         model_configs.router,
         search.router,
         knowledge_bases.router,

@@ -28,6 +28,9 @@ class UserSettings(BaseModel):
     similarityThreshold: float
     enableFullTextSearch: bool
     language: Language
+    # (Bunko) whether `language` is the person's choice, or the default: the web app shows
+    # the browser's language until one is chosen
+    languageChosen: bool = False
 
 
 class UserSettingsUpdate(BaseModel):
@@ -52,8 +55,9 @@ _NULLABLE = ("selectedLLMId", "selectedEmbeddingId", "selectedRerankId")
 
 @router.get("", response_model=UserSettings, responses=error_responses(403))
 def get_settings(principal: Reader, accounts: AccountsDep) -> UserSettings:
-    values = accounts.user_settings.get(settings_owner(principal), principal.workspace_id)
-    return UserSettings(**values)
+    owner = settings_owner(principal)
+    values = accounts.user_settings.get(owner, principal.workspace_id)
+    return UserSettings(**values, languageChosen=accounts.user_settings.language_chosen(owner))
 
 
 @router.put("", response_model=UserSettings, responses=error_responses(400, 403))
@@ -76,4 +80,4 @@ def update_settings(
     ):
         raise PermissionDeniedError("only the library's owners may change its embedding model")
     values = accounts.user_settings.update(owner, workspace, changes)
-    return UserSettings(**values)
+    return UserSettings(**values, languageChosen=accounts.user_settings.language_chosen(owner))

@@ -12,7 +12,13 @@ from collections.abc import Callable
 
 from bunko.domain import Workspace, new_id, utcnow
 from bunko.domain.accounts import User, username_key
-from bunko.errors import AuthenticationError, ConflictError, NotFoundError, ValidationError
+from bunko.errors import (
+    AuthenticationError,
+    ConflictError,
+    NotFoundError,
+    PermissionDeniedError,
+    ValidationError,
+)
 from bunko.ports import MetadataStore, UserStore
 from bunko.services.accounts.passwords import (
     MAX_PASSWORD_LENGTH,
@@ -24,6 +30,7 @@ from bunko.services.accounts.tokens import TokenService
 from bunko.services.accounts.usernames import lookalike_key, validate_username
 
 BAD_CREDENTIALS = "invalid username or password"
+SIGNUP_CLOSED = "sign-up is closed: ask an admin to add you"
 
 
 def validate_password(password: str, *, field: str = "password") -> str:
@@ -47,22 +54,31 @@ class AuthService:
         throttle: LoginThrottle,
         first_user_admin: bool = False,
         library_named: Callable[[str], object | None] | None = None,
+        signup_open: bool = True,
     ) -> None:
         self.users = users
         # A library by (lookalike) name, or None: a new username may not look like one, as a
         # library may not look like a username (services/accounts/libraries.py).
         self.library_named = library_named
         self.first_user_admin = first_user_admin
+        self.signup_open = signup_open
         self.metadata = metadata
         self.hasher = hasher
         self.tokens = tokens
         self.throttle = throttle
 
     def create_user(
-        self, username: str, password: str, *, is_admin: bool = False, first_admin: bool = False
+        self,
+        username: str,
+        password: str,
+        *,
+        is_admin: bool = False,
+        first_admin: bool = False,
+        only_first: bool = False,
     ) -> User:
         """A new user with a personal workspace; ConflictError if the username is taken.
-        `first_admin`: an admin if the deployment has none yet (decided atomically)."""
+        `first_admin`: an admin if the deployment has none yet (decided atomically);
+        `only_first`: and no user at all when another became that admin first."""
         validate_username(username)
         validate_password(password)
         self._refuse_lookalike(username)
@@ -76,7 +92,11 @@ class AuthService:
         if first_admin and not is_admin and self.users.count_admins() == 0:
             user.is_admin = self.users.add_first_admin(user)
             if not user.is_admin:  # another sign-up became the admin meanwhile
+                if only_first:
+                    raise PermissionDeniedError(SIGNUP_CLOSED)
                 self.users.add_user(user)
+        elif only_first:
+            raise PermissionDeniedError(SIGNUP_CLOSED)
         else:
             self.users.add_user(user)
         self.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=username))
@@ -91,9 +111,22 @@ class AuthService:
         ):
             raise ConflictError(f"username {username!r} is taken")
 
+    def signup_allowed(self) -> bool:
+        """Whether anyone may create an account now: sign-up is open, or the deployment has
+        no admin yet (its first account signs up, and becomes the admin)."""
+        return self.signup_open or self.users.count_admins() == 0
+
     def register(self, username: str, password: str) -> User:
-        """A new account; the first one of a deployment without an admin is its admin."""
-        return self.create_user(username, password, first_admin=self.first_user_admin)
+        """A new account; the first one of a deployment without an admin is its admin.
+        With sign-up closed, PermissionDeniedError once an admin exists (of many sign-ups at
+        once on a fresh deployment, only the one that becomes the admin is kept)."""
+        if self.signup_open:
+            return self.create_user(username, password, first_admin=self.first_user_admin)
+        if not self.signup_allowed():
+            raise PermissionDeniedError(SIGNUP_CLOSED)
+        if not self.first_user_admin:  # no admin can be made here: nobody could add people
+            return self.create_user(username, password)
+        return self.create_user(username, password, first_admin=True, only_first=True)
 
     def login(self, username: str, password: str, *, address: str = "") -> tuple[str, User]:
         """(access token, user); AuthenticationError for bad credentials,
@@ -130,6 +163,15 @@ class AuthService:
         user.token_version += 1
         user.updated_at = utcnow()
         self.users.save_user(user)
+        return self.tokens.issue(user), user
+
+    def resume(self, session_token: str) -> tuple[str, User]:
+        """(a fresh access token, user) for a web session's token; AuthenticationError when
+        it is bad, expired, or older than the user's last sign-out or password change."""
+        claims = self.tokens.decode_session(session_token)
+        user = self.users.get_user(str(claims["sub"])) if claims else None
+        if user is None or claims is None or claims.get("ver") != user.token_version:
+            raise AuthenticationError("the session ended: sign in again")
         return self.tokens.issue(user), user
 
     def user(self, user_id: str) -> User:

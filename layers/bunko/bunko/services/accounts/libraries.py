@@ -218,6 +218,17 @@ class LibraryService:
             return None
         return self._role(library, user.id, user.workspace_id, user.is_admin)
 
+    def name_of(self, workspace_id: str) -> str:
+        """A library's name for messages: a shared one's, "default", or the user's whose own
+        it is (as `workspace_named` takes it); the id when none of these."""
+        if workspace_id == DEFAULT_LIBRARY.id:
+            return DEFAULT_LIBRARY.name
+        library = self.store.get_library(workspace_id)
+        if library is not None:
+            return library.name
+        owner = next((u for u in self.users.list_users() if u.workspace_id == workspace_id), None)
+        return owner.username if owner is not None else workspace_id
+
     def forget_user(self, user_id: str) -> None:
         self.store.forget_user(user_id)
 

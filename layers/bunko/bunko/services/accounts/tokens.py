@@ -18,6 +18,10 @@ from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_RESEARCH, SCOPE_WRI
 from bunko.ports import UserStore
 
 ALGORITHM = "HS256"
+# A web session's token (kept in an HttpOnly cookie, http/routes/web_session.py) carries this
+# audience: `decode` refuses any token with an audience, so it never works as a bearer token,
+# and only `decode_session` reads it.
+SESSION_AUDIENCE = "bunko:web-session"
 USER_SCOPES = frozenset({SCOPE_READ, SCOPE_WRITE, SCOPE_RESEARCH})
 ADMIN_SCOPES = USER_SCOPES | {SCOPE_ADMIN}
 
@@ -48,6 +52,33 @@ class TokenService:
             "ver": user.token_version,
         }
         return jwt.encode(claims, self._secret, algorithm=ALGORITHM)
+
+    def issue_session(self, user: User) -> str:
+        """A web session's token: what a new tab trades for an access token (no bearer)."""
+        now = self._now()
+        claims = {
+            "iss": self.issuer,
+            "sub": user.id,
+            "aud": SESSION_AUDIENCE,
+            "iat": now,
+            "exp": now + self.lifetime,
+            "ver": user.token_version,
+        }
+        return jwt.encode(claims, self._secret, algorithm=ALGORITHM)
+
+    def decode_session(self, token: str) -> dict | None:
+        """The claims of a valid, unexpired web session token; None otherwise."""
+        try:
+            return jwt.decode(
+                token,
+                self._secret,
+                algorithms=[ALGORITHM],
+                issuer=self.issuer,
+                audience=SESSION_AUDIENCE,
+                options={"require": ["exp", "iat", "iss", "sub", "aud"]},
+            )
+        except jwt.PyJWTError:
+            return None
 
     def decode(self, token: str) -> dict | None:
         """The claims of a valid, unexpired token from this issuer; None otherwise."""

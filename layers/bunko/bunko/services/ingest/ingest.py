@@ -14,6 +14,7 @@ import time
 from dataclasses import replace
 
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
+from bunko.domain.front_matter import with_front_matter
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
@@ -73,6 +74,8 @@ class IngestService:
         upload = replace(
             upload, name=name, mime=upload.mime or guess_mime(name, upload.data),
             category=upload.category or None, chunk_size=size, chunk_overlap=overlap,
+            # a Markdown file's front matter tags it through every door; the door's keys win
+            metadata=with_front_matter(name, upload.data, upload.metadata, where=path or name),
         )  # fmt: skip
         digest = hashlib.sha256(upload.data).hexdigest()
         n, failures = 1, 0

@@ -87,8 +87,7 @@ class UploadPolicy:
     def file_type(self, name: str, content_type: str | None) -> None:
         """UnsupportedMediaError unless the declared type or the extension is one Bunko reads."""
         if not is_supported(name, content_type):
-            kinds = ", ".join(sorted(set(SUPPORTED_MIME_TYPES.values())))
-            raise UnsupportedMediaError(f"unsupported file type for {name}: send one of {kinds}")
+            raise UnsupportedMediaError(refusal(name))
 
     def text_mime(self, path: str, mime: str | None) -> str:
         """The type stored for text: the one given (if text Bunko reads), else the one the
@@ -110,6 +109,23 @@ class UploadPolicy:
         (MCP) discards a failed first revision, so nothing unsearchable is left behind; a
         failed new revision keeps the document (its earlier text stays searchable)."""
         return not (doc.status is DocumentStatus.FAILED and doc.revision == 1)
+
+
+_IMAGES = frozenset({"png", "jpg", "jpeg", "gif", "webp", "bmp", "tif", "tiff", "heic", "svg"})
+READABLE = "PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON"
+
+
+def refusal(name: str) -> str:
+    """One sentence a person can act on: what the file is, that it is not read, what is."""
+    ext = posixpath.splitext(name)[1].lstrip(".").lower()
+    what = (
+        f"{ext.upper()} images are"
+        if ext in _IMAGES
+        else f"{ext.upper()} files are"
+        if ext
+        else "Files of this type are"
+    )
+    return f"{what} not supported yet (unsupported file type for {name}): upload {READABLE}."
 
 
 def numbered(name: str, n: int) -> str:

@@ -114,8 +114,16 @@ class UserSettingsService:
             # Validated above; a model that cannot serve here is refused before any write.
             self.embedding.select(workspace_id, changes["selectedEmbeddingId"])
         values = {**self.get(owner, workspace_id), **changes}
-        self.store.put_settings(SCOPE, owner, values)
+        # Only what was ever set is stored: a default (the language) stays a default, not a
+        # choice, when another field is saved.
+        stored = self.store.get_settings(SCOPE, owner) or {}
+        self.store.put_settings(SCOPE, owner, {**stored, **changes})
         return values
+
+    def language_chosen(self, owner: str) -> bool:
+        """Whether the person saved a language (else `language` is the default, and the web
+        app follows the browser's)."""
+        return "language" in (self.store.get_settings(SCOPE, owner) or {})
 
     def delete(self, owner: str) -> None:
         self.store.delete_settings(SCOPE, owner)

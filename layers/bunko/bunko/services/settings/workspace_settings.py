@@ -20,6 +20,8 @@ from bunko.services.bounds import RESULTS
 
 SCOPE = "workspace"
 MAX_FOLDERS = 32
+# The embedded server's drop folder: which library it fills (one record for the server).
+DROP_SCOPE, DROP_OWNER = "server", "drop-folder"
 
 log = logging.getLogger(__name__)
 
@@ -93,6 +95,19 @@ class WorkspaceSettingsService:
             self.store.put_settings(SCOPE, workspace_id, values)
         self._notify()
         return values
+
+    def drop_library(self, default: str) -> str:
+        """The workspace the drop folder fills: the one an admin chose, else `default`."""
+        saved = self.store.get_settings(DROP_SCOPE, DROP_OWNER) or {}
+        chosen = saved.get("workspace_id")
+        return chosen if isinstance(chosen, str) and chosen else default
+
+    def point_drop_folder(self, workspace_id: str) -> None:
+        """Make the drop folder fill `workspace_id` (the caller checked who may); the folder
+        monitor moves at once. Files dropped earlier stay in the library they went to."""
+        with self._lock:
+            self.store.put_settings(DROP_SCOPE, DROP_OWNER, {"workspace_id": workspace_id})
+        self._notify()
 
     def monitored_folders(self) -> list[MonitoredFolder]:
         """Every workspace's watched folders."""

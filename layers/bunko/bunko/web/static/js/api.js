@@ -6,7 +6,7 @@ let base = '';
 // Files larger than this many bytes go straight to storage through POST /uploads/presign
 // (config.json's presignUploadsAbove, set on AWS, where an API request body stops at 4 MiB);
 // null: every file goes to POST /upload.
-let presignAbove = null;
+let presignAbove = null; // read by uploads.js
 let configured = Promise.resolve();
 
 // Read config.json in the background: the first screen renders meanwhile, requests wait for it.
@@ -49,10 +49,17 @@ export function messageOf(body, status) {
   return `HTTP ${status}`;
 }
 
-// The token, and the library the tab works in (a name may be any script: ids are ASCII).
-function headers(extra = {}) {
+// What uploads.js needs of this module: the configuration once read, and the headers.
+export async function settings() {
+  await configured;
+  return { base, presignAbove };
+}
+
+// The token, and the library the tab works in (a name may be any script: ids are ASCII);
+// `own`: the person's own library, whichever this tab works in (their own settings).
+export function headers(extra = {}, own = false) {
   const t = session.token();
-  const lib = session.library();
+  const lib = own ? null : session.library();
   const named = lib ? { 'X-Bunko-Library': lib.id } : {};
   return t ? { Authorization: `Bearer ${t}`, ...named, ...extra } : extra;
 }
@@ -73,9 +80,9 @@ async function fail(res) {
 const inFlight = new Set();
 let closing = false;
 
-async function send(method, path, body, withTotal = false) {
+async function send(method, path, body, withTotal = false, own = false) {
   await configured;
-  const init = { method, headers: headers() };
+  const init = { method, headers: headers({}, own) };
   if (body !== undefined) {
     init.headers['Content-Type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -88,9 +95,9 @@ async function send(method, path, body, withTotal = false) {
   return { items: data, total: Number.isFinite(total) && res.headers.has('X-Total-Count') ? total : data.length };
 }
 
-export async function request(method, path, body, withTotal = false) {
+export async function request(method, path, body, withTotal = false, own = false) {
   if (closing) throw new ApiError(0, 'signing out');
-  const sent = send(method, path, body, withTotal);
+  const sent = send(method, path, body, withTotal, own);
   inFlight.add(sent);
   try {
     return await sent;
@@ -109,6 +116,26 @@ export async function logout() {
   } finally {
     session.set(null); // before any request may leave again
     closing = false;
+  }
+}
+
+// The browser's session (/auth/session): kept after a sign-in so that other tabs and windows
+// start signed in; best effort (a server or deployment without it: one tab, one sign-in).
+export function keepSession() {
+  return request('POST', '/auth/session', {}).catch(() => null);
+}
+
+// A new tab: the session's access token and user, traded for the HttpOnly cookie with the
+// CSRF token a page of this site can read; null when there is none (or it ended).
+export async function resumeSession() {
+  const csrf = document.cookie.split('; ').find((c) => c.startsWith('bunko_csrf='));
+  if (!csrf) return null;
+  await configured;
+  try {
+    const res = await fetch(`${base}/auth/session/resume`, { method: 'POST', headers: { 'X-CSRF-Token': csrf.slice(11) } });
+    return res.ok ? await res.json() : null;
+  } catch {
+    return null;
   }
 }
 
@@ -132,133 +159,11 @@ export const get = (path) => request('GET', path);
 export const post = (path, body) => request('POST', path, body ?? {});
 export const put = (path, body) => request('PUT', path, body);
 export const del = (path) => request('DELETE', path);
+// A person's own settings (PUT /user-settings): saved in their own library, where they may
+// write, and theirs in every library (the server keys them by user).
+export const putMine = (path, body) => request('PUT', path, body, false, true);
 // A paged list: {items, total} (total from X-Total-Count, else the items' count).
 export const getPage = (path) => request('GET', path, undefined, true);
-
-// Upload one file with progress (fetch cannot report upload progress; XHR can). `fields` are
-// /upload's form fields (chunkSize, chunkOverlap, mode, category, metadata as JSON text).
-// Resolves with the file's record from POST /upload, or, for a file sent straight to storage, with
-// {direct: true, path, key}: the file is indexed once storage reports it, and shows up in
-// GET /knowledge-bases from then on.
-export async function upload(file, fields, onProgress) {
-  await configured;
-  if (presignAbove !== null && file.size > presignAbove) {
-    try {
-      return await uploadDirect(file, fields, onProgress);
-    } catch (err) {
-      // a server that cannot sign uploads (404: not mounted, 503: no signer) takes the form
-      if (!(err instanceof NoSigner)) throw err;
-    }
-  }
-  return uploadForm(file, fields, onProgress);
-}
-
-function uploadForm(file, fields, onProgress) {
-  return new Promise((resolve, reject) => {
-    const form = new FormData();
-    form.append('file', file);
-    for (const [k, v] of Object.entries(fields)) if (v !== '' && v != null) form.append(k, v);
-    const xhr = new XMLHttpRequest();
-    xhr.open('POST', `${base}/upload`);
-    for (const [name, value] of Object.entries(headers())) xhr.setRequestHeader(name, value);
-    xhr.upload.addEventListener('progress', (e) => {
-      if (e.lengthComputable) onProgress(e.loaded / e.total);
-    });
-    xhr.addEventListener('load', () => {
-      let body = null;
-      try {
-        body = JSON.parse(xhr.responseText);
-      } catch {
-        body = null;
-      }
-      if (xhr.status >= 200 && xhr.status < 300) resolve(body);
-      else reject(new ApiError(xhr.status, messageOf(body, xhr.status), null, '', retryAfterOf(xhr.getResponseHeader('Retry-After'))));
-    });
-    xhr.addEventListener('error', () => reject(new ApiError(0, 'network error')));
-    xhr.send(form);
-  });
-}
-
-const NUMBER_FIELDS = new Set(['chunkSize', 'chunkOverlap']);
-
-class NoSigner extends Error {}
-
-// POST /uploads/presign with the upload's options (signed into the URL, applied at ingest),
-// then PUT the file to storage with exactly the signed headers and no Authorization header.
-async function uploadDirect(file, fields, onProgress) {
-  const body = { path: file.name, size: file.size };
-  if (file.type) body.contentType = file.type;
-  for (const [k, v] of Object.entries(fields)) {
-    if (v === '' || v == null) continue;
-    // metadata goes as the JSON object /uploads/presign takes (written ahead as its sidecar);
-    // numbers as JSON numbers; anything else as typed, for the server to name the field
-    if (k === 'metadata') body.metadata = JSON.parse(v);
-    else body[k] = NUMBER_FIELDS.has(k) && /^\d+$/.test(String(v)) ? Number(v) : v;
-  }
-  let signed;
-  try {
-    signed = await post('/uploads/presign', body);
-  } catch (err) {
-    if (err.status === 404 || err.status === 503) throw new NoSigner();
-    throw err;
-  }
-  await putToStorage(file, signed, onProgress);
-  return { direct: true, path: signed.path, key: signed.key };
-}
-
-function putToStorage(file, signed, onProgress) {
-  return new Promise((resolve, reject) => {
-    const xhr = new XMLHttpRequest();
-    xhr.open(signed.method || 'PUT', signed.url);
-    for (const [k, v] of Object.entries(signed.headers || {})) xhr.setRequestHeader(k, v);
-    xhr.upload.addEventListener('progress', (e) => {
-      if (e.lengthComputable) onProgress(e.loaded / e.total);
-    });
-    xhr.addEventListener('load', () => {
-      if (xhr.status >= 200 && xhr.status < 300) resolve();
-      else reject(storageError(xhr.status, xhr.responseText));
-    });
-    // A browser hides why a cross-origin request failed: a bucket whose CORS rules do not
-    // list this page's origin looks exactly like a network failure (status 0).
-    xhr.addEventListener('error', () => reject(new ApiError(0,
-      `storage did not accept the upload from ${location.origin}: the bucket's CORS rules may `
-      + 'not allow this origin (an administrator adds it with bunko:corsOrigins), or the '
-      + 'network failed', 'blocked', location.origin)));
-    xhr.addEventListener('abort', () => reject(new ApiError(0, 'upload cancelled', 'aborted')));
-    xhr.send(file);
-  });
-}
-
-// S3 answers errors as XML: <Error><Code>…</Code><Message>…</Message></Error>.
-function storageError(status, text) {
-  let code = '';
-  let detail = '';
-  try {
-    const xml = new DOMParser().parseFromString(text || '', 'application/xml');
-    code = xml.querySelector('Error > Code')?.textContent.trim() || '';
-    detail = (xml.querySelector('Error > Message')?.textContent.trim() || '').replace(/\.$/, '');
-  } catch {
-    // not XML: the status says enough
-  }
-  const said = [code, detail].filter(Boolean).join(': ') || `HTTP ${status}`;
-  if (code === 'SignatureDoesNotMatch') {
-    return new ApiError(status, `storage refused the upload's signature (${said}): the signed `
-      + 'headers were changed on the way (a proxy or an extension?); upload the file again',
-    'signature', said);
-  }
-  if (/expired/i.test(detail) || code === 'ExpiredToken') {
-    return new ApiError(status, `the upload link expired before the file was sent (${said}); `
-      + 'upload the file again', 'expired', said);
-  }
-  if (code === 'EntityTooLarge') {
-    return new ApiError(status, `storage refused the file as too large (${said})`, 'tooLarge', said);
-  }
-  if (status === 403) {
-    return new ApiError(status, `storage refused the upload (${said}): the server may not be `
-      + 'allowed to write to its bucket; tell an administrator', 'denied', said);
-  }
-  return new ApiError(status, `storage refused the upload (${said})`, 'storage', said);
-}
 
 // POST /chat/stream: calls onEvent({type, data}) per SSE event until [DONE] or abort.
 export async function chatStream(body, onEvent, signal) {

@@ -1,7 +1,7 @@
 // The frame around every page: navigation, language, sign out, calm status line, toasts.
 import * as api from './api.js';
 import { clear, h } from './dom.js';
-import { LANGUAGES, getLanguage, setLanguage, t } from './i18n.js';
+import { LANGUAGES, getLanguage, serverMessage, setLanguage, t } from './i18n.js';
 import * as session from './session.js';
 
 const PAGES = [
@@ -122,6 +122,6 @@ export function errorBox() {
 }
 
 export function showError(box, err) {
-  box.textContent = err ? err.message || String(err) : '';
+  box.textContent = err ? serverMessage(err.message || String(err)) : '';
   box.hidden = !err;
 }

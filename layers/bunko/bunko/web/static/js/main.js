@@ -18,14 +18,29 @@ const pages = {
   settings: () => import('./pages/settings.js'),
 };
 
+// The pages' styles, once, with the first page after sign-in (the sign-in screen needs only
+// app.css); the page waits for them, so nothing shows unstyled.
+let pageStyles = null;
+function stylesForPages() {
+  pageStyles ??= new Promise((resolve) => {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = '/static/pages.css';
+    link.onload = link.onerror = resolve;
+    document.head.append(link);
+  });
+  return pageStyles;
+}
+
 function guarded(name) {
   return async (params, path) => {
     if (!session.token()) {
+      session.rememberNext(path);
       router.go('/login');
       return;
     }
     renderTop(path);
-    const module = await pages[name]();
+    const [module] = await Promise.all([pages[name](), stylesForPages()]);
     if (router.current() !== path) return; // the user moved on while it loaded
     document.getElementById('main').focus({ preventScroll: true });
     return module.render(params);
@@ -45,8 +60,10 @@ router.route('/chat', guarded('chat'));
 router.route('/settings', guarded('settings'));
 router.route('/admin', guarded('admin'));
 router.fallback((path) => {
+  if (!session.token()) session.rememberNext(path);
   if (path === '/' || !session.token()) return router.go(session.token() ? '/library' : '/login');
   renderTop(path);
+  stylesForPages();
   page('notFound', h('p', {}, h('a', { href: '#/library' }, i18n.t('nav.library'))));
 });
 
@@ -64,19 +81,34 @@ function start(path) {
 }
 
 api.configure();
-i18n.init();
 session.load();
+// English is in i18n.js; another language's words are fetched before the first screen.
+await i18n.init();
 // Back from the identity provider: the fragment leaves the address before the router sees it.
 const back = oidc.fromAddress();
 startStatus();
 if (back) {
   page('auth.signingIn');
-  oidc.signIn(back.token).then((signedIn) => start(signedIn ? '/library' : '/login'));
+  oidc.signIn(back.token).then((signedIn) => {
+    if (signedIn) api.keepSession();
+    start(signedIn ? '/library' : '/login');
+  });
 } else if (oidc.currentNotice()) {
   if (session.token()) oidc.clearNotice(); // signed in already: nothing happened to them
   start(session.token() ? '/library' : '/login');
+} else if (!session.token()) {
+  // A new tab or window of a browser signed in elsewhere: no sign-in page, the link it opened.
+  api.resumeSession().then(async (resumed) => {
+    if (resumed) {
+      session.resumeLibrary();
+      session.set({ token: resumed.access_token, user: resumed.user });
+      await i18n.languageFromSettings();
+    }
+    start(null);
+  });
 } else {
   start(null);
+  i18n.languageFromSettings(); // a reload: the saved choice may have changed elsewhere
 }
 // The first screen is on the page (tests/bench/bench_web.py reads this mark).
 performance.mark('bunko:first-render');

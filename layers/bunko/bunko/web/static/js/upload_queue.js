@@ -7,6 +7,12 @@ const AT_ONCE = 4; // uploads in flight: enough to keep the server busy, few eno
 const DEFAULT_WAIT_S = 5; // a 503 without Retry-After while busy: a guess, then again
 
 // Whether an error is the server asking to slow down (and how long, in seconds), or null.
+// Whether sending the same file again may help: not for a refusal of the file itself (its
+// type, its size, a bad field, a name taken), only for the network or the server.
+export function retryable(err) {
+  return !err || !(err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429);
+}
+
 export function paceWait(err) {
   if (!err) return null;
   if (err.status === 429) return Math.max(err.retryAfter ?? DEFAULT_WAIT_S, 1);
@@ -22,11 +28,12 @@ export function createQueue({ send, changed }) {
   const failed = new Set();
   let sending = 0;
   let done = 0; // since the queue was last idle
+  let existing = 0; // of those, files the library held already (the same bytes, the same name)
   let resumeAt = 0; // ms timestamp: no new upload leaves before it
   let timer = null;
 
   function add(items) {
-    if (idle()) done = 0; // a new batch (failures not retried yet still show)
+    if (idle()) done = existing = 0; // a new batch (failures not retried yet still show)
     for (const item of items) {
       item.state = 'queued';
       waiting.push(item);
@@ -36,8 +43,8 @@ export function createQueue({ send, changed }) {
   }
 
   function retryFailed() {
-    const again = [...failed];
-    failed.clear();
+    const again = [...failed].filter((item) => retryable(item.error));
+    for (const item of again) failed.delete(item);
     add(again);
   }
 
@@ -69,6 +76,7 @@ export function createQueue({ send, changed }) {
       item.result = await send(item);
       item.state = 'done';
       done += 1;
+      if (item.result && item.result.existing) existing += 1;
     } catch (err) {
       const wait = paceWait(err);
       if (wait !== null && item.state !== 'removed') {
@@ -95,7 +103,8 @@ export function createQueue({ send, changed }) {
   function status() {
     const waitS = Math.max(0, Math.ceil((resumeAt - Date.now()) / 1000));
     const total = done + failed.size + waiting.length + sending;
-    return { done, failed: failed.size, total, idle: idle(), waitS: idle() ? 0 : waitS };
+    const canRetry = [...failed].some((item) => retryable(item.error));
+    return { done, existing, failed: failed.size, canRetry, total, idle: idle(), waitS: idle() ? 0 : waitS };
   }
 
   return { add, remove, retryFailed, status };

@@ -4,8 +4,11 @@ import * as api from '../api.js';
 import { clear, field, formatBytes, h } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
+import * as session from '../session.js';
 
 export function render() {
+  // Not an admin (an old link, a typed address): nothing here they may do.
+  if (!session.get()?.user?.isAdmin) return page('admin.title', h('p', { class: 'card' }, t('admin.only')));
   const error = errorBox();
   const list = h('ul', { class: 'plain' });
   const username = h('input', { required: true, maxLength: 64, autocomplete: 'off' });
@@ -38,16 +41,32 @@ export function render() {
     }
     refresh();
   }
-  async function resetPassword(u) {
-    const password = prompt(t('admin.newPassword', { name: u.username }));
-    if (!password) return;
-    showError(error, null);
-    try {
-      await api.post(`/users/${u.id}/password`, { password });
-      toast(t('admin.passwordReset', { name: u.username }));
-    } catch (err) {
-      showError(error, err);
-    }
+  // A dialog, not prompt(): the new password is typed into a password field, never shown.
+  function resetPassword(u) {
+    const fresh = h('input', { type: 'password', required: true, minLength: 8, maxLength: 256, autocomplete: 'new-password' });
+    const said = errorBox();
+    const dialog = h('dialog', { class: 'meta-dialog', 'aria-label': t('admin.resetOf', { name: u.username }) });
+    const close = () => { dialog.close(); dialog.remove(); };
+    const form = h('form', { onsubmit: async (e) => {
+      e.preventDefault();
+      showError(said, null);
+      try {
+        await api.post(`/users/${u.id}/password`, { password: fresh.value });
+        close();
+        toast(t('admin.passwordReset', { name: u.username }));
+      } catch (err) {
+        showError(said, err);
+      }
+    } },
+    h('h2', {}, t('admin.resetOf', { name: u.username })),
+    field(t('set.newPassword'), fresh, t('admin.resetHint')), said,
+    h('div', { class: 'row' }, h('button', { type: 'submit' }, t('admin.resetPassword')),
+      h('button', { type: 'button', class: 'secondary', onclick: close }, t('common.cancel'))));
+    dialog.append(form);
+    dialog.addEventListener('cancel', () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+    fresh.focus();
   }
   async function create(e) {
     e.preventDefault();
@@ -60,10 +79,33 @@ export function render() {
       showError(error, err);
     }
   }
-  page('admin.title', h('div', { class: 'card' }, list),
+  page('admin.title', h('div', { class: 'card' }, list), dropFolderCard(),
     h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('admin.add')),
       h('div', { class: 'grid4' }, field(t('auth.username'), username), field(t('auth.password'), password),
         h('label', { class: 'check' }, isAdmin, 'admin')),
       error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('admin.create')))));
   refresh();
+}
+
+// Which library the server's drop folder fills: any of the admin's libraries.
+function dropFolderCard() {
+  const error = errorBox();
+  const target = h('select', {});
+  const card = h('form', { class: 'card', hidden: true, onsubmit: async (e) => {
+    e.preventDefault();
+    showError(error, null);
+    try {
+      await api.put('/drop-folder', { library: target.value });
+      toast(t('admin.dropSaved', { name: target.selectedOptions[0].textContent }));
+    } catch (err) {
+      showError(error, err);
+    }
+  } }, h('h2', {}, t('admin.drop')), h('p', { class: 'muted small' }, t('admin.dropHint')),
+  h('div', { class: 'row bottom' }, field(t('admin.dropTarget'), target), h('button', { type: 'submit' }, t('common.save'))), error);
+  Promise.all([api.get('/drop-folder'), api.get('/libraries')]).then(([drop, libraries]) => {
+    if (!drop.available) return;
+    clear(target, libraries.map((l) => h('option', { value: l.id, selected: l.id === drop.libraryId }, l.personal ? t('lib.own') : l.name)));
+    card.hidden = false;
+  }).catch((err) => showError(error, err));
+  return card;
 }

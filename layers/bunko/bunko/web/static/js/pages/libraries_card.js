@@ -3,7 +3,7 @@
 import * as api from '../api.js';
 import { clear, field, h } from '../dom.js';
 import { t } from '../i18n.js';
-import { errorBox, showError, toast } from '../layout.js';
+import { errorBox, renderTop, showError, toast } from '../layout.js';
 import * as session from '../session.js';
 
 const ROLES = ['viewer', 'editor', 'owner'];
@@ -18,6 +18,7 @@ export function librariesCard() {
     try {
       const shared = (await api.get('/libraries')).filter((l) => !l.personal);
       clear(list, shared.length ? shared.map(libraryView) : h('p', { class: 'muted' }, t('libs.none')));
+      renderTop(location.hash.slice(1)); // the header's library menu lists the same libraries
     } catch (err) {
       showError(error, err);
     }

@@ -4,10 +4,11 @@
 // its metadata filter bar (filter_bar.js) and each file's "Edit metadata" (metadata_dialog.js).
 import * as api from '../api.js';
 import { clear, field, formatBytes, h } from '../dom.js';
-import { t } from '../i18n.js';
+import { serverMessage, t } from '../i18n.js';
 import { page, showError } from '../layout.js';
 import * as session from '../session.js';
 import { createQueue } from '../upload_queue.js';
+import { upload } from '../uploads.js';
 import { filterBar } from './filter_bar.js';
 import { fileList, stopPolling } from './library_files.js';
 import { editMetadata } from './metadata_dialog.js';
@@ -17,6 +18,31 @@ const DONE_ROW_MS = 1500; // an uploaded row stays this long, then leaves the qu
 const ADVICE_AT_ONCE = 2; // mode advice requests in flight, however many files were dropped
 const LIST_EVERY_MS = 3000; // while a batch uploads, the list below catches up this often
 
+// The keys of a Markdown file's front matter (a leading --- block), to say before the upload
+// which metadata the file brings itself; the server reads the values (domain/front_matter).
+const FRONT = /^(?:\uFEFF)?---[ \t]*\r?\n([\s\S]*?)^(?:---|\.\.\.)[ \t]*$/m;
+async function frontMatterKeys(file) {
+  if (!/\.(md|markdown)$/i.test(file.name)) return [];
+  try {
+    const block = FRONT.exec(await file.slice(0, 64 * 1024).text());
+    if (!block || block.index !== 0) return [];
+    return [...block[1].matchAll(/^([^\s#:-][^:\n]*?):(?:\s|$)/gm)].map((m) => m[1].trim()).filter((k) => k !== 'category');
+  } catch {
+    return [];
+  }
+}
+
+// What the server reads (parsing/mime.py): by extension, or a declared text type.
+const READABLE = /\.(txt|text|log|md|markdown|html?|xhtml|csv|tsv|json|pdf|docx|pptx|xlsx)$/i;
+const IMAGE = /\.(png|jpe?g|gif|webp|bmp|tiff?|heic|svg)$/i;
+function readable(file) {
+  return READABLE.test(file.name) || /^text\/|^application\/json$/.test(file.type || '');
+}
+function refusal(file) {
+  const ext = (/\.([^.]+)$/.exec(file.name)?.[1] || '').toUpperCase();
+  return t(IMAGE.test(file.name) ? 'lib.notImage' : ext ? 'lib.notType' : 'lib.notFile', { ext });
+}
+
 export function render() {
   stopPolling();
   const picked = []; // chosen, not yet sent
@@ -25,7 +51,7 @@ export function render() {
   const summary = h('div', { class: 'upload-summary row', role: 'status', 'aria-live': 'polite', hidden: true });
   const chunkSize = h('input', { type: 'number', min: 50, max: 20000, placeholder: '1000', name: 'chunkSize' });
   const chunkOverlap = h('input', { type: 'number', min: 0, max: 10000, placeholder: '200', name: 'chunkOverlap' });
-  const modeSelect = (name) => h('select', { 'aria-label': `${t('lib.mode')}: ${name}` }, h('option', { value: 'fast' }, t('lib.fast')), h('option', { value: 'precise' }, t('lib.precise')));
+  const modeSelect = (name) => h('select', { class: 'mode', 'aria-label': `${t('lib.mode')}: ${name}` }, h('option', { value: 'fast' }, t('lib.fast')), h('option', { value: 'precise' }, t('lib.precise')));
   const category = h('input', { name: 'category', maxLength: 100 });
   const uploadButton = h('button', { type: 'submit', disabled: true }, t('lib.upload'));
   const uploadMeta = rowEditor();
@@ -41,8 +67,8 @@ export function render() {
   let listedAt = Date.now();
 
   const queue = createQueue({
-    send: (item) => api.upload(item.file, {
-      chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, mode: item.mode.value, category: category.value,
+    send: (item) => upload(item.file, {
+      chunkSize: item.options.chunkSize, chunkOverlap: item.options.chunkOverlap, mode: item.mode.value, category: item.options.category,
       metadata: item.metadata,
     }, (p) => (item.bar.value = p)),
     changed,
@@ -79,7 +105,7 @@ export function render() {
     if (state === 'sending') clear(note, t('lib.sending'));
     if (state === 'failed') {
       const err = item.error;
-      const message = err.reason ? t(`lib.direct.${err.reason}`, { detail: err.detail }) : err.message;
+      const message = err.reason ? t(`lib.direct.${err.reason}`, { detail: err.detail }) : serverMessage(err.message);
       clear(note, h('span', { class: 'error', role: 'alert' }, message));
     }
     if (state === 'done') {
@@ -87,6 +113,8 @@ export function render() {
       if (item.result && item.result.direct) {
         direct = true;
         clear(note, t('lib.uploadedDirect')); // stays until the list shows it
+      } else if (item.result && item.result.existing) {
+        clear(note, t('lib.existing')); // stays: nothing new was added
       } else {
         clear(note, t('lib.uploaded'));
         setTimeout(() => forget(item), DONE_ROW_MS);
@@ -106,25 +134,42 @@ export function render() {
       const parts = [t('lib.progress', { done: s.done, total: s.total })];
       if (s.waitS > 0) parts.push(t('lib.paced', { s: s.waitS }));
       clear(summary, h('span', {}, parts.join(' · ')));
-    } else if (s.failed === 0) {
-      clear(summary, h('span', { class: 'ok' }, t('lib.summaryDone', { n: s.done })));
     } else {
+      const added = s.done - s.existing;
+      const parts = [added || !s.existing ? t('lib.summaryDone', { n: added }) : null,
+        s.existing ? t('lib.summaryExisting', { n: s.existing }) : null].filter(Boolean);
       clear(summary,
-        s.done ? h('span', {}, `${t('lib.summaryDone', { n: s.done })} · `) : null,
-        h('span', { class: 'error' }, t('lib.summaryFailed', { n: s.failed })), ' — ',
-        h('button', { type: 'button', class: 'ghost', onclick: () => queue.retryFailed() }, t('lib.retry')));
+        s.failed === 0 ? h('span', { class: 'ok' }, parts.join(' · ')) : null,
+        s.failed && s.done ? h('span', {}, `${parts.join(' · ')} · `) : null,
+        s.failed ? h('span', { class: 'error' }, t('lib.summaryFailed', { n: s.failed })) : null,
+        // Retry only where sending again may help (the network, the server), never for a refusal
+        s.failed && s.canRetry ? [' — ', h('button', { type: 'button', class: 'ghost', onclick: () => queue.retryFailed() }, t('lib.retry'))] : null);
     }
   }
 
   function add(chosen) {
     const fresh = [];
     for (const file of chosen) {
+      if (!readable(file)) { // said at once, never sent, no Retry: the file cannot be read
+        const gone = h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('lib.remove')}: ${file.name}`, onclick: () => row.remove() }, '×');
+        const row = h('li', { class: 'failed' }, h('span', { class: 'name' }, file.name), h('span', { class: 'row' }, h('span', { class: 'muted small' }, formatBytes(file.size)), gone),
+          h('span', { class: 'error', role: 'alert' }, refusal(file)));
+        queueList.append(row);
+        continue;
+      }
       const item = { file, state: 'picked', drawn: 'picked' };
       item.bar = h('progress', { max: 1, value: 0, 'aria-label': file.name });
       item.note = h('span', { class: 'muted small' });
       item.mode = modeSelect(file.name);
       item.remove = h('button', { type: 'button', class: 'ghost', 'aria-label': `${t('lib.remove')}: ${file.name}`, onclick: () => drop(item) }, '×');
-      item.row = h('li', {}, h('span', { class: 'name' }, file.name), h('span', { class: 'row' }, h('span', { class: 'muted small' }, formatBytes(file.size)), item.mode, item.remove), item.bar, item.note);
+      item.front = h('span', { class: 'muted small front', hidden: true });
+      item.advice = h('span', { class: 'muted small advice' });
+      item.row = h('li', {}, h('span', { class: 'name' }, file.name), h('span', { class: 'row' }, h('span', { class: 'muted small' }, formatBytes(file.size)), item.mode, item.remove), item.bar, item.note, item.advice, item.front);
+      frontMatterKeys(file).then((keys) => {
+        if (!keys.length) return;
+        item.front.textContent = t('meta.fromFile', { keys: keys.join(', ') });
+        item.front.hidden = false;
+      });
       picked.push(item);
       allItems.add(item);
       fresh.push(item);
@@ -154,7 +199,7 @@ export function render() {
           const r = await api.get(`/api/vision/recommend-mode?file=${encodeURIComponent(item.file.name)}&size=${item.file.size}`);
           if (item.state !== 'picked') continue;
           item.mode.value = r.recommendedMode; // the advice is the default; the person may change it
-          item.note.textContent = `${t('lib.recommended')}: ${t(`lib.${r.recommendedMode}`)} — ${r.reason}`;
+          item.advice.textContent = `${t('lib.recommended')}: ${t(`lib.${r.recommendedMode}`)} — ${r.reason}`;
         } catch {
           // advice only: the upload works without it
         }
@@ -177,7 +222,12 @@ export function render() {
     }
     const text = Object.keys(metadata).length ? JSON.stringify(metadata) : '';
     const items = picked.splice(0);
-    for (const item of items) item.metadata = text;
+    const options = { chunkSize: chunkSize.value, chunkOverlap: chunkOverlap.value, category: category.value };
+    for (const item of items) Object.assign(item, { metadata: text, options });
+    // This batch took the form's metadata and category: the next one starts blank.
+    uploadMeta.reset();
+    category.value = '';
+    metaBox.open = false;
     uploadButton.disabled = true; // until more files are chosen
     showError(files.listError, null);
     queue.add(items);
@@ -191,12 +241,17 @@ export function render() {
 
   const metaBox = h('details', { class: 'upload-meta' },
     h('summary', {}, t('meta.forUpload')),
-    h('p', { class: 'muted small' }, t('meta.uploadHint')),
+    h('p', { class: 'muted small' }, t('meta.uploadHint'), ' ', t('meta.uploadOnce')),
     uploadMeta.element);
+  // The engine's knobs (chunking, and each file's reading mode with its advice) stay folded:
+  // the defaults and the advice fit nearly every file.
+  const advanced = h('details', { class: 'advanced', ontoggle: () => form.classList.toggle('show-advanced', advanced.open) },
+    h('summary', {}, t('lib.advanced')), h('p', { class: 'muted small' }, t('lib.advancedHint')),
+    h('div', { class: 'grid4' }, field(t('lib.chunkSize'), chunkSize), field(t('lib.chunkOverlap'), chunkOverlap)));
   const form = h('form', { class: 'card', onsubmit: uploadAll },
     input, dropZone, summary, queueList,
-    h('div', { class: 'grid4' }, field(t('lib.chunkSize'), chunkSize), field(t('lib.chunkOverlap'), chunkOverlap), field(t('lib.category'), category)),
-    metaBox, uploadMetaError,
+    h('div', { class: 'grid4' }, field(t('lib.category'), category)),
+    metaBox, advanced, uploadMetaError,
     h('div', { class: 'row' }, uploadButton));
 
   async function clearAll() {
@@ -216,5 +271,13 @@ export function render() {
     h('div', { class: 'row spread' }, h('h2', {}, t('lib.files')), readOnly ? null : h('button', { type: 'button', class: 'ghost danger', onclick: clearAll }, t('lib.clear'))),
     files.element);
   if (shared) main.querySelector('h1').append(' · ', h('span', { class: 'library-name' }, shared.name));
+  // Where this library's files come from: the server's drop folder fills one library.
+  const source = h('p', { class: 'muted small source', hidden: true });
+  main.querySelector('h1').after(source);
+  api.get('/drop-folder').then((d) => {
+    if (!d.available) return;
+    source.textContent = t(d.feedsThisLibrary ? 'lib.fedByDrop' : 'lib.fedByUploads');
+    source.hidden = false;
+  }).catch(() => {});
   files.refresh();
 }

@@ -189,5 +189,7 @@ function typeOf(file) {
 function dateOf(iso) {
   const date = new Date(iso);
   if (Number.isNaN(date.getTime())) return '';
-  return date.toLocaleDateString(getLanguage(), { year: 'numeric', month: 'short', day: 'numeric' }); // the time: in the title
+  const day = date.toLocaleDateString(getLanguage(), { year: 'numeric', month: 'short', day: 'numeric' });
+  const time = date.toLocaleTimeString(getLanguage(), { hour: '2-digit', minute: '2-digit' });
+  return [day, h('span', { class: 'time' }, ` ${time}`)]; // a phone's card shows the day (the time: in the title)
 }

@@ -16,10 +16,11 @@ export function render() {
   async function signIn(created) {
     const body = await api.post('/auth/login', { username: username.value, password: password.value });
     session.set({ token: body.access_token, user: body.user });
+    api.keepSession(); // other tabs and windows of this browser start signed in
     // A new account keeps the language it was created in; later sign-ins follow the saved one.
-    if (created) await api.put('/user-settings', { language: getLanguage() }).catch(() => {});
+    if (created) await api.putMine('/user-settings', { language: getLanguage() }).catch(() => {});
     else await languageFromSettings();
-    location.hash = '/library';
+    location.hash = session.takeNext(); // where a signed-out link was going, else the library
   }
 
   async function submit(create) {
@@ -38,6 +39,8 @@ export function render() {
     }
   }
 
+  const create = h('button', { type: 'button', class: 'secondary', hidden: true, onclick: () => submit(true) }, t('auth.create'));
+  const closed = h('p', { class: 'muted small', hidden: true }, t('auth.signupClosed'));
   const form = h(
     'form',
     { onsubmit: (e) => { e.preventDefault(); submit(false); } },
@@ -46,8 +49,11 @@ export function render() {
     error,
     h('div', { class: 'row' },
       h('button', { type: 'submit' }, t('auth.signIn')),
-      h('button', { type: 'button', class: 'secondary', onclick: () => submit(true) }, t('auth.create'))),
+      create),
   );
+  // Shown only while the server takes new accounts (BUNKO_SIGNUP, or no admin yet).
+  api.getAs('/auth/signup').then((s) => { create.hidden = !(s && s.open === true); closed.hidden = !create.hidden; })
+    .catch(() => { closed.hidden = false; });
   // Why the last sign-in with the identity provider did not work: text, never markup.
   const notice = oidc.currentNotice();
   const said = h('p', { class: 'error', role: 'alert', hidden: !notice }, notice ? t(notice.key, notice.vars) : '');
@@ -62,6 +68,6 @@ export function render() {
     provider.hidden = false;
   });
   page('auth.title', h('p', { class: 'muted' }, t('auth.intro')),
-    h('div', { class: 'card narrow' }, said, provider, form), h('p', {}, languagePicker()));
+    h('div', { class: 'card narrow' }, said, provider, form, closed), h('p', {}, languagePicker()));
   username.focus();
 }

@@ -2,14 +2,49 @@
 // API keys for agents, the shared libraries one belongs to.
 import * as api from '../api.js';
 import { clear, field, h } from '../dom.js';
-import { LANGUAGES, setLanguage, t } from '../i18n.js';
+import { LANGUAGES, getLanguage, setLanguage, t } from '../i18n.js';
 import { errorBox, page, showError, toast } from '../layout.js';
+import * as session from '../session.js';
 import { librariesCard } from './libraries_card.js';
 import { agentSnippets } from './snippets.js';
 
+// Whose each setting is: the person's own (preferences, password) or the library's the tab
+// works in (models, keys). A viewer is shown the library's models, not forms that would fail.
 export function render() {
-  const models = modelChoices();
-  page('set.title', userSettings(), librariesCard(), models.form, modelConfigs(models.load), apiKeys());
+  const lib = session.library();
+  const scope = { name: lib ? lib.name : null, canWrite: !lib || lib.role !== 'viewer' };
+  const models = modelChoices(scope);
+  page('set.title', userSettings(), passwordCard(), librariesCard(), models.form,
+    scope.canWrite ? modelConfigs(models.load) : null, apiKeys(scope));
+}
+
+const whose = (scope) => h('p', { class: 'muted small whose' }, scope.name ? t('set.library', { name: scope.name }) : t('set.libraryOwn'));
+
+// Change my password (POST /auth/change-password): every other session ends; this tab keeps
+// going with the token the server returns.
+function passwordCard() {
+  const error = errorBox();
+  const current = h('input', { type: 'password', required: true, maxLength: 256, autocomplete: 'current-password' });
+  const fresh = h('input', { type: 'password', required: true, minLength: 8, maxLength: 256, autocomplete: 'new-password' });
+  const again = h('input', { type: 'password', required: true, minLength: 8, maxLength: 256, autocomplete: 'new-password' });
+  async function change(e) {
+    e.preventDefault();
+    showError(error, null);
+    if (fresh.value !== again.value) return showError(error, new Error(t('set.passwordMismatch')));
+    try {
+      const body = await api.post('/auth/change-password', { currentPassword: current.value, newPassword: fresh.value });
+      session.set({ ...session.get(), token: body.access_token });
+      current.value = fresh.value = again.value = '';
+      toast(t('set.passwordChanged'));
+    } catch (err) {
+      showError(error, err);
+    }
+  }
+  return h('form', { class: 'card', onsubmit: change }, h('h2', {}, t('set.password')),
+    h('p', { class: 'muted small' }, t('set.passwordNote')),
+    h('div', { class: 'grid4' }, field(t('set.currentPassword'), current), field(t('set.newPassword'), fresh, t('auth.passwordHint')),
+      field(t('set.repeatPassword'), again)),
+    error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('set.changePassword'))));
 }
 
 function userSettings() {
@@ -24,11 +59,12 @@ function userSettings() {
     language: h('select', {}, LANGUAGES.map(([c, name]) => h('option', { value: c }, name))),
   };
   const form = h('form', { class: 'card', onsubmit: saveAll },
-    h('h2', {}, t('set.retrieval')),
+    h('h2', {}, t('set.retrieval')), h('p', { class: 'muted small whose' }, t('set.mine')),
     h('div', { class: 'grid4' }, Object.entries(inputs).map(([k, el]) => (el.type === 'checkbox' ? h('label', { class: 'check' }, el, t(`set.${k}`)) : field(t(`set.${k}`), el)))),
     error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('common.save'))));
   api.get('/user-settings').then((s) => {
     for (const [k, el] of Object.entries(inputs)) el.type === 'checkbox' ? (el.checked = s[k]) : (el.value = s[k]);
+    if (!s.languageChosen) inputs.language.value = getLanguage(); // the page's: the browser's
   }).catch((err) => showError(error, err));
 
   async function saveAll(e) {
@@ -37,7 +73,7 @@ function userSettings() {
     const body = {};
     for (const [k, el] of Object.entries(inputs)) body[k] = el.type === 'checkbox' ? el.checked : el.type === 'number' ? Number(el.value) : el.value;
     try {
-      await api.put('/user-settings', body);
+      await api.putMine('/user-settings', body);
       toast(t('common.saved'));
       setLanguage(body.language, false);
     } catch (err) {
@@ -49,7 +85,7 @@ function userSettings() {
 
 // Which configs chat, rerank and the workspace's embeddings use (aurak's selected*Id). A new
 // embedding model is built in the background while the old one serves: shown until it is done.
-function modelChoices() {
+function modelChoices(scope) {
   const error = errorBox();
   const remember = (e) => { e.target.dataset.picked = e.target.value; };
   const pick = {
@@ -64,6 +100,14 @@ function modelChoices() {
   async function load() {
     try {
       const [configs, saved] = await Promise.all([api.get('/model-configs'), api.get('/user-settings')]);
+      if (!scope.canWrite) {
+        clear(inUse, Object.keys(pick).map((k) => {
+          const c = configs.find((m) => m.id === saved[k]);
+          return h('li', {}, h('strong', {}, `${t(`models.${k}`)}: `), c ? `${c.name} · ${c.modelId}` : t(none[k]));
+        }));
+        await showEmbedding();
+        return;
+      }
       for (const [k, el] of Object.entries(pick)) {
         // A choice picked but not yet saved survives the list being refreshed (a config
         // added on this page refreshes it while the person may already be choosing).
@@ -104,10 +148,14 @@ function modelChoices() {
       showError(error, err);
     }
   }
+  const inUse = h('ul', { class: 'plain', 'aria-label': t('set.inUse') });
   load();
-  const form = h('form', { class: 'card', onsubmit: save }, h('h2', {}, t('models.title')),
-    h('div', { class: 'grid4' }, Object.entries(pick).map(([k, el]) => field(t(`models.${k}`), el))),
-    state, error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('models.use'))));
+  const form = scope.canWrite
+    ? h('form', { class: 'card', onsubmit: save }, h('h2', {}, t('models.title')), whose(scope),
+      h('div', { class: 'grid4' }, Object.entries(pick).map(([k, el]) => field(t(`models.${k}`), el))),
+      state, error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('models.use'))))
+    : h('section', { class: 'card' }, h('h2', {}, t('models.title')), whose(scope),
+      h('p', { class: 'muted small' }, t('set.readOnly', { name: scope.name })), inUse, state, error);
   return { form, load };
 }
 
@@ -169,18 +217,21 @@ function modelConfigs(changed) {
     }
   }
   refresh();
-  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('mc.title')), list,
+  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('mc.title')), whose({ name: session.library()?.name }), list,
     h('div', { class: 'grid4' }, Object.entries(f).map(([k, el]) => field(t(`mc.${k}`), el))),
     error, h('div', { class: 'row' }, submit, cancel));
 }
 
-function apiKeys() {
+function apiKeys(scope) {
   const error = errorBox();
   const list = h('ul', { class: 'plain' });
   const shown = h('div', { class: 'once', hidden: true });
   const name = h('input', { maxLength: 100, name: 'keyName' });
-  const scopes = ['kb:read', 'kb:write', 'agent:research'].map((s) => h('input', { type: 'checkbox', value: s, checked: s === 'kb:read' }));
+  // A viewer may make a key with their own rights there, kb:read, and nothing more.
+  const offered = scope.canWrite ? ['kb:read', 'kb:write', 'agent:research'] : ['kb:read'];
+  const scopes = offered.map((s) => h('input', { type: 'checkbox', value: s, checked: s === 'kb:read', disabled: !scope.canWrite }));
   async function refresh() {
+    if (!scope.canWrite) return clear(list); // listing keys is the editors' and owners'
     try {
       const keys = await api.get('/api-keys');
       const live = keys.filter((k) => !k.revokedAt);
@@ -210,7 +261,8 @@ function apiKeys() {
     }
   }
   refresh();
-  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('key.title')), list,
+  return h('form', { class: 'card', onsubmit: create }, h('h2', {}, t('key.title')), whose(scope),
+    scope.canWrite ? null : h('p', { class: 'muted small' }, t('key.readOnly', { name: scope.name })), list,
     h('div', { class: 'grid4' }, field(t('key.name'), name),
       h('fieldset', {}, h('legend', {}, t('key.scopes')), scopes.map((c) => h('label', { class: 'check' }, c, c.value)))),
     error, h('div', { class: 'row' }, h('button', { type: 'submit' }, t('key.create'))), shown);

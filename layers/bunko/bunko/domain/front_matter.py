@@ -1,4 +1,5 @@
-"""Metadata from a dropped Markdown file's front matter: a leading `---` YAML block.
+"""Metadata from a Markdown file's front matter: a leading `---` YAML block. Every door reads
+it (services/ingest: uploads, drops, the CLI, MCP); keys a door gives win over it.
 
 Only the block's top-level keys whose values Bunko's metadata can hold are taken: a string, a
 number, a date (or date-time) and a list of strings. Any other value (yes/no, an empty value, a
@@ -93,3 +94,23 @@ def _plain(key: object, value: Any) -> dict[str, Any]:
     elif not isinstance(value, str | int | float | list):
         raise ValidationError("use a string, a number, a date or a list of strings")
     return {key: value}
+
+
+def with_front_matter(
+    name: str, data: bytes, given: Metadata | None, *, where: str
+) -> Metadata | None:
+    """`given` (a door's metadata, None for none) plus the front matter keys it does not set,
+    for a Markdown file; `given` as it is for any other file or one without front matter.
+    Past the limits of keys or size, the given keys come first."""
+    front = front_matter(name, data, where=where)
+    if not front:
+        return given
+    merged = dict(given or {})
+    for key, value in front.items():
+        if key in merged:
+            continue  # what the door said wins
+        try:
+            merged = check_metadata({**merged, key: value})
+        except ValidationError as exc:
+            log.warning("front matter of %s: key %r skipped: %s", where, key, exc)
+    return merged
