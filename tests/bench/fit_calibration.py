@@ -278,7 +278,7 @@ def curve(scores: np.ndarray, relevant: np.ndarray, knots: int = 12) -> list[tup
             else max(p, THRESHOLD)
         )
         p = min(0.99, max(p, out[-1][1] + 0.001 if out else 0.001))  # rising, below 1
-        out.append((round(float(k), 2), round(p, 3)))
+        out.append((round(float(k), 4), round(p, 3)))
     return out
 
 
@@ -308,6 +308,9 @@ def main() -> None:
         "--row", default="use-multilingual-v3", help="the packaged row to start from"
     )
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument(
+        "--weights", help="a row to measure instead of searching: " + ",".join(FEATURES) + ",bias"
+    )
     parser.add_argument("--max-docs", type=int)
     parser.add_argument("--max-queries", type=int, default=400)
     parser.add_argument("--records", type=Path, help="save the candidates here")
@@ -322,9 +325,15 @@ def main() -> None:
     candidates = Candidates(
         [d for item in loaded for d in (item if isinstance(item, list) else [item])]
     )
-    row = CALIBRATIONS[args.row]
-    start = np.array([getattr(row, f) for f in FEATURES], float)
-    value, bias, shares, weights = search_row(candidates, start, args.steps)
+    if args.weights:  # a row given: its shares and curve, no search
+        *given, bias = (float(v) for v in args.weights.split(","))
+        weights = np.array(given)
+        shares = {k: float(v[0]) for k, v in candidates.shares(weights, np.array([bias])).items()}
+        value = min(v for (d, g), v in shares.items() if g == "same-topic-unanswered")
+    else:
+        row = CALIBRATIONS[args.row]
+        start = np.array([getattr(row, f) for f in FEATURES], float)
+        value, bias, shares, weights = search_row(candidates, start, args.steps)
     print(
         f"value {value:.3f}: "
         + ", ".join(f"{f} {w:.2f}" for f, w in zip(FEATURES, weights, strict=True))
