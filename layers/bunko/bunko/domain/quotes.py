@@ -119,7 +119,11 @@ def _prose(text: str) -> Iterator[tuple[str, str, bool, bool]]:
             shown = plain_markdown(piece)
             if not any(c.isalnum() for c in shown) or is_boilerplate(shown):
                 continue
-            whole = is_whole(piece) or is_whole(shown) or (len(found) == 1 and is_item(piece))
+            whole = (
+                is_whole(piece)
+                or (shown != piece and is_whole(shown))
+                or (len(found) == 1 and is_item(piece))
+            )
             yield shown, piece, False, whole
 
 

@@ -50,8 +50,23 @@ _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
 
 
+# Words one of which every boilerplate line holds: most sentences hold none, and skip the
+# slower pattern (a tenth of the answer's time when it ran on every sentence).
+_BOILERPLATE_HINTS = (
+    "review", "updat", "modif", "edit", "revis", "chang", "reserved", "©", "(c)", "copyright",
+    "confidential", "internal use", "distribute", "contents", "back to top", "最終", "無断",
+    "著作権",
+)  # fmt: skip
+# What Markdown's inline syntax is made of: text without any of these (and without a list
+# marker) is plain already.
+_MARKS = ("*", "_", "`", "[", "~~")
+
+
 def is_boilerplate(sentence: str) -> bool:
     """A line about the page, not its subject: "last reviewed/updated", copyright, "最終更新"."""
+    lowered = sentence.lower()
+    if not any(hint in lowered for hint in _BOILERPLATE_HINTS):
+        return False
     return bool(_BOILERPLATE.search(sentence))
 
 
@@ -63,6 +78,8 @@ def is_list_item(line: str) -> bool:
 def plain_markdown(text: str) -> str:
     """`text` without Markdown's syntax: list markers, emphasis, code marks, links (their
     words stay), images (their alt text stays)."""
+    if not _BULLET.match(text) and not any(mark in text for mark in _MARKS):
+        return text
     text = _BULLET.sub("", text, count=1)
     text = _IMAGE.sub(r"\1", text)
     text = _LINK.sub(r"\1", text)
@@ -71,7 +88,7 @@ def plain_markdown(text: str) -> str:
         text = _STRONG.sub(r"\2", text)
         text = _STRIKE.sub(r"\1", text)
         text = _EMPHASIS.sub(lambda m: m.group(1) or m.group(2), text)
-    return " ".join(text.split())
+    return text.strip()
 
 
 def structured_lines(lines: Sequence[str]) -> dict[int, str | None]:
