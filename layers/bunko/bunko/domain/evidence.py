@@ -58,12 +58,14 @@ def evidences(text: str, answer: str, number: int, question: str) -> list[Eviden
     """The sentences of `text` that the answer's lines citing source `number` rest on, one
     a line, in the answer's order (its first is what the answer quotes first), each once;
     the question's best sentence when no line cites it."""
-    lines = cited_lines(answer, number).split("\n")
+    cited = cited_lines(answer, number)
     found: list[Evidence] = []
-    for line in lines if any(lines) else [""]:
+    for line in cited.split("\n"):
         best = evidence(text, line, question)
         if best is not None and all(best.start != e.start for e in found):
             found.append(best)
+    if not found and (best := evidence(text, cited, question)) is not None:
+        found.append(best)  # no line alone says enough: all of them (or the question)
     return found
 
 
