@@ -112,3 +112,10 @@ def test_every_sentence_cited_is_evidence_in_the_answers_order():
     # each points at the passage as written: the Markdown item, the sentence
     assert RUNBOOK[found[1].start : found[1].end].startswith("**SEV1**: A full outage")
     assert RUNBOOK[found[0].start : found[0].end] == found[0].text
+
+
+def test_prose_that_only_looks_like_a_path_stays_prose():
+    assert structured_lines(["Fig.1: The lighthouse in 1872.", "It is tall."]) == {}
+    assert structured_lines(["office_locations[1].desks: 24"]) == {
+        0: "Office location 2: 24 desks."
+    }

@@ -121,9 +121,13 @@ def _segments(path: str) -> list[str | int]:
 
 def _json_lines(lines: Sequence[str]) -> dict[int, str | None]:
     parsed: dict[int, tuple[list[str | int], str]] = {}
+    paths: dict[int, str] = {}
     for i, line in enumerate(lines):
         if found := _JSON_LINE.match(line.strip()):
+            paths[i] = found.group("path")
             parsed[i] = (_segments(found.group("path")), found.group("value").strip())
+    if len(parsed) == 1:  # one line alone is JSON only by its look: "v1.2: notes" is prose
+        parsed = {i: p for i, p in parsed.items() if "[" in paths[i] or "_" in paths[i]}
     # a record's name: the value of its name-like field, from any line of the passage
     names: dict[tuple, tuple[str, str]] = {}
     for segments, value in parsed.values():
