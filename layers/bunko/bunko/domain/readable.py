@@ -20,11 +20,17 @@ from collections.abc import Sequence
 
 __all__ = ["is_boilerplate", "is_list_item", "plain_markdown", "structured_lines"]
 
+# A line about the page, at its start: "This section was last reviewed …", "Last updated:
+# …", "© 2026 …", "最終更新日：…". Not a sentence that says when its subject changed ("The
+# rules were last updated in 1998"): that can be the answer.
 _BOILERPLATE = re.compile(
-    r"(?:\b(?:last|recently)\s+(?:reviewed|updated|modified|edited|revised|changed)\b|"
-    r"\ball rights reserved\b|^\s*(?:©|\(c\)|copyright\b)|^\s*(?:confidential|internal use only"
-    r"|do not distribute)\b|^\s*(?:table of contents|back to top)\s*$|"
-    r"最終(?:更新|改訂|見直し|確認)|無断転載|著作権)",
+    r"^\s*(?:(?:this|the)\s+(?:page|section|document|article|file|handbook|policy|guide|"
+    r"runbook|manual|wiki|content|information)\s+(?:was|is|has\s+been|were)\s+(?:last\s+|"
+    r"recently\s+)?(?:reviewed|updated|modified|edited|revised|changed|checked)\b|"
+    r"(?:page\s+|document\s+)?last\s+(?:reviewed|updated|modified|edited|revised|changed)\b|"
+    r"(?:©|\(c\)\s|copyright\b)|(?:confidential|internal use only|do not distribute|"
+    r"table of contents|back to top)\s*[.!]?\s*$|最終(?:更新|改訂|見直し|確認)|無断(?:転載|複製)|"
+    r"著作権(?:所有|表示))|\ball rights reserved\b",
     re.IGNORECASE,
 )
 _BULLET = re.compile(r"^\s*(?:[-*+•・●■◆▪◦]\s+|\d{1,3}[.)]\s+|>\s*)+")
