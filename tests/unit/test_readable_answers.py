@@ -123,3 +123,11 @@ def test_prose_that_only_looks_like_a_path_stays_prose():
     assert structured_lines(["office_locations[1].desks: 24"]) == {
         0: "Office location 2: 24 desks."
     }
+
+
+def test_japanese_json_reads_as_japanese():
+    offices = {"拠点": [{"名前": "東京", "席数": 80}, {"名前": "大阪", "席数": 24}]}
+    text = parse_json(json.dumps(offices, ensure_ascii=False).encode(), None).text
+    assert list(structured_lines(text.split("\n")).values()) == [
+        None, "東京拠点 — 席数: 80.", None, "大阪拠点 — 席数: 24."
+    ]  # fmt: skip

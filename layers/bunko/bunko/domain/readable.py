@@ -49,8 +49,10 @@ _SEGMENT = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
 # Fields that name their record: "city: Osaka" makes "Osaka office location".
 _NAME_FIELDS = (
     "name", "title", "city", "label", "office", "location", "site", "country", "region",
-    "team", "department", "product", "project", "code", "id",
+    "team", "department", "product", "project", "code", "id", "名前", "名称", "氏名", "拠点名",
+    "都市", "タイトル",
 )  # fmt: skip
+_WIDE = re.compile("[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7a3]")
 _NUMBER = re.compile(r"^-?[\d,]*\.?\d+(?:\s?%|\s?[A-Za-z]{1,4})?$")
 _PIPE_ROW = re.compile(r"^\s*\|.*\|\s*$")
 _PIPE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*$")
@@ -165,12 +167,14 @@ def _json_sentence(
     if indexes and indexes[-1] < field_at:
         collection = next((s for s in reversed(record) if isinstance(s, str)), "")
         kind = _singular(_words(str(collection)))
-        entity = f"{named[1]} {kind}" if named else f"{kind} {int(record[-1]) + 1}"
+        # 大阪拠点 as Japanese writes it; "Osaka office location"
+        space = "" if named and _WIDE.match(named[1][-1:]) and _WIDE.match(kind[:1]) else " "
+        entity = f"{named[1]}{space}{kind}" if named else f"{kind} {int(record[-1]) + 1}"
     else:
         entity = " ".join(_words(str(s)) for s in record if isinstance(s, str))
     if value in ("true", "false"):
         value = "yes" if value == "true" else "no"
-    if _NUMBER.match(value) and entity:
+    if _NUMBER.match(value) and entity and not _WIDE.search(field_words):  # "24 desks"
         sentence = f"{entity}: {value} {field_words}"
     elif entity:
         sentence = f"{entity} — {field_words}: {value}"
