@@ -3,6 +3,9 @@ with the heading they sit under. Pure functions, no I/O.
 
 - Lines a page layout broke are joined first (domain/reflow: text stored from older PDF
   uploads still has the breaks), then split into sentences (domain/sentences).
+- A quote reads in plain words (domain/readable): no Markdown syntax, no boilerplate line,
+  flattened JSON and table rows as sentences, no header row; a short list item is one
+  quote. `Quote.sources` keeps each part as written, for finding it in the passage.
 - A heading (a short line without sentence punctuation, standing alone) is never a quote:
   it labels the first quote under it instead, so the quote can say where it comes from.
 - A sentence that opens by pointing back at the one before it ("This is called …",
