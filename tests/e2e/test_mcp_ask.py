@@ -38,7 +38,7 @@ async def test_ask_answers_with_numbered_structured_sources(kb):
         assert first["number"] == 1 and first["fileName"] == "lighthouse.txt"
         assert set(first) == {
             "number", "fileName", "content", "score", "chunkIndex", "documentId",
-            "page", "pageEnd", "quote", "quoteStart", "quoteEnd",
+            "page", "pageEnd", "quote", "quoteStart", "quoteEnd", "quotes",
         }  # fmt: skip
 
         history = [

@@ -19,7 +19,7 @@ from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 
 SOURCE_FIELDS = {
     "fileName", "content", "score", "chunkIndex", "documentId",
-    "page", "pageEnd", "quote", "quoteStart", "quoteEnd",
+    "page", "pageEnd", "quote", "quoteStart", "quoteEnd", "quotes",
 }  # fmt: skip
 
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from bunko.domain.answer_terms import terms
 from bunko.domain.quotes import quotable
 
-__all__ = ["Evidence", "cited_lines", "evidence", "locate"]
+__all__ = ["Evidence", "cited_lines", "evidence", "evidences", "locate"]
 
 # What `locate` skips on both sides: white space, and the hyphen a line break split a word at.
 _SKIPPED = re.compile(r"[\s\-\u00ad]")
@@ -54,6 +54,21 @@ def cited_lines(answer: str, number: int) -> str:
     return "\n".join(p for p in pieces if mark.search(p))
 
 
+def evidences(text: str, answer: str, number: int, question: str) -> list[Evidence]:
+    """The sentences of `text` that the answer's lines citing source `number` rest on, one
+    a line, in the answer's order (its first is what the answer quotes first), each once;
+    the question's best sentence when no line cites it."""
+    cited = cited_lines(answer, number)
+    found: list[Evidence] = []
+    for line in cited.split("\n"):
+        best = evidence(text, line, question)
+        if best is not None and all(best.start != e.start for e in found):
+            found.append(best)
+    if not found and (best := evidence(text, cited, question)) is not None:
+        found.append(best)  # no line alone says enough: all of them (or the question)
+    return found
+
+
 def evidence(text: str, cited: str, question: str) -> Evidence | None:
     """The sentence of `text` that `cited` (the answer's lines citing it) and the question
     point at; None when it shares no term with either."""
@@ -64,8 +79,8 @@ def evidence(text: str, cited: str, question: str) -> Evidence | None:
         # Ties go to the whole sentence, then to the earlier one.
         score = len(held & from_answer) + QUESTION_WEIGHT * len(held & from_question)
         score += 0.01 * quote.whole
-        if score > best_score and (span := locate(quote.parts[0], text)) is not None:
-            if len(quote.parts) > 1 and (tail := locate(quote.parts[-1], text)) is not None:
+        if score > best_score and (span := locate(quote.sources[0], text)) is not None:
+            if len(quote.parts) > 1 and (tail := locate(quote.sources[-1], text)) is not None:
                 span = (span[0], tail[1])
             best, best_score = Evidence(quote.text, *span), score
     return best if best is not None and best_score >= 0.5 else None

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
+import regex
 import Stemmer
 
 __all__ = [
@@ -28,6 +29,7 @@ __all__ = [
     "index_terms",
     "is_cjk_term",
     "query_terms",
+    "term_spans",
 ]
 
 # Han (with extension A, compatibility ideographs and the supplementary planes), hiragana,
@@ -41,6 +43,7 @@ _CJK_RUN = re.compile(f"[{_CJK_CHARS}]+")
 _CJK_CHAR = re.compile(f"[{_CJK_CHARS}]")
 # Letters and digits, as FTS5's unicode61 keeps them ("_" and punctuation separate words).
 _WORD = re.compile(r"[^\W_]+")
+_CLUSTER = regex.compile(r"(?s)\X")  # a letter with its accents, normalised together
 
 # Lucene's English stop set. These words match most chunks, so an OR-query that keeps them
 # scores nearly every chunk while they add almost nothing to BM25 (low idf). They are
@@ -164,3 +167,32 @@ def query_terms(text: str, *, drop_stop_words: bool = True) -> list[QueryTerm]:
     if not terms or not drop_stop_words:
         terms = terms + stop  # content terms first: they are what the length cap keeps
     return list(dict.fromkeys(terms))[:MAX_QUERY_TERMS]
+
+
+def term_spans(text: str) -> Iterator[tuple[str, int, int]]:
+    """(term, start, end) of every term `index_terms` finds in `text` (CJK bigrams, then
+    words), with the offsets (Python characters) in `text` as written of what it came from:
+    a stem points at its whole word ("Onboarding" for onboard), a bigram at its two
+    characters. Each grapheme cluster is normalised alone, so an offset never falls inside
+    a character that NFKC widened or joined."""
+    normal: list[str] = []
+    origin: list[tuple[int, int]] = []  # each normalised character's cluster in `text`
+    for cluster in _CLUSTER.finditer(text):
+        piece = cluster.group()
+        if not piece.isascii():
+            piece = unicodedata.normalize("NFKC", piece)
+        normal.append(piece)
+        origin.extend([cluster.span()] * len(piece))
+    flat = "".join(normal)
+
+    def span(start: int, end: int) -> tuple[int, int]:
+        return origin[start][0], origin[end - 1][1]
+
+    for match in _CJK_RUN.finditer(flat):
+        run, at = match.group(), match.start()
+        for i, bigram in enumerate(_bigrams(run)):
+            yield (bigram, *span(at + i, at + i + len(bigram)))
+    blanked = _CJK_RUN.sub(lambda m: " " * len(m.group()), flat)  # offsets kept
+    for match in _WORD.finditer(blanked):
+        if term := _latin_term(match.group()):
+            yield (term, *span(*match.span()))

@@ -3,6 +3,9 @@ with the heading they sit under. Pure functions, no I/O.
 
 - Lines a page layout broke are joined first (domain/reflow: text stored from older PDF
   uploads still has the breaks), then split into sentences (domain/sentences).
+- A quote reads in plain words (domain/readable): no Markdown syntax, no boilerplate line,
+  flattened JSON and table rows as sentences, no header row; a short list item is one
+  quote. `Quote.sources` keeps each part as written, for finding it in the passage.
 - A heading (a short line without sentence punctuation, standing alone) is never a quote:
   it labels the first quote under it instead, so the quote can say where it comes from.
 - A sentence that opens by pointing back at the one before it ("This is called …",
@@ -20,6 +23,7 @@ import unicodedata
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from bunko.domain.readable import is_boilerplate, is_list_item, plain_markdown, structured_lines
 from bunko.domain.reflow import reflow
 from bunko.domain.sentences import (
     is_heading,
@@ -43,6 +47,7 @@ DEMONSTRATIVE = re.compile(
 PRONOUN = re.compile(r"^(?:(?:it|its|they|their|them|he|his|she|her)\b|彼|它|他|她)", re.I)
 # What a passage's first piece starts with when the chunk began inside a sentence.
 _CONTINUING = ".,;:)]}）」』、。，"
+MAX_ITEM_CHARS = 400  # a list item up to this long is one quote
 
 
 @dataclass(frozen=True)
@@ -53,10 +58,19 @@ class Quote:
     whole: bool  # whole sentences (or a list item, a table row): not a piece of one
     heading: str = ""  # the heading it sits under in its passage
     pronoun_tail: bool = False  # the second part points back with a pronoun only
+    written: tuple[str, ...] = ()  # each part as the passage writes it (Markdown, JSON)
 
     def head(self) -> Quote:
         """The quote without its second part."""
-        return Quote(self.number, self.position, self.parts[:1], self.whole, self.heading)
+        return Quote(
+            self.number, self.position, self.parts[:1], self.whole, self.heading,
+            written=self.sources[:1],
+        )  # fmt: skip
+
+    @property
+    def sources(self) -> tuple[str, ...]:
+        """Each part as written in the passage: what `evidence.locate` finds there."""
+        return self.written or self.parts
 
     @property
     def text(self) -> str:
@@ -70,21 +84,50 @@ def _wide(char: str) -> bool:
     return unicodedata.east_asian_width(char) in "WF"
 
 
-def _pieces(passage: str) -> Iterator[tuple[str, bool, bool]]:
-    """(text, is a heading, is whole) of each sentence of a passage, in order."""
+def _pieces(passage: str) -> Iterator[tuple[str, str, bool, bool]]:
+    """(text as quoted, text as written, is a heading, is whole) of each sentence of a
+    passage, in order: Markdown's syntax gone, structured rows in words, boilerplate out
+    (domain/readable)."""
+    lines = passage.split("\n")
+    rows = structured_lines(lines)
     first = True
-    for line in reflow(passage).split("\n"):
-        found = split_sentences(line)
-        if len(found) == 1 and is_heading(found[0]):
-            yield found[0].lstrip("#").strip(), True, False
-            first = False
+    block: list[str] = []
+    for i, line in enumerate([*lines, ""]):
+        if i < len(lines) and i not in rows:
+            block.append(line)
             continue
-        for piece in found:
-            whole = is_whole(piece) or (len(found) == 1 and is_item(piece))
-            if first and (piece[0].islower() or piece[0] in _CONTINUING):
+        for text, raw, title, whole in _prose("\n".join(block)):
+            if first and not title and (raw[0].islower() or raw[0] in _CONTINUING):
                 whole = False
             first = False
-            yield piece, False, whole
+            yield text, raw, title, whole
+        block = []
+        if i < len(lines):
+            first = False
+            if (shown := rows[i]) is not None:
+                yield shown, line.strip(), False, True
+
+
+def _prose(text: str) -> Iterator[tuple[str, str, bool, bool]]:
+    """The sentences of running text (headings, list items) as `_pieces` gives them."""
+    for line in reflow(text).split("\n"):
+        # a list item is quoted whole: its sentences need its label ("SEV1: …")
+        short_item = is_list_item(line) and len(line) <= MAX_ITEM_CHARS
+        found = [line.strip()] if short_item and line.strip() else split_sentences(line)
+        if len(found) == 1 and is_heading(found[0]):
+            if shown := plain_markdown(found[0].lstrip("#").strip()):
+                yield shown, found[0], True, False
+            continue
+        for piece in found:
+            shown = plain_markdown(piece)
+            if not any(c.isalnum() for c in shown) or is_boilerplate(shown):
+                continue
+            whole = (
+                is_whole(piece)
+                or (shown != piece and is_whole(shown))
+                or (len(found) == 1 and is_item(piece))
+            )
+            yield shown, piece, False, whole
 
 
 def quotable(passages: Sequence[str]) -> list[Quote]:
@@ -92,11 +135,11 @@ def quotable(passages: Sequence[str]) -> list[Quote]:
     found: dict[str, Quote] = {}
     for number, passage in enumerate(passages, start=1):
         heading, run = "", []
-        for position, (text, title, whole) in enumerate(_pieces(passage)):
+        for position, (text, raw, title, whole) in enumerate(_pieces(passage)):
             if title:
                 heading = text
             else:
-                run.append(Quote(number, position, (text,), whole, heading))
+                run.append(Quote(number, position, (text,), whole, heading, written=(raw,)))
         for i, quote in enumerate(run):
             after = run[i + 1] if i + 1 < len(run) else None
             if after is not None and after.whole and after.position == quote.position + 1:
@@ -104,9 +147,11 @@ def quotable(passages: Sequence[str]) -> list[Quote]:
                 if DEMONSTRATIVE.match(tail) or PRONOUN.match(tail):
                     parts = (*quote.parts, tail)
                     pronoun = not DEMONSTRATIVE.match(tail)
+                    written = (*quote.sources, *after.sources)
                     quote = Quote(
-                        number, quote.position, parts, quote.whole, quote.heading, pronoun
-                    )
+                        number, quote.position, parts, quote.whole, quote.heading, pronoun,
+                        written,
+                    )  # fmt: skip
             found.setdefault(sentence_key(quote.text), quote)
     keys = list(found)
     return [q for k, q in found.items() if not any(k != o and k in o for o in keys)]

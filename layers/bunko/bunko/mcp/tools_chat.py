@@ -43,6 +43,12 @@ class AskInput(StrictInput):
     filter: dict[str, Any] | None = MetadataFilter
 
 
+class AskQuote(Output):
+    quote: str = Field(description="A sentence of `content` the answer quotes or rests on.")
+    quoteStart: int = Field(ge=0, description="Where it starts in `content` (code points).")
+    quoteEnd: int = Field(ge=0)
+
+
 class AskSource(Output):
     """A source with the same field names as at every other door (REST's SSE `sources`,
     /v1's `sources`), so a client can pass sources between them unchanged."""
@@ -63,6 +69,10 @@ class AskSource(Output):
         description="Where `quote` starts in `content` (characters, i.e. code points)."
     )
     quoteEnd: int | None
+    quotes: list[AskQuote] = Field(
+        description="Every sentence of `content` the answer rests on, in the answer's order "
+        "(the first is `quote`); empty when `quote` is null."
+    )
 
 
 class AskOutput(Output):

@@ -10,6 +10,7 @@ import anyio
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, Field
 
+from bunko.domain.highlights import matched_spans
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.http.metadata_fields import MAX_FILTER_TEXT, given_filter
@@ -40,6 +41,11 @@ class SearchHit(BaseModel):
     )
     page_end: int | None = Field(description="The page it ends on.")
     metadata: dict[str, Any] = Field(description="(Bunko) Its file's metadata.")
+    highlights: list[tuple[int, int]] = Field(
+        default_factory=list,
+        description="(Bunko) [start, end) of each run of `content` the query matched by "
+        "keyword (whole words, stop words left out), in characters (code points).",
+    )
 
 
 class SearchResponse(BaseModel):
@@ -99,10 +105,14 @@ async def search(
     """Hybrid (meaning + keyword) search, one hit per document with its best passage.
     `limit` left out: the workspace's saved setting."""
     options = SearchOptions(limit=limit, category=category or None, metadata=given_filter(filter))
-    result = await anyio.to_thread.run_sync(
-        services.search.search, principal.workspace_id, q, options
-    )
-    return SearchResponse.model_validate(result.to_dict())
+
+    def run() -> dict[str, Any]:
+        found = services.search.search(principal.workspace_id, q, options).to_dict()
+        for item in found["items"]:  # what to mark in the passage: the words it matched by
+            item["highlights"] = matched_spans(item["content"], q)
+        return found
+
+    return SearchResponse.model_validate(await anyio.to_thread.run_sync(run))
 
 
 @router.get("/search/categories", response_model=Categories)

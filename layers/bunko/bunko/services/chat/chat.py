@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from bunko.domain import Chunk
-from bunko.domain.evidence import Evidence, cited_lines, evidence
+from bunko.domain.evidence import Evidence, evidences
 from bunko.domain.metadata import Filter as MetadataFilter
 from bunko.errors import BunkoError
 from bunko.ports.chat import ChatMessage, ChatRequest, ModelResolver, ProviderError
@@ -77,6 +77,8 @@ class Source:
     quote: str | None = None
     quote_start: int | None = None
     quote_end: int | None = None
+    # Every sentence the answer takes from it, in the answer's order (the first is `quote`).
+    quotes: tuple[Evidence, ...] = ()
     chunk: Chunk | None = field(default=None, repr=False, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -91,16 +93,21 @@ class Source:
             "quote": self.quote,
             "quoteStart": self.quote_start,
             "quoteEnd": self.quote_end,
+            "quotes": [
+                {"quote": q.text, "quoteStart": q.start, "quoteEnd": q.end} for q in self.quotes
+            ],
         }
 
-    def citing(self, found: Evidence | None) -> Source:
-        """This source with its evidence sentence (and that sentence's page)."""
-        if found is None:
+    def citing(self, found: Sequence[Evidence]) -> Source:
+        """This source with its evidence sentences (the first one's page is its page)."""
+        if not found:
             return self
-        page = self.chunk.page_at(found.start) if self.chunk is not None else self.page
+        first = found[0]
+        page = self.chunk.page_at(first.start) if self.chunk is not None else self.page
         return replace(
-            self, quote=found.text, quote_start=found.start, quote_end=found.end, page=page
-        )
+            self, quote=first.text, quote_start=first.start, quote_end=first.end, page=page,
+            quotes=tuple(found),
+        )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -150,10 +157,9 @@ def unique_sources(items: Sequence[SearchItem]) -> list[Source]:
 
 
 def with_evidence(sources: Sequence[Source], answer: str, question: str) -> list[Source]:
-    """Each source with the sentence the answer takes from it (domain/evidence)."""
+    """Each source with the sentences the answer takes from it (domain/evidence)."""
     return [
-        s.citing(evidence(s.content, cited_lines(answer, n), question))
-        for n, s in enumerate(sources, start=1)
+        s.citing(evidences(s.content, answer, n, question)) for n, s in enumerate(sources, start=1)
     ]
 
 

@@ -25,29 +25,19 @@ export function clear(el, ...children) {
   return append(el, children);
 }
 
-// Text with each case-insensitive occurrence of the terms wrapped in <mark>.
-export function highlighted(text, terms) {
-  const words = terms.filter((t) => t.length > 0).map((t) => t.toLowerCase());
-  if (!words.length) return [text];
-  const lower = text.toLowerCase();
+// Text with the given runs wrapped in <mark>: [start, end) pairs in code points (the server's
+// characters, not UTF-16 units), in order and not overlapping, as /search's `highlights`.
+export function highlighted(text, spans) {
+  const chars = Array.from(text);
   const out = [];
   let i = 0;
-  while (i < text.length) {
-    let best = -1;
-    let len = 0;
-    for (const w of words) {
-      const at = lower.indexOf(w, i);
-      if (at !== -1 && (best === -1 || at < best || (at === best && w.length > len))) {
-        best = at;
-        len = w.length;
-      }
-    }
-    if (best === -1) break;
-    if (best > i) out.push(text.slice(i, best));
-    out.push(h('mark', {}, text.slice(best, best + len)));
-    i = best + len;
+  for (const [start, end] of spans || []) {
+    if (!(Number.isInteger(start) && Number.isInteger(end) && start >= i && end > start && end <= chars.length)) continue;
+    if (start > i) out.push(chars.slice(i, start).join(''));
+    out.push(h('mark', {}, chars.slice(start, end).join('')));
+    i = end;
   }
-  if (i < text.length) out.push(text.slice(i));
+  if (i < chars.length) out.push(chars.slice(i).join(''));
   return out;
 }
 

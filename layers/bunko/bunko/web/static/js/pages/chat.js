@@ -102,7 +102,7 @@ export function render() {
     return out;
   }
 
-  // The cited passage with the quoted sentence marked and in view; the passage in its file,
+  // The cited passage with the quoted sentences marked, the first in view; the passage in its file,
   // and the original at the quoted page.
   function open(source, n) {
     const link = source.documentId ? h('a', { href: `#/files/${source.documentId}/${source.chunkIndex}`, onclick: () => dialog.close() }, t('chat.openFile')) : null;
@@ -117,7 +117,13 @@ export function render() {
         source.documentId ? originalButton(source, (err) => { failed.hidden = false; failed.textContent = err.message; }) : null,
         h('button', { type: 'button', onclick: () => dialog.close() }, t('common.close'))));
     dialog.showModal();
-    dialog.querySelector('mark.quote')?.scrollIntoView({ block: 'center' });
+    // the passage opens at the sentence the answer quoted first
+    const first = dialog.querySelector('mark.quote.first');
+    const box = first?.closest('blockquote');
+    if (first && box) {
+      box.scrollTop = Math.max(0, first.offsetTop - box.offsetTop - 8);
+      first.scrollIntoView({ block: 'nearest' });
+    }
   }
 
   // The newest message in view, above the pinned message box: scrolled just enough for its

@@ -27,24 +27,38 @@ export function byFile(sources) {
   return [...groups.values()];
 }
 
-// The passage as text nodes, the quoted sentence in <mark>. quoteStart/quoteEnd count code
-// points (the server's characters), so the passage is cut as code points, not UTF-16 units.
+// The passage as text nodes, each sentence the answer rests on in <mark class="quote">
+// (`quotes`, in the answer's order; older answers carry `quote` alone), the first one quoted
+// also marked `first`. quoteStart/quoteEnd count code points (the server's characters), so
+// the passage is cut as code points, not UTF-16 units.
 export function markedPassage(source) {
   const text = source.content || '';
   const chars = Array.from(text);
-  let start = source.quoteStart;
-  let end = source.quoteEnd;
-  const valid = Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end > start && end <= chars.length;
-  if (!valid) {
-    const at = source.quote ? text.indexOf(source.quote) : -1;
-    if (at < 0) return h('blockquote', { class: 'passage' }, text);
-    start = Array.from(text.slice(0, at)).length;
-    end = start + Array.from(source.quote).length;
+  const given = source.quotes?.length ? source.quotes : [source];
+  const spans = [];
+  given.forEach((q, order) => {
+    const span = spanOf(q, text, chars);
+    if (span && spans.every(([s, e]) => span[1] <= s || span[0] >= e)) spans.push([...span, order]);
+  });
+  const out = [];
+  let i = 0;
+  for (const [start, end, order] of spans.sort((a, b) => a[0] - b[0])) {
+    out.push(chars.slice(i, start).join(''));
+    out.push(h('mark', { class: order === 0 ? 'quote first' : 'quote' }, chars.slice(start, end).join('')));
+    i = end;
   }
-  return h('blockquote', { class: 'passage' },
-    chars.slice(0, start).join(''),
-    h('mark', { class: 'quote' }, chars.slice(start, end).join('')),
-    chars.slice(end).join(''));
+  out.push(chars.slice(i).join(''));
+  return h('blockquote', { class: 'passage' }, out);
+}
+
+// [start, end) of a quote in code points: its offsets when they fit, else where its text is.
+function spanOf(q, text, chars) {
+  const { quoteStart: start, quoteEnd: end } = q;
+  if (Number.isInteger(start) && Number.isInteger(end) && start >= 0 && end > start && end <= chars.length) return [start, end];
+  const at = q.quote ? text.indexOf(q.quote) : -1;
+  if (at < 0) return null;
+  const from = Array.from(text.slice(0, at)).length;
+  return [from, from + Array.from(q.quote).length];
 }
 
 // The original in a new tab, a PDF at the quoted page. The tab is opened at the click (a tab

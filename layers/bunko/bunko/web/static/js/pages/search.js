@@ -32,8 +32,7 @@ export async function render() {
     try {
       const body = await api.get(`/search?${params}`);
       if (mine !== asked) return;
-      const terms = [q.value.trim(), ...q.value.trim().split(/\s+/)];
-      clear(results, body.items.length ? h('ol', { class: 'hits' }, body.items.map((item) => hit(item, terms))) : h('p', { class: 'muted' }, t('search.none')));
+      clear(results, body.items.length ? h('ol', { class: 'hits' }, body.items.map(hit)) : h('p', { class: 'muted' }, t('search.none')));
     } catch (err) {
       if (mine === asked) showError(error, err);
     }
@@ -49,7 +48,7 @@ export async function render() {
   }
 }
 
-function hit(item, terms) {
+function hit(item) {
   return h('li', { class: 'card hit' },
     h('div', { class: 'row spread' },
       h('a', { href: `#/files/${item.document_id}/${item.chunk_index}` }, item.name || item.path),
@@ -61,5 +60,6 @@ function hit(item, terms) {
         item.engines ? h('span', { class: 'engines', title: 'engines' }, `${t('search.engines')} ${item.engines.join(' + ')}`) : null)),
     item.category ? h('span', { class: 'tag' }, item.category) : null,
     metadataChips(item.metadata, item.name || item.path),
-    h('p', { class: 'passage' }, highlighted(item.content, terms)));
+    // the words the server's analyzer matched, whole (stems, Japanese bigrams joined)
+    h('p', { class: 'passage' }, highlighted(item.content, item.highlights)));
 }
