@@ -38,8 +38,8 @@ def test_api_health_through_mangum(api):
     response = api.handler(load_event("api_get_health.json"), FakeLambdaContext())
     assert response["statusCode"] == 200
     body = json.loads(response["body"])
-    assert body["status"] == "ok"
-    assert body["backend"] == "aws"
+    # a stranger learns only that the server is up (issue 46): the counts need a token
+    assert body["status"] == "ok" and "backend" not in body and "documents" not in body
 
 
 def presign_event(token: str | None, body: dict | None = None) -> dict:

@@ -54,13 +54,7 @@ def cites(answer, name: str) -> bool:
         "How tall is the tower?",
         "Who was the last keeper and when did he leave?",
         "How much did the restoration cost?",
-        pytest.param(
-            "How many steps are there to the top?",
-            # USE's cosine of the question and the one-chunk file is at its "unrelated"
-            # anchor (cos' −0.01) and "steps" and "top" sit in different sentences: the
-            # evidence row (docs/relevance.md) refuses it where the previous row kept it
-            marks=pytest.mark.xfail(strict=True, reason="known miss of the evidence row"),
-        ),
+        "How many steps are there to the top?",
         "What does a ticket cost for a child?",
         "What is in the keeper's cottage now?",
     ],

@@ -105,7 +105,7 @@ class Load:
 
 def _serve(data: Path, log: Path, port: int) -> subprocess.Popen:
     env = {**os.environ, "BUNKO_DATA_DIR": str(data), "BUNKO_EMBEDDER": "none",
-           "BUNKO_JWT_SECRET": "load-" + "s" * 40}  # fmt: skip
+           "BUNKO_JWT_SECRET": "load-" + "s" * 40, "BUNKO_SIGNUP": "open"}  # fmt: skip
     server = subprocess.Popen(
         [*BUNKO, "serve", "--port", str(port), "--mcp-port", str(free_port()), "--no-watch"],
         env=env, stdout=log.open("wb"), stderr=subprocess.STDOUT,

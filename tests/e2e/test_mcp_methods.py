@@ -5,7 +5,6 @@ tests/aws/test_stream_and_index_setup.py.)"""
 
 from __future__ import annotations
 
-import time
 import uuid
 
 import httpx
@@ -28,15 +27,13 @@ def kb(tmp_path_factory):
 
 
 def assert_refused_at_once(url: str, method: str, key: str | None) -> None:
-    """405 naming POST, answered before the timeout a held stream would run into (the
-    SDK's stream sends its first ping after 15 s)."""
+    """405 naming POST, a whole response: a held stream would answer 200 and its headers,
+    then keep the body open (the SDK's first ping comes after 15 s)."""
     headers = dict(STREAM, **({"Authorization": f"Bearer {key}"} if key else {}))
-    started = time.monotonic()
-    response = httpx.request(method, url + "/mcp", headers=headers, timeout=5)
+    response = httpx.request(method, url + "/mcp", headers=headers, timeout=60)
     assert response.status_code == 405, response.text
     assert response.headers["allow"] == "POST"
     assert response.json()["error"]["message"].startswith("Method Not Allowed")
-    assert time.monotonic() - started < 2
 
 
 @pytest.mark.parametrize("method", ["GET", "DELETE"])

@@ -19,6 +19,7 @@ from bunko.services.search import (
     fuse,
     gate_window,
     read_window,
+    shown_order,
     vector_weight_for,
 )
 
@@ -86,9 +87,7 @@ def rank_passages(
     scores = {
         h.chunk_id: signals.get(h.chunk_id, outside).similarity(calibration, h) for h in fused
     }
-    passed = sorted(
-        (h for h in fused if scores[h.chunk_id] >= min_score), key=lambda h: -scores[h.chunk_id]
-    )
+    passed = shown_order([h for h in fused if scores[h.chunk_id] >= min_score], scores)
     hits: list[CorpusHit] = []
     for hit in passed:
         similarity = scores[hit.chunk_id]

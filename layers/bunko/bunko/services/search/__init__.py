@@ -2,7 +2,7 @@
 
 from bunko.services.search.background_terms import text_coverage, weighted_terms
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
-from bunko.services.search.relevance_gate import gate_window, read_window
+from bunko.services.search.relevance_gate import gate_window, read_window, shown_order
 from bunko.services.search.search import SearchItem, SearchOptions, SearchService
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "gate_window",
     "query_vector_weight",
     "read_window",
+    "shown_order",
     "text_coverage",
     "vector_weight_for",
     "weighted_terms",

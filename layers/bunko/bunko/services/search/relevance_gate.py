@@ -53,6 +53,15 @@ def window_signals(query: str, texts: Mapping[str, str]) -> dict[str, TextSignal
     }
 
 
+SHOWN_DIGITS = 2  # lists are sorted by the similarity as a person reads it
+
+
+def shown_order(hits: Sequence[FusedHit], similarity: Mapping[str, float]) -> list[FusedHit]:
+    """`hits` sorted by their similarity to SHOWN_DIGITS places, best first; equal ones keep
+    the fused order (two passages a person reads as equally relevant keep the engines' say)."""
+    return sorted(hits, key=lambda h: -round(similarity[h.chunk_id], SHOWN_DIGITS))
+
+
 def read_window(query: str, texts: Mapping[str, str]) -> tuple[dict[str, TextSignals], TextSignals]:
     """The window's signals, and those of a hit outside it: it holds none of the words it
     was not read for, and the reach (what the candidates hold of the question) is the query's."""

@@ -43,7 +43,7 @@ from bunko.services.search.fusion import (
     vector_weight_for,
 )
 from bunko.services.search.model_scale import ModelScales
-from bunko.services.search.relevance_gate import similarities
+from bunko.services.search.relevance_gate import shown_order, similarities
 from bunko.services.search.search_items import SearchItem, materialise
 
 log = logging.getLogger(__name__)
@@ -242,10 +242,8 @@ class SearchService:
         return materialise(
             self.metadata,
             workspace_id,
-            # sorted by the number shown (stable: equal ones keep the fused order)
-            sorted(
-                (h for h in fused if similarity[h.chunk_id] >= options.min_score),
-                key=lambda h: -similarity[h.chunk_id],
+            shown_order(
+                [h for h in fused if similarity[h.chunk_id] >= options.min_score], similarity
             ),
             similarity,
             limit=options.limit,
