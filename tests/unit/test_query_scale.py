@@ -59,11 +59,13 @@ def test_a_cross_lingual_question_is_read_on_the_same_language_scale() -> None:
     rise = {lang: per_query[lang] - fixed[lang] for lang in fixed}
     # On the fixed scale the translations sit well below the English question ...
     assert min(fixed["en"] - fixed[lang] for lang in ("de", "el", "hi")) > 0.25, fixed
-    # ... per query they rise towards it, an English question about an English passage
-    # barely moves, and an unrelated German question stays far below every translation.
-    assert all(rise[lang] > rise["en"] + 0.1 for lang in ("de", "el", "hi")), rise
-    assert abs(rise["en"]) < 0.15, rise
-    assert per_query["unrelated"] < min(per_query[lang] for lang in ASKED) - 0.3, per_query
+    # ... per query each rises by its language gap, while an English question about an
+    # English passage does not move and an unrelated German question stays far below.
+    # (German is among the background's languages; Greek and Hindi are not, and are read
+    # against the nearest the background holds: a smaller lift.)
+    assert rise["de"] > 0.25 and min(rise["el"], rise["hi"]) > 0.1, rise
+    assert rise["en"] == 0.0, rise
+    assert per_query["unrelated"] < min(per_query[lang] for lang in ASKED) - 0.2, per_query
 
 
 def test_only_normalised_models_and_known_languages_get_a_scale() -> None:

@@ -1,29 +1,31 @@
 """Per-query normalisation of a model's cosines against a background of passages shipped
 with the package, so the gate judges a question in another language than the files on the
-same scale as one in their language (docs/relevance.md, "Questions in another language").
+scale of a question in their language (docs/relevance.md, "Questions in another language").
 
 e5's cosines for a question in another language than the passages sit lower across the
 board (xquad-dev: the gold paragraph 0.82 for German and 0.80 for Greek questions against
-0.87 for English ones), so a fixed scale fitted mostly on same-language questions refuses
-them. Here each query is first scored against the background passages *in the library's
-language* (the thirty packaged parallel passages, services/search/data/scale_passages.jsonl):
-their mean `m` and spread `s` say where unrelated passages in that language fall for this
-query. Its cosines are then read as a z-score and put back on the model's scale where a
-same-language query's would fall:
+0.87 for English ones), so a scale fitted mostly on same-language questions refuses them.
+The background is the thirty packaged passages, each in five languages
+(services/search/data/scale_passages.jsonl): being translations of each other, they let the
+language's share of a cosine be read apart from the topic's. For each query, `m_l` is its
+mean cosine with the passages in language l; the language it scores highest is its own (or
+the nearest the background holds), and
 
-    cos_eff = U + (cos − m) · S / s
+    gap = max_l m_l − m_library        (≥ 0)
 
-`U` and `S` being the mean and spread a question in that language gets (the background
-passages asked as queries against the others). For a same-language question m ≈ U and
-s ≈ S, so little moves; for a cross-lingual one the whole row rises by the language gap.
-The mixing of languages matters: background passages in the question's own language would
-raise `m` and `s` instead, which is why only the library's language counts. The library's
-language is read from the text of the best vector candidates (`text_language`); a language
-the background does not hold, or no text, leaves the cosines as they are.
+is what the same thirty passages lose, for this query, by being written in the library's
+language instead. The query's cosines are read as `cos + gap` on the model's fixed scale: a
+question in the library's language moves by ~0 (its own language is the library's), a German
+question about English files by ~0.05 (xquad-dev), about what its cosines lose. A z-score
+against the background (the mean and spread of the query's cosines with it) was measured
+first and not kept: thirty everyday passages are too few and too close to a team library's
+topics, so an in-domain question got a high mean and was pushed down instead.
 
-Only models listed in PER_QUERY are normalised (e5, the refined generation's): the instant
-USE generation keeps its fitted scale. The background is embedded once per model and
-process, in a background thread (a search never waits: until then, the fixed scale).
+The library's language is read from the text of the best vector candidates
+(`text_language`); one the background does not hold (or no text) leaves the cosines as they
+are. Only models in PER_QUERY are normalised (e5, the refined generation's): the instant USE
+generation keeps its fitted scale. The background is embedded once per model and process,
+in a background thread (a search never waits: until then, the fixed scale).
 """
 
 from __future__ import annotations
@@ -49,65 +51,9 @@ _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
 # A few of each language's commonest words (no overlap between the lists).
 _STOPWORDS = {
-    "en": frozenset(
-        [
-            "the",
-            "and",
-            "of",
-            "to",
-            "in",
-            "is",
-            "was",
-            "for",
-            "that",
-            "with",
-            "as",
-            "by",
-            "on",
-            "are",
-            "from",
-            "which",
-        ]
-    ),
-    "de": frozenset(
-        [
-            "der",
-            "die",
-            "und",
-            "das",
-            "ist",
-            "nicht",
-            "ein",
-            "eine",
-            "den",
-            "von",
-            "mit",
-            "sich",
-            "des",
-            "auf",
-            "für",
-            "im",
-        ]
-    ),
-    "es": frozenset(
-        [
-            "el",
-            "la",
-            "los",
-            "las",
-            "y",
-            "que",
-            "en",
-            "del",
-            "por",
-            "con",
-            "una",
-            "para",
-            "es",
-            "se",
-            "al",
-        ]
-    ),
+    "en": frozenset("the and of to in is was for that with as by on are from which".split()),  # noqa: SIM905
+    "de": frozenset("der die und das ist nicht ein eine den von mit sich des auf für im".split()),  # noqa: SIM905
+    "es": frozenset("el la los las y que en del por con una para es se al".split()),  # noqa: SIM905
 }
 
 
@@ -125,8 +71,7 @@ def text_language(text: str) -> str | None:
 
 @dataclass(frozen=True)
 class _Background:
-    vectors: dict[str, np.ndarray]  # language → [30, dim] unit passage vectors
-    typical: dict[str, tuple[float, float]]  # language → (U, S) of same-language questions
+    vectors: dict[str, np.ndarray]  # language → [30, dim] unit passage vectors, row i alike
 
 
 def _unit(rows: np.ndarray) -> np.ndarray:
@@ -135,21 +80,11 @@ def _unit(rows: np.ndarray) -> np.ndarray:
 
 
 def measure_background(embedder: Embedder) -> _Background:
-    """Embed the background passages (as documents, and as queries for U and S)."""
+    """Embed the background passages as documents, one language at a time."""
     rows = parallel_passages()
-    vectors: dict[str, np.ndarray] = {}
-    typical: dict[str, tuple[float, float]] = {}
-    for lang in rows[0]:
-        texts = [row[lang] for row in rows]
-        docs = _unit(embedder.embed_documents(texts))
-        asked = _unit(np.stack([embedder.embed_query(t) for t in texts]))
-        cosines = asked @ docs.T
-        others = ~np.eye(len(texts), dtype=bool)  # a passage is not its own background
-        means = np.array([c[o].mean() for c, o in zip(cosines, others, strict=True)])
-        spreads = np.array([c[o].std() for c, o in zip(cosines, others, strict=True)])
-        vectors[lang] = docs
-        typical[lang] = (float(means.mean()), float(spreads.mean()))
-    return _Background(vectors, typical)
+    return _Background(
+        {lang: _unit(embedder.embed_documents([row[lang] for row in rows])) for lang in rows[0]}
+    )
 
 
 class QueryScales:
@@ -167,25 +102,20 @@ class QueryScales:
     def scale_for(
         self, embedder: Embedder, query_vector: np.ndarray, language: str | None, base: ModelScale
     ) -> ModelScale | None:
-        """The query's own scale for passages in `language` (see the module's text), or
-        None: not a normalised model, an unknown language, or the background not measured
-        yet (a measurement is then started)."""
+        """`base` moved down by the query's language gap to passages in `language` (see the
+        module's text), or None: not a normalised model, an unknown language, or the
+        background not measured yet (a measurement is then started)."""
         if not self.applies(embedder) or language is None:
             return None
         background = self._background(embedder)
         if background is None or language not in background.vectors:
             return None
-        cosines = background.vectors[language] @ _unit(query_vector)
-        m, s = float(cosines.mean()), float(cosines.std())
-        U, S = background.typical[language]
-        if s <= 1e-6 or S <= 1e-6:
-            return None
-        # cos_eff = U + (cos − m)·S/s, folded into the base scale's two anchors.
-        stretch = s / S
-        unrelated = m - (U - base.unrelated) * stretch
-        return ModelScale(
-            unrelated=unrelated, related=unrelated + (base.related - base.unrelated) * stretch
-        )
+        query = _unit(query_vector)
+        means = {
+            lang: float((vectors @ query).mean()) for lang, vectors in background.vectors.items()
+        }
+        gap = max(means.values()) - means[language]
+        return ModelScale(unrelated=base.unrelated - gap, related=base.related - gap)
 
     def _background(self, embedder: Embedder) -> _Background | None:
         with self._lock:
