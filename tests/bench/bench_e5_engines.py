@@ -11,7 +11,7 @@ previous default) against the numpy/BLAS one (adapters/local/e5_forward.py).
    second of the process (what the refiner costs the machine).
 2. queries: `--queries` questions embedded one at a time by each engine, alone and then
    while `--load` busy processes (one pure-Python spin loop each) hold the cores, as other
-   work would on a loaded server: p50 / p90 milliseconds.
+   work would on a loaded server: p50 / p90 milliseconds, and the CPU a query costs.
 """
 
 from __future__ import annotations
@@ -51,15 +51,17 @@ def _refine(services, embedder: E5Embedder) -> dict:
 
 
 def _latencies(embedder: E5Embedder, queries: list[str]) -> dict:
-    took = []
+    took, cpu = [], []
     for q in queries:
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.process_time()
         embedder.embed_query(q)
         took.append(1000 * (time.perf_counter() - started))
+        cpu.append(1000 * (time.process_time() - used))  # every thread of the process
     took.sort()
     return {
         "p50_ms": round(statistics.median(took), 1),
         "p90_ms": round(took[int(0.9 * (len(took) - 1))], 1),
+        "cpu_p50_ms": round(statistics.median(cpu), 1),
     }
 
 
