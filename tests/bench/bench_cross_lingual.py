@@ -10,8 +10,8 @@ at the default min_score (as `bunko eval`'s abstention): `kept`, the share of qu
 gold paragraph is still returned among those found at min_score 0; `kept_all` of every
 question. Refused: random strings (what `bunko eval` asks xquad-dev), SciFact's claims and
 JSQuAD's questions over this corpus; and the one- and ten-document libraries of
-`bunko eval` (evaluation/libraries.py; refined too) asked in English and in each language:
-kept / refused (other-topic questions).
+`bunko eval` (evaluation/libraries.py; refined too) asked in `--library-langs` (English and
+German by default): kept / refused (other-topic questions).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from bunko.services.search import SearchOptions
 
 REPO = Path(__file__).resolve().parents[2]
 LANGS = ("en", "de", "es", "tr", "el", "vi", "hi", "ro")
-FOREIGN = 300
+FOREIGN = 200
 
 
 def _sample(path: Path, n: int) -> list[str]:
@@ -40,7 +40,7 @@ def _sample(path: Path, n: int) -> list[str]:
     return texts[:n]
 
 
-def run(eval_dir: Path, langs: list[str], n_queries: int | None) -> dict:
+def run(eval_dir: Path, langs: list[str], n_queries: int | None, library_langs: set[str]) -> dict:
     sets = {lang: load_beir(eval_dir / "xquad-dev" / lang) for lang in langs}
     data = next(iter(sets.values()))
     unanswerable = {
@@ -99,7 +99,7 @@ def run(eval_dir: Path, langs: list[str], n_queries: int | None) -> dict:
                     search, WS, answerable, path_of, asked, min_score=min_score
                 )
                 small = {}
-                for size, libs in drawn.items():
+                for size, libs in drawn.items() if lang in library_langs else ():
                     # the same libraries, their questions asked in this language
                     text_of = {
                         data.queries[q]: beir.queries[q.replace("xq-en-", f"xq-{lang}-")]
@@ -133,11 +133,13 @@ def main() -> None:
     parser.add_argument("--eval-dir", type=Path, default=None)
     parser.add_argument("--langs", default=",".join(LANGS))
     parser.add_argument("--queries", type=int, default=None, help="questions per language")
+    parser.add_argument("--library-langs", default="en,de", help="asked in the small libraries")
     args = parser.parse_args()
     eval_dir = args.eval_dir or Path(
         os.environ.get("BUNKO_EVAL_DIR") or REPO.parent / "shared" / "eval"
     )
-    report = run(eval_dir, args.langs.split(","), args.queries)
+    library_langs = set(args.library_langs.split(","))
+    report = run(eval_dir, args.langs.split(","), args.queries, library_langs)
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
 
