@@ -10,6 +10,7 @@ back, even from a stale index.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -219,11 +220,14 @@ class SearchService:
         if embedder is None or not self.query_scales.applies(embedder):
             return calibration
         best = sorted(vector_hits, key=lambda h: -h.score)[:LANGUAGE_SAMPLE]
-        chunks = self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in best])
-        languages = [lang for c in chunks if (lang := text_language(c.content[:2000]))]
+        text = {
+            c.id: c.content
+            for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in best])
+        }
+        languages = [lang for h in best if (lang := text_language(text.get(h.chunk_id, "")[:2000]))]
         if not languages:
             return calibration
-        language = max(set(languages), key=languages.count)
+        language = Counter(languages).most_common(1)[0][0]  # a tie: the best hit's
         scale = self.query_scales.scale_for(embedder, vector, language, calibration.scale)
         return calibration if scale is None else calibration.on_scale(scale)
 
