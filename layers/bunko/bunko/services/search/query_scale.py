@@ -9,7 +9,8 @@ The background is the thirty packaged passages, each in five languages
 (services/search/data/scale_passages.jsonl): being translations of each other, they let the
 language's share of a cosine be read apart from the topic's. For each query, `m_l` is its
 mean cosine with the passages in language l; the language it scores highest is its own (or
-the nearest the background holds), and
+the nearest the background holds), and, unless the question's text is plainly in the
+library's language (`question_language`; then nothing moves),
 
     gap = max_l m_l − m_library        (≥ 0)
 
@@ -46,14 +47,31 @@ log = logging.getLogger(__name__)
 # Embedder name prefixes whose cosines are normalised per query.
 PER_QUERY = ("multilingual-e5-small",)
 
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
 _LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
 # A few of each language's commonest words (no overlap between the lists).
 _STOPWORDS = {
-    "en": frozenset("the and of to in is was for that with as by on are from which".split()),  # noqa: SIM905
-    "de": frozenset("der die und das ist nicht ein eine den von mit sich des auf für im".split()),  # noqa: SIM905
-    "es": frozenset("el la los las y que en del por con una para es se al".split()),  # noqa: SIM905
+    "en": _words("the and of to in is was for that with as by on are from which"),
+    "de": _words("der die und das ist nicht ein eine den von mit sich des auf für im"),
+    "es": _words("el la los las y que en del por con una para es se al"),
+}
+# ... and the words a question in German or Spanish (or in a Latin-script language the
+# background lacks: "other", Turkish and Romanian) almost always holds.
+_ASKING = {
+    "de": _STOPWORDS["de"]
+    | _words("wie wer wo wann welche welcher welches warum viele wurde wurden waren"),
+    "es": _STOPWORDS["es"]
+    | _words("qué cuál cuáles cuántos cuántas quién dónde cuándo cómo fue fueron"),
+    "other": _words(
+        "ne kaç hangi kim nerede nasıl için ve bir ile olan nedir "
+        "ce care cine câte câți și în unde când cum pentru este"
+    ),
 }
 
 
@@ -67,6 +85,27 @@ def text_language(text: str) -> str | None:
     counts = {lang: sum(w in stop for w in words) for lang, stop in _STOPWORDS.items()}
     best = max(counts, key=lambda lang: counts[lang])
     return best if counts[best] >= 2 else None
+
+
+def question_language(text: str) -> str | None:
+    """The background language a (short) question is written in, or None: as
+    `text_language`, but one stopword decides, and Latin letters without a German or Spanish
+    one and without accents read as English (a question has few stopwords; Turkish,
+    Romanian or Vietnamese ones mostly carry letters English has not)."""
+    if _KANA.search(text):
+        return "ja"
+    if _HAN.search(text):
+        return "zh"
+    words = _LATIN_WORD.findall(text.lower())
+    letters = sum(c.isalpha() for c in text)
+    if not words or sum(map(len, words)) < 0.9 * letters:  # another script: Greek, Hindi...
+        return None
+    counts = {lang: sum(w in stop for w in words) for lang, stop in _ASKING.items()}
+    best = max(counts, key=lambda lang: counts[lang])
+    if counts[best] >= 1:
+        tied = sum(n == counts[best] for n in counts.values()) > 1
+        return None if best == "other" or tied else best
+    return "en" if all(w.isascii() for w in words) else None
 
 
 @dataclass(frozen=True)
@@ -100,12 +139,23 @@ class QueryScales:
         return self.enabled and embedder is not None and embedder.name.startswith(PER_QUERY)
 
     def scale_for(
-        self, embedder: Embedder, query_vector: np.ndarray, language: str | None, base: ModelScale
+        self,
+        embedder: Embedder,
+        query_vector: np.ndarray,
+        language: str | None,
+        base: ModelScale,
+        *,
+        question: str = "",
     ) -> ModelScale | None:
         """`base` moved down by the query's language gap to passages in `language` (see the
         module's text), or None: not a normalised model, an unknown language, or the
         background not measured yet (a measurement is then started)."""
         if not self.applies(embedder) or language is None:
+            return None
+        if question and question_language(question) == language:
+            # Asked in the library's language: no gap to make up. (Read from the background
+            # alone, a question far from its everyday topics, a scientific claim, scores other
+            # languages' passages as high as its own and would be lifted.)
             return None
         background = self._background(embedder)
         if background is None or language not in background.vectors:

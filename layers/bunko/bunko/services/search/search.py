@@ -191,8 +191,8 @@ class SearchService:
             vector_used=bool(vector_hits), method=method, embedder=route.embedder
         )
         if vector is not None and vector_hits and self.calibration is None:
-            calibration = self._per_query(workspace_id, route.embedder, vector, vector_hits,
-                                          calibration)  # fmt: skip
+            calibration = self._per_query(workspace_id, query, route.embedder, vector,
+                                          vector_hits, calibration)  # fmt: skip
         vector_weight = query_vector_weight(  # a query whose words the library lacks is
             vector_weight_for(route.embedder, self.vector_weight),  # ranked by its vectors
             keyword_hits, vector_hits, weight, calibration.scale,
@@ -210,6 +210,7 @@ class SearchService:
     def _per_query(
         self,
         workspace_id: str,
+        query: str,
         embedder: Embedder | None,
         vector: np.ndarray,
         vector_hits: Sequence,
@@ -228,7 +229,9 @@ class SearchService:
         if not languages:
             return calibration
         language = Counter(languages).most_common(1)[0][0]  # a tie: the best hit's
-        scale = self.query_scales.scale_for(embedder, vector, language, calibration.scale)
+        scale = self.query_scales.scale_for(
+            embedder, vector, language, calibration.scale, question=query
+        )
         return calibration if scale is None else calibration.on_scale(scale)
 
     def _filters(
