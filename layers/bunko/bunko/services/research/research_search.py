@@ -82,7 +82,9 @@ def rank_passages(
     )
     by_chunk = {cp.passage.chunk_id: cp for cp in unique}
     signals, outside = read_window(
-        query, {h.chunk_id: by_chunk[h.chunk_id].passage.content for h in gate_window(fused, limit)}
+        query,
+        {h.chunk_id: by_chunk[h.chunk_id].passage.content for h in gate_window(fused, limit)},
+        calibration,
     )
     scores = {
         h.chunk_id: signals.get(h.chunk_id, outside).similarity(calibration, h) for h in fused

@@ -42,10 +42,13 @@ class TextSignals:
         )
 
 
-def window_signals(query: str, texts: Mapping[str, str]) -> dict[str, TextSignals]:
-    """Chunk id → its text signals, for the window's passages (chunk id → text)."""
+def window_signals(
+    query: str, texts: Mapping[str, str], *, read_evidence: bool = True
+) -> dict[str, TextSignals]:
+    """Chunk id → its text signals, for the window's passages (chunk id → text); without
+    `read_evidence` (a row that does not weigh it), only the background coverage."""
     terms = weighted_terms(query)
-    found = evidence(terms, texts)
+    found = evidence(terms, texts) if read_evidence else {}
     none = Evidence(0.0, 0.0)
     return {
         cid: TextSignals(text_coverage(terms, text), *astuple(found.get(cid, none)))
@@ -62,10 +65,14 @@ def shown_order(hits: Sequence[FusedHit], similarity: Mapping[str, float]) -> li
     return sorted(hits, key=lambda h: -round(similarity[h.chunk_id], SHOWN_DIGITS))
 
 
-def read_window(query: str, texts: Mapping[str, str]) -> tuple[dict[str, TextSignals], TextSignals]:
+def read_window(
+    query: str, texts: Mapping[str, str], calibration: Calibration
+) -> tuple[dict[str, TextSignals], TextSignals]:
     """The window's signals, and those of a hit outside it: it holds none of the words it
-    was not read for, and the reach (what the candidates hold of the question) is the query's."""
-    signals = window_signals(query, texts)
+    was not read for, and the reach (what the candidates hold of the question) is the query's.
+    Evidence is read only for a row that weighs it."""
+    weighs = calibration.evidence or calibration.reach or calibration.evidence_reach
+    signals = window_signals(query, texts, read_evidence=bool(weighs))
     reach = next(iter(signals.values())).reach if signals else 0.0
     return signals, TextSignals(0.0, reach=reach)
 
@@ -100,7 +107,7 @@ def similarities(
             workspace_id, [h.chunk_id for h in window if h.chunk_id not in chunks]
         ))  # fmt: skip
     texts = {h.chunk_id: chunks[h.chunk_id].content for h in window if h.chunk_id in chunks}
-    signals, outside = read_window(query, texts)
+    signals, outside = read_window(query, texts, calibration)
     keyword_only = CALIBRATIONS["keyword"]
     found: dict[str, float] = {}
     unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing
