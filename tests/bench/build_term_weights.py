@@ -8,7 +8,9 @@ frequency lists (Speer, 2022; CC BY-SA 4.0), `-log10(f) - 3`, clipped to
 [MIN_WEIGHT, MAX_WEIGHT] and rounded to a tenth. Terms are our own analysis
 (domain/keyword_analysis: NFKC, case and diacritics folded, Porter-stemmed; CJK as bigrams),
 so the table and the query meet term for term; a stem's frequency is the sum of its words',
-and a term's is its highest in any language, so a word common anywhere weighs little.
+kept per language: the gate reads a question's terms in the language its words are most
+common in ("dog" is a common Danish word, not a common English one), and the merged weight
+(a term's lowest in any language) where a query shows no language's common words.
 CJK terms: every one- and two-character piece inside a word, with the word's frequency.
 Terms at MAX_WEIGHT are left out: the loader gives that weight to every term not listed.
 """
@@ -34,10 +36,11 @@ def _pieces(word: str) -> list[str]:
     return sorted(set(terms))
 
 
-def build() -> dict[str, float]:
+def build() -> dict[str, dict[str, float]]:
+    """Language → term → weight, for the terms below MAX_WEIGHT."""
     import wordfreq
 
-    best: dict[str, float] = {}
+    out: dict[str, dict[str, float]] = {}
     for lang in sorted(wordfreq.available_languages("best")):
         freq: dict[str, float] = defaultdict(float)
         for word, f in wordfreq.get_frequency_dict(lang, "best").items():
@@ -45,20 +48,23 @@ def build() -> dict[str, float]:
                 continue
             for term in _pieces(word):
                 freq[term] += f
+        weights = {}
         for term, f in freq.items():
-            best[term] = max(best.get(term, 0.0), f)
-    weights = {}
-    for term, f in best.items():
-        w = round(min(MAX_WEIGHT, max(MIN_WEIGHT, -math.log10(f) - 3)), 1)
-        if w < MAX_WEIGHT and "\t" not in term and "\n" not in term:
-            weights[term] = w
-    return weights
+            w = round(min(MAX_WEIGHT, max(MIN_WEIGHT, -math.log10(f) - 3)), 1)
+            if w < MAX_WEIGHT and "\t" not in term and "\n" not in term:
+                weights[term] = w
+        out[lang] = weights
+    return out
 
 
 def main() -> None:
-    weights = build()
+    by_language = build()
     out = Path(TABLE)
-    lines = [f"{t}\t{round(w * 10)}" for t, w in sorted(weights.items())]
+    lines = [
+        f"{lang}\t{t}\t{round(w * 10)}"
+        for lang, weights in sorted(by_language.items())
+        for t, w in sorted(weights.items())
+    ]
     data = ("\n".join(lines) + "\n").encode("utf-8")
     out.write_bytes(gzip.compress(data, compresslevel=9, mtime=0))  # the same bytes each build
     print(f"{len(lines)} terms, {out.stat().st_size:,} bytes -> {out}")

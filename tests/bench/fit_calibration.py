@@ -41,7 +41,12 @@ from bunko.evaluation.answers import load_answers
 from bunko.ports import SearchFilter
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.model_scale import measure_scale
-from bunko.services.search.relevance_gate import TextSignals, gate_window, window_signals
+from bunko.services.search.relevance_gate import (
+    TextSignals,
+    gate_window,
+    window_context,
+    window_signals,
+)
 
 TOP = 10
 THRESHOLD = 0.3  # the default min_score the row is chosen for
@@ -81,8 +86,9 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
             fused = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)
             window = gate_window(fused, TOP)  # read as the gate reads it
             ids = [h.chunk_id for h in window]
-            text = {c.id: c.content for c in services.metadata.get_chunks_by_ids(workspace_id, ids)}
-            signals = window_signals(query, text)
+            read = services.metadata.get_chunks_by_ids(workspace_id, ids)
+            context = window_context(services.metadata, workspace_id, read, {})
+            signals = window_signals(query, {c.id: c.content for c in read}, context)
             none = TextSignals(0.0)
             rows = [
                 [
@@ -91,6 +97,7 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                     round(signals.get(h.chunk_id, none).background, 5),
                     round(signals.get(h.chunk_id, none).evidence, 5),
                     round(signals.get(h.chunk_id, none).reach, 5),
+                    round(signals.get(h.chunk_id, none).pair, 5),
                     int(id_of.get(h.document_id) in relevant),
                 ]
                 for h in fused[:TOP]
@@ -171,13 +178,20 @@ FEATURES = ("cosine", "coverage", "background", "product", "evidence", "reach", 
 class Candidates:
     """Every (set, group)'s questions as arrays: features (n, TOP, FEATURES) and masks."""
 
-    def __init__(self, loaded: list[dict]) -> None:
+    def __init__(self, loaded: list[dict], *, pair: bool = False) -> None:
         self.groups: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         for d in loaded:
             lo, hi = d["meta"].get("scale", [0.0, 1.0])
             by_group: dict[str, list] = {}
             for r in d["records"]:
-                hits = np.array([[*h[:5], h[-1]] for h in r["hits"]], float).reshape(-1, 6)
+                # evidence: one sentence (column 3) or, recorded since, two adjacent (5)
+                hits = np.array(
+                    [
+                        [*h[:3], h[5] if pair and len(h) > 6 else h[3], h[4], h[-1]]
+                        for h in r["hits"]
+                    ],
+                    float,
+                ).reshape(-1, 6)
                 if _answerable(r["group"]) and not hits[:, 5].any():
                     continue  # retrieval missed it: no row can keep it
                 by_group.setdefault(r["group"].split(":")[0], []).append(hits)
@@ -314,6 +328,7 @@ def main() -> None:
     parser.add_argument("--max-docs", type=int)
     parser.add_argument("--max-queries", type=int, default=400)
     parser.add_argument("--records", type=Path, help="save the candidates here")
+    parser.add_argument("--pair", action="store_true", help="evidence of two adjacent sentences")
     parser.add_argument("--load", type=Path, nargs="*", default=[], help="reuse saved ones")
     args = parser.parse_args()
     loaded = [json.loads(p.read_text(encoding="utf-8")) for p in args.load]
@@ -323,7 +338,8 @@ def main() -> None:
     if args.records:
         args.records.write_text(json.dumps(loaded), encoding="utf-8")
     candidates = Candidates(
-        [d for item in loaded for d in (item if isinstance(item, list) else [item])]
+        [d for item in loaded for d in (item if isinstance(item, list) else [item])],
+        pair=args.pair,
     )
     if args.weights:  # a row given: its shares and curve, no search
         *given, bias = (float(v) for v in args.weights.split(","))

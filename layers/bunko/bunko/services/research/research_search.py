@@ -84,6 +84,7 @@ def rank_passages(
     signals, outside = read_window(
         query,
         {h.chunk_id: by_chunk[h.chunk_id].passage.content for h in gate_window(fused, limit)},
+        {},  # a sealed passage keeps no document name; its headings still count
         calibration,
     )
     scores = {

@@ -8,13 +8,21 @@ is the question's *specific* words, in one sentence.
 
 A term is *topic* as far as the other candidates hold it too (the share of the window's other
 passages that contain it, counted over SMOOTHING passages more than there are): "office" in a company library, the game's name in its article. Each
-query term keeps its background weight (services/search/background_terms.py) times the share
+query term keeps its background weight in the question's own language
+(services/search/background_terms.in_its_language) times the share
 of the other passages that lack it, so a word only this passage has weighs fully, one every
 passage has weighs nothing, and a word no passage holds ("dog") weighs fully and is missing.
 A passage's `evidence` is the best sentence's share of that specific weight; `reach` is the
 share of the query's background weight that the window holds anywhere, which tells a question
 in the library's own words (high) from one in another language or other words (low), where
 only the vectors can judge.
+
+A person reads a sentence under its document's name and title and the heading it sits under:
+"What does the lighthouse report say about the budget?" is answered by the budget sentence of
+a file named "harbor-point-report" titled "Harbor Point Lighthouse". So a passage's heading
+lines and its document's context (name and title, `context`) count as held by each of its
+sentences; the evidence of a sentence also counts the one before it (`pair`), which
+often holds what the answer's "it" or "the work" stands for.
 
 Both are computed in the core from the text the gate already reads, so the local and the
 OpenSearch engine are judged alike, and a library of one passage is judged on its own words
@@ -27,14 +35,17 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import pairwise
 
 from bunko.domain.keyword_analysis import QueryTerm, index_terms
+from bunko.domain.sentences import is_heading
 
 
 @dataclass(frozen=True)
 class Evidence:
     evidence: float  # the best sentence's share of the query's specific weight, in [0, 1]
     reach: float  # the share of the query's background weight the window holds, in [0, 1]
+    pair: float = 0.0  # as `evidence`, for the best two adjacent sentences
 
 
 # The topic discount counts this many passages more than the window holds: in a library of
@@ -48,11 +59,30 @@ SMOOTHING = 4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
+@dataclass(frozen=True)
+class _Units:
+    headings: frozenset[str]  # the terms of its heading lines: held by every sentence
+    sentences: tuple[frozenset[str], ...]  # the terms of each other sentence, in order
+
+
 @lru_cache(maxsize=8192)
-def _sentence_terms(text: str) -> tuple[frozenset[str], ...]:
-    """The index terms of each sentence of a chunk's text (chunks recur across queries)."""
-    parts = (p for p in _SENTENCE_END.split(text) if p and not p.isspace())
-    return tuple(t for t in (frozenset(index_terms(p)) for p in parts) if t)
+def _units(text: str) -> _Units:
+    """A chunk's heading terms and each sentence's terms (chunks recur across queries)."""
+    headings: set[str] = set()
+    sentences: list[frozenset[str]] = []
+    for line in text.splitlines():
+        if is_heading(line):
+            headings.update(index_terms(line))
+            continue
+        for part in _SENTENCE_END.split(line):
+            if part and not part.isspace() and (terms := frozenset(index_terms(part))):
+                sentences.append(terms)
+    return _Units(frozenset(headings), tuple(sentences))
+
+
+@lru_cache(maxsize=4096)
+def _context_terms(context: str) -> frozenset[str]:
+    return frozenset(index_terms(context))
 
 
 def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: frozenset[str]) -> list[bool]:
@@ -63,15 +93,28 @@ def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: frozenset[str]) 
     return [(t.text in chars) if t.expand else (t.text in text_terms) for t, _ in terms]
 
 
+def _share(
+    terms: Sequence[tuple[QueryTerm, float]], specific: Sequence[float], read: frozenset[str]
+) -> float:
+    """The share of the query's specific weight that the terms `read` hold."""
+    held = _held(terms, read)
+    return sum(s for s, h in zip(specific, held, strict=True) if h) / (sum(specific) or 1.0)
+
+
 def evidence(
-    terms: Sequence[tuple[QueryTerm, float]], texts: Mapping[str, str]
+    terms: Sequence[tuple[QueryTerm, float]],
+    texts: Mapping[str, str],
+    context: Mapping[str, str] | None = None,
 ) -> dict[str, Evidence]:
-    """Chunk id → its Evidence, for the window's passages `texts` (chunk id → text)."""
+    """Chunk id → its Evidence, for the window's passages `texts` (chunk id → text), each
+    read with its document's `context` (chunk id → its document's name and title)."""
     total = sum(w for _, w in terms)
     if not terms or total <= 0 or not texts:
         return {}
-    sentences = {cid: _sentence_terms(text) for cid, text in texts.items()}
-    held = {cid: _held(terms, frozenset().union(*s)) for cid, s in sentences.items()}
+    context = context or {}
+    units = {cid: _units(text) for cid, text in texts.items()}
+    around = {cid: u.headings | _context_terms(context.get(cid, "")) for cid, u in units.items()}
+    held = {cid: _held(terms, around[cid].union(*u.sentences)) for cid, u in units.items()}
     count = [sum(h[i] for h in held.values()) for i in range(len(terms))]
     reach = sum(w for (_, w), n in zip(terms, count, strict=True) if n) / total
     others = len(texts) - 1 + SMOOTHING
@@ -81,10 +124,11 @@ def evidence(
             w * (1.0 - (n - int(h)) / others)
             for (_, w), n, h in zip(terms, count, mine, strict=True)
         ]
-        weight = sum(specific)
-        best = 0.0
-        for sentence in sentences[cid]:
-            got = sum(s for s, h in zip(specific, _held(terms, sentence), strict=True) if h)
-            best = max(best, got / weight)
-        out[cid] = Evidence(evidence=best, reach=reach)
+        sentences = units[cid].sentences or (frozenset(),)
+        best = max(_share(terms, specific, around[cid] | s) for s in sentences)
+        pair = max(
+            (_share(terms, specific, around[cid] | a | b) for a, b in pairwise(sentences)),
+            default=best,
+        )
+        out[cid] = Evidence(evidence=best, reach=reach, pair=max(best, pair))
     return out

@@ -13,10 +13,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
+from pathlib import PurePosixPath
 
-from bunko.domain import Chunk, Document, DocumentStatus
+from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for
+from bunko.domain.sentences import is_heading
 from bunko.ports import MetadataStore
-from bunko.services.search.background_terms import text_coverage, weighted_terms
+from bunko.services.search.background_terms import (
+    in_its_language,
+    text_coverage,
+    weighted_terms,
+)
 from bunko.services.search.calibration import CALIBRATIONS, Calibration
 from bunko.services.search.evidence import Evidence, evidence
 from bunko.services.search.fusion import FusedHit
@@ -35,6 +41,7 @@ class TextSignals:
     background: float  # background coverage (services/search/background_terms.py)
     evidence: float = 0.0  # services/search/evidence.py
     reach: float = 0.0
+    pair: float = 0.0  # evidence over two adjacent sentences
 
     def similarity(self, calibration: Calibration, hit: FusedHit) -> float:
         return calibration.similarity(
@@ -43,17 +50,62 @@ class TextSignals:
 
 
 def window_signals(
-    query: str, texts: Mapping[str, str], *, read_evidence: bool = True
+    query: str,
+    texts: Mapping[str, str],
+    context: Mapping[str, str] | None = None,
+    *,
+    read_evidence: bool = True,
 ) -> dict[str, TextSignals]:
-    """Chunk id → its text signals, for the window's passages (chunk id → text); without
-    `read_evidence` (a row that does not weigh it), only the background coverage."""
+    """Chunk id → its text signals, for the window's passages (chunk id → text, read with
+    their documents' `context`, window_context); without `read_evidence` (a row that does not
+    weigh it), only the background coverage."""
     terms = weighted_terms(query)
-    found = evidence(terms, texts) if read_evidence else {}
+    found = evidence(in_its_language(query), texts, context) if read_evidence else {}
     none = Evidence(0.0, 0.0)
     return {
         cid: TextSignals(text_coverage(terms, text), *astuple(found.get(cid, none)))
         for cid, text in texts.items()
     }
+
+
+def _title(first: Chunk) -> str:
+    """A document's title: the heading lines its first chunk opens with."""
+    lines = []
+    for line in first.content.splitlines():
+        if not line.strip():
+            continue
+        if not is_heading(line):
+            break
+        lines.append(line.lstrip("# "))
+    return "\n".join(lines)
+
+
+def window_context(
+    metadata: MetadataStore,
+    workspace_id: str,
+    window: Sequence[Chunk],
+    documents: dict[str, Document | None],
+) -> dict[str, str]:
+    """Chunk id → the context its document gives it: the file's name (without its extension)
+    and its title. Reads the window's documents into `documents` and their first chunks in one
+    call each (the page is built from the same documents)."""
+    fetch_documents(metadata, workspace_id, [c.document_id for c in window], documents)
+    have = {(c.document_id, c.revision): c for c in window if c.index == 0}
+    wanted = {
+        chunk_id_for(c.document_id, c.revision, 0)
+        for c in window
+        if (c.document_id, c.revision) not in have
+    }
+    if wanted:
+        for c in metadata.get_chunks_by_ids(workspace_id, sorted(wanted)):
+            have[(c.document_id, c.revision)] = c
+    out = {}
+    for c in window:
+        doc = documents.get(c.document_id)
+        name = PurePosixPath(doc.name).stem if doc is not None else ""
+        first = have.get((c.document_id, c.revision))
+        out[c.id] = f"{name}\n{_title(first)}" if first is not None else name
+    return out
 
 
 SHOWN_DIGITS = 2  # lists are sorted by the similarity as a person reads it
@@ -65,14 +117,20 @@ def shown_order(hits: Sequence[FusedHit], similarity: Mapping[str, float]) -> li
     return sorted(hits, key=lambda h: -round(similarity[h.chunk_id], SHOWN_DIGITS))
 
 
+def weighs_evidence(calibration: Calibration) -> bool:
+    return bool(calibration.evidence or calibration.reach or calibration.evidence_reach)
+
+
 def read_window(
-    query: str, texts: Mapping[str, str], calibration: Calibration
+    query: str,
+    texts: Mapping[str, str],
+    context: Mapping[str, str],
+    calibration: Calibration,
 ) -> tuple[dict[str, TextSignals], TextSignals]:
     """The window's signals, and those of a hit outside it: it holds none of the words it
     was not read for, and the reach (what the candidates hold of the question) is the query's.
     Evidence is read only for a row that weighs it."""
-    weighs = calibration.evidence or calibration.reach or calibration.evidence_reach
-    signals = window_signals(query, texts, read_evidence=bool(weighs))
+    signals = window_signals(query, texts, context, read_evidence=weighs_evidence(calibration))
     reach = next(iter(signals.values())).reach if signals else 0.0
     return signals, TextSignals(0.0, reach=reach)
 
@@ -106,8 +164,14 @@ def similarities(
         chunks.update((c.id, c) for c in metadata.get_chunks_by_ids(
             workspace_id, [h.chunk_id for h in window if h.chunk_id not in chunks]
         ))  # fmt: skip
-    texts = {h.chunk_id: chunks[h.chunk_id].content for h in window if h.chunk_id in chunks}
-    signals, outside = read_window(query, texts, calibration)
+    read = [chunks[h.chunk_id] for h in window if h.chunk_id in chunks]
+    texts = {c.id: c.content for c in read}
+    context = (
+        window_context(metadata, workspace_id, read, documents)
+        if weighs_evidence(calibration)
+        else {}
+    )
+    signals, outside = read_window(query, texts, context, calibration)
     keyword_only = CALIBRATIONS["keyword"]
     found: dict[str, float] = {}
     unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing
