@@ -7,10 +7,10 @@ words are high for the topic alone. What an answering passage has and a same-top
 is the question's *specific* words, in one sentence.
 
 A term is *topic* as far as the other candidates hold it too (the share of the window's other
-passages that contain it, counted over SMOOTHING passages more than there are): "office" in a company library, the game's name in its article. Each
-query term keeps its background weight in the question's own language
-(services/search/background_terms.in_its_language) times the share
-of the other passages that lack it, so a word only this passage has weighs fully, one every
+passages that contain it, counted over SMOOTHING passages more than there are): "office" in a
+company library, the game's name in its article. Each query term keeps its background weight
+in the question's own language (services/search/background_terms.in_its_language) times the
+share of the other passages that lack it, so a word only this passage has weighs fully, one every
 passage has weighs nothing, and a word no passage holds ("dog") weighs fully and is missing.
 A passage's `evidence` is the best sentence's share of that specific weight; `reach` is the
 share of the query's background weight that the window holds anywhere, which tells a question
@@ -18,11 +18,14 @@ in the library's own words (high) from one in another language or other words (l
 only the vectors can judge.
 
 A person reads a sentence under its document's name and title and the heading it sits under:
-"What does the lighthouse report say about the budget?" is answered by the budget sentence of
-a file named "harbor-point-report" titled "Harbor Point Lighthouse". So a passage's heading
-lines and its document's context (name and title, `context`) count as held by each of its
-sentences; the evidence of a sentence also counts the one before it (`pair`), which
-often holds what the answer's "it" or "the work" stands for.
+those say what the passage is about, not whether it answers. So the question's terms that a
+passage's heading lines or its document's context (name and title, `context`) hold are
+neutral for that passage: "What does the lighthouse report say about the budget?" over the
+budget sentence of "harbor-point-report.pdf", titled "Harbor Point Lighthouse", asks only
+"budget" of it, and "What is the parental leave policy?" over "leave-policy.md" asks
+"parental", which no sentence holds. A question the context holds whole is answered by the
+passage (evidence 1). `pair` is the evidence of the best two adjacent sentences: the one
+before often holds what an answer's "it" or "the work" stands for.
 
 Both are computed in the core from the text the gate already reads, so the local and the
 OpenSearch engine are judged alike, and a library of one passage is judged on its own words
@@ -96,9 +99,13 @@ def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: frozenset[str]) 
 def _share(
     terms: Sequence[tuple[QueryTerm, float]], specific: Sequence[float], read: frozenset[str]
 ) -> float:
-    """The share of the query's specific weight that the terms `read` hold."""
+    """The share of the query's specific weight that the terms `read` hold (1 when the
+    passage's context holds all of it)."""
+    total = sum(specific)
+    if total <= 0:
+        return 1.0
     held = _held(terms, read)
-    return sum(s for s, h in zip(specific, held, strict=True) if h) / (sum(specific) or 1.0)
+    return sum(s for s, h in zip(specific, held, strict=True) if h) / total
 
 
 def evidence(
@@ -120,15 +127,13 @@ def evidence(
     others = len(texts) - 1 + SMOOTHING
     out = {}
     for cid, mine in held.items():
+        neutral = _held(terms, around[cid])
         specific = [
-            w * (1.0 - (n - int(h)) / others)
-            for (_, w), n, h in zip(terms, count, mine, strict=True)
+            0.0 if topic else w * (1.0 - (n - int(h)) / others)
+            for (_, w), n, h, topic in zip(terms, count, mine, neutral, strict=True)
         ]
         sentences = units[cid].sentences or (frozenset(),)
-        best = max(_share(terms, specific, around[cid] | s) for s in sentences)
-        pair = max(
-            (_share(terms, specific, around[cid] | a | b) for a, b in pairwise(sentences)),
-            default=best,
-        )
+        best = max(_share(terms, specific, s) for s in sentences)
+        pair = max((_share(terms, specific, a | b) for a, b in pairwise(sentences)), default=best)
         out[cid] = Evidence(evidence=best, reach=reach, pair=max(best, pair))
     return out
