@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bunko.services.search.background_terms import weighted_terms
+from bunko.services.search.background_terms import in_its_language, query_languages, weighted_terms
 from bunko.services.search.evidence import evidence
 
 OFFICES = {
@@ -47,3 +47,47 @@ def test_japanese_terms_are_read_as_the_engines_read_them():
 def test_nothing_to_read_is_no_evidence():
     assert evidence(weighted_terms("anything"), {}) == {}
     assert evidence([], OFFICES) == {}
+
+
+def test_a_question_is_weighed_in_its_own_language():
+    # "dog" is a common Danish word ("but"): merged over every language it weighs almost
+    # nothing, read as the English question it is it weighs like "bring"
+    merged = dict((t.text, w) for t, w in weighted_terms("Can I bring my dog to the office?"))
+    own = dict((t.text, w) for t, w in in_its_language("Can I bring my dog to the office?"))
+    assert merged["dog"] <= 0.1 < 0.5 <= own["dog"]
+    assert own["can"] <= 0.1 and own["the"] <= 0.1  # its question words still weigh little
+    assert query_languages(["wie", "viel", "stufen", "hat", "der"]) == ["de"]
+    assert query_languages(["kubernet"]) == []  # no language's common words: merged weights
+    assert in_its_language("Kubernetes") == weighted_terms("Kubernetes")
+
+
+def test_a_kanji_joined_to_a_particle_is_read_as_the_kanji():
+    terms = {t.text: (t.expand, w) for t, w in in_its_language("犬をオフィスに連れて行けますか？")}
+    assert "犬を" not in terms
+    assert terms["犬"][0] and terms["犬"][1] >= 0.5  # the question is about a dog
+    assert terms["ます"][1] <= 0.1
+
+
+def test_the_documents_name_title_and_headings_are_context_not_evidence():
+    texts = {
+        "budget": "Budget and costs\nThe total budget was $480,000, paid by the council.",
+        "history": "History\nThe lighthouse was built in 1871 and first lit in 1872.",
+    }
+    context = {cid: "harbor-point-report\nHarbor Point Lighthouse" for cid in texts}
+    question = in_its_language("What does the lighthouse report say about the budget?")
+    found = evidence(question, texts, context)
+    # "lighthouse report" names the document: the budget sentence misses only "say"
+    assert found["budget"].evidence > 0.6 > 2 * found["history"].evidence
+
+    leave = {"p": "Employees receive 25 days of paid annual leave each year."}
+    named = {"p": "leave-policy\nLeave policy"}
+    asked = evidence(in_its_language("What is the parental leave policy?"), leave, named)
+    assert asked["p"].evidence < 0.3  # "leave policy" is the file; "parental" is asked
+    whole = evidence(in_its_language("What is the leave policy?"), leave, named)
+    assert whole["p"].evidence == 1.0  # the question names the document itself
+
+
+def test_two_adjacent_sentences_are_read_together_as_a_pair():
+    text = {"p": "In 2023 the council restored the tower. The work cost 1.4 million dollars."}
+    found = evidence(in_its_language("How much did the restoration cost?"), text)["p"]
+    assert found.evidence < found.pair and found.pair > 0.8

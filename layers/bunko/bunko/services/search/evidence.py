@@ -18,14 +18,16 @@ in the library's own words (high) from one in another language or other words (l
 only the vectors can judge.
 
 A person reads a sentence under its document's name and title and the heading it sits under:
-those say what the passage is about, not whether it answers. So the question's terms that a
-passage's heading lines or its document's context (name and title, `context`) hold are
-neutral for that passage: "What does the lighthouse report say about the budget?" over the
+the document's name and title say what the passage is about, not whether it answers. So the
+question's terms its document's context (name and title, `context`) holds are neutral for
+the passage, and its own heading lines ("Budget and costs") count as held by each of its
+sentences: "What does the lighthouse report say about the budget?" over the
 budget sentence of "harbor-point-report.pdf", titled "Harbor Point Lighthouse", asks only
 "budget" of it, and "What is the parental leave policy?" over "leave-policy.md" asks
-"parental", which no sentence holds. A question the context holds whole is answered by the
-passage (evidence 1). `pair` is the evidence of the best two adjacent sentences: the one
-before often holds what an answer's "it" or "the work" stands for.
+"parental", which no sentence holds. A question its context holds whole (all but question
+words, MIN_WEIGHT) is answered by the passage: evidence 1. `pair` is the evidence of the best
+two adjacent sentences: the one before often holds what an answer's "it" or "the work" stands
+for.
 
 Both are computed in the core from the text the gate already reads, so the local and the
 OpenSearch engine are judged alike, and a library of one passage is judged on its own words
@@ -42,6 +44,7 @@ from itertools import pairwise
 
 from bunko.domain.keyword_analysis import QueryTerm, index_terms
 from bunko.domain.sentences import is_heading
+from bunko.services.search.background_terms import MIN_WEIGHT
 
 
 @dataclass(frozen=True)
@@ -99,8 +102,7 @@ def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: frozenset[str]) 
 def _share(
     terms: Sequence[tuple[QueryTerm, float]], specific: Sequence[float], read: frozenset[str]
 ) -> float:
-    """The share of the query's specific weight that the terms `read` hold (1 when the
-    passage's context holds all of it)."""
+    """The share of the query's specific weight that the terms `read` hold."""
     total = sum(specific)
     if total <= 0:
         return 1.0
@@ -120,20 +122,31 @@ def evidence(
         return {}
     context = context or {}
     units = {cid: _units(text) for cid, text in texts.items()}
-    around = {cid: u.headings | _context_terms(context.get(cid, "")) for cid, u in units.items()}
-    held = {cid: _held(terms, around[cid].union(*u.sentences)) for cid, u in units.items()}
+    named = {cid: _context_terms(context.get(cid, "")) for cid in units}
+    held = {
+        cid: _held(terms, named[cid].union(u.headings, *u.sentences)) for cid, u in units.items()
+    }
     count = [sum(h[i] for h in held.values()) for i in range(len(terms))]
     reach = sum(w for (_, w), n in zip(terms, count, strict=True) if n) / total
     others = len(texts) - 1 + SMOOTHING
     out = {}
     for cid, mine in held.items():
-        neutral = _held(terms, around[cid])
+        neutral = _held(terms, named[cid])
         specific = [
             0.0 if topic else w * (1.0 - (n - int(h)) / others)
             for (_, w), n, h, topic in zip(terms, count, mine, neutral, strict=True)
         ]
+        if not any(
+            w > MIN_WEIGHT for (_, w), topic in zip(terms, neutral, strict=True) if not topic
+        ):
+            out[cid] = Evidence(evidence=1.0, reach=reach, pair=1.0)  # it names the document
+            continue
+        headings = units[cid].headings
         sentences = units[cid].sentences or (frozenset(),)
-        best = max(_share(terms, specific, s) for s in sentences)
-        pair = max((_share(terms, specific, a | b) for a, b in pairwise(sentences)), default=best)
+        best = max(_share(terms, specific, headings | s) for s in sentences)
+        pair = max(
+            (_share(terms, specific, headings | a | b) for a, b in pairwise(sentences)),
+            default=best,
+        )
         out[cid] = Evidence(evidence=best, reach=reach, pair=max(best, pair))
     return out
