@@ -104,26 +104,25 @@ E5_SCALE = ModelScale(unrelated=0.755, related=0.8756)
 # (tests/bench/fit_calibration.py prints it). The default min_score's knot is pinned at 0.3
 # (the score 0.3's logit): the row was chosen for that cut.
 USE_CURVE = (
-    (-8.0, 0.001),
-    (-7.0, 0.002),
-    (-6.0, 0.003),
-    (-5.0, 0.004),
-    (-4.0, 0.024),
-    (-3.0, 0.062),
-    (-2.0, 0.124),
-    (-1.0, 0.191),
+    (-8.0, 0.002),
+    (-7.0, 0.003),
+    (-6.0, 0.008),
+    (-5.0, 0.01),
+    (-4.0, 0.011),
+    (-3.0, 0.012),
+    (-2.0, 0.053),
+    (-1.0, 0.29),
     (-0.8473, 0.3),
-    (-0.36, 0.301),
-    (0.09, 0.302),
-    (0.64, 0.303),
-    (1.27, 0.304),
-    (1.91, 0.305),
-    (2.58, 0.306),
-    (3.45, 0.307),
-    (4.53, 0.34),
-    (6.07, 0.585),
-    (8.28, 0.886),
-    (12.95, 0.99),
+    (-0.61, 0.459),
+    (-0.37, 0.6),
+    (-0.08, 0.649),
+    (0.28, 0.721),
+    (0.82, 0.733),
+    (1.45, 0.745),
+    (2.47, 0.832),
+    (3.56, 0.91),
+    (4.67, 0.945),
+    (5.84, 0.99),
 )
 
 # Keyed by the start of the embedder's `name`; "keyword" serves keyword-only search (no
@@ -132,14 +131,15 @@ USE_CURVE = (
 # (measure_scale: English queries): the same similarities, exactly.
 CALIBRATIONS: dict[str, Calibration] = {
     "keyword": Calibration(cosine=0.0, coverage=4.0, background=7.0, product=0.0, bias=-3.75),
-    # The evidence terms stay 0 here: rows that weigh them (docs/relevance.md) refused
-    # questions the hold-out tests answer; the signals are read and measured for the next fit.
     "use-multilingual-v3": Calibration(
-        cosine=8.629,
-        coverage=4.0,
-        background=9.038,
-        product=-4.315,
-        bias=-5.576,
+        cosine=4.97,
+        coverage=2.54,
+        background=4.17,
+        product=-2.53,
+        evidence=5.12,
+        reach=-6.51,
+        evidence_reach=2.68,
+        bias=-3.0,
         scale=USE_SCALE,
         curve=USE_CURVE,
     ),

@@ -15,7 +15,8 @@ passage has weighs nothing, and a word no passage holds ("dog") weighs fully and
 A passage's `evidence` is the best sentence's share of that specific weight; `reach` is the
 share of the query's background weight that the window holds anywhere, which tells a question
 in the library's own words (high) from one in another language or other words (low), where
-only the vectors can judge.
+only the vectors can judge. Reach leaves out what the passage's document context holds: a
+German question naming "Harbor Point" is not in the English file's words for that.
 
 A person reads a sentence under its document's name and title and the heading it sits under:
 the document's name and title say what the passage is about, not whether it answers. So the
@@ -50,7 +51,8 @@ from bunko.services.search.background_terms import MIN_WEIGHT
 @dataclass(frozen=True)
 class Evidence:
     evidence: float  # the best sentence's share of the query's specific weight, in [0, 1]
-    reach: float  # the share of the query's background weight the window holds, in [0, 1]
+    reach: float  # the share of the query's weight the window holds, in [0, 1], beside the
+    # terms this passage's document context holds (a question names the document in any language)
     pair: float = 0.0  # as `evidence`, for the best two adjacent sentences
 
 
@@ -127,11 +129,14 @@ def evidence(
         cid: _held(terms, named[cid].union(u.headings, *u.sentences)) for cid, u in units.items()
     }
     count = [sum(h[i] for h in held.values()) for i in range(len(terms))]
-    reach = sum(w for (_, w), n in zip(terms, count, strict=True) if n) / total
     others = len(texts) - 1 + SMOOTHING
     out = {}
     for cid, mine in held.items():
         neutral = _held(terms, named[cid])
+        asked = [
+            (w, n) for (_, w), n, topic in zip(terms, count, neutral, strict=True) if not topic
+        ]
+        reach = sum(w for w, n in asked if n) / (sum(w for w, _ in asked) or 1.0)
         specific = [
             0.0 if topic else w * (1.0 - (n - int(h)) / others)
             for (_, w), n, h, topic in zip(terms, count, mine, neutral, strict=True)

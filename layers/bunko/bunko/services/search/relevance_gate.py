@@ -128,10 +128,11 @@ def read_window(
     calibration: Calibration,
 ) -> tuple[dict[str, TextSignals], TextSignals]:
     """The window's signals, and those of a hit outside it: it holds none of the words it
-    was not read for, and the reach (what the candidates hold of the question) is the query's.
+    was not read for, and the reach (what the candidates hold of the question) is the window's
+    highest.
     Evidence is read only for a row that weighs it."""
     signals = window_signals(query, texts, context, read_evidence=weighs_evidence(calibration))
-    reach = next(iter(signals.values())).reach if signals else 0.0
+    reach = max((s.reach for s in signals.values()), default=0.0)
     return signals, TextSignals(0.0, reach=reach)
 
 
