@@ -15,8 +15,9 @@ passage has weighs nothing, and a word no passage holds ("dog") weighs fully and
 A passage's `evidence` is the best sentence's share of that specific weight; `reach` is the
 share of the query's background weight that the window holds anywhere, which tells a question
 in the library's own words (high) from one in another language or other words (low), where
-only the vectors can judge. Reach leaves out what the passage's document context holds: a
-German question naming "Harbor Point" is not in the English file's words for that.
+only the vectors can judge. A question in another language than the best candidates has
+reach 0 (query_languages on both sides): a German question naming "Harbor Point" holds the
+English file's names, not its words.
 
 A person reads a sentence under its document's name and title and the heading it sits under:
 the document's name and title say what the passage is about, not whether it answers. So the
@@ -45,14 +46,14 @@ from itertools import pairwise
 
 from bunko.domain.keyword_analysis import QueryTerm, index_terms
 from bunko.domain.sentences import is_heading
-from bunko.services.search.background_terms import MIN_WEIGHT
+from bunko.services.search.background_terms import MIN_WEIGHT, query_languages
 
 
 @dataclass(frozen=True)
 class Evidence:
     evidence: float  # the best sentence's share of the query's specific weight, in [0, 1]
-    reach: float  # the share of the query's weight the window holds, in [0, 1], beside the
-    # terms this passage's document context holds (a question names the document in any language)
+    reach: float  # the share of the query's background weight the window holds, in [0, 1];
+    # 0 for a question in another language than the best candidates
     pair: float = 0.0  # as `evidence`, for the best two adjacent sentences
 
 
@@ -71,6 +72,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 class _Units:
     headings: frozenset[str]  # the terms of its heading lines: held by every sentence
     sentences: tuple[frozenset[str], ...]  # the terms of each other sentence, in order
+    languages: tuple[str, ...]  # the languages it is written in (query_languages of its words)
 
 
 @lru_cache(maxsize=8192)
@@ -85,7 +87,8 @@ def _units(text: str) -> _Units:
         for part in _SENTENCE_END.split(line):
             if part and not part.isspace() and (terms := frozenset(index_terms(part))):
                 sentences.append(terms)
-    return _Units(frozenset(headings), tuple(sentences))
+    words = headings.union(*sentences)
+    return _Units(frozenset(headings), tuple(sentences), tuple(query_languages(list(words))))
 
 
 @lru_cache(maxsize=4096)
@@ -99,6 +102,18 @@ def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: frozenset[str]) 
     if any(t.expand for t, _ in terms):
         chars = "".join(t for t in text_terms if len(t) <= 2)
     return [(t.text in chars) if t.expand else (t.text in text_terms) for t, _ in terms]
+
+
+# The best candidates whose words tell the library's language (a few: cheap, and enough).
+LANGUAGE_SAMPLE = 5
+
+
+def _same_language(terms: Sequence[tuple[QueryTerm, float]], units: Sequence[_Units]) -> bool:
+    """Is the question written in a language one of the best candidates is written in?
+    (Either side in no known language: assume so.)"""
+    asked = set(query_languages([t.text for t, _ in terms]))
+    written = [u.languages for u in units if u.languages]
+    return not asked or not written or any(asked.intersection(w) for w in written)
 
 
 def _share(
@@ -129,14 +144,13 @@ def evidence(
         cid: _held(terms, named[cid].union(u.headings, *u.sentences)) for cid, u in units.items()
     }
     count = [sum(h[i] for h in held.values()) for i in range(len(terms))]
+    reach = sum(w for (_, w), n in zip(terms, count, strict=True) if n) / total
+    if not _same_language(terms, list(units.values())[:LANGUAGE_SAMPLE]):
+        reach = 0.0  # what it holds of the question are names and numbers, not its words
     others = len(texts) - 1 + SMOOTHING
     out = {}
     for cid, mine in held.items():
         neutral = _held(terms, named[cid])
-        asked = [
-            (w, n) for (_, w), n, topic in zip(terms, count, neutral, strict=True) if not topic
-        ]
-        reach = sum(w for w, n in asked if n) / (sum(w for w, _ in asked) or 1.0)
         specific = [
             0.0 if topic else w * (1.0 - (n - int(h)) / others)
             for (_, w), n, h, topic in zip(terms, count, mine, neutral, strict=True)
