@@ -12,7 +12,9 @@ company library, the game's name in its article. Each query term keeps its backg
 in the question's own language (services/search/background_terms.in_its_language) times the
 share of the other passages that lack it, so a word only this passage has weighs fully, one every
 passage has weighs nothing, and a word no passage holds ("dog") weighs fully and is missing.
-A passage's `evidence` is the best sentence's share of that specific weight; `reach` is the
+Question words (MIN_WEIGHT: "how many", "what", だれ) ask for an answer, they are not in
+it: they weigh nothing here. A passage's `evidence` is the best sentence's share of that
+specific weight; `reach` is the
 share of the query's background weight that the window holds anywhere, which tells a question
 in the library's own words (high) from one in another language or other words (low), where
 only the vectors can judge. A question in another language than the best candidates has
@@ -152,7 +154,7 @@ def evidence(
     for cid, mine in held.items():
         neutral = _held(terms, named[cid])
         specific = [
-            0.0 if topic else w * (1.0 - (n - int(h)) / others)
+            0.0 if topic or w <= MIN_WEIGHT else w * (1.0 - (n - int(h)) / others)
             for (_, w), n, h, topic in zip(terms, count, mine, neutral, strict=True)
         ]
         if not any(
