@@ -20,14 +20,6 @@ from tests.e2e.rest_harness import serve, wait_until_done
 
 FILES = Path(__file__).resolve().parents[1] / "data" / "handbook"
 
-# Known misses (docs/relevance.md: the packaged row does not weigh evidence yet), kept here so
-# a fix shows up: strict xfails fail the run the day they pass.
-MISSED_DOG = "the onboarding guide's cosine and 'office' carry it over 0.3; no sentence says dog"
-MISSED_PARENTAL = (
-    "'leave policy' is the file's title: two of the three weighted words are in one sentence"
-)
-MISSED_PET = "オフィス's three bigrams outweigh ペット's two: evidence counts bigrams, not words"
-
 
 @pytest.fixture(scope="module")
 def rest(tmp_path_factory):
@@ -79,26 +71,14 @@ def test_what_the_handbook_says_is_answered_from_its_file(team, question, langua
 @pytest.mark.parametrize(
     ("question", "language"),
     [
-        pytest.param(
-            "Can I bring my dog to the office?",
-            "en",
-            marks=pytest.mark.xfail(strict=True, reason=MISSED_DOG),
-        ),
-        pytest.param(
-            "What is the parental leave policy?",
-            "en",
-            marks=pytest.mark.xfail(strict=True, reason=MISSED_PARENTAL),
-        ),
+        ("Can I bring my dog to the office?", "en"),
+        ("What is the parental leave policy?", "en"),
         ("Does the company pay for a gym membership?", "en"),
         ("How do I enrol in the company pension plan?", "en"),
         ("When do stock options vest?", "en"),
         ("育児休業は何か月取れますか？", "ja"),
         ("社員食堂はありますか？", "ja"),
-        pytest.param(
-            "ペットをオフィスに連れてきてもいいですか？",
-            "ja",
-            marks=pytest.mark.xfail(strict=True, reason=MISSED_PET),
-        ),
+        ("ペットをオフィスに連れてきてもいいですか？", "ja"),
     ],
 )
 def test_what_the_handbook_does_not_say_is_refused(team, question, language):
