@@ -91,3 +91,10 @@ def test_two_adjacent_sentences_are_read_together_as_a_pair():
     text = {"p": "In 2023 the council restored the tower. The work cost 1.4 million dollars."}
     found = evidence(in_its_language("How much did the restoration cost?"), text)["p"]
     assert found.evidence < found.pair and found.pair > 0.8
+
+
+def test_a_question_of_question_words_only_has_no_evidence():
+    # kana nonsense (ぬぽゃ) or "what is it?": no word asks for anything a passage could hold
+    for query in ("ぬぽゃ", "What is it?"):
+        found = evidence(in_its_language(query), OFFICES, {c: c for c in OFFICES})
+        assert max(e.evidence for e in found.values()) == 0.0

@@ -157,9 +157,11 @@ def evidence(
             0.0 if topic or w <= MIN_WEIGHT else w * (1.0 - (n - int(h)) / others)
             for (_, w), n, h, topic in zip(terms, count, mine, neutral, strict=True)
         ]
-        if not any(
-            w > MIN_WEIGHT for (_, w), topic in zip(terms, neutral, strict=True) if not topic
-        ):
+        asks = [(w > MIN_WEIGHT, topic) for (_, w), topic in zip(terms, neutral, strict=True)]
+        if not any(content for content, _ in asks):  # no word but question words: nothing held
+            out[cid] = Evidence(evidence=0.0, reach=reach)
+            continue
+        if not any(content and not topic for content, topic in asks):
             out[cid] = Evidence(evidence=1.0, reach=reach, pair=1.0)  # it names the document
             continue
         headings = units[cid].headings
