@@ -62,10 +62,13 @@ def model_switch(
     steps = None
     if own is not None and adapters.send_build_step is not None:
         steps = BuildSteps(
-            metadata=adapters.metadata, routes=own, store=own.store,
-            send=adapters.send_build_step, batch_size=settings.embed_batch_size,
+            metadata=adapters.metadata,
+            routes=own,
+            store=own.store,
+            send=adapters.send_build_step,
+            batch_size=settings.embed_batch_size,
             race_seconds=settings.model_build_race_seconds,
-        )  # fmt: skip
+        )
     return ModelSwitch(
         metadata=adapters.metadata,
         configs=configs,

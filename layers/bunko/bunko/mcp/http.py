@@ -79,9 +79,10 @@ def mount_mcp(
     )
     accounts = services.accounts
     guarded = functools.partial(
-        McpAuthGuard, identity=services.identity,
+        McpAuthGuard,
+        identity=services.identity,
         access_tokens=accounts.sign_in.mcp if accounts and accounts.sign_in else None,
-    )  # fmt: skip
+    )
     app.router.add_route(
         MCP_PATH,
         PostOnly(guarded(StreamableHTTPASGIApp(manager), resource_path=MCP_PATH)),
@@ -106,9 +107,11 @@ def mount_mcp(
         paths.append(SSE_PATH)
     for suffix in ["", *paths]:
         app.router.add_route(
-            WELL_KNOWN + suffix, _metadata_endpoint(suffix, services), methods=["GET"],
+            WELL_KNOWN + suffix,
+            _metadata_endpoint(suffix, services),
+            methods=["GET"],
             include_in_schema=False,
-        )  # fmt: skip
+        )
     _run_in_lifespan(app, manager)
 
 

@@ -63,9 +63,11 @@ class S3UploadSigner:
             )
         if options.metadata is not None:
             self.client.put_object(
-                Bucket=self.bucket, Key=key + SIDECAR_SUFFIX, Body=sidecar_json(options.metadata),
+                Bucket=self.bucket,
+                Key=key + SIDECAR_SUFFIX,
+                Body=sidecar_json(options.metadata),
                 ContentType="application/json",
-            )  # fmt: skip
+            )
         return presign_put_object(
             self.client,
             bucket=self.bucket,

@@ -180,9 +180,14 @@ class ModelSwitch:
         with routes.steady():  # a write in progress is in metadata before the reads below
             route.index.clear(workspace_id)
         reindex_route(
-            self.metadata, route, workspace_id=workspace_id, batch_size=self.batch_size,
-            progress=progress, keywords_first=in_place, clear=False,
-        )  # fmt: skip
+            self.metadata,
+            route,
+            workspace_id=workspace_id,
+            batch_size=self.batch_size,
+            progress=progress,
+            keywords_first=in_place,
+            clear=False,
+        )
 
     def models(self, workspace_id: str) -> set[str]:
         """What the workspace embeds with now: DEFAULT_MODEL or a config id, and the one

@@ -226,8 +226,10 @@ class Refiner:
             if held_now != chunks:
                 log.warning(
                     "workspace %s: refined generation holds %d entries for %d chunks",
-                    workspace_id, held_now, chunks,
-                )  # fmt: skip
+                    workspace_id,
+                    held_now,
+                    chunks,
+                )
                 return False
             routes.set_ready(workspace_id)
         log.info("workspace %s: searches now use %s", workspace_id, self.name)

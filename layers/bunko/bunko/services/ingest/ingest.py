@@ -72,11 +72,15 @@ class IngestService:
             raise ValueError("an upload that replaces a document names the document's path")
         name = posixpath.basename(path) if path is not None else upload.name or ""
         upload = replace(
-            upload, name=name, mime=upload.mime or guess_mime(name, upload.data),
-            category=upload.category or None, chunk_size=size, chunk_overlap=overlap,
+            upload,
+            name=name,
+            mime=upload.mime or guess_mime(name, upload.data),
+            category=upload.category or None,
+            chunk_size=size,
+            chunk_overlap=overlap,
             # a Markdown file's front matter tags it through every door; the door's keys win
             metadata=with_front_matter(name, upload.data, upload.metadata, where=path or name),
-        )  # fmt: skip
+        )
         digest = hashlib.sha256(upload.data).hexdigest()
         n, failures = 1, 0
         while True:
@@ -135,9 +139,15 @@ class IngestService:
         previous = None if doc is None else doc.revision
         if doc is None:
             doc = Document(
-                id=new_id(), workspace_id=workspace_id, path=path, name=upload.name or path,
-                mime=upload.mime or "", revision=1, created_at=now, source=upload.source,
-            )  # fmt: skip
+                id=new_id(),
+                workspace_id=workspace_id,
+                path=path,
+                name=upload.name or path,
+                mime=upload.mime or "",
+                revision=1,
+                created_at=now,
+                source=upload.source,
+            )
         else:
             doc.revision += 1
         doc.blob_key = original_key(workspace_id, doc.id, doc.revision)
@@ -160,10 +170,15 @@ class IngestService:
         """Write the revision's bytes and its record (both idempotent: one key per revision)."""
         self.blobs.put(doc.blob_key or "", data, content_type=doc.mime)
         revision = Revision(
-            document_id=doc.id, workspace_id=doc.workspace_id, revision=doc.revision,
-            content_hash=doc.content_hash, blob_key=doc.blob_key or "", size=doc.size,
-            created_at=doc.updated_at, text_key=text_key(doc.workspace_id, doc.id, doc.revision),
-        )  # fmt: skip
+            document_id=doc.id,
+            workspace_id=doc.workspace_id,
+            revision=doc.revision,
+            content_hash=doc.content_hash,
+            blob_key=doc.blob_key or "",
+            size=doc.size,
+            created_at=doc.updated_at,
+            text_key=text_key(doc.workspace_id, doc.id, doc.revision),
+        )
         try:
             self.metadata.add_revision(revision)
         except NotFoundError:  # deleted while this was written: leave no original behind
@@ -188,9 +203,13 @@ class IngestService:
         if not normalize_text(content):  # refused now: stored, it would end a failed revision
             raise ValidationError("content holds no text (only blanks or control characters)")
         upload = Upload(
-            workspace_id, content.encode("utf-8"), path=path, category=category, source=source,
+            workspace_id,
+            content.encode("utf-8"),
+            path=path,
+            category=category,
+            source=source,
             metadata=metadata,
-        )  # fmt: skip
+        )
         upload = self.policy.check(upload)
         mime = mime or guess_mime(posixpath.basename(upload.path or ""))
         return self.submit(replace(upload, mime=mime))

@@ -191,12 +191,16 @@ class SearchService:
             vector_used=bool(vector_hits), method=method, embedder=route.embedder
         )
         if vector is not None and vector_hits and self.calibration is None:
-            calibration = self._per_query(workspace_id, query, route.embedder, vector,
-                                          vector_hits, calibration)  # fmt: skip
+            calibration = self._per_query(
+                workspace_id, query, route.embedder, vector, vector_hits, calibration
+            )
         vector_weight = query_vector_weight(  # a query whose words the library lacks is
             vector_weight_for(route.embedder, self.vector_weight),  # ranked by its vectors
-            keyword_hits, vector_hits, weight, calibration.scale,
-        )  # fmt: skip
+            keyword_hits,
+            vector_hits,
+            weight,
+            calibration.scale,
+        )
         fused = fuse(
             keyword_hits,
             vector_hits,
@@ -245,9 +249,11 @@ class SearchService:
             passing = self.metadata.documents_matching(workspace_id, metadata)
             ids, metadata = (passing if ids is None else ids & passing), None
         return SearchFilter(
-            workspace_id=workspace_id, category=options.category, document_ids=ids,
+            workspace_id=workspace_id,
+            category=options.category,
+            document_ids=ids,
             metadata=metadata,
-        )  # fmt: skip
+        )
 
     @staticmethod
     def _keyword_weight(index: SearchIndex, query: str, filters: SearchFilter) -> float:
@@ -271,9 +277,16 @@ class SearchService:
         documents: dict[str, Document | None] = {}
         chunks: dict[str, Chunk] = {}
         similarity = similarities(
-            self.metadata, workspace_id, query, fused, calibration, options.min_score,
-            limit=options.limit, chunks=chunks, documents=documents,
-        )  # fmt: skip
+            self.metadata,
+            workspace_id,
+            query,
+            fused,
+            calibration,
+            options.min_score,
+            limit=options.limit,
+            chunks=chunks,
+            documents=documents,
+        )
         return materialise(
             self.metadata,
             workspace_id,
