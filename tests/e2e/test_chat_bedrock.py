@@ -19,7 +19,6 @@ from bunko.server_app import create_app
 from tests.aws.eventstream import converse_stream, event, exception
 from tests.e2e.chat_harness import ask, load_documents
 from tests.e2e.live_server import LiveServer
-from tests.e2e.rest_harness import serve
 
 CLAUDE = "anthropic.claude-3-haiku-20240307-v1:0"
 RERANK = "cohere.rerank-v3-5:0"
@@ -62,12 +61,6 @@ class BedrockRuntime:
         if status >= 400:
             headers["x-amzn-ErrorType"] = json.loads(body)["__type"]
         return AWSResponse(request.url, status, headers, RawBody(body))
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("chat-bedrock") / "data") as r:
-        yield r
 
 
 @pytest.fixture

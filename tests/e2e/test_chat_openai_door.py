@@ -11,15 +11,9 @@ import openai
 import pytest
 
 from tests.e2e.chat_harness import load_documents
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 from tests.llama_server import MODEL_NAME, llama_server
 from tests.security.servers import raw_exchange, status_of
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("chat-openai") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

@@ -12,8 +12,11 @@ from bunko.domain.sentences import is_heading, is_whole, sentence_key
 from bunko.evaluation.answers import quotes_of
 from bunko.parsing import parse
 from tests.e2e.chat_harness import ask
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
 from tests.report_pdf import LIGHTHOUSE_REPORT, make_report_pdf
+
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"embedder": "use"}
 
 BUDGET = (
     "The total budget for the restoration was $480,000, of which $312,500 was spent on the "
@@ -28,13 +31,6 @@ BUILT = (
     "cast-iron lantern and the well-known spiral stair that visitors climb today."
 )
 REPORT = make_report_pdf(LIGHTHOUSE_REPORT)
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    # the embedding model a new user's server runs (`bunko serve`'s default)
-    with serve(tmp_path_factory.mktemp("pdf-report") / "data", embedder="use") as r:
-        yield r
 
 
 @pytest.fixture(scope="module", params=[{}, {"chunkSize": "300", "chunkOverlap": "100"}],

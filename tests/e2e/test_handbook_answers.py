@@ -16,7 +16,10 @@ import pytest
 from bunko.services.chat.chat_text import NOT_ANSWERED, NOTHING_FOUND
 from tests.e2e.chat_harness import ask
 from tests.e2e.recording_llm import recording_llm
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
+
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"embedder": "use"}
 
 FILES = Path(__file__).resolve().parents[1] / "data" / "handbook"
 
@@ -27,12 +30,6 @@ MISSED_PARENTAL = (
     "'leave policy' is the file's title: two of the three weighted words are in one sentence"
 )
 MISSED_PET = "オフィス's three bigrams outweigh ペット's two: evidence counts bigrams, not words"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("handbook") / "data", embedder="use") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

@@ -15,18 +15,12 @@ import pytest
 from tests.e2e.chat_harness import ask
 from tests.e2e.citation_files import REPORT, SHEET, SLIDES
 from tests.e2e.mcp_harness import http_client, ok
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 
 SOURCE_FIELDS = {
     "fileName", "content", "score", "chunkIndex", "documentId",
     "page", "pageEnd", "quote", "quoteStart", "quoteEnd", "quotes",
 }  # fmt: skip
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("page-citations") / "data") as server:
-        yield server
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,10 @@ from __future__ import annotations
 import pytest
 
 from bunko.services.ingest.chunk_items import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 
 # One sentence a chunk at chunkSize=60: 33 chunks, so four default pages.
 SENTENCES = [f"Sentence number {i:02d} tells of the lighthouse keeper." for i in range(33)]
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-chunks") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 
 FILES = [  # name, body, content type; uploaded in this order
     ("Report.pdf.txt", b"a" * 300, "text/plain"),
@@ -15,12 +15,6 @@ FILES = [  # name, body, content type; uploaded in this order
     ("年次報告.txt", b"c" * 1000, "text/plain"),
     ("beta report.csv", b"x,y\n1,2\n", "text/csv"),
 ]
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("listing") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

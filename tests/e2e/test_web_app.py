@@ -30,12 +30,6 @@ JA_TEXT = (
 DOCX_PARTS = ["Lighthouse log", "The keeper trims the lamp wick every evening before dusk."]
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web") / "data") as r:
-        yield r
-
-
 @pytest.fixture
 def files(tmp_path):
     docx = tmp_path / "lighthouse.docx"

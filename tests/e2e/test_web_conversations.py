@@ -12,7 +12,6 @@ import pytest
 
 from tests.e2e.browser import PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.chat_harness import load_documents
-from tests.e2e.rest_harness import serve
 from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
@@ -25,12 +24,6 @@ QUESTIONS = [  # (question, the file its answer cites); four outgrow either scre
     ("rye bread oven", "bakery.txt"),
     ("What happened to the lighthouse in 2023?", "lighthouse.txt"),
 ]
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-conversations") / "data") as r:
-        yield r
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 
 from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, needs_chromium, tab
 from tests.e2e.cli_harness import run
-from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, serve, wait_until_done, watching
+from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, wait_until_done, watching
 from tests.e2e.test_web_libraries import sign_in, switch_to
 
 pytestmark = needs_chromium
@@ -20,12 +20,6 @@ expect = pytest.importorskip("playwright.sync_api").expect
 SAME_SECRET = {"BUNKO_JWT_SECRET": JWT_SECRET}
 FED = "The server’s drop folder fills this library"
 NOT_FED = "the server’s drop folder fills another library"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-daily") / "data") as r:
-        yield r
 
 
 def test_the_library_page_says_what_fills_it_and_an_admin_points_the_drop_folder(

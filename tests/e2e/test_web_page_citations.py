@@ -9,17 +9,11 @@ import pytest
 
 from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.citation_files import REPORT, SLIDES
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
 from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-page-citations") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

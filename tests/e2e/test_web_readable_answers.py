@@ -11,19 +11,12 @@ import pytest
 
 from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.company_files import upload_company_files
-from tests.e2e.rest_harness import serve
 from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
 
 STOP_OR_LETTER = re.compile(r"^(?:.|to|on|the|can|my|do|what|is|and)$", re.IGNORECASE)
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-readable") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

@@ -17,18 +17,12 @@ import pytest
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.drops.folder_monitor import FolderMonitor
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.waiting import wait_for
 
 # In year 10000 once in UTC, and year 0 once in UTC: both out of every store's range.
 PAST_9999 = "9999-12-31T23:00:00-05:00"
 BEFORE_1 = "0001-01-01T00:30:00+01:00"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("bad-dates") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

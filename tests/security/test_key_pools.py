@@ -10,18 +10,12 @@ import threading
 import openai
 import pytest
 
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.security.gated_llm import gated_llm
 from tests.waiting import wait_for
 
 QUESTION = "What does the keeper trim at the lighthouse?"
 DOCUMENT = b"The Kessock lighthouse keeper trims the lamp every night."
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("key-pools") / "data") as r:
-        yield r
 
 
 @pytest.fixture
