@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bunko.bootstrap.accounts import AccountServices, build_account_services, build_settings
+from bunko.bootstrap.accounts import AccountServices, build_account_services, build_preferences
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.conversations import build_conversations
 from bunko.bootstrap.embedding import embedding_model_names, model_switch, workspace_routes
@@ -183,7 +183,7 @@ def wire_services(
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
 
-    preferences = build_settings(settings, adapters, switch) if signs_in else None
+    preferences = build_preferences(settings, adapters, switch) if signs_in else None
     search = SearchService(
         metadata=metadata,
         routes=routes,

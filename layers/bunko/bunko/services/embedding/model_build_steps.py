@@ -33,7 +33,7 @@ from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.ports import EmbeddingRoute, MetadataStore, SettingsStore
 from bunko.services.embedding.embedding_routes import WorkspaceRoutes
 from bunko.services.embedding.index_entries import entries_for
-from bunko.services.embedding.model_handover import Superseded, hand_over
+from bunko.services.embedding.model_handover import BuildSuperseded, hand_over
 from bunko.services.embedding.reindex import embed_texts
 
 log = logging.getLogger(__name__)
@@ -114,13 +114,13 @@ class BuildSteps:
                     self.send(workspace_id, target, after)
                     return
                 if routes.state(workspace_id)["building"] != target:
-                    raise Superseded
+                    raise BuildSuperseded
                 figures["done"] += self._index(route, documents)
                 after = documents[-1][0].id
                 self._save(workspace_id, figures)
             self._index(route, self._raced(workspace_id, figures))
             old = hand_over(routes, self.metadata, workspace_id, target, route, last=True)
-        except Superseded:
+        except BuildSuperseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
             return
         except Exception as exc:

@@ -11,8 +11,11 @@ from bunko.services.embedding.embedding_routes import WorkspaceRoutes
 log = logging.getLogger(__name__)
 
 
-class Superseded(Exception):
-    """Another model was chosen while this one was being built."""
+class BuildSuperseded(Exception):
+    """The workspace's choice of model changed while a model was being built for it (another
+    model chosen, or the change cancelled): the build stops, its generation is not switched
+    to, and the newer choice's own build carries on. Raised by `hand_over` and the build
+    loops (ModelSwitch, BuildSteps), which catch it and end quietly."""
 
 
 def hand_over(
@@ -29,7 +32,7 @@ def hand_over(
     `steady`, so no write comes between the count and the switch."""
     with routes.steady():
         if routes.state(workspace_id)["building"] != target:
-            raise Superseded
+            raise BuildSuperseded
         if not last:  # the last attempt switches anyway: no counting (AWS: two queries)
             held = route.index.count(workspace_id)
             chunks = metadata.count_chunks(workspace_id)

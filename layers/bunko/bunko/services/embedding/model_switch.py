@@ -24,7 +24,7 @@ from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, MetadataStore
 from bunko.services.embedding.embedding_routes import WorkspaceRoutes
 from bunko.services.embedding.model_build_steps import BuildSteps
 from bunko.services.embedding.model_configs import ModelConfigService
-from bunko.services.embedding.model_handover import Superseded, hand_over
+from bunko.services.embedding.model_handover import BuildSuperseded, hand_over
 from bunko.services.embedding.refinement import Refiner
 from bunko.services.embedding.reindex import reindex_route
 
@@ -153,7 +153,7 @@ class ModelSwitch:
             if old is not None and old.model != target:
                 old.index.clear(workspace_id)  # the old generation no longer follows it
             log.info("workspace %s: now served by model %s", workspace_id, target)
-        except Superseded:
+        except BuildSuperseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
         except Exception as exc:  # the choice stays saved: the next start tries again
             log.exception("workspace %s: rebuild for model %s failed", workspace_id, target)
@@ -174,7 +174,7 @@ class ModelSwitch:
 
         def progress(count: int) -> None:
             if routes.state(workspace_id)["building"] != target:
-                raise Superseded
+                raise BuildSuperseded
             figures["done"] += count
 
         with routes.steady():  # a write in progress is in metadata before the reads below

@@ -44,9 +44,12 @@ NICENESS = 10  # the refiner thread's: the foreground (searches, new files) come
 
 
 class FollowerIndex:
-    """The refined generation as writes see it: a written chunk is taken out (the refiner
-    embeds it again with its own model), a delete deletes. `touched(workspace)` hears of
-    every change first. Searches never come here (`RefiningRoutes.serving`)."""
+    """The refined generation's index as the write path sees it (a "follower": see
+    EmbeddingRoutes.followers). A write arrives without vectors of the refined model, so
+    indexing a chunk here takes it out of the refined index instead (the refiner embeds it
+    again with its own model later); a delete deletes. `touched(workspace)` hears of every
+    change first, so the workspace is answered by the fast generation until the refiner has
+    caught up. Searches never come here (`RefiningRoutes.serving`)."""
 
     def __init__(self, inner: SearchIndex, touched: Callable[[str], None]) -> None:
         self.inner = inner

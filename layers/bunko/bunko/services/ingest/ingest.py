@@ -64,7 +64,7 @@ class IngestService:
         by name is a new document even when another file has its name: it takes the first
         free path of `name`, `name (2)`, ...; the same bytes under the same name return the
         document that already holds them (an upload retried is not a copy)."""
-        if not upload.checked:
+        if not upload.policy_checked:
             upload = self.policy.check(upload)
         size, overlap = self.defaults.chunking(upload.chunk_size, upload.chunk_overlap)
         workspace_id, path = upload.workspace_id, upload.path
