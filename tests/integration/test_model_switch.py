@@ -52,7 +52,7 @@ def test_a_choice_changed_during_the_rebuild_abandons_it(world):
     proxy.gate.set()
     wait_for(lambda: _idle(switch), timeout=60)
     assert switch.status(WS)["serving"]["modelConfigId"] is None
-    assert switch.routes.state(WS) == {"serving": "default", "building": None}
+    assert switch.generations.state(WS) == {"serving": "default", "building": None}
     assert services.index.count(WS) == len(TEXTS)  # the default generation kept it all
     found = services.search.search(WS, "lighthouse lamp", SearchOptions(min_score=0))
     assert found.items and not found.vector_search_used
@@ -64,7 +64,7 @@ def test_an_own_generation_that_disagrees_with_metadata_is_rebuilt_at_start(worl
     switch = services.accounts.model_switch
     switch.select(WS, config)
     wait_for(lambda: switch.status(WS)["building"] is None, timeout=60)
-    own = switch.routes.serving(WS)
+    own = switch.generations.serving(WS)
     assert own.model == config and own.index.count(WS) == len(TEXTS)
     own.index.delete_chunks(WS, [c.id for c in services.metadata.iter_chunks(WS)][:1])
     assert switch.resume() == 1  # what `bunko serve` runs at start

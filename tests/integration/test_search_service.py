@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
-from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, IndexEntry
+from bunko.ports import DEFAULT_MODEL, EmbeddingGeneration, IndexEntry
 from bunko.services.search.search import SearchOptions
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -132,7 +132,7 @@ def test_search_safely_reports_errors_in_the_unified_shape(kb):
         def hybrid_search(self, *a, **k):
             raise RuntimeError("index offline")
 
-    kb.search.route = lambda ws: EmbeddingRoute(DEFAULT_MODEL, None, Broken())
+    kb.search.generation = lambda ws: EmbeddingGeneration(DEFAULT_MODEL, None, Broken())
     result = kb.search.search_safely(WS, "backup", SearchOptions())
     assert result.to_dict()["items"] == []
     assert "index offline" in result.to_dict()["error"]
@@ -174,11 +174,11 @@ def test_fusion_weighs_the_cosine_as_the_serving_model_was_measured(kb, monkeypa
         "fuse",
         lambda *a, **k: weights.append(k["vector_weight"]) or real_fuse(*a, **k),
     )
-    index = kb.search.route(WS).index
+    index = kb.search.generation(WS).index
     for name, expected in (("multilingual-e5-small-q4", 0.5), ("use-multilingual-v3", 0.3)):
         embedder = FakeEmbedder(["backup", "restore"])
         embedder.name = name
-        kb.search.route = lambda ws, e=embedder: EmbeddingRoute("some-config", e, index)
+        kb.search.generation = lambda ws, e=embedder: EmbeddingGeneration("some-config", e, index)
         assert search(kb, "backup restore", min_score=0.0).items
         assert weights[-1] == expected
     kb.search.vector_weight = 0.7  # BUNKO_VECTOR_WEIGHT set: every model gets it

@@ -65,14 +65,16 @@ def test_a_name_that_moves_to_link_local_is_refused_at_the_next_request(fresh_re
     where = {"localhost": "127.0.0.1"}
     resolver = lambda host, port: [where[host]] if host in where else resolve(host, port)  # noqa: E731
     fresh_rest.services.accounts.model_configs.resolver = resolver
-    fresh_rest.services.model_switch.routes.opener.configs.resolver = resolver  # what embeds reads
+    fresh_rest.services.model_switch.generations.opener.configs.resolver = (
+        resolver  # what embeds reads
+    )
     user = fresh_rest.new_user()
     with HostileModels() as endpoint:
         assert choose(user, endpoint.base.replace("127.0.0.1", "localhost")).status_code == 200
         switch = fresh_rest.services.accounts.model_switch
         wait_for(lambda: user.client.get("/embedding-model").json()["building"] is None)
         workspace = fresh_rest.services.identity.authenticate(user.token).workspace_id
-        serving = switch.routes.serving(workspace).embedder
+        serving = switch.generations.serving(workspace).embedder
         assert serving.embed_query("still here").shape == (8,)
         seen = endpoint.requests
 

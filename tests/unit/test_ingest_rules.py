@@ -12,7 +12,7 @@ from bunko.domain import DocumentStatus
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import IndexEntry, IngestJob
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.ingest import Upload
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
@@ -32,7 +32,7 @@ class World:
         self.service = IngestService(
             metadata=self.metadata,
             blobs=self.blobs,
-            routes=fixed_routes(self.index, None),
+            generations=shared_generation(self.index, None),
             queue=self.queue,
             defaults=IngestDefaults(chunk_size=500, chunk_overlap=50),
             policy=UploadPolicy(max_file_bytes=100),

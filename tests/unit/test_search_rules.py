@@ -9,7 +9,7 @@ import pytest
 
 from bunko.domain import Chunk, Document
 from bunko.ports import IndexEntry
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.search.relevance_gate import GATE_WINDOW
 from bunko.services.search.search import SearchOptions, SearchService
 from bunko.services.search.search_items import MAX_JOINED_CHUNKS
@@ -25,7 +25,9 @@ class World:
         self.index = FakeSearchIndex(dimension=embedder.dimension if embedder else None)
         self.embedder = embedder
         self.service = SearchService(
-            metadata=self.metadata, routes=fixed_routes(self.index, embedder), candidates=20
+            metadata=self.metadata,
+            generations=shared_generation(self.index, embedder),
+            candidates=20,
         )
 
     def add(self, doc_id: str, *texts: str, ws: str = WS, category: str | None = None) -> None:
@@ -77,7 +79,7 @@ def test_unknown_fusion_method_is_refused():
     with pytest.raises(ValueError, match="fusion"):
         SearchService(
             metadata=FakeMetadataStore(),
-            routes=fixed_routes(FakeSearchIndex(), None),
+            generations=shared_generation(FakeSearchIndex(), None),
             method="magic",
         )
 
@@ -215,7 +217,9 @@ def test_search_safely_turns_engine_failures_into_an_error_field():
         def hybrid_search(self, query, vector, filters, limit):
             raise ConnectionError("engine down")
 
-    service = SearchService(metadata=FakeMetadataStore(), routes=fixed_routes(BrokenIndex(), None))
+    service = SearchService(
+        metadata=FakeMetadataStore(), generations=shared_generation(BrokenIndex(), None)
+    )
     result = service.search_safely(WS, "tea", SearchOptions())
     assert result.items == [] and "engine down" in result.error
     assert result.to_dict()["items"] == []
@@ -225,7 +229,7 @@ def test_options_left_out_come_from_the_workspaces_saved_settings():
     saved = FakeSearchDefaults({WS: (2, 0.0), OTHER: (7, 0.9)}, fallback=(5, 0.3))
     service = SearchService(
         metadata=FakeMetadataStore(),
-        routes=fixed_routes(FakeSearchIndex(), None),
+        generations=shared_generation(FakeSearchIndex(), None),
         limit=4,
         min_score=0.5,
         saved_defaults=saved,
@@ -236,7 +240,7 @@ def test_options_left_out_come_from_the_workspaces_saved_settings():
     assert service.resolve(OTHER, SearchOptions(limit=3)).min_score == 0.9
     unsaved = SearchService(
         metadata=FakeMetadataStore(),
-        routes=fixed_routes(FakeSearchIndex(), None),
+        generations=shared_generation(FakeSearchIndex(), None),
         limit=4,
         min_score=0.5,
     )

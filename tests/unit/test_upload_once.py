@@ -18,7 +18,7 @@ from bunko.domain import Document, DocumentStatus, new_id
 from bunko.domain.accounts import ModelConfig
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.http.routes.knowledge_bases import KnowledgeBaseFile
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.ingest import KnowledgeBaseService, Upload
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.upload_policy import UploadPolicy
@@ -96,7 +96,7 @@ class World:
         self.queue = FakeQueue()
         self.ingest = IngestService(
             metadata=self.metadata, blobs=FakeBlobStore(), queue=self.queue,
-            routes=fixed_routes(FakeSearchIndex(), None),
+            generations=shared_generation(FakeSearchIndex(), None),
             defaults=IngestDefaults(chunk_size=500, chunk_overlap=50),
             policy=CountingPolicy(self.counts),
         )  # fmt: skip

@@ -18,11 +18,11 @@ from bunko.ports.chat import (
 )
 from bunko.ports.conversion import DocumentConverter
 from bunko.ports.embedding import Embedder, FollowsConfig, LoadsLazily, TrainableEmbedder
-from bunko.ports.embedding_routes import (
+from bunko.ports.embedding_generations import (
     DEFAULT_MODEL,
-    EmbeddingRoute,
-    EmbeddingRoutes,
-    RouteOpener,
+    EmbeddingGeneration,
+    EmbeddingGenerations,
+    GenerationOpener,
     write_targets,
 )
 from bunko.ports.identity import TokenVerifier
@@ -52,9 +52,10 @@ __all__ = [
     "DocumentWrite",
     "DocumentWrites",
     "Embedder",
-    "EmbeddingRoute",
-    "EmbeddingRoutes",
+    "EmbeddingGeneration",
+    "EmbeddingGenerations",
     "FollowsConfig",
+    "GenerationOpener",
     "IndexEntry",
     "IndexHit",
     "IngestJob",
@@ -69,7 +70,6 @@ __all__ = [
     "RerankHit",
     "Reranker",
     "ResearchStore",
-    "RouteOpener",
     "SearchFilter",
     "SearchIndex",
     "SecretCipher",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import logging
 
-from bunko.ports import EmbeddingRoute, MetadataStore
-from bunko.services.embedding.embedding_routes import WorkspaceRoutes
+from bunko.ports import EmbeddingGeneration, MetadataStore
+from bunko.services.embedding.embedding_generations import ChosenGenerations
 
 log = logging.getLogger(__name__)
 
@@ -19,26 +19,26 @@ class BuildSuperseded(Exception):
 
 
 def hand_over(
-    routes: WorkspaceRoutes,
+    generations: ChosenGenerations,
     metadata: MetadataStore,
     workspace_id: str,
     target: str,
-    route: EmbeddingRoute,
+    generation: EmbeddingGeneration,
     *,
     last: bool,
-) -> EmbeddingRoute | None:
-    """Switch to `route` if its entries match metadata (or on the `last` attempt: a write
-    raced the rebuild); returns the route it replaced, or None to rebuild again. Inside
+) -> EmbeddingGeneration | None:
+    """Switch to `generation` if its entries match metadata (or on the `last` attempt: a write
+    raced the rebuild); returns the generation it replaced, or None to rebuild again. Inside
     `steady`, so no write comes between the count and the switch."""
-    with routes.steady():
-        if routes.state(workspace_id)["building"] != target:
+    with generations.steady():
+        if generations.state(workspace_id)["building"] != target:
             raise BuildSuperseded
         if not last:  # the last attempt switches anyway: no counting (AWS: two queries)
-            held = route.index.count(workspace_id)
+            held = generation.index.count(workspace_id)
             chunks = metadata.count_chunks(workspace_id)
             if held != chunks:
                 log.warning("workspace %s: %d entries for %d chunks", workspace_id, held, chunks)
                 return None
-        old = routes.chosen(workspace_id)
-        routes.save_state(workspace_id, {"serving": target, "building": None})
+        old = generations.chosen(workspace_id)
+        generations.save_state(workspace_id, {"serving": target, "building": None})
         return old

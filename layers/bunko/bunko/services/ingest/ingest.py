@@ -20,7 +20,7 @@ from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationErr
 from bunko.parsing import guess_mime
 from bunko.parsing.document import normalize_text
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
-from bunko.ports.embedding_routes import EmbeddingRoutes
+from bunko.ports.embedding_generations import EmbeddingGenerations
 from bunko.services.embedding import delete_document_everywhere, relabel_document_everywhere
 from bunko.services.ingest.blob_keys import original_key, text_key
 from bunko.services.ingest.upload import Upload
@@ -45,12 +45,12 @@ class IngestService:
         queue: IngestQueue,
         defaults: IngestDefaults,
         policy: UploadPolicy,
-        routes: EmbeddingRoutes,  # the model and index generation of each workspace
+        generations: EmbeddingGenerations,  # the model and index generation of each workspace
         quota: UploadQuota | None = None,  # bytes and uploads per workspace (with accounts)
     ) -> None:
         self.metadata = metadata
         self.blobs = blobs
-        self.routes = routes
+        self.generations = generations
         self.queue = queue
         self.defaults = defaults
         self.policy = policy
@@ -118,7 +118,7 @@ class IngestService:
                 if _keep_options(doc, upload) or relabel:
                     self.metadata.save_document(doc, if_revision=doc.revision)
                 if relabel:
-                    relabel_document_everywhere(self.routes, doc)
+                    relabel_document_everywhere(self.generations, doc)
                 return doc
             # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
             # work a dead process left pending or indexing: index the same revision again
@@ -254,7 +254,7 @@ class IngestService:
                 self.metadata.save_document(doc, if_revision=doc.revision)
             except StaleError:
                 continue  # a new revision meanwhile: edit that one
-            relabel_document_everywhere(self.routes, doc)
+            relabel_document_everywhere(self.generations, doc)
             return doc
         raise ConflictError(f"document {document_id} is being written by others; try again")
 
@@ -265,7 +265,7 @@ class IngestService:
             raise NotFoundError(f"document {document_id} not found")
         # Metadata first: a worker indexing it meanwhile then fails its save and cleans up.
         self.metadata.delete_document(workspace_id, document_id)
-        delete_document_everywhere(self.routes, workspace_id, document_id)
+        delete_document_everywhere(self.generations, workspace_id, document_id)
         self.blobs.delete_prefix(f"originals/{workspace_id}/{document_id}/")
         self.blobs.delete_prefix(f"texts/{workspace_id}/{document_id}/")
         return doc

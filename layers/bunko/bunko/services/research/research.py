@@ -224,7 +224,9 @@ class ResearchService:
             missing_sources=seal_rules.missing_sources(resolved.missing),
             sampling=sampling,
         )
-        embedder = self.search_service.routes.chosen(workspace_id).embedder  # the workspace's model
+        embedder = self.search_service.generations.chosen(
+            workspace_id
+        ).embedder  # the workspace's model
         passages = seal_rules.with_vectors(resolved.passages, embedder)
         self.store.add_corpus(corpus, passages)
         return corpus
@@ -265,6 +267,6 @@ class ResearchService:
             scorer=self.scorer,
             limit=limit,
             min_score=min_score,
-            embedder=self.search_service.routes.chosen(workspace_id).embedder,
+            embedder=self.search_service.generations.chosen(workspace_id).embedder,
         )
         return corpus, hits, used

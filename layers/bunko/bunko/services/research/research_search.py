@@ -52,7 +52,7 @@ def rank_passages(
 ) -> tuple[list[CorpusHit], bool]:
     """Best first; one hit per passage. Returns (hits, whether the vector half ran).
     `embedder`: the model serving the workspace (default: the server's)."""
-    embedder = embedder or search.routes.default.embedder
+    embedder = embedder or search.generations.default.embedder
     first: dict[str, CorpusPassage] = {}
     for cp in passages:
         first.setdefault(cp.passage.chunk_id, cp)  # a chunk sealed twice cites its first evidence
