@@ -31,7 +31,7 @@ DOCX_PARTS = ["Lighthouse log", "The keeper trims the lamp wick every evening be
 
 
 @pytest.fixture
-def files(tmp_path):
+def office_files(tmp_path):
     docx = tmp_path / "lighthouse.docx"
     docx.write_bytes(make_docx(DOCX_PARTS))
     pdf = tmp_path / "寺の記録.pdf"
@@ -74,8 +74,8 @@ def test_the_page_runs_under_a_strict_csp(rest, chromium):
         assert any("Content Security Policy" in e for e in t.errors), t.errors
 
 
-def test_the_whole_journey(rest, chromium, files):
-    docx, pdf = files
+def test_the_whole_journey(rest, chromium, office_files):
+    docx, pdf = office_files
     with tab(chromium, rest.url + "/") as t:
         page = t.page
         expect(page.get_by_role("button", name="Sign in")).to_be_visible()

@@ -73,7 +73,7 @@ def tab(chromium, world) -> Iterator[Tab]:
 
 
 @pytest.fixture
-def files(tmp_path) -> tuple[Path, Path]:
+def log_and_note(tmp_path) -> tuple[Path, Path]:
     """A ~1.5 MB log (over the threshold) and a small note (under it)."""
     lines = [f"Entry {n}: the keeper trims the lamp wick and logs the weather at dusk.\n"
              for n in range(20_000)]  # fmt: skip
@@ -104,8 +104,8 @@ def ingest(key: str) -> dict:
     return load_function("ingest").handler(event, FakeLambdaContext())
 
 
-def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
-    large, small = files
+def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, log_and_note):
+    large, small = log_and_note
     page = tab.page
     world.allow_origins(world.url)
     sent = []
@@ -177,8 +177,8 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
     assert tab.errors == []
 
 
-def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(world, tab, files):
-    large, _ = files
+def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(world, tab, log_and_note):
+    large, _ = log_and_note
     page = tab.page
     world.allow_origins("https://elsewhere.example")
     page.locator("input[type=file]").set_input_files([str(large)])
@@ -195,10 +195,10 @@ def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(world, tab, file
     assert tab.errors and all("CORS" in e or "net::ERR_FAILED" in e for e in tab.errors)
 
 
-def test_an_s3_error_body_becomes_a_message_on_the_row(world, tab, files):
+def test_an_s3_error_body_becomes_a_message_on_the_row(world, tab, log_and_note):
     """S3 answers a changed signed header with 403 and an XML body (moto checks no signatures,
     so S3's answer is played back here, CORS headers and all)."""
-    large, _ = files
+    large, _ = log_and_note
     page = tab.page
     world.allow_origins(world.url)
     cors = {
