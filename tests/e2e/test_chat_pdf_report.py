@@ -35,7 +35,7 @@ REPORT = make_report_pdf(LIGHTHOUSE_REPORT)
 
 @pytest.fixture(scope="module", params=[{}, {"chunkSize": "300", "chunkOverlap": "100"}],
                 ids=["default-chunks", "small-overlapping-chunks"])  # fmt: skip
-def user(rest, request):
+def report_reader(rest, request):
     user = rest.new_user()
     response = user.client.post(
         "/upload",
@@ -65,26 +65,26 @@ def quotes(answer) -> list[str]:
     return found
 
 
-def test_the_budget_question_is_answered_with_the_figure(user):
-    answer = ask(user.client, "What does the lighthouse report say about the budget?")
+def test_the_budget_question_is_answered_with_the_figure(report_reader):
+    answer = ask(report_reader.client, "What does the lighthouse report say about the budget?")
     found = quotes(answer)
     assert BUDGET in found[0], answer.text
     assert all(s["fileName"] == "harbor-point-report.pdf" for s in answer.sources)
 
 
-def test_a_follow_up_about_the_grant_gets_the_whole_sentence(user):
+def test_a_follow_up_about_the_grant_gets_the_whole_sentence(report_reader):
     history = [
         {"role": "user", "content": "What does the lighthouse report say about the budget?"},
         {"role": "assistant", "content": f"{BUDGET} [1]"},
     ]
-    answer = ask(user.client, "And how much came from the grant?", history=history)
+    answer = ask(report_reader.client, "And how much came from the grant?", history=history)
     found = quotes(answer)
     assert any(GRANT in q for q in found), answer.text
     assert "A grant of [" not in answer.text
 
 
-def test_when_and_by_whom_quotes_the_sentence_once(user):
-    answer = ask(user.client, "When was the lighthouse built and by whom?")
+def test_when_and_by_whom_quotes_the_sentence_once(report_reader):
+    answer = ask(report_reader.client, "When was the lighthouse built and by whom?")
     found = quotes(answer)
     assert BUILT in found[0], answer.text
     assert sum(BUILT in q for q in found) == 1

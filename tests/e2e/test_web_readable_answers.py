@@ -20,7 +20,7 @@ STOP_OR_LETTER = re.compile(r"^(?:.|to|on|the|can|my|do|what|is|and)$", re.IGNOR
 
 
 @pytest.fixture(scope="module")
-def user(rest):
+def web_company_reader(rest):
     user = rest.new_user()
     upload_company_files(user.client)
     return user
@@ -35,10 +35,10 @@ def search(page, query: str, name: str):
     return hit
 
 
-def test_search_marks_whole_words_it_matched(rest, chromium, user):
+def test_search_marks_whole_words_it_matched(rest, chromium, web_company_reader):
     with tab(chromium, rest.url + "/") as browsing:
         page = browsing.page
-        sign_in(page, user)
+        sign_in(page, web_company_reader)
         hit = search(page, "Can I join the onboarding on Friday to meet the team?", "handbook.md")
         marks = hit.locator("mark")
         expect(marks.first).to_be_visible()
@@ -55,10 +55,12 @@ def test_search_marks_whole_words_it_matched(rest, chromium, user):
         assert browsing.unexpected_errors() == []
 
 
-def test_the_answer_reads_plainly_and_its_passage_marks_every_quote(rest, chromium, user):
+def test_the_answer_reads_plainly_and_its_passage_marks_every_quote(
+    rest, chromium, web_company_reader
+):
     with tab(chromium, rest.url + "/") as browsing:
         page = browsing.page
-        sign_in(page, user)  # opens the chat
+        sign_in(page, web_company_reader)  # opens the chat
         answer = ask(page, "What do I do for a SEV1 incident?", "runbook.md")
         body = answer.inner_text()
         assert "SEV1: A full outage for all customers." in body, body

@@ -51,7 +51,7 @@ def test_an_older_databases_categories_become_filterable(tmp_path):
 
 
 @pytest.fixture
-def metadata_store(tmp_path):
+def sqlite_metadata(tmp_path):
     db = SqliteDatabase(tmp_path / "bunko.db")
     yield SqliteMetadataStore(db)
     db.close()
@@ -111,46 +111,48 @@ def _random_filter(rng: random.Random, depth: int = 0) -> dict:
     return _random_leaf(rng)
 
 
-def test_the_term_index_answers_as_the_reference_does(metadata_store):
+def test_the_term_index_answers_as_the_reference_does(sqlite_metadata):
     rng = random.Random(36)
     docs = [
         _doc(f"d{i}", _random_metadata(rng), category=rng.choice([None, "sea", "land"]))
         for i in range(120)
     ]
     for doc in docs:
-        metadata_store.add_document(doc)
-    metadata_store.add_document(_doc("elsewhere", {"team": "legal", "year": 2021}, workspace=OTHER))
+        sqlite_metadata.add_document(doc)
+    sqlite_metadata.add_document(
+        _doc("elsewhere", {"team": "legal", "year": 2021}, workspace=OTHER)
+    )
     for _ in range(300):
         raw = _random_filter(rng)
         flt = parse_filter(raw)
         expected = {d.id for d in docs if matches(flt, terms_of(d.metadata, d.category))}
-        assert metadata_store.documents_matching(WS, flt) == expected, raw
-        page = metadata_store.find_documents(WS, DocumentQuery(filter=flt), limit=1000)
+        assert sqlite_metadata.documents_matching(WS, flt) == expected, raw
+        page = sqlite_metadata.find_documents(WS, DocumentQuery(filter=flt), limit=1000)
         assert {d.id for d in page.documents} == expected and page.total == len(expected), raw
 
 
-def test_every_write_keeps_the_terms_in_step(metadata_store):
+def test_every_write_keeps_the_terms_in_step(sqlite_metadata):
     legal = parse_filter({"equals": {"key": "team", "value": "legal"}})
     doc = _doc("d1", {"team": "legal"})
-    metadata_store.add_document(doc)
-    assert metadata_store.documents_matching(WS, legal) == {"d1"}
+    sqlite_metadata.add_document(doc)
+    assert sqlite_metadata.documents_matching(WS, legal) == {"d1"}
     doc.metadata = {"team": "ops"}
-    metadata_store.save_document(doc)
-    assert metadata_store.documents_matching(WS, legal) == set()
+    sqlite_metadata.save_document(doc)
+    assert sqlite_metadata.documents_matching(WS, legal) == set()
     # the pipeline's group write (a copy read before an edit) does not undo the edit
-    stale = metadata_store.get_document(WS, "d1")
+    stale = sqlite_metadata.get_document(WS, "d1")
     doc.metadata = {"team": "legal"}
-    metadata_store.save_document(doc)
+    sqlite_metadata.save_document(doc)
     stale.metadata, stale.chunk_count = {"team": "ops"}, 3
-    metadata_store.write_documents([DocumentWrite(document=stale, chunks=None)])
-    kept = metadata_store.get_document(WS, "d1")
+    sqlite_metadata.write_documents([DocumentWrite(document=stale, chunks=None)])
+    kept = sqlite_metadata.get_document(WS, "d1")
     assert kept.metadata == {"team": "legal"} and kept.chunk_count == 3
-    assert metadata_store.documents_matching(WS, legal) == {"d1"}
+    assert sqlite_metadata.documents_matching(WS, legal) == {"d1"}
     doc.category = "sea"
-    metadata_store.save_document(doc)
+    sqlite_metadata.save_document(doc)
     sea = parse_filter({"equals": {"key": "category", "value": "sea"}})
-    assert metadata_store.documents_matching(WS, sea) == {"d1"}
-    metadata_store.delete_document(WS, "d1")
-    assert metadata_store.documents_matching(WS, legal) == set()
-    left = metadata_store.db.connect().execute("SELECT COUNT(*) FROM document_terms").fetchone()[0]
+    assert sqlite_metadata.documents_matching(WS, sea) == {"d1"}
+    sqlite_metadata.delete_document(WS, "d1")
+    assert sqlite_metadata.documents_matching(WS, legal) == set()
+    left = sqlite_metadata.db.connect().execute("SELECT COUNT(*) FROM document_terms").fetchone()[0]
     assert left == 0

@@ -19,7 +19,7 @@ TEXTS = ["The lighthouse keeper trims the lamp.", "Bread rises in the warm baker
 
 
 @pytest.fixture
-def world(tmp_path, e5):
+def gated_model(tmp_path, e5):
     services = make_services(tmp_path / "data", embedder="none")
     proxy = GatedProxy(e5, open_=False)
     for n, text in enumerate(TEXTS):
@@ -39,8 +39,8 @@ def _idle(switch) -> bool:
     return thread is None or not thread.is_alive()
 
 
-def test_a_choice_changed_during_the_rebuild_abandons_it(world):
-    services, proxy, config = world
+def test_a_choice_changed_during_the_rebuild_abandons_it(gated_model):
+    services, proxy, config = gated_model
     switch = services.accounts.model_switch
     assert switch.select(WS, config)["building"]["modelConfigId"] == config
     rebuild = switch._progress[WS]["thread"]
@@ -58,8 +58,8 @@ def test_a_choice_changed_during_the_rebuild_abandons_it(world):
     assert found.items and not found.vector_search_used
 
 
-def test_an_own_generation_that_disagrees_with_metadata_is_rebuilt_at_start(world):
-    services, proxy, config = world
+def test_an_own_generation_that_disagrees_with_metadata_is_rebuilt_at_start(gated_model):
+    services, proxy, config = gated_model
     proxy.gate.set()
     switch = services.accounts.model_switch
     switch.select(WS, config)

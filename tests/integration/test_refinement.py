@@ -26,7 +26,7 @@ def _open(data):
 
 
 @pytest.fixture
-def world(tmp_path) -> Iterator:
+def refining(tmp_path) -> Iterator:
     services = _open(tmp_path / "data")
     for n, text in enumerate(TOPICS[:4]):
         services.ingest.submit_text(WS, path=f"t{n}.txt", content=text)
@@ -46,8 +46,8 @@ def _refined_texts(services) -> set[str]:
     return found
 
 
-def test_search_moves_to_the_refined_model_once_it_holds_every_chunk(world):
-    services = world
+def test_search_moves_to_the_refined_model_once_it_holds_every_chunk(refining):
+    services = refining
     before = services.search.search(WS, QUERY, ANY)
     assert not before.items  # keyword-only: the query shares no word with the files
     assert services.accounts.model_switch.status(WS)["refined"]["serving"] is False
@@ -65,8 +65,8 @@ def test_search_moves_to_the_refined_model_once_it_holds_every_chunk(world):
     assert services.pipeline.generations.chosen(WS).model == "default"
 
 
-def test_a_write_hands_search_back_until_the_refiner_catches_up(world):
-    services = world
+def test_a_write_hands_search_back_until_the_refiner_catches_up(refining):
+    services = refining
     services.refiner.refine(WS)
     services.ingest.submit_text(WS, path="new.txt", content="Zebras graze on the savanna.")
     wait_for(lambda: services.index.count(WS) == 5, timeout=60)
@@ -78,8 +78,8 @@ def test_a_write_hands_search_back_until_the_refiner_catches_up(world):
     assert "Zebras graze on the savanna." in _refined_texts(services)
 
 
-def test_edits_and_deletes_reach_the_refined_generation(world):
-    services = world
+def test_edits_and_deletes_reach_the_refined_generation(refining):
+    services = refining
     services.refiner.refine(WS)
     chunk = next(c for c in services.metadata.iter_chunks(WS) if c.content == TOPICS[1])
     services.items.update_item(WS, chunk.id, "Penguins huddle on the ice shelf.")
@@ -95,8 +95,8 @@ def test_edits_and_deletes_reach_the_refined_generation(world):
     assert refined.count(WS) == services.metadata.count_chunks(WS) == 3
 
 
-def test_a_chunk_edited_while_it_is_embedded_is_not_written_stale(world):
-    services = world
+def test_a_chunk_edited_while_it_is_embedded_is_not_written_stale(refining):
+    services = refining
     embedder = services.refiner.generations.refined.embedder
     chunk = next(c for c in services.metadata.iter_chunks(WS) if c.content == TOPICS[3])
     real = embedder.embed_documents
@@ -137,8 +137,8 @@ def test_a_restart_embeds_nothing_again(tmp_path):
         services.close()
 
 
-def test_the_background_thread_waits_for_the_ingest_queue(world):
-    services = world
+def test_the_background_thread_waits_for_the_ingest_queue(refining):
+    services = refining
     refiner = services.refiner
     queue_busy = [True]
     refiner.busy = lambda: queue_busy[0]

@@ -48,7 +48,7 @@ def e5_embedder():
     return E5Embedder(batch_size=32)
 
 
-@pytest.fixture(scope="module", params=["use", "e5"])
+@pytest.fixture(scope="module", params=["use", "e5_embedder"], ids=["use", "e5"])
 def model(request: pytest.FixtureRequest) -> Embedder:
     return request.getfixturevalue(request.param)
 
