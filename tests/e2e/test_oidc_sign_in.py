@@ -146,7 +146,16 @@ def test_a_person_lands_in_their_groups_libraries_and_follows_their_groups(kb, i
 
     issuer.set_person("ada-sub", preferred_username="ada")  # no groups at all
     last = sign_in(kb, "ada-sub")["oidc_token"]
-    assert set(libraries(kb, last)) == {"ada", "Ada's notes", "Runbooks"}
+    # Engineering's last owner stays its owner: a sync never leaves a library ownerless
+    assert libraries(kb, last) == {
+        "ada": ("owner", True), "Engineering": ("owner", False),
+        "Ada's notes": ("owner", False), "Runbooks": ("viewer", False),
+    }  # fmt: skip
+    # once another member owns it, Ada's next sign-in follows her groups
+    issuer.set_person("bob-sub", preferred_username="bob", groups=["eng-leads"])
+    sign_in(kb, "bob-sub")
+    final = sign_in(kb, "ada-sub")["oidc_token"]
+    assert set(libraries(kb, final)) == {"ada", "Ada's notes", "Runbooks"}
 
 
 def test_a_person_is_never_linked_to_a_local_account_by_name(kb, issuer):
