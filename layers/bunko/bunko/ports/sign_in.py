@@ -25,6 +25,10 @@ class OpenIdProvider(Protocol):
 
     issuer: str
 
+    def discovery(self) -> dict[str, Any]:
+        """The issuer's discovery document (<issuer>/.well-known/openid-configuration),
+        naming this issuer; ServiceUnavailableError when it cannot be read."""
+
     def authorization_url(self, params: dict[str, str]) -> str:
         """The authorization endpoint with `params` as its query."""
 
