@@ -174,3 +174,12 @@ def _messages(error: BaseException) -> list[str]:
     if isinstance(error, BaseExceptionGroup):
         return [m for e in error.exceptions for m in _messages(e)]
     return [str(error), *(_messages(error.__cause__) if error.__cause__ else [])]
+
+
+def test_without_an_issuer_there_is_no_authorization_server_metadata(tmp_path):
+    with serve(tmp_path / "data") as keys_only:
+        for path in ("oauth-authorization-server", "openid-configuration"):
+            answer = httpx.get(f"{keys_only.url}/.well-known/{path}", timeout=30)
+            assert answer.status_code == 404, answer.text
+        resource = httpx.get(keys_only.url + "/.well-known/oauth-protected-resource", timeout=30)
+        assert "authorization_servers" not in resource.json()  # API keys, as before

@@ -36,7 +36,7 @@ from bunko import __version__
 from bunko.asgi.errors import install_error_handlers
 from bunko.asgi.hardening import harden
 from bunko.domain.auth import ALL_SCOPES
-from bunko.errors import NotFoundError, ServiceUnavailableError
+from bunko.errors import NotFoundError
 from bunko.mcp.auth import WELL_KNOWN, McpAuthGuard
 from bunko.mcp.registry import Profile
 from bunko.mcp.tool_server import build_server
@@ -246,11 +246,8 @@ def _authorization_server_endpoint(services: Services) -> Any:
         stand_in = _stand_in(services)
         if stand_in is None:
             raise NotFoundError("no identity provider is configured: MCP clients use API keys")
-        issuer = str(request.base_url).rstrip("/")
-        try:
-            body = await anyio.to_thread.run_sync(stand_in.document, issuer)
-        except ServiceUnavailableError as exc:
-            raise ServiceUnavailableError(f"{exc} (its discovery document)") from exc
+        # 503 (ServiceUnavailableError) while the issuer's discovery cannot be read
+        body = await anyio.to_thread.run_sync(stand_in.document, str(request.base_url).rstrip("/"))
         return JSONResponse(body, headers={"Access-Control-Allow-Origin": "*"})
 
     return authorization_server
