@@ -27,7 +27,7 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAu
 
 from tests.e2e.mcp_harness import ok
 from tests.e2e.rest_harness import serve, wait_until_done
-from tests.oidc_issuer import access_token, query, submit_login_form, web_sign_in
+from tests.oidc_issuer import access_token, oidc_issuer, query, submit_login_form, web_sign_in
 
 pytestmark = [pytest.mark.anyio, pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib")]
 
@@ -39,17 +39,25 @@ COUNT_CALL = {
 
 
 @pytest.fixture(scope="module")
-def oauth_server(issuer, tmp_path_factory):
+def s256_issuer():
+    # one MCP clients accept as it is (S256 listed): Bunko names it directly (an issuer
+    # without, such as Cognito: test_mcp_oauth_metadata.py)
+    with oidc_issuer(code_challenge_methods=["S256"]) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def oauth_server(s256_issuer, tmp_path_factory):
     data = tmp_path_factory.mktemp("mcp-oauth") / "data"
-    with serve(data, oidc_issuer=issuer.url, oidc_client_id="bunko-web",
+    with serve(data, oidc_issuer=s256_issuer.url, oidc_client_id="bunko-web",
                oidc_client_secret="the-web-app-client-secret") as rest:  # fmt: skip
         yield rest
 
 
 @pytest.fixture(scope="module")
-def lin(oauth_server, issuer):
+def lin(oauth_server, s256_issuer):
     """A person who signed in to the web app once, with a note in their own library."""
-    issuer.set_person("lin-sub", preferred_username="lin")
+    s256_issuer.set_person("lin-sub", preferred_username="lin")
     token = web_sign_in(oauth_server.url, "lin-sub")["oidc_token"]
     with oauth_server.client(token) as client:
         uploaded = client.post("/upload", files={"file": ("log.txt", NOTE, "text/plain")})
@@ -91,16 +99,18 @@ def refused(response: httpx.Response) -> str:
     return challenge
 
 
-def test_the_metadata_names_the_issuer(oauth_server, issuer):
+def test_the_metadata_names_the_issuer(oauth_server, s256_issuer):
     metadata = httpx.get(
         oauth_server.url + "/.well-known/oauth-protected-resource/mcp", timeout=30
     ).json()
     assert metadata["resource"] == oauth_server.url + "/mcp"
-    assert metadata["authorization_servers"] == [issuer.url]
+    assert metadata["authorization_servers"] == [s256_issuer.url]
     assert metadata["scopes_supported"] == ["openid"]  # the issuer's, not Bunko's key scopes
 
 
-async def test_an_mcp_client_gets_a_token_from_the_issuer_and_searches(oauth_server, issuer, lin):
+async def test_an_mcp_client_gets_a_token_from_the_issuer_and_searches(
+    oauth_server, s256_issuer, lin
+):
     sent_back: list[str] = []
 
     async def person_at_the_issuer(authorization_url: str) -> None:
@@ -136,28 +146,28 @@ async def test_an_mcp_client_gets_a_token_from_the_issuer_and_searches(oauth_ser
     assert len(sent_back) == 1  # one sign-in at the issuer
     claims = jwt.decode(storage.tokens.access_token, options={"verify_signature": False})
     assert claims["aud"] == oauth_server.url + "/mcp" and claims["sub"] == "lin-sub"
-    assert claims["iss"] == issuer.url
+    assert claims["iss"] == s256_issuer.url
 
 
-def test_a_token_for_another_audience_is_refused(oauth_server, issuer, lin):
-    elsewhere = access_token(issuer, "lin-sub", resource="https://another.example.org/mcp")
+def test_a_token_for_another_audience_is_refused(oauth_server, s256_issuer, lin):
+    elsewhere = access_token(s256_issuer, "lin-sub", resource="https://another.example.org/mcp")
     challenge = refused(mcp_call(oauth_server, elsewhere))
     assert "for another audience" in challenge
-    ours = access_token(issuer, "lin-sub", resource=oauth_server.url + "/mcp")
+    ours = access_token(s256_issuer, "lin-sub", resource=oauth_server.url + "/mcp")
     assert mcp_call(oauth_server, ours).status_code == 200  # the same person, for this resource
 
 
-def test_an_expired_token_is_refused(oauth_server, issuer, lin):
-    issuer.access_token_seconds = -300  # expired five minutes ago: past any clock skew
+def test_an_expired_token_is_refused(oauth_server, s256_issuer, lin):
+    s256_issuer.access_token_seconds = -300  # expired five minutes ago: past any clock skew
     try:
-        stale = access_token(issuer, "lin-sub", resource=oauth_server.url + "/mcp")
+        stale = access_token(s256_issuer, "lin-sub", resource=oauth_server.url + "/mcp")
     finally:
-        issuer.access_token_seconds = 300
+        s256_issuer.access_token_seconds = 300
     assert "expired" in refused(mcp_call(oauth_server, stale))
 
 
-def test_a_token_not_signed_by_the_issuer_is_refused(oauth_server, issuer, lin):
-    genuine = access_token(issuer, "lin-sub", resource=oauth_server.url + "/mcp")
+def test_a_token_not_signed_by_the_issuer_is_refused(oauth_server, s256_issuer, lin):
+    genuine = access_token(s256_issuer, "lin-sub", resource=oauth_server.url + "/mcp")
     claims = jwt.decode(genuine, options={"verify_signature": False})
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     kid = jwt.get_unverified_header(genuine).get("kid")
@@ -171,9 +181,9 @@ def test_a_token_not_signed_by_the_issuer_is_refused(oauth_server, issuer, lin):
     refused(mcp_call(oauth_server, ".".join(tampered)))
 
 
-def test_a_person_who_never_signed_in_gets_no_access(oauth_server, issuer):
-    issuer.set_person("stranger-sub", preferred_username="stranger")
-    token = access_token(issuer, "stranger-sub", resource=oauth_server.url + "/mcp")
+def test_a_person_who_never_signed_in_gets_no_access(oauth_server, s256_issuer):
+    s256_issuer.set_person("stranger-sub", preferred_username="stranger")
+    token = access_token(s256_issuer, "stranger-sub", resource=oauth_server.url + "/mcp")
     assert "sign in to the web app once" in refused(mcp_call(oauth_server, token))
 
 
