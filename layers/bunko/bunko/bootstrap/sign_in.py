@@ -56,24 +56,36 @@ def build_sign_in(
     )
     stores = account.stores
     people = LinkedPeople(
-        issuer=provider.issuer, users=stores.users, links=stores.links, metadata=metadata,
+        issuer=provider.issuer,
+        users=stores.users,
+        links=stores.links,
+        metadata=metadata,
         hasher=auth.hasher,
-    )  # fmt: skip
+    )
     mcp = OidcAccessVerifier(
-        provider=provider, people=people, audience=settings.oidc_audience,
+        provider=provider,
+        people=people,
+        audience=settings.oidc_audience,
         audience_claim=settings.oidc_audience_claim,
-    )  # fmt: skip
+    )
     metadata_doc = AuthorizationServerMetadata(provider)
     if not settings.oidc_sign_in:
         return SignInServices(web=None, mcp=mcp, authorization_server=metadata_doc)
     assert settings.oidc_client_id is not None and account.jwt_secret is not None
     roles = GroupRoles(
-        store=stores.libraries, metadata=metadata, claim=settings.oidc_groups_claim,
+        store=stores.libraries,
+        metadata=metadata,
+        claim=settings.oidc_groups_claim,
         mapping={g: GroupRole(r.library, r.role) for g, r in settings.oidc_group_roles.items()},
-    )  # fmt: skip
+    )
     web = OidcSignIn(
-        provider=provider, client_id=settings.oidc_client_id, scopes=settings.oidc_scopes,
-        people=people, roles=roles, tokens=auth.tokens, states=SignInStates(account.jwt_secret),
+        provider=provider,
+        client_id=settings.oidc_client_id,
+        scopes=settings.oidc_scopes,
+        people=people,
+        roles=roles,
+        tokens=auth.tokens,
+        states=SignInStates(account.jwt_secret),
         provider_name=settings.oidc_provider_name or urlsplit(provider.issuer).hostname or "",
-    )  # fmt: skip
+    )
     return SignInServices(web=web, mcp=mcp, authorization_server=metadata_doc)

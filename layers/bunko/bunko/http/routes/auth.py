@@ -144,9 +144,11 @@ class SignedOut(Message):
 
 
 @router.post(
-    "/logout", response_model=SignedOut, response_model_exclude_none=True,
+    "/logout",
+    response_model=SignedOut,
+    response_model_exclude_none=True,
     responses=error_responses(401, 403),
-)  # fmt: skip
+)
 def logout(
     principal: CurrentPrincipal,
     accounts: AccountsDep,

@@ -25,11 +25,17 @@ S256 = "S256"
 # What the issuer's discovery says and a client of Bunko's document needs as it is: the
 # endpoints the client calls, and what an OpenID Connect discovery reader requires
 COPIED = (
-    "authorization_endpoint", "token_endpoint", "jwks_uri", "revocation_endpoint",
-    "registration_endpoint", "userinfo_endpoint", "scopes_supported",
-    "token_endpoint_auth_methods_supported", "subject_types_supported",
+    "authorization_endpoint",
+    "token_endpoint",
+    "jwks_uri",
+    "revocation_endpoint",
+    "registration_endpoint",
+    "userinfo_endpoint",
+    "scopes_supported",
+    "token_endpoint_auth_methods_supported",
+    "subject_types_supported",
     "id_token_signing_alg_values_supported",
-)  # fmt: skip
+)
 
 
 class AuthorizationServerMetadata:

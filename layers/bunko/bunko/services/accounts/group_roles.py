@@ -93,8 +93,11 @@ class GroupRoles:
                 log.warning(
                     "group sync: user %s stays owner of library %s (%s), its last owner; "
                     "their groups give %s there",
-                    user_id, library.id, name, wanted or "no role",
-                )  # fmt: skip
+                    user_id,
+                    library.id,
+                    name,
+                    wanted or "no role",
+                )
                 wanted = "owner"
             result[name] = wanted
         return result

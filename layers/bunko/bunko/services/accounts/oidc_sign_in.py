@@ -67,11 +67,18 @@ class OidcSignIn:
 
     def begin(self, redirect_uri: str) -> SignInStart:
         kept = SignInState.new()
-        url = self.provider.authorization_url({
-            "response_type": "code", "client_id": self.client_id, "redirect_uri": redirect_uri,
-            "scope": self.scopes, "state": kept.state, "nonce": kept.nonce,
-            "code_challenge": kept.challenge, "code_challenge_method": "S256",
-        })  # fmt: skip
+        url = self.provider.authorization_url(
+            {
+                "response_type": "code",
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "scope": self.scopes,
+                "state": kept.state,
+                "nonce": kept.nonce,
+                "code_challenge": kept.challenge,
+                "code_challenge_method": "S256",
+            }
+        )
         return SignInStart(url=url, cookie=self.states.seal(kept))
 
     def finish(
