@@ -146,9 +146,11 @@ def wire_services(
     refiner = None
     if isinstance(generations, RefiningGenerations):
         refiner = Refiner(
-            metadata=metadata, generations=generations, busy=lambda: queue_depth() > 0,
+            metadata=metadata,
+            generations=generations,
+            busy=lambda: queue_depth() > 0,
             quiet_seconds=settings.refine_quiet_seconds,
-        )  # fmt: skip
+        )
         closers.insert(0, refiner.stop)  # before the worker and the stores
     switch = model_switch(settings, adapters, generations, refiner)
     signs_in = account is not None and account.jwt_secret is not None
@@ -208,42 +210,61 @@ def wire_services(
     research = None
     if adapters.research is not None and adapters.passage_scorer is not None:
         research = ResearchService(
-            store=adapters.research, metadata=metadata, search=search,
+            store=adapters.research,
+            metadata=metadata,
+            search=search,
             scorer=adapters.passage_scorer,
             seal_rate=TokenBucket(
-                account.stores.login_attempts, burst=settings.research_seal_burst,
-                per_minute=settings.research_seals_per_minute, what="research seal",
-            ) if account is not None else None,
+                account.stores.login_attempts,
+                burst=settings.research_seal_burst,
+                per_minute=settings.research_seals_per_minute,
+                what="research seal",
+            )
+            if account is not None
+            else None,
             max_corpus_revisions=settings.research_max_corpus_revisions,
-        )  # fmt: skip
+        )
     conversations = build_conversations(
-        settings, adapters.conversations,
+        settings,
+        adapters.conversations,
         workspaces_of=bills.conversation_workspaces if bills is not None else None,
-    )  # fmt: skip
+    )
 
     accounts = apikeys = knowledge_base = vision = conversions = None
     verifiers = []
     if account is not None and preferences is not None:
         assert switch is not None
         knowledge_base = KnowledgeBaseService(
-            ingest=ingest, model_configs=account.stores.model_configs,
-            embedding_models=embedding_model_names(settings, adapters), embedding=switch,
-        )  # fmt: skip
+            ingest=ingest,
+            model_configs=account.stores.model_configs,
+            embedding_models=embedding_model_names(settings, adapters),
+            embedding=switch,
+        )
         vision = VisionAdvisor(
-            metadata=metadata, blobs=blobs, model_configs=account.stores.model_configs,
+            metadata=metadata,
+            blobs=blobs,
+            model_configs=account.stores.model_configs,
             max_file_bytes=settings.max_file_bytes,
-        )  # fmt: skip
+        )
         conversions = ConversionService(
             adapters.converter, blobs, max_file_bytes=settings.max_file_bytes
         )
         accounts = build_account_services(
-            settings, adapters, account, knowledge_base=knowledge_base, switch=switch,
-            preferences=preferences, research=research, conversations=conversations,
-        )  # fmt: skip
+            settings,
+            adapters,
+            account,
+            knowledge_base=knowledge_base,
+            switch=switch,
+            preferences=preferences,
+            research=research,
+            conversations=conversations,
+        )
         apikeys = ApiKeyService(
-            store=account.api_keys, metadata=metadata, users=account.stores.users,
+            store=account.api_keys,
+            metadata=metadata,
+            users=account.stores.users,
             role_of=accounts.libraries.current_role,
-        )  # fmt: skip
+        )
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
     return Services(
         settings=settings,
