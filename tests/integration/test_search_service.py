@@ -6,7 +6,7 @@ import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.ports import DEFAULT_MODEL, EmbeddingGeneration, IndexEntry
-from bunko.services.search.search import SearchOptions
+from bunko.services.search.search import SearchOptions, SearchService
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
 
@@ -196,31 +196,41 @@ def test_fusion_weighs_the_cosine_as_the_serving_model_was_measured(search_libra
     assert weights[-1] == 0.7
 
 
-def test_a_search_reads_its_hits_documents_in_one_call(services, monkeypatch):
+class DocumentReads:
+    """The SQLite store under a search, recording its batch reads of documents and refusing a
+    read of one document alone."""
+
+    def __init__(self, store) -> None:
+        self.store, self.batches = store, []
+
+    def get_documents_by_ids(self, workspace_id, document_ids):
+        self.batches.append(list(document_ids))
+        return self.store.get_documents_by_ids(workspace_id, document_ids)
+
+    def get_document(self, workspace_id, document_id):
+        raise AssertionError("a search read a document on its own")
+
+    def __getattr__(self, name):
+        return getattr(self.store, name)
+
+
+def test_a_search_reads_its_hits_documents_in_one_call(services):
     """Up to ~100 candidate documents a search: one batch read (one BatchGetItem on AWS),
     not a read per hit (a round trip each there)."""
     for n in range(40):
         services.ingest.submit_text(WS, path=f"many/{n}.txt", content=f"shared word, file {n}")
     assert services.queue.join(timeout=120)
-    metadata, batches = services.search.metadata, []
-    real_batch = metadata.get_documents_by_ids
-
-    def counted_batch(workspace_id, document_ids):
-        batches.append(list(document_ids))
-        return real_batch(workspace_id, document_ids)
-
-    def no_single_reads(workspace_id, document_id):
-        raise AssertionError("a search read a document on its own")
-
-    monkeypatch.setattr(metadata, "get_documents_by_ids", counted_batch)
-    monkeypatch.setattr(metadata, "get_document", no_single_reads)
-    found = search(services, "shared word", limit=50, min_score=0)
+    reads = DocumentReads(services.metadata)
+    searching = SearchService(metadata=reads, generations=services.search.generations)
+    options = SearchOptions(limit=50, min_score=0)
+    batches = reads.batches
+    found = searching.search(WS, "shared word", options)
     assert len(found.items) == 40 and len({hit.document_id for hit in found.items}) == 40
     assert len(batches) == 1 and len(batches[0]) == 40
 
     services.metadata.delete_document(WS, found.items[0].document_id)  # the index is stale
     batches.clear()
-    again = search(services, "shared word", limit=50, min_score=0)
+    again = searching.search(WS, "shared word", options)
     assert len(again.items) == 39 and found.items[0].document_id not in {
         hit.document_id for hit in again.items
     }

@@ -20,9 +20,16 @@ WORDS = ["tea", "kettle", "bicycle", "glacier", "ice"]
 
 
 class World:
-    def __init__(self, *, embedder: FakeEmbedder | None = None) -> None:
-        self.metadata = FakeMetadataStore()
-        self.index = FakeSearchIndex(dimension=embedder.dimension if embedder else None)
+    def __init__(
+        self,
+        *,
+        embedder: FakeEmbedder | None = None,
+        metadata: FakeMetadataStore | None = None,
+        index: FakeSearchIndex | None = None,
+    ) -> None:
+        self.metadata = FakeMetadataStore() if metadata is None else metadata
+        dimension = embedder.dimension if embedder else None
+        self.index = FakeSearchIndex(dimension=dimension) if index is None else index
         self.embedder = embedder
         self.service = SearchService(
             metadata=self.metadata,
@@ -109,27 +116,29 @@ def test_stale_index_entries_and_deleted_documents_never_come_back():
     assert [doc for doc, _ in world.search("tea")] == ["d1"]
 
 
-def test_a_page_reads_only_its_own_documents_hits_and_fills_stale_gaps(monkeypatch):
-    world = World()
+class ReadsRecorded(FakeMetadataStore):
+    """The fake store, recording each batch read a search makes (what, how many)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[tuple[str, int]] = []
+
+    def get_chunks_by_ids(self, workspace_id, chunk_ids):
+        self.reads.append(("chunks", len(chunk_ids)))
+        return super().get_chunks_by_ids(workspace_id, chunk_ids)
+
+    def get_documents_by_ids(self, workspace_id, document_ids):
+        self.reads.append(("documents", len(document_ids)))
+        return super().get_documents_by_ids(workspace_id, document_ids)
+
+
+def test_a_page_reads_only_its_own_documents_hits_and_fills_stale_gaps():
+    world = World(metadata=ReadsRecorded())
     world.service.candidates = 200
     for n in range(40):  # each document: two hits, the first stronger
         world.add(f"d{n:02d}", "tea kettle " + "tea " * (40 - n), f"tea {n}")
-    reads: list[tuple[str, int]] = []
-    chunks_by_ids, documents_by_ids = (
-        world.metadata.get_chunks_by_ids,
-        world.metadata.get_documents_by_ids,
-    )
-
-    def read_chunks(ws, ids):
-        reads.append(("chunks", len(ids)))
-        return chunks_by_ids(ws, ids)
-
-    def read_documents(ws, ids):
-        reads.append(("documents", len(ids)))
-        return documents_by_ids(ws, ids)
-
-    monkeypatch.setattr(world.metadata, "get_chunks_by_ids", read_chunks)
-    monkeypatch.setattr(world.metadata, "get_documents_by_ids", read_documents)
+    reads = world.metadata.reads
+    reads.clear()  # what adding the documents read
     page = world.search("tea kettle", limit=5)
     assert [doc for doc, _ in page] == ["d00", "d01", "d02", "d03", "d04"]
     assert all("\n…\n" in content for _, content in page)  # both hits joined, as before
@@ -256,17 +265,17 @@ def test_search_uses_the_saved_limit():
     assert len(world.service.search(WS, "tea", SearchOptions()).items) == 2
 
 
-def test_a_failing_keyword_weight_does_not_fail_the_search(monkeypatch):
-    """On AWS the weight is an `_analyze` and an `_msearch` of counts: either failing made
-    the whole search fail. The hits keep their ranks; the gate judges them without it."""
-    world = World()
-    world.add("d1", "tea kettle")
-    world.add("d2", "coffee pot")
-
-    def unavailable(query, filters):
+class WeightUnavailable(FakeSearchIndex):
+    def keyword_weight(self, query, filters):
         raise RuntimeError("_analyze answered 503")
 
-    monkeypatch.setattr(world.index, "keyword_weight", unavailable)
+
+def test_a_failing_keyword_weight_does_not_fail_the_search():
+    """On AWS the weight is an `_analyze` and an `_msearch` of counts: either failing made
+    the whole search fail. The hits keep their ranks; the gate judges them without it."""
+    world = World(index=WeightUnavailable())
+    world.add("d1", "tea kettle")
+    world.add("d2", "coffee pot")
     assert [doc for doc, _ in world.search("tea kettle")] == ["d1"]
 
 
