@@ -17,6 +17,8 @@ from bunko.adapters.local.engine import (
     vector_sketches,
 )
 from bunko.adapters.local.engine.duplicate_groups import DuplicateGroups
+from bunko.adapters.local.engine.workspace_engines import Added, WorkspaceEngines
+from bunko.domain.keyword_analysis import query_terms
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
 
@@ -330,9 +332,32 @@ def test_a_failed_background_insert_is_raised_to_a_writer_and_loses_nothing(
         assert index.keyword_search(f"word{i}", ALL, 1)[0].chunk_id == f"c{i}"
 
 
-def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(
-    tmp_path: Path, monkeypatch
-):
+class LegsSeen(WorkspaceEngines):
+    """A workspace's engines that note the thread each search leg runs in; `broken`: the
+    vector leg is slow and the keyword leg fails."""
+
+    def __init__(self, workspace_id: str, directory: Path) -> None:
+        super().__init__(workspace_id, directory)
+        self.threads: dict[str, str] = {}
+        self.broken = False
+        self.vector_done = threading.Event()
+
+    def vector_search(self, *args):
+        self.threads["vector"] = threading.current_thread().name
+        if self.broken:
+            self.vector_done.wait(0.2)
+            self.vector_done.set()
+            return []
+        return super().vector_search(*args)
+
+    def keyword_search(self, *args):
+        self.threads["keyword"] = threading.current_thread().name
+        if self.broken:
+            raise RuntimeError("the keyword leg broke")
+        return super().keyword_search(*args)
+
+
+def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(tmp_path: Path):
     rng = np.random.default_rng(5)
     vectors = unit(rng, 300, 16)
     index = LocalSearchIndex(tmp_path, dimension=16)
@@ -351,39 +376,18 @@ def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(
     assert index.hybrid_search("", vectors[4], ALL, 5)[0] == []
     assert index.hybrid_search("word3", None, ALL, 5)[1] == []
 
-    ws = index._workspaces[WS]
-    threads: dict[str, str] = {}
-    real_vector, real_keyword = ws.vector_search, ws.keyword_search
+    ws = LegsSeen(WS, tmp_path / "legs")
+    # keys start at 1, as the store's do
+    added = [Added(i + 1, f"c{i}", "d", None, [f"word{i % 7}"], vectors[i]) for i in range(300)]
+    ws.add(added, 16)
+    ws.hybrid_search(query_terms("word3"), vectors[4], ALL, 5)
+    assert ws.threads["keyword"] == threading.current_thread().name
+    assert ws.threads["vector"].startswith("vector-leg")
 
-    def vector_leg(*args):
-        threads["vector"] = threading.current_thread().name
-        return real_vector(*args)
-
-    def keyword_leg(*args):
-        threads["keyword"] = threading.current_thread().name
-        return real_keyword(*args)
-
-    monkeypatch.setattr(ws, "vector_search", vector_leg)
-    monkeypatch.setattr(ws, "keyword_search", keyword_leg)
-    index.hybrid_search("word3", vectors[4], ALL, 5)
-    assert threads["keyword"] == threading.current_thread().name
-    assert threads["vector"].startswith("vector-leg")
-
-    finished = threading.Event()
-
-    def slow_vector_leg(*args):
-        finished.wait(0.2)
-        finished.set()
-        return []
-
-    def failing_keyword_leg(*args):
-        raise RuntimeError("the keyword leg broke")
-
-    monkeypatch.setattr(ws, "vector_search", slow_vector_leg)
-    monkeypatch.setattr(ws, "keyword_search", failing_keyword_leg)
+    ws.broken = True
     with pytest.raises(RuntimeError, match="keyword leg broke"):
-        index.hybrid_search("word3", vectors[4], ALL, 5)
-    assert finished.is_set()  # the vector leg ended before the error left the lock
+        ws.hybrid_search(query_terms("word3"), vectors[4], ALL, 5)
+    assert ws.vector_done.is_set()  # the vector leg ended before the error left the lock
 
 
 def test_a_search_during_a_background_insert_waits_for_one_step_not_the_batch(
