@@ -68,6 +68,7 @@ export default {
   'lib.fedByDrop': 'サーバーのドロップフォルダーがこのライブラリに入ります。フォルダーに置いたファイルはここに表示されます。',
   'lib.fedByUploads': 'ここのファイルはアップロード（このページ、API、エージェント）から来ます。サーバーのドロップフォルダーは別のライブラリに入ります。',
   'admin.drop': 'ドロップフォルダー', 'admin.dropHint': 'サーバーのドロップフォルダー（データフォルダー内の drop/）に置いたファイルは、このライブラリに追加されます。--library を付けない CLI の検索もここを探します。以前に置いたファイルは元の場所に残ります。',
+  'lib.fedBySub': 'ドロップフォルダーのサブフォルダー {folders} がこのライブラリに入ります。そこに置いたファイルはここに表示されます。', 'lib.fedByDropAndSub': 'サーバーのドロップフォルダーと、そのサブフォルダー {folders} がこのライブラリに入ります。', 'admin.dropHintBucket': 'サーバーの S3 バケットの drop/default/ に置いたファイルは、このライブラリに追加されます。以前に置いたファイルは元の場所に残ります。', 'admin.dropSubs': 'サブフォルダー', 'admin.dropSubHint': 'サブフォルダーごとに別のライブラリに入れられます（ファイルのパスとカテゴリはそのまま）。それ以外は上のライブラリに入ります。', 'admin.dropSubName': 'サブフォルダー', 'admin.dropSubTarget': '入れるライブラリ', 'admin.dropSubAdd': 'ここに入れる', 'admin.dropSubNone': '別のライブラリに入るサブフォルダーはありません。', 'admin.dropSubRemove': '{folder}/ をドロップフォルダーのライブラリに戻す', 'admin.dropSubSaved': 'サブフォルダー {folder}/ の追加先を {name} にしました。', 'admin.dropSubRemoved': 'サブフォルダー {folder}/ はドロップフォルダーのライブラリに戻りました。',
   'admin.dropTarget': '追加先のライブラリ', 'admin.dropSaved': 'ドロップフォルダーの追加先を {name} にしました。',
   'err.badCredentials': 'ユーザー名またはパスワードが違います。', 'err.permission': 'この操作には {scope} の権限が必要です。',
   'err.signupClosed': '新規登録は締め切られています。管理者に追加を依頼してください。', 'err.taken': 'ユーザー名「{name}」は使われています。',

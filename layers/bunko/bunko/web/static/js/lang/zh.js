@@ -68,6 +68,7 @@ export default {
   'lib.fedByDrop': '服务器的投放文件夹会填充此资料库：放入其中的文件会出现在这里。',
   'lib.fedByUploads': '这里的文件来自上传（本页面、API、智能体）。服务器的投放文件夹填充的是另一个资料库。',
   'admin.drop': '投放文件夹', 'admin.dropHint': '放入服务器投放文件夹（数据文件夹中的 drop/）的文件会加入此资料库；不带 --library 的 CLI 搜索也搜索它。之前投放的文件保留在原处。',
+  'lib.fedBySub': '投放文件夹的子文件夹 {folders} 会填充此资料库：放入其中的文件会出现在这里。', 'lib.fedByDropAndSub': '服务器的投放文件夹及其子文件夹 {folders} 会填充此资料库。', 'admin.dropHintBucket': '放入服务器 S3 存储桶 drop/default/ 下的文件会加入此资料库。之前投放的文件保留在原处。', 'admin.dropSubs': '子文件夹', 'admin.dropSubHint': '子文件夹可以填充各自的资料库（文件保留其路径和分类）；其余的进入上面的资料库。', 'admin.dropSubName': '子文件夹', 'admin.dropSubTarget': '放入的资料库', 'admin.dropSubAdd': '指向该资料库', 'admin.dropSubNone': '没有子文件夹填充单独的资料库。', 'admin.dropSubRemove': '将 {folder}/ 交还给投放文件夹的资料库', 'admin.dropSubSaved': '子文件夹 {folder}/ 现在加入 {name}。', 'admin.dropSubRemoved': '子文件夹 {folder}/ 重新加入投放文件夹的资料库。',
   'admin.dropTarget': '加入的资料库', 'admin.dropSaved': '投放文件夹现在加入 {name}。',
   'err.badCredentials': '用户名或密码错误。', 'err.permission': '此操作需要 {scope} 权限。',
   'err.signupClosed': '注册已关闭：请联系管理员添加您。', 'err.taken': '用户名“{name}”已被使用。',
