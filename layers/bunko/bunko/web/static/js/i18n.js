@@ -31,9 +31,10 @@ const en = {
   'lib.paced': 'the server asked to slow down, continuing in {s} s', 'lib.summaryDone': '{n} uploaded', 'lib.summaryFailed': '{n} failed', 'lib.retry': 'Retry',
   'lib.advanced': 'Advanced options', 'lib.advancedHint': 'How files are cut into passages, and each file’s reading mode (fast reads the text; precise also reads page images). The defaults suit nearly every file.',
   'lib.existing': 'Already in the library (the same file): nothing added', 'lib.summaryExisting': '{n} already in the library',
-  'lib.notImage': '{ext} images are not supported yet: upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
-  'lib.notType': '{ext} files are not supported yet: upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
-  'lib.notFile': 'Files of this type are not supported yet: upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
+  'lib.types': 'upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
+  'lib.notImage': '{ext} images are not supported yet: {types}',
+  'lib.notType': '{ext} files are not supported yet: {types}',
+  'lib.notFile': 'Files of this type are not supported yet: {types}',
   'lib.searchFiles': 'Filter files by name', 'lib.searchPlaceholder': 'Filter by name', 'lib.sortBy': 'Sort by',
   'lib.sort.newest': 'Newest first', 'lib.sort.oldest': 'Oldest first', 'lib.sort.name': 'Name A–Z', 'lib.sort.nameDesc': 'Name Z–A',
   'lib.sort.largest': 'Largest first', 'lib.sort.smallest': 'Smallest first', 'lib.sort.type': 'Type',
@@ -205,7 +206,7 @@ export function serverMessage(message) {
   if (language === 'en' || typeof message !== 'string') return message;
   for (const [re, key] of SERVER) {
     const m = re.exec(message);
-    if (m) return t(key, m.groups || {});
+    if (m) return t(key, { types: t('lib.types'), ...m.groups });
   }
   return message;
 }

@@ -40,7 +40,7 @@ function readable(file) {
 }
 function refusal(file) {
   const ext = (/\.([^.]+)$/.exec(file.name)?.[1] || '').toUpperCase();
-  return t(IMAGE.test(file.name) ? 'lib.notImage' : ext ? 'lib.notType' : 'lib.notFile', { ext });
+  return t(IMAGE.test(file.name) ? 'lib.notImage' : ext ? 'lib.notType' : 'lib.notFile', { ext, types: t('lib.types') });
 }
 
 export function render() {

@@ -1,4 +1,5 @@
-"""Issue 49, point 8: bold Japanese and Chinese file names render bold in Chromium.
+"""The web app in Japanese and Chinese, in Chromium. Issue 49, point 8: bold Japanese and
+Chinese file names render bold; and a refusal names every readable type in the page's language.
 
 The test machine's only CJK font (IPAexGothic, as on many Linux desktops) has no bold face;
 the names must still come out heavier than the same text at the regular weight. Measured as
@@ -62,4 +63,44 @@ def test_bold_cjk_file_names_render_bold(rest, chromium):
             assert ratio > 1.4, f"{name}: bold has {ratio:.2f}x the ink of regular"
             print(f"\n{name}: bold/regular ink {ratio:.2f}")
         t.shoot("49-cjk-bold-names")
+        assert t.unexpected_errors() == []
+
+
+# The list of readable types is written once per language (`lib.types`); each refusal says it
+# whole, in the page's language, as when every refusal spelled it out.
+REFUSALS = {
+    "ja-JP": (
+        "ユーザー名", "パスワード", "サインイン", "アップロードするファイル",
+        "PNG 画像にはまだ対応していません：PDF、Word（.docx）、PowerPoint（.pptx）、"
+        "Excel（.xlsx）、HTML、Markdown、テキスト、CSV、JSON をアップロードしてください。",
+        "EXE ファイルにはまだ対応していません：PDF、Word（.docx）、PowerPoint（.pptx）、"
+        "Excel（.xlsx）、HTML、Markdown、テキスト、CSV、JSON をアップロードしてください。",
+    ),
+    "zh-CN": (
+        "用户名", "密码", "登录", "待上传的文件",
+        "暂不支持 PNG 图片：请上传 PDF、Word（.docx）、PowerPoint（.pptx）、Excel（.xlsx）、"
+        "HTML、Markdown、文本、CSV 或 JSON。",
+        "暂不支持 EXE 文件：请上传 PDF、Word（.docx）、PowerPoint（.pptx）、Excel（.xlsx）、"
+        "HTML、Markdown、文本、CSV 或 JSON。",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("locale", REFUSALS)
+def test_a_refusal_names_every_readable_type_in_the_pages_language(rest, chromium, locale):
+    username_label, password_label, sign_in_label, queue_name, png_says, exe_says = REFUSALS[locale]
+    user = rest.new_user()
+    with tab(chromium, rest.url + "/", locale=locale) as t:
+        page = t.page
+        page.get_by_label(username_label).fill(user.username)
+        page.get_by_label(password_label).fill(user.password)
+        page.get_by_role("button", name=sign_in_label, exact=True).click()
+        page.locator("input[type=file]").set_input_files([
+            {"name": "diagram.png", "mimeType": "image/png", "buffer": b"\x89PNG\r\n\x1a\n"},
+            {"name": "setup.exe", "mimeType": "application/octet-stream", "buffer": b"MZ"},
+        ])  # fmt: skip
+        queue = page.get_by_role("list", name=queue_name)
+        for name, says in [("diagram.png", png_says), ("setup.exe", exe_says)]:
+            refused = queue.get_by_role("listitem").filter(has_text=name)
+            expect(refused.get_by_role("alert")).to_have_text(says)
         assert t.unexpected_errors() == []
