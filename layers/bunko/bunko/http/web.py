@@ -30,7 +30,8 @@ class PackagedFiles:
     of them at once; through StaticFiles each stat-ed and opened its file in the thread pool,
     which on a busy machine was most of the time to first paint (tests/bench/bench_web.py).
     Answers carry an ETag and `no-cache`: the module URLs are not versioned, so a browser
-    asks again (304 while unchanged) and a new release is picked up at once."""
+    asks again (304 while unchanged) and a new release is picked up at once (an edit to the
+    files shows after the server restarts)."""
 
     def __init__(self, root: Path) -> None:
         self.files: dict[str, tuple[bytes, list[tuple[bytes, bytes]]]] = {}
