@@ -13,7 +13,7 @@ import io
 import pytest
 
 from tests.e2e.browser import PHONE, needs_chromium, tab
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
 from tests.fixtures_files import needs_cjk_font
 
 pytestmark = [needs_chromium, needs_cjk_font]
@@ -35,12 +35,6 @@ def bold_over_regular(locator) -> float:
     regular = ink(locator.screenshot())
     locator.evaluate("(el) => { el.style.fontWeight = ''; }")
     return bold / max(regular, 1)
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-cjk-bold") / "data") as r:
-        yield r
 
 
 def test_bold_cjk_file_names_render_bold(rest, chromium):
