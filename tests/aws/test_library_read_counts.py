@@ -155,3 +155,37 @@ def test_listing_upload_and_presign_cost_the_same_at_10_and_10000_documents(
     for requests, read in cost[10_000].values():
         assert "Scan" not in requests
         assert read <= 30, cost  # the person, their bill, the page: never the library
+
+
+def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monkeypatch, tmp_path):
+    """Its first read counts its documents; a document write landing during that count makes
+    the count run again (the totals item's `seq` moved), so the totals kept are exact."""
+    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb_totals import LibraryCounters, totals_key
+    from bunko.adapters.local.files import FileBlobStore
+    from bunko.ports import LibraryTotals
+
+    store = DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=FileBlobStore(tmp_path))
+    fill(aws.dynamodb, "ws-old", 30)  # 30 documents of 100 bytes, no counter
+    racing = Document(id="late", workspace_id="ws-old", path="late.md", name="late.md",
+                      mime="text/markdown", size=5)  # fmt: skip
+    count = LibraryCounters._count
+    calls = []
+
+    def count_while_a_write_lands(self, workspace_id):
+        found = count(self, workspace_id)
+        calls.append(found)
+        if len(calls) == 1:
+            store.add_document(racing)  # lands after the count read, before the totals are set
+        return found
+
+    monkeypatch.setattr(LibraryCounters, "_count", count_while_a_write_lands)
+    assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
+    assert calls == [LibraryTotals(30, 3000), LibraryTotals(31, 3005)]
+    # counted from now on: one item read, kept by the documents' transactions
+    with counted(monkeypatch) as reads:
+        assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
+    assert reads.seen == ({"GetItem": 1}, 1)
+    assert store.delete_document("ws-old", "late")
+    assert store.library_totals("ws-old") == LibraryTotals(documents=30, bytes=3000)
+    assert Table(aws.dynamodb, TABLE).get(totals_key("ws-old"))["counted"] is True
