@@ -24,7 +24,7 @@ from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, MetadataStore
 from bunko.services.embedding.embedding_routes import WorkspaceRoutes
 from bunko.services.embedding.model_build_steps import BuildSteps
 from bunko.services.embedding.model_configs import ModelConfigService
-from bunko.services.embedding.model_handover import Superseded, hand_over
+from bunko.services.embedding.model_handover import Superseded, hand_over, retire
 from bunko.services.embedding.refinement import Refiner
 from bunko.services.embedding.reindex import reindex_route
 
@@ -105,6 +105,9 @@ class ModelSwitch:
     def _check(self, workspace_id: str, config_id: str) -> None:
         """The config's route opens and its endpoint answers (the probe learns the size)."""
         assert self.routes is not None
+        # A new choice is opened afresh: probed again, and its index made again if it was
+        # retired since a warm process opened it (model_handover.retire).
+        self.routes.forget(workspace_id, config_id)
         try:  # opening may probe too (AWS: the new index needs the vectors' size)
             route = self.routes.route(workspace_id, config_id)
             dimension = route.embedder.dimension if route.embedder else None
@@ -152,6 +155,7 @@ class ModelSwitch:
                     break
             if old is not None and old.model != target:
                 old.index.clear(workspace_id)  # the old generation no longer follows it
+                retire(self.routes, workspace_id, old)
             log.info("workspace %s: now served by model %s", workspace_id, target)
         except Superseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
