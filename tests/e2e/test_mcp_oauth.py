@@ -40,7 +40,9 @@ COUNT_CALL = {
 
 @pytest.fixture(scope="module")
 def issuer():
-    with oidc_issuer() as running:
+    # one MCP clients accept as it is (S256 listed): Bunko names it directly (an issuer
+    # without, such as Cognito: test_mcp_oauth_metadata.py)
+    with oidc_issuer(code_challenge_methods=["S256"]) as running:
         yield running
 
 

@@ -146,7 +146,16 @@ def test_a_person_lands_in_their_groups_libraries_and_follows_their_groups(kb, i
 
     issuer.set_person("ada-sub", preferred_username="ada")  # no groups at all
     last = sign_in(kb, "ada-sub")["oidc_token"]
-    assert set(libraries(kb, last)) == {"ada", "Ada's notes", "Runbooks"}
+    # Engineering's last owner stays its owner: a sync never leaves a library ownerless
+    assert libraries(kb, last) == {
+        "ada": ("owner", True), "Engineering": ("owner", False),
+        "Ada's notes": ("owner", False), "Runbooks": ("viewer", False),
+    }  # fmt: skip
+    # once another member owns it, Ada's next sign-in follows her groups
+    issuer.set_person("bob-sub", preferred_username="bob", groups=["eng-leads"])
+    sign_in(kb, "bob-sub")
+    final = sign_in(kb, "ada-sub")["oidc_token"]
+    assert set(libraries(kb, final)) == {"ada", "Ada's notes", "Runbooks"}
 
 
 def test_a_person_is_never_linked_to_a_local_account_by_name(kb, issuer):
@@ -243,3 +252,28 @@ def test_a_deleted_user_signs_in_again_as_a_new_user(kb, issuer):
     token = sign_in(kb, "ben-sub")["oidc_token"]
     assert user_id(token) != first
     assert libraries(kb, token) == {"ben": ("owner", True), "Engineering": ("editor", False)}
+
+
+def test_signing_out_sends_the_browser_to_end_the_providers_session(kb, issuer):
+    """Issue 47, point 9: Bunko's sign-out names the issuer's end_session_endpoint, which
+    ends the issuer's session and sends the browser back to the web app; a password account's
+    sign-out names nothing."""
+    issuer.set_person("max-sub", preferred_username="max")
+    token = sign_in(kb, "max-sub")["oidc_token"]
+    out = kb.client(token).post("/auth/logout")
+    assert out.status_code == 200, out.text
+    logout_url = out.json()["logoutUrl"]
+    assert logout_url.startswith(issuer.metadata()["end_session_endpoint"] + "?")
+    assert query(logout_url) == {"client_id": CLIENT_ID, "post_logout_redirect_uri": kb.url + "/"}
+    assert_error(kb.client(token).get("/auth/me"), 401)  # Bunko's own sign-out came first
+
+    with httpx.Client(timeout=30) as browser:  # what the browser does next, at the issuer
+        page = browser.get(logout_url)
+        assert page.status_code == 200 and "End session" in page.text
+        action = page.text.split('<form method="post" action="', 1)[1].split('"', 1)[0]
+        ended = browser.post(issuer.url + action, data={"redirect_uri": kb.url + "/"})
+        assert ended.status_code == 302 and ended.headers["location"] == kb.url + "/"
+
+    password_user = kb.new_user()
+    out = password_user.client.post("/auth/logout")
+    assert out.status_code == 200 and out.json() == {"message": "Signed out"}

@@ -41,9 +41,11 @@ ID_PARAMS = {
 # Parameters that name a file or search text rather than point at a record: the owner's name
 # or words are sent, and the answer (in the caller's own workspace) must carry none of the
 # owner's data.
-NAME_PARAMS = {"file": "doc_path", "q": "words"}
+NAME_PARAMS = {"file": "doc_path", "q": "words", "subfolder": "doc_path"}
 # Installation-admin routes: a plain user is refused whatever the id.
-ADMIN_ONLY = {"/users", "/users/{user_id}", "/users/{user_id}/password"}
+ADMIN_ONLY = {
+    "/users", "/users/{user_id}", "/users/{user_id}/password", "/drop-folder/subfolders/{subfolder}",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")

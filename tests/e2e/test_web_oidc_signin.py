@@ -214,3 +214,30 @@ def test_without_an_issuer_there_is_no_button(chromium, tmp_path):
         expect(page.get_by_role("link", name="Sign in with")).to_have_count(0)
         expect(page.locator(".provider")).to_be_hidden()
         assert t.unexpected_errors() == []
+
+
+def test_signing_out_ends_the_session_at_the_provider_and_comes_back(kb, chromium):
+    """Issue 47, point 9: after Bunko's own sign-out the browser goes to the issuer's
+    end-session page (its end_session_endpoint, with this client and the web app to come back
+    to), and from there back to the web app's sign-in."""
+    issuer, rest = kb
+    issuer.set_person("ines-sub", preferred_username="ines")
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        through_the_sign_in(page, issuer, rest)
+        provider_button(page).click()
+        at_the_issuer(page, "ines-sub")
+        expect(page.locator("#top .who")).to_have_text("ines")
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+
+        page.get_by_role("button", name="Sign out").click()
+        expect(page.get_by_role("heading", name="End Session")).to_be_visible()  # the issuer's
+        assert page.url.startswith(issuer.metadata()["end_session_endpoint"] + "?")
+        assert "post_logout_redirect_uri=" + quote(rest.url + "/", safe="") in page.url
+        assert page.evaluate("sessionStorage.getItem('bunko.session')") is None
+        page.get_by_role("button", name="End session").click()
+        expect(provider_button(page)).to_be_visible()  # back at the web app's sign-in
+        assert page.url.startswith(rest.url + "/")
+        with rest.client(token) as client:  # Bunko's own sign-out came first
+            assert client.get("/auth/me").status_code == 401
+        assert t.unexpected_errors(r"status of 401") == []

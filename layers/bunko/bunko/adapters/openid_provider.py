@@ -140,6 +140,9 @@ class HttpOpenIdProvider:
 
     # -- discovery ----------------------------------------------------------------------
 
+    def discovery(self) -> dict[str, Any]:
+        return dict(self._metadata())
+
     def _endpoint(self, name: str) -> str:
         value = self._metadata().get(name)
         if not isinstance(value, str) or not value.startswith(("https://", "http://")):

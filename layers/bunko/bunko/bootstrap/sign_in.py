@@ -12,6 +12,7 @@ from bunko.config import Settings
 from bunko.domain.sign_in import GroupRole
 from bunko.ports import MetadataStore
 from bunko.services.accounts import (
+    AuthorizationServerMetadata,
     AuthService,
     GroupRoles,
     LinkedPeople,
@@ -28,6 +29,8 @@ _ANY = ("0.0.0.0", "::", "")  # noqa: S104 - wildcard binds (no Host check), not
 class SignInServices:
     web: OidcSignIn | None  # None: an issuer for MCP only (no client id for the web app)
     mcp: OidcAccessVerifier
+    # Bunko's own authorization-server metadata for MCP clients, in front of the issuer
+    authorization_server: AuthorizationServerMetadata
 
 
 def build_sign_in(
@@ -60,8 +63,9 @@ def build_sign_in(
         provider=provider, people=people, audience=settings.oidc_audience,
         audience_claim=settings.oidc_audience_claim,
     )  # fmt: skip
+    metadata_doc = AuthorizationServerMetadata(provider)
     if not settings.oidc_sign_in:
-        return SignInServices(web=None, mcp=mcp)
+        return SignInServices(web=None, mcp=mcp, authorization_server=metadata_doc)
     assert settings.oidc_client_id is not None and account.jwt_secret is not None
     roles = GroupRoles(
         store=stores.libraries, metadata=metadata, claim=settings.oidc_groups_claim,
@@ -72,4 +76,4 @@ def build_sign_in(
         people=people, roles=roles, tokens=auth.tokens, states=SignInStates(account.jwt_secret),
         provider_name=settings.oidc_provider_name or urlsplit(provider.issuer).hostname or "",
     )  # fmt: skip
-    return SignInServices(web=web, mcp=mcp)
+    return SignInServices(web=web, mcp=mcp, authorization_server=metadata_doc)

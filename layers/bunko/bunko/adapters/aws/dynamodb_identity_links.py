@@ -46,6 +46,15 @@ class DynamoDBIdentityLinkStore:
         )
         return "Attributes" in response
 
+    def is_linked(self, issuer: str, user_id: str) -> bool:
+        # the user's links on gsi1, sorted by "<issuer>#<subject>"
+        found = self.table.query(
+            IndexName=GSI1, Limit=1,
+            KeyConditionExpression="gsi1pk = :pk AND begins_with(gsi1sk, :issuer)",
+            ExpressionAttributeValues=_S({":pk": f"USERLINKS#{user_id}", ":issuer": f"{issuer}#"}),
+        )  # fmt: skip
+        return next(found, None) is not None
+
     def forget_user(self, user_id: str) -> int:
         items = list(
             self.table.query(
