@@ -16,7 +16,7 @@ from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
 from bunko.domain.metadata import matches, terms_of
 from bunko.errors import ConflictError, NotFoundError, StaleError
-from bunko.ports import IndexEntry, IndexHit, IngestJob, SearchFilter
+from bunko.ports import IndexEntry, IndexHit, IngestJob, LibraryTotals, SearchFilter
 from bunko.services.embedding import shared_generation
 
 
@@ -81,6 +81,10 @@ class FakeMetadataStore:
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         return len(self.list_documents(workspace_id, limit=10**9, category=category))
+
+    def library_totals(self, workspace_id: str) -> LibraryTotals:
+        docs = list(self.iter_documents(workspace_id))
+        return LibraryTotals(documents=len(docs), bytes=sum(d.size for d in docs))
 
     def documents_matching(self, workspace_id: str, flt) -> frozenset[str]:
         return frozenset(

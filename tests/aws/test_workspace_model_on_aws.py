@@ -200,8 +200,45 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
     status, now = call(api, "GET", "/embedding-model", token=ada)
     assert now["serving"]["modelConfigId"] is None and now["building"] is None, now
     assert sorted(s["text"] for s in entries(opensearch, INDEX, ada_ws)) == sorted([CATS, OWLS])
-    assert entries(opensearch, own_index, ada_ws) == []
+    # No workspace routes to the model any more: its index is deleted (issue 47, point 9),
+    # the deployment's stays, and search still answers from it.
+    assert not opensearch.indices.exists(index=own_index)
+    assert opensearch.indices.exists(index=INDEX)
+    assert [s["text"] for s in entries(opensearch, INDEX, bob_ws)] == [CATS]
+    assert search(api, ada, "purr") == ["cats.md"]
     assert call(api, "DELETE", f"/model-configs/{config['id']}", token=ada)[0] in (200, 204)
+
+
+def keyword_paths(workspace_id: str, query: str) -> list[str]:
+    web = lambda_entry.api_app().state.services
+    found = web.search.search(workspace_id, query, SearchOptions(method="keyword", min_score=0))
+    return [item.path for item in found.items]
+
+
+def test_a_retired_model_index_goes_and_comes_back_when_chosen_again(api, aws_env, opensearch, e5):
+    """Issue 47, point 9: switching from one own model to another deletes the first's index;
+    choosing it again (the warm functions had opened its route) makes and fills it anew."""
+    ada = sign_in(api)
+    ada_ws = workspace_of("ada")
+    assert upload(api, ada, "cats.md", CATS)[0] == 201
+    assert set(deliver(aws_env)) == {"bunko.ingest.job"}
+    first, second = e5_config(api, ada, e5), e5_config(api, ada, e5, name="e5 again")
+    first_index = model_index_name(INDEX, first["id"])
+    second_index = model_index_name(INDEX, second["id"])
+    for choice in (first["id"], second["id"]):
+        status, chosen = call(api, "PUT", "/embedding-model", {"modelConfigId": choice}, token=ada)
+        assert status == 200, chosen
+        assert deliver(aws_env) == ["bunko.model.build"]
+    assert not opensearch.indices.exists(index=first_index)
+    assert [s["text"] for s in entries(opensearch, second_index, ada_ws)] == [CATS]
+    assert keyword_paths(ada_ws, "purr") == ["cats.md"]  # osmem runs no k-NN
+
+    status, chosen = call(api, "PUT", "/embedding-model", {"modelConfigId": first["id"]}, token=ada)
+    assert status == 200, chosen
+    assert deliver(aws_env) == ["bunko.model.build"]
+    assert [s["text"] for s in entries(opensearch, first_index, ada_ws)] == [CATS]
+    assert not opensearch.indices.exists(index=second_index)
+    assert keyword_paths(ada_ws, "purr") == ["cats.md"]  # osmem runs no k-NN
 
 
 def nine_notes_choosing_e5(api, aws_env, e5: str, monkeypatch) -> tuple[str, str, list, dict]:

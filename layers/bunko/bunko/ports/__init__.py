@@ -32,6 +32,7 @@ from bunko.ports.metadata import (
     DocumentStore,
     DocumentWrite,
     DocumentWrites,
+    LibraryTotals,
     MetadataStore,
     WorkspaceStore,
 )
@@ -60,6 +61,7 @@ __all__ = [
     "IndexHit",
     "IngestJob",
     "IngestQueue",
+    "LibraryTotals",
     "LoadsLazily",
     "LoginAttemptStore",
     "MetadataStore",

@@ -31,9 +31,10 @@ from typing import Any
 
 from bunko.domain import Chunk, Document, DocumentStatus
 from bunko.ports import EmbeddingGeneration, MetadataStore, SettingsStore
+from bunko.ports.index import OwnIndex
 from bunko.services.embedding.embedding_generations import ChosenGenerations
 from bunko.services.embedding.index_entries import entries_for
-from bunko.services.embedding.model_handover import BuildSuperseded, hand_over
+from bunko.services.embedding.model_handover import BuildSuperseded, hand_over, retire
 from bunko.services.embedding.reindex import embed_texts
 
 log = logging.getLogger(__name__)
@@ -105,6 +106,10 @@ class BuildSteps:
             # Emptied once a build: a first step delivered again (the queue delivers at least
             # once) would otherwise erase what the first one's successors wrote.
             if after is None and "cleared" not in saved:
+                if isinstance(generation.index, OwnIndex):
+                    # A warm function may hold the generation of a model whose index was retired
+                    # since: chosen again, it is made again before anything is written.
+                    generation.index.ensure_index()
                 with generations.steady():
                     generation.index.clear(workspace_id)
                 figures["cleared"] = time.time()
@@ -129,6 +134,7 @@ class BuildSteps:
             raise
         if old is not None and old.model != target:
             old.index.clear(workspace_id)  # the old generation no longer follows it
+            retire(generations, workspace_id, old)
         self.store.delete_settings(SCOPE, workspace_id)
         log.info("workspace %s: now served by model %s", workspace_id, target)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import logging
 
 from bunko.ports import EmbeddingGeneration, MetadataStore
+from bunko.ports.embedding_generations import DEFAULT_MODEL
+from bunko.ports.index import OwnIndex
 from bunko.services.embedding.embedding_generations import ChosenGenerations
 
 log = logging.getLogger(__name__)
@@ -42,3 +44,17 @@ def hand_over(
         old = generations.chosen(workspace_id)
         generations.save_state(workspace_id, {"serving": target, "building": None})
         return old
+
+
+def retire(generations: ChosenGenerations, workspace_id: str, old: EmbeddingGeneration) -> None:
+    """After `workspace_id` switched away from `old` (its entries cleared): delete `old`'s
+    index when it is a model's own and no workspace serves or builds with that model any
+    more, so per-model indexes do not pile up in the collection (issue 47, point 9)."""
+    if old.model == DEFAULT_MODEL or not isinstance(old.index, OwnIndex):
+        return
+    with generations.steady():
+        if any(old.model in (s["serving"], s["building"]) for _, s in generations.all_states()):
+            return
+        old.index.drop_index()
+        generations.forget(workspace_id, old.model)  # chosen again, it is opened (and made) anew
+    log.info("model %s: its index was deleted (no workspace uses it)", old.model)

@@ -24,7 +24,7 @@ from bunko.ports import DEFAULT_MODEL, EmbeddingGeneration, MetadataStore
 from bunko.services.embedding.embedding_generations import ChosenGenerations
 from bunko.services.embedding.model_build_steps import BuildSteps
 from bunko.services.embedding.model_configs import ModelConfigService
-from bunko.services.embedding.model_handover import BuildSuperseded, hand_over
+from bunko.services.embedding.model_handover import BuildSuperseded, hand_over, retire
 from bunko.services.embedding.refinement import Refiner
 from bunko.services.embedding.reindex import reindex_generation
 
@@ -103,8 +103,11 @@ class ModelSwitch:
         return self.status(workspace_id)
 
     def _check(self, workspace_id: str, config_id: str) -> None:
-        """The config's generation opens and its endpoint answers (the probe learns the size)."""
+        """The config's route opens and its endpoint answers (the probe learns the size)."""
         assert self.generations is not None
+        # A new choice is opened afresh: probed again, and its index made again if it was
+        # retired since a warm process opened it (model_handover.retire).
+        self.generations.forget(workspace_id, config_id)
         try:  # opening may probe too (AWS: the new index needs the vectors' size)
             generation = self.generations.generation(workspace_id, config_id)
             dimension = generation.embedder.dimension if generation.embedder else None
@@ -152,6 +155,7 @@ class ModelSwitch:
                     break
             if old is not None and old.model != target:
                 old.index.clear(workspace_id)  # the old generation no longer follows it
+                retire(self.generations, workspace_id, old)
             log.info("workspace %s: now served by model %s", workspace_id, target)
         except BuildSuperseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
