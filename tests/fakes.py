@@ -16,8 +16,8 @@ from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery, arrange
 from bunko.domain.metadata import matches, terms_of
 from bunko.errors import ConflictError, NotFoundError, StaleError
-from bunko.ports import IndexEntry, IndexHit, IngestJob, SearchFilter
-from bunko.services.embedding import fixed_routes
+from bunko.ports import IndexEntry, IndexHit, IngestJob, LibraryTotals, SearchFilter
+from bunko.services.embedding import shared_generation
 
 
 def _copy(record):
@@ -81,6 +81,10 @@ class FakeMetadataStore:
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
         return len(self.list_documents(workspace_id, limit=10**9, category=category))
+
+    def library_totals(self, workspace_id: str) -> LibraryTotals:
+        docs = list(self.iter_documents(workspace_id))
+        return LibraryTotals(documents=len(docs), bytes=sum(d.size for d in docs))
 
     def documents_matching(self, workspace_id: str, flt) -> frozenset[str]:
         return frozenset(
@@ -312,12 +316,12 @@ class PipelineWorld:
         self.index, self.queue = FakeSearchIndex(embedder.dimension), FakeQueue()
         self.ingest = IngestService(
             metadata=self.metadata, blobs=self.blobs, queue=self.queue,
-            routes=fixed_routes(self.index, None),
+            generations=shared_generation(self.index, None),
             defaults=IngestDefaults(chunk_size=40, chunk_overlap=0),
             policy=UploadPolicy(max_file_bytes=10_000_000),
         )  # fmt: skip
         self.pipeline = IndexingPipeline(
-            metadata=self.metadata, blobs=self.blobs, routes=fixed_routes(self.index, embedder),
+            metadata=self.metadata, blobs=self.blobs, generations=shared_generation(self.index, embedder),
             batch_size=batch_size,
         )  # fmt: skip
 

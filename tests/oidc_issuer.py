@@ -11,6 +11,9 @@ the client asked for (RFC 8707), as the MCP authorization spec expects of an aut
 server. The provider otherwise issues opaque access tokens, which no resource server can check
 for an audience. `access_token_seconds` may be changed while it runs (negative: already
 expired); ID tokens live `lifetime` (fixed when it starts).
+
+Its discovery document lists no `code_challenge_methods_supported`, as Cognito's does not;
+`code_challenge_methods=["S256"]` adds it (an issuer MCP clients accept as it is).
 """
 
 from __future__ import annotations
@@ -67,6 +70,7 @@ class Issuer:
     port: int = 0
     lifetime: timedelta = timedelta(minutes=5)
     access_token_seconds: int = 300
+    code_challenge_methods: list[str] | None = None  # listed in its discovery when given
     url: str = ""
     _server: Any = field(default=None, repr=False)
     _thread: threading.Thread | None = field(default=None, repr=False)
@@ -79,6 +83,7 @@ class Issuer:
             self
         ).access_token_generator
         oidc_provider_mock.init_app(app, access_token_max_age=self.lifetime)
+        app.after_request(self._discovery_extras)
         app.secret_key = secrets.token_bytes(16)
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self._server = werkzeug.serving.make_server("localhost", self.port, app, threaded=True)
@@ -89,6 +94,15 @@ class Issuer:
         )
         self._thread.start()
         return self
+
+    def _discovery_extras(self, response: flask.Response) -> flask.Response:
+        if self.code_challenge_methods is not None and flask.request.path.endswith(
+            "/.well-known/openid-configuration"
+        ):
+            document = response.get_json()
+            document["code_challenge_methods_supported"] = self.code_challenge_methods
+            response.set_data(flask.json.dumps(document))
+        return response
 
     def stop(self) -> None:
         if self._server is not None:

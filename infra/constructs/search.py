@@ -16,11 +16,13 @@ from constructs import Construct
 
 # Data-plane permissions (aoss:*) granted to the functions' roles on the collection's
 # indexes; they create only the index of a workspace's own embedding model, when it is
-# chosen (`<deployment index>-m-<config id>`, bootstrap/aws_routes.py). The setup function
+# chosen (`<deployment index>-m-<config id>`, bootstrap/aws_generations.py), and delete only such
+# an index, once no workspace uses its model (services/embedding/model_handover.retire). The setup function
 # creates the deployment's index and alone may add a field to its mapping (UpdateIndex: an
 # index made before a field existed, such as metadata_terms, gets it on the next deploy).
 READ_WRITE_INDEX = ["aoss:DescribeIndex", "aoss:ReadDocument", "aoss:WriteDocument"]
 CREATE_INDEX = ["aoss:CreateIndex", "aoss:DescribeIndex", "aoss:UpdateIndex"]
+MODEL_INDEX = ["aoss:CreateIndex", "aoss:DeleteIndex"]
 MODEL_INDEX_SUFFIX = "-m-*"
 # Collection names are 3–28 characters; security and access policy names at most 32.
 COLLECTION_NAME = re.compile(r"[a-z][a-z0-9-]{2,27}")
@@ -97,7 +99,7 @@ class SearchCollection(Construct):
         statements = [
             {"Rules": [rule("*", READ_WRITE_INDEX), describe],
              "Principal": [role.role_arn for role in readers_writers]},
-            {"Rules": [rule(f"{index}{MODEL_INDEX_SUFFIX}", ["aoss:CreateIndex"])],
+            {"Rules": [rule(f"{index}{MODEL_INDEX_SUFFIX}", MODEL_INDEX)],
              "Principal": [role.role_arn for role in readers_writers]},
             {"Rules": [rule(index, CREATE_INDEX), describe],
              "Principal": [role.role_arn for role in index_admins]},

@@ -9,7 +9,15 @@ from aws_cdk import aws_dynamodb as dynamodb
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
-from bunko.deploy_schema import GLOBAL_INDEXES, PK, SK, TTL_ATTRIBUTE
+from bunko.deploy_schema import (
+    GLOBAL_INDEXES,
+    PK,
+    PRESIGNED_DROP_DAYS,
+    PRESIGNED_TAG,
+    PRESIGNED_TAG_VALUE,
+    SK,
+    TTL_ATTRIBUTE,
+)
 
 
 class Storage(Construct):
@@ -20,6 +28,7 @@ class Storage(Construct):
         *,
         retain_data: bool,
         deletion_protection: bool,
+        drop_prefix: str = "drop/",
         files_bucket_name: str | None = None,
     ) -> None:
         super().__init__(scope, construct_id)
@@ -48,6 +57,15 @@ class Storage(Construct):
             lifecycle_rules=[s3.LifecycleRule(
                 noncurrent_version_expiration=Duration.days(30),
                 abort_incomplete_multipart_upload_after=Duration.days(1),
+            ), s3.LifecycleRule(
+                # A presigned upload's drop (tagged when signed) that never ingested: refused,
+                # failed every retry, or never sent on. One that did is kept under blobs/.
+                # Expiry adds a delete marker, which S3 reports as LifecycleExpiration, not
+                # ObjectRemoved: the document stays (infra/constructs/ingest.py).
+                id="ExpirePresignedDrops",
+                prefix=drop_prefix,
+                tag_filters={PRESIGNED_TAG: PRESIGNED_TAG_VALUE},
+                expiration=Duration.days(PRESIGNED_DROP_DAYS),
             )],
             removal_policy=removal,
             auto_delete_objects=not retain_data,
@@ -82,11 +100,11 @@ class Storage(Construct):
     def allow_browser_uploads(self, origins: list[str]) -> None:
         """Browsers PUT large files straight to the bucket with presigned URLs, from these
         origins only (the web app's, and `bunko:corsOrigins`); the signed headers are the
-        content type and the upload's options as metadata."""
+        content type, the upload's options as metadata and its tag."""
         self.bucket.add_cors_rule(
             allowed_methods=[s3.HttpMethods.PUT],
             allowed_origins=origins,
-            allowed_headers=["Content-Type", "x-amz-meta-*"],
+            allowed_headers=["Content-Type", "x-amz-meta-*", "x-amz-tagging"],
             max_age=3600,
         )
 

@@ -156,7 +156,7 @@ class BunkoStack(Stack):
         super().__init__(scope, construct_id, **kwargs)
         storage = Storage(
             self, "Storage", retain_data=config.retain_data,
-            deletion_protection=config.deletion_protection,
+            deletion_protection=config.deletion_protection, drop_prefix=DROP_PREFIX,
             files_bucket_name=named_files_bucket(self),
         )  # fmt: skip
         secrets = Secrets(self, "Secrets", retain_data=config.retain_data)

@@ -49,8 +49,13 @@ def grant_files(
         actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
         resources=[bucket.arn_for_objects(f"{blob_prefix}*")],
     ))  # fmt: skip
-    # The web functions only sign uploads into drop/ (PutObject); ingest only reads them.
-    drop_actions = ["s3:PutObject"] if drop_write else ["s3:GetObject", "s3:DeleteObjectVersion"]
+    # The web functions only sign uploads into drop/ (PutObject, with the tag that expires a
+    # presigned drop: PutObjectTagging); ingest only reads them.
+    drop_actions = (
+        ["s3:PutObject", "s3:PutObjectTagging"]
+        if drop_write
+        else ["s3:GetObject", "s3:DeleteObjectVersion"]
+    )
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=drop_actions, resources=[bucket.arn_for_objects(f"{drop_prefix}*")],
     ))  # fmt: skip

@@ -13,10 +13,12 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "bunko" / "bunko"
 REPO = PACKAGE.parents[2]
-# A module past SOFT_LINES is worth a look (a warning in the test summary); past HARD_LINES
-# it fails. Between the two, a seam decides where to split, not the count.
+# A module past SOFT_LINES is worth a look (a warning in the test summary), never a wall: a
+# seam decides where to split, not the count. The wall there was made code pack lines under
+# `# fmt: skip` (148 lines in the package); the formatter formats, and a marker is kept only
+# for a hand-laid table (word lists, a settings schema): at most MAX_FMT_SKIPS of them.
 SOFT_LINES = 300
-HARD_LINES = 450
+MAX_FMT_SKIPS = 10
 
 
 def modules(under: str = "") -> list[Path]:
@@ -125,15 +127,14 @@ def test_deploy_schema_names_every_aws_setting():
     assert set(AwsSettings.model_fields) == AWS_SETTING_FIELDS
 
 
-def test_no_module_is_over_the_size_limit():
-    sizes = {
-        str(path.relative_to(PACKAGE)): len(path.read_text(encoding="utf-8").splitlines())
-        for path in modules()
-    }
-    long = {name: n for name, n in sizes.items() if n > SOFT_LINES}
+def test_the_formatter_formats_and_long_modules_are_named_not_walled():
+    texts = {str(path.relative_to(PACKAGE)): path.read_text(encoding="utf-8") for path in modules()}
+    long = {name: len(text.splitlines()) for name, text in texts.items()}
+    long = {name: n for name, n in long.items() if n > SOFT_LINES}
     if long:
-        warnings.warn(f"modules over {SOFT_LINES} lines: {long}", stacklevel=1)
-    assert {name: n for name, n in long.items() if n > HARD_LINES} == {}
+        warnings.warn(f"modules over {SOFT_LINES} lines, worth a look: {long}", stacklevel=1)
+    skips = {name: text.count("# fmt: skip") for name, text in texts.items()}
+    assert sum(skips.values()) <= MAX_FMT_SKIPS, {name: n for name, n in skips.items() if n}
 
 
 # The service wings and what each may import of the others: the graph runs one way, so a

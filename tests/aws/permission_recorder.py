@@ -51,7 +51,11 @@ def iam_calls(service: str, operation: str, params: dict[str, Any]) -> list[tupl
         action = {"HeadObject": "GetObject"}.get(operation, operation)
         if operation == "DeleteObject" and params.get("VersionId"):
             action = "DeleteObjectVersion"  # IAM's action for deleting one version
-        return [(f"s3:{action}", f"object:{bucket}/{params.get('Key', '')}")]
+        found = [(f"s3:{action}", f"object:{bucket}/{params.get('Key', '')}")]
+        if operation == "PutObject" and params.get("Tagging"):
+            # S3 authorises a PUT with x-amz-tagging on PutObjectTagging as well
+            found.append(("s3:PutObjectTagging", f"object:{bucket}/{params.get('Key', '')}"))
+        return found
     if service == "dynamodb":
         return _dynamodb(operation, params)
     if service == "sqs":
@@ -120,6 +124,8 @@ def opensearch_permission(method: str, url: str) -> str:
         return "aoss:UpdateIndex"  # a field added to an existing index
     if method == "PUT":
         return "aoss:CreateIndex"
+    if method == "DELETE" and "/_" not in path and path.strip("/").count("/") == 0:
+        return "aoss:DeleteIndex"  # the whole index (a retired model's own)
     return f"aoss:{method}:{path}"
 
 

@@ -56,6 +56,31 @@ def test_mcp_challenge_and_protected_resource_name_the_stage(api_with_accounts):
     assert json.loads(metadata["body"])["resource"] == f"{HOST}/v1/mcp"
 
 
+def test_bunkos_authorization_server_metadata_answers_under_the_stage(
+    api_with_accounts, monkeypatch
+):
+    """With an issuer whose discovery lists no S256 (Cognito's), Bunko names itself, with its
+    stage, as the authorization server; a client appends /.well-known/openid-configuration
+    to that issuer (the path-inserted RFC 8414 address lies outside the stage, where API
+    Gateway routes nothing), and finds the same document under either name."""
+    from tests.aws.handlers import load_function
+    from tests.oidc_issuer import oidc_issuer
+
+    with oidc_issuer() as issuer:
+        monkeypatch.setenv("BUNKO_OIDC_ISSUER", issuer.url)
+        monkeypatch.setenv("BUNKO_OIDC_AUDIENCE", f"{HOST}/v1/mcp")
+        api = load_function("api")
+        resource = invoke(api, api_event("GET", "/.well-known/oauth-protected-resource/mcp"))
+        assert json.loads(resource["body"])["authorization_servers"] == [f"{HOST}/v1"]
+        for path in ("openid-configuration", "oauth-authorization-server"):
+            answer = invoke(api, api_event("GET", f"/.well-known/{path}"))
+            assert answer["statusCode"] == 200, answer["body"]
+            document = json.loads(answer["body"])
+            assert document["issuer"] == f"{HOST}/v1"
+            assert document["code_challenge_methods_supported"] == ["S256"]
+            assert document["token_endpoint"] == issuer.metadata()["token_endpoint"]
+
+
 def test_base_path_also_comes_from_the_web_adapters_context_header():
     context = json.dumps({"stage": "v1", "path": "/v1/mcp"}).encode()
     scope = {"type": "http", "path": "/mcp", "headers": [(b"x-amzn-request-context", context)]}

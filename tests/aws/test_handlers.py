@@ -245,6 +245,9 @@ def test_presigned_put_lands_as_a_drop_with_its_category(api_with_accounts, inge
         upload["url"], data="社内の報告です。".encode(), headers=upload["headers"], timeout=10
     )
     assert response.status_code == 200
+    # tagged as signed: the bucket's lifecycle rule expires presigned drops (issue 47, point 5)
+    tags = aws_env.s3.get_object_tagging(Bucket=BUCKET, Key=upload["key"])["TagSet"]
+    assert tags == [{"Key": "bunko-presigned", "Value": "1"}]
     created = load_event("sqs_s3_object_created.json")
     body = json.loads(created["Records"][0]["body"])
     body["Records"][0]["s3"]["object"]["key"] = quote(upload["key"])

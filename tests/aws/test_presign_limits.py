@@ -60,6 +60,7 @@ def test_the_url_binds_the_declared_size(api_with_accounts, aws_env):
     assert status == 200, upload
     signed = dict(parse_qsl(urlsplit(upload["url"]).query))["X-Amz-SignedHeaders"].split(";")
     assert "content-length" in signed and "x-amz-meta-bunko-presigned" in signed
+    assert "x-amz-tagging" in signed  # the tag the lifecycle rule expires drops by
     assert "Content-Length" not in upload["headers"]  # the client's HTTP library sends it
     sent = {**upload["headers"], "Content-Length": str(len(TEXT))}
     assert s3_accepts(upload["url"], method="PUT", headers=sent)
@@ -69,6 +70,9 @@ def test_the_url_binds_the_declared_size(api_with_accounts, aws_env):
     # nor can the uploader drop the mark that puts the file under their quota
     unmarked = {k: v for k, v in sent.items() if k != "x-amz-meta-bunko-presigned"}
     assert not s3_accepts(upload["url"], method="PUT", headers=unmarked)
+    # nor the tag that lets an upload that never ingests expire
+    untagged = {k: v for k, v in sent.items() if k != "x-amz-tagging"}
+    assert not s3_accepts(upload["url"], method="PUT", headers=untagged)
 
 
 def test_a_size_is_required(api_with_accounts, aws_env):

@@ -253,6 +253,8 @@ NOT_IN_OPENAPI = {
     "/mcp": "MCP: tests/e2e/test_tenant_matrix.py calls every tool",
     "/.well-known/oauth-protected-resource": "RFC 9728 metadata, the same for everyone",
     "/.well-known/oauth-protected-resource/mcp": "RFC 9728 metadata, the same for everyone",
+    "/.well-known/oauth-authorization-server": "RFC 8414 metadata, the same for everyone",
+    "/.well-known/openid-configuration": "RFC 8414 metadata, the same for everyone",
     "/": "the web app's page", "/config.json": "the web app's API base",
     "/static/{path}": "the web app's assets",
     "/openapi.json": "the API's description", "/docs": "the API's description",

@@ -20,7 +20,7 @@ import pytest
 from bunko import lambda_entry
 from bunko.adapters.aws.sqs_queue import parse_build_step
 from bunko.adapters.openai_embedder import OpenAIEmbedder
-from bunko.bootstrap.aws_routes import model_index_name
+from bunko.bootstrap.aws_generations import model_index_name
 from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import INDEX, FakeLambdaContext
 from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
@@ -167,9 +167,9 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
     web = lambda_entry.api_app().state.services
     found = web.search.search(ada_ws, "purr", SearchOptions(method="keyword", min_score=0))
     assert [item.path for item in found.items] == ["cats.md"]
-    route = web.search.routes.serving(ada_ws)
-    assert route.model == config["id"] and route.index.index_name == own_index
-    query = web.search.query_vector("why does my kitten make that sound", route.embedder)
+    generation = web.search.generations.serving(ada_ws)
+    assert generation.model == config["id"] and generation.index.index_name == own_index
+    query = web.search.query_vector("why does my kitten make that sound", generation.embedder)
     nearest = max(stored, key=lambda s: float(np.dot(query, s["vector"])))
     assert nearest["text"] == CATS
 
@@ -200,8 +200,45 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
     status, now = call(api, "GET", "/embedding-model", token=ada)
     assert now["serving"]["modelConfigId"] is None and now["building"] is None, now
     assert sorted(s["text"] for s in entries(opensearch, INDEX, ada_ws)) == sorted([CATS, OWLS])
-    assert entries(opensearch, own_index, ada_ws) == []
+    # No workspace routes to the model any more: its index is deleted (issue 47, point 9),
+    # the deployment's stays, and search still answers from it.
+    assert not opensearch.indices.exists(index=own_index)
+    assert opensearch.indices.exists(index=INDEX)
+    assert [s["text"] for s in entries(opensearch, INDEX, bob_ws)] == [CATS]
+    assert search(api, ada, "purr") == ["cats.md"]
     assert call(api, "DELETE", f"/model-configs/{config['id']}", token=ada)[0] in (200, 204)
+
+
+def keyword_paths(workspace_id: str, query: str) -> list[str]:
+    web = lambda_entry.api_app().state.services
+    found = web.search.search(workspace_id, query, SearchOptions(method="keyword", min_score=0))
+    return [item.path for item in found.items]
+
+
+def test_a_retired_model_index_goes_and_comes_back_when_chosen_again(api, aws_env, opensearch, e5):
+    """Issue 47, point 9: switching from one own model to another deletes the first's index;
+    choosing it again (the warm functions had opened its route) makes and fills it anew."""
+    ada = sign_in(api)
+    ada_ws = workspace_of("ada")
+    assert upload(api, ada, "cats.md", CATS)[0] == 201
+    assert set(deliver(aws_env)) == {"bunko.ingest.job"}
+    first, second = e5_config(api, ada, e5), e5_config(api, ada, e5, name="e5 again")
+    first_index = model_index_name(INDEX, first["id"])
+    second_index = model_index_name(INDEX, second["id"])
+    for choice in (first["id"], second["id"]):
+        status, chosen = call(api, "PUT", "/embedding-model", {"modelConfigId": choice}, token=ada)
+        assert status == 200, chosen
+        assert deliver(aws_env) == ["bunko.model.build"]
+    assert not opensearch.indices.exists(index=first_index)
+    assert [s["text"] for s in entries(opensearch, second_index, ada_ws)] == [CATS]
+    assert keyword_paths(ada_ws, "purr") == ["cats.md"]  # osmem runs no k-NN
+
+    status, chosen = call(api, "PUT", "/embedding-model", {"modelConfigId": first["id"]}, token=ada)
+    assert status == 200, chosen
+    assert deliver(aws_env) == ["bunko.model.build"]
+    assert [s["text"] for s in entries(opensearch, first_index, ada_ws)] == [CATS]
+    assert not opensearch.indices.exists(index=second_index)
+    assert keyword_paths(ada_ws, "purr") == ["cats.md"]  # osmem runs no k-NN
 
 
 def nine_notes_choosing_e5(api, aws_env, e5: str, monkeypatch) -> tuple[str, str, list, dict]:
@@ -263,7 +300,7 @@ def test_a_write_that_missed_the_build_reaches_the_model_before_the_switch(
     assert upload(api, ada, "tax.md", TAX)[0] == 201  # its job waits in the queue
 
     services = lambda_entry.ingest_handler().services
-    steps, routes = services.model_switch.steps, services.search.routes
+    steps, generations = services.model_switch.steps, services.search.generations
     listed = steps._groups
 
     def racing(workspace_id, after):
@@ -271,7 +308,7 @@ def test_a_write_that_missed_the_build_reaches_the_model_before_the_switch(
         first = next(groups, None)  # the documents are listed: tax.md is not indexed yet
         with monkeypatch.context() as before_the_build:
             before_the_build.setattr(
-                routes, "state", lambda ws: {"serving": "default", "building": None}
+                generations, "state", lambda ws: {"serving": "default", "building": None}
             )
             assert deliver(aws_env) == ["bunko.ingest.job"]
         if first is not None:
@@ -299,8 +336,8 @@ def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(api, aws
         ada = sign_in(api)
         config = e5_config(api, ada, proxy.url)  # key sk-e5-test-key
         call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
-        assert deliver(aws_env) == ["bunko.model.build"]  # the ingest function opens the route
-        ingest_route = lambda_entry.ingest_handler().services.search.routes.serving(
+        assert deliver(aws_env) == ["bunko.model.build"]  # the ingest function opens the generation
+        ingest_generation = lambda_entry.ingest_handler().services.search.generations.serving(
             workspace_of("ada")
         )
         assert upload(api, ada, "cats.md", CATS)[0] == 201
@@ -313,18 +350,22 @@ def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(api, aws
         assert status == 200, saved
         web = lambda_entry.api_app().state.services.search  # the api function: at once
         web.query_vector(
-            "why does my kitten purr", web.routes.serving(workspace_of("ada")).embedder
+            "why does my kitten purr", web.generations.serving(workspace_of("ada")).embedder
         )
         assert _keys(proxy)[-1] == "Bearer sk-e5-new-key"
         assert upload(api, ada, "tax.md", TAX)[0] == 201
         deliver(aws_env)  # the ingest function, inside its window: the key it had
         assert _keys(proxy)[-1] == "Bearer sk-e5-test-key"
-        ingest_route.embedder.recheck_seconds = 0.0  # the window passed
+        ingest_generation.embedder.recheck_seconds = 0.0  # the window passed
         assert upload(api, ada, "owls.md", OWLS)[0] == 201
         deliver(aws_env)
         assert _keys(proxy)[-1] == "Bearer sk-e5-new-key"
-        same = lambda_entry.ingest_handler().services.search.routes.serving(workspace_of("ada"))
-        assert same is ingest_route  # the route and its index were kept, only the key changed
+        same = lambda_entry.ingest_handler().services.search.generations.serving(
+            workspace_of("ada")
+        )
+        assert (
+            same is ingest_generation
+        )  # the generation and its index were kept, only the key changed
         found = web.search(
             workspace_of("ada"), "owls", SearchOptions(method="keyword", min_score=0)
         )

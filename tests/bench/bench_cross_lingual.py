@@ -70,8 +70,8 @@ def run(eval_dir: Path, langs: list[str], n_queries: int | None, library_langs: 
         for workspace in {WS, *(lib.workspace_id for libs in drawn.values() for lib in libs)}:
             assert refiner.refine(workspace)
         search = services.search
-        e5 = refiner.routes.refined.embedder
-        assert search.route(WS).embedder is e5
+        e5 = refiner.generations.refined.embedder
+        assert search.generation(WS).embedder is e5
         search.query_scales.measure(e5)
         # Each question is embedded once for both modes.
         e5.embed_query = functools.lru_cache(maxsize=None)(e5.embed_query)

@@ -40,9 +40,9 @@ def _spin(stop) -> None:  # a busy neighbour
 
 
 def _refine(services, embedder: E5Embedder) -> dict:
-    routes = services.refiner.routes
-    routes.refined.index.clear(WS)
-    routes.refined = replace(routes.refined, embedder=embedder)
+    generations = services.refiner.generations
+    generations.refined.index.clear(WS)
+    generations.refined = replace(generations.refined, embedder=embedder)
     chunks = services.metadata.count_chunks(WS)
     wall, cpu = time.perf_counter(), time.process_time()
     assert services.refiner.refine(WS)
@@ -76,7 +76,7 @@ def run(eval_dir: Path, name: str, docs: int | None, rounds: int, n_queries: int
             services.ingest.submit_text(WS, path=f"{doc_id}.txt", content=text or "(empty)")
             services.pipeline.process(queue.take())
         report["chunks"] = services.metadata.count_chunks(WS)
-        built = services.refiner.routes.refined.embedder
+        built = services.refiner.generations.refined.embedder
         embedders = {e: E5Embedder(batch_size=built.batch_size, engine=e) for e in ENGINES}
         for embedder in embedders.values():
             embedder.embed_query("warm up")  # loading is not refining

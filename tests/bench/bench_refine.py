@@ -63,7 +63,7 @@ def _quality(services, data, query_ids: list[str], path_of: dict[str, str], unan
         min_score=services.settings.min_score,
     )  # fmt: skip
     return {
-        "model": services.search.route(WS).embedder.name,
+        "model": services.search.generation(WS).embedder.name,
         "ndcg@10": round(sum(ndcg) / len(ndcg), 4),
         "recall@100": round(sum(recall) / len(recall), 4),
         "kept": figures["answerable_kept"],
@@ -73,8 +73,8 @@ def _quality(services, data, query_ids: list[str], path_of: dict[str, str], unan
 
 def _three_legs(services, data, query_ids: list[str], path_of: dict[str, str]) -> dict:
     """nDCG@10 of convex fusion over three legs, per THREE_LEGS weights."""
-    routes = services.refiner.routes
-    fast, refined, where = routes.default, routes.refined, SearchFilter(WS)
+    generations = services.refiner.generations
+    fast, refined, where = generations.default, generations.refined, SearchFilter(WS)
     ndcg: dict[str, list[float]] = {f"e5 {e} / USE {u}": [] for e, u in THREE_LEGS}
     for qid in query_ids:
         query = data.queries[qid]
@@ -136,7 +136,7 @@ def run(
         report["fast"] = _quality(services, data, query_ids, path_of, unanswerable)
 
         refiner = services.refiner
-        refiner.routes.refined.embedder.embed_query("warm up")
+        refiner.generations.refined.embedder.embed_query("warm up")
         started = time.perf_counter()
         assert refiner.refine(WS)
         took = time.perf_counter() - started
@@ -154,7 +154,7 @@ def run(
         started = time.perf_counter()
         _arrive(services, queue, extra_id, extra_text, path_of)
         searchable = time.perf_counter() - started
-        serving_after_write = services.search.route(WS).embedder.name
+        serving_after_write = services.search.generation(WS).embedder.name
         assert refiner.refine(WS)
         report["one_more_file"] = {
             "chunks": services.metadata.count_chunks(WS) - chunks,

@@ -70,18 +70,18 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
     data = load_beir(directory)
     records: list[dict] = []
     with scratch_services(embedder=embedder) as (services, queue):
-        route = services.search.route(DEFAULT_WORKSPACE_ID)
+        generation = services.search.generation(DEFAULT_WORKSPACE_ID)
         ranking_scale = services.search.calibration_for(
-            vector_used=True, method="convex", embedder=route.embedder
+            vector_used=True, method="convex", embedder=generation.embedder
         ).scale
 
         def record(workspace_id, group, query, relevant, id_of):
             filters = SearchFilter(workspace_id=workspace_id)
-            vector = services.search.query_vector(query, route.embedder)
-            keyword, semantic = route.index.hybrid_search(query, vector, filters, 100)
-            weight = route.index.keyword_weight(query, filters) if keyword else 0.0
+            vector = services.search.query_vector(query, generation.embedder)
+            keyword, semantic = generation.index.hybrid_search(query, vector, filters, 100)
+            weight = generation.index.keyword_weight(query, filters) if keyword else 0.0
             vw = query_vector_weight(  # ranked as search ranks: the weight follows the query
-                vector_weight_for(route.embedder), keyword, semantic, weight, ranking_scale
+                vector_weight_for(generation.embedder), keyword, semantic, weight, ranking_scale
             )
             fused = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)
             window = gate_window(fused, TOP)  # read as the gate reads it
@@ -142,7 +142,7 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                 record(DEFAULT_WORKSPACE_ID, f"foreign:{source}", q, set(), path_of)
         for q in random_queries():
             record(DEFAULT_WORKSPACE_ID, "random", q, set(), path_of)
-        scale = measure_scale(route.embedder) if route.embedder else None
+        scale = measure_scale(generation.embedder) if generation.embedder else None
     meta = {"dataset": directory.name, "embedder": embedder, "documents": len(corpus)}
     if scale is not None:
         meta["scale"] = [scale.unrelated, scale.related]

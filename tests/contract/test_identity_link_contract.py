@@ -61,3 +61,15 @@ def test_two_first_sign_ins_at_once_make_one_link(accounts: AccountStores):
         t.join()
     assert len(won) == 1 and len(lost) == 7
     assert links.linked_user(ISSUER, "sub-race") == won[0]
+
+
+def test_a_user_is_linked_to_the_issuers_they_signed_in_with(accounts: AccountStores):
+    links = accounts.links
+    assert links.is_linked(ISSUER, "u-ada") is False
+    links.link(ISSUER, "sub-1", "u-ada")
+    links.link(ISSUER + "-2", "sub-9", "u-bob")  # an issuer whose URL starts like ISSUER's
+    assert links.is_linked(ISSUER, "u-ada") is True
+    assert links.is_linked(OTHER, "u-ada") is False
+    assert links.is_linked(ISSUER, "u-bob") is False
+    links.forget_user("u-ada")
+    assert links.is_linked(ISSUER, "u-ada") is False

@@ -34,7 +34,7 @@ def _user(name: str, *, admin: bool = False) -> User:
 
 
 @pytest.fixture
-def world(accounts: AccountStores):
+def key_rights(accounts: AccountStores):
     metadata = FakeMetadataStore()
     libraries = LibraryService(
         store=accounts.libraries, users=accounts.users, metadata=metadata,
@@ -51,8 +51,8 @@ def world(accounts: AccountStores):
     return accounts, libraries, keys
 
 
-def test_the_maker_is_stored_with_the_key(world):
-    accounts, _, keys = world
+def test_the_maker_is_stored_with_the_key(key_rights):
+    accounts, _, keys = key_rights
     record, _ = keys.create(workspace_id=LIB, scopes="kb:read", created_by="id-bob")
     assert accounts.api_keys.get(record.id).created_by == "id-bob"
     assert accounts.api_keys.list_keys(LIB)[0].created_by == "id-bob"
@@ -60,8 +60,8 @@ def test_the_maker_is_stored_with_the_key(world):
     assert accounts.api_keys.get(operator.id).created_by == OPERATOR
 
 
-def test_an_admin_key_follows_its_makers_admin_flag(world):
-    accounts, _, keys = world
+def test_an_admin_key_follows_its_makers_admin_flag(key_rights):
+    accounts, _, keys = key_rights
     _, secret = keys.create(workspace_id=ws("ada"), scopes=ALL, created_by="id-ada")
     assert keys.principal_for(secret).has(SCOPE_ADMIN)
     ada = accounts.users.get_user("id-ada")
@@ -74,8 +74,8 @@ def test_an_admin_key_follows_its_makers_admin_flag(world):
     assert keys.principal_for(secret) is None
 
 
-def test_a_library_key_follows_its_makers_role(world):
-    accounts, _, keys = world
+def test_a_library_key_follows_its_makers_role(key_rights):
+    accounts, _, keys = key_rights
     _, secret = keys.create(workspace_id=LIB, scopes="kb:read kb:write", created_by="id-bob")
     editor = keys.principal_for(secret)
     assert editor.role == "editor" and editor.has(SCOPE_WRITE)
@@ -88,8 +88,8 @@ def test_a_library_key_follows_its_makers_role(world):
     assert keys.principal_for(secret).has(SCOPE_WRITE)
 
 
-def test_a_deleted_library_and_a_deleted_user_take_their_keys(world):
-    accounts, _, keys = world
+def test_a_deleted_library_and_a_deleted_user_take_their_keys(key_rights):
+    accounts, _, keys = key_rights
     _, bob_secret = keys.create(workspace_id=LIB, scopes="kb:read", created_by="id-bob")
     _, own_secret = keys.create(workspace_id=ws("bob"), scopes="kb:read", created_by="id-bob")
     _, ada_secret = keys.create(workspace_id=LIB, scopes="kb:read", created_by="id-ada")
@@ -100,15 +100,15 @@ def test_a_deleted_library_and_a_deleted_user_take_their_keys(world):
     assert keys.principal_for(own_secret) is None
 
 
-def test_the_service_revokes_a_deleted_librarys_keys(world):
-    accounts, libraries, keys = world
+def test_the_service_revokes_a_deleted_librarys_keys(key_rights):
+    accounts, libraries, keys = key_rights
     record, _ = keys.create(workspace_id=LIB, scopes="kb:read", created_by="id-bob")
     libraries.delete(person(accounts.users.get_user("id-ada")), LIB)
     assert accounts.api_keys.get(record.id).revoked_at is not None
 
 
-def test_keys_without_a_maker_are_refused_and_the_operators_are_not_capped(world):
-    _, _, keys = world
+def test_keys_without_a_maker_are_refused_and_the_operators_are_not_capped(key_rights):
+    _, _, keys = key_rights
     _, legacy = keys.create(workspace_id=LIB, scopes="kb:read", created_by=None)
     assert keys.principal_for(legacy) is None
     _, operator = keys.create(workspace_id=LIB, scopes="kb:read kb:write")

@@ -23,7 +23,7 @@ KEEPER = b"The keeper's log survives every bad upload."
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
+def kept_file(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("bad-inputs") / "data") as rest:  # default 50 MiB limit
         user = rest.new_user()
         kept = user.client.post("/upload", files={"file": ("keeper.txt", KEEPER, "text/plain")})
@@ -70,8 +70,8 @@ def files(user) -> int:
     ],
     ids=["0-byte", "50MiB+1", "NUL-in-name", "300-char-name", "unsupported-type"],
 )
-def test_refused_uploads_are_4xx_and_store_nothing(world, name, data, status):
-    _, user, _ = world
+def test_refused_uploads_are_4xx_and_store_nothing(kept_file, name, data, status):
+    _, user, _ = kept_file
     before = files(user)
     assert_error(upload(user, name, data), status)
     assert files(user) == before
@@ -95,8 +95,8 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", list(CASES))
-def test_hard_files_end_completed_or_failed_with_a_reason(world, case):
-    _, user, _ = world
+def test_hard_files_end_completed_or_failed_with_a_reason(kept_file, case):
+    _, user, _ = kept_file
     name, make, reason = CASES[case]
     response = upload(user, name, make())
     assert response.status_code == 201, response.text
@@ -110,15 +110,15 @@ def test_hard_files_end_completed_or_failed_with_a_reason(world, case):
     assert rss_mib() < 2048, f"peak RSS {rss_mib()} MiB"
 
 
-def test_a_client_path_is_reduced_to_its_name(world):
-    _, user, _ = world
+def test_a_client_path_is_reduced_to_its_name(kept_file):
+    _, user, _ = kept_file
     response = upload(user, "../../etc/passwd.txt", b"not a system file", "text/plain")
     assert response.status_code == 201
     assert response.json()["name"] == "passwd.txt"
 
 
-def test_nfc_and_nfd_twins_are_one_name(world):
-    _, user, _ = world
+def test_nfc_and_nfd_twins_are_one_name(kept_file):
+    _, user, _ = kept_file
     nfc, nfd = unicodedata.normalize("NFC", "が.txt"), unicodedata.normalize("NFD", "が.txt")
     assert nfc != nfd
     first = upload(user, nfc, "かな文字".encode(), "text/plain").json()
@@ -128,8 +128,8 @@ def test_nfc_and_nfd_twins_are_one_name(world):
     assert other["id"] != first["id"] and other["name"] == "が (2).txt"
 
 
-def test_a_100MB_json_body_is_refused_unread(world):
-    _, user, _ = world
+def test_a_100MB_json_body_is_refused_unread(kept_file):
+    _, user, _ = kept_file
 
     def body():
         yield b'{"name": "'
@@ -144,8 +144,8 @@ def test_a_100MB_json_body_is_refused_unread(world):
     assert user.client.get("/model-configs").json() == []
 
 
-def test_deeply_nested_json_is_a_4xx(world):
-    _, user, _ = world
+def test_deeply_nested_json_is_a_4xx(kept_file):
+    _, user, _ = kept_file
     depth = 100_000
     nested = b'{"temperature": ' + b"[" * depth + b"]" * depth + b"}"
     response = user.client.put(
@@ -170,8 +170,8 @@ async def _mcp_twins_and_paths(url: str, key: str) -> None:
         assert count["count"] == 1
 
 
-def test_mcp_paths_refused_and_unicode_twins_one_document(world):
-    rest, _, _ = world
+def test_mcp_paths_refused_and_unicode_twins_one_document(kept_file):
+    rest, _, _ = kept_file
     import uuid
 
     key = rest.services.apikeys.create(

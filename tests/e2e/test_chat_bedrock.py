@@ -19,7 +19,6 @@ from bunko.server_app import create_app
 from tests.aws.eventstream import converse_stream, event, exception
 from tests.e2e.chat_harness import ask, load_documents
 from tests.e2e.live_server import LiveServer
-from tests.e2e.rest_harness import serve
 
 CLAUDE = "anthropic.claude-3-haiku-20240307-v1:0"
 RERANK = "cohere.rerank-v3-5:0"
@@ -64,14 +63,8 @@ class BedrockRuntime:
         return AWSResponse(request.url, status, headers, RawBody(body))
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("chat-bedrock") / "data") as r:
-        yield r
-
-
 @pytest.fixture
-def bedrock(rest, monkeypatch):
+def bedrock_runtime(rest, monkeypatch):
     runtime = BedrockRuntime()
     agent = boto3.client(
         "bedrock-agent-runtime",
@@ -110,8 +103,8 @@ def bedrock_user(rest, *, rerank: bool = False, **settings):
     return user
 
 
-def test_converse_stream_answer_with_grounded_prompt(rest, bedrock):
-    runtime, _ = bedrock
+def test_converse_stream_answer_with_grounded_prompt(rest, bedrock_runtime):
+    runtime, _ = bedrock_runtime
     user = bedrock_user(rest)
     runtime.reply(converse_stream("It was built ", "in 1872 [1]."))
     answer = ask(user.client, "When was the lighthouse built?", language="en")
@@ -131,8 +124,8 @@ def test_converse_stream_answer_with_grounded_prompt(rest, bedrock):
     }
 
 
-def test_error_mid_stream_is_an_error_event_then_done(rest, bedrock):
-    runtime, _ = bedrock
+def test_error_mid_stream_is_an_error_event_then_done(rest, bedrock_runtime):
+    runtime, _ = bedrock_runtime
     user = bedrock_user(rest)
     runtime.reply(
         event("messageStart", {"role": "assistant"})
@@ -145,8 +138,8 @@ def test_error_mid_stream_is_an_error_event_then_done(rest, bedrock):
     assert "too long" in answer.errors[0] and "topK" in answer.errors[0]
 
 
-def test_access_denied_names_what_to_enable(rest, bedrock):
-    runtime, _ = bedrock
+def test_access_denied_names_what_to_enable(rest, bedrock_runtime):
+    runtime, _ = bedrock_runtime
     user = bedrock_user(rest)
     denied = {"__type": "AccessDeniedException", "message": "no access"}
     runtime.reply(json.dumps(denied).encode(), status=403, content_type="application/json")
@@ -155,8 +148,8 @@ def test_access_denied_names_what_to_enable(rest, bedrock):
     assert "Model access" in answer.errors[0] and CLAUDE in answer.errors[0]
 
 
-def test_throttling_is_retried_then_answers(rest, bedrock):
-    runtime, _ = bedrock
+def test_throttling_is_retried_then_answers(rest, bedrock_runtime):
+    runtime, _ = bedrock_runtime
     user = bedrock_user(rest)
     throttled = {"__type": "ThrottlingException", "message": "slow down"}
     runtime.reply(json.dumps(throttled).encode(), status=429, content_type="application/json")
@@ -169,8 +162,8 @@ def test_throttling_is_retried_then_answers(rest, bedrock):
 QUESTION = "lighthouse bakery bread museum"
 
 
-def test_rerank_on_and_off(rest, bedrock):
-    runtime, rerank = bedrock
+def test_rerank_on_and_off(rest, bedrock_runtime):
+    runtime, rerank = bedrock_runtime
     user = bedrock_user(rest, rerank=False, similarityThreshold=0, topK=2)
     runtime.reply(converse_stream("ok [1]"))
     plain = [s["fileName"] for s in ask(user.client, QUESTION).sources]
@@ -205,8 +198,8 @@ def test_rerank_on_and_off(rest, bedrock):
 
 
 @pytest.mark.slow  # waits for a slow model by design
-def test_keep_alive_comments_while_the_model_is_slow(rest, bedrock):
-    runtime, _ = bedrock
+def test_keep_alive_comments_while_the_model_is_slow(rest, bedrock_runtime):
+    runtime, _ = bedrock_runtime
     runtime.delay = 2.0
     user = bedrock_user(rest)
     runtime.reply(converse_stream("Built in 1872 [1]."))

@@ -12,7 +12,6 @@ import pytest
 
 from bunko.services.chat.chat_text import NOTHING_FOUND
 from tests.e2e.chat_harness import ask, load_documents
-from tests.e2e.rest_harness import serve
 from tests.llama_server import MODEL_NAME, llama_server
 
 LIBRARY = Path(__file__).resolve().parents[1] / "data" / "first_library"
@@ -39,12 +38,6 @@ CONVERSATION = [
     ("Who painted the Mona Lisa?", None),  # nothing in the library answers it
 ]
 EXPECTED = {0: "1872", 1: "1.4 million", 2: "60 euros", 3: "千利休", 4: "にじり口"}
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("follow-ups") / "data") as server:
-        yield server
 
 
 def converse(client) -> list:

@@ -10,7 +10,6 @@ import pytest
 from httpx_sse import connect_sse
 
 from tests.e2e.chat_harness import PROGRESS, ask, load_documents
-from tests.e2e.rest_harness import serve
 from tests.llama_server import MODEL_NAME, llama_server
 from tests.waiting import wait_for
 
@@ -25,12 +24,6 @@ def llama():
     # ignore_eos: every answer runs to maxTokens, so a stopped generation is visible.
     with llama_server(api_key=KEY, ignore_eos=True) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("chat-llama") / "data") as r:
-        yield r
 
 
 def llm_user(rest, llama, *, api_key=KEY, max_tokens=16, temperature=0.2):

@@ -9,13 +9,7 @@ import pytest
 
 from bunko.services.chat.chat_text import FOUND, NOTHING_FOUND, SEARCHING
 from tests.e2e.chat_harness import ask, load_documents
-from tests.e2e.rest_harness import assert_error, serve
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("chat") / "data") as r:
-        yield r
+from tests.e2e.rest_harness import assert_error
 
 
 @pytest.fixture(scope="module")

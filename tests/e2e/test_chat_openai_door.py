@@ -11,19 +11,13 @@ import openai
 import pytest
 
 from tests.e2e.chat_harness import load_documents
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 from tests.llama_server import MODEL_NAME, llama_server
 from tests.security.servers import raw_exchange, status_of
 
 
 @pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("chat-openai") / "data") as r:
-        yield r
-
-
-@pytest.fixture(scope="module")
-def user(rest):
+def door_user(rest):
     user = rest.new_user()
     load_documents(user)
     return user
@@ -36,8 +30,8 @@ def client_for(rest, token: str) -> openai.OpenAI:
 QUESTION = [{"role": "user", "content": "When was the lighthouse built?"}]
 
 
-def test_streams_a_cited_answer_with_sources(rest, user):
-    client = client_for(rest, user.token)
+def test_streams_a_cited_answer_with_sources(rest, door_user):
+    client = client_for(rest, door_user.token)
     stream = client.chat.completions.create(
         model="bunko-extractive", messages=QUESTION, stream=True
     )
@@ -51,8 +45,8 @@ def test_streams_a_cited_answer_with_sources(rest, user):
     assert len({c.id for c in chunks}) == 1
 
 
-def test_non_stream_answer_and_models(rest, user):
-    client = client_for(rest, user.token)
+def test_non_stream_answer_and_models(rest, door_user):
+    client = client_for(rest, door_user.token)
     completion = client.chat.completions.create(model="bunko-extractive", messages=QUESTION)
     content = completion.choices[0].message.content
     assert "1872" in content and "shore. [1]" in content
@@ -60,8 +54,8 @@ def test_non_stream_answer_and_models(rest, user):
     assert [m.id for m in client.models.list()] == ["bunko-extractive"]
 
 
-def test_history_from_earlier_messages(rest, user):
-    client = client_for(rest, user.token)
+def test_history_from_earlier_messages(rest, door_user):
+    client = client_for(rest, door_user.token)
     messages = [
         {"role": "system", "content": "Be brief."},
         {"role": "user", "content": "Tell me about the Kessock lighthouse."},
@@ -82,8 +76,8 @@ def assert_openai_error(response, status: int, code: str | None = None) -> str:
     return body["error"]["message"]
 
 
-def test_api_key_works_and_errors_come_in_openais_shape(rest, user):
-    workspace = rest.services.identity.authenticate(user.token).workspace_id
+def test_api_key_works_and_errors_come_in_openais_shape(rest, door_user):
+    workspace = rest.services.identity.authenticate(door_user.token).workspace_id
     _, key = rest.services.apikeys.create(workspace_id=workspace, scopes=("kb:read",))
     completion = client_for(rest, key).chat.completions.create(
         model="bunko-extractive", messages=QUESTION
@@ -100,12 +94,12 @@ def test_api_key_works_and_errors_come_in_openais_shape(rest, user):
     with pytest.raises(openai.BadRequestError, match="messages"):
         client_for(rest, key).chat.completions.create(model="bunko-extractive", messages=[])
     message = assert_openai_error(
-        user.client.post("/v1/chat/completions", json={"model": "x", "messages": []}), 400
+        door_user.client.post("/v1/chat/completions", json={"model": "x", "messages": []}), 400
     )
     assert "messages" in message
     assistant_last = [{"role": "assistant", "content": "hi"}]
     body = {"model": "bunko-extractive", "messages": assistant_last}
-    message = assert_openai_error(user.client.post("/v1/chat/completions", json=body), 400)
+    message = assert_openai_error(door_user.client.post("/v1/chat/completions", json=body), 400)
     assert "the last message must be the user's question" in message
     # A body over the limit is refused before it is read, in the door's shape too.
     head = (
@@ -117,7 +111,7 @@ def test_api_key_works_and_errors_come_in_openais_shape(rest, user):
     body = json.loads(refused.partition(b"\r\n\r\n")[2])
     assert body["error"]["code"] == "request_too_large" and body["error"]["message"]
     # Bunko's other routes keep aurak's shape.
-    assert_error(user.client.get("/knowledge-bases/no-such-id"), 404)
+    assert_error(door_user.client.get("/knowledge-bases/no-such-id"), 404)
 
 
 @pytest.mark.slow  # llama.cpp with a GGUF chat model
@@ -167,7 +161,7 @@ def test_provider_failure_in_a_stream_raises_in_the_client(rest):
         assert refused.value.status_code == 502
 
 
-def test_content_parts_are_held_to_the_chat_limits(rest, user):
+def test_content_parts_are_held_to_the_chat_limits(rest, door_user):
     """Issue 33: a question sent as OpenAI content parts had no limit (a 3 MB one reached the
     embedder); every form of a message is held to /chat/stream's: the question 8,000
     characters, an earlier turn 32,000."""
@@ -178,7 +172,7 @@ def test_content_parts_are_held_to_the_chat_limits(rest, user):
 
     def post(messages: list[dict]):
         body = {"model": "bunko-extractive", "messages": messages}
-        return user.client.post("/v1/chat/completions", json=body)
+        return door_user.client.post("/v1/chat/completions", json=body)
 
     largest = "lighthouse " * 727 + "x"  # 7,998 characters
     assert len(largest) <= 8000

@@ -12,8 +12,11 @@ from bunko.domain.sentences import is_heading, is_whole, sentence_key
 from bunko.evaluation.answers import quotes_of
 from bunko.parsing import parse
 from tests.e2e.chat_harness import ask
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
 from tests.report_pdf import LIGHTHOUSE_REPORT, make_report_pdf
+
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"embedder": "use"}
 
 BUDGET = (
     "The total budget for the restoration was $480,000, of which $312,500 was spent on the "
@@ -30,16 +33,9 @@ BUILT = (
 REPORT = make_report_pdf(LIGHTHOUSE_REPORT)
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    # the embedding model a new user's server runs (`bunko serve`'s default)
-    with serve(tmp_path_factory.mktemp("pdf-report") / "data", embedder="use") as r:
-        yield r
-
-
 @pytest.fixture(scope="module", params=[{}, {"chunkSize": "300", "chunkOverlap": "100"}],
                 ids=["default-chunks", "small-overlapping-chunks"])  # fmt: skip
-def user(rest, request):
+def report_reader(rest, request):
     user = rest.new_user()
     response = user.client.post(
         "/upload",
@@ -69,26 +65,26 @@ def quotes(answer) -> list[str]:
     return found
 
 
-def test_the_budget_question_is_answered_with_the_figure(user):
-    answer = ask(user.client, "What does the lighthouse report say about the budget?")
+def test_the_budget_question_is_answered_with_the_figure(report_reader):
+    answer = ask(report_reader.client, "What does the lighthouse report say about the budget?")
     found = quotes(answer)
     assert BUDGET in found[0], answer.text
     assert all(s["fileName"] == "harbor-point-report.pdf" for s in answer.sources)
 
 
-def test_a_follow_up_about_the_grant_gets_the_whole_sentence(user):
+def test_a_follow_up_about_the_grant_gets_the_whole_sentence(report_reader):
     history = [
         {"role": "user", "content": "What does the lighthouse report say about the budget?"},
         {"role": "assistant", "content": f"{BUDGET} [1]"},
     ]
-    answer = ask(user.client, "And how much came from the grant?", history=history)
+    answer = ask(report_reader.client, "And how much came from the grant?", history=history)
     found = quotes(answer)
     assert any(GRANT in q for q in found), answer.text
     assert "A grant of [" not in answer.text
 
 
-def test_when_and_by_whom_quotes_the_sentence_once(user):
-    answer = ask(user.client, "When was the lighthouse built and by whom?")
+def test_when_and_by_whom_quotes_the_sentence_once(report_reader):
+    answer = ask(report_reader.client, "When was the lighthouse built and by whom?")
     found = quotes(answer)
     assert BUILT in found[0], answer.text
     assert sum(BUILT in q for q in found) == 1

@@ -8,7 +8,6 @@ import httpx
 import pytest
 
 from tests.e2e.chat_harness import ask, load_documents
-from tests.e2e.rest_harness import serve
 from tests.llama_server import MODEL_NAME, llama_server
 
 pytestmark = pytest.mark.slow  # llama.cpp with a GGUF model
@@ -30,12 +29,6 @@ DOCUMENTS = {
 def reranker():
     with llama_server(rerank=True) as server:
         yield server
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("chat-rerank") / "data") as r:
-        yield r
 
 
 def test_rerank_on_follows_the_endpoint_and_off_keeps_search_order(rest, reranker):

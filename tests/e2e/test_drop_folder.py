@@ -16,7 +16,7 @@ from tests.waiting import wait_for
 
 
 @pytest.fixture
-def drop(services, tmp_path):
+def watched_drop(services, tmp_path):
     folder = tmp_path / "drop"
     watcher = DropFolderWatcher(services.ingest, WS, [WatchedFolder(folder)])
     yield folder, watcher
@@ -34,8 +34,8 @@ def completed(services, path, revision=1):
     )
 
 
-def test_add_change_delete(services, drop):
-    folder, watcher = drop
+def test_add_change_delete(services, watched_drop):
+    folder, watcher = watched_drop
     watcher.start()
     (folder / "notes.txt").write_text("The first version mentions lighthouses.", encoding="utf-8")
     doc = wait_for(lambda: completed(services, "notes.txt"))
@@ -50,8 +50,8 @@ def test_add_change_delete(services, drop):
     assert services.index.count(WS) == 0
 
 
-def test_subfolder_is_the_category_and_hidden_files_are_ignored(services, drop):
-    folder, watcher = drop
+def test_subfolder_is_the_category_and_hidden_files_are_ignored(services, watched_drop):
+    folder, watcher = watched_drop
     watcher.start()
     (folder / "manuals").mkdir()
     (folder / "manuals" / "guide.md").write_text(
@@ -66,8 +66,8 @@ def test_subfolder_is_the_category_and_hidden_files_are_ignored(services, drop):
     assert doc_at(services, "download.part") is None
 
 
-def test_deleting_a_subfolder_removes_its_documents(services, drop):
-    folder, watcher = drop
+def test_deleting_a_subfolder_removes_its_documents(services, watched_drop):
+    folder, watcher = watched_drop
     (folder / "old").mkdir(parents=True)
     for i in range(3):
         (folder / "old" / f"{i}.txt").write_text(f"old file {i}", encoding="utf-8")
@@ -79,8 +79,8 @@ def test_deleting_a_subfolder_removes_its_documents(services, drop):
     wait_for(lambda: services.metadata.count_documents(WS) == 0)
 
 
-def test_catch_up_on_start(services, drop, tmp_path):
-    folder, watcher = drop
+def test_catch_up_on_start(services, watched_drop, tmp_path):
+    folder, watcher = watched_drop
     folder.mkdir(exist_ok=True)
     (folder / "kept.txt").write_text("kept while stopped", encoding="utf-8")
     (folder / "gone.txt").write_text("removed while stopped", encoding="utf-8")
@@ -93,8 +93,8 @@ def test_catch_up_on_start(services, drop, tmp_path):
     assert doc_at(services, "gone.txt") is None
 
 
-def test_uploaded_documents_are_never_removed_by_the_watcher(services, drop):
-    _folder, watcher = drop
+def test_uploaded_documents_are_never_removed_by_the_watcher(services, watched_drop):
+    _folder, watcher = watched_drop
     services.ingest.submit(Upload(WS, b"from the API", path="uploaded.txt", source="upload"))
     watcher.start()
     assert services.queue.join(timeout=60)
@@ -102,8 +102,8 @@ def test_uploaded_documents_are_never_removed_by_the_watcher(services, drop):
     assert doc_at(services, "uploaded.txt") is not None
 
 
-def test_unreadable_dropped_file_fails_without_stopping_the_watcher(services, drop):
-    folder, watcher = drop
+def test_unreadable_dropped_file_fails_without_stopping_the_watcher(services, watched_drop):
+    folder, watcher = watched_drop
     watcher.start()
     Path(folder / "broken.pdf").write_bytes(b"%PDF-1.4 not really")
     doc = wait_for(
@@ -114,10 +114,10 @@ def test_unreadable_dropped_file_fails_without_stopping_the_watcher(services, dr
     wait_for(lambda: completed(services, "fine.txt"))
 
 
-def test_a_symlink_out_of_the_drop_folder_is_not_followed(services, drop, tmp_path):
+def test_a_symlink_out_of_the_drop_folder_is_not_followed(services, watched_drop, tmp_path):
     """Issue 33: a link in the drop folder to a file or folder outside it indexes nothing,
     whether the catch-up at start or the live watch sees it."""
-    folder, watcher = drop
+    folder, watcher = watched_drop
     outside = tmp_path / "outside"
     (outside / "private").mkdir(parents=True)
     (outside / "secret.txt").write_text("the payroll password is hunter2", encoding="utf-8")
@@ -136,10 +136,10 @@ def test_a_symlink_out_of_the_drop_folder_is_not_followed(services, drop, tmp_pa
         assert not services.index.keyword_search(words, SearchFilter(WS), 5)
 
 
-def test_a_name_written_in_nfd_is_one_document_across_catch_ups(services, drop):
+def test_a_name_written_in_nfd_is_one_document_across_catch_ups(services, watched_drop):
     """macOS writes names decomposed (NFD); the document's path is NFC. A catch-up must match
     them, not delete the document and add it again."""
-    folder, watcher = drop
+    folder, watcher = watched_drop
     folder.mkdir(parents=True, exist_ok=True)
     nfd = "Cafe\u0301 notes.txt"  # é as e + combining acute
     (folder / nfd).write_text("Notes on the café by the harbour.", encoding="utf-8")

@@ -29,75 +29,69 @@ def register(url: str, username: str) -> dict:
 
 
 def test_the_first_sign_up_is_the_admin_and_only_the_first(tmp_path):
-    with serve(tmp_path / "data", **NO_ADMIN) as rest:
+    with serve(tmp_path / "data", **NO_ADMIN) as fresh_rest:
         names = [f"early-{n}" for n in range(12)]
         with ThreadPoolExecutor(max_workers=12) as pool:
-            answers = list(pool.map(lambda name: register(rest.url, name), names))
-        admins = [u for u in rest.services.accounts.auth.users.list_users() if u.is_admin]
+            answers = list(pool.map(lambda name: register(fresh_rest.url, name), names))
+        admins = [u for u in fresh_rest.services.accounts.auth.users.list_users() if u.is_admin]
         assert len(admins) == 1  # twelve sign-ups at once: one admin
         # the registration answer says so
         assert [a["user"]["username"] for a in answers if a["user"]["isAdmin"]] == [
             admins[0].username
         ]
-        first = rest.login(admins[0].username, PASSWORD)
+        first = fresh_rest.login(admins[0].username, PASSWORD)
         assert first.client.get("/users").status_code == 200
-        later = register(rest.url, "later")
-        assert rest.login("later", PASSWORD).client.get("/users").status_code == 403
+        later = register(fresh_rest.url, "later")
+        assert fresh_rest.login("later", PASSWORD).client.get("/users").status_code == 403
         assert later["user"]["isAdmin"] is False
 
 
 def test_no_first_user_admin_when_switched_off_or_an_admin_exists(tmp_path):
-    with serve(tmp_path / "off", **NO_ADMIN, first_user_admin=False) as rest:
-        register(rest.url, "first")
-        assert_error(rest.login("first", PASSWORD).client.get("/users"), 403)
-    with serve(tmp_path / "seeded") as rest:  # the admin from settings came first
-        register(rest.url, "first")
-        assert_error(rest.login("first", PASSWORD).client.get("/users"), 403)
+    with serve(tmp_path / "off", **NO_ADMIN, first_user_admin=False) as fresh_rest:
+        register(fresh_rest.url, "first")
+        assert_error(fresh_rest.login("first", PASSWORD).client.get("/users"), 403)
+    with serve(tmp_path / "seeded") as fresh_rest:  # the admin from settings came first
+        register(fresh_rest.url, "first")
+        assert_error(fresh_rest.login("first", PASSWORD).client.get("/users"), 403)
 
 
 def test_sign_up_closed_lets_only_the_first_account_in(tmp_path):
     """BUNKO_SIGNUP=closed (the default): a fresh deployment's first account signs up and is
     its admin; then nobody signs up, and the admin adds people (issue 49, point 5)."""
-    with serve(tmp_path / "fresh", **NO_ADMIN, signup="closed") as rest:
-        with rest.client() as anonymous:
+    with serve(tmp_path / "fresh", **NO_ADMIN, signup="closed") as fresh_rest:
+        with fresh_rest.client() as anonymous:
             assert anonymous.get("/auth/signup").json() == {"open": True}
-        assert register(rest.url, "founder")["user"]["isAdmin"] is True
-        with rest.client() as anonymous:
+        assert register(fresh_rest.url, "founder")["user"]["isAdmin"] is True
+        with fresh_rest.client() as anonymous:
             assert anonymous.get("/auth/signup").json() == {"open": False}
             late = anonymous.post("/auth/register", json={"username": "late", "password": PASSWORD})
         assert "ask an admin" in assert_error(late, 403)["message"]
-        founder = rest.login("founder", PASSWORD)
+        founder = fresh_rest.login("founder", PASSWORD)
         added = founder.client.post("/users", json={"username": "late", "password": PASSWORD})
         assert added.status_code == 201, added.text
-        assert rest.login("late", PASSWORD).client.get("/libraries").status_code == 200
-    with serve(tmp_path / "race", **NO_ADMIN, signup="closed") as rest:
+        assert fresh_rest.login("late", PASSWORD).client.get("/libraries").status_code == 200
+    with serve(tmp_path / "race", **NO_ADMIN, signup="closed") as fresh_rest:
         # many first sign-ups at once: the one that becomes the admin is the only account
         def attempt(name: str) -> int:
-            with httpx.Client(base_url=rest.url, timeout=60) as anonymous:
+            with httpx.Client(base_url=fresh_rest.url, timeout=60) as anonymous:
                 body = {"username": name, "password": PASSWORD}
                 return anonymous.post("/auth/register", json=body).status_code
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             codes = list(pool.map(attempt, [f"early-{n}" for n in range(8)]))
         assert sorted(codes) == [201] + [403] * 7
-        assert len(rest.services.accounts.auth.users.list_users()) == 1
-    with serve(tmp_path / "seeded", signup="closed") as rest:  # the admin from settings
-        with rest.client() as anonymous:
+        assert len(fresh_rest.services.accounts.auth.users.list_users()) == 1
+    with serve(tmp_path / "seeded", signup="closed") as fresh_rest:  # the admin from settings
+        with fresh_rest.client() as anonymous:
             assert anonymous.get("/auth/signup").json() == {"open": False}
             first = anonymous.post("/auth/register", json={"username": "x1", "password": PASSWORD})
         assert_error(first, 403)
-    with serve(tmp_path / "open", signup="open") as rest:
-        assert register(rest.url, "anyone")["user"]["isAdmin"] is False
+    with serve(tmp_path / "open", signup="open") as fresh_rest:
+        assert register(fresh_rest.url, "anyone")["user"]["isAdmin"] is False
 
 
-@pytest.fixture
-def rest(tmp_path):
-    with serve(tmp_path / "data") as r:
-        yield r
-
-
-def test_an_admin_promotes_demotes_and_resets_a_password(rest):
-    admin, user = rest.admin(), rest.new_user()
+def test_an_admin_promotes_demotes_and_resets_a_password(fresh_rest):
+    admin, user = fresh_rest.admin(), fresh_rest.new_user()
     assert_error(user.client.patch(f"/users/{admin.id}", json={"isAdmin": False}), 403)
     assert_error(user.client.post(f"/users/{user.id}/password", json={"password": "x" * 12}), 403)
 
@@ -117,14 +111,14 @@ def test_an_admin_promotes_demotes_and_resets_a_password(rest):
     reset = admin.client.post(f"/users/{user.id}/password", json={"password": fresh})
     assert reset.status_code == 200, reset.text
     assert_error(user.client.get("/knowledge-bases"), 401)  # every session ended
-    with rest.client() as anonymous:
+    with fresh_rest.client() as anonymous:
         old = anonymous.post("/auth/login", json={"username": user.username, "password": PASSWORD})
         assert old.status_code == 401
-    assert rest.login(user.username, fresh).client.get("/knowledge-bases").status_code == 200
+    assert fresh_rest.login(user.username, fresh).client.get("/knowledge-bases").status_code == 200
 
 
-def test_the_users_list_shows_documents_bytes_and_libraries(rest):
-    admin, user = rest.admin(), rest.new_user()
+def test_the_users_list_shows_documents_bytes_and_libraries(fresh_rest):
+    admin, user = fresh_rest.admin(), fresh_rest.new_user()
     text = b"The keeper trims the lamp every evening."
     uploaded = user.client.post("/upload", files={"file": ("notes.txt", text, "text/plain")})
     wait_until_done(user.client, uploaded.json()["id"])
@@ -157,6 +151,6 @@ def test_bunko_user_promote_demote_and_reset_password(tmp_path):
     fresh = "the chief's new password"
     reset = bunko("user", "reset-password", "chief", input=f"{fresh}\n{fresh}\n")
     assert reset.exit_code == 0, reset.output
-    with serve(data, **NO_ADMIN) as rest:
-        chief = rest.login("chief", fresh)
+    with serve(data, **NO_ADMIN) as fresh_rest:
+        chief = fresh_rest.login("chief", fresh)
         assert chief.client.get("/users").status_code == 200

@@ -11,15 +11,11 @@ import pytest
 
 from bunko.services.chat.chat_text import NOTHING_FOUND
 from tests.e2e.chat_harness import ask, load_documents
-from tests.e2e.rest_harness import serve
+
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"embedder": "use"}
 
 FILES = Path(__file__).resolve().parents[1] / "data" / "first_library"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("first") / "data", embedder="use") as r:
-        yield r
 
 
 def library_of(rest, *names: str):

@@ -16,19 +16,16 @@ import pytest
 from bunko.services.chat.chat_text import NOT_ANSWERED, NOTHING_FOUND
 from tests.e2e.chat_harness import ask
 from tests.e2e.recording_llm import recording_llm
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
+
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"embedder": "use"}
 
 FILES = Path(__file__).resolve().parents[1] / "data" / "handbook"
 
 
 @pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("handbook") / "data", embedder="use") as r:
-        yield r
-
-
-@pytest.fixture(scope="module")
-def team(rest):
+def handbook_reader(rest):
     user = rest.new_user()
     for path in sorted(FILES.iterdir()):
         kind = mimetypes.guess_type(path.name)[0] or "text/plain"
@@ -62,8 +59,10 @@ def cited_files(answer) -> set[str]:
         ("コアタイムは何時から何時までですか？", "ja", "就業規則.md"),
     ],
 )
-def test_what_the_handbook_says_is_answered_from_its_file(team, question, language, file):
-    answer = ask(team.client, question, language=language)
+def test_what_the_handbook_says_is_answered_from_its_file(
+    handbook_reader, question, language, file
+):
+    answer = ask(handbook_reader.client, question, language=language)
     assert answer.done and not answer.errors
     assert file in cited_files(answer), (answer.text, answer.sources)
 
@@ -81,8 +80,8 @@ def test_what_the_handbook_says_is_answered_from_its_file(team, question, langua
         ("ペットをオフィスに連れてきてもいいですか？", "ja"),
     ],
 )
-def test_what_the_handbook_does_not_say_is_refused(team, question, language):
-    answer = ask(team.client, question, language=language)
+def test_what_the_handbook_does_not_say_is_refused(handbook_reader, question, language):
+    answer = ask(handbook_reader.client, question, language=language)
     assert answer.done and not answer.errors
     assert answer.sources == [] and answer.text == NOTHING_FOUND[language], (
         answer.text,
@@ -90,8 +89,8 @@ def test_what_the_handbook_does_not_say_is_refused(team, question, language):
     )
 
 
-def test_a_chat_model_is_told_to_say_the_sources_do_not_answer_and_then_keeps_none(team):
-    client = team.client
+def test_a_chat_model_is_told_to_say_the_sources_do_not_answer_and_then_keeps_none(handbook_reader):
+    client = handbook_reader.client
     with recording_llm([NOT_ANSWERED["en"]]) as llm:
         config = client.post("/model-configs", json={
             "name": "recorder", "provider": "local", "modelId": "recorder", "type": "llm",

@@ -22,12 +22,6 @@ POLICY = b"Travel policy. The meal allowance outside Europe is 60 euros a day."
 
 
 @pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("libraries") / "data") as r:
-        yield r
-
-
-@pytest.fixture(scope="module")
 def team(rest):
     """An admin's library with a viewer and an editor; the editor's upload in it."""
     admin, viewer, editor, outsider = (

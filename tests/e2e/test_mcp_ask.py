@@ -8,15 +8,12 @@ from mcp import MCPError
 
 from bunko.services.chat.chat_text import NOTHING_FOUND
 from tests.e2e.chat_harness import DOCUMENTS
-from tests.e2e.mcp_harness import deployed, http_client, ok
+from tests.e2e.mcp_harness import http_client, ok
+
+# The settings of the module's MCP deployment (the `kb` fixture, tests/conftest.py).
+MCP_SETTINGS = {"mcp_output_schemas": True}
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    with deployed(tmp_path_factory.mktemp("mcp-ask") / "data", mcp_output_schemas=True) as d:
-        yield d
 
 
 async def test_ask_answers_with_numbered_structured_sources(kb):

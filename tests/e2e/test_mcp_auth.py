@@ -27,12 +27,6 @@ def tools_call(name: str, arguments: dict, request_id: int = 7) -> dict:
     }  # fmt: skip
 
 
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    with deployed(tmp_path_factory.mktemp("mcp-auth") / "data") as deployment:
-        yield deployment
-
-
 def post(kb, body: dict, key: str | None = None, path: str = "/mcp") -> httpx.Response:
     headers = dict(ACCEPT, **({"Authorization": f"Bearer {key}"} if key else {}))
     return httpx.post(kb.url + path, json=body, headers=headers, timeout=30)

@@ -6,7 +6,7 @@ import pytest
 
 from bunko.mcp.inputs import MAX_CONTENT_CHARS
 from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS
-from tests.e2e.mcp_harness import deployed, http_client, ok, payload
+from tests.e2e.mcp_harness import http_client, ok, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -48,12 +48,6 @@ REFUSED_CALLS = [
     ("add_file", {"file": "/etc/hostname"}, ["stdio"]),
     ("no_such_tool", {}, ["unknown tool"]),
 ]
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    with deployed(tmp_path_factory.mktemp("mcp-bad") / "data") as deployment:
-        yield deployment
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ JSON_VALUES = st.recursive(
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory):
+def seeded_kb(tmp_path_factory):
     with deployed(tmp_path_factory.mktemp("mcp-fuzz") / "data") as deployment:
         key = deployment.key("admin")
         call(deployment.url, key, "add_item_text",
@@ -69,17 +69,17 @@ def snapshot(deployment, key: str) -> str:
     return json.dumps([docs, chunks, deployment.services.index.count(workspace)])
 
 
-def tools(kb) -> list[dict]:
-    deployment, key = kb
+def tools(seeded_kb) -> list[dict]:
+    deployment, key = seeded_kb
     return rpc(deployment.url, key, "tools/list", {})["tools"]
 
 
-def test_every_tool_survives_valid_and_invalid_arguments(kb):
-    deployment, key = kb
-    counts = {tool["name"]: fuzz_tool(deployment, key, tool) for tool in tools(kb)}
+def test_every_tool_survives_valid_and_invalid_arguments(seeded_kb):
+    deployment, key = seeded_kb
+    counts = {tool["name"]: fuzz_tool(deployment, key, tool) for tool in tools(seeded_kb)}
     for name, tally in counts.items():
         assert tally["valid"] > 0 and tally["invalid"] > 0, (name, tally)
-    assert tools(kb)  # the server still answers after every example
+    assert tools(seeded_kb)  # the server still answers after every example
     print("\nMCP fuzz per tool:", json.dumps(counts))
 
 

@@ -44,12 +44,6 @@ CORE_TOOLS = {
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    with deployed(tmp_path_factory.mktemp("mcp-http") / "data") as deployment:
-        yield deployment
-
-
-@pytest.fixture(scope="module")
 def kb_schemas(tmp_path_factory):
     """Output schemas advertised (BUNKO_MCP_OUTPUT_SCHEMAS=1): the client validates results."""
     data = tmp_path_factory.mktemp("mcp-schemas") / "data"

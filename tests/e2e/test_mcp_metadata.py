@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.mcp_harness import deployed, http_client, ok, payload
+from tests.e2e.mcp_harness import http_client, ok, payload
 
 pytestmark = pytest.mark.anyio
 
@@ -16,12 +16,6 @@ DOCS = {
     "notes/berths.md": ("Each harbour berth has a fee and a lease term.", {"team": "ops"}),
     "notes/old.md": ("An old note on the harbour berth and its lease.", None),
 }
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    with deployed(tmp_path_factory.mktemp("mcp-metadata") / "data") as deployment:
-        yield deployment
 
 
 async def test_an_agent_writes_filters_and_edits_metadata(kb):

@@ -13,17 +13,11 @@ import pytest
 from bunko.server_app import create_app
 from tests.conftest import make_services
 from tests.e2e.live_server import LiveServer
-from tests.e2e.mcp_harness import deployed, http_client, ok
+from tests.e2e.mcp_harness import http_client, ok
 
 pytestmark = pytest.mark.anyio
 
 STREAM = {"Accept": "text/event-stream"}
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    with deployed(tmp_path_factory.mktemp("mcp-methods") / "data") as deployment:
-        yield deployment
 
 
 def assert_refused_at_once(url: str, method: str, key: str | None) -> None:

@@ -20,16 +20,12 @@ from tests.e2e.research_contract import (
     validate_snapshot,
 )
 
+# The settings of the module's MCP deployment (the `kb` fixture, tests/conftest.py).
+MCP_SETTINGS = {"mcp_output_schemas": True}
+
 pytestmark = pytest.mark.anyio
 
 SCOPES = ("kb:read", "kb:write", "agent:research")
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    data = tmp_path_factory.mktemp("mcp-research") / "data"
-    with deployed(data, mcp_output_schemas=True) as deployment:
-        yield deployment
 
 
 async def _sealed_corpus(client, ws: str) -> dict:

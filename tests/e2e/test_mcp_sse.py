@@ -5,15 +5,9 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.e2e.mcp_harness import deployed, ok, sse_session
+from tests.e2e.mcp_harness import ok, sse_session
 
 pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(scope="module")
-def kb(tmp_path_factory):
-    with deployed(tmp_path_factory.mktemp("mcp-sse") / "data") as deployment:
-        yield deployment
 
 
 async def test_the_official_sse_client_uses_every_kind_of_tool(kb):

@@ -37,46 +37,42 @@ MAPPING = {
 
 
 @pytest.fixture(scope="module")
-def issuer():
-    with oidc_issuer() as running:
-        yield running
-
-
-@pytest.fixture(scope="module")
-def kb(issuer, tmp_path_factory):
+def oidc_server(issuer, tmp_path_factory):
     data = tmp_path_factory.mktemp("oidc") / "data"
     with serve(data, oidc_issuer=issuer.url, oidc_group_roles=MAPPING, **CLIENT) as rest:
         yield rest
 
 
-def start(browser: httpx.Client, kb: Rest) -> str:
+def start(browser: httpx.Client, oidc_server: Rest) -> str:
     """Press the web app's button: Bunko sends the browser to the issuer."""
-    login = kb.client().get("/auth/oidc/config").json()["loginUrl"]
+    login = oidc_server.client().get("/auth/oidc/config").json()["loginUrl"]
     sent = browser.get(login)
     assert sent.status_code == 302, sent.text
     assert sent.headers["cache-control"] == "no-store"
     return sent.headers["location"]
 
 
-def land(browser: httpx.Client, kb: Rest, callback: str) -> dict[str, str]:
+def land(browser: httpx.Client, oidc_server: Rest, callback: str) -> dict[str, str]:
     """Follow the issuer back to Bunko's callback; where Bunko sends the browser: the web app,
     with the outcome in the fragment."""
-    assert callback.startswith(kb.url + "/auth/oidc/callback?"), callback
+    assert callback.startswith(oidc_server.url + "/auth/oidc/callback?"), callback
     landed = browser.get(callback)
     assert landed.status_code == 302, landed.text  # never a 500, never an error page
     location = landed.headers["location"]
-    assert location.startswith(kb.url + "/#"), location
+    assert location.startswith(oidc_server.url + "/#"), location
     assert browser.get(location).status_code == 200  # the web app's page
     return fragment(location)
 
 
-def sign_in(kb: Rest, sub: str | None) -> dict[str, str]:
+def sign_in(oidc_server: Rest, sub: str | None) -> dict[str, str]:
     with httpx.Client(timeout=30) as browser:
-        return land(browser, kb, submit_login_form(browser, start(browser, kb), sub))
+        return land(
+            browser, oidc_server, submit_login_form(browser, start(browser, oidc_server), sub)
+        )
 
 
-def libraries(kb: Rest, token: str) -> dict[str, tuple[str, bool]]:
-    listed = kb.client(token).get("/libraries")
+def libraries(oidc_server: Rest, token: str) -> dict[str, tuple[str, bool]]:
+    listed = oidc_server.client(token).get("/libraries")
     assert listed.status_code == 200, listed.text
     return {lib["name"]: (lib["role"], lib["personal"]) for lib in listed.json()}
 
@@ -85,15 +81,15 @@ def user_id(token: str) -> str:
     return jwt.decode(token, options={"verify_signature": False})["sub"]
 
 
-def test_the_web_app_learns_where_the_button_goes(kb, issuer):
-    config = kb.client().get("/auth/oidc/config").json()
-    assert config == {"enabled": True, "loginUrl": kb.url + "/auth/oidc/login",
+def test_the_web_app_learns_where_the_button_goes(oidc_server, issuer):
+    config = oidc_server.client().get("/auth/oidc/config").json()
+    assert config == {"enabled": True, "loginUrl": oidc_server.url + "/auth/oidc/login",
                       "providerName": "localhost"}  # fmt: skip
     sent = httpx.get(config["loginUrl"], timeout=30)
     authorize = query(sent.headers["location"])
     assert sent.headers["location"].startswith(issuer.metadata()["authorization_endpoint"])
     assert authorize["response_type"] == "code" and authorize["client_id"] == CLIENT_ID
-    assert authorize["redirect_uri"] == kb.url + "/auth/oidc/callback"
+    assert authorize["redirect_uri"] == oidc_server.url + "/auth/oidc/callback"
     assert authorize["scope"] == "openid profile email"
     assert authorize["code_challenge_method"] == "S256" and len(authorize["code_challenge"]) == 43
     assert len(authorize["state"]) >= 43 and len(authorize["nonce"]) >= 43
@@ -102,31 +98,37 @@ def test_the_web_app_learns_where_the_button_goes(kb, issuer):
     assert authorize["code_challenge"] not in cookie  # the verifier, not the challenge, is kept
 
 
-def test_a_person_lands_in_their_groups_libraries_and_follows_their_groups(kb, issuer):
+def test_a_person_lands_in_their_groups_libraries_and_follows_their_groups(oidc_server, issuer):
     issuer.set_person("ada-sub", preferred_username="ada", email="ada@example.org",
                       groups=["eng", "handbook-readers", "not-mapped"])  # fmt: skip
-    token = sign_in(kb, "ada-sub")["oidc_token"]
-    assert libraries(kb, token) == {
+    token = sign_in(oidc_server, "ada-sub")["oidc_token"]
+    assert libraries(oidc_server, token) == {
         "ada": ("owner", True), "Engineering": ("editor", False), "Handbook": ("viewer", False),
     }  # fmt: skip
     ada = user_id(token)
     # what the web app keeps beside the token, as a password sign-in returns it
-    me = kb.client(token).get("/auth/me").json()
+    me = oidc_server.client(token).get("/auth/me").json()
     assert (me["id"], me["username"], me["isAdmin"]) == (ada, "ada", False)
-    assert kb.services.accounts.sign_in.web.people.links.linked_user(issuer.url, "ada-sub") == ada
+    assert (
+        oidc_server.services.accounts.sign_in.web.people.links.linked_user(issuer.url, "ada-sub")
+        == ada
+    )
     # the roles are real: a viewer of Handbook cannot upload there, an editor of Engineering can
-    handbook = kb.client(token)
+    handbook = oidc_server.client(token)
     handbook.headers["X-Bunko-Library"] = "Handbook"
     refused = handbook.post("/upload", files={"file": ("a.txt", b"text", "text/plain")})
     assert "kb:write" in assert_error(refused, 403)["message"]
-    engineering = kb.client(token)
+    engineering = oidc_server.client(token)
     engineering.headers["X-Bunko-Library"] = "Engineering"
     uploaded = engineering.post("/upload", files={"file": ("a.txt", b"text", "text/plain")})
     assert uploaded.status_code == 201, uploaded.text
 
     # libraries the mapping does not name are the owners' to manage, and stay as they are
-    assert kb.client(token).post("/libraries", json={"name": "Ada's notes"}).status_code == 201
-    admin = kb.admin().client
+    assert (
+        oidc_server.client(token).post("/libraries", json={"name": "Ada's notes"}).status_code
+        == 201
+    )
+    admin = oidc_server.admin().client
     runbooks = admin.post("/libraries", json={"name": "Runbooks"}).json()
     added = admin.put(f"/libraries/{runbooks['id']}/members",
                       json={"username": "ada", "role": "viewer"})  # fmt: skip
@@ -134,112 +136,162 @@ def test_a_person_lands_in_their_groups_libraries_and_follows_their_groups(kb, i
 
     # at the issuer: out of handbook-readers, eng became eng-leads
     issuer.set_person("ada-sub", preferred_username="ada", groups=["eng-leads"])
-    again = sign_in(kb, "ada-sub")["oidc_token"]
+    again = sign_in(oidc_server, "ada-sub")["oidc_token"]
     assert user_id(again) == ada  # the same person: the same user
-    assert libraries(kb, again) == {
+    assert libraries(oidc_server, again) == {
         "ada": ("owner", True), "Engineering": ("owner", False),
         "Ada's notes": ("owner", False), "Runbooks": ("viewer", False),
     }  # fmt: skip
-    gone = kb.client(again)
+    gone = oidc_server.client(again)
     gone.headers["X-Bunko-Library"] = "Handbook"
     assert_error(gone.get("/knowledge-bases"), 404)  # as if it did not exist
 
     issuer.set_person("ada-sub", preferred_username="ada")  # no groups at all
-    last = sign_in(kb, "ada-sub")["oidc_token"]
-    assert set(libraries(kb, last)) == {"ada", "Ada's notes", "Runbooks"}
+    last = sign_in(oidc_server, "ada-sub")["oidc_token"]
+    # Engineering's last owner stays its owner: a sync never leaves a library ownerless
+    assert libraries(oidc_server, last) == {
+        "ada": ("owner", True), "Engineering": ("owner", False),
+        "Ada's notes": ("owner", False), "Runbooks": ("viewer", False),
+    }  # fmt: skip
+    # once another member owns it, Ada's next sign-in follows her groups
+    issuer.set_person("bob-sub", preferred_username="bob", groups=["eng-leads"])
+    sign_in(oidc_server, "bob-sub")
+    final = sign_in(oidc_server, "ada-sub")["oidc_token"]
+    assert set(libraries(oidc_server, final)) == {"ada", "Ada's notes", "Runbooks"}
 
 
-def test_a_person_is_never_linked_to_a_local_account_by_name(kb, issuer):
-    with kb.client() as anonymous:
+def test_a_person_is_never_linked_to_a_local_account_by_name(oidc_server, issuer):
+    with oidc_server.client() as anonymous:
         registered = anonymous.post("/auth/register",
                                     json={"username": "grace", "password": PASSWORD})  # fmt: skip
     assert registered.status_code == 201, registered.text
-    grace = kb.login("grace", PASSWORD)
+    grace = oidc_server.login("grace", PASSWORD)
     issuer.set_person("grace-sub", preferred_username="grace", email="grace@example.org")
-    token = sign_in(kb, "grace-sub")["oidc_token"]
+    token = sign_in(oidc_server, "grace-sub")["oidc_token"]
     assert user_id(token) != grace.id
-    assert libraries(kb, token) == {"grace-2": ("owner", True)}  # a name of its own
-    assert libraries(kb, grace.token) == {"grace": ("owner", True)}  # untouched
+    assert libraries(oidc_server, token) == {"grace-2": ("owner", True)}  # a name of its own
+    assert libraries(oidc_server, grace.token) == {"grace": ("owner", True)}  # untouched
     # a name that looks like the admin's gets the same treatment (no "admin" lookalike)
     issuer.set_person("mallory-sub", preferred_username="ADMİN", groups=["eng-leads"])
-    mallory = sign_in(kb, "mallory-sub")["oidc_token"]
-    assert libraries(kb, mallory) == {"ADMİN-2": ("owner", True), "Engineering": ("owner", False)}
-    assert kb.client(mallory).get("/users").status_code == 403  # not the admin
+    mallory = sign_in(oidc_server, "mallory-sub")["oidc_token"]
+    assert libraries(oidc_server, mallory) == {
+        "ADMİN-2": ("owner", True),
+        "Engineering": ("owner", False),
+    }
+    assert oidc_server.client(mallory).get("/users").status_code == 403  # not the admin
 
 
-def test_refused_sign_ins_land_on_the_web_app_and_create_no_one(kb, issuer):
-    users = kb.services.accounts.users
+def test_refused_sign_ins_land_on_the_web_app_and_create_no_one(oidc_server, issuer):
+    users = oidc_server.services.accounts.users
     before = {u.id for u in users.list_users()}
     issuer.set_person("eve-sub", preferred_username="eve", groups=["eng-leads"])
 
-    cancelled = sign_in(kb, None)  # "Deny" at the issuer
+    cancelled = sign_in(oidc_server, None)  # "Deny" at the issuer
     assert cancelled == {"oidc_error": "the sign-in was cancelled or refused"}
 
     with httpx.Client(timeout=30) as browser:  # the state in the callback is not this browser's
-        back = submit_login_form(browser, start(browser, kb), "eve-sub")
+        back = submit_login_form(browser, start(browser, oidc_server), "eve-sub")
         forged = back.replace(f"state={query(back)['state']}", "state=someone-elses")
-        assert "did not match" in land(browser, kb, forged)["oidc_error"]
+        assert "did not match" in land(browser, oidc_server, forged)["oidc_error"]
 
     with httpx.Client(timeout=30) as victim, httpx.Client(timeout=30) as attacker:
         # login CSRF: the attacker's callback, opened in another browser (no cookie there)
-        back = submit_login_form(attacker, start(attacker, kb), "eve-sub")
-        assert "not started in this browser" in land(victim, kb, back)["oidc_error"]
+        back = submit_login_form(attacker, start(attacker, oidc_server), "eve-sub")
+        assert "not started in this browser" in land(victim, oidc_server, back)["oidc_error"]
 
     with httpx.Client(timeout=30) as browser:  # a code issued to another client
-        authorize = start(browser, kb).replace(f"client_id={CLIENT_ID}", "client_id=another-app")
+        authorize = start(browser, oidc_server).replace(
+            f"client_id={CLIENT_ID}", "client_id=another-app"
+        )
         back = submit_login_form(browser, authorize, "eve-sub")
-        assert "refused the sign-in (invalid_grant)" in land(browser, kb, back)["oidc_error"]
+        assert (
+            "refused the sign-in (invalid_grant)" in land(browser, oidc_server, back)["oidc_error"]
+        )
 
     assert {u.id for u in users.list_users()} == before
-    assert kb.services.accounts.sign_in.web.people.links.linked_user(issuer.url, "eve-sub") is None
+    assert (
+        oidc_server.services.accounts.sign_in.web.people.links.linked_user(issuer.url, "eve-sub")
+        is None
+    )
 
     with httpx.Client(timeout=30) as browser:  # a code used twice
-        back = submit_login_form(browser, start(browser, kb), "eve-sub")
+        back = submit_login_form(browser, start(browser, oidc_server), "eve-sub")
         kept = dict(browser.cookies)
-        assert "oidc_token" in land(browser, kb, back)
+        assert "oidc_token" in land(browser, oidc_server, back)
         assert "bunko_oidc" not in browser.cookies  # one sign-in, one use
         browser.cookies.update(kept)  # even with the cookie put back
-        assert "invalid_grant" in land(browser, kb, back)["oidc_error"]
+        assert "invalid_grant" in land(browser, oidc_server, back)["oidc_error"]
 
 
 def test_an_expired_id_token_is_refused(tmp_path: Path):
     # ID tokens that expired five minutes before they were issued: past any clock skew
     with (
         oidc_issuer(lifetime=timedelta(minutes=-5)) as stale,
-        serve(tmp_path / "data", oidc_issuer=stale.url, **CLIENT) as kb,
+        serve(tmp_path / "data", oidc_issuer=stale.url, **CLIENT) as oidc_server,
     ):
         stale.set_person("late-sub", preferred_username="late")
-        before = {u.id for u in kb.services.accounts.users.list_users()}
-        assert sign_in(kb, "late-sub") == {"oidc_error": "the token has expired"}
-        assert {u.id for u in kb.services.accounts.users.list_users()} == before
+        before = {u.id for u in oidc_server.services.accounts.users.list_users()}
+        assert sign_in(oidc_server, "late-sub") == {"oidc_error": "the token has expired"}
+        assert {u.id for u in oidc_server.services.accounts.users.list_users()} == before
 
 
 def test_an_unreachable_issuer_is_said_so(tmp_path: Path):
     with oidc_issuer() as gone:
         url = gone.url
-    with serve(tmp_path / "data", oidc_issuer=url, **CLIENT) as kb:
-        sent = httpx.get(kb.url + "/auth/oidc/login", timeout=30)
+    with serve(tmp_path / "data", oidc_issuer=url, **CLIENT) as oidc_server:
+        sent = httpx.get(oidc_server.url + "/auth/oidc/login", timeout=30)
         assert sent.status_code == 302
         assert "could%20not%20be%20reached" in sent.headers["location"]
-        assert sent.headers["location"].startswith(kb.url + "/#oidc_error=")
+        assert sent.headers["location"].startswith(oidc_server.url + "/#oidc_error=")
 
 
 def test_without_an_issuer_there_is_no_button_and_no_route(tmp_path: Path):
-    with serve(tmp_path / "data") as kb:
-        assert kb.client().get("/auth/oidc/config").json() == {
+    with serve(tmp_path / "data") as oidc_server:
+        assert oidc_server.client().get("/auth/oidc/config").json() == {
             "enabled": False, "loginUrl": None, "providerName": None,
         }  # fmt: skip
-        assert_error(kb.client().get("/auth/oidc/login"), 404)
-        assert_error(kb.client().get("/auth/oidc/callback", params={"code": "x"}), 404)
+        assert_error(oidc_server.client().get("/auth/oidc/login"), 404)
+        assert_error(oidc_server.client().get("/auth/oidc/callback", params={"code": "x"}), 404)
 
 
-def test_a_deleted_user_signs_in_again_as_a_new_user(kb, issuer):
+def test_a_deleted_user_signs_in_again_as_a_new_user(oidc_server, issuer):
     issuer.set_person("ben-sub", preferred_username="ben", groups=["eng"])
-    first = user_id(sign_in(kb, "ben-sub")["oidc_token"])
-    deleted = kb.admin().client.delete(f"/users/{first}")
+    first = user_id(sign_in(oidc_server, "ben-sub")["oidc_token"])
+    deleted = oidc_server.admin().client.delete(f"/users/{first}")
     assert deleted.status_code == 200, deleted.text
-    links = kb.services.accounts.sign_in.web.people.links
+    links = oidc_server.services.accounts.sign_in.web.people.links
     assert links.linked_user(issuer.url, "ben-sub") is None  # the link went with the user
-    token = sign_in(kb, "ben-sub")["oidc_token"]
+    token = sign_in(oidc_server, "ben-sub")["oidc_token"]
     assert user_id(token) != first
-    assert libraries(kb, token) == {"ben": ("owner", True), "Engineering": ("editor", False)}
+    assert libraries(oidc_server, token) == {
+        "ben": ("owner", True),
+        "Engineering": ("editor", False),
+    }
+
+
+def test_signing_out_sends_the_browser_to_end_the_providers_session(oidc_server, issuer):
+    """Issue 47, point 9: Bunko's sign-out names the issuer's end_session_endpoint, which
+    ends the issuer's session and sends the browser back to the web app; a password account's
+    sign-out names nothing."""
+    issuer.set_person("max-sub", preferred_username="max")
+    token = sign_in(oidc_server, "max-sub")["oidc_token"]
+    out = oidc_server.client(token).post("/auth/logout")
+    assert out.status_code == 200, out.text
+    logout_url = out.json()["logoutUrl"]
+    assert logout_url.startswith(issuer.metadata()["end_session_endpoint"] + "?")
+    assert query(logout_url) == {
+        "client_id": CLIENT_ID,
+        "post_logout_redirect_uri": oidc_server.url + "/",
+    }
+    assert_error(oidc_server.client(token).get("/auth/me"), 401)  # Bunko's own sign-out came first
+
+    with httpx.Client(timeout=30) as browser:  # what the browser does next, at the issuer
+        page = browser.get(logout_url)
+        assert page.status_code == 200 and "End session" in page.text
+        action = page.text.split('<form method="post" action="', 1)[1].split('"', 1)[0]
+        ended = browser.post(issuer.url + action, data={"redirect_uri": oidc_server.url + "/"})
+        assert ended.status_code == 302 and ended.headers["location"] == oidc_server.url + "/"
+
+    password_user = oidc_server.new_user()
+    out = password_user.client.post("/auth/logout")
+    assert out.status_code == 200 and out.json() == {"message": "Signed out"}

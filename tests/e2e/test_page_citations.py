@@ -15,7 +15,7 @@ import pytest
 from tests.e2e.chat_harness import ask
 from tests.e2e.citation_files import REPORT, SHEET, SLIDES
 from tests.e2e.mcp_harness import http_client, ok
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 
 SOURCE_FIELDS = {
     "fileName", "content", "score", "chunkIndex", "documentId",
@@ -24,13 +24,7 @@ SOURCE_FIELDS = {
 
 
 @pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("page-citations") / "data") as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def user(rest):
+def citations_reader(rest):
     reader = rest.new_user()
     files = {
         # One chunk from page 1 to 4: where a chunk starts is not where its evidence is.
@@ -54,13 +48,13 @@ def cited(answer, name: str) -> dict:
     return source
 
 
-def test_a_figure_on_a_later_page_cites_that_page_and_its_sentence(user):
-    answer = ask(user.client, "How much came from the grant?")
+def test_a_figure_on_a_later_page_cites_that_page_and_its_sentence(citations_reader):
+    answer = ask(citations_reader.client, "How much came from the grant?")
     assert "$120,000" in answer.text
     cited(answer, "report.pdf")
     sources = [s for s in answer.sources if s["fileName"] == "report.pdf"]
     file_id = sources[0]["documentId"]
-    chunks = user.client.get(f"/knowledge-bases/{file_id}/chunks").json()["chunks"]
+    chunks = citations_reader.client.get(f"/knowledge-bases/{file_id}/chunks").json()["chunks"]
     starts = {c["index"]: c["page"] for c in chunks}
     # One passage starts on page 1 (title and history), one on page 4: both cite page 4,
     # where the grant sentence is, and mark that sentence.
@@ -72,22 +66,28 @@ def test_a_figure_on_a_later_page_cites_that_page_and_its_sentence(user):
         assert " ".join(passage.split()) == " ".join(source["quote"].split())
 
 
-def test_a_slide_and_a_sheet_are_cited_by_their_number(user):
-    slide = cited(ask(user.client, "Which colour was the ferry Aurora repainted?"), "ferry.pptx")
+def test_a_slide_and_a_sheet_are_cited_by_their_number(citations_reader):
+    slide = cited(
+        ask(citations_reader.client, "Which colour was the ferry Aurora repainted?"), "ferry.pptx"
+    )
     assert slide["page"] == 3 and "dark green" in slide["quote"]
-    sheet = cited(ask(user.client, "Who manages the Tallinn warehouse?"), "regions.xlsx")
+    sheet = cited(
+        ask(citations_reader.client, "Who manages the Tallinn warehouse?"), "regions.xlsx"
+    )
     assert sheet["page"] == 2 and "Kadri Tamm" in sheet["quote"]
 
 
-def test_search_hits_carry_their_pages(user):
-    hits = user.client.get("/search", params={"q": "Maritime Heritage Fund grant"}).json()
+def test_search_hits_carry_their_pages(citations_reader):
+    hits = citations_reader.client.get(
+        "/search", params={"q": "Maritime Heritage Fund grant"}
+    ).json()
     report = next(h for h in hits["items"] if h["name"] == "report.pdf")
     assert report["page"] == 1 and report["page_end"] >= 4
 
 
 @pytest.mark.anyio
-async def test_mcp_ask_and_v1_give_the_same_source_fields(rest, user):
-    workspace = rest.services.identity.authenticate(user.token).workspace_id
+async def test_mcp_ask_and_v1_give_the_same_source_fields(rest, citations_reader):
+    workspace = rest.services.identity.authenticate(citations_reader.token).workspace_id
     _, key = rest.services.apikeys.create(workspace_id=workspace, scopes=("kb:read",))
     question = "How much came from the grant?"
     async with http_client(rest.url, key) as client:
@@ -109,11 +109,13 @@ async def test_mcp_ask_and_v1_give_the_same_source_fields(rest, user):
     assert "report.pdf p.4" in completion.choices[0].message.content
 
 
-def test_the_original_opens_by_a_link_for_its_readers_only(rest, user):
+def test_the_original_opens_by_a_link_for_its_readers_only(rest, citations_reader):
     file_id = next(
-        f["id"] for f in user.client.get("/knowledge-bases").json() if f["name"] == "report.pdf"
+        f["id"]
+        for f in citations_reader.client.get("/knowledge-bases").json()
+        if f["name"] == "report.pdf"
     )
-    link = user.client.get(f"/knowledge-bases/{file_id}/original-link").json()
+    link = citations_reader.client.get(f"/knowledge-bases/{file_id}/original-link").json()
     assert link["fileName"] == "report.pdf" and link["mime"] == "application/pdf"
     assert 0 < link["expiresIn"] <= 900
     with httpx.Client(base_url=rest.url) as browser_tab:  # no token, as a new tab sends
@@ -122,7 +124,7 @@ def test_the_original_opens_by_a_link_for_its_readers_only(rest, user):
         assert opened.headers["content-type"] == "application/pdf"
         assert opened.headers["content-disposition"].startswith('inline; filename="report.pdf"')
         # With the token, the same bytes; without either, 401.
-        assert user.client.get(f"/knowledge-bases/{file_id}/original").content == REPORT
+        assert citations_reader.client.get(f"/knowledge-bases/{file_id}/original").content == REPORT
         assert_error(browser_tab.get(f"/knowledge-bases/{file_id}/original"), 401)
         # A forged or altered link is refused.
         forged = link["url"].replace("link=", "link=1") if "link=" in link["url"] else None
@@ -141,11 +143,13 @@ def test_the_original_opens_by_a_link_for_its_readers_only(rest, user):
         assert browser_tab.get(theirs.replace(other, file_id)).status_code == 403
 
 
-def test_an_expired_link_is_refused(rest, user, monkeypatch):
+def test_an_expired_link_is_refused(rest, citations_reader, monkeypatch):
     file_id = next(
-        f["id"] for f in user.client.get("/knowledge-bases").json() if f["name"] == "report.pdf"
+        f["id"]
+        for f in citations_reader.client.get("/knowledge-bases").json()
+        if f["name"] == "report.pdf"
     )
-    url = user.client.get(f"/knowledge-bases/{file_id}/original-link").json()["url"]
+    url = citations_reader.client.get(f"/knowledge-bases/{file_id}/original-link").json()["url"]
     links = rest.services.originals.links
     monkeypatch.setattr(links, "clock", lambda: time.time() + links.expires_in + 1)
     with httpx.Client(base_url=rest.url) as browser_tab:
@@ -153,12 +157,14 @@ def test_an_expired_link_is_refused(rest, user, monkeypatch):
     assert "expired" in body["message"]
 
 
-def test_an_html_original_is_downloaded_not_shown(rest, user):
+def test_an_html_original_is_downloaded_not_shown(rest, citations_reader):
     hostile = b"<html><body><script>alert(document.domain)</script>Notes</body></html>"
-    response = user.client.post("/upload", files={"file": ("notes.html", hostile, "text/html")})
+    response = citations_reader.client.post(
+        "/upload", files={"file": ("notes.html", hostile, "text/html")}
+    )
     file_id = response.json()["id"]
-    wait_until_done(user.client, file_id)
-    opened = user.client.get(f"/knowledge-bases/{file_id}/original")
+    wait_until_done(citations_reader.client, file_id)
+    opened = citations_reader.client.get(f"/knowledge-bases/{file_id}/original")
     assert opened.content == hostile
     assert opened.headers["content-disposition"].startswith("attachment;")
     assert "sandbox" in opened.headers["content-security-policy"]

@@ -11,7 +11,7 @@ import pytest
 
 from bunko.parsing.ocr import ocr_available
 from bunko.services.search.search import SearchOptions
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
 
 FONT = Path("/usr/share/fonts/opentype/ipaexfont-gothic/ipaexg.ttf")
 PAGES = [
@@ -40,12 +40,6 @@ def image_only_pdf() -> bytes:
     out = io.BytesIO()
     images[0].save(out, "PDF", resolution=200.0, save_all=True, append_images=images[1:])
     return out.getvalue()
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("precise") / "data") as r:
-        yield r
 
 
 def upload(user, data: bytes, **form) -> dict:

@@ -4,15 +4,7 @@ stops it; keys cannot mint keys; signing out stops every token of the user."""
 
 from __future__ import annotations
 
-import pytest
-
-from tests.e2e.rest_harness import assert_error, serve
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-keys") / "data") as r:
-        yield r
+from tests.e2e.rest_harness import assert_error
 
 
 def test_create_list_use_and_revoke(rest):

@@ -9,15 +9,12 @@ from datetime import UTC, datetime, timedelta
 import jwt
 import pytest
 
-from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, assert_error, wait_until_done
+
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"login_max_failures": 3}
 
 pytestmark = pytest.mark.slow  # argon2 hashes by the dozen (lockouts, password changes)
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-auth") / "data", login_max_failures=3) as r:
-        yield r
 
 
 def test_register_then_login(rest):

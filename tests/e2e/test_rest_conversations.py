@@ -22,12 +22,6 @@ from tests.e2e.rest_harness import assert_error, serve
 LIGHTHOUSE = {"lighthouse.txt": "The keeper trims the lamp of the Kessock lighthouse every night."}
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("conversations") / "data") as r:
-        yield r
-
-
 def say(client: httpx.Client, message: str, conversation_id: str | None, **extra) -> dict:
     """POST /chat/stream; the answer's text (progress left out), sources and errors."""
     body = {"message": message, **extra}

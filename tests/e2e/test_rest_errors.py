@@ -3,15 +3,10 @@ validation errors and nothing internal leaking from a 500."""
 
 from __future__ import annotations
 
-import pytest
-
 from tests.e2e.rest_harness import assert_error, serve
 
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-errors") / "data", max_file_bytes=64 * 1024) as r:
-        yield r
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"max_file_bytes": 64 * 1024}
 
 
 def test_unknown_routes_and_methods(rest):

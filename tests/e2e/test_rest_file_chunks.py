@@ -8,16 +8,10 @@ from __future__ import annotations
 import pytest
 
 from bunko.services.ingest.chunk_items import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 
 # One sentence a chunk at chunkSize=60: 33 chunks, so four default pages.
 SENTENCES = [f"Sentence number {i:02d} tells of the lighthouse keeper." for i in range(33)]
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-chunks") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")
@@ -26,7 +20,7 @@ def owner(rest):
 
 
 @pytest.fixture(scope="module")
-def doc(owner):
+def chunked_doc(owner):
     text = "\n\n".join(SENTENCES).encode()
     response = owner.client.post(
         "/upload",
@@ -40,15 +34,15 @@ def doc(owner):
     return done
 
 
-def chunks_of(user, doc, **params) -> dict:
-    response = user.client.get(f"/knowledge-bases/{doc['id']}/chunks", params=params)
+def chunks_of(user, chunked_doc, **params) -> dict:
+    response = user.client.get(f"/knowledge-bases/{chunked_doc['id']}/chunks", params=params)
     assert response.status_code == 200, response.text
     return response.json()
 
 
-def test_without_parameters_the_first_page_and_what_leads_to_the_rest(owner, doc):
-    body = chunks_of(owner, doc)
-    assert body["id"] == doc["id"] and body["name"] == "log.txt"
+def test_without_parameters_the_first_page_and_what_leads_to_the_rest(owner, chunked_doc):
+    body = chunks_of(owner, chunked_doc)
+    assert body["id"] == chunked_doc["id"] and body["name"] == "log.txt"
     assert (body["total"], body["offset"], body["limit"]) == (33, 0, CHUNK_PAGE_SIZE)
     assert [c["index"] for c in body["chunks"]] == list(range(CHUNK_PAGE_SIZE))
     first = body["chunks"][0]
@@ -57,11 +51,11 @@ def test_without_parameters_the_first_page_and_what_leads_to_the_rest(owner, doc
 
 
 @pytest.mark.parametrize("limit", [None, 1, 7, MAX_CHUNK_PAGE_SIZE])
-def test_following_the_pages_reads_every_chunk_once(owner, doc, limit):
+def test_following_the_pages_reads_every_chunk_once(owner, chunked_doc, limit):
     params = {} if limit is None else {"limit": limit}
     seen, offset = [], 0
     while True:
-        body = chunks_of(owner, doc, offset=offset, **params)
+        body = chunks_of(owner, chunked_doc, offset=offset, **params)
         assert body["offset"] == offset and len(body["chunks"]) <= body["limit"]
         seen += [c["content"] for c in body["chunks"]]
         offset = body["offset"] + body["limit"]
@@ -70,8 +64,8 @@ def test_following_the_pages_reads_every_chunk_once(owner, doc, limit):
     assert seen == SENTENCES
 
 
-def test_a_page_past_the_end_is_empty(owner, doc):
-    body = chunks_of(owner, doc, offset=1000)
+def test_a_page_past_the_end_is_empty(owner, chunked_doc):
+    body = chunks_of(owner, chunked_doc, offset=1000)
     assert body["chunks"] == [] and body["total"] == 33 and body["offset"] == 1000
 
 
@@ -85,8 +79,8 @@ def test_a_page_past_the_end_is_empty(owner, doc):
         ({"chunk": 999}, 30),  # past the end (a citation of an older revision): the last page
     ],
 )
-def test_the_page_holding_a_chunk(owner, doc, params, offset):
-    body = chunks_of(owner, doc, **params)
+def test_the_page_holding_a_chunk(owner, chunked_doc, params, offset):
+    body = chunks_of(owner, chunked_doc, **params)
     assert body["offset"] == offset and body["total"] == 33
     indexes = [c["index"] for c in body["chunks"]]
     assert min(params["chunk"], 32) in indexes
@@ -108,16 +102,16 @@ def test_the_page_holding_a_chunk(owner, doc, params, offset):
         ({"offset": 0, "chunk": 4}, "offset or chunk, not both"),
     ],
 )
-def test_bad_paging_is_400_naming_the_parameter(owner, doc, params, names):
-    response = owner.client.get(f"/knowledge-bases/{doc['id']}/chunks", params=params)
+def test_bad_paging_is_400_naming_the_parameter(owner, chunked_doc, params, names):
+    response = owner.client.get(f"/knowledge-bases/{chunked_doc['id']}/chunks", params=params)
     body = assert_error(response, 400)
     message = body["message"]
     assert names in (" ".join(message) if isinstance(message, list) else message)
 
 
 @pytest.mark.parametrize("params", [{}, {"chunk": 3}, {"offset": 10, "limit": 5}])
-def test_another_users_file_is_404(rest, doc, params):
+def test_another_users_file_is_404(rest, chunked_doc, params):
     stranger = rest.new_user()
-    response = stranger.client.get(f"/knowledge-bases/{doc['id']}/chunks", params=params)
+    response = stranger.client.get(f"/knowledge-bases/{chunked_doc['id']}/chunks", params=params)
     assert_error(response, 404)
     assert "lighthouse keeper" not in response.text

@@ -23,7 +23,8 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from tests.e2e.rest_harness import serve
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"max_file_bytes": 256 * 1024}
 
 pytestmark = pytest.mark.slow  # schemathesis fuzzes every REST route
 
@@ -37,12 +38,6 @@ CHECKS = [
     content_type_conformance,
     response_schema_conformance,
 ]
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-fuzz") / "data", max_file_bytes=256 * 1024) as r:
-        yield r
 
 
 def fuzzer(operation, mode: GenerationMode, headers: dict[str, str]):

@@ -10,16 +10,12 @@ from bunko.services.search.search import SearchOptions
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 from tests.fixtures_files import SAMPLE_KINDS, filename_for, make_file
 
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"max_file_bytes": 2 * 1024 * 1024}
+
 pytestmark = pytest.mark.slow  # every supported file type through a real server's ingest
 
 TEXT = "Lighthouses guide ships along the rocky coast.\n\nThe keeper trims the lamp each night."
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    data = tmp_path_factory.mktemp("rest-kb") / "data"
-    with serve(data, max_file_bytes=2 * 1024 * 1024) as r:
-        yield r
 
 
 def upload(client, name: str, data: bytes, content_type: str = "application/octet-stream", **form):

@@ -20,12 +20,6 @@ needs_soffice = pytest.mark.skipif(
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-lo") / "data") as r:
-        yield r
-
-
 @needs_soffice
 def test_health_reports_version_and_uptime(rest):
     with rest.client() as anonymous:

@@ -30,7 +30,7 @@ FILES = {
 
 
 @pytest.fixture(scope="module")
-def library(tmp_path_factory):
+def metadata_library(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("rest-metadata") / "data") as rest:
         user = rest.new_user()
         ids = {}
@@ -66,8 +66,8 @@ def found(user, flt: dict | None, q: str = "harbour fee tenant") -> list[str]:
     return sorted(i["path"] for i in response.json()["items"])
 
 
-def test_metadata_is_kept_in_canonical_form_and_shown(library):
-    _, user, ids = library
+def test_metadata_is_kept_in_canonical_form_and_shown(metadata_library):
+    _, user, ids = metadata_library
     record = user.client.get(f"/knowledge-bases/{ids['contract.txt']}").json()
     assert record["metadata"] == {
         "team": "legal", "year": 2021, "tags": ["lease", "harbour"], "signed": "2021-03-04",
@@ -115,14 +115,14 @@ EVERY_OPERATOR = [
 
 
 @pytest.mark.parametrize(("flt", "expected"), EVERY_OPERATOR)
-def test_every_operator_filters_the_library_and_search_alike(library, flt, expected):
-    _, user, _ = library
+def test_every_operator_filters_the_library_and_search_alike(metadata_library, flt, expected):
+    _, user, _ = metadata_library
     assert names(user, flt) == expected
     assert found(user, flt) == expected
 
 
-def test_filters_combine_with_the_name_query_and_the_category(library):
-    _, user, _ = library
+def test_filters_combine_with_the_name_query_and_the_category(metadata_library):
+    _, user, _ = metadata_library
     legal = {"equals": {"key": "team", "value": "legal"}}
     assert names(user, legal, q="memo") == ["memo.txt"]
     assert names(user, None) == sorted(FILES)
@@ -132,8 +132,8 @@ def test_filters_combine_with_the_name_query_and_the_category(library):
     assert response.json()["items"] == []
 
 
-def test_an_edit_applies_at_once_and_a_new_revision_keeps_it(library):
-    _, user, ids = library
+def test_an_edit_applies_at_once_and_a_new_revision_keeps_it(metadata_library):
+    _, user, ids = metadata_library
     file_id = ids["notes.txt"]
     edited = user.client.put(
         f"/knowledge-bases/{file_id}/metadata",
@@ -177,8 +177,8 @@ BAD_METADATA = [
 
 
 @pytest.mark.parametrize(("text", "named"), BAD_METADATA)
-def test_bad_metadata_is_400_naming_it_and_nothing_is_stored(library, text, named):
-    _, user, ids = library
+def test_bad_metadata_is_400_naming_it_and_nothing_is_stored(metadata_library, text, named):
+    _, user, ids = metadata_library
     before = user.client.get("/knowledge-bases").json()
     sent = user.client.post(
         "/upload", files={"file": ("bad.txt", b"some text", "text/plain")}, data={"metadata": text}
@@ -216,8 +216,8 @@ BAD_FILTERS = [
 
 
 @pytest.mark.parametrize(("text", "named"), BAD_FILTERS)
-def test_bad_filters_are_400_naming_the_clause(library, text, named):
-    _, user, _ = library
+def test_bad_filters_are_400_naming_the_clause(metadata_library, text, named):
+    _, user, _ = metadata_library
     for response in (
         user.client.get("/knowledge-bases", params={"filter": text}),
         user.client.get("/search", params={"q": "fee", "filter": text}),
@@ -225,8 +225,8 @@ def test_bad_filters_are_400_naming_the_clause(library, text, named):
         assert named in str(assert_error(response, 400)["message"])
 
 
-def test_another_users_file_and_filter_see_nothing_of_it(library):
-    rest, _, ids = library
+def test_another_users_file_and_filter_see_nothing_of_it(metadata_library):
+    rest, _, ids = metadata_library
     other = rest.new_user()
     edit = other.client.put(
         f"/knowledge-bases/{ids['memo.txt']}/metadata", json={"metadata": {"team": "x"}}
@@ -252,8 +252,8 @@ def sources_of_chat(user, flt: dict | None) -> set[str]:
     return names_seen
 
 
-def test_chat_and_the_openai_door_answer_only_from_passing_files(library):
-    rest, user, _ = library
+def test_chat_and_the_openai_door_answer_only_from_passing_files(metadata_library):
+    rest, user, _ = metadata_library
     assert len(sources_of_chat(user, None)) > 1
     ops = {"equals": {"key": "team", "value": "ops"}}
     assert sources_of_chat(user, ops) == {"handbook.txt"}

@@ -8,7 +8,7 @@ import sqlite3
 import pytest
 
 from bunko.errors import ValidationError
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 
 SECRET_KEY = "sk-live-0123456789abcdef-do-not-leak"
 CONFIG = {
@@ -20,12 +20,6 @@ CONFIG = {
     "type": "llm",
     "supportsVision": True,
 }
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-models") / "data") as r:
-        yield r
 
 
 def test_create_list_update_delete(rest):

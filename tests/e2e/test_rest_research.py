@@ -6,16 +6,7 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
-
 from tests.e2e.research_contract import validate_snapshot
-from tests.e2e.rest_harness import serve
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-research") / "data") as deployment:
-        yield deployment
 
 
 def _key(rest, *scopes: str, workspace: str | None = None) -> tuple[str, str]:

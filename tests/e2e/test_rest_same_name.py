@@ -10,15 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.fixtures_files import make_zip_bomb
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    data = tmp_path_factory.mktemp("rest-same-name") / "data"
-    with serve(data) as r:
-        yield r
 
 
 def upload(client, name: str, data: bytes, **form):

@@ -4,18 +4,10 @@ a Japanese word is found inside running text with its scores, the category filte
 
 from __future__ import annotations
 
-import pytest
-
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 
 JA = "東京の図書館では古い巻物を修復している。職人は和紙を丁寧に貼り合わせる。"
 EN = "Lighthouses guide ships along the rocky coast.\n\nThe keeper trims the lamp each night."
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-search") / "data") as r:
-        yield r
 
 
 def put(user, name: str, text: str, **form) -> dict:

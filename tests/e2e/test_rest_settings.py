@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 
 DEFAULTS = {
     "selectedLLMId": None,
@@ -20,12 +20,6 @@ DEFAULTS = {
     "language": "en",
     "languageChosen": False,  # Bunko's: the default, not the person's choice
 }
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-settings") / "data") as r:
-        yield r
 
 
 def test_defaults_then_partial_updates(rest):

@@ -3,17 +3,9 @@
 
 from __future__ import annotations
 
-import pytest
-
 from bunko import __version__
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done, watching
+from tests.e2e.rest_harness import assert_error, wait_until_done, watching
 from tests.waiting import wait_for
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-telos") / "data") as r:
-        yield r
 
 
 def test_edition_version_and_model_name(rest):

@@ -5,17 +5,10 @@ from __future__ import annotations
 
 import uuid
 
-import pytest
 from typer.testing import CliRunner
 
 from bunko.cli import app as cli
 from tests.e2e.rest_harness import PASSWORD, assert_error, serve, wait_until_done
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-users") / "data") as r:
-        yield r
 
 
 def test_non_admins_get_403(rest):

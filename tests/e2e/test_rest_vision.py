@@ -3,18 +3,10 @@ PDFs the text its pages carry decide fast vs precise; messages follow the user's
 
 from __future__ import annotations
 
-import pytest
-
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.fixtures_files import make_pdf
 
 MB = 1024 * 1024
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("rest-vision") / "data") as r:
-        yield r
 
 
 def recommend(user, **params):

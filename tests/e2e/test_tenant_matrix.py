@@ -41,13 +41,15 @@ ID_PARAMS = {
 # Parameters that name a file or search text rather than point at a record: the owner's name
 # or words are sent, and the answer (in the caller's own workspace) must carry none of the
 # owner's data.
-NAME_PARAMS = {"file": "doc_path", "q": "words"}
+NAME_PARAMS = {"file": "doc_path", "q": "words", "subfolder": "doc_path"}
 # Installation-admin routes: a plain user is refused whatever the id.
-ADMIN_ONLY = {"/users", "/users/{user_id}", "/users/{user_id}/password"}
+ADMIN_ONLY = {
+    "/users", "/users/{user_id}", "/users/{user_id}/password", "/drop-folder/subfolders/{subfolder}",
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
+def owner_and_intruder(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("tenants") / "data") as rest:
         owner, intruder = rest.new_user(), rest.new_user()
         yield rest, owner, intruder, _owner_state(rest, owner)
@@ -221,8 +223,8 @@ def _call(client, spec: dict, path: str, method: str, op: dict, state: dict):
     return client.request(method.upper(), url, **kwargs), uses_id
 
 
-def test_every_rest_route_refuses_the_other_workspaces_ids(world):
-    rest, owner, intruder, state = world
+def test_every_rest_route_refuses_the_other_workspaces_ids(owner_and_intruder):
+    rest, owner, intruder, state = owner_and_intruder
     spec = owner.client.get("/openapi.json").json()
     before = _snapshot(rest, owner, state)
     covered = []
@@ -260,11 +262,11 @@ VIEWER_MAY = {
 }  # fmt: skip
 
 
-def test_a_viewer_of_a_shared_library_changes_nothing_in_it(world):
+def test_a_viewer_of_a_shared_library_changes_nothing_in_it(owner_and_intruder):
     """The roles in the matrix: every REST operation, called by a viewer of the owner's
     library in that library with the owner's ids, leaves the library as it was; the writes
     a viewer has no right to answer 403 (404 where the id is not the library's)."""
-    rest, owner, _intruder, state = world
+    rest, owner, _intruder, state = owner_and_intruder
     viewer = rest.new_user()
     added = owner.client.put(
         f"/libraries/{state['library_id']}/members",
@@ -323,8 +325,8 @@ async def _mcp_matrix(url: str, key: str, state: dict) -> list[tuple[str, bool, 
     return calls
 
 
-def test_every_mcp_tool_refuses_the_other_workspaces_ids(world):
-    rest, owner, intruder, state = world
+def test_every_mcp_tool_refuses_the_other_workspaces_ids(owner_and_intruder):
+    rest, owner, intruder, state = owner_and_intruder
     key = rest.services.apikeys.create(
         workspace_id=rest.services.identity.authenticate(intruder.token).workspace_id,
         scopes=(SCOPE_READ, SCOPE_WRITE),

@@ -30,14 +30,8 @@ JA_TEXT = (
 DOCX_PARTS = ["Lighthouse log", "The keeper trims the lamp wick every evening before dusk."]
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web") / "data") as r:
-        yield r
-
-
 @pytest.fixture
-def files(tmp_path):
+def office_files(tmp_path):
     docx = tmp_path / "lighthouse.docx"
     docx.write_bytes(make_docx(DOCX_PARTS))
     pdf = tmp_path / "寺の記録.pdf"
@@ -80,8 +74,8 @@ def test_the_page_runs_under_a_strict_csp(rest, chromium):
         assert any("Content Security Policy" in e for e in t.errors), t.errors
 
 
-def test_the_whole_journey(rest, chromium, files):
-    docx, pdf = files
+def test_the_whole_journey(rest, chromium, office_files):
+    docx, pdf = office_files
     with tab(chromium, rest.url + "/") as t:
         page = t.page
         expect(page.get_by_role("button", name="Sign in")).to_be_visible()

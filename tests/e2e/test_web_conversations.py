@@ -12,7 +12,6 @@ import pytest
 
 from tests.e2e.browser import PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.chat_harness import load_documents
-from tests.e2e.rest_harness import serve
 from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
@@ -27,14 +26,8 @@ QUESTIONS = [  # (question, the file its answer cites); four outgrow either scre
 ]
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-conversations") / "data") as r:
-        yield r
-
-
 @pytest.fixture
-def user(rest):
+def chatting_user(rest):
     user = rest.new_user()
     load_documents(user)
     return user
@@ -54,10 +47,10 @@ def conversations(page):
     return page.get_by_role("navigation", name="Conversations")
 
 
-def test_a_conversation_made_in_one_browser_resumes_in_another(rest, chromium, user):
+def test_a_conversation_made_in_one_browser_resumes_in_another(rest, chromium, chatting_user):
     with tab(chromium, rest.url + "/") as first:
         page = first.page
-        sign_in(page, user)
+        sign_in(page, chatting_user)
         for question, cited in QUESTIONS:
             ask(page, question, cited)
             assert_in_view(page)
@@ -72,7 +65,7 @@ def test_a_conversation_made_in_one_browser_resumes_in_another(rest, chromium, u
 
     with tab(chromium, rest.url + "/") as second:  # another context: nothing in its storage
         page = second.page
-        sign_in(page, user)
+        sign_in(page, chatting_user)
         expect(page.locator(".msg")).to_have_count(0)
         conversations(page).get_by_role("link", name=FIRST).click()
         expect(page.locator(".msg.assistant")).to_have_count(4)
@@ -105,18 +98,18 @@ def test_a_conversation_made_in_one_browser_resumes_in_another(rest, chromium, u
         assert "conversation=" not in page.url
         assert second.errors == []
 
-    with httpx.Client(base_url=rest.url, headers=user.client.headers) as http:
+    with httpx.Client(base_url=rest.url, headers=chatting_user.client.headers) as http:
         kept = http.get("/conversations").json()
         assert [(c["id"], c["title"], c["messageCount"]) for c in kept] == [
             (made, "Coast and bakery", 10)
         ]
 
 
-def test_the_newest_answer_is_in_view_on_a_phone(rest, chromium, user):
+def test_the_newest_answer_is_in_view_on_a_phone(rest, chromium, chatting_user):
     with tab(chromium, rest.url + "/") as phone:
         page = phone.page
         page.set_viewport_size(PHONE)
-        sign_in(page, user)
+        sign_in(page, chatting_user)
         for question, cited in QUESTIONS:
             ask(page, question, cited)
             assert_in_view(page)

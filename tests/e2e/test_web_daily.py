@@ -11,8 +11,9 @@ import pytest
 
 from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, needs_chromium, tab
 from tests.e2e.cli_harness import run
-from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, serve, wait_until_done, watching
+from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, wait_until_done, watching
 from tests.e2e.test_web_libraries import sign_in, switch_to
+from tests.waiting import wait_for
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -22,17 +23,12 @@ FED = "The server’s drop folder fills this library"
 NOT_FED = "the server’s drop folder fills another library"
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-daily") / "data") as r:
-        yield r
-
-
 def test_the_library_page_says_what_fills_it_and_an_admin_points_the_drop_folder(
     rest, chromium, tmp_path
 ):
     admin = rest.admin()
     assert admin.client.post("/libraries", json={"name": "Ops"}).status_code == 201
+    assert admin.client.post("/libraries", json={"name": "Legal"}).status_code == 201
     drop = tmp_path / "drop"
     drop.mkdir()
     with watching(rest, drop) as monitor, tab(chromium, rest.url + "/") as t:
@@ -43,25 +39,51 @@ def test_the_library_page_says_what_fills_it_and_an_admin_points_the_drop_folder
         expect(page.get_by_text(FED)).to_be_visible()
 
         page.get_by_role("link", name="Users").click()
-        card = page.locator("form").filter(has=page.get_by_role("heading", name="Drop folder"))
-        card.get_by_label("Fills the library").select_option(label="Ops")
+        card = page.get_by_role("region", name="Drop folder")
+        card.get_by_label("Fills the library", exact=True).select_option(label="Ops")
         t.shoot("49-drop-folder-target")
         card.get_by_role("button", name="Save").click()
         expect(page.get_by_role("status").filter(has_text="now fills Ops")).to_be_attached()
 
+        # point 1: a sub-folder fills a library of its own (issue 49, rest of point 1)
+        expect(card.get_by_text("No sub-folder fills a library of its own.")).to_be_visible()
+        card.get_by_label("Sub-folder", exact=True).fill("legal")
+        card.get_by_label("Goes to the library", exact=True).select_option(label="Legal")
+        card.get_by_role("button", name="Point it there").click()
+        expect(
+            page.get_by_role("status").filter(has_text="legal/ now fills Legal")
+        ).to_be_attached()
+        expect(card.get_by_role("listitem").filter(has_text="legal/")).to_contain_text("Legal")
+        t.shoot("49-drop-subfolder-mapped")
+
         (drop / "pump-runbook.md").write_text("Restart the pump with the red switch.", "utf-8")
+        (drop / "legal").mkdir(exist_ok=True)
+        (drop / "legal" / "lease.md").write_text("The lease ends in March.", "utf-8")
         page.get_by_role("link", name="Library").click()
         switch_to(page, "Ops")
         expect(page.get_by_text(FED)).to_be_visible()
         expect(page.get_by_role("link", name="pump-runbook.md")).to_be_visible(timeout=30_000)
         t.shoot("49-library-fed-by-drop")
+        switch_to(page, "Legal")
+        expect(
+            page.get_by_text("The drop folder’s sub-folder legal/ fills this library")
+        ).to_be_visible()
+        expect(page.get_by_role("link", name=re.compile("lease.md"))).to_be_visible(timeout=30_000)
+        t.shoot("49-library-fed-by-subfolder")
+
+        # given back, the sub-folder fills the folder's library (Ops) again
+        page.get_by_role("link", name="Users").click()
+        card.get_by_role("button", name="Give legal/ back to the drop folder’s library").click()
+        expect(card.get_by_text("No sub-folder fills a library of its own.")).to_be_visible()
         assert t.unexpected_errors() == []
-        assert monitor.folders().keys() == {rest.services.accounts.libraries.workspace_named("Ops")}
+        libraries = rest.services.accounts.libraries
+        assert wait_for(lambda: monitor.folders().keys() == {libraries.workspace_named("Ops")})
 
     # a non-admin is told whether the drop folder fills their library, never which one
     user = rest.new_user()
     told = user.client.get("/drop-folder").json()
-    assert told == {"available": True, "feedsThisLibrary": False, "libraryId": None}
+    assert told["feedsThisLibrary"] is False and told["subfoldersHere"] == []
+    assert told["libraryId"] is None and told["subfolders"] == []
     assert user.client.put("/drop-folder", json={"library": "Ops"}).status_code == 403
 
     # the CLI searches the drop folder's library by default, and says which

@@ -10,18 +10,15 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.browser import needs_chromium, tab
-from tests.e2e.rest_harness import PASSWORD, serve
+from tests.e2e.rest_harness import PASSWORD
+
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"embedder": "use"}
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
 
 PROBE = Path(__file__).resolve().parents[1] / "data" / "first_library" / "probe.txt"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-first") / "data", embedder="use") as r:
-        yield r
 
 
 def test_the_code_word_question_cites_the_only_file(rest, chromium):

@@ -10,18 +10,12 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.browser import needs_chromium, tab
-from tests.e2e.rest_harness import serve, wait_until_done, watching
+from tests.e2e.rest_harness import wait_until_done, watching
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
 
 LIBRARY = "Team Handbook"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-libraries") / "data") as r:
-        yield r
 
 
 def sign_in(page, user) -> None:

@@ -15,7 +15,7 @@ import re
 import pytest
 
 from tests.e2e.browser import needs_chromium, tab
-from tests.e2e.rest_harness import PASSWORD, serve
+from tests.e2e.rest_harness import PASSWORD
 
 pytestmark = [needs_chromium]
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -27,12 +27,6 @@ SET_VISIBILITY = """(state) => {
 
 # The library's list request, whatever page, search or order it asks for.
 LISTING = re.compile(r"/knowledge-bases(\?.*)?$")
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-polling") / "data") as r:
-        yield r
 
 
 def record(status: str) -> dict:

@@ -16,7 +16,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
-from tests.e2e.rest_harness import PASSWORD, serve, wait_until_done
+from tests.e2e.rest_harness import PASSWORD, wait_until_done
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -28,12 +28,6 @@ TEXTS = {
     "notes.txt": "Harbour notes about the fee and the tenant, with no metadata at all.",
 }
 QUESTION = "What is the harbour fee for the tenant?"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-metadata") / "data") as r:
-        yield r
 
 
 def sign_in(page, user) -> None:

@@ -34,7 +34,7 @@ GROUP_ROLES = {
 
 
 @pytest.fixture(scope="module")
-def kb(tmp_path_factory):
+def issuer_and_server(tmp_path_factory):
     """An issuer, and a Bunko server whose people sign in with it (oidc_harness.signing_in,
     with the button's name configured)."""
     data = tmp_path_factory.mktemp("web-oidc") / "data"
@@ -76,8 +76,10 @@ def switch_to(page, name: str) -> None:
     expect(page.get_by_role("heading", level=1)).to_have_text(f"Library · {name}")
 
 
-def test_a_person_signs_in_with_the_provider_into_their_groups_libraries(kb, chromium, tmp_path):
-    issuer, rest = kb
+def test_a_person_signs_in_with_the_provider_into_their_groups_libraries(
+    issuer_and_server, chromium, tmp_path
+):
+    issuer, rest = issuer_and_server
     issuer.set_person("ada-sub", preferred_username="ada", email="ada@example.org",
                       groups=["eng", "all"])  # fmt: skip
     notes = tmp_path / "design-notes.txt"
@@ -127,8 +129,8 @@ def test_a_person_signs_in_with_the_provider_into_their_groups_libraries(kb, chr
         assert t.unexpected_errors() == []
 
 
-def test_the_button_speaks_the_pages_language(kb, chromium):
-    _, rest = kb
+def test_the_button_speaks_the_pages_language(issuer_and_server, chromium):
+    _, rest = issuer_and_server
     for locale, name in (("ja-JP", f"{PROVIDER} でサインイン"), ("zh-CN", f"使用 {PROVIDER} 登录")):
         with tab(chromium, rest.url + "/", locale=locale) as t:
             expect(t.page.get_by_role("link", name=name)).to_be_visible()
@@ -137,8 +139,8 @@ def test_the_button_speaks_the_pages_language(kb, chromium):
             assert t.unexpected_errors() == []
 
 
-def test_a_refused_sign_in_says_why_on_the_login_page(kb, chromium):
-    issuer, rest = kb
+def test_a_refused_sign_in_says_why_on_the_login_page(issuer_and_server, chromium):
+    issuer, rest = issuer_and_server
     issuer.set_person("eve-sub", preferred_username="eve", groups=["eng"])
     with tab(chromium, rest.url + "/") as t:
         page = t.page
@@ -187,8 +189,8 @@ def test_a_refused_sign_in_says_why_on_the_login_page(kb, chromium):
         assert t.unexpected_errors(r"status of 401") == []
 
 
-def test_a_token_this_tab_did_not_ask_for_is_ignored(kb, chromium):
-    issuer, rest = kb
+def test_a_token_this_tab_did_not_ask_for_is_ignored(issuer_and_server, chromium):
+    issuer, rest = issuer_and_server
     # the attacker's own sign-in, finished outside the victim's browser
     issuer.set_person("mallory-sub", preferred_username="mallory")
     token = web_sign_in(rest.url, "mallory-sub")["oidc_token"]
@@ -214,3 +216,30 @@ def test_without_an_issuer_there_is_no_button(chromium, tmp_path):
         expect(page.get_by_role("link", name="Sign in with")).to_have_count(0)
         expect(page.locator(".provider")).to_be_hidden()
         assert t.unexpected_errors() == []
+
+
+def test_signing_out_ends_the_session_at_the_provider_and_comes_back(kb, chromium):
+    """Issue 47, point 9: after Bunko's own sign-out the browser goes to the issuer's
+    end-session page (its end_session_endpoint, with this client and the web app to come back
+    to), and from there back to the web app's sign-in."""
+    issuer, rest = kb
+    issuer.set_person("ines-sub", preferred_username="ines")
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        through_the_sign_in(page, issuer, rest)
+        provider_button(page).click()
+        at_the_issuer(page, "ines-sub")
+        expect(page.locator("#top .who")).to_have_text("ines")
+        token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
+
+        page.get_by_role("button", name="Sign out").click()
+        expect(page.get_by_role("heading", name="End Session")).to_be_visible()  # the issuer's
+        assert page.url.startswith(issuer.metadata()["end_session_endpoint"] + "?")
+        assert "post_logout_redirect_uri=" + quote(rest.url + "/", safe="") in page.url
+        assert page.evaluate("sessionStorage.getItem('bunko.session')") is None
+        page.get_by_role("button", name="End session").click()
+        expect(provider_button(page)).to_be_visible()  # back at the web app's sign-in
+        assert page.url.startswith(rest.url + "/")
+        with rest.client(token) as client:  # Bunko's own sign-out came first
+            assert client.get("/auth/me").status_code == 401
+        assert t.unexpected_errors(r"status of 401") == []

@@ -9,7 +9,7 @@ import pytest
 
 from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.citation_files import REPORT, SLIDES
-from tests.e2e.rest_harness import serve, wait_until_done
+from tests.e2e.rest_harness import wait_until_done
 from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
@@ -17,13 +17,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 
 @pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-page-citations") / "data") as r:
-        yield r
-
-
-@pytest.fixture(scope="module")
-def user(rest):
+def web_citations_reader(rest):
     user = rest.new_user()
     for name, data, fields in (
         ("report.pdf", REPORT, {"chunkSize": "1000"}),  # one chunk runs from page 1 to 5
@@ -35,10 +29,12 @@ def user(rest):
     return user
 
 
-def test_sources_show_the_page_mark_the_sentence_and_open_the_original_there(rest, chromium, user):
+def test_sources_show_the_page_mark_the_sentence_and_open_the_original_there(
+    rest, chromium, web_citations_reader
+):
     with tab(chromium, rest.url + "/") as browsing:
         page = browsing.page
-        sign_in(page, user)
+        sign_in(page, web_citations_reader)
         answer = ask(page, "How much came from the grant?", "report.pdf")
         sources = answer.get_by_role("region", name="Sources")
         # Two passages of one file, listed once under its name, each with its page.
@@ -73,10 +69,10 @@ def test_sources_show_the_page_mark_the_sentence_and_open_the_original_there(res
     assert "14-chat-passage-marked-360px.png" in shots
 
 
-def test_a_slide_is_cited_by_its_number(rest, chromium, user):
+def test_a_slide_is_cited_by_its_number(rest, chromium, web_citations_reader):
     with tab(chromium, rest.url + "/") as browsing:
         page = browsing.page
-        sign_in(page, user)
+        sign_in(page, web_citations_reader)
         answer = ask(page, "Which colour was the ferry Aurora repainted?", "ferry.pptx")
         sources = answer.get_by_role("region", name="Sources")
         expect(sources.get_by_role("button", name="Source 1: ferry.pptx slide 3")).to_be_visible()

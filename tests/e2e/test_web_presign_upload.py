@@ -42,7 +42,7 @@ def moto_url() -> Iterator[str]:
 
 
 @pytest.fixture
-def world(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
+def deployed_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
     with serve_as_deployed(
         moto_url=moto_url, opensearch_url=osmem_clone.url, monkeypatch=monkeypatch,
         presign_above=THRESHOLD,
@@ -51,7 +51,7 @@ def world(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
 
 
 @pytest.fixture
-def tab(chromium, world) -> Iterator[Tab]:
+def tab(chromium, deployed_shape) -> Iterator[Tab]:
     """A fresh context on the app, signed up. No request routing (browser.tab routes every
     request for its CSP): Playwright would answer CORS preflights itself, and the bucket's
     CORS rule is what is under test."""
@@ -61,7 +61,7 @@ def tab(chromium, world) -> Iterator[Tab]:
     page = opened.page
     page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
-    page.goto(world.url + "/")
+    page.goto(deployed_shape.url + "/")
     page.get_by_label("Username").fill("hanako")
     page.get_by_label("Password").fill(PASSWORD)
     page.get_by_role("button", name="Create account").click()
@@ -73,7 +73,7 @@ def tab(chromium, world) -> Iterator[Tab]:
 
 
 @pytest.fixture
-def files(tmp_path) -> tuple[Path, Path]:
+def log_and_note(tmp_path) -> tuple[Path, Path]:
     """A ~1.5 MB log (over the threshold) and a small note (under it)."""
     lines = [f"Entry {n}: the keeper trims the lamp wick and logs the weather at dusk.\n"
              for n in range(20_000)]  # fmt: skip
@@ -104,10 +104,10 @@ def ingest(key: str) -> dict:
     return load_function("ingest").handler(event, FakeLambdaContext())
 
 
-def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
-    large, small = files
+def test_a_large_file_goes_straight_to_s3_with_its_options(deployed_shape, tab, log_and_note):
+    large, small = log_and_note
     page = tab.page
-    world.allow_origins(world.url)
+    deployed_shape.allow_origins(deployed_shape.url)
     sent = []
     page.on("request", lambda r: sent.append((r.method, r.url, r.headers)))
 
@@ -131,14 +131,16 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
 
     # the small file took POST /upload; the large one presign, then a PUT to S3 itself
     posts = [
-        u.removeprefix(world.url) for m, u, _ in sent if m == "POST" and u.startswith(world.url)
+        u.removeprefix(deployed_shape.url)
+        for m, u, _ in sent
+        if m == "POST" and u.startswith(deployed_shape.url)
     ]
     assert posts.count("/upload") == 1 and posts.count("/uploads/presign") == 1
     [(_, url, headers)] = [(m, u, h) for m, u, h in sent if m == "PUT"]
-    assert url.startswith(f"{world.moto_url}/{BUCKET}/drop/")
+    assert url.startswith(f"{deployed_shape.moto_url}/{BUCKET}/drop/")
     assert "authorization" not in {k.lower() for k in headers}
 
-    [(key, head)] = [(k, h) for k, h in world.drops().items() if k.endswith(large.name)]
+    [(key, head)] = [(k, h) for k, h in deployed_shape.drops().items() if k.endswith(large.name)]
     assert head["ContentLength"] == large.stat().st_size
     assert head["ContentType"] == "text/plain"
     assert head["Metadata"] == {
@@ -157,7 +159,7 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
     assert (doc.chunk_size, doc.chunk_overlap, doc.category) == (CHUNK_SIZE, CHUNK_OVERLAP, "灯台")
     # its metadata went ahead as the key's sidecar, read when the file arrived
     assert doc.metadata == {"team": "灯台守"}
-    assert f"{key}.metadata.json" in world.drops()
+    assert f"{key}.metadata.json" in deployed_shape.drops()
     chunks = services.metadata.get_chunks(workspace, doc.id)
     assert len(chunks) > 300 and max(len(c.content) for c in chunks) <= CHUNK_SIZE
 
@@ -177,32 +179,32 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(world, tab, files):
     assert tab.errors == []
 
 
-def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(world, tab, files):
-    large, _ = files
+def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(deployed_shape, tab, log_and_note):
+    large, _ = log_and_note
     page = tab.page
-    world.allow_origins("https://elsewhere.example")
+    deployed_shape.allow_origins("https://elsewhere.example")
     page.locator("input[type=file]").set_input_files([str(large)])
     page.get_by_role("button", name="Upload").click()
 
     row = page.get_by_role("listitem").filter(has_text=large.name)
     alert = row.get_by_role("alert")
     expect(alert).to_contain_text("CORS", timeout=UPLOADED)
-    expect(alert).to_contain_text(world.url)
+    expect(alert).to_contain_text(deployed_shape.url)
     expect(alert).to_contain_text("bunko:corsOrigins")
     shoot(page, "presign-04-cors-refused")
-    assert world.drops() == {}
+    assert deployed_shape.drops() == {}
     # Chromium's own report of the refusal, and nothing else
     assert tab.errors and all("CORS" in e or "net::ERR_FAILED" in e for e in tab.errors)
 
 
-def test_an_s3_error_body_becomes_a_message_on_the_row(world, tab, files):
+def test_an_s3_error_body_becomes_a_message_on_the_row(deployed_shape, tab, log_and_note):
     """S3 answers a changed signed header with 403 and an XML body (moto checks no signatures,
     so S3's answer is played back here, CORS headers and all)."""
-    large, _ = files
+    large, _ = log_and_note
     page = tab.page
-    world.allow_origins(world.url)
+    deployed_shape.allow_origins(deployed_shape.url)
     cors = {
-        "Access-Control-Allow-Origin": world.url,
+        "Access-Control-Allow-Origin": deployed_shape.url,
         "Access-Control-Allow-Methods": "PUT",
         "Access-Control-Allow-Headers": "Content-Type, x-amz-meta-*",
     }
@@ -219,7 +221,7 @@ def test_an_s3_error_body_becomes_a_message_on_the_row(world, tab, files):
             route.fulfill(status=403, headers={**cors, "Content-Type": "application/xml"},
                           body=xml)  # fmt: skip
 
-    page.route(f"{world.moto_url}/**", s3_refuses)
+    page.route(f"{deployed_shape.moto_url}/**", s3_refuses)
     page.locator("input[type=file]").set_input_files([str(large)])
     page.get_by_role("button", name="Upload").click()
     alert = page.get_by_role("listitem").filter(has_text=large.name).get_by_role("alert")

@@ -11,7 +11,6 @@ import pytest
 
 from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
 from tests.e2e.company_files import upload_company_files
-from tests.e2e.rest_harness import serve
 from tests.e2e.web_chat import ask, sign_in
 
 pytestmark = needs_chromium
@@ -21,13 +20,7 @@ STOP_OR_LETTER = re.compile(r"^(?:.|to|on|the|can|my|do|what|is|and)$", re.IGNOR
 
 
 @pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-readable") / "data") as r:
-        yield r
-
-
-@pytest.fixture(scope="module")
-def user(rest):
+def web_company_reader(rest):
     user = rest.new_user()
     upload_company_files(user.client)
     return user
@@ -42,10 +35,10 @@ def search(page, query: str, name: str):
     return hit
 
 
-def test_search_marks_whole_words_it_matched(rest, chromium, user):
+def test_search_marks_whole_words_it_matched(rest, chromium, web_company_reader):
     with tab(chromium, rest.url + "/") as browsing:
         page = browsing.page
-        sign_in(page, user)
+        sign_in(page, web_company_reader)
         hit = search(page, "Can I join the onboarding on Friday to meet the team?", "handbook.md")
         marks = hit.locator("mark")
         expect(marks.first).to_be_visible()
@@ -62,10 +55,12 @@ def test_search_marks_whole_words_it_matched(rest, chromium, user):
         assert browsing.unexpected_errors() == []
 
 
-def test_the_answer_reads_plainly_and_its_passage_marks_every_quote(rest, chromium, user):
+def test_the_answer_reads_plainly_and_its_passage_marks_every_quote(
+    rest, chromium, web_company_reader
+):
     with tab(chromium, rest.url + "/") as browsing:
         page = browsing.page
-        sign_in(page, user)  # opens the chat
+        sign_in(page, web_company_reader)  # opens the chat
         answer = ask(page, "What do I do for a SEV1 incident?", "runbook.md")
         body = answer.inner_text()
         assert "SEV1: A full outage for all customers." in body, body

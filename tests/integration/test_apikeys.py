@@ -7,7 +7,6 @@ import sqlite3
 import pytest
 
 from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
-from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.errors import NotFoundError, ValidationError
@@ -15,13 +14,6 @@ from bunko.services.accounts.apikeys import ApiKeyService, ApiKeyVerifier, hash_
 from bunko.services.accounts.identity import Identity
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
-
-
-@pytest.fixture
-def db(tmp_path):
-    database = SqliteDatabase(tmp_path / "bunko.db")
-    yield database
-    database.close()
 
 
 @pytest.fixture

@@ -11,7 +11,6 @@ from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
 from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
-from bunko.adapters.local.sqlite_db import SqliteDatabase
 from bunko.adapters.local.sqlite_store import SqliteMetadataStore
 from bunko.errors import (
     AuthenticationError,
@@ -41,13 +40,6 @@ class Clock:
 @pytest.fixture
 def clock() -> Clock:
     return Clock()
-
-
-@pytest.fixture
-def db(tmp_path):
-    database = SqliteDatabase(tmp_path / "bunko.db")
-    yield database
-    database.close()
 
 
 def make_auth(db, clock, *, tokens: TokenService | None = None, max_failures: int = 3):

@@ -11,7 +11,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import SearchFilter
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.ingest import Upload
 from bunko.services.ingest.blob_keys import text_key
 from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
@@ -87,7 +87,7 @@ def test_an_index_failure_rolls_the_metadata_back(services, doc):
             raise RuntimeError("index is down")
 
     items = ChunkItemsService(
-        metadata=services.metadata, blobs=services.blobs, routes=fixed_routes(BrokenIndex(services.index), None),
+        metadata=services.metadata, blobs=services.blobs, generations=shared_generation(BrokenIndex(services.index), None),
     )  # fmt: skip
     chunk = services.metadata.get_chunks(WS, doc.id)[0]
     with pytest.raises(RuntimeError):

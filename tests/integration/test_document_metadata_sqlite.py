@@ -39,19 +39,19 @@ def _older_database(path: Path) -> None:
 def test_an_older_databases_categories_become_filterable(tmp_path):
     path = tmp_path / "bunko.db"
     _older_database(path)
-    store = SqliteMetadataStore(SqliteDatabase(path))
+    metadata_store = SqliteMetadataStore(SqliteDatabase(path))
     try:
         sea = parse_filter({"equals": {"key": "category", "value": "sea"}})
-        assert store.documents_matching(WS, sea) == {"a"}
+        assert metadata_store.documents_matching(WS, sea) == {"a"}
         has = parse_filter({"exists": {"key": "category"}})
-        assert store.documents_matching(WS, has) == {"a", "c"}
-        assert store.get_document(WS, "b").metadata == {}
+        assert metadata_store.documents_matching(WS, has) == {"a", "c"}
+        assert metadata_store.get_document(WS, "b").metadata == {}
     finally:
-        store.db.close()
+        metadata_store.db.close()
 
 
 @pytest.fixture
-def store(tmp_path):
+def sqlite_metadata(tmp_path):
     db = SqliteDatabase(tmp_path / "bunko.db")
     yield SqliteMetadataStore(db)
     db.close()
@@ -111,46 +111,48 @@ def _random_filter(rng: random.Random, depth: int = 0) -> dict:
     return _random_leaf(rng)
 
 
-def test_the_term_index_answers_as_the_reference_does(store):
+def test_the_term_index_answers_as_the_reference_does(sqlite_metadata):
     rng = random.Random(36)
     docs = [
         _doc(f"d{i}", _random_metadata(rng), category=rng.choice([None, "sea", "land"]))
         for i in range(120)
     ]
     for doc in docs:
-        store.add_document(doc)
-    store.add_document(_doc("elsewhere", {"team": "legal", "year": 2021}, workspace=OTHER))
+        sqlite_metadata.add_document(doc)
+    sqlite_metadata.add_document(
+        _doc("elsewhere", {"team": "legal", "year": 2021}, workspace=OTHER)
+    )
     for _ in range(300):
         raw = _random_filter(rng)
         flt = parse_filter(raw)
         expected = {d.id for d in docs if matches(flt, terms_of(d.metadata, d.category))}
-        assert store.documents_matching(WS, flt) == expected, raw
-        page = store.find_documents(WS, DocumentQuery(filter=flt), limit=1000)
+        assert sqlite_metadata.documents_matching(WS, flt) == expected, raw
+        page = sqlite_metadata.find_documents(WS, DocumentQuery(filter=flt), limit=1000)
         assert {d.id for d in page.documents} == expected and page.total == len(expected), raw
 
 
-def test_every_write_keeps_the_terms_in_step(store):
+def test_every_write_keeps_the_terms_in_step(sqlite_metadata):
     legal = parse_filter({"equals": {"key": "team", "value": "legal"}})
     doc = _doc("d1", {"team": "legal"})
-    store.add_document(doc)
-    assert store.documents_matching(WS, legal) == {"d1"}
+    sqlite_metadata.add_document(doc)
+    assert sqlite_metadata.documents_matching(WS, legal) == {"d1"}
     doc.metadata = {"team": "ops"}
-    store.save_document(doc)
-    assert store.documents_matching(WS, legal) == set()
+    sqlite_metadata.save_document(doc)
+    assert sqlite_metadata.documents_matching(WS, legal) == set()
     # the pipeline's group write (a copy read before an edit) does not undo the edit
-    stale = store.get_document(WS, "d1")
+    stale = sqlite_metadata.get_document(WS, "d1")
     doc.metadata = {"team": "legal"}
-    store.save_document(doc)
+    sqlite_metadata.save_document(doc)
     stale.metadata, stale.chunk_count = {"team": "ops"}, 3
-    store.write_documents([DocumentWrite(document=stale, chunks=None)])
-    kept = store.get_document(WS, "d1")
+    sqlite_metadata.write_documents([DocumentWrite(document=stale, chunks=None)])
+    kept = sqlite_metadata.get_document(WS, "d1")
     assert kept.metadata == {"team": "legal"} and kept.chunk_count == 3
-    assert store.documents_matching(WS, legal) == {"d1"}
+    assert sqlite_metadata.documents_matching(WS, legal) == {"d1"}
     doc.category = "sea"
-    store.save_document(doc)
+    sqlite_metadata.save_document(doc)
     sea = parse_filter({"equals": {"key": "category", "value": "sea"}})
-    assert store.documents_matching(WS, sea) == {"d1"}
-    store.delete_document(WS, "d1")
-    assert store.documents_matching(WS, legal) == set()
-    left = store.db.connect().execute("SELECT COUNT(*) FROM document_terms").fetchone()[0]
+    assert sqlite_metadata.documents_matching(WS, sea) == {"d1"}
+    sqlite_metadata.delete_document(WS, "d1")
+    assert sqlite_metadata.documents_matching(WS, legal) == set()
+    left = sqlite_metadata.db.connect().execute("SELECT COUNT(*) FROM document_terms").fetchone()[0]
     assert left == 0

@@ -42,7 +42,7 @@ def drop(services, tmp_path) -> Iterator[Path]:
 
 
 @pytest.fixture
-def warnings(caplog) -> pytest.LogCaptureFixture:
+def drop_warnings(caplog) -> pytest.LogCaptureFixture:
     caplog.set_level(logging.WARNING, logger="bunko.drops")
     return caplog
 
@@ -150,24 +150,26 @@ def test_bedrocks_typed_form_is_read_and_booleans_become_text(services, drop):
     ],
     ids=["bad-json", "no-attributes", "bad-key", "bad-value", "category", "too-big"],
 )
-def test_a_broken_sidecar_leaves_the_metadata_as_it_was(services, drop, warnings, content, reason):
+def test_a_broken_sidecar_leaves_the_metadata_as_it_was(
+    services, drop, drop_warnings, content, reason
+):
     (drop / "lease.txt.metadata.json").write_text(sidecar(LEGAL), encoding="utf-8")
     (drop / "lease.txt").write_text("The lease runs for ten years.", encoding="utf-8")
     wait_for(lambda: has_metadata(services, "lease.txt", CANONICAL_LEGAL))
 
     (drop / "lease.txt.metadata.json").write_text(content, encoding="utf-8")
-    record = wait_for(lambda: warned(warnings, "lease.txt.metadata.json", reason))
+    record = wait_for(lambda: warned(drop_warnings, "lease.txt.metadata.json", reason))
     assert record.levelno == logging.WARNING
     doc = doc_at(services, "lease.txt")
     assert doc.metadata == CANONICAL_LEGAL and doc.revision == 1
 
 
-def test_a_file_whose_sidecar_is_broken_is_still_ingested(services, drop, warnings):
+def test_a_file_whose_sidecar_is_broken_is_still_ingested(services, drop, drop_warnings):
     (drop / "notes.txt.metadata.json").write_text("{not json", encoding="utf-8")
     (drop / "notes.txt").write_text("Notes about the granite meadow.", encoding="utf-8")
     doc = wait_for(lambda: completed(services, "notes.txt"))
     assert doc.metadata == {}
-    assert warned(warnings, "notes.txt.metadata.json", "not valid JSON")
+    assert warned(drop_warnings, "notes.txt.metadata.json", "not valid JSON")
     assert paths(services) == {"notes.txt"}
 
 
@@ -187,7 +189,7 @@ The lighthouse keeper logs every ship.
 """
 
 
-def test_front_matter_becomes_metadata_and_stays_in_the_text(services, drop, warnings):
+def test_front_matter_becomes_metadata_and_stays_in_the_text(services, drop, drop_warnings):
     (drop / "guide.md").write_text(FRONT, encoding="utf-8")
     doc = wait_for(lambda: completed(services, "guide.md"))
     assert doc.metadata == {
@@ -196,7 +198,7 @@ def test_front_matter_becomes_metadata_and_stays_in_the_text(services, drop, war
     }  # fmt: skip
     # The values it cannot hold are skipped, each with a warning naming the file and the key.
     for key in ("draft", "category", "authors"):
-        assert warned(warnings, "guide.md", repr(key))
+        assert warned(drop_warnings, "guide.md", repr(key))
     assert doc.category is None  # `category` in front matter is not the document's category
     text = " ".join(c.content for c in services.metadata.get_chunks(WS, doc.id))
     assert "Harbour lights" in text and "boats" in text and "lighthouse keeper" in text
@@ -297,12 +299,12 @@ def test_a_sidecar_linked_from_outside_the_folder_is_not_read(services, drop, tm
     assert paths(services) == {"linked.txt"}
 
 
-def test_past_the_limit_of_keys_the_sidecars_come_first(services, drop, warnings):
+def test_past_the_limit_of_keys_the_sidecars_come_first(services, drop, drop_warnings):
     given = {f"s{i:02}": "from the sidecar" for i in range(30)}
     front = "".join(f"f{i}: from the front matter\n" for i in range(4))
     (drop / "many.md.metadata.json").write_text(sidecar(given), encoding="utf-8")
     (drop / "many.md").write_text(f"---\n{front}---\n# Many keys\n", encoding="utf-8")
     doc = wait_for(lambda: completed(services, "many.md"))
     assert doc.metadata == given | {"f0": "from the front matter", "f1": "from the front matter"}
-    assert warned(warnings, "many.md", "'f2'", "at most 32 keys")
-    assert warned(warnings, "many.md", "'f3'", "at most 32 keys")
+    assert warned(drop_warnings, "many.md", "'f2'", "at most 32 keys")
+    assert warned(drop_warnings, "many.md", "'f3'", "at most 32 keys")

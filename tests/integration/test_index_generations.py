@@ -10,6 +10,7 @@ models, as they use two generations and load nothing.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -75,7 +76,27 @@ def test_switching_back_to_an_idle_generation_rebuilds_it(tmp_path, caplog):
         services.close()
 
 
-def test_a_mark_set_again_during_a_rebuild_stays(tmp_path, monkeypatch):
+class MarkedMeanwhile:
+    """The pipeline, with another process's write (`other` marking the rest stale) landing
+    while its rebuild runs."""
+
+    def __init__(self, pipeline, other: GenerationMarks) -> None:
+        self.pipeline, self.other = pipeline, other
+
+    def reindex(self, **options) -> int:
+        count = self.pipeline.reindex(**options)
+        self.other.mark_others()
+        return count
+
+
+class KilledMidway:
+    """A pipeline whose process dies inside the rebuild."""
+
+    def reindex(self, **options) -> int:
+        raise KeyboardInterrupt
+
+
+def test_a_mark_set_again_during_a_rebuild_stays(tmp_path):
     data = tmp_path / "data"
     services = start(data, "lsa")
     write(services, "The wombat digs a burrow.")
@@ -90,24 +111,15 @@ def test_a_mark_set_again_during_a_rebuild_stays(tmp_path, monkeypatch):
         assert seen is not None
         # Another process writes through its own generation while this one rebuilds.
         other = GenerationMarks(services.settings.index_dir / index_generation(None))
-        reindex = services.pipeline.reindex
-
-        def meanwhile(**options):
-            count = reindex(**options)
-            other.mark_others()
-            return count
-
-        monkeypatch.setattr(services.pipeline, "reindex", meanwhile)
-        rebuild_index(services)
+        rebuild_index(replace(services, pipeline=MarkedMeanwhile(services.pipeline, other)))
         assert stale_mark(services) not in (None, seen)  # still stale: rebuilt again later
-        monkeypatch.setattr(services.pipeline, "reindex", reindex)
         rebuild_index(services)  # what `bunko reindex` does
         assert stale_mark(services) is None
     finally:
         services.close()
 
 
-def test_a_rebuild_killed_midway_is_redone_at_the_next_start(tmp_path, monkeypatch, caplog):
+def test_a_rebuild_killed_midway_is_redone_at_the_next_start(tmp_path, caplog):
     """The rebuild writes keyword entries first, so the entry count is already complete while
     vectors are missing: its own stale mark, left by the kill, is what the next start sees."""
     data = tmp_path / "data"
@@ -117,13 +129,8 @@ def test_a_rebuild_killed_midway_is_redone_at_the_next_start(tmp_path, monkeypat
 
     services = make_services(data, embedder="lsa")
     try:
-
-        def killed(**options):
-            raise KeyboardInterrupt  # the process dies inside the rebuild
-
-        monkeypatch.setattr(services.pipeline, "reindex", killed)
         with pytest.raises(KeyboardInterrupt):
-            rebuild_index(services)
+            rebuild_index(replace(services, pipeline=KilledMidway()))
         assert stale_mark(services) is not None
         assert services.index.count() == services.metadata.count_chunks()
     finally:

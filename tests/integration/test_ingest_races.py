@@ -15,7 +15,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.errors import NotFoundError
 from bunko.ports import IndexEntry
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.ingest import Upload
 from bunko.services.ingest.blob_keys import original_key
 from bunko.services.ingest.ingest import IngestService
@@ -49,7 +49,7 @@ def _pipeline(services, before) -> IndexingPipeline:
     return IndexingPipeline(
         metadata=services.metadata,
         blobs=services.blobs,
-        routes=fixed_routes(RacingIndex(services.index, before), None),
+        generations=shared_generation(RacingIndex(services.index, before), None),
     )
 
 
@@ -179,7 +179,7 @@ def test_a_replace_racing_a_delete_is_not_found_and_leaves_nothing(tmp_path):
         ingest = IngestService(
             metadata=services.metadata,
             blobs=DeletingBlobs(services.blobs, delete_first),
-            routes=fixed_routes(services.index, None),
+            generations=shared_generation(services.index, None),
             queue=queue,
             defaults=services.ingest.defaults,
             policy=services.ingest.policy,

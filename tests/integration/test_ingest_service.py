@@ -203,7 +203,7 @@ def test_a_batch_reads_each_workspaces_model_choice_once_not_once_a_document():
     from bunko.bootstrap.scratch import scratch_services
 
     with scratch_services(embedder="none") as (services, queue):
-        store, index = services.pipeline.routes.store, services.index
+        store, index = services.pipeline.generations.store, services.index
         reads, writes = [], []
         get_settings, write = store.get_settings, index.index
         store.get_settings = lambda *a, **kw: reads.append(a[1]) or get_settings(*a, **kw)

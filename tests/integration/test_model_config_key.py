@@ -22,7 +22,7 @@ TEXTS = ["The lighthouse keeper trims the lamp.", "Bread rises in the warm baker
 
 
 @pytest.fixture
-def world(tmp_path, e5):
+def flaky_model(tmp_path, e5):
     services = make_services(tmp_path / "data", embedder="none")
     proxy = FlakyProxy(e5)
     for n, text in enumerate(TEXTS):
@@ -58,34 +58,36 @@ def elsewhere(services) -> ModelConfigService:
 def no_window(services) -> None:
     """From now on the workspace's embedder reads its config again at every use (its recheck
     window, a ConfigEmbedder's `recheck_seconds`, is 0)."""
-    services.search.routes.serving(WS).embedder.recheck_seconds = 0.0
+    services.search.generations.serving(WS).embedder.recheck_seconds = 0.0
 
 
-def test_a_key_saved_here_is_used_at_once_and_the_index_stays_open(world):
-    services, proxy, config = world
-    route = services.search.routes.serving(WS)
+def test_a_key_saved_here_is_used_at_once_and_the_index_stays_open(flaky_model):
+    services, proxy, config = flaky_model
+    generation = services.search.generations.serving(WS)
     assert last_key(services, proxy) == "Bearer sk-first"
     services.accounts.model_configs.update(WS, config, {"api_key": "sk-second"})
     assert last_key(services, proxy) == "Bearer sk-second"
-    same = services.search.routes.serving(WS)
-    assert same is route and same.index is route.index  # not a second index over its folder
+    same = services.search.generations.serving(WS)
+    assert (
+        same is generation and same.index is generation.index
+    )  # not a second index over its folder
 
 
-def test_a_key_saved_by_another_process_is_used_after_the_recheck_window(world):
-    services, proxy, config = world
+def test_a_key_saved_by_another_process_is_used_after_the_recheck_window(flaky_model):
+    services, proxy, config = flaky_model
     assert last_key(services, proxy) == "Bearer sk-first"
     elsewhere(services).update(WS, config, {"api_key": "sk-from-the-cli"})
     assert last_key(services, proxy) == "Bearer sk-first"  # within the window
     no_window(services)  # the window passed
     assert last_key(services, proxy) == "Bearer sk-from-the-cli"
     # Nothing changed since: the next searches read the config, and keep the embedder.
-    embedder = services.search.routes.serving(WS).embedder._inner
+    embedder = services.search.generations.serving(WS).embedder._inner
     assert last_key(services, proxy) == "Bearer sk-from-the-cli"
-    assert services.search.routes.serving(WS).embedder._inner is embedder
+    assert services.search.generations.serving(WS).embedder._inner is embedder
 
 
-def test_a_store_that_fails_the_recheck_leaves_search_working(world, monkeypatch, caplog):
-    services, proxy, _ = world
+def test_a_store_that_fails_the_recheck_leaves_search_working(flaky_model, monkeypatch, caplog):
+    services, proxy, _ = flaky_model
     no_window(services)
     store = services.accounts.model_configs.store
 

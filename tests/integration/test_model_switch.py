@@ -19,7 +19,7 @@ TEXTS = ["The lighthouse keeper trims the lamp.", "Bread rises in the warm baker
 
 
 @pytest.fixture
-def world(tmp_path, e5):
+def gated_model(tmp_path, e5):
     services = make_services(tmp_path / "data", embedder="none")
     proxy = GatedProxy(e5, open_=False)
     for n, text in enumerate(TEXTS):
@@ -39,8 +39,8 @@ def _idle(switch) -> bool:
     return thread is None or not thread.is_alive()
 
 
-def test_a_choice_changed_during_the_rebuild_abandons_it(world):
-    services, proxy, config = world
+def test_a_choice_changed_during_the_rebuild_abandons_it(gated_model):
+    services, proxy, config = gated_model
     switch = services.accounts.model_switch
     assert switch.select(WS, config)["building"]["modelConfigId"] == config
     rebuild = switch._progress[WS]["thread"]
@@ -52,19 +52,19 @@ def test_a_choice_changed_during_the_rebuild_abandons_it(world):
     proxy.gate.set()
     wait_for(lambda: _idle(switch), timeout=60)
     assert switch.status(WS)["serving"]["modelConfigId"] is None
-    assert switch.routes.state(WS) == {"serving": "default", "building": None}
+    assert switch.generations.state(WS) == {"serving": "default", "building": None}
     assert services.index.count(WS) == len(TEXTS)  # the default generation kept it all
     found = services.search.search(WS, "lighthouse lamp", SearchOptions(min_score=0))
     assert found.items and not found.vector_search_used
 
 
-def test_an_own_generation_that_disagrees_with_metadata_is_rebuilt_at_start(world):
-    services, proxy, config = world
+def test_an_own_generation_that_disagrees_with_metadata_is_rebuilt_at_start(gated_model):
+    services, proxy, config = gated_model
     proxy.gate.set()
     switch = services.accounts.model_switch
     switch.select(WS, config)
     wait_for(lambda: switch.status(WS)["building"] is None, timeout=60)
-    own = switch.routes.serving(WS)
+    own = switch.generations.serving(WS)
     assert own.model == config and own.index.count(WS) == len(TEXTS)
     own.index.delete_chunks(WS, [c.id for c in services.metadata.iter_chunks(WS)][:1])
     assert switch.resume() == 1  # what `bunko serve` runs at start

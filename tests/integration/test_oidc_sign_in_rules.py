@@ -53,7 +53,7 @@ class Issuer:
 
 
 @pytest.fixture
-def world(tmp_path):
+def sign_in_rules(tmp_path):
     db = SqliteDatabase(tmp_path / "bunko.db")
     stores = local_account_stores(db)
     metadata = SqliteMetadataStore(db)
@@ -72,14 +72,14 @@ def world(tmp_path):
     db.close()
 
 
-def finish(world, **claims: Any):
+def finish(sign_in_rules, **claims: Any):
     """A whole sign-in whose ID token carries `claims` (the nonce is this sign-in's unless
     given)."""
-    started = world["sign_in"].begin("https://bunko.example.org/auth/oidc/callback")
-    sent = world["issuer"].sent
-    world["issuer"].claims = {"iss": ISSUER, "sub": "ada", "aud": CLIENT, "preferred_username": "ada",
+    started = sign_in_rules["sign_in"].begin("https://bunko.example.org/auth/oidc/callback")
+    sent = sign_in_rules["issuer"].sent
+    sign_in_rules["issuer"].claims = {"iss": ISSUER, "sub": "ada", "aud": CLIENT, "preferred_username": "ada",
                               "nonce": sent["nonce"]} | claims  # fmt: skip
-    return world["sign_in"].finish(
+    return sign_in_rules["sign_in"].finish(
         sealed=started.cookie, state=sent["state"], code="a-code", error=None,
         redirect_uri="https://bunko.example.org/auth/oidc/callback",
     )  # fmt: skip
@@ -98,21 +98,21 @@ def finish(world, **claims: Any):
     ],
 )
 def test_an_id_token_not_for_this_sign_in_is_refused_before_anyone_is_created(
-    world, claims, refusal
+    sign_in_rules, claims, refusal
 ):
     with pytest.raises(AuthenticationError, match=refusal):
-        finish(world, **claims)
-    assert world["stores"].users.list_users() == []
+        finish(sign_in_rules, **claims)
+    assert sign_in_rules["stores"].users.list_users() == []
 
 
-def test_several_audiences_with_this_client_as_azp_and_one_group_as_a_string(world):
-    _, user = finish(world, aud=[CLIENT, "api"], azp=CLIENT, **{"cognito:groups": "eng"})
-    library = world["stores"].libraries.get_library_by_name("Engineering")
-    assert world["stores"].libraries.role_of(library.id, user.id) == "editor"
+def test_several_audiences_with_this_client_as_azp_and_one_group_as_a_string(sign_in_rules):
+    _, user = finish(sign_in_rules, aud=[CLIENT, "api"], azp=CLIENT, **{"cognito:groups": "eng"})
+    library = sign_in_rules["stores"].libraries.get_library_by_name("Engineering")
+    assert sign_in_rules["stores"].libraries.role_of(library.id, user.id) == "editor"
 
 
-def test_two_first_sign_ins_of_one_person_make_one_user(world):
-    people, found = world["people"], []
+def test_two_first_sign_ins_of_one_person_make_one_user(sign_in_rules):
+    people, found = sign_in_rules["people"], []
     barrier = threading.Barrier(6)
 
     def sign_in() -> None:
@@ -125,21 +125,21 @@ def test_two_first_sign_ins_of_one_person_make_one_user(world):
     for t in threads:
         t.join()
     assert len(set(found)) == 1
-    assert [u.id for u in world["stores"].users.list_users()] == found[:1]
+    assert [u.id for u in sign_in_rules["stores"].users.list_users()] == found[:1]
 
 
-def test_a_deleted_users_link_goes_with_them(world):
-    _, first = finish(world)
-    world["stores"].users.delete_user(first.id)  # as the admin's delete leaves the link
-    _, second = finish(world)
+def test_a_deleted_users_link_goes_with_them(sign_in_rules):
+    _, first = finish(sign_in_rules)
+    sign_in_rules["stores"].users.delete_user(first.id)  # as the admin's delete leaves the link
+    _, second = finish(sign_in_rules)
     assert second.id != first.id and second.username == "ada"
-    assert world["stores"].links.linked_user(ISSUER, "ada") == second.id
+    assert sign_in_rules["stores"].links.linked_user(ISSUER, "ada") == second.id
 
 
-def test_an_id_token_is_not_an_access_token(world):
-    finish(world)
-    issuer = world["issuer"]
-    verifier = OidcAccessVerifier(provider=issuer, people=world["people"])
+def test_an_id_token_is_not_an_access_token(sign_in_rules):
+    finish(sign_in_rules)
+    issuer = sign_in_rules["issuer"]
+    verifier = OidcAccessVerifier(provider=issuer, people=sign_in_rules["people"])
     token = jwt.encode({"iss": ISSUER}, "k" * 32, algorithm="HS256")  # claims come from `issuer`
     resource = "https://bunko.example.org/mcp"
     issuer.claims = {"iss": ISSUER, "sub": "ada", "aud": resource, "nonce": "n"}
@@ -151,7 +151,7 @@ def test_an_id_token_is_not_an_access_token(world):
     issuer.claims = {"iss": ISSUER, "sub": "ada", "aud": resource}
     assert verifier.verify(token, resource=resource).username == "ada"
     # Cognito's access tokens name their client in client_id, and carry no aud
-    cognito = OidcAccessVerifier(provider=issuer, people=world["people"],
+    cognito = OidcAccessVerifier(provider=issuer, people=sign_in_rules["people"],
                                  audience="mcp-client-id", audience_claim="client_id")  # fmt: skip
     issuer.claims = {"iss": ISSUER, "sub": "ada", "client_id": "mcp-client-id",
                      "token_use": "access"}  # fmt: skip

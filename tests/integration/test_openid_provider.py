@@ -16,16 +16,10 @@ from cryptography.hazmat.primitives.asymmetric import rsa
 
 from bunko.adapters.openid_provider import HttpOpenIdProvider
 from bunko.errors import AuthenticationError, ServiceUnavailableError
-from tests.oidc_issuer import access_token, oidc_issuer, query, submit_login_form
+from tests.oidc_issuer import access_token, query, submit_login_form
 
 pytestmark = pytest.mark.filterwarnings("ignore::DeprecationWarning:authlib")
 RESOURCE = "http://127.0.0.1:9/mcp"
-
-
-@pytest.fixture
-def issuer():
-    with oidc_issuer() as running:
-        yield running
 
 
 class Clock:

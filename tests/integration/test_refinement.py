@@ -26,7 +26,7 @@ def _open(data):
 
 
 @pytest.fixture
-def world(tmp_path) -> Iterator:
+def refining(tmp_path) -> Iterator:
     services = _open(tmp_path / "data")
     for n, text in enumerate(TOPICS[:4]):
         services.ingest.submit_text(WS, path=f"t{n}.txt", content=text)
@@ -37,7 +37,7 @@ def world(tmp_path) -> Iterator:
 
 def _refined_texts(services) -> set[str]:
     """The texts the refined generation holds, found by their own words there."""
-    index = services.refiner.routes.refined.index
+    index = services.refiner.generations.refined.index
     found = set()
     for chunk in services.metadata.iter_chunks(WS):
         hits = index.keyword_search(chunk.content, SearchFilter(WS), 10)
@@ -46,47 +46,47 @@ def _refined_texts(services) -> set[str]:
     return found
 
 
-def test_search_moves_to_the_refined_model_once_it_holds_every_chunk(world):
-    services = world
+def test_search_moves_to_the_refined_model_once_it_holds_every_chunk(refining):
+    services = refining
     before = services.search.search(WS, QUERY, ANY)
     assert not before.items  # keyword-only: the query shares no word with the files
     assert services.accounts.model_switch.status(WS)["refined"]["serving"] is False
 
     assert services.refiner.refine(WS) is True
-    route = services.search.route(WS)
-    assert route.model == "e5" and route.embedder.name.startswith("multilingual-e5")
+    generation = services.search.generation(WS)
+    assert generation.model == "e5" and generation.embedder.name.startswith("multilingual-e5")
     after = services.search.search(WS, QUERY, ANY)
     assert after.vector_search_used and after.items[0].name == "t0.txt"
     status = services.accounts.model_switch.status(WS)["refined"]
     assert status == {
         "name": "multilingual-e5-small-q4", "chunksRefined": 4, "chunksTotal": 4, "serving": True
     }  # fmt: skip
-    # Writes still embed with the fast model: the pipeline's route is the chosen one.
-    assert services.pipeline.routes.chosen(WS).model == "default"
+    # Writes still embed with the fast model: the pipeline's generation is the chosen one.
+    assert services.pipeline.generations.chosen(WS).model == "default"
 
 
-def test_a_write_hands_search_back_until_the_refiner_catches_up(world):
-    services = world
+def test_a_write_hands_search_back_until_the_refiner_catches_up(refining):
+    services = refining
     services.refiner.refine(WS)
     services.ingest.submit_text(WS, path="new.txt", content="Zebras graze on the savanna.")
     wait_for(lambda: services.index.count(WS) == 5, timeout=60)
-    assert services.search.route(WS).model == "default"  # at once, not after the refiner
+    assert services.search.generation(WS).model == "default"  # at once, not after the refiner
     found = services.search.search(WS, "zebras savanna", ANY)
     assert found.items and found.items[0].name == "new.txt"
     assert services.refiner.refine(WS) is True
-    assert services.search.route(WS).model == "e5"
+    assert services.search.generation(WS).model == "e5"
     assert "Zebras graze on the savanna." in _refined_texts(services)
 
 
-def test_edits_and_deletes_reach_the_refined_generation(world):
-    services = world
+def test_edits_and_deletes_reach_the_refined_generation(refining):
+    services = refining
     services.refiner.refine(WS)
     chunk = next(c for c in services.metadata.iter_chunks(WS) if c.content == TOPICS[1])
     services.items.update_item(WS, chunk.id, "Penguins huddle on the ice shelf.")
-    assert services.search.route(WS).model == "default"
+    assert services.search.generation(WS).model == "default"
     doc = next(d for d in services.metadata.iter_documents(WS) if d.path == "t2.txt")
     services.ingest.delete_document(WS, doc.id)
-    refined = services.refiner.routes.refined.index
+    refined = services.refiner.generations.refined.index
     assert refined.count(WS) == 2  # the edited chunk and the deleted file's, taken out
     assert services.refiner.refine(WS) is True
     texts = _refined_texts(services)
@@ -95,9 +95,9 @@ def test_edits_and_deletes_reach_the_refined_generation(world):
     assert refined.count(WS) == services.metadata.count_chunks(WS) == 3
 
 
-def test_a_chunk_edited_while_it_is_embedded_is_not_written_stale(world):
-    services = world
-    embedder = services.refiner.routes.refined.embedder
+def test_a_chunk_edited_while_it_is_embedded_is_not_written_stale(refining):
+    services = refining
+    embedder = services.refiner.generations.refined.embedder
     chunk = next(c for c in services.metadata.iter_chunks(WS) if c.content == TOPICS[3])
     real = embedder.embed_documents
     edited = []
@@ -113,7 +113,7 @@ def test_a_chunk_edited_while_it_is_embedded_is_not_written_stale(world):
     finally:
         del embedder.embed_documents
     assert TOPICS[3] not in _refined_texts(services)
-    assert services.search.route(WS).model == "default"
+    assert services.search.generation(WS).model == "default"
     assert services.refiner.refine(WS) is True
     assert "Owls hunt mice at night." in _refined_texts(services)
 
@@ -129,7 +129,7 @@ def test_a_restart_embeds_nothing_again(tmp_path):
 
     services = _open(data)
     try:
-        assert services.search.route(WS).model == "default"  # not trusted before a look
+        assert services.search.generation(WS).model == "default"  # not trusted before a look
         assert services.refiner.refine(WS) is True
         assert services.refiner.embedded.get(WS, 0) == 0
         assert services.search.search(WS, QUERY, ANY).items[0].name == "t0.txt"
@@ -137,17 +137,17 @@ def test_a_restart_embeds_nothing_again(tmp_path):
         services.close()
 
 
-def test_the_background_thread_waits_for_the_ingest_queue(world):
-    services = world
+def test_the_background_thread_waits_for_the_ingest_queue(refining):
+    services = refining
     refiner = services.refiner
     queue_busy = [True]
     refiner.busy = lambda: queue_busy[0]
     refiner.start()
     try:
-        wait_for(lambda: not refiner.routes._dirty, timeout=10)  # the thread took it up
+        wait_for(lambda: not refiner.generations._dirty, timeout=10)  # the thread took it up
         time.sleep(0.5)
-        assert refiner.routes.refined.index.count(WS) == 0  # held back while files wait
+        assert refiner.generations.refined.index.count(WS) == 0  # held back while files wait
         queue_busy[0] = False
-        wait_for(lambda: services.search.route(WS).model == "e5", timeout=60)
+        wait_for(lambda: services.search.generation(WS).model == "e5", timeout=60)
     finally:
         refiner.stop()

@@ -24,7 +24,7 @@ TEXTS = {
 
 
 @pytest.fixture
-def kb(services):
+def research_library(services):
     docs = {}
     for path, text in TEXTS.items():
         docs[path] = services.ingest.submit_text(WS, path=path, content=text)
@@ -41,8 +41,8 @@ def _project_with(services, docs, paths):
 
 
 @pytest.mark.parametrize("query", ["kettle water", "tea", "restore backup", "検索", "teapots"])
-def test_a_corpus_of_everything_ranks_as_normal_search_does(kb, query):
-    services, docs = kb
+def test_a_corpus_of_everything_ranks_as_normal_search_does(research_library, query):
+    services, docs = research_library
     research, project = _project_with(services, docs, TEXTS)
     corpus = research.seal(WS, project.id)
     options = SearchOptions(limit=20, min_score=0.0, group_by_document=False)
@@ -53,15 +53,15 @@ def test_a_corpus_of_everything_ranks_as_normal_search_does(kb, query):
     ]
 
 
-def test_adding_the_same_source_twice_changes_nothing(kb):
-    services, docs = kb
+def test_adding_the_same_source_twice_changes_nothing(research_library):
+    services, docs = research_library
     research, project = _project_with(services, docs, ["a.md"])
     again = research.add_evidence(WS, project.id, document_id=docs["a.md"].id, revision=1)
     assert again.project_revision == 2 and len(research.list_evidence(WS, project.id)) == 1
 
 
-def test_evidence_must_exist_at_that_revision(kb):
-    services, docs = kb
+def test_evidence_must_exist_at_that_revision(research_library):
+    services, docs = research_library
     research, project = _project_with(services, docs, [])
     with pytest.raises(NotFoundError):
         research.add_evidence(WS, project.id, document_id=docs["a.md"].id, revision=2)
@@ -78,8 +78,8 @@ def test_evidence_must_exist_at_that_revision(kb):
     assert research.project(WS, project.id).revision == 1
 
 
-def test_a_bounded_sample_says_how_it_was_drawn_and_is_reproducible(kb):
-    services, docs = kb
+def test_a_bounded_sample_says_how_it_was_drawn_and_is_reproducible(research_library):
+    services, docs = research_library
     research, project = _project_with(services, docs, TEXTS)
     first = research.seal(WS, project.id, sample_size=2, seed=7)
     assert first.coverage == "bounded_sample" and len(first.evidence) == 2
@@ -94,8 +94,8 @@ def test_a_bounded_sample_says_how_it_was_drawn_and_is_reproducible(kb):
     assert research.seal(WS, project.id, sample_size=5) == whole  # a sample of all is no sample
 
 
-def test_missing_sources_are_bounded_and_listed_as_data(kb):
-    services, docs = kb
+def test_missing_sources_are_bounded_and_listed_as_data(research_library):
+    services, docs = research_library
     research, project = _project_with(services, docs, ["a.md"])
     gone = []
     for i in range(MAX_MISSING_SOURCES + 5):
@@ -113,8 +113,8 @@ def test_missing_sources_are_bounded_and_listed_as_data(kb):
     assert corpus.missing_sources[0] == f"document {gone[0].id} revision 1: deleted"
 
 
-def test_deleting_a_project_releases_the_retained_text(kb):
-    services, docs = kb
+def test_deleting_a_project_releases_the_retained_text(research_library):
+    services, docs = research_library
     research, project = _project_with(services, docs, ["a.md"])
     research.seal(WS, project.id)
     services.ingest.delete_document(WS, docs["a.md"].id)
@@ -124,8 +124,8 @@ def test_deleting_a_project_releases_the_retained_text(kb):
     assert research.list_corpora(WS) == []
 
 
-def test_a_chunk_sealed_twice_is_one_hit_citing_its_first_evidence(kb):
-    services, docs = kb
+def test_a_chunk_sealed_twice_is_one_hit_citing_its_first_evidence(research_library):
+    services, docs = research_library
     research, project = _project_with(services, docs, ["c.md"])
     chunk = services.metadata.get_chunks(WS, docs["c.md"].id)[0]
     research.add_evidence(WS, project.id, document_id=chunk.document_id, revision=1,
@@ -136,8 +136,8 @@ def test_a_chunk_sealed_twice_is_one_hit_citing_its_first_evidence(kb):
     assert [(h.chunk_id, h.evidence_id) for h in hits] == [(chunk.id, whole)]
 
 
-def test_an_old_revision_no_corpus_kept_is_missing_not_replaced(kb):
-    services, docs = kb
+def test_an_old_revision_no_corpus_kept_is_missing_not_replaced(research_library):
+    services, docs = research_library
     research, project = _project_with(services, docs, ["a.md"])
     services.ingest.submit_text(WS, path="a.md", content="A new text for a.md.")
     assert services.queue.join(timeout=120)
@@ -150,10 +150,10 @@ def test_an_old_revision_no_corpus_kept_is_missing_not_replaced(kb):
     assert hits == []
 
 
-def test_a_corpus_filters_by_metadata_as_sealed(kb):
+def test_a_corpus_filters_by_metadata_as_sealed(research_library):
     """A filtered corpus search keeps the passages whose document's metadata passed when the
     corpus was sealed: a later edit changes neither that corpus's answer nor a restart's."""
-    services, docs = kb
+    services, docs = research_library
     services.ingest.set_metadata(WS, docs["a.md"].id, {"kind": "kettle"})
     services.ingest.set_metadata(WS, docs["b.md"].id, {"kind": "teapot"})
     research, project = _project_with(services, docs, ["a.md", "b.md", "c.md"])

@@ -17,7 +17,7 @@ import pytest
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.drops.folder_monitor import FolderMonitor
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.waiting import wait_for
 
 # In year 10000 once in UTC, and year 0 once in UTC: both out of every store's range.
@@ -26,13 +26,7 @@ BEFORE_1 = "0001-01-01T00:30:00+01:00"
 
 
 @pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("bad-dates") / "data") as r:
-        yield r
-
-
-@pytest.fixture(scope="module")
-def user(rest):
+def dated_user(rest):
     return rest.new_user()
 
 
@@ -83,24 +77,26 @@ def test_a_dropped_date_past_9999_never_stops_the_watcher(rest, tmp_path, caplog
 
 
 @pytest.mark.parametrize("moment", [PAST_9999, BEFORE_1])
-def test_a_date_out_of_range_is_a_400_at_every_metadata_and_filter_route(rest, user, moment):
-    sent = user.client.post(
+def test_a_date_out_of_range_is_a_400_at_every_metadata_and_filter_route(rest, dated_user, moment):
+    sent = dated_user.client.post(
         "/upload",
         files={"file": ("dated.txt", b"A dated harbour note.", "text/plain")},
         data={"metadata": json.dumps({"signed": "2024-01-01"})},
     )
     assert sent.status_code == 201, sent.text
     file_id = sent.json()["id"]
-    wait_until_done(user.client, file_id)
+    wait_until_done(dated_user.client, file_id)
 
     bad = json.dumps({"signed": moment})
-    refused = user.client.post(
+    refused = dated_user.client.post(
         "/upload",
         files={"file": ("other.txt", b"Another note.", "text/plain")},
         data={"metadata": bad},
     )
     assert "1 to 9999" in assert_error(refused, 400)["message"]
-    edit = user.client.put(f"/knowledge-bases/{file_id}/metadata", json={"metadata": {"s": moment}})
+    edit = dated_user.client.put(
+        f"/knowledge-bases/{file_id}/metadata", json={"metadata": {"s": moment}}
+    )
     assert_error(edit, 400)
     for flt in (
         {"equals": {"key": "signed", "value": moment}},
@@ -108,21 +104,21 @@ def test_a_date_out_of_range_is_a_400_at_every_metadata_and_filter_route(rest, u
         {"in": {"key": "signed", "values": [moment]}},
     ):
         text = json.dumps(flt)
-        assert_error(user.client.get("/knowledge-bases", params={"filter": text}), 400)
-        assert_error(user.client.get("/search", params={"q": "harbour", "filter": text}), 400)
-    assert user.client.get(f"/knowledge-bases/{file_id}").json()["metadata"] == {
+        assert_error(dated_user.client.get("/knowledge-bases", params={"filter": text}), 400)
+        assert_error(dated_user.client.get("/search", params={"q": "harbour", "filter": text}), 400)
+    assert dated_user.client.get(f"/knowledge-bases/{file_id}").json()["metadata"] == {
         "signed": "2024-01-01"
     }
 
 
 @pytest.mark.parametrize("expiry", ["²", "١٢", "9²"])
-def test_an_original_link_with_a_unicode_digit_expiry_is_a_400(rest, user, expiry):
-    sent = user.client.post(
+def test_an_original_link_with_a_unicode_digit_expiry_is_a_400(rest, dated_user, expiry):
+    sent = dated_user.client.post(
         "/upload", files={"file": ("kept.txt", b"An original to link to.", "text/plain")}
     )
     file_id = sent.json()["id"]
-    wait_until_done(user.client, file_id)
-    url = user.client.get(f"/knowledge-bases/{file_id}/original-link").json()["url"]
+    wait_until_done(dated_user.client, file_id)
+    url = dated_user.client.get(f"/knowledge-bases/{file_id}/original-link").json()["url"]
     query = parse_qs(urlsplit(url).query)
     mac = query["link"][0].partition(".")[2]
     with httpx.Client(base_url=rest.url) as browser_tab:
@@ -134,11 +130,11 @@ def test_an_original_link_with_a_unicode_digit_expiry_is_a_400(rest, user, expir
         assert_error(forged, 400)
 
 
-def test_a_filter_value_longer_than_any_stored_value_is_a_400(rest, user):
+def test_a_filter_value_longer_than_any_stored_value_is_a_400(rest, dated_user):
     """Finding 10: filter values had no length bound (a stored value has at most 256)."""
     for value in ("x" * 257, "2024-01-01" + " note" * 60):
         text = json.dumps({"equals": {"key": "signed", "value": value}})
-        body = assert_error(user.client.get("/knowledge-bases", params={"filter": text}), 400)
+        body = assert_error(dated_user.client.get("/knowledge-bases", params={"filter": text}), 400)
         assert "256" in body["message"]
     fits = json.dumps({"equals": {"key": "signed", "value": "x" * 256}})
-    assert user.client.get("/knowledge-bases", params={"filter": fits}).status_code == 200
+    assert dated_user.client.get("/knowledge-bases", params={"filter": fits}).status_code == 200

@@ -16,7 +16,7 @@ MB = 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def ports(tmp_path_factory):
+def hardened_ports(tmp_path_factory):
     with both_ports(
         tmp_path_factory.mktemp("sec-http") / "data",
         auth="off",  # where rebinding hurts most: the server trusts every local caller
@@ -34,8 +34,8 @@ def head(url: str, path: str, extra: str = "") -> bytes:
 
 
 @pytest.mark.parametrize("port", ["rest", "mcp"])
-def test_a_declared_oversized_body_is_refused_before_it_is_read(ports, port):
-    url = ports.urls()[port]
+def test_a_declared_oversized_body_is_refused_before_it_is_read(hardened_ports, port):
+    url = hardened_ports.urls()[port]
     started = time.monotonic()
     # 400 MB announced, not one byte sent: only a server that answers before reading replies
     response = raw_exchange(url, head(url, "/settings", f"Content-Length: {400 * MB}\r\n"))
@@ -44,8 +44,8 @@ def test_a_declared_oversized_body_is_refused_before_it_is_read(ports, port):
 
 
 @pytest.mark.parametrize("port", ["rest", "mcp"])
-def test_a_streamed_oversized_body_is_cut_off(ports, port):
-    url = ports.urls()[port]
+def test_a_streamed_oversized_body_is_cut_off(hardened_ports, port):
+    url = hardened_ports.urls()[port]
     chunk = b"x" * (256 * 1024)
 
     def body():
@@ -58,16 +58,16 @@ def test_a_streamed_oversized_body_is_cut_off(ports, port):
 
 
 @pytest.mark.parametrize("port", ["rest", "mcp"])
-def test_a_stalled_body_is_cut_off(ports, port):
-    url = ports.urls()[port]
+def test_a_stalled_body_is_cut_off(hardened_ports, port):
+    url = hardened_ports.urls()[port]
     response = raw_exchange(url, head(url, "/settings", "Content-Length: 100\r\n"), b'{"a"')
     assert status_of(response) == 408, response[:200]
 
 
 @pytest.mark.parametrize("port", ["rest", "mcp"])
 @pytest.mark.parametrize("path", ["/settings", "/indexing_status", "/health", "/mcp"])
-def test_a_rebound_host_is_refused_on_every_route(ports, port, path):
-    url = ports.urls()[port]
+def test_a_rebound_host_is_refused_on_every_route(hardened_ports, port, path):
+    url = hardened_ports.urls()[port]
     with httpx.Client(base_url=url, timeout=30) as client:
         rebound = client.post(
             path, json={"monitor_paths": ["/"]}, headers={"Host": "evil.example:3000"}
@@ -80,19 +80,19 @@ def test_a_rebound_host_is_refused_on_every_route(ports, port, path):
             assert ok.status_code in (200, 404), (name, ok.text)  # served, not 421
 
 
-def test_the_rebinding_attack_changes_nothing(ports):
-    before = httpx.get(ports.mcp + "/settings", timeout=30).json()
+def test_the_rebinding_attack_changes_nothing(hardened_ports):
+    before = httpx.get(hardened_ports.mcp + "/settings", timeout=30).json()
     attack = httpx.post(
-        ports.mcp + "/settings", json={"monitor_paths": ["/"]},
+        hardened_ports.mcp + "/settings", json={"monitor_paths": ["/"]},
         headers={"Host": "rebind.attacker.example"}, timeout=30,
     )  # fmt: skip
     assert attack.status_code == 421
-    assert httpx.get(ports.mcp + "/settings", timeout=30).json() == before
+    assert httpx.get(hardened_ports.mcp + "/settings", timeout=30).json() == before
 
 
 @pytest.mark.parametrize("port", ["rest", "mcp"])
-def test_every_response_carries_the_security_headers(ports, port):
-    url = ports.urls()[port]
+def test_every_response_carries_the_security_headers(hardened_ports, port):
+    url = hardened_ports.urls()[port]
     with httpx.Client(base_url=url, timeout=30) as client:
         responses = [
             client.get("/version"),

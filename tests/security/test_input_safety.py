@@ -11,16 +11,10 @@ import httpx
 import pytest
 
 from tests.e2e.mcp_harness import deployed
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 
 RLO = "\u202e"
 MCP_HEADERS = {"Accept": "application/json, text/event-stream"}
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("sec-input") / "data") as r:
-        yield r
 
 
 def test_deeply_nested_json_to_mcp_is_a_json_rpc_error(tmp_path, caplog):

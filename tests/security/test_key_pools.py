@@ -10,7 +10,7 @@ import threading
 import openai
 import pytest
 
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 from tests.security.gated_llm import gated_llm
 from tests.waiting import wait_for
 
@@ -18,14 +18,8 @@ QUESTION = "What does the keeper trim at the lighthouse?"
 DOCUMENT = b"The Kessock lighthouse keeper trims the lamp every night."
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("key-pools") / "data") as r:
-        yield r
-
-
 @pytest.fixture
-def team(rest):
+def shared_library(rest):
     owner, viewer = rest.new_user(), rest.new_user()
     library_id = owner.client.post("/libraries", json={"name": f"t-{owner.username}"}).json()["id"]
     owner.client.put(f"/libraries/{library_id}/members",
@@ -39,8 +33,8 @@ def team(rest):
     return owner, viewer, keys
 
 
-def test_a_viewers_key_cannot_read_or_delete_the_owners_agents_conversation(rest, team):
-    _, _, keys = team
+def test_a_viewers_key_cannot_read_or_delete_the_owners_agents_conversation(rest, shared_library):
+    _, _, keys = shared_library
     with rest.client(keys["owner"]) as owners_agent, rest.client(keys["viewer"]) as viewers:
         made = owners_agent.post("/conversations", json={"title": "owner's plans"})
         assert made.status_code == 201, made.text
@@ -51,8 +45,10 @@ def test_a_viewers_key_cannot_read_or_delete_the_owners_agents_conversation(rest
         assert [c["id"] for c in owners_agent.get("/conversations").json()] == [conversation]
 
 
-def test_one_members_keys_cannot_take_the_chat_slots_another_members_agent_needs(rest, team):
-    owner, _, keys = team
+def test_one_members_keys_cannot_take_the_chat_slots_another_members_agent_needs(
+    rest, shared_library
+):
+    owner, _, keys = shared_library
     limit = rest.services.settings.chat_streams_per_user
     uploaded = owner.client.post("/upload", files={"file": ("lamp.txt", DOCUMENT, "text/plain")})
     assert wait_until_done(owner.client, uploaded.json()["id"])["status"] == "completed"

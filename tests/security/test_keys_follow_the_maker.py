@@ -13,13 +13,7 @@ from bunko.services.accounts.tokens import principal_for
 from tests.conftest import make_services
 from tests.e2e.mcp_harness import http_client, ok
 from tests.e2e.mcp_stdio_harness import bunko_mcp
-from tests.e2e.rest_harness import Rest, User, assert_error, serve
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("keys-follow") / "data") as r:
-        yield r
+from tests.e2e.rest_harness import Rest, User, assert_error
 
 
 def _key(user: User, *scopes: str) -> dict:

@@ -21,11 +21,8 @@ import pytest
 from bunko.domain.libraries import Library
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
 
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("library-names") / "data", libraries_per_user=5) as r:
-        yield r
+# The settings of the module's live server (the `rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"libraries_per_user": 5}
 
 
 def personal_id(user) -> str:

@@ -27,12 +27,6 @@ pytestmark = [
 ODT = "application/vnd.oasis.opendocument.text"
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("sec-lo") / "data") as r:
-        yield r
-
-
 def convert(user, name: str, data: bytes) -> bytes:
     response = user.client.post("/libreoffice/convert", files={"file": (name, data, ODT)})
     assert response.status_code == 200, response.text

@@ -10,11 +10,14 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from tests.e2e.rest_harness import ADMIN, serve
+from tests.e2e.rest_harness import ADMIN
 
 pytestmark = pytest.mark.slow  # argon2 hashes by the dozen (parallel guesses, lockouts)
 
 MAX_FAILURES = 5
+
+# The settings of the module's live server (the `fresh_rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"login_max_failures": MAX_FAILURES, "login_account_max_failures": 12}
 
 
 def login_from(url: str, address: str, username: str, password: str) -> int:
@@ -24,20 +27,12 @@ def login_from(url: str, address: str, username: str, password: str) -> int:
     return response.status_code
 
 
-@pytest.fixture
-def rest(tmp_path):
-    with serve(
-        tmp_path / "data", login_max_failures=MAX_FAILURES, login_account_max_failures=12
-    ) as r:
-        yield r
-
-
-def test_forty_parallel_guesses_get_at_most_the_allowed_tries(rest):
+def test_forty_parallel_guesses_get_at_most_the_allowed_tries(fresh_rest):
     passwords = [f"wrong-{i}" for i in range(39)]
     passwords.insert(37, ADMIN[1])  # the right one comes late, as a lucky guess would
     with ThreadPoolExecutor(40) as pool:
         statuses = list(
-            pool.map(lambda p: login_from(rest.url, "127.0.0.1", ADMIN[0], p), passwords)
+            pool.map(lambda p: login_from(fresh_rest.url, "127.0.0.1", ADMIN[0], p), passwords)
         )
     tried = [s for s in statuses if s != 429]
     assert len(tried) <= MAX_FAILURES, statuses
@@ -45,19 +40,19 @@ def test_forty_parallel_guesses_get_at_most_the_allowed_tries(rest):
     assert set(tried) <= {200, 401}
 
 
-def test_an_attacker_cannot_lock_the_owner_out(rest):
+def test_an_attacker_cannot_lock_the_owner_out(fresh_rest):
     for i in range(MAX_FAILURES + 3):
-        assert login_from(rest.url, "127.0.0.1", ADMIN[0], f"guess-{i}") in (401, 429)
+        assert login_from(fresh_rest.url, "127.0.0.1", ADMIN[0], f"guess-{i}") in (401, 429)
     # the attacker's address is locked, even for the right password...
-    assert login_from(rest.url, "127.0.0.1", ADMIN[0], ADMIN[1]) == 429
+    assert login_from(fresh_rest.url, "127.0.0.1", ADMIN[0], ADMIN[1]) == 429
     # ...while the owner, from elsewhere, logs in
-    assert login_from(rest.url, "127.0.0.2", ADMIN[0], ADMIN[1]) == 200
+    assert login_from(fresh_rest.url, "127.0.0.2", ADMIN[0], ADMIN[1]) == 200
 
 
-def test_many_addresses_together_lock_the_account_for_everyone(rest):
+def test_many_addresses_together_lock_the_account_for_everyone(fresh_rest):
     # 12 failures from 3 addresses (under each address's own limit of 5) reach the
     # per-account threshold: guessing from a botnet is bounded too.
     for address in ("127.0.0.3", "127.0.0.4", "127.0.0.5"):
         for i in range(4):
-            assert login_from(rest.url, address, ADMIN[0], f"guess-{i}") == 401
-    assert login_from(rest.url, "127.0.0.2", ADMIN[0], ADMIN[1]) == 429
+            assert login_from(fresh_rest.url, address, ADMIN[0], f"guess-{i}") == 401
+    assert login_from(fresh_rest.url, "127.0.0.2", ADMIN[0], ADMIN[1]) == 429

@@ -26,15 +26,9 @@ def redirect():
         yield bad, canary
 
 
-@pytest.fixture
-def rest(tmp_path):
-    with serve(tmp_path / "data") as r:
-        yield r
-
-
-def test_an_embeddings_redirect_is_not_followed(rest, redirect):
+def test_an_embeddings_redirect_is_not_followed(fresh_rest, redirect):
     endpoint, canary = redirect
-    refused = choose(rest.new_user(), endpoint.base)
+    refused = choose(fresh_rest.new_user(), endpoint.base)
     assert "redirect" in assert_error(refused, 400)["message"]
     assert endpoint.requests == 1 and canary.requests == 0
 
@@ -56,29 +50,31 @@ def test_a_rerank_redirect_is_not_followed(redirect):
 
 
 def test_a_name_for_loopback_is_refused_where_private_endpoints_are(tmp_path):
-    with serve(tmp_path / "data", allow_private_model_endpoints=False) as rest:
-        user = rest.new_user()
+    with serve(tmp_path / "data", allow_private_model_endpoints=False) as fresh_rest:
+        user = fresh_rest.new_user()
         body = {"name": "n", "provider": "local", "modelId": "m", "type": "embedding"}
         for url in ("http://localhost:11434/v1", "http://127.0.0.1:11434/v1"):
             refused = user.client.post("/model-configs", json={**body, "baseUrl": url})
             assert "inside the network" in assert_error(refused, 400)["message"]
 
 
-def test_a_name_that_moves_to_link_local_is_refused_at_the_next_request(rest):
+def test_a_name_that_moves_to_link_local_is_refused_at_the_next_request(fresh_rest):
     """The workspace chose the model while its name resolved to loopback (allowed on one
     machine); then the name resolves to instance metadata. The embedder that serves the
     workspace is kept for the process's life: it must check again at every request."""
     where = {"localhost": "127.0.0.1"}
     resolver = lambda host, port: [where[host]] if host in where else resolve(host, port)  # noqa: E731
-    rest.services.accounts.model_configs.resolver = resolver
-    rest.services.model_switch.routes.opener.configs.resolver = resolver  # what embeds reads
-    user = rest.new_user()
+    fresh_rest.services.accounts.model_configs.resolver = resolver
+    fresh_rest.services.model_switch.generations.opener.configs.resolver = (
+        resolver  # what embeds reads
+    )
+    user = fresh_rest.new_user()
     with HostileModels() as endpoint:
         assert choose(user, endpoint.base.replace("127.0.0.1", "localhost")).status_code == 200
-        switch = rest.services.accounts.model_switch
+        switch = fresh_rest.services.accounts.model_switch
         wait_for(lambda: user.client.get("/embedding-model").json()["building"] is None)
-        workspace = rest.services.identity.authenticate(user.token).workspace_id
-        serving = switch.routes.serving(workspace).embedder
+        workspace = fresh_rest.services.identity.authenticate(user.token).workspace_id
+        serving = switch.generations.serving(workspace).embedder
         assert serving.embed_query("still here").shape == (8,)
         seen = endpoint.requests
 

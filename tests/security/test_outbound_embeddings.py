@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from bunko.adapters.openai_embedder import OpenAIEmbedder
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 from tests.security.hostile_models import HostileModels, choose
 from tests.security.memory import MB, RssGrowth
 
@@ -20,14 +20,12 @@ pytestmark = pytest.mark.slow  # hostile endpoints answering hundreds of MB
 BOUND = 32 * MB  # the memory an attack may cost while it is refused
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("outbound") / "data") as r:
-        # An honest choice first: what the first call imports (the openai SDK, the local
-        # index) is not counted against an attack.
-        with HostileModels() as honest:
-            assert choose(r.new_user(), honest.base).status_code == 200
-        yield r
+@pytest.fixture(scope="module", autouse=True)
+def honest_choice_first(rest) -> None:
+    """What the first call imports (the openai SDK, the local index) is not counted against
+    an attack."""
+    with HostileModels() as honest:
+        assert choose(rest.new_user(), honest.base).status_code == 200
 
 
 @pytest.mark.parametrize(

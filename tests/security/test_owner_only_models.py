@@ -10,17 +10,11 @@ import pytest
 
 from tests.e2e.chat_harness import ask
 from tests.e2e.recording_llm import recording_llm
-from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.e2e.rest_harness import assert_error, wait_until_done
 
 SECRET = "sk-owner-secret-0123456789"
 POLICY = b"Travel policy. The meal allowance outside Europe is 60 euros a day."
 QUESTION = "What is the meal allowance outside Europe?"
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("owner-models") / "data") as r:
-        yield r
 
 
 @pytest.fixture(scope="module")

@@ -7,15 +7,7 @@ from __future__ import annotations
 
 import threading
 
-import pytest
-
-from tests.e2e.rest_harness import User, assert_error, serve
-
-
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("ownerless") / "data") as r:
-        yield r
+from tests.e2e.rest_harness import User, assert_error
 
 
 def _library(maker: User, **members: User) -> str:

@@ -14,7 +14,6 @@ import pytest
 
 from tests.e2e.rest_harness import assert_error, serve
 from tests.security.gated_llm import gated_llm
-from tests.security.servers import both_ports
 from tests.security.test_user_resources import DOCUMENT, QUESTION, Held, Person
 from tests.waiting import wait_for
 
@@ -78,12 +77,6 @@ def test_conversations_are_counted_per_person_across_libraries(tmp_path):
         )
         assert_error(refused, 429)
         assert_error(alice.client.post("/conversations", json={"title": "d"}), 429)
-
-
-@pytest.fixture
-def ports(tmp_path):
-    with both_ports(tmp_path / "data") as ports:
-        yield ports
 
 
 def test_one_key_cannot_take_every_chat_slot_of_its_library(ports):

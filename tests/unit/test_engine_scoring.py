@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local.engine import vector_sketches
+from bunko.adapters.local.engine import EngineTuning, vector_sketches
 from bunko.adapters.local.engine.keyword_index import COMPRESS_BELOW, KeywordIndex
 from bunko.domain.keyword_analysis import QueryTerm
 
@@ -76,7 +76,7 @@ def test_the_shortlist_ranks_by_the_sketch_dot_product():
     query = vectors[124] + 0.05 * rng.standard_normal(dimension).astype(np.float32)
     rows = np.arange(0, 20_000, 2)  # a filter: every other row
     kept = vector_sketches.shortlist(sketches, query, rows, 10)
-    keep = max(vector_sketches.SHORTLIST_FACTOR * 10, vector_sketches.SHORTLIST_MIN)
+    keep = max(vector_sketches.SHORTLIST_FACTOR * 10, EngineTuning().shortlist_min)
     assert len(kept) == keep and set(kept.tolist()) <= set(rows.tolist())  # allowed only
     assert 124 in kept.tolist()  # the row the query is a near copy of
     # The rows kept are (nearly all) the best by a float product with the sketches (the

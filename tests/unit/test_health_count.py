@@ -3,13 +3,11 @@ process (on AWS a DynamoDB query), however often it is called."""
 
 from __future__ import annotations
 
-from bunko.http.routes import health
 from bunko.http.routes.health import RecentValue
 
 
-def test_the_count_is_read_again_only_once_it_is_older_than_its_age(monkeypatch):
+def test_the_count_is_read_again_only_once_it_is_older_than_its_age():
     now = [1000.0]
-    monkeypatch.setattr(health.time, "monotonic", lambda: now[0])
     reads = []
 
     def count() -> int:
@@ -19,7 +17,7 @@ def test_the_count_is_read_again_only_once_it_is_older_than_its_age(monkeypatch)
     class Services:  # weakly referable, as the app's services are
         pass
 
-    recent, services = RecentValue(max_age=30), Services()
+    recent, services = RecentValue(max_age=30, clock=lambda: now[0]), Services()
     assert [recent.get(services, count) for _ in range(50)] == [1] * 50
     now[0] += 29
     assert recent.get(services, count) == 1
@@ -31,13 +29,11 @@ def test_the_count_is_read_again_only_once_it_is_older_than_its_age(monkeypatch)
     assert recent.get(other, count) == 3
 
 
-def test_a_new_key_at_a_dead_keys_address_reads_its_own_count(monkeypatch):
-    monkeypatch.setattr(health.time, "monotonic", lambda: 0.0)
-
+def test_a_new_key_at_a_dead_keys_address_reads_its_own_count():
     class Services:
         pass
 
-    recent = RecentValue(max_age=30)
+    recent = RecentValue(max_age=30, clock=lambda: 0.0)
     first = Services()
     assert recent.get(first, lambda: 7) == 7
     del first

@@ -7,7 +7,7 @@ from __future__ import annotations
 import queue
 
 from bunko.adapters.local.worker import ThreadIngestQueue, _Call
-from bunko.ports import EmbeddingRoute, IngestJob
+from bunko.ports import EmbeddingGeneration, IngestJob
 from bunko.services.ingest.job_routing import JobRouting
 
 
@@ -48,16 +48,19 @@ def test_a_stop_queued_during_a_call_ends_the_taking():
 
 
 def test_a_stream_takes_its_own_models_jobs_and_leaves_the_others_for_later():
-    routes = {"a": EmbeddingRoute("default", None, None), "b": EmbeddingRoute("e5", None, None)}
+    generations = {
+        "a": EmbeddingGeneration("default", None, None),
+        "b": EmbeddingGeneration("e5", None, None),
+    }
     reads: list[str] = []
 
-    class Routes:
-        def chosen(self, workspace_id: str) -> EmbeddingRoute:
+    class Generations:
+        def chosen(self, workspace_id: str) -> EmbeddingGeneration:
             reads.append(workspace_id)
-            return routes[workspace_id]
+            return generations[workspace_id]
 
     queued = [[IngestJob("a", "a1", 1), IngestJob("b", "b1", 1), IngestJob("a", "a2", 1)], []]
-    routing = JobRouting(Routes())
+    routing = JobRouting(Generations())
     later: list[IngestJob] = []
     take = routing.taking("default", lambda: queued.pop(0), later)
     assert [j.document_id for j in take()] == ["a1", "a2"]

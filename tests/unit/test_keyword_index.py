@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local.engine import keyword_postings
 from bunko.adapters.local.engine.keyword_index import K1, B, KeywordIndex, best_slots
 from bunko.domain.keyword_analysis import QueryTerm
 
@@ -30,14 +29,11 @@ def reference(docs: dict[int, list[str]], query: list[str]) -> dict[int, float]:
 
 
 @pytest.mark.parametrize("pending", [7, 64, 100_000])
-def test_segments_merges_deletes_and_reload_score_like_bm25(
-    tmp_path: Path, monkeypatch, pending: int
-):
-    monkeypatch.setattr(keyword_postings, "PENDING_POSTINGS", pending)
+def test_segments_merges_deletes_and_reload_score_like_bm25(tmp_path: Path, pending: int):
     rng = np.random.default_rng(pending)
     words = [f"w{i}" for i in range(40)]
     docs = {s: list(rng.choice(words, size=int(rng.integers(1, 30)))) for s in range(600)}
-    index = KeywordIndex()
+    index = KeywordIndex(pending_postings=pending)
     for start in range(0, 600, 13):  # per-document sized calls
         index.add_many(start, [docs[s] for s in range(start, min(600, start + 13))])
     live = np.ones(600, dtype=bool)
@@ -47,7 +43,7 @@ def test_segments_merges_deletes_and_reload_score_like_bm25(
         del docs[slot]
     names = iter(range(1, 1000))
     part = index.save(tmp_path, lambda: f"{next(names):04d}")
-    reloaded = KeywordIndex.load(tmp_path, part, live)
+    reloaded = KeywordIndex.load(tmp_path, part, live, pending_postings=pending)
     query = ["w1", "w7", "w33", "nothing"]
     expected = reference(docs, query)
     for subject in (index, reloaded):

@@ -23,13 +23,11 @@ WRITER = textwrap.dedent(
     f"""
     import sys
     import numpy as np
-    from bunko.adapters.local.engine import search_index, vector_index
+    from bunko.adapters.local.engine import EngineTuning, LocalSearchIndex
     from bunko.ports import IndexEntry
 
-    search_index.SAVE_ROWS = 60
-    vector_index.PENDING_MAX = 32
-    vector_index.EXACT_MAX = 8
-    index = search_index.LocalSearchIndex(sys.argv[1], dimension=8)
+    tuning = EngineTuning(save_rows=60, pending_max=32, exact_max=8)
+    index = LocalSearchIndex(sys.argv[1], dimension=8, tuning=tuning)
     rng = np.random.default_rng(0)
     for batch in range(10_000):
         vectors = rng.standard_normal(({BATCH}, 8))

@@ -10,8 +10,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bunko.adapters.local.engine import LocalSearchIndex, vector_index, vector_sketches
+from bunko.adapters.local.engine import (
+    EngineTuning,
+    LocalSearchIndex,
+    vector_index,
+    vector_sketches,
+)
 from bunko.adapters.local.engine.duplicate_groups import DuplicateGroups
+from bunko.adapters.local.engine.workspace_engines import Added, WorkspaceEngines
+from bunko.domain.keyword_analysis import query_terms
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
 
@@ -84,13 +91,12 @@ def test_many_replacements_are_compacted_and_stay_correct(tmp_path: Path):
     assert len(index.vector_search([1, 0, 0, 0], ALL, 1000)) == 100
 
 
-def test_filtered_vector_search_over_a_large_subset_uses_the_graph(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(vector_index, "EXACT_MAX", 100)  # force the oversampling path
-    monkeypatch.setattr(vector_index, "EXACT_FRACTION", 0.0)
-    monkeypatch.setattr(vector_index, "PENDING_MAX", 256)
+def test_filtered_vector_search_over_a_large_subset_uses_the_graph(tmp_path: Path):
+    # exact_max 100: a filter keeping half the rows takes the oversampling path.
+    tuning = EngineTuning(exact_max=100, exact_fraction=0.0, pending_max=256)
     rng = np.random.default_rng(3)
     vectors = unit(rng, 3000, 16)
-    index = LocalSearchIndex(tmp_path, dimension=16)
+    index = LocalSearchIndex(tmp_path, dimension=16, tuning=tuning)
     index.index(
         [
             entry(f"c{i}", "x", vectors[i], doc=f"d{i}", category="even" if i % 2 == 0 else "odd")
@@ -113,19 +119,19 @@ def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
     shortlists: list[tuple[int, int]] = []
     real = vector_sketches.shortlist
 
-    def spy(sketches, query, rows, limit):
-        kept = real(sketches, query, rows, limit)
+    def spy(sketches, query, rows, limit, **options):
+        kept = real(sketches, query, rows, limit, **options)
         shortlists.append((len(rows), len(kept)))
         return kept
 
     monkeypatch.setattr(vector_sketches, "shortlist", spy)
-    monkeypatch.setattr(vector_sketches, "SHORTLIST_MIN", 400)  # shortlists this small set
     rng = np.random.default_rng(11)
     centres = unit(rng, 40, 256)
     vectors = centres[rng.integers(0, 40, 6000)] + 0.08 * unit(rng, 6000, 256)
     vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
     category = ["a" if i % 4 == 0 else "b" for i in range(6000)]
-    index = LocalSearchIndex(tmp_path, dimension=256)
+    tuning = EngineTuning(shortlist_min=400)  # shortlists this small set
+    index = LocalSearchIndex(tmp_path, dimension=256, tuning=tuning)
     for start in range(0, 6000, 25):  # per-document writes
         index.index(
             [
@@ -170,7 +176,7 @@ def test_a_large_filtered_scan_is_shortlisted_by_sketches_and_stays_exact(
         sketch_file.write_bytes(bytes(len(sketch_file.read_bytes())))  # all zero: useless
         part["vectors"]["sketch_basis"] = "another"
     manifest.write_text(json.dumps(part))
-    reopened = LocalSearchIndex(tmp_path, dimension=256)
+    reopened = LocalSearchIndex(tmp_path, dimension=256, tuning=tuning)
     assert check(reopened) == before
     assert list(manifest.parent.glob("*.sketch"))
     reopened.close()  # saves the snapshot again, with its sketches: computed once, not per start
@@ -206,15 +212,12 @@ def test_concurrent_writers_and_readers(tmp_path: Path):
     assert len(index.keyword_search("shared", ALL, 1000)) == 150
 
 
-def test_near_duplicates_are_all_found_and_survive_their_representative(
-    tmp_path: Path, monkeypatch
-):
-    monkeypatch.setattr(vector_index, "PENDING_MAX", 64)  # many graph adds, groups form
-    monkeypatch.setattr(vector_index, "EXACT_MAX", 0)  # always through the graph
-    monkeypatch.setattr(vector_index, "EXACT_FRACTION", 0.0)
+def test_near_duplicates_are_all_found_and_survive_their_representative(tmp_path: Path):
+    # Many graph adds (groups form), every search through the graph.
+    tuning = EngineTuning(pending_max=64, exact_max=0, exact_fraction=0.0)
     rng = np.random.default_rng(5)
     bases = unit(rng, 200, 32)
-    index = LocalSearchIndex(tmp_path, dimension=32)
+    index = LocalSearchIndex(tmp_path, dimension=32, tuning=tuning)
     for copy in range(8):  # copies arrive in separate batches, as versions of files do
         noisy = bases + 0.01 * rng.standard_normal(bases.shape).astype(np.float32)
         index.index([entry(f"b{b}-{copy}", "x", noisy[b], doc=f"d{b}") for b in range(200)])
@@ -222,22 +225,20 @@ def test_near_duplicates_are_all_found_and_survive_their_representative(
     assert {h.chunk_id for h in index.vector_search(bases[7], ALL, 8)} == expected
     index.delete_chunks(WS, ["b7-0"])  # the group's representative
     index.close()
-    reopened = LocalSearchIndex(tmp_path, dimension=32)
+    reopened = LocalSearchIndex(tmp_path, dimension=32, tuning=tuning)
     hits = reopened.vector_search(bases[7], ALL, 7)
     assert {h.chunk_id for h in hits} == expected - {"b7-0"}
 
 
-def test_a_snapshot_after_keyword_only_entries_reopens_without_a_rebuild(
-    tmp_path: Path, monkeypatch, caplog
-):
-    monkeypatch.setattr(vector_index, "PENDING_MAX", 4)
-    index = LocalSearchIndex(tmp_path, dimension=4)
+def test_a_snapshot_after_keyword_only_entries_reopens_without_a_rebuild(tmp_path: Path, caplog):
+    tuning = EngineTuning(pending_max=4)
+    index = LocalSearchIndex(tmp_path, dimension=4, tuning=tuning)
     index.index([entry("v", "with vector", [1, 0, 0, 0])])
     index.flush()
     index.index([entry(f"k{i}", "keyword only") for i in range(10)])  # drained: zero rows
     index.close()
     with caplog.at_level("INFO", logger="bunko.adapters.local"):
-        reopened = LocalSearchIndex(tmp_path, dimension=4)
+        reopened = LocalSearchIndex(tmp_path, dimension=4, tuning=tuning)
         assert [h.chunk_id for h in reopened.vector_search([1, 0, 0, 0], ALL, 10)] == ["v"]
     assert "opened, 0 entries replayed" in caplog.text
     assert len(reopened.keyword_search("keyword", ALL, 100)) == 10
@@ -260,15 +261,12 @@ def test_a_filtered_search_sees_writes_and_deletes_made_since_the_last_one(tmp_p
     assert [h.chunk_id for h in index.vector_search(vectors[0], only_a, 10)] == ["c1"]
 
 
-def test_rows_entering_the_graph_in_the_background_are_found_throughout(
-    tmp_path: Path, monkeypatch
-):
-    monkeypatch.setattr(vector_index, "PENDING_MAX", 64)
-    monkeypatch.setattr(vector_index, "EXACT_MAX", 0)  # through the graph, with the tail
-    monkeypatch.setattr(vector_index, "EXACT_FRACTION", 0.0)
+def test_rows_entering_the_graph_in_the_background_are_found_throughout(tmp_path: Path):
+    # Through the graph, with the tail.
+    tuning = EngineTuning(pending_max=64, exact_max=0, exact_fraction=0.0)
     rng = np.random.default_rng(11)
     vectors = unit(rng, 1600, 64)
-    index = LocalSearchIndex(tmp_path, dimension=64)
+    index = LocalSearchIndex(tmp_path, dimension=64, tuning=tuning)
     errors: list[BaseException] = []
     found: list[bool] = []
     stop = threading.Event()
@@ -297,7 +295,7 @@ def test_rows_entering_the_graph_in_the_background_are_found_throughout(
     assert len(found) > 50 and sum(found) >= 0.97 * len(found)
     assert 0 < index._workspaces[WS].vectors._in_graph <= 1600
     index.close()
-    reopened = LocalSearchIndex(tmp_path, dimension=64)
+    reopened = LocalSearchIndex(tmp_path, dimension=64, tuning=tuning)
     assert reopened._workspaces == {} and reopened.count(WS) == 1600
     hits = [reopened.vector_search(vectors[i], ALL, 10) for i in range(1600)]
     kept = sum(f"c{i}" in {h.chunk_id for h in hits[i]} for i in range(1600))
@@ -308,7 +306,6 @@ def test_rows_entering_the_graph_in_the_background_are_found_throughout(
 def test_a_failed_background_insert_is_raised_to_a_writer_and_loses_nothing(
     tmp_path: Path, monkeypatch
 ):
-    monkeypatch.setattr(vector_index, "PENDING_MAX", 32)
     real_insert = vector_index.VectorIndex._insert
     failures = []
 
@@ -321,7 +318,7 @@ def test_a_failed_background_insert_is_raised_to_a_writer_and_loses_nothing(
     monkeypatch.setattr(vector_index.VectorIndex, "_insert", failing_once)
     rng = np.random.default_rng(12)
     vectors = unit(rng, 200, 8)
-    index = LocalSearchIndex(tmp_path, dimension=8)
+    index = LocalSearchIndex(tmp_path, dimension=8, tuning=EngineTuning(pending_max=32))
     raised = 0
     for i in range(200):
         try:
@@ -335,9 +332,32 @@ def test_a_failed_background_insert_is_raised_to_a_writer_and_loses_nothing(
         assert index.keyword_search(f"word{i}", ALL, 1)[0].chunk_id == f"c{i}"
 
 
-def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(
-    tmp_path: Path, monkeypatch
-):
+class LegsSeen(WorkspaceEngines):
+    """A workspace's engines that note the thread each search leg runs in; `broken`: the
+    vector leg is slow and the keyword leg fails."""
+
+    def __init__(self, workspace_id: str, directory: Path) -> None:
+        super().__init__(workspace_id, directory)
+        self.threads: dict[str, str] = {}
+        self.broken = False
+        self.vector_done = threading.Event()
+
+    def vector_search(self, *args):
+        self.threads["vector"] = threading.current_thread().name
+        if self.broken:
+            self.vector_done.wait(0.2)
+            self.vector_done.set()
+            return []
+        return super().vector_search(*args)
+
+    def keyword_search(self, *args):
+        self.threads["keyword"] = threading.current_thread().name
+        if self.broken:
+            raise RuntimeError("the keyword leg broke")
+        return super().keyword_search(*args)
+
+
+def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(tmp_path: Path):
     rng = np.random.default_rng(5)
     vectors = unit(rng, 300, 16)
     index = LocalSearchIndex(tmp_path, dimension=16)
@@ -356,50 +376,28 @@ def test_a_hybrid_search_runs_its_legs_side_by_side_with_each_legs_answer(
     assert index.hybrid_search("", vectors[4], ALL, 5)[0] == []
     assert index.hybrid_search("word3", None, ALL, 5)[1] == []
 
-    ws = index._workspaces[WS]
-    threads: dict[str, str] = {}
-    real_vector, real_keyword = ws.vector_search, ws.keyword_search
+    ws = LegsSeen(WS, tmp_path / "legs")
+    # keys start at 1, as the store's do
+    added = [Added(i + 1, f"c{i}", "d", None, [f"word{i % 7}"], vectors[i]) for i in range(300)]
+    ws.add(added, 16)
+    ws.hybrid_search(query_terms("word3"), vectors[4], ALL, 5)
+    assert ws.threads["keyword"] == threading.current_thread().name
+    assert ws.threads["vector"].startswith("vector-leg")
 
-    def vector_leg(*args):
-        threads["vector"] = threading.current_thread().name
-        return real_vector(*args)
-
-    def keyword_leg(*args):
-        threads["keyword"] = threading.current_thread().name
-        return real_keyword(*args)
-
-    monkeypatch.setattr(ws, "vector_search", vector_leg)
-    monkeypatch.setattr(ws, "keyword_search", keyword_leg)
-    index.hybrid_search("word3", vectors[4], ALL, 5)
-    assert threads["keyword"] == threading.current_thread().name
-    assert threads["vector"].startswith("vector-leg")
-
-    finished = threading.Event()
-
-    def slow_vector_leg(*args):
-        finished.wait(0.2)
-        finished.set()
-        return []
-
-    def failing_keyword_leg(*args):
-        raise RuntimeError("the keyword leg broke")
-
-    monkeypatch.setattr(ws, "vector_search", slow_vector_leg)
-    monkeypatch.setattr(ws, "keyword_search", failing_keyword_leg)
+    ws.broken = True
     with pytest.raises(RuntimeError, match="keyword leg broke"):
-        index.hybrid_search("word3", vectors[4], ALL, 5)
-    assert finished.is_set()  # the vector leg ended before the error left the lock
+        ws.hybrid_search(query_terms("word3"), vectors[4], ALL, 5)
+    assert ws.vector_done.is_set()  # the vector leg ended before the error left the lock
 
 
 def test_a_search_during_a_background_insert_waits_for_one_step_not_the_batch(
     tmp_path: Path, monkeypatch
 ):
-    monkeypatch.setattr(vector_index, "PENDING_MAX", 64)
-    monkeypatch.setattr(vector_index, "INSERT_STEP", 8)
-    monkeypatch.setattr(vector_index, "SEARCH_FIRST_SECONDS", 30.0)  # no race on a busy host
+    # search_first_seconds 30: no race on a busy host.
+    tuning = EngineTuning(pending_max=64, insert_step=8, search_first_seconds=30.0)
     rng = np.random.default_rng(21)
     vectors = unit(rng, 64, 8)
-    index = LocalSearchIndex(tmp_path, dimension=8)
+    index = LocalSearchIndex(tmp_path, dimension=8, tuning=tuning)
     events: list[str] = []
     real_add = vector_index.add_to_graph
     searched = threading.Event()
@@ -427,11 +425,11 @@ def test_a_search_during_a_background_insert_waits_for_one_step_not_the_batch(
 
 
 def test_a_writer_waiting_for_the_graph_does_not_hold_up_searches(tmp_path: Path, monkeypatch):
-    monkeypatch.setattr(vector_index, "PENDING_MAX", 16)
-    monkeypatch.setattr(vector_index, "PENDING_LIMIT", 2)
     rng = np.random.default_rng(22)
     vectors = unit(rng, 120, 8)
-    index = LocalSearchIndex(tmp_path, dimension=8)
+    index = LocalSearchIndex(
+        tmp_path, dimension=8, tuning=EngineTuning(pending_max=16, pending_limit=2)
+    )
     gate, entered = threading.Event(), threading.Event()
     real_add = vector_index.add_to_graph
 

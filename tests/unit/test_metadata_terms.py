@@ -1,4 +1,4 @@
-"""domain/metadata.py: values in canonical form, number terms that sort as the numbers do,
+"""domain/metadata/: values in canonical form, number terms that sort as the numbers do,
 date text that sorts as time does, and range bounds that include and exclude exactly."""
 
 from __future__ import annotations

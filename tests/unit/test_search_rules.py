@@ -9,7 +9,7 @@ import pytest
 
 from bunko.domain import Chunk, Document
 from bunko.ports import IndexEntry
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.search.relevance_gate import GATE_WINDOW
 from bunko.services.search.search import SearchOptions, SearchService
 from bunko.services.search.search_items import MAX_JOINED_CHUNKS
@@ -20,12 +20,21 @@ WORDS = ["tea", "kettle", "bicycle", "glacier", "ice"]
 
 
 class World:
-    def __init__(self, *, embedder: FakeEmbedder | None = None) -> None:
-        self.metadata = FakeMetadataStore()
-        self.index = FakeSearchIndex(dimension=embedder.dimension if embedder else None)
+    def __init__(
+        self,
+        *,
+        embedder: FakeEmbedder | None = None,
+        metadata: FakeMetadataStore | None = None,
+        index: FakeSearchIndex | None = None,
+    ) -> None:
+        self.metadata = FakeMetadataStore() if metadata is None else metadata
+        dimension = embedder.dimension if embedder else None
+        self.index = FakeSearchIndex(dimension=dimension) if index is None else index
         self.embedder = embedder
         self.service = SearchService(
-            metadata=self.metadata, routes=fixed_routes(self.index, embedder), candidates=20
+            metadata=self.metadata,
+            generations=shared_generation(self.index, embedder),
+            candidates=20,
         )
 
     def add(self, doc_id: str, *texts: str, ws: str = WS, category: str | None = None) -> None:
@@ -77,7 +86,7 @@ def test_unknown_fusion_method_is_refused():
     with pytest.raises(ValueError, match="fusion"):
         SearchService(
             metadata=FakeMetadataStore(),
-            routes=fixed_routes(FakeSearchIndex(), None),
+            generations=shared_generation(FakeSearchIndex(), None),
             method="magic",
         )
 
@@ -107,27 +116,29 @@ def test_stale_index_entries_and_deleted_documents_never_come_back():
     assert [doc for doc, _ in world.search("tea")] == ["d1"]
 
 
-def test_a_page_reads_only_its_own_documents_hits_and_fills_stale_gaps(monkeypatch):
-    world = World()
+class ReadsRecorded(FakeMetadataStore):
+    """The fake store, recording each batch read a search makes (what, how many)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.reads: list[tuple[str, int]] = []
+
+    def get_chunks_by_ids(self, workspace_id, chunk_ids):
+        self.reads.append(("chunks", len(chunk_ids)))
+        return super().get_chunks_by_ids(workspace_id, chunk_ids)
+
+    def get_documents_by_ids(self, workspace_id, document_ids):
+        self.reads.append(("documents", len(document_ids)))
+        return super().get_documents_by_ids(workspace_id, document_ids)
+
+
+def test_a_page_reads_only_its_own_documents_hits_and_fills_stale_gaps():
+    world = World(metadata=ReadsRecorded())
     world.service.candidates = 200
     for n in range(40):  # each document: two hits, the first stronger
         world.add(f"d{n:02d}", "tea kettle " + "tea " * (40 - n), f"tea {n}")
-    reads: list[tuple[str, int]] = []
-    chunks_by_ids, documents_by_ids = (
-        world.metadata.get_chunks_by_ids,
-        world.metadata.get_documents_by_ids,
-    )
-
-    def read_chunks(ws, ids):
-        reads.append(("chunks", len(ids)))
-        return chunks_by_ids(ws, ids)
-
-    def read_documents(ws, ids):
-        reads.append(("documents", len(ids)))
-        return documents_by_ids(ws, ids)
-
-    monkeypatch.setattr(world.metadata, "get_chunks_by_ids", read_chunks)
-    monkeypatch.setattr(world.metadata, "get_documents_by_ids", read_documents)
+    reads = world.metadata.reads
+    reads.clear()  # what adding the documents read
     page = world.search("tea kettle", limit=5)
     assert [doc for doc, _ in page] == ["d00", "d01", "d02", "d03", "d04"]
     assert all("\n…\n" in content for _, content in page)  # both hits joined, as before
@@ -215,7 +226,9 @@ def test_search_safely_turns_engine_failures_into_an_error_field():
         def hybrid_search(self, query, vector, filters, limit):
             raise ConnectionError("engine down")
 
-    service = SearchService(metadata=FakeMetadataStore(), routes=fixed_routes(BrokenIndex(), None))
+    service = SearchService(
+        metadata=FakeMetadataStore(), generations=shared_generation(BrokenIndex(), None)
+    )
     result = service.search_safely(WS, "tea", SearchOptions())
     assert result.items == [] and "engine down" in result.error
     assert result.to_dict()["items"] == []
@@ -225,7 +238,7 @@ def test_options_left_out_come_from_the_workspaces_saved_settings():
     saved = FakeSearchDefaults({WS: (2, 0.0), OTHER: (7, 0.9)}, fallback=(5, 0.3))
     service = SearchService(
         metadata=FakeMetadataStore(),
-        routes=fixed_routes(FakeSearchIndex(), None),
+        generations=shared_generation(FakeSearchIndex(), None),
         limit=4,
         min_score=0.5,
         saved_defaults=saved,
@@ -236,7 +249,7 @@ def test_options_left_out_come_from_the_workspaces_saved_settings():
     assert service.resolve(OTHER, SearchOptions(limit=3)).min_score == 0.9
     unsaved = SearchService(
         metadata=FakeMetadataStore(),
-        routes=fixed_routes(FakeSearchIndex(), None),
+        generations=shared_generation(FakeSearchIndex(), None),
         limit=4,
         min_score=0.5,
     )
@@ -252,17 +265,17 @@ def test_search_uses_the_saved_limit():
     assert len(world.service.search(WS, "tea", SearchOptions()).items) == 2
 
 
-def test_a_failing_keyword_weight_does_not_fail_the_search(monkeypatch):
-    """On AWS the weight is an `_analyze` and an `_msearch` of counts: either failing made
-    the whole search fail. The hits keep their ranks; the gate judges them without it."""
-    world = World()
-    world.add("d1", "tea kettle")
-    world.add("d2", "coffee pot")
-
-    def unavailable(query, filters):
+class WeightUnavailable(FakeSearchIndex):
+    def keyword_weight(self, query, filters):
         raise RuntimeError("_analyze answered 503")
 
-    monkeypatch.setattr(world.index, "keyword_weight", unavailable)
+
+def test_a_failing_keyword_weight_does_not_fail_the_search():
+    """On AWS the weight is an `_analyze` and an `_msearch` of counts: either failing made
+    the whole search fail. The hits keep their ranks; the gate judges them without it."""
+    world = World(index=WeightUnavailable())
+    world.add("d1", "tea kettle")
+    world.add("d2", "coffee pot")
     assert [doc for doc, _ in world.search("tea kettle")] == ["d1"]
 
 

@@ -18,7 +18,7 @@ from bunko.domain import Document, DocumentStatus, new_id
 from bunko.domain.accounts import ModelConfig
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.http.routes.knowledge_bases import KnowledgeBaseFile
-from bunko.services.embedding import fixed_routes
+from bunko.services.embedding import shared_generation
 from bunko.services.ingest import KnowledgeBaseService, Upload
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.upload_policy import UploadPolicy
@@ -96,7 +96,7 @@ class World:
         self.queue = FakeQueue()
         self.ingest = IngestService(
             metadata=self.metadata, blobs=FakeBlobStore(), queue=self.queue,
-            routes=fixed_routes(FakeSearchIndex(), None),
+            generations=shared_generation(FakeSearchIndex(), None),
             defaults=IngestDefaults(chunk_size=500, chunk_overlap=50),
             policy=CountingPolicy(self.counts),
         )  # fmt: skip
@@ -138,107 +138,111 @@ def rest_upload(name: str, data: bytes, **options) -> Upload:
 
 
 @pytest.fixture
-def world(monkeypatch: pytest.MonkeyPatch) -> World:
+def upload_world(monkeypatch: pytest.MonkeyPatch) -> World:
     return World(monkeypatch)
 
 
-def test_a_file_at_a_path_is_checked_typed_hashed_and_looked_up_once(world):
-    doc = world.ingest.submit(Upload(WS, b"hello", path="/notes/a.txt", source="cli"))
+def test_a_file_at_a_path_is_checked_typed_hashed_and_looked_up_once(upload_world):
+    doc = upload_world.ingest.submit(Upload(WS, b"hello", path="/notes/a.txt", source="cli"))
     assert (doc.path, doc.mime, doc.source) == ("notes/a.txt", "text/plain", "cli")
-    assert world.taken() == {
+    assert upload_world.taken() == {
         "policy.path": 1, "policy.size": 1, "mime": 1, "sha256": 1, "get_document_by_path": 1,
     }  # fmt: skip
-    world.complete(doc)
-    again = world.ingest.submit(Upload(WS, b"hello", path="notes/a.txt", source="cli"))
+    upload_world.complete(doc)
+    again = upload_world.ingest.submit(Upload(WS, b"hello", path="notes/a.txt", source="cli"))
     assert again.id == doc.id and again.status is DocumentStatus.COMPLETED  # nothing to do
-    assert world.taken() == {
+    assert upload_world.taken() == {
         "policy.path": 1, "policy.size": 1, "mime": 1, "sha256": 1, "get_document_by_path": 1,
     }  # fmt: skip
 
 
-def test_text_is_checked_typed_hashed_and_looked_up_once(world):
-    doc = world.ingest.submit_text(WS, path="notes/b.md", content="# heading")
+def test_text_is_checked_typed_hashed_and_looked_up_once(upload_world):
+    doc = upload_world.ingest.submit_text(WS, path="notes/b.md", content="# heading")
     assert (doc.mime, doc.source) == ("text/markdown", "agent")
-    assert world.taken() == {
+    assert upload_world.taken() == {
         "policy.path": 1, "policy.size": 1, "mime": 1, "sha256": 1, "get_document_by_path": 1,
     }  # fmt: skip
 
 
-def test_an_upload_by_name_asks_the_policy_once_and_looks_once_per_name(world):
-    first = world.kb.upload(rest_upload("report.txt", b"first report"))
-    assert world.taken() == {
+def test_an_upload_by_name_asks_the_policy_once_and_looks_once_per_name(upload_world):
+    first = upload_world.kb.upload(rest_upload("report.txt", b"first report"))
+    assert upload_world.taken() == {
         "policy.file_name": 1, "policy.file_type": 1, "policy.size": 1, "mime": 1,
         "sha256": 1, "get_document_by_path": 1,
     }  # fmt: skip
     # Another file of the same name: `report.txt` is taken, so `report (2).txt`.
-    second = world.kb.upload(rest_upload("report.txt", b"second report"))
+    second = upload_world.kb.upload(rest_upload("report.txt", b"second report"))
     assert (second.path, second.name) == ("report (2).txt", "report.txt")
-    assert world.taken() == {
+    assert upload_world.taken() == {
         "policy.file_name": 1, "policy.file_type": 1, "policy.size": 1, "mime": 1,
         "sha256": 1, "get_document_by_path": 2,
     }  # fmt: skip
     # The same bytes again: the document that holds them, no copy.
-    assert world.kb.upload(rest_upload("report.txt", b"second report")).id == second.id
-    assert world.taken()["get_document_by_path"] == 2
+    assert upload_world.kb.upload(rest_upload("report.txt", b"second report")).id == second.id
+    assert upload_world.taken()["get_document_by_path"] == 2
     assert first.id != second.id
 
 
-def test_a_lost_race_looks_again_without_hashing_again(world):
+def test_a_lost_race_looks_again_without_hashing_again(upload_world):
     # Another upload takes `a.txt` with other bytes between this one's look and its write.
-    world.metadata.racer = Document(
+    upload_world.metadata.racer = Document(
         id=new_id(), workspace_id=WS, path="a.txt", name="a.txt", mime="text/plain",
         content_hash="other",
     )  # fmt: skip
-    doc = world.kb.upload(rest_upload("a.txt", b"mine"))
+    doc = upload_world.kb.upload(rest_upload("a.txt", b"mine"))
     assert doc.path == "a (2).txt"
-    counts = world.taken()
+    counts = upload_world.taken()
     # a.txt (free), a.txt again after the conflict (taken), a (2).txt
     assert counts["get_document_by_path"] == 3
     assert (counts["sha256"], counts["mime"], counts["policy.size"]) == (1, 1, 1)
 
 
-def test_a_replacement_reads_its_document_once_and_its_path_once(world):
-    doc = world.kb.upload(rest_upload("r.txt", b"one", category="notes"))
-    world.taken()
-    newer = world.kb.upload(rest_upload("whatever.txt", b"two", replaces=doc.id, category="x"))
+def test_a_replacement_reads_its_document_once_and_its_path_once(upload_world):
+    doc = upload_world.kb.upload(rest_upload("r.txt", b"one", category="notes"))
+    upload_world.taken()
+    newer = upload_world.kb.upload(
+        rest_upload("whatever.txt", b"two", replaces=doc.id, category="x")
+    )
     assert (newer.id, newer.revision, newer.path, newer.category) == (doc.id, 2, "r.txt", "notes")
     assert newer.source == "upload"
-    assert world.taken() == {
+    assert upload_world.taken() == {
         "policy.file_name": 1, "policy.file_type": 1, "policy.size": 1, "mime": 1,
         "sha256": 1, "get_document": 1, "get_document_by_path": 1, "save_document": 1,
     }  # fmt: skip
 
 
-def test_the_upload_options_are_kept_on_the_document(world):
-    doc = world.kb.upload(rest_upload("a.txt", b"text", mode="precise", embedding_model_id="cfg-1"))
-    stored = world.metadata.inner.get_document(WS, doc.id)
+def test_the_upload_options_are_kept_on_the_document(upload_world):
+    doc = upload_world.kb.upload(
+        rest_upload("a.txt", b"text", mode="precise", embedding_model_id="cfg-1")
+    )
+    stored = upload_world.metadata.inner.get_document(WS, doc.id)
     assert (stored.mode, stored.embedding_model_id) == ("precise", "cfg-1")
-    assert world.queue.jobs[-1].mode == "precise"
-    world.complete(doc)
+    assert upload_world.queue.jobs[-1].mode == "precise"
+    upload_world.complete(doc)
     # The same bytes with other options: nothing to index, the options are the new ones
     # (as /upload always reported the options of the last upload).
-    again = world.kb.upload(rest_upload("a.txt", b"text"))
+    again = upload_world.kb.upload(rest_upload("a.txt", b"text"))
     assert again.id == doc.id and again.status is DocumentStatus.COMPLETED
-    stored = world.metadata.inner.get_document(WS, doc.id)
+    stored = upload_world.metadata.inner.get_document(WS, doc.id)
     assert (stored.mode, stored.embedding_model_id) == ("fast", None)
     # A door that chooses no options (mode None) leaves the document's own.
-    world.kb.upload(rest_upload("a.txt", b"text", mode="precise"))
-    world.ingest.submit(Upload(WS, b"new text", path="a.txt"))
-    stored = world.metadata.inner.get_document(WS, doc.id)
+    upload_world.kb.upload(rest_upload("a.txt", b"text", mode="precise"))
+    upload_world.ingest.submit(Upload(WS, b"new text", path="a.txt"))
+    stored = upload_world.metadata.inner.get_document(WS, doc.id)
     assert (stored.revision, stored.mode) == (2, "precise")
-    assert world.queue.jobs[-1].mode == "fast"
+    assert upload_world.queue.jobs[-1].mode == "fast"
 
 
-def test_a_listing_reads_the_options_with_the_documents_in_one_read(world):
-    precise = world.kb.upload(
+def test_a_listing_reads_the_options_with_the_documents_in_one_read(upload_world):
+    precise = upload_world.kb.upload(
         rest_upload("p.txt", b"precise text", mode="precise", embedding_model_id="cfg-1")
     )
-    world.kb.upload(rest_upload("f.txt", b"fast text"))
-    world.ingest.submit(Upload(WS, b"dropped", path="d.txt"))
-    world.taken()
-    page = world.kb.list(WS, limit=10)
+    upload_world.kb.upload(rest_upload("f.txt", b"fast text"))
+    upload_world.ingest.submit(Upload(WS, b"dropped", path="d.txt"))
+    upload_world.taken()
+    page = upload_world.kb.list(WS, limit=10)
     files = {f.originalName: f for f in map(KnowledgeBaseFile.of, page.documents)}
-    assert world.taken() == {"find_documents": 1}  # and the service has no settings store
+    assert upload_world.taken() == {"find_documents": 1}  # and the service has no settings store
     assert (files["p.txt"].mode, files["p.txt"].embeddingModelId) == ("precise", "cfg-1")
     assert (files["f.txt"].mode, files["f.txt"].embeddingModelId) == ("fast", None)
     assert (files["d.txt"].mode, files["d.txt"].embeddingModelId) == ("fast", None)

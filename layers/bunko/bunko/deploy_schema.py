@@ -22,6 +22,12 @@ GLOBAL_INDEXES: list[tuple[str, str, str]] = [(GSI1, GSI1_PK, GSI1_SK), (GSI2, G
 # Only conversations carry it (BUNKO_CONVERSATION_RETENTION_DAYS); reads hide expired items.
 TTL_ATTRIBUTE = "expires"
 
+# The object tag a presigned upload is signed with (x-amz-tagging), so the files bucket's
+# lifecycle rule expires presigned drops that never ingest (and the drop copy of those that
+# did: the original is kept under blobs/). An operator's drops carry no tag and stay.
+PRESIGNED_TAG, PRESIGNED_TAG_VALUE = "bunko-presigned", "1"
+PRESIGNED_DROP_DAYS = 14  # the dead-letter queue's retention: a redriven message still finds it
+
 
 def create_table_kwargs(table_name: str) -> dict[str, Any]:
     """CreateTable arguments (on-demand), for tests and for a hand-made table."""

@@ -50,6 +50,7 @@ def ingest_handler() -> IngestEventHandler:
         collector=graph.collector,
         s3=graph.s3,
         drop_prefix=graph.drop_prefix,
+        drop_routes=graph.drop_routes,
     )
 
 

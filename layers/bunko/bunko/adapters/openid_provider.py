@@ -25,9 +25,20 @@ import jwt
 
 from bunko.errors import AuthenticationError, ServiceUnavailableError
 
-ASYMMETRIC = frozenset({
-    "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA",
-})  # fmt: skip
+ASYMMETRIC = frozenset(
+    {
+        "RS256",
+        "RS384",
+        "RS512",
+        "PS256",
+        "PS384",
+        "PS512",
+        "ES256",
+        "ES384",
+        "ES512",
+        "EdDSA",
+    }
+)
 LEEWAY_SECONDS = 60  # clocks here and at the issuer may differ this much
 DISCOVERY_TTL_SECONDS = 3600
 MAX_DOCUMENT_BYTES = 1024 * 1024  # a discovery document, a key set or a token answer
@@ -64,8 +75,12 @@ class HttpOpenIdProvider:
         return endpoint + ("&" if "?" in endpoint else "?") + urlencode(params)
 
     def redeem_code(self, *, code: str, redirect_uri: str, code_verifier: str) -> dict[str, Any]:
-        form = {"grant_type": "authorization_code", "code": code,
-                "redirect_uri": redirect_uri, "code_verifier": code_verifier}  # fmt: skip
+        form = {
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": redirect_uri,
+            "code_verifier": code_verifier,
+        }
         auth = None
         methods = self._metadata().get("token_endpoint_auth_methods_supported")
         if self._secret is None:
@@ -76,9 +91,11 @@ class HttpOpenIdProvider:
             auth = httpx.BasicAuth(self.client_id or "", self._secret)
         try:
             response = self._http.post(
-                self._endpoint("token_endpoint"), data=form, auth=auth,
+                self._endpoint("token_endpoint"),
+                data=form,
+                auth=auth,
                 headers={"Accept": "application/json"},
-            )  # fmt: skip
+            )
         except httpx.HTTPError as exc:
             raise ServiceUnavailableError(UNREACHABLE) from exc
         body = _json(response.content)
@@ -140,6 +157,9 @@ class HttpOpenIdProvider:
 
     # -- discovery ----------------------------------------------------------------------
 
+    def discovery(self) -> dict[str, Any]:
+        return dict(self._metadata())
+
     def _endpoint(self, name: str) -> str:
         value = self._metadata().get(name)
         if not isinstance(value, str) or not value.startswith(("https://", "http://")):
@@ -172,9 +192,13 @@ class HttpOpenIdProvider:
 def _decode(token: str, key: jwt.PyJWK, algorithm: str, issuer: str) -> dict[str, Any]:
     try:
         return jwt.decode(
-            token, key.key, algorithms=[algorithm], issuer=issuer, leeway=LEEWAY_SECONDS,
+            token,
+            key.key,
+            algorithms=[algorithm],
+            issuer=issuer,
+            leeway=LEEWAY_SECONDS,
             options={"require": ["iss", "sub", "exp", "iat"], "verify_aud": False},
-        )  # fmt: skip
+        )
     except jwt.InvalidSignatureError:
         raise
     except jwt.ExpiredSignatureError as exc:

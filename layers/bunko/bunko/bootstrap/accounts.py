@@ -49,7 +49,9 @@ class Preferences:
     workspace: WorkspaceSettingsService
 
 
-def build_settings(settings: Settings, adapters: Adapters, switch: ModelSwitch) -> Preferences:
+def build_preferences(settings: Settings, adapters: Adapters, switch: ModelSwitch) -> Preferences:
+    """What people and workspaces save (the settings wing's services), over the accounts'
+    stores; the server's Settings give the defaults."""
     assert adapters.accounts is not None
     stores = adapters.accounts.stores
     return Preferences(

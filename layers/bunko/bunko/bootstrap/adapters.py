@@ -10,14 +10,14 @@ from bunko.ports import (
     BlobStore,
     DocumentConverter,
     Embedder,
-    EmbeddingRoute,
+    EmbeddingGeneration,
+    GenerationOpener,
     IngestQueue,
     LoginAttemptStore,
     MetadataStore,
     ModelConfigStore,
     PassageScorer,
     ResearchStore,
-    RouteOpener,
     SearchIndex,
     SecretCipher,
     SettingsStore,
@@ -32,7 +32,7 @@ from bunko.services.embedding import ModelConfigService
 from bunko.services.settings import FolderCheck
 
 # (model configs, closers to add the opened indexes' close to) -> the opener
-OpenerFactory = Callable[[ModelConfigService, list[Callable[[], None]]], RouteOpener]
+OpenerFactory = Callable[[ModelConfigService, list[Callable[[], None]]], GenerationOpener]
 
 
 @dataclass
@@ -73,12 +73,12 @@ class Adapters:
     research: ResearchStore | None = None  # research projects and sealed corpora
     conversations: ConversationStore | None = None  # chat conversations kept per owner
     passage_scorer: PassageScorer | None = None  # BM25 inside one sealed corpus
-    # Opens a model config's route (its embedder and index generation) for a workspace of
-    # its own model; None: this shape serves every workspace with the default route.
-    route_opener: OpenerFactory | None = None
+    # Opens a model config's generation (its embedder and index generation) for a workspace of
+    # its own model; None: this shape serves every workspace with the default generation.
+    generation_opener: OpenerFactory | None = None
     # Where no process outlives a request (AWS): queues a step of a workspace's change of
     # embedding model (workspace, model config, last document done); None: a thread builds it
     send_build_step: Callable[[str, str, str | None], None] | None = None
     # A stronger model's generation refined in the background (BUNKO_REFINE_EMBEDDER)
-    refined: EmbeddingRoute | None = None
+    refined: EmbeddingGeneration | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)

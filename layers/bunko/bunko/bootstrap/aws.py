@@ -39,7 +39,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
     from bunko.adapters.local.engine import Bm25PassageScorer
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.bootstrap.aws_embedder import build_aws_embedder
-    from bunko.bootstrap.aws_routes import aws_route_opener
+    from bunko.bootstrap.aws_generations import aws_generation_opener
 
     aws = AwsSettings()
     s3 = boto_client("s3", aws)
@@ -68,8 +68,8 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
         accounts=_aws_accounts(aws, sign_in=sign_in),
         # A workspace's own embedding model: an index of its own in the same collection,
         # built in steps that the ingest queue carries (so only with the queue).
-        route_opener=(
-            aws_route_opener(
+        generation_opener=(
+            aws_generation_opener(
                 settings, search, Table(dynamodb, aws.table_name), aws.opensearch_index
             )
             if queue

@@ -1,4 +1,4 @@
-"""Each workspace's embedding model, wired: its routes (the model and index generation that
+"""Each workspace's embedding model, wired: its generations (the model and index generation that
 serve it), the model configs that name them, and the switch that changes them (in a thread
 on one machine, in queued steps on AWS)."""
 
@@ -9,50 +9,50 @@ from collections.abc import Callable
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.workspace_embedders import NO_ROUTES
 from bunko.config import Settings
-from bunko.ports import DEFAULT_MODEL, EmbeddingRoute
+from bunko.ports import DEFAULT_MODEL, EmbeddingGeneration
 from bunko.services.embedding import (
     BuildSteps,
-    FixedRoutes,
+    ChosenGenerations,
     ModelConfigService,
     ModelSwitch,
     Refiner,
-    RefiningRoutes,
-    WorkspaceRoutes,
+    RefiningGenerations,
+    SharedGeneration,
 )
 
 
-def workspace_routes(
+def workspace_generations(
     settings: Settings, adapters: Adapters, closers: list[Callable[[], None]]
-) -> FixedRoutes:
+) -> SharedGeneration:
     """Each workspace's model and index generation: its own model config's where the shape
     can hold one (model configs need the account stores), else the default's."""
-    default = EmbeddingRoute(DEFAULT_MODEL, adapters.embedder, adapters.index)
-    if adapters.route_opener is None or adapters.accounts is None:
-        return FixedRoutes(default)
-    # The opener only reads configs (endpoint, key): it needs no routes of its own.
+    default = EmbeddingGeneration(DEFAULT_MODEL, adapters.embedder, adapters.index)
+    if adapters.generation_opener is None or adapters.accounts is None:
+        return SharedGeneration(default)
+    # The opener only reads configs (endpoint, key): it needs no generations of its own.
     reader = ModelConfigService(
         adapters.accounts.stores.model_configs,
         adapters.accounts.cipher,
         allow_private_endpoints=settings.private_model_endpoints,
     )
     opened: list[Callable[[], None]] = []
-    opener = adapters.route_opener(reader, opened)
+    opener = adapters.generation_opener(reader, opened)
     closers.append(lambda: [close() for close in opened])
     store = adapters.accounts.stores.settings
     if adapters.refined:
-        return RefiningRoutes(default, store, opener, adapters.refined)
-    return WorkspaceRoutes(default, store, opener)
+        return RefiningGenerations(default, store, opener, adapters.refined)
+    return ChosenGenerations(default, store, opener)
 
 
 def model_switch(
-    settings: Settings, adapters: Adapters, routes: FixedRoutes, refiner: Refiner | None
+    settings: Settings, adapters: Adapters, generations: SharedGeneration, refiner: Refiner | None
 ) -> ModelSwitch | None:
     """The workspace's embedding model: chosen through /user-settings (selectedEmbeddingId),
     honoured by uploads (embeddingModelId), built by the ingest function's steps on AWS.
     None without model configs (no account stores)."""
     if adapters.accounts is None:
         return None
-    own = routes if isinstance(routes, WorkspaceRoutes) else None
+    own = generations if isinstance(generations, ChosenGenerations) else None
     configs = ModelConfigService(
         adapters.accounts.stores.model_configs,
         adapters.accounts.cipher,
@@ -62,14 +62,17 @@ def model_switch(
     steps = None
     if own is not None and adapters.send_build_step is not None:
         steps = BuildSteps(
-            metadata=adapters.metadata, routes=own, store=own.store,
-            send=adapters.send_build_step, batch_size=settings.embed_batch_size,
+            metadata=adapters.metadata,
+            generations=own,
+            store=own.store,
+            send=adapters.send_build_step,
+            batch_size=settings.embed_batch_size,
             race_seconds=settings.model_build_race_seconds,
-        )  # fmt: skip
+        )
     return ModelSwitch(
         metadata=adapters.metadata,
         configs=configs,
-        routes=own,
+        generations=own,
         refusal=NO_ROUTES,
         default_name=adapters.embedder.name if adapters.embedder else None,
         batch_size=settings.embed_batch_size,

@@ -3,13 +3,15 @@ built here, as everywhere (bunko/lambda_entry.py caches these and adds the doors
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from bunko.adapters.collecting_queue import CollectingQueue
     from bunko.bootstrap.root import Services
+    from bunko.domain.drop_routes import DropRoutes
 
 
 def cors_origins() -> list[str]:
@@ -27,17 +29,21 @@ class IngestGraph:
     collector: CollectingQueue
     s3: Any
     drop_prefix: str
+    drop_routes: Callable[[], DropRoutes]  # what an admin chose (PUT /drop-folder)
 
 
 def ingest_graph() -> IngestGraph:
     """Services whose queue collects jobs, so a drop is indexed in the same invocation.
     Built without accounts: ingest needs no JWT secret or model-keys key (nor may read them)."""
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb_settings import DynamoDBSettingsStore
+    from bunko.adapters.aws.dynamodb_table import Table
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.collecting_queue import CollectingQueue
     from bunko.bootstrap.aws import build_aws_adapters
     from bunko.bootstrap.root import wire_services
     from bunko.config import Settings
+    from bunko.services.settings import read_drop_routes
 
     aws = AwsSettings()
     collector = CollectingQueue()
@@ -50,6 +56,11 @@ def ingest_graph() -> IngestGraph:
         collector=collector,
         s3=boto_client("s3", aws),
         drop_prefix=aws.drop_prefix,
+        # the settings live in the one table, which ingest reads already
+        drop_routes=partial(
+            read_drop_routes,
+            DynamoDBSettingsStore(Table(boto_client("dynamodb", aws), aws.table_name)),
+        ),
     )
 
 

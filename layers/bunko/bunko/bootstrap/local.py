@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.config import Settings
-from bunko.ports import Embedder, EmbeddingRoute
+from bunko.ports import Embedder, EmbeddingGeneration
 from bunko.services.accounts import AuthService
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.sqlite_research import SqliteResearchStore
     from bunko.adapters.local.sqlite_store import SqliteMetadataStore
     from bunko.bootstrap.local_folders import local_folder_check
-    from bunko.bootstrap.workspace_embedders import LocalRouteOpener
+    from bunko.bootstrap.workspace_embedders import LocalGenerationOpener
 
     make_private(settings.data_dir)  # 0700 folders, 0600 files
     db = SqliteDatabase(settings.metadata_path)
@@ -74,7 +74,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
         settings.index_dir / index_generation(embedder),
         dimension=embedder.dimension if embedder else None,
     )
-    refined = refined_route(settings)
+    refined = refined_generation(settings)
     return Adapters(
         metadata=SqliteMetadataStore(db),
         blobs=FileBlobStore(settings.blob_dir),
@@ -87,14 +87,16 @@ def build_local_adapters(settings: Settings) -> Adapters:
         conversations=SqliteConversationStore(db),
         passage_scorer=Bm25PassageScorer(),
         original_links=HmacOriginalLinks(local_jwt_secret(settings)),
-        route_opener=lambda configs, closers: LocalRouteOpener(settings, configs, closers),
+        generation_opener=lambda configs, closers: LocalGenerationOpener(
+            settings, configs, closers
+        ),
         refined=refined,
         closers=[index.close, *([refined.index.close] if refined else []), db.close],
     )
 
 
-def refined_route(settings: Settings) -> EmbeddingRoute | None:
-    """The stronger model's route (BUNKO_REFINE_EMBEDDER), in `index/refined/<model>/`
+def refined_generation(settings: Settings) -> EmbeddingGeneration | None:
+    """The stronger model's generation (BUNKO_REFINE_EMBEDDER), in `index/refined/<model>/`
     (outside the generations, which mark each other stale), or None."""
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.engine import LocalSearchIndex
@@ -110,7 +112,7 @@ def refined_route(settings: Settings) -> EmbeddingRoute | None:
     assert embedder is not None
     folder = settings.index_dir / "refined" / index_generation(embedder)
     index = LocalSearchIndex(folder, dimension=embedder.dimension)
-    return EmbeddingRoute(kind, embedder, index)
+    return EmbeddingGeneration(kind, embedder, index)
 
 
 def _local_accounts(settings: Settings, db) -> AccountAdapters:

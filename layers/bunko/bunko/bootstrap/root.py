@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bunko.bootstrap.accounts import AccountServices, build_account_services, build_settings
+from bunko.bootstrap.accounts import AccountServices, build_account_services, build_preferences
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.conversations import build_conversations
-from bunko.bootstrap.embedding import embedding_model_names, model_switch, workspace_routes
+from bunko.bootstrap.embedding import embedding_model_names, model_switch, workspace_generations
 from bunko.bootstrap.models import chat_models
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
@@ -31,7 +31,7 @@ from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.embedding import (
     ModelSwitch,
     Refiner,
-    RefiningRoutes,
+    RefiningGenerations,
 )
 from bunko.services.ingest import (
     ChunkItemsService,
@@ -116,7 +116,7 @@ def wire_services(
     storage_quota: bool = False,
 ) -> Services:
     """The services over a shape's adapters (also used by `bunko eval`'s throw-away graph),
-    built in one pass: routes and the workspace models, then ingest, then settings, search,
+    built in one pass: generations and the workspace models, then ingest, then settings, search,
     chat and research, then the knowledge base, vision and conversions (where accounts are
     configured), then the account services over them all. `storage_quota`: apply people's
     storage quota without accounts (the ingest function, for presigned uploads arriving)."""
@@ -128,9 +128,12 @@ def wire_services(
     )
     account = adapters.accounts
     closers = list(adapters.closers)
-    routes = workspace_routes(settings, adapters, closers)
+    generations = workspace_generations(settings, adapters, closers)
     pipeline = IndexingPipeline(
-        metadata=metadata, blobs=blobs, routes=routes, batch_size=settings.embed_batch_size
+        metadata=metadata,
+        blobs=blobs,
+        generations=generations,
+        batch_size=settings.embed_batch_size,
     )
     queue = queue or adapters.queue
     queue_depth = lambda: 0  # noqa: E731 (SQS: the queue's depth is CloudWatch's to report)
@@ -141,13 +144,15 @@ def wire_services(
         closers.insert(0, worker.stop)  # stop the worker before its stores close
         queue, queue_depth = worker, lambda: worker.pending
     refiner = None
-    if isinstance(routes, RefiningRoutes):
+    if isinstance(generations, RefiningGenerations):
         refiner = Refiner(
-            metadata=metadata, routes=routes, busy=lambda: queue_depth() > 0,
+            metadata=metadata,
+            generations=generations,
+            busy=lambda: queue_depth() > 0,
             quiet_seconds=settings.refine_quiet_seconds,
-        )  # fmt: skip
+        )
         closers.insert(0, refiner.stop)  # before the worker and the stores
-    switch = model_switch(settings, adapters, routes, refiner)
+    switch = model_switch(settings, adapters, generations, refiner)
     signs_in = account is not None and account.jwt_secret is not None
 
     uploads = UploadPolicy(max_file_bytes=settings.max_file_bytes)
@@ -166,7 +171,7 @@ def wire_services(
             chunk_overlap=settings.chunk_overlap,
         ),
         policy=uploads,
-        routes=routes,
+        generations=generations,
         quota=(
             UploadQuota(
                 metadata=metadata,
@@ -183,10 +188,10 @@ def wire_services(
     )
     metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
 
-    preferences = build_settings(settings, adapters, switch) if signs_in else None
+    preferences = build_preferences(settings, adapters, switch) if signs_in else None
     search = SearchService(
         metadata=metadata,
-        routes=routes,
+        generations=generations,
         method=settings.fusion,
         vector_weight=settings.vector_weight,
         candidates=settings.candidates,
@@ -198,49 +203,68 @@ def wire_services(
         search=search,
         models=chat_models(
             switch.configs if preferences and switch else None,
-            embedder_for=lambda workspace_id: search.route(workspace_id).embedder,
+            embedder_for=lambda workspace_id: search.generation(workspace_id).embedder,
         ),
         settings=preferences.user if preferences else None,
     )
     research = None
     if adapters.research is not None and adapters.passage_scorer is not None:
         research = ResearchService(
-            store=adapters.research, metadata=metadata, search=search,
+            store=adapters.research,
+            metadata=metadata,
+            search=search,
             scorer=adapters.passage_scorer,
             seal_rate=TokenBucket(
-                account.stores.login_attempts, burst=settings.research_seal_burst,
-                per_minute=settings.research_seals_per_minute, what="research seal",
-            ) if account is not None else None,
+                account.stores.login_attempts,
+                burst=settings.research_seal_burst,
+                per_minute=settings.research_seals_per_minute,
+                what="research seal",
+            )
+            if account is not None
+            else None,
             max_corpus_revisions=settings.research_max_corpus_revisions,
-        )  # fmt: skip
+        )
     conversations = build_conversations(
-        settings, adapters.conversations,
+        settings,
+        adapters.conversations,
         workspaces_of=bills.conversation_workspaces if bills is not None else None,
-    )  # fmt: skip
+    )
 
     accounts = apikeys = knowledge_base = vision = conversions = None
     verifiers = []
     if account is not None and preferences is not None:
         assert switch is not None
         knowledge_base = KnowledgeBaseService(
-            ingest=ingest, model_configs=account.stores.model_configs,
-            embedding_models=embedding_model_names(settings, adapters), embedding=switch,
-        )  # fmt: skip
+            ingest=ingest,
+            model_configs=account.stores.model_configs,
+            embedding_models=embedding_model_names(settings, adapters),
+            embedding=switch,
+        )
         vision = VisionAdvisor(
-            metadata=metadata, blobs=blobs, model_configs=account.stores.model_configs,
+            metadata=metadata,
+            blobs=blobs,
+            model_configs=account.stores.model_configs,
             max_file_bytes=settings.max_file_bytes,
-        )  # fmt: skip
+        )
         conversions = ConversionService(
             adapters.converter, blobs, max_file_bytes=settings.max_file_bytes
         )
         accounts = build_account_services(
-            settings, adapters, account, knowledge_base=knowledge_base, switch=switch,
-            preferences=preferences, research=research, conversations=conversations,
-        )  # fmt: skip
+            settings,
+            adapters,
+            account,
+            knowledge_base=knowledge_base,
+            switch=switch,
+            preferences=preferences,
+            research=research,
+            conversations=conversations,
+        )
         apikeys = ApiKeyService(
-            store=account.api_keys, metadata=metadata, users=account.stores.users,
+            store=account.api_keys,
+            metadata=metadata,
+            users=account.stores.users,
             role_of=accounts.libraries.current_role,
-        )  # fmt: skip
+        )
         verifiers = [accounts.jwt_verifier, ApiKeyVerifier(apikeys)]
     return Services(
         settings=settings,
@@ -254,7 +278,7 @@ def wire_services(
         uploads=uploads,
         search=search,
         status=StatusService(documents=metadata, embedder=embedder, queue_depth=queue_depth),
-        items=ChunkItemsService(metadata=metadata, blobs=blobs, routes=routes),
+        items=ChunkItemsService(metadata=metadata, blobs=blobs, generations=generations),
         identity=Identity(verifiers, auth_enabled=settings.auth == "on"),
         chat=chat,
         accounts=accounts,

@@ -1,6 +1,8 @@
-"""A throw-away graph in a temporary data folder whose queue collects jobs, for measuring
-(`bunko eval`, the ingest benchmark): the caller indexes in large batches itself, or lets
-the worker thread index files as they arrive, as `bunko serve` does."""
+"""Scratch services: the whole local graph (as `bunko serve` builds it) over a temporary data
+folder that is removed afterwards, for measuring without touching a real library (`bunko
+eval`, the ingest and refinement benchmarks). Its queue collects ingest jobs so the caller
+indexes them in large batches itself; with `worker=True` the worker thread indexes files as
+they arrive, as `bunko serve` does. No per-user upload rate or quota applies."""
 
 from __future__ import annotations
 

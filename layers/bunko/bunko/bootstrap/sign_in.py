@@ -12,6 +12,7 @@ from bunko.config import Settings
 from bunko.domain.sign_in import GroupRole
 from bunko.ports import MetadataStore
 from bunko.services.accounts import (
+    AuthorizationServerMetadata,
     AuthService,
     GroupRoles,
     LinkedPeople,
@@ -28,6 +29,8 @@ _ANY = ("0.0.0.0", "::", "")  # noqa: S104 - wildcard binds (no Host check), not
 class SignInServices:
     web: OidcSignIn | None  # None: an issuer for MCP only (no client id for the web app)
     mcp: OidcAccessVerifier
+    # Bunko's own authorization-server metadata for MCP clients, in front of the issuer
+    authorization_server: AuthorizationServerMetadata
 
 
 def build_sign_in(
@@ -53,23 +56,36 @@ def build_sign_in(
     )
     stores = account.stores
     people = LinkedPeople(
-        issuer=provider.issuer, users=stores.users, links=stores.links, metadata=metadata,
+        issuer=provider.issuer,
+        users=stores.users,
+        links=stores.links,
+        metadata=metadata,
         hasher=auth.hasher,
-    )  # fmt: skip
+    )
     mcp = OidcAccessVerifier(
-        provider=provider, people=people, audience=settings.oidc_audience,
+        provider=provider,
+        people=people,
+        audience=settings.oidc_audience,
         audience_claim=settings.oidc_audience_claim,
-    )  # fmt: skip
+    )
+    metadata_doc = AuthorizationServerMetadata(provider)
     if not settings.oidc_sign_in:
-        return SignInServices(web=None, mcp=mcp)
+        return SignInServices(web=None, mcp=mcp, authorization_server=metadata_doc)
     assert settings.oidc_client_id is not None and account.jwt_secret is not None
     roles = GroupRoles(
-        store=stores.libraries, metadata=metadata, claim=settings.oidc_groups_claim,
+        store=stores.libraries,
+        metadata=metadata,
+        claim=settings.oidc_groups_claim,
         mapping={g: GroupRole(r.library, r.role) for g, r in settings.oidc_group_roles.items()},
-    )  # fmt: skip
+    )
     web = OidcSignIn(
-        provider=provider, client_id=settings.oidc_client_id, scopes=settings.oidc_scopes,
-        people=people, roles=roles, tokens=auth.tokens, states=SignInStates(account.jwt_secret),
+        provider=provider,
+        client_id=settings.oidc_client_id,
+        scopes=settings.oidc_scopes,
+        people=people,
+        roles=roles,
+        tokens=auth.tokens,
+        states=SignInStates(account.jwt_secret),
         provider_name=settings.oidc_provider_name or urlsplit(provider.issuer).hostname or "",
-    )  # fmt: skip
-    return SignInServices(web=web, mcp=mcp)
+    )
+    return SignInServices(web=web, mcp=mcp, authorization_server=metadata_doc)

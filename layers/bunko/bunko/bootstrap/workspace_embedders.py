@@ -1,10 +1,10 @@
-"""The routes of model configs: an embedding model config (`/model-configs`, type embedding)
+"""The generations of model configs: an embedding model config (`/model-configs`, type embedding)
 turned into an OpenAI-compatible embedder and its own index generation when the workspace
 first uses it (as bootstrap/models.py does for chat models: the API key is decrypted only
 then). The embedded shape's generation is `index/workspaces/<workspace>/<config>/`; the AWS
-shape's an OpenSearch index of the config's (bootstrap/aws_routes.py).
+shape's an OpenSearch index of the config's (bootstrap/aws_generations.py).
 
-A route is opened once per process and kept, but its embedder follows the config: it is a
+A generation is opened once per process and kept, but its embedder follows the config: it is a
 `ConfigEmbedder` (services/embedding/config_embedder.py), which this module gives the factory
 of the config's client.
 """
@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from bunko.config import Settings
 from bunko.domain.accounts import ModelConfig
 from bunko.errors import ValidationError
-from bunko.ports import EmbeddingRoute
+from bunko.ports import EmbeddingGeneration
 from bunko.services.embedding import ConfigEmbedder, ModelConfigService, check_model_endpoint
 
 if TYPE_CHECKING:
@@ -29,7 +29,7 @@ PUBLIC_EMBEDDINGS = {
     "openai": "https://api.openai.com/v1",
     "gemini": "https://generativelanguage.googleapis.com/v1beta/openai/",
 }
-# Said by a deployment built without model routes (one model for every workspace).
+# Said by a deployment built without model generations (one model for every workspace).
 NO_ROUTES = (
     "this deployment serves every workspace with its own embedding model; a workspace's own "
     "model needs model configs (accounts): omit selectedEmbeddingId or set it to null"
@@ -64,7 +64,7 @@ def config_embedder(
         api_key=configs.key_of(config),
         batch_size=settings.embed_batch_size,
         input_types=settings.openai_input_types,
-        # and at every request: the embedder lives as long as the route, its name's
+        # and at every request: the embedder lives as long as the generation, its name's
         # address may change meanwhile
         guard=lambda url: check_model_endpoint(
             url, allow_private=configs.allow_private_endpoints, resolver=configs.resolver
@@ -75,7 +75,7 @@ def config_embedder(
 def open_config_embedder(
     settings: Settings, configs: ModelConfigService, workspace_id: str, config_id: str
 ) -> ConfigEmbedder:
-    """The embedder of a route of a model config (either shape): built from the config as it
+    """The embedder of a generation of a model config (either shape): built from the config as it
     is, and again whenever the config changes."""
     return ConfigEmbedder(
         configs,
@@ -85,8 +85,8 @@ def open_config_embedder(
     )
 
 
-class LocalRouteOpener:
-    """Opens a config's route: its embedder, and an index of its own under the data folder.
+class LocalGenerationOpener:
+    """Opens a config's generation: its embedder, and an index of its own under the data folder.
     The indexes it opens are closed by `closers`. `configs` only reads: endpoint and key."""
 
     def __init__(
@@ -96,11 +96,11 @@ class LocalRouteOpener:
         self.configs = configs
         self.closers = closers
 
-    def __call__(self, workspace_id: str, config_id: str) -> EmbeddingRoute:
+    def __call__(self, workspace_id: str, config_id: str) -> EmbeddingGeneration:
         from bunko.adapters.local.engine import GenerationIndex
 
         embedder = open_config_embedder(self.settings, self.configs, workspace_id, config_id)
         folder = self.settings.index_dir / "workspaces" / _safe(workspace_id) / _safe(config_id)
         index = GenerationIndex(folder)  # its dimension: the first vectors' (a probe's)
         self.closers.append(index.close)
-        return EmbeddingRoute(config_id, embedder, index)
+        return EmbeddingGeneration(config_id, embedder, index)

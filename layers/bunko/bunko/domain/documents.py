@@ -68,7 +68,7 @@ class Document:
     # the file listing: "fast" or "precise", and the embedding model config asked for.
     mode: str = "fast"
     embedding_model_id: str | None = None
-    # Key → value metadata its people or agents gave it (domain/metadata.py: checked, in
+    # Key → value metadata its people or agents gave it (domain/metadata/: checked, in
     # canonical form), which searches filter by.
     metadata: dict[str, str | float | list[str]] = field(default_factory=dict)
 

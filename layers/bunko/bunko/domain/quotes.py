@@ -63,9 +63,13 @@ class Quote:
     def head(self) -> Quote:
         """The quote without its second part."""
         return Quote(
-            self.number, self.position, self.parts[:1], self.whole, self.heading,
+            self.number,
+            self.position,
+            self.parts[:1],
+            self.whole,
+            self.heading,
             written=self.sources[:1],
-        )  # fmt: skip
+        )
 
     @property
     def sources(self) -> tuple[str, ...]:
@@ -149,9 +153,14 @@ def quotable(passages: Sequence[str]) -> list[Quote]:
                     pronoun = not DEMONSTRATIVE.match(tail)
                     written = (*quote.sources, *after.sources)
                     quote = Quote(
-                        number, quote.position, parts, quote.whole, quote.heading, pronoun,
+                        number,
+                        quote.position,
+                        parts,
+                        quote.whole,
+                        quote.heading,
+                        pronoun,
                         written,
-                    )  # fmt: skip
+                    )
             found.setdefault(sentence_key(quote.text), quote)
     keys = list(found)
     return [q for k, q in found.items() if not any(k != o and k in o for o in keys)]

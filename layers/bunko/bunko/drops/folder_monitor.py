@@ -1,4 +1,5 @@
-"""FolderMonitor: the drop folder plus every workspace's `monitor_paths`, watched live.
+"""FolderMonitor: the drop folder (and its sub-folders mapped to other libraries) plus every
+workspace's `monitor_paths`, watched live.
 
 One DropFolderWatcher per workspace (a watcher's catch-up sync owns every dropped
 document of its workspace, so two watchers in one workspace would undo each other).
@@ -42,9 +43,20 @@ class FolderMonitor:
         """Workspace id → the folders to watch for it."""
         by_workspace: dict[str, list[WatchedFolder]] = {}
         if self.drop_dir is not None:
-            # the library an admin pointed it at (Users → Drop folder), else the default one
-            target = self.settings.drop_library(self.drop_workspace_id)
-            by_workspace[target] = [WatchedFolder(self.drop_dir)]
+            # the library an admin pointed it at (Users → Drop folder), else the default one;
+            # each mapped sub-folder fills its own (services/settings/drop_routes.py)
+            routes = self.settings.drop_routes()
+            mapped = {
+                name: workspace_id
+                for name, workspace_id in routes.subfolders.items()
+                if self.ingest.has_workspace(workspace_id)  # a deleted library maps nothing
+            }
+            target = routes.folder_library(self.drop_workspace_id)
+            by_workspace[target] = [WatchedFolder(self.drop_dir, skip=frozenset(mapped))]
+            for name, workspace_id in sorted(mapped.items()):
+                # the path and category it would have had unmapped: only the library changes
+                sub = WatchedFolder(self.drop_dir / name, category=name, prefix=name)
+                by_workspace.setdefault(workspace_id, []).append(sub)
         for f in self.settings.monitored_folders():
             if not Path(f.path).is_dir():
                 log.warning("monitored folder %s is gone; skipping it", f.path)

@@ -49,12 +49,18 @@ class WatchedFolder:
     path: Path
     category: str | None = None
     prefix: str = ""
+    # Top-level sub-folders another library takes (drops/folder_monitor.py), NFC.
+    skip: frozenset[str] = frozenset()
 
 
 def _ignored(relative: Path) -> bool:
     return any(p.startswith((".", "~$")) for p in relative.parts) or relative.name.endswith(
         _IGNORED_SUFFIXES
     )
+
+
+def _nfc(name: str) -> str:
+    return unicodedata.normalize("NFC", name)
 
 
 class DropFolderWatcher:
@@ -76,6 +82,8 @@ class DropFolderWatcher:
                 relative = file.resolve().relative_to(folder.path.resolve())
             except ValueError:
                 continue
+            if len(relative.parts) > 1 and _nfc(relative.parts[0]) in folder.skip:
+                continue  # a sub-folder mapped elsewhere: another watched folder takes it
             return (None, relative) if _ignored(relative) else (folder, relative)
         return None
 

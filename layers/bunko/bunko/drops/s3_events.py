@@ -6,7 +6,9 @@ of embedding model (services/embedding/model_build_steps.py). A drop is submitte
 service (idempotent on content: a redelivered event or an unchanged object adds nothing) and
 indexed in the same invocation. Out-of-order events are settled by the bucket's present
 state: a "created" whose object is gone, or a "removed" whose key exists again, is skipped.
-A dropped object's metadata may carry the upload's options (a presigned upload signs them:
+A key's first segment under the drop prefix picks the library: `default` (the drop folder's
+library, as an admin chose it), a sub-folder an admin mapped to a library, or a library's id
+(adapters/aws/s3_drops.py `locate`, domain/drop_routes.py). A dropped object's metadata may carry the upload's options (a presigned upload signs them:
 category, chunkSize, chunkOverlap, mode), applied as /upload applies its form fields (a
 mode chosen is kept on the document, as /upload keeps it).
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
@@ -40,6 +43,7 @@ from bunko.adapters.aws.s3_drops import (
 from bunko.adapters.aws.sqs_queue import parse_build_step, parse_job
 from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
+from bunko.domain.drop_routes import DropRoutes
 from bunko.domain.front_matter import MAX_FRONT_MATTER_BYTES
 from bunko.drops.sidecars import (
     MAX_SIDECAR_BYTES,
@@ -73,11 +77,14 @@ class IngestEventHandler:
         collector: CollectingQueue,
         s3: Any,
         drop_prefix: str,
+        drop_routes: Callable[[], DropRoutes] = DropRoutes,
     ) -> None:
         self.services = services
         self.collector = collector
         self.s3 = s3
         self.drop_prefix = drop_prefix
+        # What an admin chose (PUT /drop-folder), read at each event: a choice counts at once.
+        self.drop_routes = drop_routes
 
     def handle(self, body: str, *, time_left: TimeLeft = lambda: 900.0) -> list[Document]:
         """Process one message body; returns the documents it indexed or deleted.
@@ -102,7 +109,7 @@ class IngestEventHandler:
         return done
 
     def _drop(self, event: DropEvent) -> list[Document]:
-        target = locate(event.key, drop_prefix=self.drop_prefix)
+        target = locate(event.key, drop_prefix=self.drop_prefix, routes=self.drop_routes())
         if target is None:
             log.info("ignoring %s", event.key)
             return []
@@ -161,7 +168,7 @@ class IngestEventHandler:
         """The sidecar of the object `key` was written, changed or deleted: the object's
         document, when both exist, takes the metadata they give now (a deleted sidecar's part
         cleared). Nothing else: a file dropped later reads its sidecar."""
-        target = locate(key, drop_prefix=self.drop_prefix)
+        target = locate(key, drop_prefix=self.drop_prefix, routes=self.drop_routes())
         if target is None or is_sidecar(target.path):
             return
         ingest = self.services.ingest

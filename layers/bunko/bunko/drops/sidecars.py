@@ -62,8 +62,10 @@ def log_refused(path: str, exc: Exception) -> None:
     metadata."""
     log.warning(
         "metadata sidecar %s not used: %s; %s keeps the metadata it had",
-        sidecar_name(path), exc, path,
-    )  # fmt: skip
+        sidecar_name(path),
+        exc,
+        path,
+    )
 
 
 def parse_sidecar(data: bytes) -> Metadata:

@@ -34,11 +34,15 @@ def reliability(pairs: Sequence[tuple[float, bool]], *, min_score: float) -> dic
     for i in range(BINS):
         low, high = i / BINS, (i + 1) / BINS
         inside = [(s, r) for s, r in pairs if min(BINS - 1, int(s * BINS)) == i]
-        bins.append({
-            "from": low, "to": high, "hits": len(inside),
-            "similarity": round(sum(s for s, _ in inside) / len(inside), 4) if inside else None,
-            "relevant": round(sum(r for _, r in inside) / len(inside), 4) if inside else None,
-        })  # fmt: skip
+        bins.append(
+            {
+                "from": low,
+                "to": high,
+                "hits": len(inside),
+                "similarity": round(sum(s for s, _ in inside) / len(inside), 4) if inside else None,
+                "relevant": round(sum(r for _, r in inside) / len(inside), 4) if inside else None,
+            }
+        )
     shown = [(s, r) for s, r in pairs if s >= min_score]
     unrelated = [s for s, r in shown if not r]
     return {

@@ -1,6 +1,6 @@
 """The REST doors' metadata fields: `metadata` (a form field holding a JSON object) and
 `filter` (a query parameter or body field holding a JSON filter), decoded and checked by
-domain/metadata.py, whose ValidationError names the key or clause (400)."""
+domain/metadata/, whose ValidationError names the key or clause (400)."""
 
 from __future__ import annotations
 

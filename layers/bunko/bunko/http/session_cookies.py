@@ -17,13 +17,23 @@ def set_session_cookies(response: Response, request: Request, token: str, *, max
     secure = request.url.scheme == "https"
     root = request.scope.get("root_path", "")
     response.set_cookie(
-        SESSION_COOKIE, token, max_age=max_age, path=root + SESSION_PATH,
-        secure=secure, httponly=True, samesite="strict",
-    )  # fmt: skip
+        SESSION_COOKIE,
+        token,
+        max_age=max_age,
+        path=root + SESSION_PATH,
+        secure=secure,
+        httponly=True,
+        samesite="strict",
+    )
     response.set_cookie(
-        CSRF_COOKIE, secrets.token_urlsafe(32), max_age=max_age, path=root + "/",
-        secure=secure, httponly=False, samesite="strict",
-    )  # fmt: skip
+        CSRF_COOKIE,
+        secrets.token_urlsafe(32),
+        max_age=max_age,
+        path=root + "/",
+        secure=secure,
+        httponly=False,
+        samesite="strict",
+    )
 
 
 def clear_session_cookies(response: Response, request: Request) -> None:

@@ -94,9 +94,11 @@ class McpAuthGuard:
                 tool, needed, request_id = refusal
                 message = f"forbidden: {tool} needs the {needed} scope, which this key lacks"
                 challenge = {
-                    "error": "insufficient_scope", "scope": needed,
-                    "resource_metadata": self._metadata(request), "error_description": message,
-                }  # fmt: skip
+                    "error": "insufficient_scope",
+                    "scope": needed,
+                    "resource_metadata": self._metadata(request),
+                    "error_description": message,
+                }
                 await _respond(send, 403, FORBIDDEN_CODE, message, challenge, request_id)
                 return
             receive = _replay(body, receive)

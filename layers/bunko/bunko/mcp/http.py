@@ -3,7 +3,14 @@
 - `/mcp`: streamable HTTP, stateless with JSON responses (no session to keep, so it runs on
   Lambda as well as here); POST only: GET and DELETE are answered 405 (`PostOnly`);
 - `/sse` + `/messages?session_id=...`: the legacy HTTP+SSE transport TelosDB clients use;
-- `/.well-known/oauth-protected-resource[/mcp|/sse]`: RFC 9728 metadata.
+- `/.well-known/oauth-protected-resource[/mcp|/sse]`: RFC 9728 metadata;
+- `/.well-known/oauth-authorization-server` and `/.well-known/openid-configuration`: Bunko's
+  own RFC 8414 metadata in front of the identity provider, named by the former where the
+  provider lists no S256 (services/accounts/authorization_server.py). Both names, because a
+  client finds an issuer with a path (`…/v1` under API Gateway's stage) by appending
+  `/.well-known/openid-configuration` to it: the path-inserted RFC 8414 address
+  (`/.well-known/oauth-authorization-server/v1`) lies outside the stage, where API Gateway
+  routes nothing.
 Each transport's SDK manager runs in the host app's lifespan.
 """
 
@@ -15,6 +22,7 @@ from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from fastapi import APIRouter, FastAPI
 from mcp.server import Server
 from mcp.server.sse import SseServerTransport
@@ -28,6 +36,7 @@ from bunko import __version__
 from bunko.asgi.errors import install_error_handlers
 from bunko.asgi.hardening import harden
 from bunko.domain.auth import ALL_SCOPES
+from bunko.errors import NotFoundError
 from bunko.mcp.auth import WELL_KNOWN, McpAuthGuard
 from bunko.mcp.registry import Profile
 from bunko.mcp.tool_server import build_server
@@ -35,8 +44,13 @@ from bunko.mcp.tool_server import build_server
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
     from bunko.config import Settings
+    from bunko.services.accounts import AuthorizationServerMetadata
 
 MCP_PATH = "/mcp"
+AUTHORIZATION_SERVER_PATHS = (
+    "/.well-known/oauth-authorization-server",
+    "/.well-known/openid-configuration",
+)
 SSE_PATH = "/sse"
 MESSAGES_PATH = "/messages"
 INVALID_REQUEST = -32600  # JSON-RPC
@@ -79,9 +93,10 @@ def mount_mcp(
     )
     accounts = services.accounts
     guarded = functools.partial(
-        McpAuthGuard, identity=services.identity,
+        McpAuthGuard,
+        identity=services.identity,
         access_tokens=accounts.sign_in.mcp if accounts and accounts.sign_in else None,
-    )  # fmt: skip
+    )
     app.router.add_route(
         MCP_PATH,
         PostOnly(guarded(StreamableHTTPASGIApp(manager), resource_path=MCP_PATH)),
@@ -106,9 +121,18 @@ def mount_mcp(
         paths.append(SSE_PATH)
     for suffix in ["", *paths]:
         app.router.add_route(
-            WELL_KNOWN + suffix, _metadata_endpoint(suffix, services), methods=["GET"],
+            WELL_KNOWN + suffix,
+            _metadata_endpoint(suffix, services),
+            methods=["GET"],
             include_in_schema=False,
-        )  # fmt: skip
+        )
+    for path in AUTHORIZATION_SERVER_PATHS:
+        app.router.add_route(
+            path,
+            _authorization_server_endpoint(services),
+            methods=["GET"],
+            include_in_schema=False,
+        )
     _run_in_lifespan(app, manager)
 
 
@@ -186,16 +210,25 @@ def _metadata_endpoint(suffix: str, services: Services) -> Any:
     async def metadata(request: Request) -> JSONResponse:
         settings = services.settings
         servers = settings.authorization_servers
+        here = str(request.base_url).rstrip("/")
+        stand_in = _stand_in(services)
+        # the issuer lists no S256, which MCP clients require: Bunko's document instead
+        if (
+            stand_in is not None
+            and not settings.mcp_authorization_servers
+            and await anyio.to_thread.run_sync(stand_in.stands_in)
+        ):
+            servers = [here]
         # MCP clients ask the first server for these scopes: the identity provider's own
-        # when it is that server (a person gets what their account may do, whatever the
-        # token's scope), else the scopes of Bunko's API keys
+        # when it is that server or Bunko in front of it (a person gets what their account
+        # may do, whatever the token's scope), else the scopes of Bunko's API keys
         scopes = (
             settings.oidc_mcp_scopes.split()
-            if servers and servers[0] == settings.oidc_issuer
+            if servers and servers[0] in (settings.oidc_issuer, here)
             else list(ALL_SCOPES)
         )
         body: dict[str, Any] = {
-            "resource": str(request.base_url).rstrip("/") + suffix,
+            "resource": here + suffix,
             "scopes_supported": scopes,
             "bearer_methods_supported": ["header"],
             "resource_name": "Bunko",
@@ -205,6 +238,24 @@ def _metadata_endpoint(suffix: str, services: Services) -> Any:
         return JSONResponse(body, headers={"Access-Control-Allow-Origin": "*"})
 
     return metadata
+
+
+def _stand_in(services: Services) -> AuthorizationServerMetadata | None:
+    accounts = services.accounts
+    sign_in = accounts.sign_in if accounts else None
+    return sign_in.authorization_server if sign_in else None
+
+
+def _authorization_server_endpoint(services: Services) -> Any:
+    async def authorization_server(request: Request) -> JSONResponse:
+        stand_in = _stand_in(services)
+        if stand_in is None:
+            raise NotFoundError("no identity provider is configured: MCP clients use API keys")
+        # 503 (ServiceUnavailableError) while the issuer's discovery cannot be read
+        body = await anyio.to_thread.run_sync(stand_in.document, str(request.base_url).rstrip("/"))
+        return JSONResponse(body, headers={"Access-Control-Allow-Origin": "*"})
+
+    return authorization_server
 
 
 def _run_in_lifespan(app: FastAPI, manager: StreamableHTTPSessionManager) -> None:

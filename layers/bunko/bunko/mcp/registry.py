@@ -82,9 +82,15 @@ def tool(
 
     recorded: dict[str, Operation] = {}
     record = operation(
-        recorded, title=title, scope=scope, read_only=read_only, destructive=destructive,
-        idempotent=idempotent, open_world=open_world, core=core,
-    )  # fmt: skip
+        recorded,
+        title=title,
+        scope=scope,
+        read_only=read_only,
+        destructive=destructive,
+        idempotent=idempotent,
+        open_world=open_world,
+        core=core,
+    )
 
     def register(fn: Callable) -> Callable:
         record(fn)

@@ -58,9 +58,12 @@ async def serve_stdio(
             if requeued:
                 log.info("re-queued %d unfinished documents", requeued)
             server = build_server(
-                services, profile=profile, transport="stdio", output_schemas=output_schemas,
+                services,
+                profile=profile,
+                transport="stdio",
+                output_schemas=output_schemas,
                 principal=(lambda: _key_principal(services, api_key)) if api_key else principal,
-            )  # fmt: skip
+            )
             await server.run(read, write, server.create_initialization_options())
         finally:
             await anyio.to_thread.run_sync(services.close)

@@ -66,9 +66,12 @@ def list_documents(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsO
     page past the end returns `items: []`. Optionally only one category, or only documents
     whose metadata passes `filter`."""
     page = ctx.items.list_documents(
-        ctx.workspace_id, limit=args.limit, page=args.page, category=args.category or None,
+        ctx.workspace_id,
+        limit=args.limit,
+        page=args.page,
+        category=args.category or None,
         metadata=parse_filter(args.filter),
-    )  # fmt: skip
+    )
     return ListDocumentsOutput(
         items=[DocumentSummary.of(d) for d in page.items],
         total_count=page.total_count,

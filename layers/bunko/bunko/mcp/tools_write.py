@@ -34,10 +34,14 @@ INDEX_WAIT_SECONDS = 60.0
 
 
 @tool(
-    title="Add text", scope=SCOPE_WRITE, core=True,
+    title="Add text",
+    scope=SCOPE_WRITE,
+    core=True,
     # Adding to an existing path replaces its current text (older revisions are kept).
-    read_only=False, destructive=True, idempotent=True,
-)  # fmt: skip
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+)
 def add_item_text(ctx: ToolContext, args: AddItemTextInput) -> AddedOutput:
     """Store text as a document at `path` (a unique logical path), chunk and index it, and
     return its document_id and item ids once it is searchable. `mime` is guessed from the
@@ -46,9 +50,14 @@ def add_item_text(ctx: ToolContext, args: AddItemTextInput) -> AddedOutput:
     revision. `content` holds at most 1,000,000 characters."""
     mime = ctx.services.uploads.text_mime(args.path, args.mime)
     doc = ctx.services.ingest.submit_text(
-        ctx.workspace_id, path=args.path, content=args.content, mime=mime,
-        category=args.category, source="agent", metadata=given_metadata(args.metadata),
-    )  # fmt: skip
+        ctx.workspace_id,
+        path=args.path,
+        content=args.content,
+        mime=mime,
+        category=args.category,
+        source="agent",
+        metadata=given_metadata(args.metadata),
+    )
     return _added(ctx, doc)
 
 
@@ -69,9 +78,12 @@ def delete_item(ctx: ToolContext, args: ItemIdInput) -> DeletedItemOutput:
 
 
 @tool(
-    title="Delete a document", scope=SCOPE_WRITE,
-    read_only=False, destructive=True, idempotent=True,
-)  # fmt: skip
+    title="Delete a document",
+    scope=SCOPE_WRITE,
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+)
 def delete_document(ctx: ToolContext, args: DocumentIdInput) -> DeletedDocumentOutput:
     """Delete a document by id with all its items, its stored file and its index entries."""
     doc = ctx.services.ingest.delete_document(ctx.workspace_id, str(args.id))
@@ -81,10 +93,13 @@ def delete_document(ctx: ToolContext, args: DocumentIdInput) -> DeletedDocumentO
 
 
 @tool(
-    title="Rebuild the indexes", scope=SCOPE_ADMIN,
+    title="Rebuild the indexes",
+    scope=SCOPE_ADMIN,
     # The indexes are derived data: rebuilding them loses no knowledge.
-    read_only=False, destructive=False, idempotent=True,
-)  # fmt: skip
+    read_only=False,
+    destructive=False,
+    idempotent=True,
+)
 def lsa_retrain(ctx: ToolContext, args: NoInput) -> RetrainOutput:
     """RE-INDEX: rebuild the keyword and vector indexes of the whole installation from the
     stored documents; with the LSA embedder, retrain it on every item first. Needs the
@@ -101,10 +116,15 @@ def lsa_retrain(ctx: ToolContext, args: NoInput) -> RetrainOutput:
 
 
 @tool(
-    title="Add a local file", scope=SCOPE_WRITE, stdio_only=True,
+    title="Add a local file",
+    scope=SCOPE_WRITE,
+    stdio_only=True,
     # It reads this machine's file system, outside the knowledge base.
-    read_only=False, destructive=True, idempotent=True, open_world=True,
-)  # fmt: skip
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+    open_world=True,
+)
 def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
     """Ingest a file from this machine by its file-system path (PDF, Word, PowerPoint, Excel,
     HTML, text, ...): parse, chunk and index it, and return its document_id and item ids.
@@ -116,17 +136,24 @@ def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
     uploads.size(file.stat().st_size, what=args.file)  # before reading it into memory
     uploads.file_type(file.name, None)
     upload = Upload(
-        ctx.workspace_id, file.read_bytes(), path=args.path or file.resolve().as_posix(),
-        category=args.category, source="agent", metadata=given_metadata(args.metadata),
-    )  # fmt: skip
+        ctx.workspace_id,
+        file.read_bytes(),
+        path=args.path or file.resolve().as_posix(),
+        category=args.category,
+        source="agent",
+        metadata=given_metadata(args.metadata),
+    )
     doc = ctx.services.ingest.submit(upload)
     return _added(ctx, doc)
 
 
 @tool(
-    title="Set a document's metadata", scope=SCOPE_WRITE,
-    read_only=False, destructive=True, idempotent=True,
-)  # fmt: skip
+    title="Set a document's metadata",
+    scope=SCOPE_WRITE,
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+)
 def set_document_metadata(ctx: ToolContext, args: SetMetadataInput) -> DocumentSummary:
     """Replace a document's metadata (key → a string, a number, an ISO 8601 date or a list
     of strings; {} removes it all). Searches filter by it at once; the file is not re-read."""
@@ -143,7 +170,12 @@ def _added(ctx: ToolContext, doc: Document) -> AddedOutput:
         raise BunkoError(f"{doc.path} could not be indexed: {doc.error}")
     chunks = ctx.items.chunks(ctx.workspace_id, doc.id)
     return AddedOutput(
-        document_id=doc.id, path=doc.path, mime=doc.mime, category=doc.category,
-        status=str(doc.status), revision=doc.revision, chunk_count=len(chunks),
+        document_id=doc.id,
+        path=doc.path,
+        mime=doc.mime,
+        category=doc.category,
+        status=str(doc.status),
+        revision=doc.revision,
+        chunk_count=len(chunks),
         item_ids=[c.id for c in chunks],
-    )  # fmt: skip
+    )

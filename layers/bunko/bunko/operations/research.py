@@ -61,8 +61,13 @@ def research(
     return service, caller_workspace
 
 
-@research_op(title="Create a research project", scope=SCOPE_RESEARCH,
-             read_only=False, destructive=False, idempotent=False)  # fmt: skip
+@research_op(
+    title="Create a research project",
+    scope=SCOPE_RESEARCH,
+    read_only=False,
+    destructive=False,
+    idempotent=False,
+)
 def research_projects_create(
     service: Service, caller: str, args: ProjectCreateInput
 ) -> ProjectCreated:
@@ -80,8 +85,13 @@ def research_projects_list(service: Service, caller: str, args: WorkspaceInput) 
     return ProjectList(projects=[ProjectOutput.of(p) for p in service.list_projects(ws)])
 
 
-@research_op(title="Delete a research project", scope=SCOPE_RESEARCH,
-             read_only=False, destructive=True, idempotent=True)  # fmt: skip
+@research_op(
+    title="Delete a research project",
+    scope=SCOPE_RESEARCH,
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+)
 def research_projects_delete(service: Service, caller: str, args: ProjectInput) -> ProjectDeleted:
     """Delete a research project with its evidence and every revision of its corpus; the
     passage text the corpus retained is released. Documents are not touched."""
@@ -91,24 +101,34 @@ def research_projects_delete(service: Service, caller: str, args: ProjectInput) 
     return ProjectDeleted(deleted=True, project_id=str(args.project_id))
 
 
-@research_op(title="Add evidence", scope=SCOPE_RESEARCH,
-             read_only=False, destructive=False, idempotent=True)  # fmt: skip
+@research_op(
+    title="Add evidence", scope=SCOPE_RESEARCH, read_only=False, destructive=False, idempotent=True
+)
 def research_evidence_add(service: Service, caller: str, args: EvidenceAddInput) -> EvidenceAdded:
     """Add a document (all of it) or one of its items (chunk_id) at an exact revision to a
     project, with an optional note; the project's revision goes up. Adding the same source
     again returns the existing evidence and changes nothing."""
     service, ws = research(service, caller, args.workspace_id)
     change = service.add_evidence(
-        ws, str(args.project_id), document_id=str(args.document_id), revision=args.revision,
-        chunk_id=str(args.chunk_id) if args.chunk_id else None, note=args.note,
-    )  # fmt: skip
+        ws,
+        str(args.project_id),
+        document_id=str(args.document_id),
+        revision=args.revision,
+        chunk_id=str(args.chunk_id) if args.chunk_id else None,
+        note=args.note,
+    )
     return EvidenceAdded(
         evidence=EvidenceOutput.of(change.evidence), project_revision=change.project_revision
     )
 
 
-@research_op(title="Remove evidence", scope=SCOPE_RESEARCH,
-             read_only=False, destructive=True, idempotent=True)  # fmt: skip
+@research_op(
+    title="Remove evidence",
+    scope=SCOPE_RESEARCH,
+    read_only=False,
+    destructive=True,
+    idempotent=True,
+)
 def research_evidence_remove(
     service: Service, caller: str, args: EvidenceRemoveInput
 ) -> EvidenceRemoved:
@@ -119,8 +139,13 @@ def research_evidence_remove(
     return EvidenceRemoved(removed=True, evidence_id=str(args.evidence_id), project_revision=bumped)
 
 
-@research_op(title="Seal a research corpus", scope=SCOPE_RESEARCH,
-             read_only=False, destructive=False, idempotent=True)  # fmt: skip
+@research_op(
+    title="Seal a research corpus",
+    scope=SCOPE_RESEARCH,
+    read_only=False,
+    destructive=False,
+    idempotent=True,
+)
 def research_corpora_seal(service: Service, caller: str, args: CorpusSealInput) -> CorpusSealed:
     """Seal the project's evidence as an immutable corpus snapshot: the first seal creates the
     corpus, a seal after the evidence changed creates its next revision, and a seal with
@@ -178,10 +203,17 @@ def research_corpora_search(
     `filter` keeps the passages whose document's metadata, as sealed, passes it."""
     service, ws = research(service, caller, args.workspace_id)
     corpus, hits, used = service.search(
-        ws, str(args.id), args.query, revision=args.revision, limit=args.limit,
-        min_score=args.min_score, metadata_filter=parse_filter(args.filter),
-    )  # fmt: skip
+        ws,
+        str(args.id),
+        args.query,
+        revision=args.revision,
+        limit=args.limit,
+        min_score=args.min_score,
+        metadata_filter=parse_filter(args.filter),
+    )
     return CorpusSearchOutput(
-        corpus_id=corpus.id, corpus_revision=corpus.revision,
-        hits=[CorpusHitOutput.of(h) for h in hits], vector_search_used=used,
-    )  # fmt: skip
+        corpus_id=corpus.id,
+        corpus_revision=corpus.revision,
+        hits=[CorpusHitOutput.of(h) for h in hits],
+        vector_search_used=used,
+    )

@@ -58,10 +58,12 @@ class EvidenceRemoveInput(WorkspaceInput):
 class CorpusSealInput(WorkspaceInput):
     project_id: UUID
     sample_size: int | None = Field(
-        None, ge=1, le=MAX_CORPUS_EVIDENCE,
+        None,
+        ge=1,
+        le=MAX_CORPUS_EVIDENCE,
         description="Seal a seeded random sample of this many evidence items (coverage "
         "bounded_sample); needed when a project holds more than 500.",
-    )  # fmt: skip
+    )
     sample_seed: int = Field(0, ge=0, le=MAX_SAFE_INTEGER, description="The sample's seed.")
 
 

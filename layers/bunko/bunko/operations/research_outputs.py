@@ -38,9 +38,14 @@ class ProjectOutput(Output):
     @classmethod
     def of(cls, p: ResearchProject) -> ProjectOutput:
         return cls(
-            id=p.id, workspace_id=p.workspace_id, name=p.name, project_revision=p.revision,
-            corpus_id=p.corpus_id, created_at=p.created_at, updated_at=p.updated_at,
-        )  # fmt: skip
+            id=p.id,
+            workspace_id=p.workspace_id,
+            name=p.name,
+            project_revision=p.revision,
+            corpus_id=p.corpus_id,
+            created_at=p.created_at,
+            updated_at=p.updated_at,
+        )
 
 
 class ProjectCreated(Output):
@@ -69,9 +74,15 @@ class EvidenceOutput(Output):
     @classmethod
     def of(cls, e: Evidence) -> EvidenceOutput:
         return cls(
-            id=e.id, project_id=e.project_id, kind=str(e.kind), document_id=e.document_id,
-            revision=e.revision, chunk_id=e.chunk_id, note=e.note, added_at=e.added_at,
-        )  # fmt: skip
+            id=e.id,
+            project_id=e.project_id,
+            kind=str(e.kind),
+            document_id=e.document_id,
+            revision=e.revision,
+            chunk_id=e.chunk_id,
+            note=e.note,
+            added_at=e.added_at,
+        )
 
 
 class EvidenceAdded(Output):
@@ -106,13 +117,18 @@ class Snapshot(Output):
     @classmethod
     def of(cls, c: Corpus) -> Snapshot:
         return cls(
-            id=c.id, workspace_id=c.workspace_id, project_id=c.project_id,
+            id=c.id,
+            workspace_id=c.workspace_id,
+            project_id=c.project_id,
             project_revision=c.project_revision,
-            evidence=[SnapshotEvidence(evidence_id=r.evidence_id, revision=r.revision)
-                      for r in c.evidence],
-            sealed_at=sealed_at_text(c.sealed_at), coverage=str(c.coverage),
-            missing_sources=list(c.missing_sources), method_version=c.method_version,
-        )  # fmt: skip
+            evidence=[
+                SnapshotEvidence(evidence_id=r.evidence_id, revision=r.revision) for r in c.evidence
+            ],
+            sealed_at=sealed_at_text(c.sealed_at),
+            coverage=str(c.coverage),
+            missing_sources=list(c.missing_sources),
+            method_version=c.method_version,
+        )
 
 
 class CorpusGetOutput(Output):
@@ -143,11 +159,16 @@ class CorpusSummary(Output):
     @classmethod
     def of(cls, c: Corpus) -> CorpusSummary:
         return cls(
-            id=c.id, project_id=c.project_id, revision=c.revision,
-            project_revision=c.project_revision, sealed_at=sealed_at_text(c.sealed_at),
-            coverage=str(c.coverage), evidence_count=len(c.evidence),
-            missing_sources=list(c.missing_sources), sampling=c.sampling,
-        )  # fmt: skip
+            id=c.id,
+            project_id=c.project_id,
+            revision=c.revision,
+            project_revision=c.project_revision,
+            sealed_at=sealed_at_text(c.sealed_at),
+            coverage=str(c.coverage),
+            evidence_count=len(c.evidence),
+            missing_sources=list(c.missing_sources),
+            sampling=c.sampling,
+        )
 
 
 class CorpusList(Output):

@@ -18,11 +18,11 @@ from bunko.ports.chat import (
 )
 from bunko.ports.conversion import DocumentConverter
 from bunko.ports.embedding import Embedder, FollowsConfig, LoadsLazily, TrainableEmbedder
-from bunko.ports.embedding_routes import (
+from bunko.ports.embedding_generations import (
     DEFAULT_MODEL,
-    EmbeddingRoute,
-    EmbeddingRoutes,
-    RouteOpener,
+    EmbeddingGeneration,
+    EmbeddingGenerations,
+    GenerationOpener,
     write_targets,
 )
 from bunko.ports.identity import TokenVerifier
@@ -32,6 +32,7 @@ from bunko.ports.metadata import (
     DocumentStore,
     DocumentWrite,
     DocumentWrites,
+    LibraryTotals,
     MetadataStore,
     WorkspaceStore,
 )
@@ -52,13 +53,15 @@ __all__ = [
     "DocumentWrite",
     "DocumentWrites",
     "Embedder",
-    "EmbeddingRoute",
-    "EmbeddingRoutes",
+    "EmbeddingGeneration",
+    "EmbeddingGenerations",
     "FollowsConfig",
+    "GenerationOpener",
     "IndexEntry",
     "IndexHit",
     "IngestJob",
     "IngestQueue",
+    "LibraryTotals",
     "LoadsLazily",
     "LoginAttemptStore",
     "MetadataStore",
@@ -69,7 +72,6 @@ __all__ = [
     "RerankHit",
     "Reranker",
     "ResearchStore",
-    "RouteOpener",
     "SearchFilter",
     "SearchIndex",
     "SecretCipher",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, Protocol
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from bunko.domain.metadata import Filter as MetadataFilter
@@ -86,3 +86,15 @@ class SearchIndex(Protocol):
 
     def clear(self, workspace_id: str | None = None) -> None: ...
     def count(self, workspace_id: str | None = None) -> int: ...
+
+
+@runtime_checkable
+class OwnIndex(Protocol):
+    """An index that is a workspace model's own (AWS: `<deployment index>-m-<config id>`):
+    created when the model is chosen, deleted once no workspace serves or builds with it."""
+
+    def ensure_index(self) -> bool:
+        """Create it if missing; True if it was created."""
+
+    def drop_index(self) -> None:
+        """Delete the whole index (nothing if it is gone already)."""

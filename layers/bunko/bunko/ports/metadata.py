@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     from bunko.domain.metadata import Filter as MetadataFilter
 
 
+@dataclass(frozen=True)
+class LibraryTotals:
+    documents: int
+    bytes: int
+
+
 class WorkspaceStore(Protocol):
     def ensure_workspace(self, workspace: Workspace) -> Workspace: ...
     def get_workspace(self, workspace_id: str) -> Workspace | None: ...
@@ -51,6 +57,11 @@ class DocumentStore(Protocol):
         `query`'s order, and how many match in all (a library page of thousands)."""
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int: ...
+    def library_totals(self, workspace_id: str) -> LibraryTotals:
+        """How many documents the workspace holds and their bytes (each at its current
+        revision's size): what listings and the storage quota read, without reading the
+        documents (DynamoDB keeps them as counters beside the documents)."""
+
     def documents_matching(self, workspace_id: str, flt: MetadataFilter) -> frozenset[str]:
         """The ids of the workspace's documents whose metadata passes `flt`."""
 

@@ -15,6 +15,9 @@ class IdentityLinkStore(Protocol):
         linked already (two first sign-ins of one person at once make one link)."""
 
     def unlink(self, issuer: str, subject: str) -> bool: ...
+    def is_linked(self, issuer: str, user_id: str) -> bool:
+        """Whether the user is someone at `issuer` (signed in with it at least once)."""
+
     def forget_user(self, user_id: str) -> int:
         """Remove every link to the user (a deleted user); how many."""
 
@@ -24,6 +27,10 @@ class OpenIdProvider(Protocol):
     for what it refuses or what does not verify, ServiceUnavailableError when unreachable."""
 
     issuer: str
+
+    def discovery(self) -> dict[str, Any]:
+        """The issuer's discovery document (<issuer>/.well-known/openid-configuration),
+        naming this issuer; ServiceUnavailableError when it cannot be read."""
 
     def authorization_url(self, params: dict[str, str]) -> str:
         """The authorization endpoint with `params` as its query."""

@@ -67,22 +67,27 @@ def _live(item: dict[str, Any], now: str) -> bool:
 def _head(item: dict[str, Any]) -> Conversation:
     expires = item.get("expires_at")
     return Conversation(
-        id=item["id"], workspace_id=item["workspace_id"], owner=item["owner"],
-        title=item.get("title"), message_count=int(item["message_count"]),
+        id=item["id"],
+        workspace_id=item["workspace_id"],
+        owner=item["owner"],
+        title=item.get("title"),
+        message_count=int(item["message_count"]),
         created_at=datetime.fromisoformat(item["created_at"]),
         updated_at=datetime.fromisoformat(item["updated_at"]),
         expires_at=datetime.fromisoformat(expires) if expires else None,
-    )  # fmt: skip
+    )
 
 
 def _message(item: dict[str, Any]) -> Message:
     expires = item.get("expires_at")
     return Message(
-        role=item["role"], content=item["content"], sources=json.loads(item["sources"]),
+        role=item["role"],
+        content=item["content"],
+        sources=json.loads(item["sources"]),
         created_at=datetime.fromisoformat(item["created_at"]),
         truncated=bool(item.get("truncated")),
         expires_at=datetime.fromisoformat(expires) if expires else None,
-    )  # fmt: skip
+    )
 
 
 class DynamoDBConversationStore:
@@ -92,12 +97,19 @@ class DynamoDBConversationStore:
     def add(self, conversation: Conversation) -> None:
         c = conversation
         item = {
-            PK: _pk(c.workspace_id, c.id), SK: _HEAD, GSI2_PK: _list_pk(c.workspace_id),
-            GSI2_SK: _order(c.owner, c.updated_at, c.id), "id": c.id,
-            "workspace_id": c.workspace_id, "owner": c.owner, "title": c.title,
-            "message_count": 0, "created_at": _iso(c.created_at),
-            "updated_at": _iso(c.updated_at), **_expiry(c.expires_at),
-        }  # fmt: skip
+            PK: _pk(c.workspace_id, c.id),
+            SK: _HEAD,
+            GSI2_PK: _list_pk(c.workspace_id),
+            GSI2_SK: _order(c.owner, c.updated_at, c.id),
+            "id": c.id,
+            "workspace_id": c.workspace_id,
+            "owner": c.owner,
+            "title": c.title,
+            "message_count": 0,
+            "created_at": _iso(c.created_at),
+            "updated_at": _iso(c.updated_at),
+            **_expiry(c.expires_at),
+        }
         try:
             self.table.put(item, ConditionExpression="attribute_not_exists(pk)")
         except self.table.client.exceptions.ConditionalCheckFailedException as exc:
@@ -111,10 +123,13 @@ class DynamoDBConversationStore:
 
     def _items(self, ws: str, conversation_id: str) -> list[dict[str, Any]]:
         """The head and the messages, in order (the head's sort key sorts before MSG#)."""
-        return list(self.table.query(
-            KeyConditionExpression="pk = :pk", ConsistentRead=True,
-            ExpressionAttributeValues=_S({":pk": _pk(ws, conversation_id)}),
-        ))  # fmt: skip
+        return list(
+            self.table.query(
+                KeyConditionExpression="pk = :pk",
+                ConsistentRead=True,
+                ExpressionAttributeValues=_S({":pk": _pk(ws, conversation_id)}),
+            )
+        )
 
     def get(
         self, workspace_id: str, owner: str, conversation_id: str, *, messages: bool = True
@@ -139,9 +154,11 @@ class DynamoDBConversationStore:
             condition += " AND begins_with(gsi2sk, :owner)"
             values[":owner"] = f"{owner}#"
         return self.table.query(
-            IndexName=GSI2, KeyConditionExpression=condition, ScanIndexForward=False,
+            IndexName=GSI2,
+            KeyConditionExpression=condition,
+            ScanIndexForward=False,
             ExpressionAttributeValues=_S(values),
-        )  # fmt: skip
+        )
 
     def list_conversations(
         self, workspace_id: str, owner: str, *, limit: int, offset: int = 0
@@ -214,9 +231,12 @@ class DynamoDBConversationStore:
             messages[-1].created_at if messages else datetime.fromisoformat(head["updated_at"])
         )
         values: dict[str, Any] = {
-            ":next": count + len(messages), ":count": count, ":owner": head["owner"],
-            ":updated": _iso(updated), ":order": _order(head["owner"], updated, head["id"]),
-        }  # fmt: skip
+            ":next": count + len(messages),
+            ":count": count,
+            ":owner": head["owner"],
+            ":updated": _iso(updated),
+            ":order": _order(head["owner"], updated, head["id"]),
+        }
         names = {"#owner": "owner", "#ttl": TTL_ATTRIBUTE}
         sets = "SET message_count = :next, updated_at = :updated, gsi2sk = :order"
         if title is not None:
@@ -228,17 +248,28 @@ class DynamoDBConversationStore:
             sets += ", expires_at = :expires_at, #ttl = :ttl"
             values.update({":expires_at": expiry["expires_at"], ":ttl": expiry[TTL_ATTRIBUTE]})
         update = sets if expiry else f"{sets} REMOVE expires_at, #ttl"
-        items: list[dict[str, Any]] = [{"Update": {
-            "Key": _S(key_only(head)), "UpdateExpression": update,
-            "ConditionExpression": "message_count = :count AND #owner = :owner",
-            "ExpressionAttributeNames": names, "ExpressionAttributeValues": _S(values),
-        }}]  # fmt: skip
+        items: list[dict[str, Any]] = [
+            {
+                "Update": {
+                    "Key": _S(key_only(head)),
+                    "UpdateExpression": update,
+                    "ConditionExpression": "message_count = :count AND #owner = :owner",
+                    "ExpressionAttributeNames": names,
+                    "ExpressionAttributeValues": _S(values),
+                }
+            }
+        ]
         for seq, m in enumerate(messages, start=count + 1):
             item = {
-                PK: pk, SK: f"MSG#{seq:08d}", "role": m.role, "content": m.content,
-                "sources": json.dumps(m.sources, ensure_ascii=False), "truncated": m.truncated,
-                "created_at": _iso(m.created_at), **_expiry(m.expires_at),
-            }  # fmt: skip
+                PK: pk,
+                SK: f"MSG#{seq:08d}",
+                "role": m.role,
+                "content": m.content,
+                "sources": json.dumps(m.sources, ensure_ascii=False),
+                "truncated": m.truncated,
+                "created_at": _iso(m.created_at),
+                **_expiry(m.expires_at),
+            }
             items.append(
                 {"Put": {"Item": _S(item), "ConditionExpression": "attribute_not_exists(pk)"}}
             )

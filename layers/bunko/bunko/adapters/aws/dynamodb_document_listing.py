@@ -1,13 +1,14 @@
 """One page of a workspace's documents, filtered by name and ordered, on DynamoDB.
 
 By date without a filter is the order GSI1 keeps (created_at, id): read offset + limit
-items and count with Select=COUNT. Any other order, a name filter or a metadata filter has no
-index to ride (DynamoDB cannot order by name or size, nor match case-insensitively, and a
-document's metadata terms are not keys), so the workspace's documents are queried projecting
-only the fields that order and filter them (a few dozen bytes each plus their metadata:
-thousands of files are a few pages of 1 MB), arranged in memory by the shared rule, and only
-the asked page is read in full, in one batch. A search's metadata filter is resolved to
-document ids the same way, projecting only id, category and metadata.
+items; the total is the library's counter (dynamodb_totals.py), one item read. Any other
+order, a name filter or a metadata filter has no index to ride (DynamoDB cannot order by name
+or size, nor match case-insensitively, and a document's metadata terms are not keys), so the
+workspace's documents are queried projecting only the fields that order and filter them (a
+few dozen bytes each plus their metadata: thousands of files are a few pages of 1 MB),
+arranged in memory by the shared rule, and only the asked page is read in full, in one batch.
+A search's metadata filter is resolved to document ids the same way, projecting only id,
+category and metadata.
 """
 
 from __future__ import annotations
@@ -54,15 +55,18 @@ def find_documents(
     by_ids: Callable[[Sequence[str]], list[Document]],
     to_documents: Callable[[list[dict[str, Any]]], list[Document]],
     query: DocumentQuery,
+    total: Callable[[], int],
     *,
     limit: int,
     offset: int,
 ) -> DocumentPage:
     """`documents_query`: the GSI1 query of the workspace's documents; `by_ids`: the full
     documents for ids, in the order asked (one batch read); `to_documents`: the documents of
-    full items."""
+    full items; `total`: how many documents the workspace holds (its counter)."""
     if query.is_default:
-        return _by_date(table, documents_query, to_documents, query, limit=limit, offset=offset)
+        return _by_date(
+            table, documents_query, to_documents, query, total(), limit=limit, offset=offset
+        )
     rows = [_row(item) for item in table.query(**documents_query, **_PROJECTION)]
     found = arrange(rows, query)
     page = [row.id for row in found[offset : offset + limit]] if limit > 0 else []
@@ -96,11 +100,11 @@ def _by_date(
     documents_query: dict[str, Any],
     to_documents: Callable[[list[dict[str, Any]]], list[Document]],
     query: DocumentQuery,
+    total: int,
     *,
     limit: int,
     offset: int,
 ) -> DocumentPage:
-    total = table.count(**documents_query)
     if limit <= 0 or offset >= total:
         return DocumentPage(documents=[], total=total)
     # DynamoDB pages by key, not by offset: read offset + limit and drop the offset.

@@ -30,10 +30,14 @@ class DynamoDBIdentityLinkStore:
 
     def link(self, issuer: str, subject: str, user_id: str) -> None:
         item = {
-            **_key(issuer, subject), "issuer": issuer, "subject": subject, "user_id": user_id,
+            **_key(issuer, subject),
+            "issuer": issuer,
+            "subject": subject,
+            "user_id": user_id,
             "created_at": utcnow().isoformat(),
-            GSI1_PK: f"USERLINKS#{user_id}", GSI1_SK: f"{issuer}#{subject}",
-        }  # fmt: skip
+            GSI1_PK: f"USERLINKS#{user_id}",
+            GSI1_SK: f"{issuer}#{subject}",
+        }
         client = self.table.client
         try:
             self.table.put(item, ConditionExpression="attribute_not_exists(pk)")
@@ -45,6 +49,16 @@ class DynamoDBIdentityLinkStore:
             TableName=self.table.name, Key=_S(_key(issuer, subject)), ReturnValues="ALL_OLD"
         )
         return "Attributes" in response
+
+    def is_linked(self, issuer: str, user_id: str) -> bool:
+        # the user's links on gsi1, sorted by "<issuer>#<subject>"
+        found = self.table.query(
+            IndexName=GSI1,
+            Limit=1,
+            KeyConditionExpression="gsi1pk = :pk AND begins_with(gsi1sk, :issuer)",
+            ExpressionAttributeValues=_S({":pk": f"USERLINKS#{user_id}", ":issuer": f"{issuer}#"}),
+        )
+        return next(found, None) is not None
 
     def forget_user(self, user_id: str) -> int:
         items = list(

@@ -33,9 +33,14 @@ def _claim(name: str) -> dict[str, str]:
 
 def _member_item(library_id: str, user_id: str, role: Role) -> dict[str, Any]:
     return {
-        PK: _pk(library_id), SK: _MEMBER + user_id, "library_id": library_id,
-        "user_id": user_id, "role": role, GSI1_PK: f"USERLIBS#{user_id}", GSI1_SK: library_id,
-    }  # fmt: skip
+        PK: _pk(library_id),
+        SK: _MEMBER + user_id,
+        "library_id": library_id,
+        "user_id": user_id,
+        "role": role,
+        GSI1_PK: f"USERLIBS#{user_id}",
+        GSI1_SK: library_id,
+    }
 
 
 def _library(item: dict[str, Any]) -> Library:
@@ -53,14 +58,22 @@ class DynamoDBLibraryStore:
 
     def add_library(self, library: Library, owner: str | None) -> None:
         head = {
-            PK: _pk(library.id), SK: _HEAD, "id": library.id, "name": library.name,
-            "created_by": library.created_by, "created_at": library.created_at.isoformat(),
-        }  # fmt: skip
+            PK: _pk(library.id),
+            SK: _HEAD,
+            "id": library.id,
+            "name": library.name,
+            "created_by": library.created_by,
+            "created_at": library.created_at.isoformat(),
+        }
         ops: list[dict[str, Any]] = [
             {"Put": {"Item": _S(head), "ConditionExpression": "attribute_not_exists(pk)"}},
-            {"Put": {"Item": _S({**_claim(library.name), "library_id": library.id}),
-                     "ConditionExpression": "attribute_not_exists(pk)"}},
-        ]  # fmt: skip
+            {
+                "Put": {
+                    "Item": _S({**_claim(library.name), "library_id": library.id}),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+        ]
         if owner is not None:
             ops.append({"Put": {"Item": _S(_member_item(library.id, owner, "owner"))}})
         try:
@@ -78,7 +91,7 @@ class DynamoDBLibraryStore:
             FilterExpression="sk = :head AND begins_with(pk, :lib)",
             ExpressionAttributeValues=_S({":head": _HEAD, ":lib": "LIB#"}),
             ConsistentRead=True,
-        )  # fmt: skip
+        )
         return sorted((_library(h) for h in heads), key=lambda lib: name_key(lib.name))
 
     def get_library_by_name(self, name: str) -> Library | None:
@@ -137,14 +150,17 @@ class DynamoDBLibraryStore:
             if head is None:  # no head, no owners to keep: the write alone
                 self.table.transact([member])
                 return True
-            bump = {"Update": {
-                "Key": _S({PK: _pk(library_id), SK: _HEAD}),
-                "UpdateExpression": "SET ver = :new",
-                "ConditionExpression": "attribute_exists(pk) AND "
-                                       "(attribute_not_exists(ver) OR ver = :old)",
-                "ExpressionAttributeValues": _S({":new": head.get("ver", 0) + 1,
-                                                 ":old": head.get("ver", 0)}),
-            }}  # fmt: skip
+            bump = {
+                "Update": {
+                    "Key": _S({PK: _pk(library_id), SK: _HEAD}),
+                    "UpdateExpression": "SET ver = :new",
+                    "ConditionExpression": "attribute_exists(pk) AND "
+                    "(attribute_not_exists(ver) OR ver = :old)",
+                    "ExpressionAttributeValues": _S(
+                        {":new": head.get("ver", 0) + 1, ":old": head.get("ver", 0)}
+                    ),
+                }
+            }
             try:
                 self.table.transact([bump, member])
                 return True

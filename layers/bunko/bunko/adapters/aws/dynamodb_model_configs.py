@@ -41,10 +41,12 @@ def _config(item: dict[str, Any]) -> ModelConfig:
 
 
 def _claim(config: ModelConfig) -> dict[str, Any]:
-    return {"Put": {
-        "Item": _S({**_name_key(config.workspace_id, config.name), "config_id": config.id}),
-        "ConditionExpression": "attribute_not_exists(pk)",
-    }}  # fmt: skip
+    return {
+        "Put": {
+            "Item": _S({**_name_key(config.workspace_id, config.name), "config_id": config.id}),
+            "ConditionExpression": "attribute_not_exists(pk)",
+        }
+    }
 
 
 class DynamoDBModelConfigStore:
@@ -55,7 +57,7 @@ class DynamoDBModelConfigStore:
         ops = [
             {"Put": {"Item": _S(_item(config)), "ConditionExpression": "attribute_not_exists(pk)"}},
             _claim(config),
-        ]  # fmt: skip
+        ]
         try:
             self.table.transact(ops)
         except TransactionCancelled as exc:
@@ -65,12 +67,16 @@ class DynamoDBModelConfigStore:
         current = self.table.get(_key(config.workspace_id, config.id))
         if current is None:
             raise NotFoundError(f"model config {config.id} not found")
-        ops: list[dict[str, Any]] = [{"Put": {
-            "Item": _S(_item(config)),
-            "ConditionExpression": "#n = :name",  # the name the claim change below is based on
-            "ExpressionAttributeNames": {"#n": "name"},
-            "ExpressionAttributeValues": _S({":name": current["name"]}),
-        }}]  # fmt: skip
+        ops: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "Item": _S(_item(config)),
+                    "ConditionExpression": "#n = :name",  # the name the claim change below is based on
+                    "ExpressionAttributeNames": {"#n": "name"},
+                    "ExpressionAttributeValues": _S({":name": current["name"]}),
+                }
+            }
+        ]
         if current["name"] != config.name:
             ops.append({"Delete": {"Key": _S(_name_key(config.workspace_id, current["name"]))}})
             ops.append(_claim(config))
@@ -91,10 +97,12 @@ class DynamoDBModelConfigStore:
         current = self.table.get(_key(workspace_id, config_id))
         if current is None:
             return False
-        self.table.transact([
-            {"Delete": {"Key": _S(_key(workspace_id, config_id))}},
-            {"Delete": {"Key": _S(_name_key(workspace_id, current["name"]))}},
-        ])  # fmt: skip
+        self.table.transact(
+            [
+                {"Delete": {"Key": _S(_key(workspace_id, config_id))}},
+                {"Delete": {"Key": _S(_name_key(workspace_id, current["name"]))}},
+            ]
+        )
         return True
 
     def delete_workspace_model_configs(self, workspace_id: str) -> int:

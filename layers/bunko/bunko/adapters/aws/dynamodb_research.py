@@ -63,41 +63,63 @@ def _time(value: str) -> datetime:
 
 def _project(item: dict[str, Any]) -> ResearchProject:
     return ResearchProject(
-        id=item["id"], workspace_id=item["workspace_id"], name=item["name"],
-        revision=item["revision"], corpus_id=item.get("corpus_id"),
-        created_at=_time(item["created_at"]), updated_at=_time(item["updated_at"]),
-    )  # fmt: skip
+        id=item["id"],
+        workspace_id=item["workspace_id"],
+        name=item["name"],
+        revision=item["revision"],
+        corpus_id=item.get("corpus_id"),
+        created_at=_time(item["created_at"]),
+        updated_at=_time(item["updated_at"]),
+    )
 
 
 def _evidence(item: dict[str, Any]) -> Evidence:
     return Evidence(
-        id=item["id"], workspace_id=item["workspace_id"], project_id=item["project_id"],
-        kind=EvidenceKind(item["kind"]), document_id=item["document_id"],
-        revision=item["revision"], chunk_id=item.get("chunk_id"), note=item.get("note"),
+        id=item["id"],
+        workspace_id=item["workspace_id"],
+        project_id=item["project_id"],
+        kind=EvidenceKind(item["kind"]),
+        document_id=item["document_id"],
+        revision=item["revision"],
+        chunk_id=item.get("chunk_id"),
+        note=item.get("note"),
         added_at=_time(item["added_at"]),
-    )  # fmt: skip
+    )
 
 
 def _corpus(item: dict[str, Any]) -> Corpus:
     return Corpus(
-        id=item["id"], workspace_id=item["workspace_id"], project_id=item["project_id"],
-        revision=item["revision"], project_revision=item["project_revision"],
+        id=item["id"],
+        workspace_id=item["workspace_id"],
+        project_id=item["project_id"],
+        revision=item["revision"],
+        project_revision=item["project_revision"],
         evidence=tuple(EvidenceRef(e, r) for e, r in json.loads(item["evidence"])),
-        sealed_at=_time(item["sealed_at"]), coverage=Coverage(item["coverage"]),
+        sealed_at=_time(item["sealed_at"]),
+        coverage=Coverage(item["coverage"]),
         missing_sources=tuple(json.loads(item["missing_sources"])),
-        method_version=item["method_version"], sampling=item.get("sampling"),
-    )  # fmt: skip
+        method_version=item["method_version"],
+        sampling=item.get("sampling"),
+    )
 
 
 def _passage(item: dict[str, Any]) -> Passage:
     vector = item.get("vector")
     return Passage(
-        chunk_id=item["chunk_id"], workspace_id=item["workspace_id"],
-        document_id=item["document_id"], revision=item["revision"], index=item["index"],
-        content=item["content"], start=item["start"], end=item["end"], page=item.get("page"),
-        of_chunks=item["of_chunks"], vector=None if vector is None else bytes(vector.value),
-        embedder=item.get("embedder"), metadata_terms=tuple(item.get("metadata_terms", ())),
-    )  # fmt: skip
+        chunk_id=item["chunk_id"],
+        workspace_id=item["workspace_id"],
+        document_id=item["document_id"],
+        revision=item["revision"],
+        index=item["index"],
+        content=item["content"],
+        start=item["start"],
+        end=item["end"],
+        page=item.get("page"),
+        of_chunks=item["of_chunks"],
+        vector=None if vector is None else bytes(vector.value),
+        embedder=item.get("embedder"),
+        metadata_terms=tuple(item.get("metadata_terms", ())),
+    )
 
 
 class DynamoDBResearchStore:
@@ -107,12 +129,15 @@ class DynamoDBResearchStore:
     # projects
     def add_project(self, project: ResearchProject) -> None:
         item = {
-            **_project_key(project.workspace_id, project.id), "id": project.id,
-            "workspace_id": project.workspace_id, "name": project.name,
-            "revision": project.revision, "corpus_id": project.corpus_id,
+            **_project_key(project.workspace_id, project.id),
+            "id": project.id,
+            "workspace_id": project.workspace_id,
+            "name": project.name,
+            "revision": project.revision,
+            "corpus_id": project.corpus_id,
             "created_at": project.created_at.isoformat(),
             "updated_at": project.updated_at.isoformat(),
-        }  # fmt: skip
+        }
         try:
             self.table.put(item, ConditionExpression="attribute_not_exists(pk)")
         except self.table.client.exceptions.ConditionalCheckFailedException as exc:
@@ -127,29 +152,44 @@ class DynamoDBResearchStore:
         return sorted(found, key=lambda p: (p.created_at, p.id))
 
     def _bump(self, ws: str, project_id: str, expected: int) -> dict[str, Any]:
-        return {"Update": {
-            "Key": _S(_project_key(ws, project_id)),
-            "UpdateExpression": "SET revision = :next, updated_at = :now",
-            "ConditionExpression": "revision = :expected",
-            "ExpressionAttributeValues": _S({
-                ":next": expected + 1, ":now": utcnow().isoformat(), ":expected": expected,
-            }),
-        }}  # fmt: skip
+        return {
+            "Update": {
+                "Key": _S(_project_key(ws, project_id)),
+                "UpdateExpression": "SET revision = :next, updated_at = :now",
+                "ConditionExpression": "revision = :expected",
+                "ExpressionAttributeValues": _S(
+                    {
+                        ":next": expected + 1,
+                        ":now": utcnow().isoformat(),
+                        ":expected": expected,
+                    }
+                ),
+            }
+        }
 
     # evidence
     def add_evidence(self, evidence: Evidence, *, project_revision: int) -> int:
         e = evidence
         item = {
-            PK: _evidence_pk(e.workspace_id, e.project_id), SK: f"EVID#{e.id}", "id": e.id,
-            "workspace_id": e.workspace_id, "project_id": e.project_id, "kind": str(e.kind),
-            "document_id": e.document_id, "revision": e.revision, "chunk_id": e.chunk_id,
-            "note": e.note, "added_at": e.added_at.isoformat(),
-        }  # fmt: skip
+            PK: _evidence_pk(e.workspace_id, e.project_id),
+            SK: f"EVID#{e.id}",
+            "id": e.id,
+            "workspace_id": e.workspace_id,
+            "project_id": e.project_id,
+            "kind": str(e.kind),
+            "document_id": e.document_id,
+            "revision": e.revision,
+            "chunk_id": e.chunk_id,
+            "note": e.note,
+            "added_at": e.added_at.isoformat(),
+        }
         try:
-            self.table.transact([
-                self._bump(e.workspace_id, e.project_id, project_revision),
-                {"Put": {"Item": _S(item), "ConditionExpression": "attribute_not_exists(pk)"}},
-            ])  # fmt: skip
+            self.table.transact(
+                [
+                    self._bump(e.workspace_id, e.project_id, project_revision),
+                    {"Put": {"Item": _S(item), "ConditionExpression": "attribute_not_exists(pk)"}},
+                ]
+            )
         except TransactionCancelled as exc:
             raise ConflictError(_MOVED) from exc
         return project_revision + 1
@@ -161,10 +201,12 @@ class DynamoDBResearchStore:
         if self.table.get(key) is None:
             return None
         try:
-            self.table.transact([
-                self._bump(workspace_id, project_id, project_revision),
-                {"Delete": {"Key": _S(key), "ConditionExpression": "attribute_exists(pk)"}},
-            ])  # fmt: skip
+            self.table.transact(
+                [
+                    self._bump(workspace_id, project_id, project_revision),
+                    {"Delete": {"Key": _S(key), "ConditionExpression": "attribute_exists(pk)"}},
+                ]
+            )
         except TransactionCancelled as exc:
             if exc.reasons[1:2] == ["ConditionalCheckFailed"]:
                 return None  # removed by someone else meanwhile
@@ -180,50 +222,83 @@ class DynamoDBResearchStore:
         c, ws = corpus, corpus.workspace_id
         sealed = c.sealed_at.isoformat()
         rows = [
-            {PK: _passages_pk(ws, c.id, c.revision), SK: f"PASS#{seq:08d}",
-             GSI2_PK: _source_pk(ws, p.document_id, p.revision),
-             # read newest corpus first, and each corpus's passages in order (seq inverted)
-             GSI2_SK: f"{sealed}#{c.id}#{c.revision:010d}#{99_999_999 - seq:08d}",
-             "evidence_id": cp.evidence_id, "chunk_id": p.chunk_id, "workspace_id": ws,
-             "document_id": p.document_id, "revision": p.revision, "index": p.index,
-             "content": p.content, "start": p.start, "end": p.end, "page": p.page,
-             "of_chunks": p.of_chunks, "vector": p.vector, "embedder": p.embedder,
-             # a list (not a set: DynamoDB refuses an empty one)
-             **({"metadata_terms": list(p.metadata_terms)} if p.metadata_terms else {})}
+            {
+                PK: _passages_pk(ws, c.id, c.revision),
+                SK: f"PASS#{seq:08d}",
+                GSI2_PK: _source_pk(ws, p.document_id, p.revision),
+                # read newest corpus first, and each corpus's passages in order (seq inverted)
+                GSI2_SK: f"{sealed}#{c.id}#{c.revision:010d}#{99_999_999 - seq:08d}",
+                "evidence_id": cp.evidence_id,
+                "chunk_id": p.chunk_id,
+                "workspace_id": ws,
+                "document_id": p.document_id,
+                "revision": p.revision,
+                "index": p.index,
+                "content": p.content,
+                "start": p.start,
+                "end": p.end,
+                "page": p.page,
+                "of_chunks": p.of_chunks,
+                "vector": p.vector,
+                "embedder": p.embedder,
+                # a list (not a set: DynamoDB refuses an empty one)
+                **({"metadata_terms": list(p.metadata_terms)} if p.metadata_terms else {}),
+            }
             for seq, cp in enumerate(passages)
             for p in (cp.passage,)
-        ]  # fmt: skip
+        ]
         self.table.batch_write(puts=rows)
         revision = {
-            PK: _corpus_pk(ws, c.id), SK: f"REV#{c.revision:010d}", "id": c.id,
-            "workspace_id": ws, "project_id": c.project_id, "revision": c.revision,
+            PK: _corpus_pk(ws, c.id),
+            SK: f"REV#{c.revision:010d}",
+            "id": c.id,
+            "workspace_id": ws,
+            "project_id": c.project_id,
+            "revision": c.revision,
             "project_revision": c.project_revision,
             "evidence": json.dumps([[r.evidence_id, r.revision] for r in c.evidence]),
-            "sealed_at": sealed, "coverage": str(c.coverage),
+            "sealed_at": sealed,
+            "coverage": str(c.coverage),
             "missing_sources": json.dumps(list(c.missing_sources)),
-            "method_version": c.method_version, "sampling": c.sampling,
-        }  # fmt: skip
+            "method_version": c.method_version,
+            "sampling": c.sampling,
+        }
         head_condition = "attribute_not_exists(pk)" if c.revision == 1 else "latest = :previous"
         try:
-            self.table.transact([
-                {"Put": {"Item": _S(revision), "ConditionExpression": "attribute_not_exists(pk)"}},
-                {"Update": {
-                    "Key": _S({PK: _ws(ws), SK: f"CORPUS#{c.id}"}),
-                    "UpdateExpression": "SET latest = :latest, project_id = :project, "
-                                        "first_sealed = if_not_exists(first_sealed, :sealed)",
-                    "ConditionExpression": head_condition,
-                    "ExpressionAttributeValues": _S({
-                        ":latest": c.revision, ":project": c.project_id, ":sealed": sealed,
-                        **({":previous": c.revision - 1} if c.revision > 1 else {}),
-                    }),
-                }},
-                {"Update": {
-                    "Key": _S(_project_key(ws, c.project_id)),
-                    "UpdateExpression": "SET corpus_id = :corpus",
-                    "ConditionExpression": "attribute_exists(pk)",
-                    "ExpressionAttributeValues": _S({":corpus": c.id}),
-                }},
-            ])  # fmt: skip
+            self.table.transact(
+                [
+                    {
+                        "Put": {
+                            "Item": _S(revision),
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                    {
+                        "Update": {
+                            "Key": _S({PK: _ws(ws), SK: f"CORPUS#{c.id}"}),
+                            "UpdateExpression": "SET latest = :latest, project_id = :project, "
+                            "first_sealed = if_not_exists(first_sealed, :sealed)",
+                            "ConditionExpression": head_condition,
+                            "ExpressionAttributeValues": _S(
+                                {
+                                    ":latest": c.revision,
+                                    ":project": c.project_id,
+                                    ":sealed": sealed,
+                                    **({":previous": c.revision - 1} if c.revision > 1 else {}),
+                                }
+                            ),
+                        }
+                    },
+                    {
+                        "Update": {
+                            "Key": _S(_project_key(ws, c.project_id)),
+                            "UpdateExpression": "SET corpus_id = :corpus",
+                            "ConditionExpression": "attribute_exists(pk)",
+                            "ExpressionAttributeValues": _S({":corpus": c.id}),
+                        }
+                    },
+                ]
+            )
         except TransactionCancelled as exc:
             self.table.batch_write(deletes=[key_only(r) for r in rows])
             raise ConflictError(f"corpus {c.id} revision {c.revision} already exists") from exc
@@ -246,10 +321,12 @@ class DynamoDBResearchStore:
             key=lambda h: (h["first_sealed"], h[SK]),
         )
         keys = [
-            {PK: _corpus_pk(workspace_id, h[SK].removeprefix("CORPUS#")),
-             SK: f"REV#{h['latest']:010d}"}
+            {
+                PK: _corpus_pk(workspace_id, h[SK].removeprefix("CORPUS#")),
+                SK: f"REV#{h['latest']:010d}",
+            }
             for h in heads
-        ]  # fmt: skip
+        ]
         found = {(i["id"], i["revision"]): _corpus(i) for i in self.table.batch_get(keys)}
         order = [(k[PK].rsplit("#", 1)[1], int(k[SK][4:])) for k in keys]
         return [found[o] for o in order if o in found]
@@ -262,9 +339,11 @@ class DynamoDBResearchStore:
 
     def pinned_passages(self, workspace_id: str, document_id: str, revision: int) -> list[Passage]:
         items = self.table.query(
-            IndexName=GSI2, KeyConditionExpression="gsi2pk = :pk", ScanIndexForward=False,
+            IndexName=GSI2,
+            KeyConditionExpression="gsi2pk = :pk",
+            ScanIndexForward=False,
             ExpressionAttributeValues=_S({":pk": _source_pk(workspace_id, document_id, revision)}),
-        )  # fmt: skip
+        )
         return [_passage(i) for i in items]
 
     def delete_project(self, workspace_id: str, project_id: str) -> bool:
@@ -275,9 +354,11 @@ class DynamoDBResearchStore:
         if project.corpus_id:
             pk = _corpus_pk(workspace_id, project.corpus_id)
             for rev in list(self.table.partition(pk, "REV#")):
-                passages = list(self.table.partition(
-                    _passages_pk(workspace_id, project.corpus_id, rev["revision"]), "PASS#"
-                ))  # fmt: skip
+                passages = list(
+                    self.table.partition(
+                        _passages_pk(workspace_id, project.corpus_id, rev["revision"]), "PASS#"
+                    )
+                )
                 self.table.batch_write(deletes=[key_only(p) for p in passages])
                 self.table.batch_write(deletes=[key_only(rev)])
             self.table.batch_write(

@@ -44,7 +44,7 @@ class DynamoDBSettingsStore:
             KeyConditionExpression="pk = :pk",
             ExpressionAttributeValues=_S({":pk": f"SETTINGS#{scope}"}),
             ConsistentRead=True,
-        )  # fmt: skip
+        )
         return [(item[SK], json.loads(item["value"])) for item in found]  # owner order
 
 
@@ -58,12 +58,16 @@ def _id_key(key_id: str) -> dict[str, str]:
 
 def _api_key(item: dict[str, Any]) -> ApiKey:
     return ApiKey(
-        id=item["id"], workspace_id=item["workspace_id"], name=item.get("name", ""),
-        scopes=frozenset(item["scopes"].split()), key_hash=item["key_hash"],
-        prefix=item["prefix"], created_at=datetime.fromisoformat(item["created_at"]),
+        id=item["id"],
+        workspace_id=item["workspace_id"],
+        name=item.get("name", ""),
+        scopes=frozenset(item["scopes"].split()),
+        key_hash=item["key_hash"],
+        prefix=item["prefix"],
+        created_at=datetime.fromisoformat(item["created_at"]),
         revoked_at=datetime.fromisoformat(item["revoked_at"]) if item.get("revoked_at") else None,
         created_by=item.get("created_by"),
-    )  # fmt: skip
+    )
 
 
 class DynamoDBApiKeyStore:
@@ -73,19 +77,31 @@ class DynamoDBApiKeyStore:
     def add(self, key: ApiKey) -> None:
         created = key.created_at.isoformat()
         item = {
-            **_hash_key(key.key_hash), "id": key.id, "workspace_id": key.workspace_id,
-            "name": key.name, "scopes": " ".join(sorted(key.scopes)), "key_hash": key.key_hash,
-            "prefix": key.prefix, "created_at": created,
+            **_hash_key(key.key_hash),
+            "id": key.id,
+            "workspace_id": key.workspace_id,
+            "name": key.name,
+            "scopes": " ".join(sorted(key.scopes)),
+            "key_hash": key.key_hash,
+            "prefix": key.prefix,
+            "created_at": created,
             "revoked_at": key.revoked_at.isoformat() if key.revoked_at else None,
             "created_by": key.created_by,
-            GSI1_PK: "APIKEYS", GSI1_SK: f"{created}#{key.id}",
-        }  # fmt: skip
+            GSI1_PK: "APIKEYS",
+            GSI1_SK: f"{created}#{key.id}",
+        }
         try:
-            self.table.transact([
-                {"Put": {"Item": _S(item), "ConditionExpression": "attribute_not_exists(pk)"}},
-                {"Put": {"Item": _S({**_id_key(key.id), "key_hash": key.key_hash}),
-                         "ConditionExpression": "attribute_not_exists(pk)"}},
-            ])  # fmt: skip
+            self.table.transact(
+                [
+                    {"Put": {"Item": _S(item), "ConditionExpression": "attribute_not_exists(pk)"}},
+                    {
+                        "Put": {
+                            "Item": _S({**_id_key(key.id), "key_hash": key.key_hash}),
+                            "ConditionExpression": "attribute_not_exists(pk)",
+                        }
+                    },
+                ]
+            )
         except TransactionCancelled as exc:
             raise ConflictError(f"API key {key.id} already exists") from exc
 
@@ -99,9 +115,10 @@ class DynamoDBApiKeyStore:
 
     def list_keys(self, workspace_id: str | None = None) -> list[ApiKey]:
         found = self.table.query(
-            IndexName=GSI1, KeyConditionExpression="gsi1pk = :pk",
+            IndexName=GSI1,
+            KeyConditionExpression="gsi1pk = :pk",
             ExpressionAttributeValues=_S({":pk": "APIKEYS"}),
-        )  # fmt: skip
+        )
         keys = [_api_key(item) for item in found]
         return [k for k in keys if workspace_id is None or k.workspace_id == workspace_id]
 
@@ -111,11 +128,12 @@ class DynamoDBApiKeyStore:
             return False
         try:
             self.table.client.update_item(
-                TableName=self.table.name, Key=_S(_hash_key(pointer["key_hash"])),
+                TableName=self.table.name,
+                Key=_S(_hash_key(pointer["key_hash"])),
                 UpdateExpression="SET revoked_at = :when",
                 ConditionExpression="attribute_exists(pk) AND attribute_not_exists(revoked_at)",
                 ExpressionAttributeValues=_S({":when": when.isoformat()}),
-            )  # fmt: skip
+            )
         except self.table.client.exceptions.ConditionalCheckFailedException:
             return False
         return True

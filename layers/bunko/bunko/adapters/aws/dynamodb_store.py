@@ -16,13 +16,14 @@ from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_chunks import DynamoDBChunks
 from bunko.adapters.aws.dynamodb_document_listing import find_documents, matching_ids
 from bunko.adapters.aws.dynamodb_table import Table, key_only
+from bunko.adapters.aws.dynamodb_totals import LibraryCounters
 from bunko.adapters.aws.dynamodb_writes import DocumentWrites
 from bunko.deploy_schema import GSI1, GSI2, SK
 from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.metadata import Filter as MetadataFilter
 from bunko.errors import NotFoundError, StaleError
-from bunko.ports import BlobStore, DocumentWrite
+from bunko.ports import BlobStore, DocumentWrite, LibraryTotals
 
 if TYPE_CHECKING:
     from mypy_boto3_dynamodb import DynamoDBClient
@@ -35,6 +36,7 @@ class DynamoDBMetadataStore:
         self.table = Table(client, table_name)
         self.chunks = DynamoDBChunks(self.table, blobs)
         self.writes = DocumentWrites(self.table)
+        self.counters = LibraryCounters(self.table)
 
     # workspaces
     def ensure_workspace(self, workspace: Workspace) -> Workspace:
@@ -157,12 +159,21 @@ class DynamoDBMetadataStore:
     ) -> DocumentPage:
         by_ids = partial(self.get_documents_by_ids, workspace_id)
         documents = self._documents(workspace_id, None)
+        total = partial(self.count_documents, workspace_id)
         return find_documents(
-            self.table, documents, by_ids, self._to_documents, query, limit=limit, offset=offset
-        )
+            self.table, documents, by_ids, self._to_documents, query, total,
+            limit=limit, offset=offset,
+        )  # fmt: skip
 
     def count_documents(self, workspace_id: str, *, category: str | None = None) -> int:
-        return self.table.count(**self._documents(workspace_id, category))
+        # Counters kept in the documents' own transactions: one item read, not the library.
+        if category is None:
+            return self.counters.read(workspace_id).documents
+        counter = self.table.get(items.category_key(workspace_id, category))
+        return max(int(counter.get("n", 0)), 0) if counter else 0
+
+    def library_totals(self, workspace_id: str) -> LibraryTotals:
+        return self.counters.read(workspace_id)
 
     def documents_matching(self, workspace_id: str, flt: MetadataFilter) -> frozenset[str]:
         return matching_ids(self.table, self._documents(workspace_id, None), flt)

@@ -39,8 +39,12 @@ def _user_item(user: User) -> dict[str, Any]:
     values: dict[str, Any] = {name: getattr(user, name) for name in _USER_FIELDS}
     values["created_at"] = user.created_at.isoformat()
     values["updated_at"] = user.updated_at.isoformat()
-    return {**_user_key(user.id), **values, GSI1_PK: "USERS",
-            GSI1_SK: f"{values['created_at']}#{user.id}"}  # fmt: skip
+    return {
+        **_user_key(user.id),
+        **values,
+        GSI1_PK: "USERS",
+        GSI1_SK: f"{values['created_at']}#{user.id}",
+    }
 
 
 def _user(item: dict[str, Any]) -> User:
@@ -52,9 +56,10 @@ def _user(item: dict[str, Any]) -> User:
 
 def _admins(delta: int, *, keep_one: bool = False) -> dict[str, Any]:
     update: dict[str, Any] = {
-        "Key": _S(ADMINS), "UpdateExpression": "ADD n :d",
+        "Key": _S(ADMINS),
+        "UpdateExpression": "ADD n :d",
         "ExpressionAttributeValues": _S({":d": delta}),
-    }  # fmt: skip
+    }
     if keep_one:
         update["ConditionExpression"] = "n > :one"
         update["ExpressionAttributeValues"] = _S({":d": delta, ":one": 1})
@@ -67,10 +72,19 @@ class DynamoDBUserStore:
 
     def add_user(self, user: User) -> None:
         ops: list[dict[str, Any]] = [
-            {"Put": {"Item": _S(_user_item(user)), "ConditionExpression": "attribute_not_exists(pk)"}},
-            {"Put": {"Item": _S({**_claim_key(user.username), "user_id": user.id}),
-                     "ConditionExpression": "attribute_not_exists(pk)"}},
-        ]  # fmt: skip
+            {
+                "Put": {
+                    "Item": _S(_user_item(user)),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Put": {
+                    "Item": _S({**_claim_key(user.username), "user_id": user.id}),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+        ]
         if user.is_admin:
             ops.append(_admins(+1))
         try:
@@ -80,17 +94,29 @@ class DynamoDBUserStore:
 
     def add_first_admin(self, user: User) -> bool:
         admin = replace(user, is_admin=True)
-        first = {"Update": {
-            "Key": _S(ADMINS), "UpdateExpression": "ADD n :one",
-            "ConditionExpression": "attribute_not_exists(n) OR n < :one",
-            "ExpressionAttributeValues": _S({":one": 1}),
-        }}  # fmt: skip
+        first = {
+            "Update": {
+                "Key": _S(ADMINS),
+                "UpdateExpression": "ADD n :one",
+                "ConditionExpression": "attribute_not_exists(n) OR n < :one",
+                "ExpressionAttributeValues": _S({":one": 1}),
+            }
+        }
         ops: list[dict[str, Any]] = [
-            {"Put": {"Item": _S(_user_item(admin)), "ConditionExpression": "attribute_not_exists(pk)"}},
-            {"Put": {"Item": _S({**_claim_key(user.username), "user_id": user.id}),
-                     "ConditionExpression": "attribute_not_exists(pk)"}},
+            {
+                "Put": {
+                    "Item": _S(_user_item(admin)),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
+            {
+                "Put": {
+                    "Item": _S({**_claim_key(user.username), "user_id": user.id}),
+                    "ConditionExpression": "attribute_not_exists(pk)",
+                }
+            },
             first,
-        ]  # fmt: skip
+        ]
         try:
             self.table.transact(ops)
         except TransactionCancelled as exc:
@@ -103,18 +129,29 @@ class DynamoDBUserStore:
         current = self.table.get(_user_key(user.id))
         if current is None:
             raise NotFoundError(f"user {user.id} not found")
-        ops: list[dict[str, Any]] = [{"Put": {
-            "Item": _S(_user_item(user)),
-            # The read above is the base of the claim and counter changes: nobody else may
-            # have changed name or role meanwhile.
-            "ConditionExpression": "username = :name AND is_admin = :admin",
-            "ExpressionAttributeValues": _S({":name": current["username"],
-                                             ":admin": current["is_admin"]}),
-        }}]  # fmt: skip
+        ops: list[dict[str, Any]] = [
+            {
+                "Put": {
+                    "Item": _S(_user_item(user)),
+                    # The read above is the base of the claim and counter changes: nobody else may
+                    # have changed name or role meanwhile.
+                    "ConditionExpression": "username = :name AND is_admin = :admin",
+                    "ExpressionAttributeValues": _S(
+                        {":name": current["username"], ":admin": current["is_admin"]}
+                    ),
+                }
+            }
+        ]
         if username_key(current["username"]) != username_key(user.username):
             ops.append({"Delete": {"Key": _S(_claim_key(current["username"]))}})
-            ops.append({"Put": {"Item": _S({**_claim_key(user.username), "user_id": user.id}),
-                                "ConditionExpression": "attribute_not_exists(pk)"}})  # fmt: skip
+            ops.append(
+                {
+                    "Put": {
+                        "Item": _S({**_claim_key(user.username), "user_id": user.id}),
+                        "ConditionExpression": "attribute_not_exists(pk)",
+                    }
+                }
+            )
         if current["is_admin"] != user.is_admin:
             ops.append(_admins(+1) if user.is_admin else _admins(-1, keep_one=True))
         try:
@@ -132,9 +169,10 @@ class DynamoDBUserStore:
 
     def list_users(self) -> list[User]:
         found = self.table.query(
-            IndexName=GSI1, KeyConditionExpression="gsi1pk = :pk",
+            IndexName=GSI1,
+            KeyConditionExpression="gsi1pk = :pk",
             ExpressionAttributeValues=_S({":pk": "USERS"}),
-        )  # fmt: skip
+        )
         return [_user(item) for item in found]
 
     def count_admins(self) -> int:
@@ -146,11 +184,15 @@ class DynamoDBUserStore:
         if current is None:
             return False
         ops: list[dict[str, Any]] = [
-            {"Delete": {"Key": _S(_user_key(user_id)),
-                        "ConditionExpression": "is_admin = :admin",
-                        "ExpressionAttributeValues": _S({":admin": current["is_admin"]})}},
+            {
+                "Delete": {
+                    "Key": _S(_user_key(user_id)),
+                    "ConditionExpression": "is_admin = :admin",
+                    "ExpressionAttributeValues": _S({":admin": current["is_admin"]}),
+                }
+            },
             {"Delete": {"Key": _S(_claim_key(current["username"]))}},
-        ]  # fmt: skip
+        ]
         if current["is_admin"]:
             ops.append(_admins(-1, keep_one=True))
         try:
@@ -212,9 +254,11 @@ class DynamoDBLoginAttemptStore:
 
     def _item(self, attempts: LoginAttempts) -> dict[str, Any]:
         return {
-            **self._key(attempts.key), "failures": attempts.failures,
-            "locked_until": _iso(attempts.locked_until), "last_failure": _iso(attempts.last_failure),
-        }  # fmt: skip
+            **self._key(attempts.key),
+            "failures": attempts.failures,
+            "locked_until": _iso(attempts.locked_until),
+            "last_failure": _iso(attempts.last_failure),
+        }
 
 
 def _attempts(key: str, item: dict[str, Any]) -> LoginAttempts:

@@ -1,5 +1,5 @@
-"""Document writes as DynamoDB transactions: the document, its path claim and its category
-counter change together or not at all.
+"""Document writes as DynamoDB transactions: the document, its path claim, its category
+counter and its library's totals (dynamodb_totals.py) change together or not at all.
 
 Optimistic concurrency: each document item carries `ver`; an update or delete is conditioned
 on the version it read. If another writer got there first the transaction is cancelled and
@@ -18,6 +18,7 @@ from typing import Any
 
 from bunko.adapters.aws import dynamodb_items as items
 from bunko.adapters.aws.dynamodb_table import Table, TransactionCancelled
+from bunko.adapters.aws.dynamodb_totals import totals_op
 from bunko.deploy_schema import GSI2_PK, GSI2_SK
 from bunko.domain import Document
 from bunko.errors import ConflictError, NotFoundError, StaleError
@@ -54,6 +55,7 @@ class DocumentWrites:
         ]
         if document.category:
             ops.append(_count(document.workspace_id, document.category, +1))
+        ops.append(totals_op(document.workspace_id, +1, document.size))
         for attempt in range(_ATTEMPTS):
             try:
                 self.table.transact(ops)
@@ -133,6 +135,9 @@ class DocumentWrites:
                 ops.append(_count(ws, old_category, -1))
             if new_category:
                 ops.append(_count(ws, new_category, +1))
+        grown = document.size - int(current.get("size", 0))  # a new revision's size
+        if grown:
+            ops.append(totals_op(ws, 0, grown))
         return ops
 
     def remove(self, document: Document) -> bool:
@@ -160,6 +165,7 @@ class DocumentWrites:
             ]
             if current.get("category"):
                 ops.append(_count(ws, current["category"], -1))
+            ops.append(totals_op(ws, -1, -int(current.get("size", 0))))
             try:
                 self.table.transact(ops)
                 return True

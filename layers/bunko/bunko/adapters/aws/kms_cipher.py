@@ -20,9 +20,10 @@ class KmsCipher:
 
     def encrypt(self, plaintext: str) -> str:
         response = self.client.encrypt(
-            KeyId=self.key_id, Plaintext=plaintext.encode("utf-8"),
+            KeyId=self.key_id,
+            Plaintext=plaintext.encode("utf-8"),
             EncryptionContext=ENCRYPTION_CONTEXT,
-        )  # fmt: skip
+        )
         return base64.b64encode(response["CiphertextBlob"]).decode("ascii")
 
     def decrypt(self, token: str) -> str:

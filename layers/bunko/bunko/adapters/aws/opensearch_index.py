@@ -15,6 +15,7 @@ Metadata filters run in the engine, on each entry's copy of its document's terms
 
 from __future__ import annotations
 
+import contextlib
 import json
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
@@ -83,6 +84,13 @@ class OpenSearchServerlessIndex:
             raise
         self.terms_mapping.mark(True)
         return True
+
+    def drop_index(self) -> None:
+        """Delete the index (a model no workspace uses any more: model_handover.retire).
+        Only a model's own may be: the data access policy grants DeleteIndex on `-m-*`."""
+        with contextlib.suppress(OpenSearchNotFound):  # another function retired it first
+            self.client.indices.delete(index=self.index_name)
+        self.terms_mapping.mark(False)
 
     # writes
     def index(self, entries: Sequence[IndexEntry]) -> None:

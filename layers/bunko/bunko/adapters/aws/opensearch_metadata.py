@@ -106,8 +106,10 @@ class TermsMapping:
         except (AuthorizationException, RequestError) as exc:
             log.warning(
                 "index %s: could not map %s (%s); metadata filters resolve to document ids",
-                self.index, TERMS_FIELD, exc,
-            )  # fmt: skip
+                self.index,
+                TERMS_FIELD,
+                exc,
+            )
             self.mark(False)
             return False
         self.mark(True)

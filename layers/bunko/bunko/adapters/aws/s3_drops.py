@@ -13,12 +13,14 @@ names, so they are spelled in kebab case (`bunko-chunk-size` for `chunkSize`).
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote, unquote, unquote_plus
 
 from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.domain.drop_routes import DropRoutes
 from bunko.domain.ingest_options import MAX_CHUNK_OVERLAP, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, MODES
 from bunko.errors import ValidationError
 from bunko.ports.uploads import DropOptions
@@ -84,9 +86,12 @@ def parse_notifications(body: dict[str, Any]) -> list[DropEvent] | None:
     return events
 
 
-def locate(key: str, *, drop_prefix: str) -> DropTarget | None:
+def locate(key: str, *, drop_prefix: str, routes: DropRoutes | None = None) -> DropTarget | None:
     """Where a dropped key belongs, or None for keys Bunko ignores (folder markers, hidden and
-    temporary files, keys outside the drop prefix)."""
+    temporary files, keys outside the drop prefix). With `routes` (what an admin chose:
+    services/settings/drop_routes.py), `default` is the drop folder's library and a mapped
+    first segment goes to its library, keeping its path and category as in the local folder
+    (`drop/legal/lease.pdf` → path `legal/lease.pdf`, category `legal`)."""
     if not key.startswith(drop_prefix) or key.endswith("/"):
         return None
     parts = [p for p in key[len(drop_prefix) :].split("/") if p]
@@ -94,7 +99,14 @@ def locate(key: str, *, drop_prefix: str) -> DropTarget | None:
         return None
     if any(p.startswith((".", "~$")) for p in parts) or parts[-1].endswith(_IGNORED_SUFFIXES):
         return None
-    workspace = DEFAULT_WORKSPACE_ID if parts[0] == DEFAULT_ALIAS else parts[0]
+    routes = routes or DropRoutes()
+    mapped = routes.subfolders.get(unicodedata.normalize("NFC", parts[0]))
+    if mapped:
+        return DropTarget(workspace_id=mapped, path="/".join(parts), category=parts[0])
+    if parts[0] == DEFAULT_ALIAS:
+        workspace = routes.folder_library(DEFAULT_WORKSPACE_ID)
+    else:
+        workspace = parts[0]
     relative = parts[1:]
     category = relative[0] if len(relative) > 1 else None
     return DropTarget(workspace_id=workspace, path="/".join(relative), category=category)

@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from bunko.adapters.aws.s3_drops import drop_key, drop_metadata, locate
+from bunko.deploy_schema import PRESIGNED_TAG, PRESIGNED_TAG_VALUE
 from bunko.domain.metadata import SIDECAR_SUFFIX, sidecar_json
 from bunko.errors import ValidationError
 from bunko.ports.uploads import DropOptions, SignedUpload
@@ -63,9 +64,11 @@ class S3UploadSigner:
             )
         if options.metadata is not None:
             self.client.put_object(
-                Bucket=self.bucket, Key=key + SIDECAR_SUFFIX, Body=sidecar_json(options.metadata),
+                Bucket=self.bucket,
+                Key=key + SIDECAR_SUFFIX,
+                Body=sidecar_json(options.metadata),
                 ContentType="application/json",
-            )  # fmt: skip
+            )
         return presign_put_object(
             self.client,
             bucket=self.bucket,
@@ -74,6 +77,8 @@ class S3UploadSigner:
             expires_in=self.expires_in,
             metadata=drop_metadata(replace(options, presigned=True)),
             content_length=size,
+            # Signed like the metadata: the bucket's lifecycle rule expires tagged drops.
+            tagging=f"{PRESIGNED_TAG}={PRESIGNED_TAG_VALUE}",
         )
 
 
@@ -86,11 +91,13 @@ def presign_put_object(
     expires_in: int,
     metadata: dict[str, str] | None = None,
     content_length: int | None = None,
+    tagging: str | None = None,
 ) -> SignedUpload:
     """Presign a PUT of an absolute bucket key. Signed headers (Content-Type, metadata) must
     be sent exactly as returned in `headers`, or S3 rejects the signature. With
     `content_length`, Content-Length is signed too: a body of any other size is refused
-    (every HTTP client sends that header itself, so it is not in `headers`)."""
+    (every HTTP client sends that header itself, so it is not in `headers`). `tagging`: the
+    object's tags as a query string (`x-amz-tagging`, signed and sent like the metadata)."""
     params: dict[str, object] = {"Bucket": bucket, "Key": key}
     if content_length is not None:
         params["ContentLength"] = content_length
@@ -101,6 +108,9 @@ def presign_put_object(
     if metadata:
         params["Metadata"] = metadata
         headers.update({f"x-amz-meta-{k}": v for k, v in metadata.items()})
+    if tagging:
+        params["Tagging"] = tagging
+        headers["x-amz-tagging"] = tagging
     url = client.generate_presigned_url(
         "put_object", Params=params, ExpiresIn=expires_in, HttpMethod="PUT"
     )

@@ -229,8 +229,9 @@ class E5Forward:
         start = 0
         while start < len(windows):
             end, tokens = start, 0
-            while end < len(windows) and (end == start or tokens + len(windows[end][1]) + 2
-                                          <= MAX_PASS_TOKENS):  # fmt: skip
+            while end < len(windows) and (
+                end == start or tokens + len(windows[end][1]) + 2 <= MAX_PASS_TOKENS
+            ):
                 tokens += len(windows[end][1]) + 2
                 end += 1
             part = windows[start:end]

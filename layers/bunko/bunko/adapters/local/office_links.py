@@ -35,10 +35,12 @@ ODF_SUFFIXES = frozenset({".odt", ".ods", ".odp"})
 MAX_UNPACKED_BYTES = 512 * 1024 * 1024
 _XLINK_HREF = "{http://www.w3.org/1999/xlink}href"
 _HYPERLINK_TYPE = "/hyperlink"
-_ODF_HYPERLINKS = frozenset({
-    "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}a",
-    "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}a",
-})  # fmt: skip
+_ODF_HYPERLINKS = frozenset(
+    {
+        "{urn:oasis:names:tc:opendocument:xmlns:text:1.0}a",
+        "{urn:oasis:names:tc:opendocument:xmlns:drawing:1.0}a",
+    }
+)
 _ODF_PARTS = frozenset({"content.xml", "styles.xml"})
 _W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 _LOADING_FIELD = re.compile(r"^\s*(INCLUDEPICTURE|INCLUDETEXT|LINK|DDE|DDEAUTO|IMPORT)\b", re.I)

@@ -97,9 +97,19 @@ class SofficeSandbox:
     def _command(self, mode: list[str], command: list[str], *, job: Path, root: Path) -> list[str]:
         drop = "1" if os.geteuid() == 0 and mode is _PRIVILEGED else "0"
         return [
-            self._unshare or "unshare", *mode, "--", "/bin/sh", "-c", _SCRIPT, "bunko-sandbox",
-            str(root), str(job), " ".join(self.binds()), drop, *command,
-        ]  # fmt: skip
+            self._unshare or "unshare",
+            *mode,
+            "--",
+            "/bin/sh",
+            "-c",
+            _SCRIPT,
+            "bunko-sandbox",
+            str(root),
+            str(job),
+            " ".join(self.binds()),
+            drop,
+            *command,
+        ]
 
     def _probe(self, root: Path) -> list[str]:
         if self._mode is not None:
@@ -117,8 +127,10 @@ class SofficeSandbox:
             try:
                 done = subprocess.run(  # noqa: S603 - fixed programs, no shell of ours
                     self._command(mode, ["/bin/true"], job=job, root=root),
-                    capture_output=True, text=True, timeout=30,
-                )  # fmt: skip
+                    capture_output=True,
+                    text=True,
+                    timeout=30,
+                )
             except (OSError, subprocess.TimeoutExpired) as exc:
                 done = None
                 errors.append(str(exc))

@@ -31,18 +31,26 @@ def _time(value: str | None) -> datetime | None:
 
 def _head(row: sqlite3.Row) -> Conversation:
     return Conversation(
-        id=row["id"], workspace_id=row["workspace_id"], owner=row["owner"], title=row["title"],
-        message_count=row["message_count"], created_at=datetime.fromisoformat(row["created_at"]),
-        updated_at=datetime.fromisoformat(row["updated_at"]), expires_at=_time(row["expires_at"]),
-    )  # fmt: skip
+        id=row["id"],
+        workspace_id=row["workspace_id"],
+        owner=row["owner"],
+        title=row["title"],
+        message_count=row["message_count"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+        expires_at=_time(row["expires_at"]),
+    )
 
 
 def _message(row: sqlite3.Row) -> Message:
     return Message(
-        role=row["role"], content=row["content"], sources=json.loads(row["sources"]),
-        created_at=datetime.fromisoformat(row["created_at"]), truncated=bool(row["truncated"]),
+        role=row["role"],
+        content=row["content"],
+        sources=json.loads(row["sources"]),
+        created_at=datetime.fromisoformat(row["created_at"]),
+        truncated=bool(row["truncated"]),
         expires_at=_time(row["expires_at"]),
-    )  # fmt: skip
+    )
 
 
 class SqliteConversationStore:
@@ -55,9 +63,17 @@ class SqliteConversationStore:
             with self.db.transaction() as conn:
                 conn.execute(
                     f"INSERT INTO conversations ({_HEAD}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (c.id, c.workspace_id, c.owner, c.title, 0, _iso(c.created_at),
-                     _iso(c.updated_at), _iso(c.expires_at)),
-                )  # fmt: skip
+                    (
+                        c.id,
+                        c.workspace_id,
+                        c.owner,
+                        c.title,
+                        0,
+                        _iso(c.created_at),
+                        _iso(c.updated_at),
+                        _iso(c.expires_at),
+                    ),
+                )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(f"conversation {c.id} already exists") from exc
 
@@ -135,11 +151,18 @@ class SqliteConversationStore:
             if head.message_count + len(messages) > max_messages:
                 raise ConversationFullError(max_messages)
             rows = [
-                (conversation_id, head.message_count + i + 1, m.role, m.content,
-                 json.dumps(m.sources, ensure_ascii=False), int(m.truncated),
-                 _iso(m.created_at), _iso(m.expires_at))
+                (
+                    conversation_id,
+                    head.message_count + i + 1,
+                    m.role,
+                    m.content,
+                    json.dumps(m.sources, ensure_ascii=False),
+                    int(m.truncated),
+                    _iso(m.created_at),
+                    _iso(m.expires_at),
+                )
                 for i, m in enumerate(messages)
-            ]  # fmt: skip
+            ]
             conn.executemany(
                 "INSERT INTO conversation_messages (conversation_id, "
                 f"{_MESSAGE}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

@@ -42,6 +42,17 @@ class SqliteIdentityLinkStore:
             )
         return cursor.rowcount > 0
 
+    def is_linked(self, issuer: str, user_id: str) -> bool:
+        row = (
+            self.db.connect()
+            .execute(
+                "SELECT 1 FROM identity_links WHERE issuer = ? AND user_id = ? LIMIT 1",
+                (issuer, user_id),
+            )
+            .fetchone()
+        )
+        return row is not None
+
     def forget_user(self, user_id: str) -> int:
         with self.db.transaction() as conn:
             cursor = conn.execute("DELETE FROM identity_links WHERE user_id = ?", (user_id,))

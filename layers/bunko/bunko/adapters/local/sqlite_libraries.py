@@ -31,9 +31,14 @@ class SqliteLibraryStore:
                 conn.execute(
                     "INSERT INTO libraries (id, name, name_key, created_by, created_at) "
                     "VALUES (?, ?, ?, ?, ?)",
-                    (library.id, library.name, name_key(library.name), library.created_by,
-                     library.created_at.isoformat()),
-                )  # fmt: skip
+                    (
+                        library.id,
+                        library.name,
+                        name_key(library.name),
+                        library.created_by,
+                        library.created_at.isoformat(),
+                    ),
+                )
                 if owner is not None:
                     conn.execute(
                         "INSERT INTO library_members (library_id, user_id, role) "

@@ -1,4 +1,4 @@
-"""A metadata filter (domain/metadata.py) as SQL over `document_terms` (migration 0010): each
+"""A metadata filter (domain/metadata/filters.py) as SQL over `document_terms` (migration 0010): each
 leaf a range scan of the (workspace, term) index, AND and OR as INTERSECT and UNION."""
 
 from __future__ import annotations

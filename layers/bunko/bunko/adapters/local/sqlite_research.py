@@ -39,41 +39,62 @@ _PASSAGE = (
 
 def _project(row: sqlite3.Row) -> ResearchProject:
     return ResearchProject(
-        id=row["id"], workspace_id=row["workspace_id"], name=row["name"],
-        revision=row["revision"], corpus_id=row["corpus_id"],
+        id=row["id"],
+        workspace_id=row["workspace_id"],
+        name=row["name"],
+        revision=row["revision"],
+        corpus_id=row["corpus_id"],
         created_at=datetime.fromisoformat(row["created_at"]),
         updated_at=datetime.fromisoformat(row["updated_at"]),
-    )  # fmt: skip
+    )
 
 
 def _evidence(row: sqlite3.Row) -> Evidence:
     return Evidence(
-        id=row["id"], workspace_id=row["workspace_id"], project_id=row["project_id"],
-        kind=EvidenceKind(row["kind"]), document_id=row["document_id"],
-        revision=row["revision"], chunk_id=row["chunk_id"], note=row["note"],
+        id=row["id"],
+        workspace_id=row["workspace_id"],
+        project_id=row["project_id"],
+        kind=EvidenceKind(row["kind"]),
+        document_id=row["document_id"],
+        revision=row["revision"],
+        chunk_id=row["chunk_id"],
+        note=row["note"],
         added_at=datetime.fromisoformat(row["added_at"]),
-    )  # fmt: skip
+    )
 
 
 def _corpus(row: sqlite3.Row) -> Corpus:
     return Corpus(
-        id=row["id"], workspace_id=row["workspace_id"], project_id=row["project_id"],
-        revision=row["revision"], project_revision=row["project_revision"],
+        id=row["id"],
+        workspace_id=row["workspace_id"],
+        project_id=row["project_id"],
+        revision=row["revision"],
+        project_revision=row["project_revision"],
         evidence=tuple(EvidenceRef(e, r) for e, r in json.loads(row["evidence"])),
-        sealed_at=datetime.fromisoformat(row["sealed_at"]), coverage=Coverage(row["coverage"]),
+        sealed_at=datetime.fromisoformat(row["sealed_at"]),
+        coverage=Coverage(row["coverage"]),
         missing_sources=tuple(json.loads(row["missing_sources"])),
-        method_version=row["method_version"], sampling=row["sampling"],
-    )  # fmt: skip
+        method_version=row["method_version"],
+        sampling=row["sampling"],
+    )
 
 
 def _passage(row: sqlite3.Row) -> Passage:
     return Passage(
-        chunk_id=row["chunk_id"], workspace_id=row["workspace_id"],
-        document_id=row["document_id"], revision=row["revision"], index=row["idx"],
-        content=row["content"], start=row["start_offset"], end=row["end_offset"],
-        page=row["page"], of_chunks=row["of_chunks"], vector=row["vector"],
-        embedder=row["embedder"], metadata_terms=tuple(json.loads(row["metadata_terms"])),
-    )  # fmt: skip
+        chunk_id=row["chunk_id"],
+        workspace_id=row["workspace_id"],
+        document_id=row["document_id"],
+        revision=row["revision"],
+        index=row["idx"],
+        content=row["content"],
+        start=row["start_offset"],
+        end=row["end_offset"],
+        page=row["page"],
+        of_chunks=row["of_chunks"],
+        vector=row["vector"],
+        embedder=row["embedder"],
+        metadata_terms=tuple(json.loads(row["metadata_terms"])),
+    )
 
 
 class SqliteResearchStore:
@@ -89,18 +110,25 @@ class SqliteResearchStore:
             with self.db.transaction() as conn:
                 conn.execute(
                     f"INSERT INTO research_projects ({_PROJECT}) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (project.id, project.workspace_id, project.name, project.revision,
-                     project.corpus_id, project.created_at.isoformat(),
-                     project.updated_at.isoformat()),
-                )  # fmt: skip
+                    (
+                        project.id,
+                        project.workspace_id,
+                        project.name,
+                        project.revision,
+                        project.corpus_id,
+                        project.created_at.isoformat(),
+                        project.updated_at.isoformat(),
+                    ),
+                )
         except sqlite3.IntegrityError as exc:
             raise ConflictError(f"research project {project.id} already exists") from exc
 
     def get_project(self, workspace_id: str, project_id: str) -> ResearchProject | None:
         rows = self._rows(
             f"SELECT {_PROJECT} FROM research_projects WHERE workspace_id = ? AND id = ?",
-            workspace_id, project_id,
-        )  # fmt: skip
+            workspace_id,
+            project_id,
+        )
         return _project(rows[0]) if rows else None
 
     def list_projects(self, workspace_id: str) -> list[ResearchProject]:
@@ -126,9 +154,19 @@ class SqliteResearchStore:
                 f"INSERT INTO research_evidence ({_EVIDENCE}, seq) VALUES "
                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, (SELECT COALESCE(MAX(seq), 0) + 1 "
                 "FROM research_evidence WHERE project_id = ?))",
-                (e.id, e.workspace_id, e.project_id, str(e.kind), e.document_id, e.revision,
-                 e.chunk_id, e.note, e.added_at.isoformat(), e.project_id),
-            )  # fmt: skip
+                (
+                    e.id,
+                    e.workspace_id,
+                    e.project_id,
+                    str(e.kind),
+                    e.document_id,
+                    e.revision,
+                    e.chunk_id,
+                    e.note,
+                    e.added_at.isoformat(),
+                    e.project_id,
+                ),
+            )
         return bumped
 
     def remove_evidence(
@@ -159,22 +197,47 @@ class SqliteResearchStore:
                 conn.execute(
                     f"INSERT INTO research_corpora ({_CORPUS}) VALUES "
                     "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (c.id, c.workspace_id, c.project_id, c.revision, c.project_revision,
-                     json.dumps([[r.evidence_id, r.revision] for r in c.evidence]),
-                     c.sealed_at.isoformat(), str(c.coverage),
-                     json.dumps(list(c.missing_sources)), c.method_version, c.sampling),
-                )  # fmt: skip
+                    (
+                        c.id,
+                        c.workspace_id,
+                        c.project_id,
+                        c.revision,
+                        c.project_revision,
+                        json.dumps([[r.evidence_id, r.revision] for r in c.evidence]),
+                        c.sealed_at.isoformat(),
+                        str(c.coverage),
+                        json.dumps(list(c.missing_sources)),
+                        c.method_version,
+                        c.sampling,
+                    ),
+                )
                 conn.executemany(
                     f"INSERT INTO research_passages (corpus_id, corpus_revision, seq, {_PASSAGE}) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (c.id, c.revision, seq, cp.evidence_id, p.chunk_id, p.workspace_id,
-                         p.document_id, p.revision, p.index, p.content, p.start, p.end, p.page,
-                         p.of_chunks, p.vector, p.embedder, json.dumps(p.metadata_terms))
+                        (
+                            c.id,
+                            c.revision,
+                            seq,
+                            cp.evidence_id,
+                            p.chunk_id,
+                            p.workspace_id,
+                            p.document_id,
+                            p.revision,
+                            p.index,
+                            p.content,
+                            p.start,
+                            p.end,
+                            p.page,
+                            p.of_chunks,
+                            p.vector,
+                            p.embedder,
+                            json.dumps(p.metadata_terms),
+                        )
                         for seq, cp in enumerate(passages)
                         for p in (cp.passage,)
                     ],
-                )  # fmt: skip
+                )
                 conn.execute(
                     "UPDATE research_projects SET corpus_id = ? WHERE workspace_id = ? AND id = ?",
                     (c.id, c.workspace_id, c.project_id),
@@ -208,8 +271,10 @@ class SqliteResearchStore:
         rows = self._rows(
             f"SELECT {_PASSAGE} FROM research_passages WHERE workspace_id = ? AND corpus_id = ? "
             "AND corpus_revision = ? ORDER BY seq",
-            workspace_id, corpus_id, revision,
-        )  # fmt: skip
+            workspace_id,
+            corpus_id,
+            revision,
+        )
         return [CorpusPassage(r["evidence_id"], _passage(r)) for r in rows]
 
     def pinned_passages(self, workspace_id: str, document_id: str, revision: int) -> list[Passage]:
@@ -218,8 +283,10 @@ class SqliteResearchStore:
             "FROM research_passages p JOIN research_corpora c ON c.id = p.corpus_id "
             "AND c.revision = p.corpus_revision WHERE p.workspace_id = ? AND p.document_id = ? "
             "AND p.revision = ? ORDER BY c.sealed_at DESC, p.seq",
-            workspace_id, document_id, revision,
-        )  # fmt: skip
+            workspace_id,
+            document_id,
+            revision,
+        )
         return [_passage(r) for r in rows]
 
     def delete_project(self, workspace_id: str, project_id: str) -> bool:

@@ -83,9 +83,17 @@ def chunk_from_row(row: sqlite3.Row) -> Chunk:
 def chunk_values(chunk: Chunk, document_id: str, workspace_id: str) -> tuple:
     """The row of INSERT_CHUNK."""
     return (
-        chunk.id, document_id, workspace_id, chunk.revision, chunk.index, chunk.content,
-        chunk.start, chunk.end, chunk.page, encode_page_breaks(chunk.page_breaks),
-    )  # fmt: skip
+        chunk.id,
+        document_id,
+        workspace_id,
+        chunk.revision,
+        chunk.index,
+        chunk.content,
+        chunk.start,
+        chunk.end,
+        chunk.page,
+        encode_page_breaks(chunk.page_breaks),
+    )
 
 
 def _values(record: Document | Revision, columns: list[str]) -> list:

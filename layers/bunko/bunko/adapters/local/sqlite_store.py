@@ -26,6 +26,7 @@ from bunko.domain import Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.metadata import Filter as MetadataFilter
 from bunko.errors import ConflictError, NotFoundError, StaleError
+from bunko.ports.metadata import LibraryTotals
 
 
 class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
@@ -136,6 +137,18 @@ class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
             sql += " AND category = ?"
             params.append(category)
         return self.db.connect().execute(sql, params).fetchone()[0]
+
+    def library_totals(self, workspace_id: str) -> LibraryTotals:
+        # The workspace's rows by its index: no counter to keep in step on one machine.
+        documents, size = (
+            self.db.connect()
+            .execute(
+                "SELECT COUNT(*), COALESCE(SUM(size), 0) FROM documents WHERE workspace_id = ?",
+                (workspace_id,),
+            )
+            .fetchone()
+        )
+        return LibraryTotals(documents=documents, bytes=size)
 
     def documents_matching(self, workspace_id: str, flt: MetadataFilter) -> frozenset[str]:
         return matching_document_ids(self.db.connect(), workspace_id, flt)

@@ -90,9 +90,11 @@ def create_api_key(body: ApiKeyCreate, principal: Reader, keys: KeysDep) -> ApiK
     if missing:
         raise PermissionDeniedError(f"you cannot give a key scopes you lack: {', '.join(missing)}")
     record, secret = keys.create(
-        workspace_id=principal.workspace_id, scopes=scopes, name=body.name.strip(),
+        workspace_id=principal.workspace_id,
+        scopes=scopes,
+        name=body.name.strip(),
         created_by=principal.user_id or OPERATOR,  # auth off: the machine's operator
-    )  # fmt: skip
+    )
     return ApiKeyCreated(**ApiKeyPublic.of(record).model_dump(), key=secret)
 
 

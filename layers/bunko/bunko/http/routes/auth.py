@@ -9,7 +9,7 @@ from fastapi import APIRouter, Request, Response
 from pydantic import BaseModel
 
 from bunko.errors import PermissionDeniedError
-from bunko.http.deps import AccountsDep, CurrentPrincipal
+from bunko.http.deps import AccountsDep, CurrentPrincipal, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Message, UserPublic
 from bunko.http.session_cookies import (
@@ -137,14 +137,39 @@ def me(principal: CurrentPrincipal, accounts: AccountsDep) -> UserPublic:
     return UserPublic.of(accounts.auth.user(principal.user_id))
 
 
-@router.post("/logout", response_model=Message, responses=error_responses(401, 403))
+class SignedOut(Message):
+    # a person who signed in with the identity provider: where the browser goes next to end
+    # that session too (absent otherwise)
+    logoutUrl: str | None = None
+
+
+@router.post(
+    "/logout",
+    response_model=SignedOut,
+    response_model_exclude_none=True,
+    responses=error_responses(401, 403),
+)
 def logout(
-    principal: CurrentPrincipal, accounts: AccountsDep, request: Request, response: Response
-) -> Message:
+    principal: CurrentPrincipal,
+    accounts: AccountsDep,
+    services: ServicesDep,
+    request: Request,
+    response: Response,
+) -> SignedOut:
     """Sign out: this token and every other token of the user stop working at once, the
-    browser's session (other tabs') included."""
+    browser's session (other tabs') included. For a person who signed in with the identity
+    provider, `logoutUrl` is its sign-out address (returning to the web app), where the web
+    app sends the browser next."""
     if principal.user_id is None:
         raise PermissionDeniedError("only a logged-in user can sign out; revoke a key instead")
     accounts.auth.logout(principal.user_id)
     clear_session_cookies(response, request)
-    return Message(message="Signed out")
+    web = accounts.sign_in.web if accounts.sign_in else None
+    if web is None:
+        return SignedOut(message="Signed out")
+    # the web app's address exactly as configured: Cognito matches it against the client's
+    # sign-out URLs (infra/constructs/sign_in.py gives it the same value)
+    return_to = services.settings.web_app_url or str(request.base_url)
+    return SignedOut(
+        message="Signed out", logoutUrl=web.sign_out_url(principal.user_id, return_to=return_to)
+    )

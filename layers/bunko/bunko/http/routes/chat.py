@@ -99,9 +99,13 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
     answer = partial(chat.answer, ws, body.message, history, prefs)
     if body.conversationId is not None:
         answer = partial(
-            kept.recorded, answer, workspace_id=ws, owner=owner,
-            conversation_id=body.conversationId, question=body.message,
-        )  # fmt: skip
+            kept.recorded,
+            answer,
+            workspace_id=ws,
+            owner=owner,
+            conversation_id=body.conversationId,
+            question=body.message,
+        )
 
     async def stream() -> AsyncIterator[str]:
         async for event in chat_events(answer):

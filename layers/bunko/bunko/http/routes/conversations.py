@@ -61,9 +61,12 @@ class StoredMessage(BaseModel):
     @classmethod
     def of(cls, m: Message) -> StoredMessage:
         return cls(
-            role=m.role, content=m.content, sources=m.sources, createdAt=m.created_at,
+            role=m.role,
+            content=m.content,
+            sources=m.sources,
+            createdAt=m.created_at,
             truncated=m.truncated,
-        )  # fmt: skip
+        )
 
 
 class ConversationSummary(BaseModel):
@@ -77,9 +80,13 @@ class ConversationSummary(BaseModel):
     @classmethod
     def of(cls, c: Conversation) -> ConversationSummary:
         return cls(
-            id=c.id, title=c.title, messageCount=c.message_count, createdAt=c.created_at,
-            updatedAt=c.updated_at, expiresAt=c.expires_at,
-        )  # fmt: skip
+            id=c.id,
+            title=c.title,
+            messageCount=c.message_count,
+            createdAt=c.created_at,
+            updatedAt=c.updated_at,
+            expiresAt=c.expires_at,
+        )
 
 
 class ConversationWithMessages(ConversationSummary):

@@ -23,15 +23,16 @@ COUNT_MAX_AGE = 30.0  # seconds
 class RecentValue:
     """A value read again only when the last reading is older than `max_age`."""
 
-    def __init__(self, max_age: float) -> None:
+    def __init__(self, max_age: float, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.max_age = max_age
+        self.clock = clock  # seconds, monotonic
         self._lock = threading.Lock()
         # by the key's id, with a weak reference telling a live key from a dead one's reused id
         self._read: dict[int, tuple[weakref.ref, float, int]] = {}
 
     def get(self, key: object, read: Callable[[], int]) -> int:
         with self._lock:
-            now = time.monotonic()
+            now = self.clock()
             found = self._read.get(id(key))
             if found is None or found[0]() is not key or now - found[1] > self.max_age:
                 found = (weakref.ref(key), now, read())

@@ -31,9 +31,12 @@ class LibraryOut(BaseModel):
     def of(cls, view: LibraryView) -> LibraryOut:
         lib = view.library
         return cls(
-            id=lib.id, name=lib.name, role=view.role, personal=view.personal,
+            id=lib.id,
+            name=lib.name,
+            role=view.role,
+            personal=view.personal,
             createdAt=lib.created_at,
-        )  # fmt: skip
+        )
 
 
 class LibraryCreate(BaseModel):

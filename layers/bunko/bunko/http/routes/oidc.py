@@ -51,9 +51,12 @@ def oidc_config(request: Request, services: ServicesDep) -> OidcConfig:
 
 
 @router.get(
-    "/login", status_code=302, response_class=RedirectResponse, name="oidc_login",
+    "/login",
+    status_code=302,
+    response_class=RedirectResponse,
+    name="oidc_login",
     responses={302: {"description": "To the identity provider"}, **error_responses(404)},
-)  # fmt: skip
+)
 def oidc_login(request: Request, services: ServicesDep) -> RedirectResponse:
     """Start a sign-in: a redirect to the identity provider (authorization code with PKCE).
     404 when no identity provider is configured."""
@@ -68,10 +71,15 @@ def oidc_login(request: Request, services: ServicesDep) -> RedirectResponse:
 
 
 @router.get(
-    "/callback", status_code=302, response_class=RedirectResponse, name="oidc_callback",
-    responses={302: {"description": "To the web app, signed in or with the reason not"},
-               **error_responses(404)},
-)  # fmt: skip
+    "/callback",
+    status_code=302,
+    response_class=RedirectResponse,
+    name="oidc_callback",
+    responses={
+        302: {"description": "To the web app, signed in or with the reason not"},
+        **error_responses(404),
+    },
+)
 def oidc_callback(
     request: Request,
     services: ServicesDep,
@@ -84,9 +92,12 @@ def oidc_callback(
     web = _signing_in(services)
     try:
         token, _ = web.finish(
-            sealed=request.cookies.get(COOKIE), state=state, code=code, error=error,
+            sealed=request.cookies.get(COOKIE),
+            state=state,
+            code=code,
+            error=error,
             redirect_uri=_redirect_uri(request, services.settings),
-        )  # fmt: skip
+        )
         response = _to_web_app(request, services.settings, "oidc_token", token)
     except BunkoError as exc:
         response = _to_web_app(request, services.settings, "oidc_error", str(exc))

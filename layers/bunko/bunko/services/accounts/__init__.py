@@ -8,6 +8,7 @@ from bunko.services.accounts.apikeys import (
     parse_scopes,
 )
 from bunko.services.accounts.auth import AuthService
+from bunko.services.accounts.authorization_server import AuthorizationServerMetadata
 from bunko.services.accounts.bills import Bills
 from bunko.services.accounts.group_roles import GroupRoles
 from bunko.services.accounts.identity import LOCAL_PRINCIPAL, Identity
@@ -33,6 +34,7 @@ __all__ = [
     "ApiKeyService",
     "ApiKeyVerifier",
     "AuthService",
+    "AuthorizationServerMetadata",
     "Bills",
     "GroupRoles",
     "Identity",

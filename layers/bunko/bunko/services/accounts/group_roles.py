@@ -6,10 +6,16 @@ leaves it when no group of theirs gives them one. A mapped library is thus the i
 provider's to manage; a library the mapping does not name is never touched (its owners add
 and remove members as before). A mapped library that does not exist yet is created, with
 no owner but those its groups make.
+
+One exception: a sync never takes a library's last owner away (issue 46). A person whose
+groups no longer make them owner of a library nobody else owns stays its owner, and the
+refusal is logged, as the REST door's "the last owner stays": once another member is made
+owner (by a group or by hand), their next sign-in applies what their groups say.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -21,6 +27,8 @@ from bunko.ports import MetadataStore
 from bunko.ports.libraries import LibraryStore
 from bunko.services.accounts.libraries import DEFAULT_LIBRARY
 from bunko.services.bounds import check_name
+
+log = logging.getLogger(__name__)
 
 
 class GroupRoles:
@@ -74,10 +82,23 @@ class GroupRoles:
                 result[name] = None
                 continue
             current = self.store.role_of(library.id, user_id)
-            if wanted is not None and current != wanted:
-                self.store.set_member(library.id, user_id, wanted)
-            elif wanted is None and current is not None:
-                self.store.remove_member(library.id, user_id)
+            try:
+                # the store decides "last owner?" in the same atomic step as the write, so two
+                # owners losing their group at once cannot both leave
+                if wanted is not None and current != wanted:
+                    self.store.set_member(library.id, user_id, wanted, keep_an_owner=True)
+                elif wanted is None and current is not None:
+                    self.store.remove_member(library.id, user_id, keep_an_owner=True)
+            except ConflictError:
+                log.warning(
+                    "group sync: user %s stays owner of library %s (%s), its last owner; "
+                    "their groups give %s there",
+                    user_id,
+                    library.id,
+                    name,
+                    wanted or "no role",
+                )
+                wanted = "owner"
             result[name] = wanted
         return result
 

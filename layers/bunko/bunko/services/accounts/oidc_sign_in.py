@@ -9,16 +9,22 @@ redeems the code with the verifier, checks the ID token (the issuer's signature 
 only then finds or creates the linked user and makes their memberships what their groups say.
 Anything wrong raises AuthenticationError (or ServiceUnavailableError) with a short message
 for the person, before any user is created.
+
+`sign_out_url` is where the browser goes after Bunko's own sign-out, so that the identity
+provider's session ends too (otherwise the next "Sign in with …" passes straight through).
 """
 
 from __future__ import annotations
 
 import hmac
+import logging
+import re
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlencode, urlsplit
 
 from bunko.domain.accounts import User
-from bunko.errors import AuthenticationError
+from bunko.errors import AuthenticationError, ServiceUnavailableError
 from bunko.ports.sign_in import OpenIdProvider
 from bunko.services.accounts.group_roles import GroupRoles
 from bunko.services.accounts.linked_people import LinkedPeople
@@ -26,6 +32,9 @@ from bunko.services.accounts.sign_in_state import SignInState, SignInStates
 from bunko.services.accounts.tokens import TokenService
 
 MAX_SUBJECT = 255  # OpenID Connect Core §2: at most 255 ASCII characters
+# A Cognito user pool's issuer; its sign-in domain (where /logout is) is another host
+COGNITO_ISSUER = re.compile(r"^cognito-idp\.[a-z0-9-]+\.amazonaws\.com(\.cn)?$")
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -58,11 +67,18 @@ class OidcSignIn:
 
     def begin(self, redirect_uri: str) -> SignInStart:
         kept = SignInState.new()
-        url = self.provider.authorization_url({
-            "response_type": "code", "client_id": self.client_id, "redirect_uri": redirect_uri,
-            "scope": self.scopes, "state": kept.state, "nonce": kept.nonce,
-            "code_challenge": kept.challenge, "code_challenge_method": "S256",
-        })  # fmt: skip
+        url = self.provider.authorization_url(
+            {
+                "response_type": "code",
+                "client_id": self.client_id,
+                "redirect_uri": redirect_uri,
+                "scope": self.scopes,
+                "state": kept.state,
+                "nonce": kept.nonce,
+                "code_challenge": kept.challenge,
+                "code_challenge_method": "S256",
+            }
+        )
         return SignInStart(url=url, cookie=self.states.seal(kept))
 
     def finish(
@@ -95,6 +111,28 @@ class OidcSignIn:
         self.roles.sync(user.id, groups)
         return self.tokens.issue(user), user
 
+    def sign_out_url(self, user_id: str, *, return_to: str) -> str | None:
+        """Where to send the browser of a user who just signed out of Bunko, to end their
+        session at the identity provider and come back to `return_to`: the discovery's
+        `end_session_endpoint` (OpenID Connect RP-Initiated Logout, with `client_id` and
+        `post_logout_redirect_uri`), else a Cognito pool's `/logout` on its sign-in domain
+        (`client_id`, `logout_uri`). None for a user who never signed in with the provider,
+        and for a provider that offers neither (or cannot be reached now)."""
+        if not self.people.links.is_linked(self.people.issuer, user_id):
+            return None
+        try:
+            discovery = self.provider.discovery()
+        except ServiceUnavailableError:
+            log.warning("sign-out: the identity provider's discovery could not be read")
+            return None
+        end_session = discovery.get("end_session_endpoint")
+        if isinstance(end_session, str) and end_session.startswith(("https://", "http://")):
+            query = {"client_id": self.client_id, "post_logout_redirect_uri": return_to}
+            return end_session + ("&" if "?" in end_session else "?") + urlencode(query)
+        return cognito_logout_url(
+            self.provider.issuer, discovery, client_id=self.client_id, return_to=return_to
+        )
+
     def _check(self, claims: dict[str, Any], kept: SignInState) -> None:
         audience = claims.get("aud")
         audiences = [audience] if isinstance(audience, str) else audience
@@ -109,3 +147,18 @@ class OidcSignIn:
         subject = claims.get("sub")
         if not isinstance(subject, str) or not 0 < len(subject) <= MAX_SUBJECT:
             raise AuthenticationError("the ID token names no valid subject")
+
+
+def cognito_logout_url(
+    issuer: str, discovery: dict[str, Any], *, client_id: str, return_to: str
+) -> str | None:
+    """A Cognito pool's sign-out address: `/logout` on the domain its authorization endpoint
+    is on (Cognito's discovery names no end_session_endpoint); `return_to` must be one of the
+    app client's sign-out URLs. None when `issuer` is not a Cognito pool."""
+    if not COGNITO_ISSUER.match(urlsplit(issuer).hostname or ""):
+        return None
+    authorize = urlsplit(str(discovery.get("authorization_endpoint") or ""))
+    if authorize.scheme != "https" or not authorize.netloc:
+        return None
+    query = urlencode({"client_id": client_id, "logout_uri": return_to})
+    return f"https://{authorize.netloc}/logout?{query}"

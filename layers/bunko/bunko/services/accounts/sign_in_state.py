@@ -55,8 +55,14 @@ class SignInStates:
 
     def seal(self, state: SignInState) -> str:
         now = self._now()
-        claims = {"aud": _AUDIENCE, "iat": now, "exp": now + LIFETIME, "state": state.state,
-                  "nonce": state.nonce, "verifier": state.verifier}  # fmt: skip
+        claims = {
+            "aud": _AUDIENCE,
+            "iat": now,
+            "exp": now + LIFETIME,
+            "state": state.state,
+            "nonce": state.nonce,
+            "verifier": state.verifier,
+        }
         return jwt.encode(claims, self._key, algorithm="HS256")
 
     def open(self, sealed: str | None, returned_state: str | None) -> SignInState:
@@ -66,8 +72,13 @@ class SignInStates:
                 "the sign-in was not started in this browser, or took too long"
             )
         try:
-            claims = jwt.decode(sealed, self._key, algorithms=["HS256"], audience=_AUDIENCE,
-                                options={"require": ["exp", "aud"]})  # fmt: skip
+            claims = jwt.decode(
+                sealed,
+                self._key,
+                algorithms=["HS256"],
+                audience=_AUDIENCE,
+                options={"require": ["exp", "aud"]},
+            )
         except jwt.ExpiredSignatureError as exc:
             raise AuthenticationError("the sign-in took too long; try again") from exc
         except jwt.PyJWTError as exc:

@@ -105,9 +105,13 @@ class Source:
         first = found[0]
         page = self.chunk.page_at(first.start) if self.chunk is not None else self.page
         return replace(
-            self, quote=first.text, quote_start=first.start, quote_end=first.end, page=page,
+            self,
+            quote=first.text,
+            quote_start=first.start,
+            quote_end=first.end,
+            page=page,
             quotes=tuple(found),
-        )  # fmt: skip
+        )
 
 
 @dataclass(frozen=True)

@@ -88,9 +88,14 @@ class ConversationService:
             raise TooManyConversationsError(limit)
         now = self.clock()
         conversation = Conversation(
-            id=new_id(), workspace_id=workspace_id, owner=owner, title=title,
-            created_at=now, updated_at=now, expires_at=self._expiry(now),
-        )  # fmt: skip
+            id=new_id(),
+            workspace_id=workspace_id,
+            owner=owner,
+            title=title,
+            created_at=now,
+            updated_at=now,
+            expires_at=self._expiry(now),
+        )
         self.store.add(conversation)
         return conversation
 
@@ -153,13 +158,17 @@ class ConversationService:
         content, kept, truncated = fit_message(answer, sources)
         text, _, long_question = fit_message(question, [])
         saved = self.store.append(
-            workspace_id, owner, conversation_id,
-            [Message("user", text, [], asked, long_question, self._expiry(asked)),
-             Message("assistant", content, kept, answered, truncated, self._expiry(answered))],
+            workspace_id,
+            owner,
+            conversation_id,
+            [
+                Message("user", text, [], asked, long_question, self._expiry(asked)),
+                Message("assistant", content, kept, answered, truncated, self._expiry(answered)),
+            ],
             max_messages=self.limits.max_messages,
             title=default_title(question) or None,
             expires_at=self._expiry(answered),
-        )  # fmt: skip
+        )
         if saved is None:
             raise NotFoundError(f"conversation {conversation_id} not found (deleted meanwhile?)")
         return saved
@@ -186,10 +195,14 @@ class ConversationService:
                     text.append(event.data)
                 elif event.type == "sources":
                     failure = self._save(
-                        workspace_id, owner, conversation_id, question=question,
-                        answer="".join(text), sources=[s.to_dict() for s in event.data],
+                        workspace_id,
+                        owner,
+                        conversation_id,
+                        question=question,
+                        answer="".join(text),
+                        sources=[s.to_dict() for s in event.data],
                         asked=asked,
-                    )  # fmt: skip
+                    )
                     yield event
                     if failure is not None:
                         yield ChatEvent("error", failure)

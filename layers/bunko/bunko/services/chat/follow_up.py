@@ -116,9 +116,10 @@ def elliptic(message: str) -> bool:
         return len(cjk) <= ELLIPSIS_CJK_CHARS
     words = [w.lower() for w in _LATIN_WORD.findall(text)]
     content = [
-        w for w in words
+        w
+        for w in words
         if w not in ENGLISH_STOP_WORDS and w not in _POINTERS_LATIN and w not in _QUESTION_WORDS
-    ]  # fmt: skip
+    ]
     return len(content) <= ELLIPSIS_WORDS
 
 

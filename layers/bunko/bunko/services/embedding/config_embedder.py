@@ -1,10 +1,10 @@
-"""ConfigEmbedder: the embedder of a workspace's model config, kept as long as its route and
+"""ConfigEmbedder: the embedder of a workspace's model config, kept as long as its generation and
 rebuilt when the config changes.
 
-A route is opened once per process and kept, but its embedder follows the config: a new API
+A generation is opened once per process and kept, but its embedder follows the config: a new API
 key saved through another process (another Lambda, the CLI beside `bunko serve`) is used
 within `recheck_seconds` (RECHECK_SECONDS by default), one saved through this process at once
-(`refresh`, called by the routes when the config is saved). The embedder itself is built by
+(`refresh`, called by the generations when the config is saved). The embedder itself is built by
 the factory the composition root gives (an OpenAI-compatible client), so this wing imports
 no adapter.
 """
@@ -49,7 +49,7 @@ class ConfigEmbedder:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """`build`: the embedder of a config as it is now (the first one built here: a
-        config it refuses is refused before the route opens)."""
+        config it refuses is refused before the generation opens)."""
         self._build = build
         self._read = lambda: configs.get(workspace_id, config_id)
         self._where = f"model config {config_id} of workspace {workspace_id}"

@@ -30,10 +30,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from bunko.domain import Chunk, Document, DocumentStatus
-from bunko.ports import EmbeddingRoute, MetadataStore, SettingsStore
-from bunko.services.embedding.embedding_routes import WorkspaceRoutes
+from bunko.ports import EmbeddingGeneration, MetadataStore, SettingsStore
+from bunko.ports.index import OwnIndex
+from bunko.services.embedding.embedding_generations import ChosenGenerations
 from bunko.services.embedding.index_entries import entries_for
-from bunko.services.embedding.model_handover import Superseded, hand_over
+from bunko.services.embedding.model_handover import BuildSuperseded, hand_over, retire
 from bunko.services.embedding.reindex import embed_texts
 
 log = logging.getLogger(__name__)
@@ -51,7 +52,7 @@ class BuildSteps:
         self,
         *,
         metadata: MetadataStore,
-        routes: WorkspaceRoutes,
+        generations: ChosenGenerations,
         store: SettingsStore,
         send: SendStep,
         batch_size: int = 64,
@@ -60,7 +61,7 @@ class BuildSteps:
         """`race_seconds`: how close to the build's start or clearing a write that may have
         missed the model's index is saved (its default is the setting's)."""
         self.metadata = metadata
-        self.routes = routes
+        self.generations = generations
         self.store = store
         self.send = send
         self.batch_size = batch_size
@@ -87,11 +88,11 @@ class BuildSteps:
     def step(self, workspace_id: str, target: str, after: str | None, time_left: TimeLeft) -> None:
         """Index the workspace's documents after `after` into `target`'s index until
         `time_left()` falls under the margin (then queue the next step), or switch."""
-        routes = self.routes
-        if routes.state(workspace_id)["building"] != target:
+        generations = self.generations
+        if generations.state(workspace_id)["building"] != target:
             log.info("workspace %s: step for %s superseded", workspace_id, target)
             return
-        route = routes.route(workspace_id, target)
+        generation = generations.generation(workspace_id, target)
         saved = self.figures(workspace_id)
         figures = {
             "model": target,
@@ -105,22 +106,26 @@ class BuildSteps:
             # Emptied once a build: a first step delivered again (the queue delivers at least
             # once) would otherwise erase what the first one's successors wrote.
             if after is None and "cleared" not in saved:
-                with routes.steady():
-                    route.index.clear(workspace_id)
+                if isinstance(generation.index, OwnIndex):
+                    # A warm function may hold the generation of a model whose index was retired
+                    # since: chosen again, it is made again before anything is written.
+                    generation.index.ensure_index()
+                with generations.steady():
+                    generation.index.clear(workspace_id)
                 figures["cleared"] = time.time()
                 self._save(workspace_id, figures)
             for n, documents in enumerate(self._groups(workspace_id, after)):
                 if n and time_left() < MARGIN_SECONDS:  # at least one group a step
                     self.send(workspace_id, target, after)
                     return
-                if routes.state(workspace_id)["building"] != target:
-                    raise Superseded
-                figures["done"] += self._index(route, documents)
+                if generations.state(workspace_id)["building"] != target:
+                    raise BuildSuperseded
+                figures["done"] += self._index(generation, documents)
                 after = documents[-1][0].id
                 self._save(workspace_id, figures)
-            self._index(route, self._raced(workspace_id, figures))
-            old = hand_over(routes, self.metadata, workspace_id, target, route, last=True)
-        except Superseded:
+            self._index(generation, self._raced(workspace_id, figures))
+            old = hand_over(generations, self.metadata, workspace_id, target, generation, last=True)
+        except BuildSuperseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
             return
         except Exception as exc:
@@ -129,21 +134,24 @@ class BuildSteps:
             raise
         if old is not None and old.model != target:
             old.index.clear(workspace_id)  # the old generation no longer follows it
+            retire(generations, workspace_id, old)
         self.store.delete_settings(SCOPE, workspace_id)
         log.info("workspace %s: now served by model %s", workspace_id, target)
 
-    def _index(self, route: EmbeddingRoute, documents: list[tuple[Document, list[Chunk]]]) -> int:
-        """Embed the documents' chunks with the route's model into its index; how many."""
+    def _index(
+        self, generation: EmbeddingGeneration, documents: list[tuple[Document, list[Chunk]]]
+    ) -> int:
+        """Embed the documents' chunks with the generation's model into its index; how many."""
         texts = [chunk.content for _, chunks in documents for chunk in chunks]
         if not texts:
             return 0
-        vectors = embed_texts(route.embedder, texts, self.batch_size)
+        vectors = embed_texts(generation.embedder, texts, self.batch_size)
         entries, offset = [], 0
         for doc, chunks in documents:
             part = None if vectors is None else vectors[offset : offset + len(chunks)]
             entries += entries_for(doc, chunks, part)
             offset += len(chunks)
-        route.index.index(entries)  # a chunk written before is replaced, not doubled
+        generation.index.index(entries)  # a chunk written before is replaced, not doubled
         return len(texts)
 
     def _raced(

@@ -27,7 +27,7 @@ _EDITABLE = ("name", "provider", "model_id", "type", "base_url", "api_key", "sup
 
 
 class ModelUsage(Protocol):
-    """Which models each workspace embeds with (its routes)."""
+    """Which models each workspace embeds with (its generations)."""
 
     def models(self, workspace_id: str) -> set[str]: ...
     def refresh(self, workspace_id: str, model: str) -> None: ...

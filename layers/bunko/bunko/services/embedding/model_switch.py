@@ -4,7 +4,7 @@ Choosing a model config (type `embedding`) or the server's default rebuilds the 
 chunks into that model's index generation in the background and switches when it is
 complete. Until then the old generation serves, with the old model embedding the queries;
 writes reach both (pipeline, item edits, deletes: `write_targets`), and the switch happens
-inside `routes.steady()`, so no write falls between the two. The choice is saved before the
+inside `generations.steady()`, so no write falls between the two. The choice is saved before the
 rebuild starts and cleared after the switch: a rebuild killed midway starts again at the
 next start (`resume`). A later policy (index with the fast default now, re-embed into a
 stronger model, then switch) reuses `begin` as it is. Where no process outlives a request
@@ -20,13 +20,13 @@ from collections.abc import Callable
 from typing import Any
 
 from bunko.errors import ValidationError
-from bunko.ports import DEFAULT_MODEL, EmbeddingRoute, MetadataStore
-from bunko.services.embedding.embedding_routes import WorkspaceRoutes
+from bunko.ports import DEFAULT_MODEL, EmbeddingGeneration, MetadataStore
+from bunko.services.embedding.embedding_generations import ChosenGenerations
 from bunko.services.embedding.model_build_steps import BuildSteps
 from bunko.services.embedding.model_configs import ModelConfigService
-from bunko.services.embedding.model_handover import Superseded, hand_over
+from bunko.services.embedding.model_handover import BuildSuperseded, hand_over, retire
 from bunko.services.embedding.refinement import Refiner
-from bunko.services.embedding.reindex import reindex_route
+from bunko.services.embedding.reindex import reindex_generation
 
 log = logging.getLogger(__name__)
 
@@ -46,7 +46,7 @@ class ModelSwitch:
         *,
         metadata: MetadataStore,
         configs: ModelConfigService,
-        routes: WorkspaceRoutes | None,
+        generations: ChosenGenerations | None,
         refusal: str = "",
         default_name: str | None = None,
         batch_size: int = 64,
@@ -54,13 +54,13 @@ class ModelSwitch:
         refiner: Refiner | None = None,
         steps: BuildSteps | None = None,
     ) -> None:
-        """`routes` None: this deployment cannot give a workspace a model of its own, and a
+        """`generations` None: this deployment cannot give a workspace a model of its own, and a
         choice is refused with `refusal` (400). `refiner`: the background refiner, for
         status. `steps`: where no process outlives a request (AWS), rebuilds run as queued
         steps; None: a thread rebuilds."""
         self.metadata = metadata
         self.configs = configs
-        self.routes = routes
+        self.generations = generations
         self.refusal = refusal
         self.default_name = default_name  # the server's own embedder, for status
         self.batch_size = batch_size
@@ -72,9 +72,9 @@ class ModelSwitch:
 
     def chosen(self, workspace_id: str) -> str | None:
         """The model config the workspace chose (being built or serving), or None: default."""
-        if self.routes is None:
+        if self.generations is None:
             return None
-        state = self.routes.state(workspace_id)
+        state = self.generations.state(workspace_id)
         model = state["building"] or state["serving"]
         return None if model == DEFAULT_MODEL else model
 
@@ -88,30 +88,33 @@ class ModelSwitch:
                 raise ValidationError(
                     f"model config {config_id} is a {config.type} model, not embedding"
                 )
-        if self.routes is None:
+        if self.generations is None:
             raise ValidationError(self.refusal)
         target = config_id or DEFAULT_MODEL
         if config_id is not None and config_id not in self.models(workspace_id):
             self._check(workspace_id, config_id)  # a new choice: refused before any write
-        with self.routes.steady():
-            state = self.routes.state(workspace_id)
+        with self.generations.steady():
+            state = self.generations.state(workspace_id)
             if target == state["serving"]:
                 if state["building"] not in (None, target):  # back before the switch
-                    self.routes.save_state(workspace_id, {"serving": target, "building": None})
+                    self.generations.save_state(workspace_id, {"serving": target, "building": None})
             elif target != state["building"] or not self._running(workspace_id):
                 self.begin(workspace_id, target)  # new, or built again after a failure
         return self.status(workspace_id)
 
     def _check(self, workspace_id: str, config_id: str) -> None:
         """The config's route opens and its endpoint answers (the probe learns the size)."""
-        assert self.routes is not None
+        assert self.generations is not None
+        # A new choice is opened afresh: probed again, and its index made again if it was
+        # retired since a warm process opened it (model_handover.retire).
+        self.generations.forget(workspace_id, config_id)
         try:  # opening may probe too (AWS: the new index needs the vectors' size)
-            route = self.routes.route(workspace_id, config_id)
-            dimension = route.embedder.dimension if route.embedder else None
+            generation = self.generations.generation(workspace_id, config_id)
+            dimension = generation.embedder.dimension if generation.embedder else None
         except ValidationError:
             raise  # refused as configured (provider, endpoint's address)
         except Exception as exc:
-            self.routes.forget(workspace_id, config_id)
+            self.generations.forget(workspace_id, config_id)
             raise ValidationError(
                 f"embedding model config {config_id} could not embed a probe text: {exc}"
             ) from exc
@@ -119,9 +122,9 @@ class ModelSwitch:
 
     def begin(self, workspace_id: str, target: str) -> None:
         """Save `target` as being built and build it in the background."""
-        assert self.routes is not None
-        serving = self.routes.state(workspace_id)["serving"]
-        self.routes.save_state(workspace_id, {"serving": serving, "building": target})
+        assert self.generations is not None
+        serving = self.generations.state(workspace_id)["serving"]
+        self.generations.save_state(workspace_id, {"serving": serving, "building": target})
         if self.steps is not None:
             self.steps.dispatch(workspace_id, target)
             return
@@ -138,56 +141,64 @@ class ModelSwitch:
         return bool(thread is not None and getattr(thread, "is_alive", lambda: False)())
 
     def _build(self, workspace_id: str, target: str) -> None:
-        assert self.routes is not None
+        assert self.generations is not None
         figures = self._progress[workspace_id]
         try:
-            route = self.routes.route(workspace_id, target)
-            in_place = self.routes.state(workspace_id)["serving"] == target
+            generation = self.generations.generation(workspace_id, target)
+            in_place = self.generations.state(workspace_id)["serving"] == target
             old = None
             for attempt in range(1, ATTEMPTS + 1):
                 figures.update(done=0, total=self.metadata.count_chunks(workspace_id))
-                self._rebuild(workspace_id, target, route, in_place=in_place)
-                old = self.switch(workspace_id, target, route, last=attempt == ATTEMPTS)
+                self._rebuild(workspace_id, target, generation, in_place=in_place)
+                old = self.switch(workspace_id, target, generation, last=attempt == ATTEMPTS)
                 if old is not None:
                     break
             if old is not None and old.model != target:
                 old.index.clear(workspace_id)  # the old generation no longer follows it
+                retire(self.generations, workspace_id, old)
             log.info("workspace %s: now served by model %s", workspace_id, target)
-        except Superseded:
+        except BuildSuperseded:
             log.info("workspace %s: rebuild for %s superseded", workspace_id, target)
         except Exception as exc:  # the choice stays saved: the next start tries again
             log.exception("workspace %s: rebuild for model %s failed", workspace_id, target)
             figures["error"] = str(exc) or type(exc).__name__
 
     def switch(
-        self, workspace_id: str, target: str, route: EmbeddingRoute, *, last: bool
-    ) -> EmbeddingRoute | None:
-        """Hand the workspace over to `route` (model_handover.hand_over)."""
-        assert self.routes is not None
-        return hand_over(self.routes, self.metadata, workspace_id, target, route, last=last)
+        self, workspace_id: str, target: str, generation: EmbeddingGeneration, *, last: bool
+    ) -> EmbeddingGeneration | None:
+        """Hand the workspace over to `generation` (model_handover.hand_over)."""
+        assert self.generations is not None
+        return hand_over(
+            self.generations, self.metadata, workspace_id, target, generation, last=last
+        )
 
     def _rebuild(
-        self, workspace_id: str, target: str, route: EmbeddingRoute, *, in_place: bool
+        self, workspace_id: str, target: str, generation: EmbeddingGeneration, *, in_place: bool
     ) -> None:
-        assert self.routes is not None
-        routes, figures = self.routes, self._progress[workspace_id]
+        assert self.generations is not None
+        generations, figures = self.generations, self._progress[workspace_id]
 
         def progress(count: int) -> None:
-            if routes.state(workspace_id)["building"] != target:
-                raise Superseded
+            if generations.state(workspace_id)["building"] != target:
+                raise BuildSuperseded
             figures["done"] += count
 
-        with routes.steady():  # a write in progress is in metadata before the reads below
-            route.index.clear(workspace_id)
-        reindex_route(
-            self.metadata, route, workspace_id=workspace_id, batch_size=self.batch_size,
-            progress=progress, keywords_first=in_place, clear=False,
-        )  # fmt: skip
+        with generations.steady():  # a write in progress is in metadata before the reads below
+            generation.index.clear(workspace_id)
+        reindex_generation(
+            self.metadata,
+            generation,
+            workspace_id=workspace_id,
+            batch_size=self.batch_size,
+            progress=progress,
+            keywords_first=in_place,
+            clear=False,
+        )
 
     def models(self, workspace_id: str) -> set[str]:
         """What the workspace embeds with now: DEFAULT_MODEL or a config id, and the one
         being built."""
-        return self.routes.models(workspace_id) if self.routes else {DEFAULT_MODEL}
+        return self.generations.models(workspace_id) if self.generations else {DEFAULT_MODEL}
 
     def describe(self, workspace_id: str, model: str) -> dict[str, Any]:
         if model == DEFAULT_MODEL:
@@ -202,8 +213,8 @@ class ModelSwitch:
     def status(self, workspace_id: str) -> dict[str, Any]:
         """Which model serves the workspace, and how far the one being built is."""
         state = (
-            self.routes.state(workspace_id)
-            if self.routes
+            self.generations.state(workspace_id)
+            if self.generations
             else {"serving": DEFAULT_MODEL, "building": None}
         )
         out: dict[str, Any] = {"serving": self.describe(workspace_id, state["serving"])}
@@ -225,21 +236,21 @@ class ModelSwitch:
 
     def served_elsewhere(self) -> list[str]:
         """The workspaces not served by the default generation."""
-        if self.routes is None:
+        if self.generations is None:
             return []
-        return [ws for ws, s in self.routes.all_states() if s["serving"] != DEFAULT_MODEL]
+        return [ws for ws, s in self.generations.all_states() if s["serving"] != DEFAULT_MODEL]
 
     def resume(self) -> int:
         """At start: build again what a previous run was building, and rebuild a workspace's
         own generation whose entries disagree with metadata. Returns the rebuilds started."""
-        if self.routes is None:
+        if self.generations is None:
             return 0
         started = 0
-        for workspace_id, state in self.routes.all_states():
+        for workspace_id, state in self.generations.all_states():
             target = state["building"]
             if target is None and state["serving"] != DEFAULT_MODEL:
                 try:
-                    held = self.routes.chosen(workspace_id).index.count(workspace_id)
+                    held = self.generations.chosen(workspace_id).index.count(workspace_id)
                 except Exception:
                     log.exception("workspace %s: its model cannot be opened", workspace_id)
                     continue

@@ -5,7 +5,7 @@ every chunk of the workspace, and back to the fast one from the moment a write c
 workspace until the refiner has caught up: new files never wait for the slow model, and
 search has the stronger model's quality whenever the machine has had time for it.
 
-Writes reach the refined generation as a follower (ports/embedding_routes.py): entries
+Writes reach the refined generation as a follower (ports/embedding_generations.py): entries
 without vectors, which take those chunks out there (`FollowerIndex`). The refiner compares
 the generation's chunk ids with metadata's and embeds what is missing a small batch at a
 time, only while no file waits in the ingest queue and no write came for `quiet_seconds`, in
@@ -27,14 +27,14 @@ from typing import Any
 from bunko.domain import Chunk
 from bunko.ports import (
     DEFAULT_MODEL,
-    EmbeddingRoute,
+    EmbeddingGeneration,
+    GenerationOpener,
     IndexEntry,
     MetadataStore,
-    RouteOpener,
     SearchIndex,
     SettingsStore,
 )
-from bunko.services.embedding.embedding_routes import WorkspaceRoutes
+from bunko.services.embedding.embedding_generations import ChosenGenerations
 from bunko.services.embedding.index_entries import batched, entries_for
 from bunko.services.embedding.reindex import embed_texts
 
@@ -44,9 +44,12 @@ NICENESS = 10  # the refiner thread's: the foreground (searches, new files) come
 
 
 class FollowerIndex:
-    """The refined generation as writes see it: a written chunk is taken out (the refiner
-    embeds it again with its own model), a delete deletes. `touched(workspace)` hears of
-    every change first. Searches never come here (`RefiningRoutes.serving`)."""
+    """The refined generation's index as the write path sees it (a "follower": see
+    EmbeddingGenerations.followers). A write arrives without vectors of the refined model, so
+    indexing a chunk here takes it out of the refined index instead (the refiner embeds it
+    again with its own model later); a delete deletes. `touched(workspace)` hears of every
+    change first, so the workspace is answered by the fast generation until the refiner has
+    caught up. Searches never come here (`RefiningGenerations.serving`)."""
 
     def __init__(self, inner: SearchIndex, touched: Callable[[str], None]) -> None:
         self.inner = inner
@@ -80,34 +83,34 @@ class FollowerIndex:
         return getattr(self.inner, name)
 
 
-class RefiningRoutes(WorkspaceRoutes):
-    """WorkspaceRoutes whose default-model workspaces are answered by `refined` whenever its
+class RefiningGenerations(ChosenGenerations):
+    """ChosenGenerations whose default-model workspaces are answered by `refined` whenever its
     generation is complete for them."""
 
     def __init__(
         self,
-        default: EmbeddingRoute,
+        default: EmbeddingGeneration,
         store: SettingsStore,
-        opener: RouteOpener,
-        refined: EmbeddingRoute,
+        opener: GenerationOpener,
+        refined: EmbeddingGeneration,
     ) -> None:
         super().__init__(default, store, opener)
         self.refined = refined
         follower = FollowerIndex(refined.index, self.touch)
-        self.follower = EmbeddingRoute(f"refined:{refined.model}", None, follower)
+        self.follower = EmbeddingGeneration(f"refined:{refined.model}", None, follower)
         self.wake = threading.Event()
         self.last_write = 0.0  # time.monotonic() of the last write to any workspace
         self._ready: set[str] = set()
         self._writes: dict[str, int] = {}  # per workspace: writes since the start
         self._dirty: set[str] = set()  # workspaces the refiner has to look at
 
-    def serving(self, workspace_id: str) -> EmbeddingRoute:
+    def serving(self, workspace_id: str) -> EmbeddingGeneration:
         chosen = self.chosen(workspace_id)
         if chosen.model == DEFAULT_MODEL and workspace_id in self._ready:
             return self.refined
         return chosen
 
-    def followers(self, workspace_id: str) -> list[EmbeddingRoute]:
+    def followers(self, workspace_id: str) -> list[EmbeddingGeneration]:
         # Always, even for a workspace on a model config of its own: should it come back
         # to the default model, its refined generation has missed nothing.
         return [self.follower]
@@ -148,13 +151,13 @@ class Refiner:
         self,
         *,
         metadata: MetadataStore,
-        routes: RefiningRoutes,
+        generations: RefiningGenerations,
         busy: Callable[[], bool] = lambda: False,
         quiet_seconds: float = 2.0,
         batch_size: int = 8,
     ) -> None:
         self.metadata = metadata
-        self.routes = routes
+        self.generations = generations
         self.busy = busy  # files wait in the ingest queue
         self.quiet_seconds = quiet_seconds
         self.batch_size = batch_size  # small: a batch holds the model for ~2 s on 2 cores
@@ -164,7 +167,7 @@ class Refiner:
 
     @property
     def name(self) -> str | None:
-        embedder = self.routes.refined.embedder
+        embedder = self.generations.refined.embedder
         return embedder.name if embedder else None
 
     def start(self) -> None:
@@ -173,16 +176,16 @@ class Refiner:
 
     def stop(self) -> None:
         self._stop.set()
-        self.routes.wake.set()
+        self.generations.wake.set()
         if self._thread is not None:
             self._thread.join(timeout=60)
 
     def status(self, workspace_id: str) -> dict[str, Any]:
         return {
             "name": self.name,
-            "chunksRefined": self.routes.refined.index.count(workspace_id),
+            "chunksRefined": self.generations.refined.index.count(workspace_id),
             "chunksTotal": self.metadata.count_chunks(workspace_id),
-            "serving": self.routes.is_ready(workspace_id),
+            "serving": self.generations.is_ready(workspace_id),
         }
 
     def _run(self) -> None:
@@ -190,12 +193,12 @@ class Refiner:
         # model's OpenMP threads, which it starts).
         with contextlib.suppress(AttributeError, OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
-        self.routes.look_at({d.workspace_id for d in self.metadata.iter_documents()})
+        self.generations.look_at({d.workspace_id for d in self.metadata.iter_documents()})
         while not self._stop.is_set():
-            self.routes.wake.clear()
-            workspace_id = self.routes.next_dirty()
+            self.generations.wake.clear()
+            workspace_id = self.generations.next_dirty()
             if workspace_id is None:
-                self.routes.wake.wait(timeout=60)
+                self.generations.wake.wait(timeout=60)
                 continue
             try:
                 self.refine(workspace_id)
@@ -205,11 +208,11 @@ class Refiner:
     def refine(self, workspace_id: str) -> bool:
         """Bring the workspace's refined generation up to metadata; True when it is complete
         and serves the workspace's searches."""
-        routes, index = self.routes, self.routes.refined.index
-        with routes.steady():
-            if routes.chosen(workspace_id).model != DEFAULT_MODEL:
+        generations, index = self.generations, self.generations.refined.index
+        with generations.steady():
+            if generations.chosen(workspace_id).model != DEFAULT_MODEL:
                 return False  # served by its own model config
-            seen = routes.writes(workspace_id)
+            seen = generations.writes(workspace_id)
             held = index.chunk_ids(workspace_id)  # type: ignore[attr-defined]
         wanted: set[str] = set()
         for batch in batched(self.metadata.iter_chunks(workspace_id), self.batch_size):
@@ -217,8 +220,8 @@ class Refiner:
             missing = [c for c in batch if c.id not in held]
             if missing and not self._embed(workspace_id, missing):
                 return False  # stopping
-        with routes.steady():
-            if routes.writes(workspace_id) != seen:
+        with generations.steady():
+            if generations.writes(workspace_id) != seen:
                 return False  # written meanwhile: looked at again
             if extra := sorted(held - wanted):
                 index.delete_chunks(workspace_id, extra)
@@ -226,10 +229,12 @@ class Refiner:
             if held_now != chunks:
                 log.warning(
                     "workspace %s: refined generation holds %d entries for %d chunks",
-                    workspace_id, held_now, chunks,
-                )  # fmt: skip
+                    workspace_id,
+                    held_now,
+                    chunks,
+                )
                 return False
-            routes.set_ready(workspace_id)
+            generations.set_ready(workspace_id)
         log.info("workspace %s: searches now use %s", workspace_id, self.name)
         return True
 
@@ -238,9 +243,9 @@ class Refiner:
         if not self._wait_quiet():
             return False
         vectors = embed_texts(
-            self.routes.refined.embedder, [c.content for c in chunks], self.batch_size
+            self.generations.refined.embedder, [c.content for c in chunks], self.batch_size
         )
-        with self.routes.steady():  # no write between the check and ours
+        with self.generations.steady():  # no write between the check and ours
             current = {
                 c.id: c
                 for c in self.metadata.get_chunks_by_ids(workspace_id, [c.id for c in chunks])
@@ -259,14 +264,14 @@ class Refiner:
                 if document is not None:
                     vector = None if vectors is None else vectors[i : i + 1]
                     entries += entries_for(document, [now], vector)
-            self.routes.refined.index.index(entries)
+            self.generations.refined.index.index(entries)
         self.embedded[workspace_id] = self.embedded.get(workspace_id, 0) + len(entries)
         return True
 
     def _wait_quiet(self) -> bool:
         """Wait until no file waits and no write came for `quiet_seconds`; False: stopping."""
         while not self._stop.is_set():
-            quiet = time.monotonic() - self.routes.last_write >= self.quiet_seconds
+            quiet = time.monotonic() - self.generations.last_write >= self.quiet_seconds
             if quiet and not self.busy():
                 return True
             self._stop.wait(0.25)

@@ -1,5 +1,5 @@
 """Rebuilding one index generation from metadata (DESIGN decision 1): a whole generation
-(`bunko reindex`, the startup check), or one workspace's chunks into a route (a change of the
+(`bunko reindex`, the startup check), or one workspace's chunks into a generation (a change of the
 workspace's embedding model, services/embedding/model_switch.py)."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 from bunko.ports import (
     DEFAULT_MODEL,
     Embedder,
-    EmbeddingRoute,
-    EmbeddingRoutes,
+    EmbeddingGeneration,
+    EmbeddingGenerations,
     IndexEntry,
     MetadataStore,
     TrainableEmbedder,
@@ -35,9 +35,9 @@ def embed_texts(embedder: Embedder | None, texts: list[str], batch_size: int) ->
     return np.vstack(parts).astype(np.float32, copy=False)
 
 
-def reindex_route(
+def reindex_generation(
     metadata: MetadataStore,
-    route: EmbeddingRoute,
+    generation: EmbeddingGeneration,
     *,
     workspace_id: str | None = None,
     include: Callable[[str], bool] | None = None,
@@ -47,7 +47,7 @@ def reindex_route(
     keywords_first: bool = False,
     clear: bool = True,
 ) -> int:
-    """Clear the route's index (of `workspace_id`, or whole) and rebuild it from metadata;
+    """Clear the generation's index (of `workspace_id`, or whole) and rebuild it from metadata;
     `include(workspace_id)` picks the workspaces this generation serves. With an LSA embedder
     and `retrain`, fit it on every chunk first. `keywords_first`: every chunk's keyword entry
     is written before any vector, so search finds everything by its words within seconds
@@ -55,7 +55,7 @@ def reindex_route(
     caller marks it unfinished until this returns). `progress` gets each batch's chunk count
     (it may raise to stop the rebuild). `clear` False: the caller cleared it. Returns the
     chunks indexed."""
-    embedder, index = route.embedder, route.index
+    embedder, index = generation.embedder, generation.index
     if retrain and isinstance(embedder, TrainableEmbedder):
         embedder.fit([c.content for c in metadata.iter_chunks(workspace_id)])
     if clear:
@@ -86,8 +86,8 @@ def reindex_route(
 
 def reindex_served(
     metadata: MetadataStore,
-    routes: EmbeddingRoutes,
-    default: EmbeddingRoute,
+    generations: EmbeddingGenerations,
+    default: EmbeddingGeneration,
     workspace_id: str | None,
     batch_size: int,
     **options,
@@ -96,9 +96,9 @@ def reindex_served(
     serving generation, or the whole `default` generation (the workspaces on a model config of
     their own keep theirs). Returns the chunks."""
     if workspace_id is not None:
-        route = routes.chosen(workspace_id)
-        return reindex_route(
-            metadata, route, workspace_id=workspace_id, batch_size=batch_size, **options
+        generation = generations.chosen(workspace_id)
+        return reindex_generation(
+            metadata, generation, workspace_id=workspace_id, batch_size=batch_size, **options
         )
-    include = lambda ws: routes.chosen(ws).model == DEFAULT_MODEL  # noqa: E731
-    return reindex_route(metadata, default, include=include, batch_size=batch_size, **options)
+    include = lambda ws: generations.chosen(ws).model == DEFAULT_MODEL  # noqa: E731
+    return reindex_generation(metadata, default, include=include, batch_size=batch_size, **options)

@@ -20,7 +20,7 @@ from bunko.domain.metadata import both, category_filter, summarise
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import (
     BlobStore,
-    EmbeddingRoutes,
+    EmbeddingGenerations,
     MetadataStore,
     write_targets,
 )
@@ -77,12 +77,12 @@ class ChunkItemsService:
         *,
         metadata: MetadataStore,
         blobs: BlobStore,
-        routes: EmbeddingRoutes,
+        generations: EmbeddingGenerations,
     ) -> None:
-        """`routes`: the model and index generation of each workspace."""
+        """`generations`: the model and index generation of each workspace."""
         self.metadata = metadata
         self.blobs = blobs
-        self.routes = routes
+        self.generations = generations
 
     def get_item(self, workspace_id: str, item_id: str) -> ItemView:
         """Raises NotFoundError for an unknown id and for another workspace's id alike."""
@@ -103,8 +103,8 @@ class ChunkItemsService:
         old = self.get_item(workspace_id, item_id)
         chunk = replace(old.chunk, content=content)
         # Every generation the workspace writes (two while its model changes), held steady.
-        with self.routes.steady():
-            targets = write_targets(self.routes, workspace_id)
+        with self.generations.steady():
+            targets = write_targets(self.generations, workspace_id)
             # Embedded before any write: a model failure changes nothing.
             vectors = [embed_texts(t.embedder, [content], 1) for t in targets]
             self.metadata.save_chunk(chunk)
@@ -121,8 +121,8 @@ class ChunkItemsService:
         if not self.metadata.delete_chunk(workspace_id, item_id):
             raise NotFoundError(f"item {item_id} not found")
         try:
-            with self.routes.steady():
-                for target in write_targets(self.routes, workspace_id):
+            with self.generations.steady():
+                for target in write_targets(self.generations, workspace_id):
                     target.index.delete_chunks(workspace_id, [item_id])
         except Exception:  # a stale index entry is filtered out by search (decision 1)
             log.exception("could not remove item %s from the index", item_id)

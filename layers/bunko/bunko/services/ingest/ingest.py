@@ -20,7 +20,7 @@ from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationErr
 from bunko.parsing import guess_mime
 from bunko.parsing.document import normalize_text
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
-from bunko.ports.embedding_routes import EmbeddingRoutes
+from bunko.ports.embedding_generations import EmbeddingGenerations
 from bunko.services.embedding import delete_document_everywhere, relabel_document_everywhere
 from bunko.services.ingest.blob_keys import original_key, text_key
 from bunko.services.ingest.upload import Upload
@@ -45,12 +45,12 @@ class IngestService:
         queue: IngestQueue,
         defaults: IngestDefaults,
         policy: UploadPolicy,
-        routes: EmbeddingRoutes,  # the model and index generation of each workspace
+        generations: EmbeddingGenerations,  # the model and index generation of each workspace
         quota: UploadQuota | None = None,  # bytes and uploads per workspace (with accounts)
     ) -> None:
         self.metadata = metadata
         self.blobs = blobs
-        self.routes = routes
+        self.generations = generations
         self.queue = queue
         self.defaults = defaults
         self.policy = policy
@@ -64,7 +64,7 @@ class IngestService:
         by name is a new document even when another file has its name: it takes the first
         free path of `name`, `name (2)`, ...; the same bytes under the same name return the
         document that already holds them (an upload retried is not a copy)."""
-        if not upload.checked:
+        if not upload.policy_checked:
             upload = self.policy.check(upload)
         size, overlap = self.defaults.chunking(upload.chunk_size, upload.chunk_overlap)
         workspace_id, path = upload.workspace_id, upload.path
@@ -72,11 +72,15 @@ class IngestService:
             raise ValueError("an upload that replaces a document names the document's path")
         name = posixpath.basename(path) if path is not None else upload.name or ""
         upload = replace(
-            upload, name=name, mime=upload.mime or guess_mime(name, upload.data),
-            category=upload.category or None, chunk_size=size, chunk_overlap=overlap,
+            upload,
+            name=name,
+            mime=upload.mime or guess_mime(name, upload.data),
+            category=upload.category or None,
+            chunk_size=size,
+            chunk_overlap=overlap,
             # a Markdown file's front matter tags it through every door; the door's keys win
             metadata=with_front_matter(name, upload.data, upload.metadata, where=path or name),
-        )  # fmt: skip
+        )
         digest = hashlib.sha256(upload.data).hexdigest()
         n, failures = 1, 0
         while True:
@@ -114,7 +118,7 @@ class IngestService:
                 if _keep_options(doc, upload) or relabel:
                     self.metadata.save_document(doc, if_revision=doc.revision)
                 if relabel:
-                    relabel_document_everywhere(self.routes, doc)
+                    relabel_document_everywhere(self.generations, doc)
                 return doc
             # Same bytes, new chunking or category, a retry of a failure, or a re-delivery for
             # work a dead process left pending or indexing: index the same revision again
@@ -135,9 +139,15 @@ class IngestService:
         previous = None if doc is None else doc.revision
         if doc is None:
             doc = Document(
-                id=new_id(), workspace_id=workspace_id, path=path, name=upload.name or path,
-                mime=upload.mime or "", revision=1, created_at=now, source=upload.source,
-            )  # fmt: skip
+                id=new_id(),
+                workspace_id=workspace_id,
+                path=path,
+                name=upload.name or path,
+                mime=upload.mime or "",
+                revision=1,
+                created_at=now,
+                source=upload.source,
+            )
         else:
             doc.revision += 1
         doc.blob_key = original_key(workspace_id, doc.id, doc.revision)
@@ -160,10 +170,15 @@ class IngestService:
         """Write the revision's bytes and its record (both idempotent: one key per revision)."""
         self.blobs.put(doc.blob_key or "", data, content_type=doc.mime)
         revision = Revision(
-            document_id=doc.id, workspace_id=doc.workspace_id, revision=doc.revision,
-            content_hash=doc.content_hash, blob_key=doc.blob_key or "", size=doc.size,
-            created_at=doc.updated_at, text_key=text_key(doc.workspace_id, doc.id, doc.revision),
-        )  # fmt: skip
+            document_id=doc.id,
+            workspace_id=doc.workspace_id,
+            revision=doc.revision,
+            content_hash=doc.content_hash,
+            blob_key=doc.blob_key or "",
+            size=doc.size,
+            created_at=doc.updated_at,
+            text_key=text_key(doc.workspace_id, doc.id, doc.revision),
+        )
         try:
             self.metadata.add_revision(revision)
         except NotFoundError:  # deleted while this was written: leave no original behind
@@ -188,9 +203,13 @@ class IngestService:
         if not normalize_text(content):  # refused now: stored, it would end a failed revision
             raise ValidationError("content holds no text (only blanks or control characters)")
         upload = Upload(
-            workspace_id, content.encode("utf-8"), path=path, category=category, source=source,
+            workspace_id,
+            content.encode("utf-8"),
+            path=path,
+            category=category,
+            source=source,
             metadata=metadata,
-        )  # fmt: skip
+        )
         upload = self.policy.check(upload)
         mime = mime or guess_mime(posixpath.basename(upload.path or ""))
         return self.submit(replace(upload, mime=mime))
@@ -235,7 +254,7 @@ class IngestService:
                 self.metadata.save_document(doc, if_revision=doc.revision)
             except StaleError:
                 continue  # a new revision meanwhile: edit that one
-            relabel_document_everywhere(self.routes, doc)
+            relabel_document_everywhere(self.generations, doc)
             return doc
         raise ConflictError(f"document {document_id} is being written by others; try again")
 
@@ -246,7 +265,7 @@ class IngestService:
             raise NotFoundError(f"document {document_id} not found")
         # Metadata first: a worker indexing it meanwhile then fails its save and cleans up.
         self.metadata.delete_document(workspace_id, document_id)
-        delete_document_everywhere(self.routes, workspace_id, document_id)
+        delete_document_everywhere(self.generations, workspace_id, document_id)
         self.blobs.delete_prefix(f"originals/{workspace_id}/{document_id}/")
         self.blobs.delete_prefix(f"texts/{workspace_id}/{document_id}/")
         return doc

@@ -5,30 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from bunko.ports import EmbeddingRoute, EmbeddingRoutes, IngestJob
+from bunko.ports import EmbeddingGeneration, EmbeddingGenerations, IngestJob
 
 MoreJobs = Callable[[], list[IngestJob]]  # jobs queued meanwhile (none: the queue is empty)
 
 
 class JobRouting:
-    """One `process` call's routing: each workspace's route is read once (one settings read a
+    """One `process` call's routing: each workspace's generation is read once (one settings read a
     workspace a call, not one a job; the worker bounds how many jobs a call takes)."""
 
-    def __init__(self, routes: EmbeddingRoutes) -> None:
-        self.routes = routes
-        self.chosen: dict[str, EmbeddingRoute] = {}
+    def __init__(self, generations: EmbeddingGenerations) -> None:
+        self.generations = generations
+        self.chosen: dict[str, EmbeddingGeneration] = {}
 
     def groups(
         self, jobs: Sequence[IngestJob]
-    ) -> dict[str, tuple[EmbeddingRoute, list[IngestJob]]]:
-        """Model → (its route, its jobs), in the jobs' order."""
-        groups: dict[str, tuple[EmbeddingRoute, list[IngestJob]]] = {}
+    ) -> dict[str, tuple[EmbeddingGeneration, list[IngestJob]]]:
+        """Model → (its generation, its jobs), in the jobs' order."""
+        groups: dict[str, tuple[EmbeddingGeneration, list[IngestJob]]] = {}
         for job in jobs:
             ws = job.workspace_id
             if ws not in self.chosen:
-                self.chosen[ws] = self.routes.chosen(ws)
-            route = self.chosen[ws]
-            groups.setdefault(route.model, (route, []))[1].append(job)
+                self.chosen[ws] = self.generations.chosen(ws)
+            generation = self.chosen[ws]
+            groups.setdefault(generation.model, (generation, []))[1].append(job)
         return groups
 
     def taking(self, model: str, more: MoreJobs, later: list[IngestJob]) -> MoreJobs:

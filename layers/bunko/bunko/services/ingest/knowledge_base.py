@@ -88,7 +88,7 @@ class KnowledgeBaseService:
         if upload.embedding_model_id is not None:
             self._check_model(workspace_id, upload.embedding_model_id)
         mime = resolve_mime(name, upload.data, upload.mime)
-        upload = replace(upload, name=name, mime=mime, checked=True)
+        upload = replace(upload, name=name, mime=mime, policy_checked=True)
         if upload.replaces is None:
             category = (upload.category or "").strip() or None
             return self.ingest.submit(replace(upload, category=category))

@@ -17,8 +17,8 @@ from bunko.errors import BunkoError, NotFoundError, StaleError
 from bunko.ports import (
     BlobStore,
     DocumentWrite,
-    EmbeddingRoute,
-    EmbeddingRoutes,
+    EmbeddingGeneration,
+    EmbeddingGenerations,
     IngestJob,
     MetadataStore,
     write_targets,
@@ -51,7 +51,7 @@ CLAIM_JOBS = 16
 class _Prepared:
     doc: Document
     chunks: list[Chunk]
-    route: EmbeddingRoute  # the route whose model embedded its vectors
+    generation: EmbeddingGeneration  # the generation whose model embedded its vectors
     early: bool = False  # its chunks are already keyword-searchable
 
 
@@ -61,13 +61,13 @@ class IndexingPipeline:
         *,
         metadata: MetadataStore,
         blobs: BlobStore,
-        routes: EmbeddingRoutes,
+        generations: EmbeddingGenerations,
         batch_size: int = 64,
     ) -> None:
-        """`routes`: which model and index generation serve each workspace."""
+        """`generations`: which model and index generation serve each workspace."""
         self.metadata = metadata
         self.blobs = blobs
-        self.routes = routes
+        self.generations = generations
         self.batch_size = batch_size
 
     def process(self, jobs: Sequence[IngestJob], more: MoreJobs | None = None) -> list[Document]:
@@ -76,21 +76,24 @@ class IndexingPipeline:
         jobs queued since (the worker's), taken into the last group's stream as its jobs run
         out, so the embedder does not wait between batches (adapters/local/worker.py)."""
         finished: list[Document] = []
-        routing = JobRouting(self.routes)
+        routing = JobRouting(self.generations)
         while jobs:
             groups = list(routing.groups(jobs).values())
             later: list[IngestJob] = []  # other models' jobs from `more`: groups of their own
-            for n, (route, group) in enumerate(groups):
+            for n, (generation, group) in enumerate(groups):
                 last = more is not None and n == len(groups) - 1
-                take = routing.taking(route.model, more, later) if last else None
-                finished += self._process(route, group, take)
+                take = routing.taking(generation.model, more, later) if last else None
+                finished += self._process(generation, group, take)
             jobs = later
         return finished
 
     def _process(
-        self, route: EmbeddingRoute, jobs: Sequence[IngestJob], more: MoreJobs | None = None
+        self,
+        generation: EmbeddingGeneration,
+        jobs: Sequence[IngestJob],
+        more: MoreJobs | None = None,
     ) -> list[Document]:
-        """Index jobs of workspaces that `route` serves.
+        """Index jobs of workspaces that `generation` serves.
 
         Documents are marked `indexing` a few at a time, in one write each. Embedding overlaps
         the rest: the chunks of successive documents are embedded in a thread in batches of
@@ -100,13 +103,13 @@ class IndexingPipeline:
         finished: list[Document] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-embed") as executor:
             stream: EmbedStream[_Prepared] = EmbedStream(
-                lambda texts: embed_texts(route.embedder, texts, self.batch_size),
+                lambda texts: embed_texts(generation.embedder, texts, self.batch_size),
                 batch_size=self.batch_size,
                 executor=executor,
             )
             while jobs:
                 for job, doc in self._claimed(jobs):
-                    prepared = self._prepare_job(job, doc, route, finished)
+                    prepared = self._prepare_job(job, doc, generation, finished)
                     if prepared is not None:
                         self._write_keywords(prepared)
                         stream.add(prepared, [c.content for c in prepared.chunks])
@@ -137,12 +140,16 @@ class IndexingPipeline:
             yield from (c for c, kept in zip(claimed, saved, strict=True) if kept is not None)
 
     def _prepare_job(
-        self, job: IngestJob, doc: Document, route: EmbeddingRoute, finished: list[Document]
+        self,
+        job: IngestJob,
+        doc: Document,
+        generation: EmbeddingGeneration,
+        finished: list[Document],
     ) -> _Prepared | None:
         """Parse and chunk the job's document; None when there is nothing (more) to do."""
         try:
             chunks = parse_and_chunk(doc, blobs=self.blobs, metadata=self.metadata, mode=job.mode)
-            return _Prepared(doc, chunks, route)
+            return _Prepared(doc, chunks, generation)
         except _GONE:
             return None  # deleted or replaced meanwhile: the newer state's job does the rest
         except BunkoError as exc:
@@ -156,10 +163,10 @@ class IndexingPipeline:
         """Make a large new file keyword-searchable now; its vectors follow (it stays
         `indexing`, and search says such hits were found by the keyword engine alone)."""
         doc = p.doc
-        if doc.chunk_count or len(p.chunks) < EARLY_KEYWORD_CHUNKS or p.route.embedder is None:
+        if doc.chunk_count or len(p.chunks) < EARLY_KEYWORD_CHUNKS or p.generation.embedder is None:
             return  # a file with chunks keeps serving them until its new ones are complete
         try:
-            p.route.index.index(entries_for(doc, p.chunks, None))
+            p.generation.index.index(entries_for(doc, p.chunks, None))
             self.metadata.replace_chunks(doc.workspace_id, doc.id, p.chunks)
             p.early = True
         except _GONE:
@@ -172,7 +179,7 @@ class IndexingPipeline:
         if not p.early:
             return
         try:
-            for target in self._targets(p.doc.workspace_id, p.route):
+            for target in self._targets(p.doc.workspace_id, p.generation):
                 target.index.delete_document(p.doc.workspace_id, p.doc.id)
             self.metadata.replace_chunks(p.doc.workspace_id, p.doc.id, [])
         except _GONE:
@@ -216,7 +223,7 @@ class IndexingPipeline:
     def _write_together(self, done: list[tuple[_Prepared, Vectors]]) -> list[Document]:
         # Inside `steady`: a change of model cannot switch between reading the targets and
         # writing them, so a document written during a rebuild reaches both generations.
-        with self.routes.steady():
+        with self.generations.steady():
             # Read once a workspace (two settings reads), not once a document.
             targets = {ws: self._targets(ws) for ws in {p.doc.workspace_id for p, _ in done}}
             finished = self._write_targets(done, targets)
@@ -233,10 +240,10 @@ class IndexingPipeline:
             for now in self.metadata.get_documents_by_ids(ws, list(written)):
                 was = written[now.id]
                 if (now.metadata, now.category) != (was.metadata, was.category):
-                    relabel_document_everywhere(self.routes, now)
+                    relabel_document_everywhere(self.generations, now)
 
     def _write_targets(
-        self, done: list[tuple[_Prepared, Vectors]], targets: dict[str, list[EmbeddingRoute]]
+        self, done: list[tuple[_Prepared, Vectors]], targets: dict[str, list[EmbeddingGeneration]]
     ) -> list[Document]:
         # Index first, metadata last: metadata is the truth, so a crash in between leaves the
         # documents `indexing` (re-queued at start) and entries that the rewrite replaces.
@@ -259,14 +266,14 @@ class IndexingPipeline:
         return finished
 
     def _entries(
-        self, done: list[tuple[_Prepared, Vectors]], targets: dict[str, list[EmbeddingRoute]]
-    ) -> list[tuple[EmbeddingRoute, list]]:
-        """Each target route's entries: the stream's vectors where its model made them, else
+        self, done: list[tuple[_Prepared, Vectors]], targets: dict[str, list[EmbeddingGeneration]]
+    ) -> list[tuple[EmbeddingGeneration, list]]:
+        """Each target generation's entries: the stream's vectors where its model made them, else
         the chunks embedded now by the target's model (a generation being built)."""
-        by_model: dict[str, tuple[EmbeddingRoute, list]] = {}
+        by_model: dict[str, tuple[EmbeddingGeneration, list]] = {}
         for p, vectors in done:
             for target in targets[p.doc.workspace_id]:
-                if target.model != p.route.model:
+                if target.model != p.generation.model:
                     texts = [c.content for c in p.chunks]
                     vectors = embed_texts(target.embedder, texts, self.batch_size)
                 entries = entries_for(p.doc, p.chunks, vectors)
@@ -274,11 +281,11 @@ class IndexingPipeline:
         return list(by_model.values())
 
     def _targets(
-        self, workspace_id: str, also: EmbeddingRoute | None = None
-    ) -> list[EmbeddingRoute]:
-        """The routes a write reaches now; `also`: one more to delete from (where a job that
+        self, workspace_id: str, also: EmbeddingGeneration | None = None
+    ) -> list[EmbeddingGeneration]:
+        """The generations a write reaches now; `also`: one more to delete from (where a job that
         began before a switch wrote its early keyword entries)."""
-        targets = write_targets(self.routes, workspace_id)
+        targets = write_targets(self.generations, workspace_id)
         if also is not None and all(t.model != also.model for t in targets):
             targets.append(also)
         return targets
@@ -288,14 +295,14 @@ class IndexingPipeline:
         chunks (a newer revision's job cleans up after itself)."""
         doc = p.doc
         if self.metadata.get_document(doc.workspace_id, doc.id) is None:
-            for target in self._targets(doc.workspace_id, p.route):
+            for target in self._targets(doc.workspace_id, p.generation):
                 target.index.delete_document(doc.workspace_id, doc.id)
             self.blobs.delete_prefix(f"texts/{doc.workspace_id}/{doc.id}/")
             return
         kept = {c.id for c in self.metadata.get_chunks(doc.workspace_id, doc.id)}
         written = [c.id for c in p.chunks if c.id not in kept]
         if written:
-            for target in self._targets(doc.workspace_id, p.route):
+            for target in self._targets(doc.workspace_id, p.generation):
                 target.index.delete_chunks(doc.workspace_id, written)
 
     def _fail(self, doc: Document, message: str) -> list[Document]:
@@ -311,8 +318,8 @@ class IndexingPipeline:
         """Rebuild from metadata (services/embedding/reindex.py: `reindex_served`). Returns the chunks."""
         return reindex_served(
             self.metadata,
-            self.routes,
-            self.routes.default,
+            self.generations,
+            self.generations.default,
             workspace_id,
             self.batch_size,
             **options,

@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class Upload:
+    """One file to keep, as a door asks for it (see the module for which file it is)."""
+
     workspace_id: str
     data: bytes = field(repr=False)
     path: str | None = None
@@ -33,9 +35,11 @@ class Upload:
     # Checked metadata (domain/metadata.check_metadata) that replaces the document's; None
     # keeps what a document at the path has (a new file: none).
     metadata: dict[str, str | float | list[str]] | None = None
-    # The door asked the upload policy already (name or path normalised, size), so
-    # IngestService.submit does not ask again; UploadPolicy.check sets it.
-    checked: bool = False
+    # True once the upload policy has passed this upload (its name or path normalised, its
+    # size allowed): set by UploadPolicy.check, or by REST /upload's own checks
+    # (KnowledgeBase.upload: name, type, then size). IngestService.submit runs the check on
+    # an upload whose door has not, and never twice.
+    policy_checked: bool = False
 
     def __post_init__(self) -> None:
         if self.path is None and self.name is None:

@@ -79,10 +79,10 @@ class UploadPolicy:
         if upload.path is not None:
             path = self.path(upload.path)
             self.size(len(upload.data), what=posixpath.basename(path))
-            return replace(upload, path=path, checked=True)
+            return replace(upload, path=path, policy_checked=True)
         name = None if upload.name is None else self.file_name(upload.name)
         self.size(len(upload.data), what=name or "file")
-        return replace(upload, name=name, checked=True)
+        return replace(upload, name=name, policy_checked=True)
 
     def file_type(self, name: str, content_type: str | None) -> None:
         """UnsupportedMediaError unless the declared type or the extension is one Bunko reads."""

@@ -70,4 +70,5 @@ class UploadQuota:
             self.rate.take(bill.payer)
 
     def used_bytes(self, workspace_id: str) -> int:
-        return sum(doc.size for doc in self.metadata.iter_documents(workspace_id))
+        # The store's running total, not a read of every document (issue 47, point 7).
+        return self.metadata.library_totals(workspace_id).bytes

@@ -122,16 +122,23 @@ class ResearchService:
         existing = self.store.list_evidence(workspace_id, project_id)
         for item in existing:
             if (item.document_id, item.revision, item.chunk_id) == (
-                document_id, revision, chunk_id,
-            ):  # fmt: skip
+                document_id,
+                revision,
+                chunk_id,
+            ):
                 return EvidenceChange(item, project.revision)
         if len(existing) >= MAX_PROJECT_EVIDENCE:
             raise ValidationError(f"a project holds at most {MAX_PROJECT_EVIDENCE} evidence items")
         evidence = Evidence(
-            id=new_id(), workspace_id=workspace_id, project_id=project_id,
+            id=new_id(),
+            workspace_id=workspace_id,
+            project_id=project_id,
             kind=EvidenceKind.CHUNK if chunk_id else EvidenceKind.DOCUMENT,
-            document_id=document_id, revision=revision, chunk_id=chunk_id, note=note,
-        )  # fmt: skip
+            document_id=document_id,
+            revision=revision,
+            chunk_id=chunk_id,
+            note=note,
+        )
         bumped = self.store.add_evidence(evidence, project_revision=project.revision)
         return EvidenceChange(evidence, bumped)
 
@@ -160,8 +167,9 @@ class ResearchService:
             return
         chunk = self.metadata.get_chunk(workspace_id, chunk_id)
         current = chunk is not None and (chunk.document_id, chunk.revision) == (
-            document_id, revision,
-        )  # fmt: skip
+            document_id,
+            revision,
+        )
         if not current and chunk_id not in pinned:
             raise NotFoundError(
                 f"chunk {chunk_id} is not part of {document_id} revision {revision}"
@@ -185,8 +193,9 @@ class ResearchService:
             self.store.get_corpus(workspace_id, project.corpus_id) if project.corpus_id else None
         )
         if latest is not None and (latest.project_revision, latest.sampling) == (
-            project.revision, sampling,
-        ):  # fmt: skip
+            project.revision,
+            sampling,
+        ):
             return latest
         most = self.max_corpus_revisions
         if latest is not None and latest.revision >= most:
@@ -198,17 +207,26 @@ class ResearchService:
         if self.seal_rate is not None:  # a seal that changes nothing (above) costs nothing
             self.seal_rate.take(workspace_id)
         resolved = seal_rules.resolve(chosen, metadata=self.metadata, store=self.store)
-        coverage = Coverage.PARTIAL if resolved.missing else (
-            Coverage.BOUNDED_SAMPLE if sampling else Coverage.SUPPLIED_SET
-        )  # fmt: skip
+        coverage = (
+            Coverage.PARTIAL
+            if resolved.missing
+            else (Coverage.BOUNDED_SAMPLE if sampling else Coverage.SUPPLIED_SET)
+        )
         corpus = Corpus(
-            id=project.corpus_id or new_id(), workspace_id=workspace_id, project_id=project_id,
-            revision=latest.revision + 1 if latest else 1, project_revision=project.revision,
+            id=project.corpus_id or new_id(),
+            workspace_id=workspace_id,
+            project_id=project_id,
+            revision=latest.revision + 1 if latest else 1,
+            project_revision=project.revision,
             evidence=tuple(EvidenceRef(e.id, e.revision) for e in resolved.held),
-            sealed_at=utcnow(), coverage=coverage,
-            missing_sources=seal_rules.missing_sources(resolved.missing), sampling=sampling,
-        )  # fmt: skip
-        embedder = self.search_service.routes.chosen(workspace_id).embedder  # the workspace's model
+            sealed_at=utcnow(),
+            coverage=coverage,
+            missing_sources=seal_rules.missing_sources(resolved.missing),
+            sampling=sampling,
+        )
+        embedder = self.search_service.generations.chosen(
+            workspace_id
+        ).embedder  # the workspace's model
         passages = seal_rules.with_vectors(resolved.passages, embedder)
         self.store.add_corpus(corpus, passages)
         return corpus
@@ -243,8 +261,12 @@ class ResearchService:
         if metadata_filter is not None:
             passages = [p for p in passages if matches(metadata_filter, p.passage.metadata_terms)]
         hits, used = rank_passages(
-            passages, query, search=self.search_service, scorer=self.scorer,
-            limit=limit, min_score=min_score,
-            embedder=self.search_service.routes.chosen(workspace_id).embedder,
-        )  # fmt: skip
+            passages,
+            query,
+            search=self.search_service,
+            scorer=self.scorer,
+            limit=limit,
+            min_score=min_score,
+            embedder=self.search_service.generations.chosen(workspace_id).embedder,
+        )
         return corpus, hits, used

@@ -75,12 +75,20 @@ def _passages_of(
         chunks = [c for c in metadata.get_chunks(ws, doc_id) if c.revision == rev]
         current = [
             Passage(
-                chunk_id=c.id, workspace_id=ws, document_id=doc_id, revision=rev, index=c.index,
-                content=c.content, start=c.start, end=c.end, page=c.page, of_chunks=len(chunks),
+                chunk_id=c.id,
+                workspace_id=ws,
+                document_id=doc_id,
+                revision=rev,
+                index=c.index,
+                content=c.content,
+                start=c.start,
+                end=c.end,
+                page=c.page,
+                of_chunks=len(chunks),
                 metadata_terms=terms or (),
             )
             for c in chunks
-        ]  # fmt: skip
+        ]
     pinned: dict[str, Passage] = {}
     for copy in store.pinned_passages(ws, doc_id, rev):
         if terms is not None:

@@ -52,7 +52,7 @@ def rank_passages(
 ) -> tuple[list[CorpusHit], bool]:
     """Best first; one hit per passage. Returns (hits, whether the vector half ran).
     `embedder`: the model serving the workspace (default: the server's)."""
-    embedder = embedder or search.routes.default.embedder
+    embedder = embedder or search.generations.default.embedder
     first: dict[str, CorpusPassage] = {}
     for cp in passages:
         first.setdefault(cp.passage.chunk_id, cp)  # a chunk sealed twice cites its first evidence
@@ -73,9 +73,12 @@ def rank_passages(
         keyword = []
     weight = weight if keyword else 0.0
     fused = fuse(
-        keyword, vector, method=search.method, vector_weight=vector_weight_for(embedder, search.vector_weight),
+        keyword,
+        vector,
+        method=search.method,
+        vector_weight=vector_weight_for(embedder, search.vector_weight),
         keyword_weight=weight,
-    )  # fmt: skip
+    )
     # Cut and sorted by the calibrated similarity: exactly as normal search does.
     calibration = search.calibration_for(
         vector_used=bool(vector), method=search.method, embedder=embedder
@@ -100,12 +103,20 @@ def rank_passages(
         p = cp.passage
         hits.append(
             CorpusHit(
-                evidence_id=cp.evidence_id, revision=p.revision, document_id=p.document_id,
-                chunk_id=p.chunk_id, chunk_index=p.index, content=p.content, start=p.start,
-                end=p.end, page=p.page, similarity=round(similarity, 6),
-                vector_score=round(hit.vector_score, 6), text_score=round(hit.coverage, 6),
+                evidence_id=cp.evidence_id,
+                revision=p.revision,
+                document_id=p.document_id,
+                chunk_id=p.chunk_id,
+                chunk_index=p.index,
+                content=p.content,
+                start=p.start,
+                end=p.end,
+                page=p.page,
+                similarity=round(similarity, 6),
+                vector_score=round(hit.vector_score, 6),
+                text_score=round(hit.coverage, 6),
             )
-        )  # fmt: skip
+        )
     return hits, bool(vector)
 
 

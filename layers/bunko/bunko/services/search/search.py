@@ -22,8 +22,8 @@ from bunko.domain.metadata import Filter as MetadataFilter
 from bunko.errors import ValidationError
 from bunko.ports import (
     Embedder,
-    EmbeddingRoute,
-    EmbeddingRoutes,
+    EmbeddingGeneration,
+    EmbeddingGenerations,
     MetadataStore,
     SearchFilter,
     SearchIndex,
@@ -98,7 +98,7 @@ class SearchService:
         self,
         *,
         metadata: MetadataStore,
-        routes: EmbeddingRoutes,
+        generations: EmbeddingGenerations,
         method: str = "convex",
         vector_weight: float | None = None,
         candidates: int = 100,
@@ -107,11 +107,11 @@ class SearchService:
         saved_defaults: SearchDefaults | None = None,
         calibration: Calibration | None = None,
     ) -> None:
-        """`routes`: the model and index generation that serve each workspace."""
+        """`generations`: the model and index generation that serve each workspace."""
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
         self.metadata = metadata
-        self.routes = routes
+        self.generations = generations
         self.method = method
         self.vector_weight = vector_weight  # None: each model's measured weight
         self.candidates = candidates
@@ -122,9 +122,9 @@ class SearchService:
         self.scales = ModelScales()  # each unfitted model's cosine scale, measured once
         self.query_scales = QueryScales()  # e5's per-query normalisation (query_scale.py)
 
-    def route(self, workspace_id: str) -> EmbeddingRoute:
+    def generation(self, workspace_id: str) -> EmbeddingGeneration:
         """The model and index generation that answer the workspace's searches."""
-        return self.routes.serving(workspace_id)
+        return self.generations.serving(workspace_id)
 
     def calibration_for(
         self, *, vector_used: bool, method: str, embedder: Embedder | None = None
@@ -134,7 +134,7 @@ class SearchService:
         without a fitted row is judged on its measured scale (services/search/model_scale.py)."""
         if not vector_used:  # cosines are missing, not 0: coverage alone decides
             return CALIBRATIONS["keyword"]
-        embedder = embedder or self.routes.default.embedder
+        embedder = embedder or self.generations.default.embedder
         if embedder is None:
             return CALIBRATIONS["keyword"]
         if self.calibration is not None and method != "vector":
@@ -160,7 +160,7 @@ class SearchService:
     def query_vector(self, query: str, embedder: Embedder | None = None) -> np.ndarray | None:
         """The query's embedding by `embedder` (default: the server's), or None when there
         is no usable embedder."""
-        embedder = embedder or self.routes.default.embedder
+        embedder = embedder or self.generations.default.embedder
         if embedder is None:
             return None
         vector = np.asarray(embedder.embed_query(query), dtype=np.float32)
@@ -176,27 +176,31 @@ class SearchService:
         options = self.resolve(workspace_id, options)
         if not query or not query.strip() or options.limit <= 0:
             return SearchResult(method=method)
-        route = self.route(workspace_id)  # the generation that serves, with its own model
-        filters = self._filters(workspace_id, options, route.index)
+        generation = self.generation(workspace_id)  # the generation that serves, with its own model
+        filters = self._filters(workspace_id, options, generation.index)
         if filters.document_ids is not None and not filters.document_ids:
             return SearchResult(method=method)  # no document passes the filter
-        vector = None if method == "keyword" else self.query_vector(query, route.embedder)
+        vector = None if method == "keyword" else self.query_vector(query, generation.embedder)
         fetch = max(self.candidates, options.limit * 4)
-        keyword_hits, vector_hits = route.index.hybrid_search(
+        keyword_hits, vector_hits = generation.index.hybrid_search(
             "" if method == "vector" else query, vector, filters, fetch
         )
         # The keyword weight only matters when some chunk matched a term.
-        weight = self._keyword_weight(route.index, query, filters) if keyword_hits else 0.0
+        weight = self._keyword_weight(generation.index, query, filters) if keyword_hits else 0.0
         calibration = self.calibration_for(
-            vector_used=bool(vector_hits), method=method, embedder=route.embedder
+            vector_used=bool(vector_hits), method=method, embedder=generation.embedder
         )
         if vector is not None and vector_hits and self.calibration is None:
-            calibration = self._per_query(workspace_id, query, route.embedder, vector,
-                                          vector_hits, calibration)  # fmt: skip
+            calibration = self._per_query(
+                workspace_id, query, generation.embedder, vector, vector_hits, calibration
+            )
         vector_weight = query_vector_weight(  # a query whose words the library lacks is
-            vector_weight_for(route.embedder, self.vector_weight),  # ranked by its vectors
-            keyword_hits, vector_hits, weight, calibration.scale,
-        )  # fmt: skip
+            vector_weight_for(generation.embedder, self.vector_weight),  # ranked by its vectors
+            keyword_hits,
+            vector_hits,
+            weight,
+            calibration.scale,
+        )
         fused = fuse(
             keyword_hits,
             vector_hits,
@@ -245,9 +249,11 @@ class SearchService:
             passing = self.metadata.documents_matching(workspace_id, metadata)
             ids, metadata = (passing if ids is None else ids & passing), None
         return SearchFilter(
-            workspace_id=workspace_id, category=options.category, document_ids=ids,
+            workspace_id=workspace_id,
+            category=options.category,
+            document_ids=ids,
             metadata=metadata,
-        )  # fmt: skip
+        )
 
     @staticmethod
     def _keyword_weight(index: SearchIndex, query: str, filters: SearchFilter) -> float:
@@ -271,9 +277,16 @@ class SearchService:
         documents: dict[str, Document | None] = {}
         chunks: dict[str, Chunk] = {}
         similarity = similarities(
-            self.metadata, workspace_id, query, fused, calibration, options.min_score,
-            limit=options.limit, chunks=chunks, documents=documents,
-        )  # fmt: skip
+            self.metadata,
+            workspace_id,
+            query,
+            fused,
+            calibration,
+            options.min_score,
+            limit=options.limit,
+            chunks=chunks,
+            documents=documents,
+        )
         return materialise(
             self.metadata,
             workspace_id,

@@ -1,5 +1,6 @@
 """Settings: a user's chat and search preferences, and a workspace's (folders, limits)."""
 
+from bunko.services.settings.drop_routes import read_drop_routes
 from bunko.services.settings.user_settings import (
     UserSettingsService,
     conversation_owner,
@@ -14,5 +15,6 @@ __all__ = [
     "WorkspaceSettingsService",
     "conversation_owner",
     "default_settings",
+    "read_drop_routes",
     "settings_owner",
 ]

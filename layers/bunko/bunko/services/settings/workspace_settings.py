@@ -14,14 +14,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bunko.domain.drop_routes import MAX_SUBFOLDERS, DropRoutes, check_subfolder
 from bunko.errors import PermissionDeniedError, ValidationError
 from bunko.ports import SettingsStore
 from bunko.services.bounds import RESULTS
+from bunko.services.settings.drop_routes import DROP_OWNER, DROP_SCOPE, read_drop_routes
 
 SCOPE = "workspace"
 MAX_FOLDERS = 32
-# The embedded server's drop folder: which library it fills (one record for the server).
-DROP_SCOPE, DROP_OWNER = "server", "drop-folder"
 
 log = logging.getLogger(__name__)
 
@@ -98,16 +98,38 @@ class WorkspaceSettingsService:
 
     def drop_library(self, default: str) -> str:
         """The workspace the drop folder fills: the one an admin chose, else `default`."""
-        saved = self.store.get_settings(DROP_SCOPE, DROP_OWNER) or {}
-        chosen = saved.get("workspace_id")
-        return chosen if isinstance(chosen, str) and chosen else default
+        return self.drop_routes().folder_library(default)
+
+    def drop_routes(self) -> DropRoutes:
+        return read_drop_routes(self.store)
 
     def point_drop_folder(self, workspace_id: str) -> None:
         """Make the drop folder fill `workspace_id` (the caller checked who may); the folder
-        monitor moves at once. Files dropped earlier stay in the library they went to."""
+        monitor moves at once. Files dropped earlier stay in the library they went to;
+        mapped sub-folders keep their libraries."""
         with self._lock:
-            self.store.put_settings(DROP_SCOPE, DROP_OWNER, {"workspace_id": workspace_id})
+            routes = self.drop_routes()
+            chosen = DropRoutes(library=workspace_id, subfolders=routes.subfolders)
+            self.store.put_settings(DROP_SCOPE, DROP_OWNER, chosen.record())
         self._notify()
+
+    def point_drop_subfolder(self, name: str, workspace_id: str | None) -> str:
+        """Make the drop folder's sub-folder `name` fill `workspace_id` (None: the folder's
+        library again); returns the name as kept. The library it fills now takes its files;
+        the folder's library lets them go when a sub-folder is mapped away from it, and a
+        library a sub-folder stops filling keeps what it had (as when the folder moves)."""
+        name = check_subfolder(name)
+        with self._lock:
+            routes = self.drop_routes()
+            subfolders = {k: v for k, v in routes.subfolders.items() if k != name}
+            if workspace_id is not None:
+                if len(subfolders) >= MAX_SUBFOLDERS:
+                    raise ValidationError(f"subfolder: at most {MAX_SUBFOLDERS} are mapped")
+                subfolders[name] = workspace_id
+            chosen = DropRoutes(library=routes.library, subfolders=subfolders)
+            self.store.put_settings(DROP_SCOPE, DROP_OWNER, chosen.record())
+        self._notify()
+        return name
 
     def monitored_folders(self) -> list[MonitoredFolder]:
         """Every workspace's watched folders."""

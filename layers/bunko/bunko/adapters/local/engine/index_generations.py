@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bunko.adapters.local.engine.search_index import LocalSearchIndex
+from bunko.adapters.local.engine.tuning import MEASURED, EngineTuning
 from bunko.ports import IndexEntry
 
 STALE = "stale"  # a file in a generation's folder: it missed writes made through another
@@ -63,9 +64,11 @@ class GenerationIndex(LocalSearchIndex):
     """The local index of one generation: a write that follows metadata marks the other
     generations stale first, so a crash right after the write cannot leave them unmarked."""
 
-    def __init__(self, directory: Path, dimension: int | None = None) -> None:
+    def __init__(
+        self, directory: Path, dimension: int | None = None, *, tuning: EngineTuning = MEASURED
+    ) -> None:
         self.marks = GenerationMarks(directory)
-        super().__init__(directory, dimension)
+        super().__init__(directory, dimension, tuning=tuning)
 
     def index(self, entries: Sequence[IndexEntry]) -> None:
         if entries:

@@ -26,6 +26,7 @@ from pathlib import Path
 import numpy as np
 
 from bunko.adapters.local.engine.keyword_postings import KeywordPostings
+from bunko.adapters.local.engine.tuning import MEASURED
 from bunko.domain.keyword_analysis import QueryTerm
 
 K1 = 1.2
@@ -38,8 +39,8 @@ COMPRESS_BELOW = 0.6
 
 
 class KeywordIndex(KeywordPostings):
-    def __init__(self) -> None:
-        super().__init__()
+    def __init__(self, *, pending_postings: int = MEASURED.pending_postings) -> None:
+        super().__init__(pending_postings=pending_postings)
         self.live_docs = 0
         self.live_length = 0.0
         self.removed = 0
@@ -139,9 +140,16 @@ class KeywordIndex(KeywordPostings):
         return float(np.log1p((n - df + 0.5) / (df + 0.5)).sum())
 
     @classmethod
-    def load(cls, directory: Path, part: dict, live: np.ndarray) -> KeywordIndex:
+    def load(
+        cls,
+        directory: Path,
+        part: dict,
+        live: np.ndarray,
+        *,
+        pending_postings: int = MEASURED.pending_postings,
+    ) -> KeywordIndex:
         """The index saved as `part`; `live` marks the slots that count."""
-        index = cls.load_postings(directory, part)
+        index = cls.load_postings(directory, part, pending_postings=pending_postings)
         lengths = index.lengths
         live = live[: len(lengths)]
         index.live_docs = int(live.sum())

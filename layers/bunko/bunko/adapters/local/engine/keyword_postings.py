@@ -20,15 +20,13 @@ from pathlib import Path
 import numpy as np
 
 from bunko.adapters.local.engine import keyword_segments as segs
+from bunko.adapters.local.engine.tuning import MEASURED
 from bunko.domain.keyword_analysis import QueryTerm, is_cjk_term
-
-# Postings buffered before sealing a segment: the buffer is scanned per query term, so it
-# stays small (~0.1 ms a query), and sealing it costs ~0.3 ms.
-PENDING_POSTINGS = 8192
 
 
 class KeywordPostings:
-    def __init__(self) -> None:
+    def __init__(self, *, pending_postings: int = MEASURED.pending_postings) -> None:
+        self.pending_postings = pending_postings  # buffered before a segment is sealed
         self.vocab: list[str] = []  # term id → term
         self._ids = _TermIds(self._new_term)
         self._by_char: dict[str, list[int]] | None = None  # CJK char → term ids; lazy
@@ -68,7 +66,7 @@ class KeywordPostings:
         self._pending.append((term_ids, (local + first_slot).astype(np.int32), tfs))
         self._pending_size += len(pairs)
         self._flat = None
-        if self._pending_size >= PENDING_POSTINGS:
+        if self._pending_size >= self.pending_postings:
             self.seal()
         return total
 
@@ -190,9 +188,11 @@ class KeywordPostings:
         ]
 
     @classmethod
-    def load_postings(cls, directory: Path, part: dict):
+    def load_postings(
+        cls, directory: Path, part: dict, *, pending_postings: int = MEASURED.pending_postings
+    ):
         """The postings saved as `part` (segments memory-mapped)."""
-        index = cls()
+        index = cls(pending_postings=pending_postings)
         text = (directory / part["vocab"]).read_text(encoding="utf-8")
         index.vocab = text.split("\n") if text else []
         if len(index.vocab) != part["vocab_size"]:

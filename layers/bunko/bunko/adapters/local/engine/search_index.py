@@ -7,7 +7,8 @@ reopening brings up to date from `index.db`, so a restart — after a crash too 
 nothing and rebuilds no graph.
 
 Snapshots are written by `flush()`/`close()` and, while writes continue, once a minute or
-once unsaved entries would take ~0.3 s to replay (SAVE_ROWS): that bounds crash recovery.
+once unsaved entries would take ~0.3 s to replay (`EngineTuning.save_rows`): that bounds
+crash recovery.
 
 Each workspace has its own engines (and BM25 statistics); one re-entrant lock guards every
 public method. Another process's commits (`bunko ingest`, `reindex`) move SQLite's
@@ -25,6 +26,7 @@ from concurrent.futures import wait
 from pathlib import Path
 
 from bunko.adapters.local.engine.index_store import IndexStore, NewRow
+from bunko.adapters.local.engine.tuning import MEASURED, EngineTuning
 from bunko.adapters.local.engine.unit_vectors import unit_rows, unit_vector
 from bunko.adapters.local.engine.workspace_engines import Added, WorkspaceEngines
 from bunko.adapters.local.engine.workspace_snapshots import open_snapshot, rebuild, save_snapshot
@@ -37,22 +39,20 @@ log = logging.getLogger(__name__)
 # Bump when keyword_analysis changes: stored terms of another version are unusable, so
 # the index empties itself and the next `bunko reindex` / heal refills it.
 ANALYZER_VERSION = "1"
-# A workspace with unsaved changes is saved at most this often while writes continue...
-SAVE_INTERVAL_SECONDS = 60.0
-# ... or once this many entries (or this fraction of the workspace) wait to be replayed.
-SAVE_ROWS = 20_000
-SAVE_FRACTION = 0.05
 
 
 class LocalSearchIndex:
     """SearchIndex for one machine. `dimension` may be None until the first vectors arrive.
     Metadata filters arrive resolved to document ids (the metadata store indexes the terms,
-    and an edit there needs no write here)."""
+    and an edit there needs no write here). `tuning`: the engine's knobs (tuning.py)."""
 
     filters_metadata = False
 
-    def __init__(self, directory: Path, dimension: int | None = None) -> None:
+    def __init__(
+        self, directory: Path, dimension: int | None = None, *, tuning: EngineTuning = MEASURED
+    ) -> None:
         self.directory = Path(directory)
+        self.tuning = tuning
         self.directory.mkdir(parents=True, exist_ok=True)
         shutil.rmtree(self.directory / "vectors", ignore_errors=True)  # the old layout
         self._lock = threading.RLock()
@@ -227,9 +227,10 @@ class LocalSearchIndex:
         except BaseException:
             self._workspaces.pop(ws.workspace_id, None)
             raise
-        due = max(SAVE_ROWS, SAVE_FRACTION * len(ws.columns))
+        tuning = self.tuning
+        due = max(tuning.save_rows, tuning.save_fraction * len(ws.columns))
         waited = time.monotonic() - (ws.dirty_since or time.monotonic())
-        if unsaved >= due or waited > SAVE_INTERVAL_SECONDS:
+        if unsaved >= due or waited > tuning.save_interval_seconds:
             self._save(ws)
 
     def _save(self, ws: WorkspaceEngines) -> None:
@@ -264,8 +265,9 @@ class LocalSearchIndex:
         if ws is not None:
             return ws
         started = time.monotonic()
+        folder = self._folder(workspace_id)
         opened = open_snapshot(
-            self._store, workspace_id, self._folder(workspace_id), self.dimension
+            self._store, workspace_id, folder, self.dimension, tuning=self.tuning
         )
         if opened is None:
             ws, how = self._rebuild(workspace_id), "rebuilt from the database"
@@ -282,7 +284,8 @@ class LocalSearchIndex:
     def _rebuild(self, workspace_id: str) -> WorkspaceEngines:
         """The workspace's engines built afresh from the database (and saved)."""
         self._forget(workspace_id)
-        ws = rebuild(self._store, workspace_id, self._folder(workspace_id), self.dimension)
+        folder = self._folder(workspace_id)
+        ws = rebuild(self._store, workspace_id, folder, self.dimension, tuning=self.tuning)
         if len(ws.columns):
             self._save(ws)
         return ws

@@ -9,16 +9,16 @@ graph node (`duplicate_groups`): without that, recall on near-duplicate data sta
 0.89 whatever the graph's precision, links or search breadth; with it, 0.98.
 
 New rows wait in a pending tail (ranked exactly, with the graph's candidates) and enter the
-graph PENDING_MAX at a time in a background thread, so a per-document write costs no graph
+graph `pending_max` at a time in a background thread, so a per-document write costs no graph
 call and the writer goes on with the next documents while the graph grows. The graph, its
 groups, sketches and `_in_graph` change only under `_graph_lock`, which a search holds too;
-the insert takes it INSERT_STEP rows at a time and lets a waiting search in between, so a
+the insert takes it `insert_step` rows at a time and lets a waiting search in between, so a
 search during a bulk load waits for a step, not a batch. Graph keys are slots. Deleted rows
 stay in the graph and the caller's `allowed` mask drops them like any filter: a delete is a
 bit flip (the caller compacts when the dead outnumber the live).
 
-Filters apply before ranking, by the allowed mask: few allowed rows (≤ EXACT_MAX, or under
-EXACT_FRACTION of the graph) are scanned exactly, shortlisted by int8 sketches
+Filters apply before ranking, by the allowed mask: few allowed rows (≤ `exact_max`, or under
+`exact_fraction` of the graph) are scanned exactly, shortlisted by int8 sketches
 (`vector_sketches`) when many (at 100k, CPU per query: 1% 0.6 ms exact vs 95 ms through
 the graph, 10% 5.0 vs 6.4 ms, 20% 8.9 vs 2.5 ms); else the graph is asked for enough
 neighbours that about the rescore depth of them is allowed, widening until it is.
@@ -42,6 +42,7 @@ from usearch.index import search as exact_search
 
 from bunko.adapters.local.engine import vector_sketches as sk
 from bunko.adapters.local.engine.duplicate_groups import DuplicateGroups, add_to_graph
+from bunko.adapters.local.engine.tuning import MEASURED, EngineTuning
 from bunko.adapters.local.engine.vector_rows import VectorRows
 
 log = logging.getLogger(__name__)
@@ -67,16 +68,6 @@ EXPANSION_SEARCH = 256
 RESCORE_FACTOR = 2
 RESCORE_EXTRA = 20
 GROUP_ROWS_MIN = 100  # rows of near-duplicate groups ranked at least (see _allowed_rows)
-EXACT_MAX = 2048
-EXACT_FRACTION = 0.12
-PENDING_MAX = 1024
-# The writer waits for the graph once PENDING_LIMIT × PENDING_MAX rows are pending: every
-# search ranks the pending rows exactly, so the tail must stay short when writes outpace it.
-PENDING_LIMIT = 4
-# Rows put in the graph under one hold of the lock (~10 ms of work at 100k rows), and how
-# long the insert lets waiting searches go first.
-INSERT_STEP = 128
-SEARCH_FIRST_SECONDS = 0.05
 
 # One thread puts rows into graphs, for every workspace: an insert already uses every core.
 _GRAPH_WRITER = ThreadPoolExecutor(1, thread_name_prefix="graph")
@@ -90,8 +81,11 @@ class VectorIndex:
         in_graph: int = 0,
         groups: DuplicateGroups | None = None,
         sketches: VectorRows | None = None,
+        *,
+        tuning: EngineTuning = MEASURED,
     ) -> None:
         self.rows = rows
+        self.tuning = tuning
         # Sketches cover the rows in the graph: they are computed as a batch when rows enter it.
         self.sketches = sketches if sketches is not None else sk.sketches_of(rows, in_graph)
         self.dimension = rows.dimension
@@ -112,10 +106,11 @@ class VectorIndex:
         """Append `n` rows (slots) of unit vectors; None: n slots without vectors. The caller
         serialises writes; the rows enter the graph in the background."""
         self.rows.append(matrix, n)
-        if not drain or self.rows.count - self._in_graph < PENDING_MAX:
+        pending_max = self.tuning.pending_max
+        if not drain or self.rows.count - self._in_graph < pending_max:
             return
         running = self._inserting is not None and not self._inserting.done()
-        if running and self.rows.count - self._in_graph < PENDING_LIMIT * PENDING_MAX:
+        if running and self.rows.count - self._in_graph < self.tuning.pending_limit * pending_max:
             return  # the running insert finishes first; the next one takes these rows
         self._wait_for_insert()
         start, end = self._in_graph, self.rows.count
@@ -127,7 +122,8 @@ class VectorIndex:
         """The running insert, when `incoming` more rows would make the writer wait for it
         (see `add`): to wait on without the index's lock (`add` raises its failure)."""
         running = self._inserting
-        full = self.rows.count + incoming - self._in_graph >= PENDING_LIMIT * PENDING_MAX
+        most = self.tuning.pending_limit * self.tuning.pending_max
+        full = self.rows.count + incoming - self._in_graph >= most
         return [running] if full and running is not None and not running.done() else []
 
     def drain(self) -> None:
@@ -145,11 +141,12 @@ class VectorIndex:
 
     def _insert(self, start: int, block: np.ndarray) -> None:
         sketches = None if self.sketches is None else sk.sketch(block)
-        for offset in range(0, len(block), INSERT_STEP):
-            deadline = time.monotonic() + SEARCH_FIRST_SECONDS
+        step_rows = self.tuning.insert_step
+        for offset in range(0, len(block), step_rows):
+            deadline = time.monotonic() + self.tuning.search_first_seconds
             while self._searches and time.monotonic() < deadline:  # let waiting searches in
                 time.sleep(0.0002)
-            step, first = block[offset : offset + INSERT_STEP], start + offset
+            step, first = block[offset : offset + step_rows], start + offset
             with self._graph_lock:
                 if self._view_path is not None:
                     self._graph = Index.restore(str(self._view_path))
@@ -193,7 +190,8 @@ class VectorIndex:
         in_graph = self._in_graph
         pending = in_graph + np.flatnonzero(allowed[in_graph : self.rows.count])
         in_graph_allowed = n_allowed - len(pending)
-        if in_graph_allowed <= max(EXACT_MAX, EXACT_FRACTION * in_graph):
+        exact_max, exact_fraction = self.tuning.exact_max, self.tuning.exact_fraction
+        if in_graph_allowed <= max(exact_max, exact_fraction * in_graph):
             if slots is None:  # finding them costs 0.4 ms at 1M rows
                 slots = np.flatnonzero(allowed[: self.rows.count])
             return self._exact(vector, slots, limit)
@@ -235,7 +233,8 @@ class VectorIndex:
         if len(rows) == 0:
             return []
         if self.sketches is not None:
-            rows = sk.shortlist(self.sketches.array, vector, rows, limit)
+            minimum = self.tuning.shortlist_min
+            rows = sk.shortlist(self.sketches.array, vector, rows, limit, minimum=minimum)
         found = exact_search(
             self.rows.array[rows],
             vector.astype(np.float16),
@@ -288,7 +287,9 @@ class VectorIndex:
         return [part["rows_file"], part["graph_file"], part["groups_file"], *sketch]
 
     @classmethod
-    def load(cls, directory: Path, part: dict, dimension: int) -> VectorIndex:
+    def load(
+        cls, directory: Path, part: dict, dimension: int, *, tuning: EngineTuning = MEASURED
+    ) -> VectorIndex:
         """The index saved as `part`: rows and graph memory-mapped."""
         rows = VectorRows(directory / part["rows_file"], dimension, part["rows"])
         path = directory / part["graph_file"]
@@ -300,7 +301,7 @@ class VectorIndex:
         if sk.wanted(dimension) and part.get("sketch_basis") == sk.basis_id(dimension):
             sketch_path = directory / part["sketch_file"]
             sketches = VectorRows(sketch_path, sk.SKETCH_DIM, part["in_graph"], dtype=np.int8)
-        index = cls(rows, graph, part["in_graph"], groups, sketches)
+        index = cls(rows, graph, part["in_graph"], groups, sketches, tuning=tuning)
         # None given but wanted: computed from the rows just now, to be saved once.
         index.sketches_computed = sketches is None and index.sketches is not None
         index._view_path, index._graph_file = path, part["graph_file"]

@@ -5,7 +5,7 @@ of 100k rows that is ~10k float16 rows: gathering 1 KB a row from the memory map
 scanning it cost ~3 ms, most of a filtered hybrid search. A sketch is the row projected
 onto SKETCH_DIM fixed orthonormal directions and quantised to int8 (an 8th of the bytes):
 the search scores the allowed rows' sketches against the projected query, keeps the best
-SHORTLIST_FACTOR × limit (at least SHORTLIST_MIN), and ranks only those exactly against the
+SHORTLIST_FACTOR × limit (at least the tuning's `shortlist_min`), and ranks only those exactly against the
 float16 rows, so the cosines it returns are still exact. Measured on the benchmark's 100k
 chunks, 10% filter (~10k rows), per query: exact scan ~3.5 ms, sketches ~1.1 ms (the
 shortlist itself; 3.0-3.5 ms while it converted each block to a fresh float32 copy), then
@@ -33,11 +33,11 @@ import numkong as nk
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from bunko.adapters.local.engine.tuning import MEASURED
 from bunko.adapters.local.engine.vector_rows import VectorRows
 
 SKETCH_DIM = 128
 SHORTLIST_FACTOR = 10
-SHORTLIST_MIN = 1000
 BLOCK = 4096  # sketches gathered at a time (512 KB)
 SAMPLE = 8192  # scores sampled for the shortlist's floor
 # A unit vector's projection onto one direction rarely exceeds 0.25 (~5.6 standard
@@ -71,10 +71,18 @@ def sketch(matrix: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(projected * SCALE), -127, 127).astype(np.int8)
 
 
-def shortlist(sketches: np.ndarray, query: np.ndarray, rows: np.ndarray, limit: int) -> np.ndarray:
+def shortlist(
+    sketches: np.ndarray,
+    query: np.ndarray,
+    rows: np.ndarray,
+    limit: int,
+    *,
+    minimum: int = MEASURED.shortlist_min,
+) -> np.ndarray:
     """The `rows` worth ranking exactly for the best `limit`: all of them when they are
-    few, else the best by sketch, plus every row past the sketched ones."""
-    keep = max(SHORTLIST_FACTOR * limit, SHORTLIST_MIN)
+    few, else the best by sketch (max(SHORTLIST_FACTOR × `limit`, `minimum`) of them), plus
+    every row past the sketched ones."""
+    keep = max(SHORTLIST_FACTOR * limit, minimum)
     inside = rows < len(sketches)
     candidates = rows[inside]
     if len(candidates) <= 2 * keep:

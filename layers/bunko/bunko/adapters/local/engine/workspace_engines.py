@@ -18,6 +18,7 @@ import numpy as np
 
 from bunko.adapters.local.engine.keyword_index import KeywordIndex
 from bunko.adapters.local.engine.slot_columns import SlotColumns
+from bunko.adapters.local.engine.tuning import MEASURED, EngineTuning
 from bunko.adapters.local.engine.vector_index import VectorIndex
 from bunko.adapters.local.engine.vector_rows import VectorRows
 from bunko.domain.keyword_analysis import QueryTerm
@@ -53,11 +54,14 @@ class Added(NamedTuple):
 
 
 class WorkspaceEngines:
-    def __init__(self, workspace_id: str, directory: Path) -> None:
+    def __init__(
+        self, workspace_id: str, directory: Path, *, tuning: EngineTuning = MEASURED
+    ) -> None:
         self.workspace_id = workspace_id
         self.directory = directory
+        self.tuning = tuning
         self.columns = SlotColumns()
-        self.keyword = KeywordIndex()
+        self.keyword = KeywordIndex(pending_postings=tuning.pending_postings)
         self.vectors: VectorIndex | None = None
         self.seq = 0  # the store's change counter this state matches
         self.max_key = 0
@@ -80,7 +84,7 @@ class WorkspaceEngines:
         if self.vectors is None and with_vectors:
             assert dimension is not None
             rows = VectorRows(self.directory / (self.new_name() + ".rows"), dimension)
-            self.vectors = VectorIndex(rows)
+            self.vectors = VectorIndex(rows, tuning=self.tuning)
             self.vectors.add(None, first)  # earlier slots had no vectors
         if self.vectors is not None:
             matrix = None

@@ -23,6 +23,7 @@ from pathlib import Path
 from bunko.adapters.local.engine.index_store import IndexStore, Row, decode_vector
 from bunko.adapters.local.engine.keyword_index import KeywordIndex
 from bunko.adapters.local.engine.slot_columns import SlotColumns
+from bunko.adapters.local.engine.tuning import EngineTuning
 from bunko.adapters.local.engine.vector_index import VectorIndex
 from bunko.adapters.local.engine.workspace_engines import Added, WorkspaceEngines
 
@@ -63,21 +64,24 @@ def save_snapshot(ws: WorkspaceEngines) -> None:
     ws.dirty_since = None
 
 
-def load_snapshot(workspace_id: str, directory: Path, dimension: int | None) -> WorkspaceEngines:
+def load_snapshot(
+    workspace_id: str, directory: Path, dimension: int | None, *, tuning: EngineTuning
+) -> WorkspaceEngines:
     """The saved snapshot; raises (OSError, ValueError, ...) when there is none or it is
     torn or of another dimension."""
     manifest = json.loads((directory / MANIFEST).read_text(encoding="utf-8"))
     if manifest["format"] != FORMAT:
         raise ValueError("another snapshot format")
-    ws = WorkspaceEngines(workspace_id, directory)
+    ws = WorkspaceEngines(workspace_id, directory, tuning=tuning)
     ws.seq, ws.max_key = manifest["seq"], manifest["max_key"]
     ws.next_name = manifest["next_name"]
     ws.columns = SlotColumns.load(directory / manifest["columns"])
-    ws.keyword = KeywordIndex.load(directory, manifest["keyword"], ws.columns.live_mask())
+    live, pending = ws.columns.live_mask(), tuning.pending_postings
+    ws.keyword = KeywordIndex.load(directory, manifest["keyword"], live, pending_postings=pending)
     if manifest["vectors"] is not None:
         if dimension is None:
             raise ValueError("a snapshot with vectors, an index without a dimension")
-        ws.vectors = VectorIndex.load(directory, manifest["vectors"], dimension)
+        ws.vectors = VectorIndex.load(directory, manifest["vectors"], dimension, tuning=tuning)
         if ws.vectors.sketches_computed:
             ws.dirty_since = time.monotonic()  # save them once, not at every start
     slots = {manifest["slots"], len(ws.columns), ws.keyword.slot_count}
@@ -89,12 +93,17 @@ def load_snapshot(workspace_id: str, directory: Path, dimension: int | None) -> 
 
 
 def open_snapshot(
-    store: IndexStore, workspace_id: str, folder: Path, dimension: int | None
+    store: IndexStore,
+    workspace_id: str,
+    folder: Path,
+    dimension: int | None,
+    *,
+    tuning: EngineTuning,
 ) -> tuple[WorkspaceEngines, int] | None:
     """The saved engines brought up to date, and how many entries were replayed; None when
     there is no usable snapshot."""
     try:
-        ws = load_snapshot(workspace_id, folder, dimension)
+        ws = load_snapshot(workspace_id, folder, dimension, tuning=tuning)
     except (OSError, ValueError, KeyError, TypeError, RuntimeError) as exc:
         if (folder / MANIFEST).exists():
             log.warning("rebuilding the index of workspace %s: %s", workspace_id, exc)
@@ -108,10 +117,15 @@ def open_snapshot(
 
 
 def rebuild(
-    store: IndexStore, workspace_id: str, folder: Path, dimension: int | None
+    store: IndexStore,
+    workspace_id: str,
+    folder: Path,
+    dimension: int | None,
+    *,
+    tuning: EngineTuning,
 ) -> WorkspaceEngines:
     """Engines built afresh from every entry in the database (`folder` must be empty)."""
-    ws = WorkspaceEngines(workspace_id, folder)
+    ws = WorkspaceEngines(workspace_id, folder, tuning=tuning)
     ws.seq = store.seq(workspace_id)
     add_rows(ws, store.rows(workspace_id), dimension)
     return ws

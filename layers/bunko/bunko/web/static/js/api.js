@@ -107,12 +107,14 @@ export async function request(method, path, body, withTotal = false, own = false
 }
 
 // Sign out: no new request leaves (a page's poll included), the ones on their way land, then
-// POST /auth/logout revokes the token. Uploads and chat streams are not waited for.
+// POST /auth/logout revokes the token. Uploads and chat streams are not waited for. Returns
+// the identity provider's sign-out address for a person who signed in with it (else null).
 export async function logout() {
   closing = true;
   try {
     await Promise.allSettled([...inFlight]);
-    await send('POST', '/auth/logout', {});
+    const out = await send('POST', '/auth/logout', {});
+    return out && typeof out.logoutUrl === 'string' ? out.logoutUrl : null;
   } finally {
     session.set(null); // before any request may leave again
     closing = false;

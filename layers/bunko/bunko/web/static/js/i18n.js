@@ -31,9 +31,10 @@ const en = {
   'lib.paced': 'the server asked to slow down, continuing in {s} s', 'lib.summaryDone': '{n} uploaded', 'lib.summaryFailed': '{n} failed', 'lib.retry': 'Retry',
   'lib.advanced': 'Advanced options', 'lib.advancedHint': 'How files are cut into passages, and each file’s reading mode (fast reads the text; precise also reads page images). The defaults suit nearly every file.',
   'lib.existing': 'Already in the library (the same file): nothing added', 'lib.summaryExisting': '{n} already in the library',
-  'lib.notImage': '{ext} images are not supported yet: upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
-  'lib.notType': '{ext} files are not supported yet: upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
-  'lib.notFile': 'Files of this type are not supported yet: upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
+  'lib.types': 'upload PDF, Word (.docx), PowerPoint (.pptx), Excel (.xlsx), HTML, Markdown, text, CSV or JSON.',
+  'lib.notImage': '{ext} images are not supported yet: {types}',
+  'lib.notType': '{ext} files are not supported yet: {types}',
+  'lib.notFile': 'Files of this type are not supported yet: {types}',
   'lib.searchFiles': 'Filter files by name', 'lib.searchPlaceholder': 'Filter by name', 'lib.sortBy': 'Sort by',
   'lib.sort.newest': 'Newest first', 'lib.sort.oldest': 'Oldest first', 'lib.sort.name': 'Name A–Z', 'lib.sort.nameDesc': 'Name Z–A',
   'lib.sort.largest': 'Largest first', 'lib.sort.smallest': 'Smallest first', 'lib.sort.type': 'Type',
@@ -74,6 +75,7 @@ const en = {
   'lib.fedByDrop': 'The server’s drop folder fills this library: files put in it appear here.',
   'lib.fedByUploads': 'Files here come from uploads; the server’s drop folder fills another library.',
   'admin.drop': 'Drop folder', 'admin.dropHint': 'Files put in the server’s drop folder (drop/ in its data folder) are added to this library; the CLI searches it when no --library is given. Files dropped earlier stay where they are.',
+  'lib.fedBySub': 'The drop folder’s sub-folder {folders} fills this library: files put in it appear here.', 'lib.fedByDropAndSub': 'The server’s drop folder fills this library, and so does its sub-folder {folders}.', 'admin.dropHintBucket': 'Files put under drop/default/ in the server’s S3 bucket are added to this library. Files dropped earlier stay where they are.', 'admin.dropSubs': 'Sub-folders', 'admin.dropSubHint': 'A sub-folder can fill a library of its own (its files keep their path and category); the others go to the library above.', 'admin.dropSubName': 'Sub-folder', 'admin.dropSubTarget': 'Goes to the library', 'admin.dropSubAdd': 'Point it there', 'admin.dropSubNone': 'No sub-folder fills a library of its own.', 'admin.dropSubRemove': 'Give {folder}/ back to the drop folder’s library', 'admin.dropSubSaved': 'The sub-folder {folder}/ now fills {name}.', 'admin.dropSubRemoved': 'The sub-folder {folder}/ fills the drop folder’s library again.',
   'admin.dropTarget': 'Fills the library', 'admin.dropSaved': 'The drop folder now fills {name}.',
   'admin.only': 'Only admins manage users. Ask one to add a colleague or reset a password.', 'set.passwordMismatch': 'The two new passwords differ.',
   'lib.readOnly': 'You can search and chat over {name} (viewer); its owners can make you an editor to add files.', 'lib.current': 'Library', 'lib.own': 'My library', 'lib.role.viewer': 'viewer', 'lib.role.editor': 'editor', 'lib.role.owner': 'owner',
@@ -204,7 +206,7 @@ export function serverMessage(message) {
   if (language === 'en' || typeof message !== 'string') return message;
   for (const [re, key] of SERVER) {
     const m = re.exec(message);
-    if (m) return t(key, m.groups || {});
+    if (m) return t(key, { types: t('lib.types'), ...m.groups });
   }
   return message;
 }

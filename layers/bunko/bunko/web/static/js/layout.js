@@ -63,10 +63,16 @@ export function languagePicker() {
 
 async function signOut() {
   clearInterval(statusTimer);
+  let providerLogout = null;
   try {
-    await api.logout(); // after the requests on their way; clears the session either way
+    providerLogout = await api.logout(); // after the requests on their way; clears the session either way
   } catch {
     // already invalid: signing out locally is all that is left
+  }
+  // signed in with the identity provider: end that session too (it sends the browser back)
+  if (providerLogout && /^https?:\/\//.test(providerLogout)) {
+    location.assign(providerLogout);
+    return;
   }
   location.hash = '/login';
 }

@@ -87,24 +87,64 @@ export function render() {
   refresh();
 }
 
-// Which library the server's drop folder fills: any of the admin's libraries.
+// Which library the server's drop folder fills, and which sub-folders fill others: any of the
+// admin's libraries.
 function dropFolderCard() {
   const error = errorBox();
   const target = h('select', {});
-  const card = h('form', { class: 'card', hidden: true, onsubmit: async (e) => {
-    e.preventDefault();
+  const subName = h('input', { required: true, maxLength: 100, autocomplete: 'off' });
+  const subTarget = h('select', {});
+  const mapped = h('ul', { class: 'plain sub-folders' });
+  const hint = h('p', { class: 'muted small' });
+  let names = new Map();
+  const nameOf = (id) => names.get(id) ?? id;
+  async function attempt(work) {
     showError(error, null);
     try {
-      await api.put('/drop-folder', { library: target.value });
-      toast(t('admin.dropSaved', { name: target.selectedOptions[0].textContent }));
+      show(await work());
     } catch (err) {
       showError(error, err);
     }
-  } }, h('h2', {}, t('admin.drop')), h('p', { class: 'muted small' }, t('admin.dropHint')),
-  h('div', { class: 'row bottom' }, field(t('admin.dropTarget'), target), h('button', { type: 'submit' }, t('common.save'))), error);
+  }
+  function show(drop) {
+    hint.textContent = t(drop.kind === 'bucket' ? 'admin.dropHintBucket' : 'admin.dropHint');
+    for (const option of target.options) option.selected = option.value === drop.libraryId;
+    clear(mapped, drop.subfolders.length ? drop.subfolders.map((sub) => h('li', { class: 'row spread' },
+      h('span', {}, h('code', {}, `${sub.name}/`), ' → ', nameOf(sub.libraryId)),
+      h('button', { type: 'button', class: 'ghost', 'aria-label': t('admin.dropSubRemove', { folder: sub.name }), onclick: () => attempt(async () => {
+        const now = await api.del(`/drop-folder/subfolders/${encodeURIComponent(sub.name)}`);
+        toast(t('admin.dropSubRemoved', { folder: sub.name }));
+        return now;
+      }) }, t('lib.remove')))) : h('li', { class: 'muted small' }, t('admin.dropSubNone')));
+  }
+  const whole = h('form', { onsubmit: (e) => {
+    e.preventDefault();
+    attempt(async () => {
+      const now = await api.put('/drop-folder', { library: target.value });
+      toast(t('admin.dropSaved', { name: nameOf(target.value) }));
+      return now;
+    });
+  } }, h('div', { class: 'row bottom' }, field(t('admin.dropTarget'), target), h('button', { type: 'submit' }, t('common.save'))));
+  const sub = h('form', { onsubmit: (e) => {
+    e.preventDefault();
+    attempt(async () => {
+      const now = await api.put('/drop-folder', { library: subTarget.value, subfolder: subName.value.trim() });
+      toast(t('admin.dropSubSaved', { folder: subName.value.trim(), name: nameOf(subTarget.value) }));
+      subName.value = '';
+      return now;
+    });
+  } }, h('div', { class: 'row bottom' }, field(t('admin.dropSubName'), subName), field(t('admin.dropSubTarget'), subTarget),
+    h('button', { type: 'submit' }, t('admin.dropSubAdd'))));
+  const card = h('section', { class: 'card', hidden: true, 'aria-labelledby': 'drop-folder-title' },
+    h('h2', { id: 'drop-folder-title' }, t('admin.drop')), hint, whole,
+    h('h3', {}, t('admin.dropSubs')), h('p', { class: 'muted small' }, t('admin.dropSubHint')), mapped, sub, error);
   Promise.all([api.get('/drop-folder'), api.get('/libraries')]).then(([drop, libraries]) => {
     if (!drop.available) return;
-    clear(target, libraries.map((l) => h('option', { value: l.id, selected: l.id === drop.libraryId }, l.personal ? t('lib.own') : l.name)));
+    names = new Map(libraries.map((l) => [l.id, l.personal ? t('lib.own') : l.name]));
+    const options = () => libraries.map((l) => h('option', { value: l.id }, nameOf(l.id)));
+    clear(target, options());
+    clear(subTarget, options());
+    show(drop);
     card.hidden = false;
   }).catch((err) => showError(error, err));
   return card;

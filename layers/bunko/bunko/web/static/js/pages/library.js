@@ -40,7 +40,7 @@ function readable(file) {
 }
 function refusal(file) {
   const ext = (/\.([^.]+)$/.exec(file.name)?.[1] || '').toUpperCase();
-  return t(IMAGE.test(file.name) ? 'lib.notImage' : ext ? 'lib.notType' : 'lib.notFile', { ext });
+  return t(IMAGE.test(file.name) ? 'lib.notImage' : ext ? 'lib.notType' : 'lib.notFile', { ext, types: t('lib.types') });
 }
 
 export function render() {
@@ -271,12 +271,15 @@ export function render() {
     h('div', { class: 'row spread' }, h('h2', {}, t('lib.files')), readOnly ? null : h('button', { type: 'button', class: 'ghost danger', onclick: clearAll }, t('lib.clear'))),
     files.element);
   if (shared) main.querySelector('h1').append(' · ', h('span', { class: 'library-name' }, shared.name));
-  // Where this library's files come from: the server's drop folder fills one library.
+  // Where this library's files come from: the server's drop folder fills one library, and
+  // each sub-folder an admin mapped fills its own.
   const source = h('p', { class: 'muted small source', hidden: true });
   main.querySelector('h1').after(source);
   api.get('/drop-folder').then((d) => {
     if (!d.available) return;
-    source.textContent = t(d.feedsThisLibrary ? 'lib.fedByDrop' : 'lib.fedByUploads');
+    const subs = (d.subfoldersHere || []).map((name) => `${name}/`).join(', ');
+    if (subs) source.textContent = t(d.feedsThisLibrary ? 'lib.fedByDropAndSub' : 'lib.fedBySub', { folders: subs });
+    else source.textContent = t(d.feedsThisLibrary ? 'lib.fedByDrop' : 'lib.fedByUploads');
     source.hidden = false;
   }).catch(() => {});
   files.refresh();

@@ -1,7 +1,7 @@
-"""The AWS shape's routes of model configs: a workspace's own embedding model (an
+"""The AWS shape's generations of model configs: a workspace's own embedding model (an
 OpenAI-compatible endpoint) fills an OpenSearch index of its own, `<deployment index>-m-<config
 id>`, in the same collection; the index is created with the endpoint's vector size (learned
-from a probe) when the route is first opened, and its engine ids are kept in their own ledger.
+from a probe) when the generation is first opened, and its engine ids are kept in their own ledger.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Callable
 from bunko.bootstrap.adapters import OpenerFactory
 from bunko.bootstrap.workspace_embedders import open_config_embedder
 from bunko.config import Settings
-from bunko.ports import EmbeddingRoute, RouteOpener
+from bunko.ports import EmbeddingGeneration, GenerationOpener
 from bunko.services.embedding import ModelConfigService
 
 
@@ -20,13 +20,15 @@ def model_index_name(deployment_index: str, config_id: str) -> str:
     return f"{deployment_index}-m-{config_id}".lower()
 
 
-def aws_route_opener(settings: Settings, client, table, deployment_index: str) -> OpenerFactory:
+def aws_generation_opener(
+    settings: Settings, client, table, deployment_index: str
+) -> OpenerFactory:
     """`client`: the collection's OpenSearch client; `table`: the metadata table (ledgers)."""
     from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
     from bunko.adapters.aws.opensearch_ledger import IdLedger
 
-    def factory(configs: ModelConfigService, closers: list[Callable[[], None]]) -> RouteOpener:
-        def open_route(workspace_id: str, config_id: str) -> EmbeddingRoute:
+    def factory(configs: ModelConfigService, closers: list[Callable[[], None]]) -> GenerationOpener:
+        def open_generation(workspace_id: str, config_id: str) -> EmbeddingGeneration:
             embedder = open_config_embedder(settings, configs, workspace_id, config_id)
             index = OpenSearchServerlessIndex(
                 client,
@@ -35,8 +37,8 @@ def aws_route_opener(settings: Settings, client, table, deployment_index: str) -
                 ledger=IdLedger(table, namespace=config_id),
             )
             index.ensure_index()
-            return EmbeddingRoute(config_id, embedder, index)
+            return EmbeddingGeneration(config_id, embedder, index)
 
-        return open_route
+        return open_generation
 
     return factory

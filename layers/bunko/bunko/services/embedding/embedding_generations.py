@@ -1,9 +1,9 @@
-"""WorkspaceRoutes: the EmbeddingRoutes of the embedded shape, from each workspace's saved
-choice (a settings document, scope "embedding-model"), and FixedRoutes: every workspace on the
-server's default model (AWS, a service built without routes).
+"""ChosenGenerations: the EmbeddingGenerations of the embedded shape, from each workspace's saved
+choice (a settings document, scope "embedding-model"), and SharedGeneration: every workspace on the
+server's default model (AWS, a service built without generations).
 
 The saved document: {"serving": model, "building": model or null}, a model being "default"
-(the server's own) or a model config id; no document: served by the default. Routes of model
+(the server's own) or a model config id; no document: served by the default. Generations of model
 configs are opened once, on first use, and kept (an embedder client and an index); the
 embedder follows its config's key (config_embedder.ConfigEmbedder).
 """
@@ -20,10 +20,10 @@ from bunko.domain.metadata import terms_of
 from bunko.ports import (
     DEFAULT_MODEL,
     Embedder,
-    EmbeddingRoute,
-    EmbeddingRoutes,
+    EmbeddingGeneration,
+    EmbeddingGenerations,
     FollowsConfig,
-    RouteOpener,
+    GenerationOpener,
     SearchIndex,
     SettingsStore,
     write_targets,
@@ -32,23 +32,23 @@ from bunko.ports import (
 SCOPE = "embedding-model"
 
 
-class FixedRoutes:
-    """One route for every workspace."""
+class SharedGeneration:
+    """One generation for every workspace."""
 
-    def __init__(self, default: EmbeddingRoute) -> None:
+    def __init__(self, default: EmbeddingGeneration) -> None:
         self.default = default
         self._lock = threading.RLock()
 
-    def chosen(self, workspace_id: str) -> EmbeddingRoute:
+    def chosen(self, workspace_id: str) -> EmbeddingGeneration:
         return self.default
 
-    def serving(self, workspace_id: str) -> EmbeddingRoute:
+    def serving(self, workspace_id: str) -> EmbeddingGeneration:
         return self.chosen(workspace_id)
 
-    def building(self, workspace_id: str) -> EmbeddingRoute | None:
+    def building(self, workspace_id: str) -> EmbeddingGeneration | None:
         return None
 
-    def followers(self, workspace_id: str) -> list[EmbeddingRoute]:
+    def followers(self, workspace_id: str) -> list[EmbeddingGeneration]:
         return []
 
     def models(self, workspace_id: str) -> set[str]:
@@ -62,12 +62,14 @@ class FixedRoutes:
             yield
 
 
-class WorkspaceRoutes(FixedRoutes):
-    def __init__(self, default: EmbeddingRoute, store: SettingsStore, opener: RouteOpener) -> None:
+class ChosenGenerations(SharedGeneration):
+    def __init__(
+        self, default: EmbeddingGeneration, store: SettingsStore, opener: GenerationOpener
+    ) -> None:
         super().__init__(default)
         self.store = store
         self.opener = opener
-        self._opened: dict[tuple[str, str], EmbeddingRoute] = {}
+        self._opened: dict[tuple[str, str], EmbeddingGeneration] = {}
         # Not the `steady` lock: a search must not wait for a write that is embedding.
         self._opening = threading.Lock()
 
@@ -90,9 +92,9 @@ class WorkspaceRoutes(FixedRoutes):
     def all_states(self) -> list[tuple[str, dict[str, Any]]]:
         return [(ws, self.state(ws)) for ws, _ in self.store.list_settings(SCOPE)]
 
-    # The routes.
-    def route(self, workspace_id: str, model: str) -> EmbeddingRoute:
-        """The route of `model` (a config id, or DEFAULT_MODEL: the server's default)."""
+    # The generations.
+    def generation(self, workspace_id: str, model: str) -> EmbeddingGeneration:
+        """The generation of `model` (a config id, or DEFAULT_MODEL: the server's default)."""
         if model == DEFAULT_MODEL:
             return self.default
         key = (workspace_id, model)
@@ -101,44 +103,46 @@ class WorkspaceRoutes(FixedRoutes):
                 self._opened[key] = self.opener(workspace_id, model)
             return self._opened[key]
 
-    def chosen(self, workspace_id: str) -> EmbeddingRoute:
-        return self.route(workspace_id, self.state(workspace_id)["serving"])
+    def chosen(self, workspace_id: str) -> EmbeddingGeneration:
+        return self.generation(workspace_id, self.state(workspace_id)["serving"])
 
-    def building(self, workspace_id: str) -> EmbeddingRoute | None:
+    def building(self, workspace_id: str) -> EmbeddingGeneration | None:
         building = self.state(workspace_id)["building"]
-        return None if building is None else self.route(workspace_id, building)
+        return None if building is None else self.generation(workspace_id, building)
 
     def refresh(self, workspace_id: str, model: str) -> None:
         """The model's config was saved (a new key): its embedder reads it again at its next
-        use. The route and its index stay: a config in use keeps its model."""
+        use. The generation and its index stay: a config in use keeps its model."""
         with self._opening:
-            route = self._opened.get((workspace_id, model))
-        if route is not None and isinstance(route.embedder, FollowsConfig):
-            route.embedder.refresh()
+            generation = self._opened.get((workspace_id, model))
+        if generation is not None and isinstance(generation.embedder, FollowsConfig):
+            generation.embedder.refresh()
 
     def forget(self, workspace_id: str, model: str) -> None:
-        """Drop an opened route (its endpoint failed the probe when it was chosen)."""
+        """Drop an opened generation (its endpoint failed the probe when it was chosen)."""
         with self._opening:
             self._opened.pop((workspace_id, model), None)
 
 
-def fixed_routes(index: SearchIndex, embedder: Embedder | None) -> FixedRoutes:
-    """Every workspace on one model and index (a service built without routes)."""
-    return FixedRoutes(EmbeddingRoute(DEFAULT_MODEL, embedder, index))
+def shared_generation(index: SearchIndex, embedder: Embedder | None) -> SharedGeneration:
+    """Every workspace on one model and index (a service built without generations)."""
+    return SharedGeneration(EmbeddingGeneration(DEFAULT_MODEL, embedder, index))
 
 
-def delete_document_everywhere(routes: EmbeddingRoutes, workspace_id: str, doc_id: str) -> None:
+def delete_document_everywhere(
+    generations: EmbeddingGenerations, workspace_id: str, doc_id: str
+) -> None:
     """Remove a document from every generation the workspace writes (two while its model
     changes), held steady."""
-    with routes.steady():
-        for target in write_targets(routes, workspace_id):
+    with generations.steady():
+        for target in write_targets(generations, workspace_id):
             target.index.delete_document(workspace_id, doc_id)
 
 
-def relabel_document_everywhere(routes: EmbeddingRoutes, document: Document) -> None:
+def relabel_document_everywhere(generations: EmbeddingGenerations, document: Document) -> None:
     """Give the document's entries its metadata terms now (after an edit of its metadata or
     category) in every generation the workspace writes, held steady."""
     terms = terms_of(document.metadata, document.category)
-    with routes.steady():
-        for target in write_targets(routes, document.workspace_id):
+    with generations.steady():
+        for target in write_targets(generations, document.workspace_id):
             target.index.relabel_document(document.workspace_id, document.id, terms)

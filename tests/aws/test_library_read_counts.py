@@ -1,0 +1,191 @@
+"""What a listing, an upload and a presign cost in DynamoDB (issue 47, point 7). A default
+listing counted the whole library (`Select=COUNT` is charged for every item it reads), and
+every upload and presign summed every document's size for the storage quota. Now a
+library's totals are a counter item written in the documents' own transactions, so each of
+these requests reads the same items whether the library holds 10 documents or 10,000.
+
+Through the real api function on moto: two people, one with 10 documents and one with 10,000
+(written straight to the table with batch writes, as a library from before the counter:
+its first read counts it once). Every DynamoDB call of every client is counted, with the
+items it read (ScannedCount for a query or scan, whatever it returns)."""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import timedelta
+
+import pytest
+from botocore.client import BaseClient
+
+from bunko.adapters.aws import dynamodb_items as items
+from bunko.adapters.aws.dynamodb_table import Table
+from bunko.domain import Document, utcnow
+from tests.aws.conftest import FakeLambdaContext
+from tests.aws.handlers import api_event, presign, sign_in
+from tests.aws.stand_ins import TABLE
+from tests.aws.test_handlers import user_workspace
+
+BOUNDARY = "bunko-count-boundary"
+
+
+class Reads:
+    def __init__(self) -> None:
+        self.requests: Counter[str] = Counter()
+        self.items = 0
+
+    def record(self, operation: str, parsed: dict) -> None:
+        self.requests[operation] += 1
+        if "ScannedCount" in parsed:
+            self.items += parsed["ScannedCount"]
+        elif "Item" in parsed:
+            self.items += 1
+        elif "Responses" in parsed and operation == "BatchGetItem":
+            self.items += sum(len(v) for v in parsed["Responses"].values())
+
+    @property
+    def seen(self) -> tuple[dict[str, int], int]:
+        return dict(self.requests), self.items
+
+
+@contextmanager
+def counted(monkeypatch) -> Iterator[Reads]:
+    """Every DynamoDB call made by any client (the function builds its own)."""
+    reads = Reads()
+    original = BaseClient._make_api_call
+
+    def recording(self, operation, params):
+        parsed = original(self, operation, params)
+        if self.meta.service_model.service_name == "dynamodb":
+            reads.record(operation, parsed)
+        return parsed
+
+    with monkeypatch.context() as patch:
+        patch.setattr(BaseClient, "_make_api_call", recording)
+        yield reads
+
+
+def fill(dynamodb, workspace_id: str, n: int) -> None:
+    """`n` documents of 100 bytes written as items, without the stores' transactions."""
+    base = utcnow() - timedelta(days=1)
+    docs = [
+        Document(id=f"doc-{i:05d}", workspace_id=workspace_id, path=f"bulk/{i:05d}.md",
+                 name=f"{i:05d}.md", mime="text/markdown", size=100,
+                 created_at=base + timedelta(milliseconds=i), updated_at=base)
+        for i in range(n)
+    ]  # fmt: skip
+    Table(dynamodb, TABLE).batch_write(
+        puts=[
+            {
+                **items.doc_key(workspace_id, d.id),
+                **items.document_attributes(d),
+                "ver": 1,
+                "chunks_stored": 0,
+            }
+            for d in docs
+        ]
+    )
+
+
+def upload(api, token: str, name: str) -> None:
+    data = b"# Counts\n\nA small note about counters.\n"
+    body = (
+        (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{name}"\r\n'
+            "Content-Type: text/markdown\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{BOUNDARY}--\r\n".encode()
+    )
+    event = api_event("POST", "/upload", headers={
+        "Authorization": f"Bearer {token}",
+        "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
+        "Content-Length": str(len(body)),
+    })  # fmt: skip
+    event["body"], event["isBase64Encoded"] = base64.b64encode(body).decode(), True
+    response = api.handler(event, FakeLambdaContext())
+    assert response["statusCode"] == 201, response["body"]
+
+
+def listing(api, token: str) -> tuple[int, int]:
+    event = api_event("GET", "/knowledge-bases", headers={"Authorization": f"Bearer {token}"})
+    event["queryStringParameters"] = {"limit": "10"}
+    event["multiValueQueryStringParameters"] = {"limit": ["10"]}
+    response = api.handler(event, FakeLambdaContext())
+    assert response["statusCode"] == 200, response["body"]
+    return len(json.loads(response["body"])), int(
+        {k.lower(): v for k, v in response["headers"].items()}["x-total-count"]
+    )
+
+
+@pytest.mark.slow  # 10,000 items written to moto
+def test_listing_upload_and_presign_cost_the_same_at_10_and_10000_documents(
+    api_with_accounts, aws_env, monkeypatch
+):
+    api = api_with_accounts
+    cost: dict[int, dict[str, tuple[dict[str, int], int]]] = {}
+    # Both people exist first, and each uploads once unmeasured: an upload's bill reads the
+    # deployment's users once per function instance and new library (services/accounts/
+    # bills.py), which follows the number of people, not the library's size.
+    tokens = {person: sign_in(api, person) for person in ("small", "large")}
+    for n, person in ((10, "small"), (10_000, "large")):
+        token = tokens[person]
+        workspace = user_workspace(person)
+        fill(aws_env.dynamodb, workspace, n)
+        with counted(monkeypatch) as first:  # a library from before the counter: counted once
+            assert listing(api, token) == (10, n)
+        assert first.items >= n
+        upload(api, token, "warm.md")
+        cost[n] = {}
+        with counted(monkeypatch) as reads:
+            assert listing(api, token) == (10, n + 1)
+        cost[n]["listing"] = reads.seen
+        with counted(monkeypatch) as reads:
+            upload(api, token, "counts.md")
+        cost[n]["upload"] = reads.seen
+        with counted(monkeypatch) as reads:
+            status, answer = presign(api, token, {"path": "big.pdf", "size": 10 * 1024**2})
+            assert status == 200, answer
+        cost[n]["presign"] = reads.seen
+        assert listing(api, token) == (10, n + 2)  # the uploads counted
+    assert cost[10] == cost[10_000], cost
+    for requests, read in cost[10_000].values():
+        assert "Scan" not in requests
+        assert read <= 30, cost  # the person, their bill, the page: never the library
+
+
+def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monkeypatch, tmp_path):
+    """Its first read counts its documents; a document write landing during that count makes
+    the count run again (the totals item's `seq` moved), so the totals kept are exact."""
+    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb_totals import LibraryCounters, totals_key
+    from bunko.adapters.local.files import FileBlobStore
+    from bunko.ports import LibraryTotals
+
+    store = DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=FileBlobStore(tmp_path))
+    fill(aws.dynamodb, "ws-old", 30)  # 30 documents of 100 bytes, no counter
+    racing = Document(id="late", workspace_id="ws-old", path="late.md", name="late.md",
+                      mime="text/markdown", size=5)  # fmt: skip
+    count = LibraryCounters._count
+    calls = []
+
+    def count_while_a_write_lands(self, workspace_id):
+        found = count(self, workspace_id)
+        calls.append(found)
+        if len(calls) == 1:
+            store.add_document(racing)  # lands after the count read, before the totals are set
+        return found
+
+    monkeypatch.setattr(LibraryCounters, "_count", count_while_a_write_lands)
+    assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
+    assert calls == [LibraryTotals(30, 3000), LibraryTotals(31, 3005)]
+    # counted from now on: one item read, kept by the documents' transactions
+    with counted(monkeypatch) as reads:
+        assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
+    assert reads.seen == ({"GetItem": 1}, 1)
+    assert store.delete_document("ws-old", "late")
+    assert store.library_totals("ws-old") == LibraryTotals(documents=30, bytes=3000)
+    assert Table(aws.dynamodb, TABLE).get(totals_key("ws-old"))["counted"] is True
