@@ -47,8 +47,8 @@ def main() -> None:
         jobs = queue.take()
         for i in range(0, len(jobs), 256):
             services.pipeline.process(jobs[i : i + 256])
-        route = services.search.route("default")  # loads the model before any timing
-        services.search.query_vector("warm up", route.embedder)
+        generation = services.search.generation("default")  # loads the model first
+        services.search.query_vector("warm up", generation.embedder)
         options = SearchOptions(limit=10)
         for q in questions:
             for label, row, cold in (

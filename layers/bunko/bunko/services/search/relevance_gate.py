@@ -162,9 +162,12 @@ def similarities(
     has no vector yet: its cosine is missing, not low, so its keywords alone decide."""
     window = gate_window(fused, limit)
     if window:
-        chunks.update((c.id, c) for c in metadata.get_chunks_by_ids(
-            workspace_id, [h.chunk_id for h in window if h.chunk_id not in chunks]
-        ))  # fmt: skip
+        chunks.update(
+            (c.id, c)
+            for c in metadata.get_chunks_by_ids(
+                workspace_id, [h.chunk_id for h in window if h.chunk_id not in chunks]
+            )
+        )
     read = [chunks[h.chunk_id] for h in window if h.chunk_id in chunks]
     texts = {c.id: c.content for c in read}
     context = (
