@@ -1,5 +1,6 @@
 """The account services (auth, users, model configs, settings, libraries), wired from a
-shape's account adapters, and the saved preferences that search and chat read."""
+shape's account adapters over the wings below them; and the bills that count a person's
+libraries (upload quota, conversations)."""
 
 from __future__ import annotations
 
@@ -7,11 +8,19 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
+from bunko.bootstrap.chat import ChatWing
+from bunko.bootstrap.embedding import EmbeddingWing, embedding_model_names
+from bunko.bootstrap.ingest import IngestWing
+from bunko.bootstrap.settings import Preferences
 from bunko.bootstrap.sign_in import SignInServices, build_sign_in
 from bunko.config import Settings
 from bunko.ports import MetadataStore
 from bunko.services.accounts import (
+    ApiKeyService,
+    ApiKeyVerifier,
     AuthService,
+    Bills,
+    Identity,
     JwtVerifier,
     LibraryService,
     LoginThrottle,
@@ -20,10 +29,11 @@ from bunko.services.accounts import (
     UserAdminService,
 )
 from bunko.services.chat import ConversationService
+from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.embedding import ModelConfigService, ModelSwitch
 from bunko.services.ingest import KnowledgeBaseService
 from bunko.services.research import ResearchService
-from bunko.services.settings import UserSettingsService, WorkspaceSettingsService, default_settings
+from bunko.services.settings import UserSettingsService, WorkspaceSettingsService
 
 
 @dataclass
@@ -39,37 +49,6 @@ class AccountServices:
     model_switch: ModelSwitch  # each workspace's embedding model
     # sign-in with an identity provider (BUNKO_OIDC_ISSUER); None: passwords only
     sign_in: SignInServices | None = None
-
-
-@dataclass(frozen=True)
-class Preferences:
-    """What users and workspaces saved: search and chat read it, the accounts edit it."""
-
-    user: UserSettingsService
-    workspace: WorkspaceSettingsService
-
-
-def build_preferences(settings: Settings, adapters: Adapters, switch: ModelSwitch) -> Preferences:
-    """What people and workspaces save (the settings wing's services), over the accounts'
-    stores; the server's Settings give the defaults."""
-    assert adapters.accounts is not None
-    stores = adapters.accounts.stores
-    return Preferences(
-        user=UserSettingsService(
-            stores.settings,
-            stores.model_configs,
-            defaults=default_settings(
-                top_k=settings.search_limit, similarity_threshold=settings.min_score
-            ),
-            embedding=switch,
-        ),
-        workspace=WorkspaceSettingsService(
-            stores.settings,
-            min_score=settings.min_score,
-            limit=settings.search_limit,
-            folder_check=adapters.folder_check,
-        ),
-    )
 
 
 def build_auth(
@@ -152,3 +131,85 @@ def build_account_services(
             settings.admin_username, settings.admin_password.get_secret_value()
         )
     return services
+
+
+def build_bills(adapters: Adapters) -> Bills | None:
+    """One count per person across their libraries: bytes, upload pace, conversations."""
+    account = adapters.accounts
+    if account is None:
+        return None
+    return Bills(users=account.stores.users, libraries=account.stores.libraries)
+
+
+@dataclass(frozen=True)
+class AccountWing:
+    """Who calls (`identity`), and where accounts are configured the account services, API keys
+    and what reads model configs and needs a caller: a library's files as the web app sees them
+    (/upload, /knowledge-bases), the vision advisor and LibreOffice conversions (None elsewhere:
+    their routes answer 503). Field names are the container's (`Services`)."""
+
+    identity: Identity
+    accounts: AccountServices | None
+    apikeys: ApiKeyService | None
+    knowledge_base: KnowledgeBaseService | None
+    vision: VisionAdvisor | None
+    conversions: ConversionService | None
+
+
+def build_accounts(
+    settings: Settings,
+    adapters: Adapters,
+    ingest: IngestWing,
+    embedding: EmbeddingWing,
+    preferences: Preferences | None,
+    research: ResearchService | None,
+    chat: ChatWing,
+) -> AccountWing:
+    """Over the wings below (deleting a user reaches into ingest, research and chat);
+    `preferences`: None where this process signs nobody in (then no account services)."""
+    account, metadata, blobs = adapters.accounts, adapters.metadata, adapters.blobs
+    switch = embedding.model_switch
+    identity = Identity([], auth_enabled=settings.auth == "on")
+    if account is None or preferences is None:
+        return AccountWing(identity, None, None, None, None, None)
+    assert switch is not None
+    knowledge_base = KnowledgeBaseService(
+        ingest=ingest.ingest,
+        model_configs=account.stores.model_configs,
+        embedding_models=embedding_model_names(settings, adapters),
+        embedding=switch,
+    )
+    accounts = build_account_services(
+        settings,
+        adapters,
+        account,
+        knowledge_base=knowledge_base,
+        switch=switch,
+        preferences=preferences,
+        research=research,
+        conversations=chat.conversations,
+    )
+    apikeys = ApiKeyService(
+        store=account.api_keys,
+        metadata=metadata,
+        users=account.stores.users,
+        role_of=accounts.libraries.current_role,
+    )
+    return AccountWing(
+        identity=Identity(
+            [accounts.jwt_verifier, ApiKeyVerifier(apikeys)],
+            auth_enabled=settings.auth == "on",
+        ),
+        accounts=accounts,
+        apikeys=apikeys,
+        knowledge_base=knowledge_base,
+        vision=VisionAdvisor(
+            metadata=metadata,
+            blobs=blobs,
+            model_configs=account.stores.model_configs,
+            max_file_bytes=settings.max_file_bytes,
+        ),
+        conversions=ConversionService(
+            adapters.converter, blobs, max_file_bytes=settings.max_file_bytes
+        ),
+    )

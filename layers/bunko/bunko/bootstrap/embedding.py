@@ -5,6 +5,7 @@ on one machine, in queued steps on AWS)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.workspace_embedders import NO_ROUTES
@@ -90,3 +91,31 @@ def embedding_model_names(settings: Settings, adapters: Adapters) -> frozenset[s
     if settings.backend == "local":
         names.add(settings.embedder)  # "use", "e5", ...
     return frozenset(n for n in names if isinstance(n, str) and n)
+
+
+@dataclass(frozen=True)
+class EmbeddingWing:
+    """The background refiner and the switch; field names are the container's (`Services`)."""
+
+    refiner: Refiner | None  # progressive quality (BUNKO_REFINE_EMBEDDER), not started
+    model_switch: ModelSwitch | None  # None without model configs (no account stores)
+
+
+def build_embedding(
+    settings: Settings,
+    adapters: Adapters,
+    generations: SharedGeneration,
+    busy: Callable[[], bool],
+    closers: list[Callable[[], None]],
+) -> EmbeddingWing:
+    """`busy`: whether ingest has work queued (the refiner waits for a quiet queue)."""
+    refiner = None
+    if isinstance(generations, RefiningGenerations):
+        refiner = Refiner(
+            metadata=adapters.metadata,
+            generations=generations,
+            busy=busy,
+            quiet_seconds=settings.refine_quiet_seconds,
+        )
+        closers.insert(0, refiner.stop)  # before the worker and the stores
+    return EmbeddingWing(refiner, model_switch(settings, adapters, generations, refiner))
