@@ -1,7 +1,9 @@
 """The composition root: the only place adapters are built and wired to services.
 
 - `root`: `build_services(settings)` for either shape, and the `Services` it returns;
-- `local`, `aws`: each shape's adapters; `accounts`: the account services;
+- `local`, `aws`: each shape's adapters;
+- one builder per wing (`embedding`, `ingest`, `settings`, `search`, `chat`, `research`,
+  `accounts`), each returning its bundle from the ports and the wings below it;
 - `background`: what the embedded server runs beside the app (worker resume, reindex);
 - `functions`: the Lambda functions' graphs (bunko/lambda_entry.py caches them).
 It imports no door (http, mcp, drops): the doors, and what composes them, sit above it.
