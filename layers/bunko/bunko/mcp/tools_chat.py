@@ -11,8 +11,8 @@ from bunko.domain.auth import SCOPE_READ
 from bunko.domain.metadata import parse_filter
 from bunko.errors import UpstreamError
 from bunko.mcp.inputs import MetadataFilter, StrictInput
-from bunko.mcp.outputs import Output
 from bunko.mcp.registry import ToolContext, tool
+from bunko.operations.models import Output
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import collect_answer, slot_owner

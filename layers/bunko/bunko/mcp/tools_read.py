@@ -11,7 +11,8 @@ from bunko.mcp.inputs import (
     NoInput,
     SearchTextInput,
 )
-from bunko.mcp.outputs import (
+from bunko.mcp.registry import ToolContext, tool
+from bunko.operations.telosdb import (
     ChunkOutput,
     DocumentCountOutput,
     DocumentSummary,
@@ -23,7 +24,6 @@ from bunko.mcp.outputs import (
     MetadataKeysOutput,
     SearchTextOutput,
 )
-from bunko.mcp.registry import ToolContext, tool
 from bunko.services.search import SearchOptions
 
 READ = {"read_only": True, "destructive": False, "idempotent": True}

@@ -18,7 +18,8 @@ from bunko.mcp.inputs import (
     SetMetadataInput,
     UpdateItemInput,
 )
-from bunko.mcp.outputs import (
+from bunko.mcp.registry import ToolContext, tool
+from bunko.operations.telosdb import (
     AddedOutput,
     DeletedDocumentOutput,
     DeletedItemOutput,
@@ -26,7 +27,6 @@ from bunko.mcp.outputs import (
     ItemOutput,
     RetrainOutput,
 )
-from bunko.mcp.registry import ToolContext, tool
 from bunko.services.ingest import Upload
 
 # How long add_item_text / add_file wait for indexing before answering `pending`.
