@@ -11,7 +11,7 @@ from bunko.domain.auth import SCOPE_READ
 from bunko.domain.metadata import parse_filter
 from bunko.errors import UpstreamError
 from bunko.mcp.inputs import MetadataFilter, StrictInput
-from bunko.mcp.registry import ToolContext, tool
+from bunko.mcp.registry import ToolContext, ToolSpec, tool
 from bunko.operations.models import Output
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
@@ -113,3 +113,6 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
         answer=text,
         sources=[AskSource(number=n, **s.to_dict()) for n, s in enumerate(sources, start=1)],
     )
+
+
+CHAT_TOOLS: tuple[ToolSpec, ...] = (ask,)
