@@ -81,23 +81,6 @@ class Source:
     quotes: tuple[Evidence, ...] = ()
     chunk: Chunk | None = field(default=None, repr=False, compare=False)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "fileName": self.file_name,
-            "content": self.content,
-            "score": self.score,
-            "chunkIndex": self.chunk_index,
-            "documentId": self.document_id,
-            "page": self.page,
-            "pageEnd": self.page_end,
-            "quote": self.quote,
-            "quoteStart": self.quote_start,
-            "quoteEnd": self.quote_end,
-            "quotes": [
-                {"quote": q.text, "quoteStart": q.start, "quoteEnd": q.end} for q in self.quotes
-            ],
-        }
-
     def citing(self, found: Sequence[Evidence]) -> Source:
         """This source with its evidence sentences (the first one's page is its page)."""
         if not found:
