@@ -14,7 +14,7 @@ from bunko.domain.highlights import matched_spans
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.http.metadata_fields import MAX_FILTER_TEXT, given_filter
-from bunko.operations.telosdb import SearchHit
+from bunko.operations.telosdb import ChunkOutput, SearchHit
 from bunko.services.bounds import QUERY_CHARS, RESULTS
 from bunko.services.ingest import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
 from bunko.services.search import SearchOptions
@@ -51,14 +51,10 @@ class MetadataKeys(BaseModel):
     keys: list[MetadataKey]
 
 
-class ChunkOut(BaseModel):
-    id: str
-    index: int
-    content: str
-    start: int
-    end: int
-    page: int | None
-    pageEnd: int | None  # the page it ends on
+class ChunkOut(ChunkOutput):
+    """A chunk as MCP's get_document gives it, and the page it ends on."""
+
+    pageEnd: int | None  # camelCase, as the web app has always read it
 
 
 class FileChunks(BaseModel):
