@@ -35,8 +35,8 @@ def flaky_model(tmp_path, e5):
     )  # fmt: skip
     switch = services.accounts.model_switch
     switch.select(WS, config.id)
-    wait_for(lambda: switch.status(WS)["building"] is None, timeout=60)
-    assert switch.status(WS)["serving"]["modelConfigId"] == config.id
+    wait_for(lambda: switch.status(WS).building is None, timeout=60)
+    assert switch.status(WS).serving.config_id == config.id
     yield services, proxy, config.id
     proxy.close()
     services.close()

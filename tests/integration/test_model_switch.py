@@ -42,16 +42,16 @@ def _idle(switch) -> bool:
 def test_a_choice_changed_during_the_rebuild_abandons_it(gated_model):
     services, proxy, config = gated_model
     switch = services.accounts.model_switch
-    assert switch.select(WS, config)["building"]["modelConfigId"] == config
+    assert switch.select(WS, config).building.config_id == config
     rebuild = switch._progress[WS]["thread"]
     again = switch.select(WS, config)  # chosen again (a client saving all its settings)
-    assert again["building"]["modelConfigId"] == config
+    assert again.building.config_id == config
     assert switch._progress[WS]["thread"] is rebuild  # the same rebuild goes on
     back = switch.select(WS, None)  # while the new model's rebuild waits at the gate
-    assert back["serving"]["modelConfigId"] is None and back["building"] is None
+    assert back.serving.config_id is None and back.building is None
     proxy.gate.set()
     wait_for(lambda: _idle(switch), timeout=60)
-    assert switch.status(WS)["serving"]["modelConfigId"] is None
+    assert switch.status(WS).serving.config_id is None
     assert switch.generations.state(WS) == {"serving": "default", "building": None}
     assert services.index.count(WS) == len(TEXTS)  # the default generation kept it all
     found = services.search.search(WS, "lighthouse lamp", SearchOptions(min_score=0))
@@ -63,13 +63,13 @@ def test_an_own_generation_that_disagrees_with_metadata_is_rebuilt_at_start(gate
     proxy.gate.set()
     switch = services.accounts.model_switch
     switch.select(WS, config)
-    wait_for(lambda: switch.status(WS)["building"] is None, timeout=60)
+    wait_for(lambda: switch.status(WS).building is None, timeout=60)
     own = switch.generations.serving(WS)
     assert own.model == config and own.index.count(WS) == len(TEXTS)
     own.index.delete_chunks(WS, [c.id for c in services.metadata.iter_chunks(WS)][:1])
     assert switch.resume() == 1  # what `bunko serve` runs at start
     wait_for(lambda: _idle(switch), timeout=60)
-    assert switch.status(WS)["serving"]["modelConfigId"] == config
+    assert switch.status(WS).serving.config_id == config
     assert own.index.count(WS) == len(TEXTS)
     assert switch.resume() == 0  # nothing left to repair
     found = services.search.search(WS, "lighthouse lamp", SearchOptions(min_score=0))

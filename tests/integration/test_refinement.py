@@ -11,6 +11,7 @@ import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.ports import SearchFilter
+from bunko.services.embedding import RefinedStatus
 from bunko.services.search.search import SearchOptions
 from tests.conftest import make_services
 from tests.topics import QUERY, TOPICS
@@ -50,17 +51,17 @@ def test_search_moves_to_the_refined_model_once_it_holds_every_chunk(refining):
     services = refining
     before = services.search.search(WS, QUERY, ANY)
     assert not before.items  # keyword-only: the query shares no word with the files
-    assert services.accounts.model_switch.status(WS)["refined"]["serving"] is False
+    assert services.accounts.model_switch.status(WS).refined.serving is False
 
     assert services.refiner.refine(WS) is True
     generation = services.search.generation(WS)
     assert generation.model == "e5" and generation.embedder.name.startswith("multilingual-e5")
     after = services.search.search(WS, QUERY, ANY)
     assert after.vector_search_used and after.items[0].name == "t0.txt"
-    status = services.accounts.model_switch.status(WS)["refined"]
-    assert status == {
-        "name": "multilingual-e5-small-q4", "chunksRefined": 4, "chunksTotal": 4, "serving": True
-    }  # fmt: skip
+    status = services.accounts.model_switch.status(WS).refined
+    assert status == RefinedStatus(
+        name="multilingual-e5-small-q4", chunks_refined=4, chunks_total=4, serving=True
+    )
     # Writes still embed with the fast model: the pipeline's generation is the chosen one.
     assert services.pipeline.generations.chosen(WS).model == "default"
 

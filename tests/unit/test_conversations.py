@@ -18,9 +18,15 @@ from bunko.domain.conversations import (
     fit_message,
     message_bytes,
 )
+from bunko.domain.evidence import Evidence
 from bunko.errors import NotFoundError, ValidationError
+from bunko.operations.aurak import ChatSource
 from bunko.services.chat.chat import ChatEvent, Source
-from bunko.services.chat.conversations import ConversationLimits, ConversationService
+from bunko.services.chat.conversations import (
+    ConversationLimits,
+    ConversationService,
+    stored_source,
+)
 
 WS, ME = "ws", "me"
 
@@ -88,7 +94,7 @@ def test_a_turn_is_saved_when_its_answer_completes(sqlite_conversations):
     assert [(m.role, m.content) for m in kept.messages] == [
         ("user", "Who trims it?"), ("assistant", "The keeper [1].")
     ]  # fmt: skip
-    assert kept.messages[1].sources == [SOURCE.to_dict()]
+    assert kept.messages[1].sources == [stored_source(SOURCE)]
     assert kept.messages[0].created_at < kept.messages[1].created_at
 
 
@@ -100,8 +106,11 @@ def test_a_failed_or_stopped_answer_is_not_kept_and_a_lost_save_says_so(sqlite_c
                           question="q"))  # fmt: skip
     stopped = service.recorded(
         _answer(ChatEvent("content", "half"), ChatEvent("sources", [])),
-        workspace_id=WS, owner=ME, conversation_id=made.id, question="q",
-    )  # fmt: skip
+        workspace_id=WS,
+        owner=ME,
+        conversation_id=made.id,
+        question="q",
+    )
     next(stopped)
     stopped.close()  # the client went away before the answer completed
     assert service.get(WS, ME, made.id).messages == []
@@ -145,3 +154,22 @@ def test_the_owners_limit_and_titles_are_checked(sqlite_conversations):
     assert service.create(WS, "someone else").owner == "someone else"
     with pytest.raises(ValidationError, match="title"):
         service.create(WS, "third", "x" * 201)
+
+
+def test_a_saved_source_reads_back_as_the_chat_stream_sent_it():
+    """GET /conversations hands saved turns back: a stored source is aurak's ChatSource."""
+    quoted = Source(
+        "a.pdf",
+        "The keeper trims the lamp. He sleeps.",
+        0.75,
+        3,
+        "doc-2",
+        page=2,
+        page_end=3,
+        quote="He sleeps.",
+        quote_start=27,
+        quote_end=37,
+        quotes=(Evidence("He sleeps.", 27, 37), Evidence("The keeper trims the lamp.", 0, 26)),
+    )
+    for source in (SOURCE, quoted):
+        assert stored_source(source) == ChatSource.of(source).body()

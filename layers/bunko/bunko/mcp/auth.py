@@ -26,8 +26,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from bunko.domain.auth import Principal
 from bunko.errors import AuthenticationError, ServiceUnavailableError
-from bunko.mcp.registry import TOOLS
-from bunko.mcp.tool_server import PRINCIPAL_SCOPE_KEY
+from bunko.mcp.tool_server import PRINCIPAL_SCOPE_KEY, TOOLS
 from bunko.services.accounts import Identity, OidcAccessVerifier
 
 UNAUTHORIZED_CODE = -32001

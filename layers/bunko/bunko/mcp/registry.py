@@ -1,6 +1,8 @@
-"""The tool registry: a tool is a typed function `(ctx, args: In) -> Out`; the decorator
-records its scope, annotations, profiles and transports, and the types give its schemas.
-An operation more than one door offers (bunko.operations) is added as a tool the same way."""
+"""MCP's tools: a tool is an Operation (bunko.operations.operation: its name, scope, hints and
+typed models) offered on some transports, with the profiles its `core` flag puts it in. A tool
+written for MCP alone is a typed function `(ctx, args: In) -> Out` under `@tool`, which
+returns its ToolSpec; each tools_* module lists its specs, and build_server serves the
+explicit list in tool_server.ALL_TOOLS (nothing registers itself on import)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel
 
-from bunko.operations.operation import Operation, clean_schema, operation
+from bunko.operations.operation import Operation, operation
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -45,25 +47,36 @@ class ToolContext:
 
 @dataclass(frozen=True)
 class ToolSpec:
-    name: str
-    title: str
-    description: str
-    scope: str
-    annotations: ToolAnnotations
-    input_model: type[BaseModel]
-    output_model: type[BaseModel]
+    """An operation offered as a tool: `run` calls it with what it needs of the call (its
+    service and the caller's workspace); `transports` are where it is shown and served."""
+
+    operation: Operation
     run: Callable[[ToolContext, Any], BaseModel]
-    profiles: frozenset[str]
-    transports: frozenset[str]
+    transports: frozenset[Transport]
 
-    def input_schema(self) -> dict[str, Any]:
-        return clean_schema(self.input_model.model_json_schema())
+    @property
+    def name(self) -> str:
+        return self.operation.name
 
-    def output_schema(self) -> dict[str, Any]:
-        return clean_schema(self.output_model.model_json_schema())
+    @property
+    def scope(self) -> str:
+        return self.operation.scope
 
+    @property
+    def profiles(self) -> frozenset[Profile]:
+        """Every tool is in full; the core profile holds the operations marked core."""
+        return frozenset(PROFILES if self.operation.core else ("full",))
 
-TOOLS: dict[str, ToolSpec] = {}
+    @property
+    def annotations(self) -> ToolAnnotations:
+        op = self.operation
+        return ToolAnnotations(
+            title=op.title,
+            read_only_hint=op.read_only,
+            destructive_hint=op.destructive,
+            idempotent_hint=op.idempotent,
+            open_world_hint=op.open_world,
+        )
 
 
 def tool(
@@ -76,9 +89,9 @@ def tool(
     open_world: bool = False,
     core: bool = False,
     stdio_only: bool = False,
-) -> Callable[[Callable], Callable]:
-    """Register a tool. The docstring is its description; `core` puts it in the core profile
-    (every tool is in full); `stdio_only` hides and refuses it over HTTP."""
+) -> Callable[[Callable], ToolSpec]:
+    """The ToolSpec of a tool function. The docstring is its description; `core` puts it in
+    the core profile (every tool is in full); `stdio_only` hides and refuses it over HTTP."""
 
     recorded: dict[str, Operation] = {}
     record = operation(
@@ -92,34 +105,19 @@ def tool(
         core=core,
     )
 
-    def register(fn: Callable) -> Callable:
+    def spec(fn: Callable) -> ToolSpec:
         record(fn)
-        add_operation(recorded[fn.__name__], fn, stdio_only=stdio_only)
-        return fn
+        return offered(recorded[fn.__name__], fn, stdio_only=stdio_only)
 
-    return register
+    return spec
 
 
-def add_operation(
+def offered(
     op: Operation, run: Callable[[ToolContext, Any], BaseModel], *, stdio_only: bool = False
-) -> None:
-    """Offer `op` as a tool on every transport (`stdio_only`: hidden and refused over HTTP);
-    `run` calls it with what it needs of the call (its service and the caller's workspace)."""
-    TOOLS[op.name] = ToolSpec(
-        name=op.name,
-        title=op.title,
-        description=op.description,
-        scope=op.scope,
-        annotations=ToolAnnotations(
-            title=op.title,
-            read_only_hint=op.read_only,
-            destructive_hint=op.destructive,
-            idempotent_hint=op.idempotent,
-            open_world_hint=op.open_world,
-        ),
-        input_model=op.input_model,
-        output_model=op.output_model,
+) -> ToolSpec:
+    """`op` as a tool on every transport (`stdio_only`: hidden and refused over HTTP)."""
+    return ToolSpec(
+        operation=op,
         run=run,
-        profiles=frozenset(PROFILES if op.core else ("full",)),
         transports=frozenset(("stdio",) if stdio_only else TRANSPORTS),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +21,11 @@ from pydantic import ValidationError as PydanticValidationError
 from bunko import __version__
 from bunko.domain.auth import Principal
 from bunko.errors import BunkoError, TooManyRequestsError
-from bunko.mcp import (  # noqa: F401  (importing registers the tools)
-    tools_chat,
-    tools_read,
-    tools_research,
-    tools_write,
-)
-from bunko.mcp.registry import TOOLS, Profile, ToolContext, ToolSpec, Transport
+from bunko.mcp.registry import Profile, ToolContext, ToolSpec, Transport
+from bunko.mcp.tools_chat import CHAT_TOOLS
+from bunko.mcp.tools_read import READ_TOOLS
+from bunko.mcp.tools_research import RESEARCH_TOOLS
+from bunko.mcp.tools_write import WRITE_TOOLS
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -45,18 +43,26 @@ INSTRUCTIONS = (
 )
 
 
-def listed_tools(*, profile: Profile, transport: Transport) -> list[ToolSpec]:
+# Every tool the server offers, in the order tools/list shows them.
+ALL_TOOLS: tuple[ToolSpec, ...] = (*CHAT_TOOLS, *READ_TOOLS, *RESEARCH_TOOLS, *WRITE_TOOLS)
+TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in ALL_TOOLS}
+
+
+def listed_tools(
+    *, profile: Profile, transport: Transport, tools: Sequence[ToolSpec] = ALL_TOOLS
+) -> list[ToolSpec]:
     """The tools a profile shows on a transport. Profiles change visibility, not permission."""
-    return [s for s in TOOLS.values() if profile in s.profiles and transport in s.transports]
+    return [s for s in tools if profile in s.profiles and transport in s.transports]
 
 
 def tool_definition(spec: ToolSpec, *, output_schemas: bool) -> Tool:
+    op = spec.operation
     return Tool(
-        name=spec.name,
-        title=spec.title,
-        description=spec.description,
-        input_schema=spec.input_schema(),
-        output_schema=spec.output_schema() if output_schemas else None,
+        name=op.name,
+        title=op.title,
+        description=op.description,
+        input_schema=op.input_schema(),
+        output_schema=op.output_schema() if output_schemas else None,
         annotations=spec.annotations,
     )
 
@@ -68,21 +74,23 @@ def build_server(
     transport: Transport = "http",
     output_schemas: bool | None = None,
     principal: Principal | Callable[[], Principal | None] | None = None,
+    tools: Sequence[ToolSpec] = ALL_TOOLS,
 ) -> Server:
     """An MCP server for one transport. Over HTTP the caller comes from the request (set by
     the guard); over stdio it is `principal`, or what `principal()` answers at each call (an
     API key, whose rights follow its maker's). Defaults come from settings
-    (BUNKO_MCP_PROFILE, BUNKO_MCP_OUTPUT_SCHEMAS)."""
+    (BUNKO_MCP_PROFILE, BUNKO_MCP_OUTPUT_SCHEMAS); `tools`: what it offers (every tool)."""
     settings = services.settings
     profile = profile or settings.mcp_profile
     advertise = settings.mcp_output_schemas if output_schemas is None else output_schemas
-    tools = [
+    offered = {spec.name: spec for spec in tools}
+    definitions = [
         tool_definition(s, output_schemas=advertise)
-        for s in listed_tools(profile=profile, transport=transport)
+        for s in listed_tools(profile=profile, transport=transport, tools=tools)
     ]
 
     async def on_list_tools(ctx: ServerRequestContext, params: Any) -> ListToolsResult:
-        return ListToolsResult(tools=tools)
+        return ListToolsResult(tools=definitions)
 
     async def on_call_tool(
         ctx: ServerRequestContext, params: CallToolRequestParams
@@ -94,10 +102,15 @@ def build_server(
         else:
             caller = principal
         return await call_tool(
-            services, params.name, params.arguments or {}, principal=caller, transport=transport
+            services,
+            params.name,
+            params.arguments or {},
+            principal=caller,
+            transport=transport,
+            tools=offered,
         )
 
-    schemas = {name: spec.input_schema() for name, spec in TOOLS.items()}
+    schemas = {name: spec.operation.input_schema() for name, spec in offered.items()}
 
     def input_schema(name: str) -> dict | None:
         return schemas.get(name)
@@ -120,9 +133,10 @@ async def call_tool(
     *,
     principal: Principal | None,
     transport: Transport,
+    tools: Mapping[str, ToolSpec] = TOOLS,
 ) -> CallToolResult:
     """Check, validate, run one tool; every refusal is a tool error an agent can act on."""
-    spec = TOOLS.get(name)
+    spec = tools.get(name)
     if spec is None or transport not in spec.transports:
         hint = " (it is offered over stdio only: run `bunko mcp`)" if spec else ""
         return _error(None, f"unknown tool {name!r}{hint}")
@@ -131,7 +145,7 @@ async def call_tool(
     if not principal.has(spec.scope):
         return _error(spec, f"forbidden: {name} needs the {spec.scope} scope, which this key lacks")
     try:
-        args = spec.input_model.model_validate_json(json.dumps(arguments))
+        args = spec.operation.input_model.model_validate_json(json.dumps(arguments))
     except PydanticValidationError as exc:
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()

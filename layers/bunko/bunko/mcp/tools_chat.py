@@ -11,8 +11,9 @@ from bunko.domain.auth import SCOPE_READ
 from bunko.domain.metadata import parse_filter
 from bunko.errors import UpstreamError
 from bunko.mcp.inputs import MetadataFilter, StrictInput
-from bunko.mcp.outputs import Output
-from bunko.mcp.registry import ToolContext, tool
+from bunko.mcp.registry import ToolContext, ToolSpec, tool
+from bunko.operations.aurak import ChatSource
+from bunko.operations.models import Output
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import collect_answer, slot_owner
@@ -43,36 +44,10 @@ class AskInput(StrictInput):
     filter: dict[str, Any] | None = MetadataFilter
 
 
-class AskQuote(Output):
-    quote: str = Field(description="A sentence of `content` the answer quotes or rests on.")
-    quoteStart: int = Field(ge=0, description="Where it starts in `content` (code points).")
-    quoteEnd: int = Field(ge=0)
-
-
-class AskSource(Output):
-    """A source with the same field names as at every other door (REST's SSE `sources`,
-    /v1's `sources`), so a client can pass sources between them unchanged."""
+class AskSource(ChatSource):
+    """A source as every other door gives it (operations/aurak.ChatSource), with its number."""
 
     number: int = Field(ge=1, description="The [n] the answer cites this source by.")
-    fileName: str  # camelCase: the sources' one spelling (aurak's chat contract)
-    content: str
-    score: float
-    chunkIndex: int = Field(ge=0)
-    documentId: str
-    page: int | None = Field(
-        description="The page (PDF), slide (pptx) or sheet (xlsx) of the quoted sentence; "
-        "null when the file has no pages."
-    )
-    pageEnd: int | None = Field(description="The passage's last page.")
-    quote: str | None = Field(description="The sentence of `content` the answer rests on.")
-    quoteStart: int | None = Field(
-        description="Where `quote` starts in `content` (characters, i.e. code points)."
-    )
-    quoteEnd: int | None
-    quotes: list[AskQuote] = Field(
-        description="Every sentence of `content` the answer rests on, in the answer's order "
-        "(the first is `quote`); empty when `quote` is null."
-    )
 
 
 class AskOutput(Output):
@@ -111,5 +86,11 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
         raise UpstreamError(error)
     return AskOutput(
         answer=text,
-        sources=[AskSource(number=n, **s.to_dict()) for n, s in enumerate(sources, start=1)],
+        sources=[
+            AskSource(number=n, **ChatSource.of(s).model_dump())
+            for n, s in enumerate(sources, start=1)
+        ],
     )
+
+
+CHAT_TOOLS: tuple[ToolSpec, ...] = (ask,)

@@ -11,7 +11,8 @@ from bunko.mcp.inputs import (
     NoInput,
     SearchTextInput,
 )
-from bunko.mcp.outputs import (
+from bunko.mcp.registry import ToolContext, ToolSpec, tool
+from bunko.operations.telosdb import (
     ChunkOutput,
     DocumentCountOutput,
     DocumentSummary,
@@ -23,7 +24,6 @@ from bunko.mcp.outputs import (
     MetadataKeysOutput,
     SearchTextOutput,
 )
-from bunko.mcp.registry import ToolContext, tool
 from bunko.services.search import SearchOptions
 
 READ = {"read_only": True, "destructive": False, "idempotent": True}
@@ -119,3 +119,14 @@ def get_document(ctx: ToolContext, args: DocumentIdInput) -> GetDocumentOutput:
             for c in view.chunks
         ],
     )
+
+
+READ_TOOLS: tuple[ToolSpec, ...] = (
+    search_text,
+    get_item_by_id,
+    list_documents,
+    list_categories,
+    list_metadata_keys,
+    get_document_count,
+    get_document,
+)

@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from bunko.mcp.registry import ToolContext, add_operation
+from bunko.mcp.registry import ToolContext, ToolSpec, offered
 from bunko.operations.operation import Operation
 from bunko.operations.research import RESEARCH_OPERATIONS
 
@@ -20,5 +20,6 @@ def _on_the_callers_research(op: Operation):
     return run
 
 
-for _op in RESEARCH_OPERATIONS.values():
-    add_operation(_op, _on_the_callers_research(_op))
+RESEARCH_TOOLS: tuple[ToolSpec, ...] = tuple(
+    offered(op, _on_the_callers_research(op)) for op in RESEARCH_OPERATIONS.values()
+)

@@ -18,7 +18,8 @@ from bunko.mcp.inputs import (
     SetMetadataInput,
     UpdateItemInput,
 )
-from bunko.mcp.outputs import (
+from bunko.mcp.registry import ToolContext, ToolSpec, tool
+from bunko.operations.telosdb import (
     AddedOutput,
     DeletedDocumentOutput,
     DeletedItemOutput,
@@ -26,7 +27,6 @@ from bunko.mcp.outputs import (
     ItemOutput,
     RetrainOutput,
 )
-from bunko.mcp.registry import ToolContext, tool
 from bunko.services.ingest import Upload
 
 # How long add_item_text / add_file wait for indexing before answering `pending`.
@@ -179,3 +179,14 @@ def _added(ctx: ToolContext, doc: Document) -> AddedOutput:
         chunk_count=len(chunks),
         item_ids=[c.id for c in chunks],
     )
+
+
+WRITE_TOOLS: tuple[ToolSpec, ...] = (
+    add_item_text,
+    update_item,
+    delete_item,
+    delete_document,
+    lsa_retrain,
+    add_file,
+    set_document_metadata,
+)

@@ -7,4 +7,6 @@ imports the other.
 - `operation`: the Operation record, its decorator, and the schema shape both doors show;
 - `models`: the strict input and the output base models;
 - `research`: the research operations, on `research_inputs` and `research_outputs`.
+- `telosdb`, `aurak`: the wire shapes of each dialect (TelosDB's snake_case, aurak's
+  camelCase), one definition each, which every door speaking that dialect answers with.
 """

@@ -11,13 +11,13 @@ from pydantic import BaseModel
 from bunko.errors import PermissionDeniedError
 from bunko.http.deps import AccountsDep, CurrentPrincipal, ServicesDep
 from bunko.http.errors import error_responses
-from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Message, UserPublic
 from bunko.http.session_cookies import (
     SESSION_COOKIE,
     clear_session_cookies,
     set_session_cookies,
 )
 from bunko.http.sign_in_turns import in_turn
+from bunko.operations.aurak import PASSWORD_FIELD, USERNAME_FIELD, Message, UserPublic
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 

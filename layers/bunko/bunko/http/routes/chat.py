@@ -28,6 +28,7 @@ from bunko.http.chat_events import chat_events, releasing
 from bunko.http.deps import Reader, ServicesDep, conversation_owner, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.routes.conversations import get_conversations
+from bunko.operations.aurak import ChatSource
 from bunko.ports.chat import ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import ChatEvent, slot_owner
@@ -64,7 +65,7 @@ class ChatBody(BaseModel):
 
 def sse_data(event: ChatEvent) -> str:
     kind = "content" if event.type == "progress" else event.type
-    data = [s.to_dict() for s in event.data] if event.type == "sources" else event.data
+    data = [ChatSource.of(s).body() for s in event.data] if event.type == "sources" else event.data
     return json.dumps({"type": kind, "data": data}, ensure_ascii=False)
 
 

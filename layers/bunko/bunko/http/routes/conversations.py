@@ -20,7 +20,7 @@ from bunko.domain.conversations import MAX_TITLE_CHARS, Conversation, Message
 from bunko.errors import ServiceUnavailableError
 from bunko.http.deps import Reader, ServicesDep, conversation_owner
 from bunko.http.errors import error_responses
-from bunko.http.schemas import Deleted
+from bunko.operations.aurak import Deleted
 from bunko.services.chat import ConversationService
 
 router = APIRouter(

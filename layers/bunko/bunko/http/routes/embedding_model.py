@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bunko.errors import ValidationError
 from bunko.http.deps import AccountsDep, Owner, Reader
 from bunko.http.errors import error_responses
-from bunko.services.embedding import ModelSwitch
+from bunko.services.embedding import ModelStatus, ModelSwitch
 
 router = APIRouter(
     prefix="/embedding-model", tags=["embedding-model"], responses=error_responses(401)
@@ -45,6 +45,34 @@ class EmbeddingModelStatus(BaseModel):
     building: Building | None
     refined: Refined | None = None
 
+    @classmethod
+    def of(cls, status: ModelStatus) -> EmbeddingModelStatus:
+        """The switch's typed status in aurak's camelCase."""
+        serving, building, refined = status.serving, status.building, status.refined
+        return cls(
+            serving=ModelRef(
+                modelConfigId=serving.config_id, name=serving.name, modelId=serving.model_id
+            ),
+            building=None
+            if building is None
+            else Building(
+                modelConfigId=building.config_id,
+                name=building.name,
+                modelId=building.model_id,
+                chunksDone=building.chunks_done,
+                chunksTotal=building.chunks_total,
+                error=building.error,
+            ),
+            refined=None
+            if refined is None
+            else Refined(
+                name=refined.name,
+                chunksRefined=refined.chunks_refined,
+                chunksTotal=refined.chunks_total,
+                serving=refined.serving,
+            ),
+        )
+
 
 class EmbeddingModelChoice(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -59,7 +87,7 @@ def _switch(accounts: AccountsDep) -> ModelSwitch:
 
 @router.get("", response_model=EmbeddingModelStatus, responses=error_responses(403))
 def get_model(principal: Reader, accounts: AccountsDep) -> EmbeddingModelStatus:
-    return EmbeddingModelStatus(**_switch(accounts).status(principal.workspace_id))
+    return EmbeddingModelStatus.of(_switch(accounts).status(principal.workspace_id))
 
 
 @router.put("", response_model=EmbeddingModelStatus, responses=error_responses(400, 403, 404))
@@ -67,4 +95,4 @@ def choose_model(
     body: EmbeddingModelChoice, principal: Owner, accounts: AccountsDep
 ) -> EmbeddingModelStatus:
     status = _switch(accounts).select(principal.workspace_id, body.modelConfigId)
-    return EmbeddingModelStatus(**status)
+    return EmbeddingModelStatus.of(status)

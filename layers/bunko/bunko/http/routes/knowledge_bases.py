@@ -7,22 +7,19 @@ JSON); chunkSize 50–20000 and chunkOverlap 0–10000 characters, overlap below
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, File, Form, Query, Response, UploadFile
 from pydantic import BaseModel, ConfigDict
 
-from bunko.domain import Document, utcnow
+from bunko.domain import utcnow
 from bunko.domain.document_query import DocumentQuery, DocumentSort
 from bunko.domain.ingest_options import (
     MAX_CHUNK_OVERLAP,
     MAX_CHUNK_SIZE,
     MIN_CHUNK_SIZE,
     IngestMode,
-    StatusName,
 )
-from bunko.domain.metadata import shown
 from bunko.http.deps import KnowledgeBaseDep, Reader, Writer
 from bunko.http.errors import EXISTING_HEADER, error_responses
 from bunko.http.metadata_fields import (
@@ -31,52 +28,10 @@ from bunko.http.metadata_fields import (
     form_metadata,
     given_filter,
 )
-from bunko.http.schemas import Deleted
+from bunko.operations.aurak import Deleted, KnowledgeBaseFile
 from bunko.services.ingest import Upload
 
 router = APIRouter(tags=["knowledge-base"], responses=error_responses(401, 403))
-
-
-class KnowledgeBaseFile(BaseModel):
-    id: str
-    name: str
-    originalName: str
-    size: int
-    mimetype: str
-    status: StatusName
-    error: str | None
-    chunkSize: int
-    chunkOverlap: int
-    chunkCount: int
-    mode: str
-    embeddingModelId: str | None
-    revision: int
-    category: str | None
-    metadata: dict[str, Any]
-    createdAt: datetime
-    updatedAt: datetime
-
-    @classmethod
-    def of(cls, doc: Document) -> KnowledgeBaseFile:
-        return cls(
-            id=doc.id,
-            name=doc.path,
-            originalName=doc.name,
-            size=doc.size,
-            mimetype=doc.mime,
-            status=doc.status.value,
-            error=doc.error,
-            chunkSize=doc.chunk_size,
-            chunkOverlap=doc.chunk_overlap,
-            chunkCount=doc.chunk_count,
-            mode=doc.mode,
-            embeddingModelId=doc.embedding_model_id,
-            revision=doc.revision,
-            category=doc.category,
-            metadata=shown(doc.metadata),
-            createdAt=doc.created_at,
-            updatedAt=doc.updated_at,
-        )
 
 
 class MetadataBody(BaseModel):

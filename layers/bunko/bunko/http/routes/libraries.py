@@ -12,7 +12,7 @@ from pydantic import BaseModel, Field
 from bunko.domain.libraries import MAX_NAME_LENGTH
 from bunko.http.deps import AccountsDep, CurrentPrincipal
 from bunko.http.errors import error_responses
-from bunko.http.schemas import USERNAME_FIELD, Deleted
+from bunko.operations.aurak import USERNAME_FIELD, Deleted
 from bunko.services.accounts import LibraryView
 
 router = APIRouter(prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403))

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bunko.domain.accounts import ModelConfig
 from bunko.http.deps import AccountsDep, Owner, Reader
 from bunko.http.errors import error_responses
-from bunko.http.schemas import Deleted
+from bunko.operations.aurak import Deleted
 
 router = APIRouter(prefix="/model-configs", tags=["model-configs"], responses=error_responses(401))
 

@@ -27,6 +27,7 @@ from bunko.errors import NotFoundError, UpstreamError, ValidationError
 from bunko.http.chat_events import chat_events, releasing
 from bunko.http.deps import Reader, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
+from bunko.operations.aurak import ChatSource
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
 from bunko.services.bounds import HISTORY_TURNS, MESSAGE_CHARS, TURN_CHARS, check_history
 from bunko.services.chat import Source, slot_owner
@@ -203,7 +204,7 @@ async def chat_completions(
                 "finish_reason": "stop",
             }
         ],
-        "sources": [s.to_dict() for s in sources],
+        "sources": [ChatSource.of(s).body() for s in sources],
     }
 
 
@@ -221,7 +222,7 @@ async def _chunks(answer: partial, meta: dict) -> AsyncIterator[str]:
         elif event.type == "sources":
             if event.data:
                 yield _chunk(meta, {"content": citations(event.data)})
-            yield _chunk(meta, {}, "stop", sources=[s.to_dict() for s in event.data])
+            yield _chunk(meta, {}, "stop", sources=[ChatSource.of(s).body() for s in event.data])
         elif event.type == "error":
             # OpenAI's SDKs raise on a chunk carrying `error`.
             yield json.dumps({"error": {"message": event.data, "type": "provider_error"}})

@@ -14,6 +14,7 @@ from bunko.domain.highlights import matched_spans
 from bunko.http.deps import Reader, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.http.metadata_fields import MAX_FILTER_TEXT, given_filter
+from bunko.operations.telosdb import ChunkOutput, SearchHit
 from bunko.services.bounds import QUERY_CHARS, RESULTS
 from bunko.services.ingest import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
 from bunko.services.search import SearchOptions
@@ -21,26 +22,9 @@ from bunko.services.search import SearchOptions
 router = APIRouter(tags=["search"], responses=error_responses(401, 403))
 
 
-class SearchHit(BaseModel):
-    """A hit as SearchItem.to_dict gives it (TelosDB's search_text item, plus its pages)."""
+class HighlightedHit(SearchHit):
+    """TelosDB's search hit (the one MCP's search_text answers with) and what to mark in it."""
 
-    id: str
-    document_id: str
-    path: str
-    mime: str
-    category: str | None
-    content: str
-    similarity: float
-    vector_score: float
-    text_score: float
-    chunk_index: int
-    name: str
-    engines: list[str]
-    page: int | None = Field(
-        description="The page (PDF), slide (pptx) or sheet (xlsx) the passage starts on."
-    )
-    page_end: int | None = Field(description="The page it ends on.")
-    metadata: dict[str, Any] = Field(description="(Bunko) Its file's metadata.")
     highlights: list[tuple[int, int]] = Field(
         default_factory=list,
         description="(Bunko) [start, end) of each run of `content` the query matched by "
@@ -49,7 +33,7 @@ class SearchHit(BaseModel):
 
 
 class SearchResponse(BaseModel):
-    items: list[SearchHit]
+    items: list[HighlightedHit]
     vector_search_used: bool
 
 
@@ -67,14 +51,10 @@ class MetadataKeys(BaseModel):
     keys: list[MetadataKey]
 
 
-class ChunkOut(BaseModel):
-    id: str
-    index: int
-    content: str
-    start: int
-    end: int
-    page: int | None
-    pageEnd: int | None  # the page it ends on
+class ChunkOut(ChunkOutput):
+    """A chunk as MCP's get_document gives it, and the page it ends on."""
+
+    pageEnd: int | None  # camelCase, as the web app has always read it
 
 
 class FileChunks(BaseModel):

@@ -9,42 +9,16 @@ server and need no token; the rest act on the caller's workspace.
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Annotated, Literal
 
 from fastapi import APIRouter
-from pydantic import BaseModel, ConfigDict, Field
 
 from bunko import __version__
 from bunko.domain.auth import SCOPE_ADMIN
 from bunko.http.deps import AccountsDep, Reader, ServicesDep, Writer
 from bunko.http.errors import error_responses
-from bunko.services.bounds import RESULTS
+from bunko.operations.telosdb import IndexingStatus, TelosSettings, TelosSettingsUpdate
 
 router = APIRouter(tags=["telosdb"])
-
-
-class MonitorPath(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    path: Annotated[str, Field(min_length=1, max_length=4096)]
-    category: Annotated[str | None, Field(max_length=200)] = None
-
-
-class TelosSettings(BaseModel):
-    monitor_paths: list[MonitorPath]
-    run_on_login: bool
-    min_score: float
-    limit: int
-
-
-class TelosSettingsUpdate(BaseModel):
-    """Any subset. monitor_paths entries may be plain paths (TelosDB) or {path, category};
-    changing them needs an admin. Saved settings apply at once, without a restart."""
-
-    model_config = ConfigDict(extra="forbid")
-    monitor_paths: Annotated[list[MonitorPath | str], Field(max_length=32)] | None = None
-    run_on_login: bool | None = None
-    min_score: Annotated[float | None, Field(ge=0, le=1)] = None
-    limit: Annotated[int | None, Field(ge=1, le=RESULTS)] = None
 
 
 @router.get("/edition")
@@ -87,15 +61,6 @@ def save_settings(body: TelosSettingsUpdate, principal: Writer, accounts: Accoun
     return accounts.workspace_settings.update(
         principal.workspace_id, changes, may_watch_folders=principal.has(SCOPE_ADMIN)
     )
-
-
-class IndexingStatus(BaseModel):
-    status: Literal["idle", "indexing"]
-    pending: int  # this workspace's documents waiting or being indexed
-    queued: int  # jobs in the server's ingest queue (all workspaces)
-    documents: int
-    completed: int
-    failed: int
 
 
 @router.get("/indexing_status", response_model=IndexingStatus, responses=error_responses(401))

@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bunko.errors import PermissionDeniedError
 from bunko.http.deps import AccountsDep, Reader, Writer, settings_owner
 from bunko.http.errors import error_responses
+from bunko.services.settings import UserPreferences
 
 router = APIRouter(prefix="/user-settings", tags=["user-settings"], responses=error_responses(401))
 
@@ -31,6 +32,22 @@ class UserSettings(BaseModel):
     # (Bunko) whether `language` is the person's choice, or the default: the web app shows
     # the browser's language until one is chosen
     languageChosen: bool = False
+
+    @classmethod
+    def of(cls, saved: UserPreferences, *, language_chosen: bool) -> UserSettings:
+        return cls(
+            selectedLLMId=saved.selected_llm_id,
+            selectedEmbeddingId=saved.selected_embedding_id,
+            selectedRerankId=saved.selected_rerank_id,
+            temperature=saved.temperature,
+            maxTokens=saved.max_tokens,
+            topK=saved.top_k,
+            enableRerank=saved.enable_rerank,
+            similarityThreshold=saved.similarity_threshold,
+            enableFullTextSearch=saved.enable_full_text_search,
+            language=saved.language,
+            languageChosen=language_chosen,
+        )
 
 
 class UserSettingsUpdate(BaseModel):
@@ -56,8 +73,8 @@ _NULLABLE = ("selectedLLMId", "selectedEmbeddingId", "selectedRerankId")
 @router.get("", response_model=UserSettings, responses=error_responses(403))
 def get_settings(principal: Reader, accounts: AccountsDep) -> UserSettings:
     owner = settings_owner(principal)
-    values = accounts.user_settings.get(owner, principal.workspace_id)
-    return UserSettings(**values, languageChosen=accounts.user_settings.language_chosen(owner))
+    saved = accounts.user_settings.get(owner, principal.workspace_id)
+    return UserSettings.of(saved, language_chosen=accounts.user_settings.language_chosen(owner))
 
 
 @router.put("", response_model=UserSettings, responses=error_responses(400, 403))
@@ -76,8 +93,8 @@ def update_settings(
     if (
         not principal.manages()
         and chosen is not _UNSENT
-        and chosen != accounts.user_settings.get(owner, workspace)["selectedEmbeddingId"]
+        and chosen != accounts.user_settings.get(owner, workspace).selected_embedding_id
     ):
         raise PermissionDeniedError("only the library's owners may change its embedding model")
-    values = accounts.user_settings.update(owner, workspace, changes)
-    return UserSettings(**values, languageChosen=accounts.user_settings.language_chosen(owner))
+    saved = accounts.user_settings.update(owner, workspace, changes)
+    return UserSettings.of(saved, language_chosen=accounts.user_settings.language_chosen(owner))

@@ -10,7 +10,7 @@ from pydantic import BaseModel
 from bunko.domain.accounts import OPERATOR
 from bunko.http.deps import AccountsDep, Admin
 from bunko.http.errors import error_responses
-from bunko.http.schemas import PASSWORD_FIELD, USERNAME_FIELD, Deleted, UserPublic
+from bunko.operations.aurak import PASSWORD_FIELD, USERNAME_FIELD, Deleted, UserPublic
 
 router = APIRouter(prefix="/users", tags=["users"], responses=error_responses(401, 403))
 

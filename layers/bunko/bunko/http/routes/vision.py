@@ -40,7 +40,7 @@ def recommend_mode(
     the file type, the size and, for a PDF already uploaded, the text on its pages."""
     language = (
         lang
-        or accounts.user_settings.get(settings_owner(principal), principal.workspace_id)["language"]
+        or accounts.user_settings.get(settings_owner(principal), principal.workspace_id).language
     )
     advice = vision.recommend(principal.workspace_id, file=file, size=size, language=language)
     return ModeRecommendation(

@@ -19,7 +19,6 @@ from bunko.errors import AuthenticationError, PermissionDeniedError
 from bunko.http.deps import AccountsDep, CurrentPrincipal
 from bunko.http.errors import error_responses
 from bunko.http.routes.auth import LoggedIn
-from bunko.http.schemas import Message, UserPublic
 from bunko.http.session_cookies import (
     CSRF_COOKIE,
     CSRF_HEADER,
@@ -27,6 +26,7 @@ from bunko.http.session_cookies import (
     SESSION_PATH,
     set_session_cookies,
 )
+from bunko.operations.aurak import Message, UserPublic
 
 router = APIRouter(prefix=SESSION_PATH, tags=["auth"])
 

@@ -21,7 +21,7 @@ from bunko.errors import BunkoError
 from bunko.ports.chat import ChatMessage, ChatRequest, ModelResolver, ProviderError
 from bunko.services.chat import chat_text, follow_up
 from bunko.services.search import SearchItem, SearchOptions, SearchService
-from bunko.services.settings import UserSettingsService, default_settings
+from bunko.services.settings import UserPreferences, UserSettingsService, default_settings
 
 log = logging.getLogger(__name__)
 
@@ -49,16 +49,16 @@ class ChatPreferences:
     metadata_filter: MetadataFilter | None = None
 
     @classmethod
-    def of(cls, values: dict[str, Any], language: str | None = None) -> ChatPreferences:
+    def of(cls, saved: UserPreferences, language: str | None = None) -> ChatPreferences:
         return cls(
-            top_k=int(values["topK"]),
-            threshold=float(values["similarityThreshold"]),
-            full_text=bool(values["enableFullTextSearch"]),
-            rerank_id=values["selectedRerankId"] if values["enableRerank"] else None,
-            llm_id=values["selectedLLMId"],
-            temperature=float(values["temperature"]),
-            max_tokens=int(values["maxTokens"]),
-            language=language or values["language"],
+            top_k=int(saved.top_k),
+            threshold=float(saved.similarity_threshold),
+            full_text=bool(saved.enable_full_text_search),
+            rerank_id=saved.selected_rerank_id if saved.enable_rerank else None,
+            llm_id=saved.selected_llm_id,
+            temperature=float(saved.temperature),
+            max_tokens=int(saved.max_tokens),
+            language=language or saved.language,
         )
 
 
@@ -80,23 +80,6 @@ class Source:
     # Every sentence the answer takes from it, in the answer's order (the first is `quote`).
     quotes: tuple[Evidence, ...] = ()
     chunk: Chunk | None = field(default=None, repr=False, compare=False)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "fileName": self.file_name,
-            "content": self.content,
-            "score": self.score,
-            "chunkIndex": self.chunk_index,
-            "documentId": self.document_id,
-            "page": self.page,
-            "pageEnd": self.page_end,
-            "quote": self.quote,
-            "quoteStart": self.quote_start,
-            "quoteEnd": self.quote_end,
-            "quotes": [
-                {"quote": q.text, "quoteStart": q.start, "quoteEnd": q.end} for q in self.quotes
-            ],
-        }
 
     def citing(self, found: Sequence[Evidence]) -> Source:
         """This source with its evidence sentences (the first one's page is its page)."""
@@ -180,8 +163,12 @@ class ChatService:
         self.settings = settings
 
     def preferences(self, owner: str, workspace_id: str, language: str | None) -> ChatPreferences:
-        values = self.settings.get(owner, workspace_id) if self.settings else default_settings()
-        return ChatPreferences.of(values, language)
+        saved = (
+            self.settings.get(owner, workspace_id)
+            if self.settings
+            else UserPreferences.of(default_settings())
+        )
+        return ChatPreferences.of(saved, language)
 
     def retrieve(self, workspace_id: str, query: str, prefs: ChatPreferences) -> list[Source]:
         """The numbered sources: hits over the threshold, deduplicated, reranked if asked."""

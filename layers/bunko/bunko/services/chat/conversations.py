@@ -10,6 +10,7 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
 from bunko.domain import new_id, utcnow
 from bunko.domain.conversations import (
@@ -27,7 +28,7 @@ from bunko.errors import BunkoError, NotFoundError, ValidationError
 from bunko.ports.chat import ChatMessage
 from bunko.ports.conversations import ConversationStore
 from bunko.services.bounds import check_name
-from bunko.services.chat.chat import ChatEvent
+from bunko.services.chat.chat import ChatEvent, Source
 
 log = logging.getLogger(__name__)
 
@@ -200,7 +201,7 @@ class ConversationService:
                         conversation_id,
                         question=question,
                         answer="".join(text),
-                        sources=[s.to_dict() for s in event.data],
+                        sources=[stored_source(s) for s in event.data],
                         asked=asked,
                     )
                     yield event
@@ -220,3 +221,24 @@ class ConversationService:
             log.exception("saving a chat turn failed")
             return "the answer was not saved in the conversation: the server log has details"
         return None
+
+
+def stored_source(source: Source) -> dict[str, Any]:
+    """A source as a saved turn keeps it: in aurak's spelling, since GET /conversations hands
+    saved turns back as the chat stream sent them (operations/aurak.ChatSource; a test holds
+    the two equal)."""
+    return {
+        "fileName": source.file_name,
+        "content": source.content,
+        "score": source.score,
+        "chunkIndex": source.chunk_index,
+        "documentId": source.document_id,
+        "page": source.page,
+        "pageEnd": source.page_end,
+        "quote": source.quote,
+        "quoteStart": source.quote_start,
+        "quoteEnd": source.quote_end,
+        "quotes": [
+            {"quote": q.text, "quoteStart": q.start, "quoteEnd": q.end} for q in source.quotes
+        ],
+    }

@@ -15,6 +15,12 @@ from bunko.services.embedding.endpoint_guard import check_model_endpoint, check_
 from bunko.services.embedding.index_entries import entries_for
 from bunko.services.embedding.model_build_steps import BuildSteps, TimeLeft
 from bunko.services.embedding.model_configs import ModelConfigService
+from bunko.services.embedding.model_status import (
+    BuildProgress,
+    ModelRef,
+    ModelStatus,
+    RefinedStatus,
+)
 from bunko.services.embedding.model_switch import ModelSwitch
 from bunko.services.embedding.refinement import Refiner, RefiningGenerations
 from bunko.services.embedding.reindex import embed_texts, reindex_served
@@ -22,11 +28,15 @@ from bunko.services.embedding.reindex import embed_texts, reindex_served
 __all__ = [
     "RECHECK_SECONDS",
     "SCOPE",
+    "BuildProgress",
     "BuildSteps",
     "ChosenGenerations",
     "ConfigEmbedder",
     "ModelConfigService",
+    "ModelRef",
+    "ModelStatus",
     "ModelSwitch",
+    "RefinedStatus",
     "Refiner",
     "RefiningGenerations",
     "SharedGeneration",

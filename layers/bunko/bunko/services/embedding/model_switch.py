@@ -25,6 +25,7 @@ from bunko.services.embedding.embedding_generations import ChosenGenerations
 from bunko.services.embedding.model_build_steps import BuildSteps
 from bunko.services.embedding.model_configs import ModelConfigService
 from bunko.services.embedding.model_handover import BuildSuperseded, hand_over, retire
+from bunko.services.embedding.model_status import BuildProgress, ModelRef, ModelStatus
 from bunko.services.embedding.refinement import Refiner
 from bunko.services.embedding.reindex import reindex_generation
 
@@ -78,7 +79,7 @@ class ModelSwitch:
         model = state["building"] or state["serving"]
         return None if model == DEFAULT_MODEL else model
 
-    def select(self, workspace_id: str, config_id: str | None) -> dict[str, Any]:
+    def select(self, workspace_id: str, config_id: str | None) -> ModelStatus:
         """Choose the workspace's embedding model: a model config of type `embedding` in the
         workspace (NotFoundError for another's id), or None for the server's default. The
         rebuild starts in the background; returns the status."""
@@ -200,39 +201,46 @@ class ModelSwitch:
         being built."""
         return self.generations.models(workspace_id) if self.generations else {DEFAULT_MODEL}
 
-    def describe(self, workspace_id: str, model: str) -> dict[str, Any]:
+    def describe(self, workspace_id: str, model: str) -> ModelRef:
         if model == DEFAULT_MODEL:
-            return {"modelConfigId": None, "name": self.default_name}
+            return ModelRef(config_id=None, name=self.default_name)
         config = self.configs.store.get_model_config(workspace_id, model)
-        return {
-            "modelConfigId": model,
-            "name": config.name if config else None,
-            "modelId": config.model_id if config else None,
-        }
+        return ModelRef(
+            config_id=model,
+            name=config.name if config else None,
+            model_id=config.model_id if config else None,
+        )
 
-    def status(self, workspace_id: str) -> dict[str, Any]:
+    def status(self, workspace_id: str) -> ModelStatus:
         """Which model serves the workspace, and how far the one being built is."""
         state = (
             self.generations.state(workspace_id)
             if self.generations
             else {"serving": DEFAULT_MODEL, "building": None}
         )
-        out: dict[str, Any] = {"serving": self.describe(workspace_id, state["serving"])}
-        out["building"] = None
+        building = None
         if state["building"]:
             figures = self._progress.get(workspace_id, {})
             if self.steps is not None:
                 figures = self.steps.figures(workspace_id)
             total = figures.get("total") or self.metadata.count_chunks(workspace_id)
-            out["building"] = {
-                **self.describe(workspace_id, state["building"]),
-                "chunksDone": min(figures.get("done", 0), total),
-                "chunksTotal": total,
-                "error": figures.get("error"),
-            }
+            model = self.describe(workspace_id, state["building"])
+            building = BuildProgress(
+                config_id=model.config_id,
+                name=model.name,
+                model_id=model.model_id,
+                chunks_done=min(figures.get("done", 0), total),
+                chunks_total=total,
+                error=figures.get("error"),
+            )
+        refined = None
         if self.refiner is not None and state["serving"] == DEFAULT_MODEL:
-            out["refined"] = self.refiner.status(workspace_id)
-        return out
+            refined = self.refiner.status(workspace_id)
+        return ModelStatus(
+            serving=self.describe(workspace_id, state["serving"]),
+            building=building,
+            refined=refined,
+        )
 
     def served_elsewhere(self) -> list[str]:
         """The workspaces not served by the default generation."""

@@ -36,6 +36,7 @@ from bunko.ports import (
 )
 from bunko.services.embedding.embedding_generations import ChosenGenerations
 from bunko.services.embedding.index_entries import batched, entries_for
+from bunko.services.embedding.model_status import RefinedStatus
 from bunko.services.embedding.reindex import embed_texts
 
 log = logging.getLogger(__name__)
@@ -180,13 +181,13 @@ class Refiner:
         if self._thread is not None:
             self._thread.join(timeout=60)
 
-    def status(self, workspace_id: str) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "chunksRefined": self.generations.refined.index.count(workspace_id),
-            "chunksTotal": self.metadata.count_chunks(workspace_id),
-            "serving": self.generations.is_ready(workspace_id),
-        }
+    def status(self, workspace_id: str) -> RefinedStatus:
+        return RefinedStatus(
+            name=self.name,
+            chunks_refined=self.generations.refined.index.count(workspace_id),
+            chunks_total=self.metadata.count_chunks(workspace_id),
+            serving=self.generations.is_ready(workspace_id),
+        )
 
     def _run(self) -> None:
         # Linux: a thread id names one thread, so this lowers only the refiner (and the

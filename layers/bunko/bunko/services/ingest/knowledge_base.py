@@ -57,9 +57,9 @@ class KnowledgeBaseService:
             return
         if DEFAULT_MODEL in models and config.model_id in self.embedding_models:
             return  # a config of the server's own model
-        serving = self.embedding.status(workspace_id)["serving"] if self.embedding else None
-        if serving and serving["modelConfigId"]:
-            active = f"{serving['name']!r} ({serving['modelId']})"
+        serving = self.embedding.status(workspace_id).serving if self.embedding else None
+        if serving and serving.config_id:
+            active = f"{serving.name!r} ({serving.model_id})"
         else:
             name = min(self.embedding_models, key=len) if self.embedding_models else None
             active = repr(name) if name else None

@@ -2,6 +2,7 @@
 
 from bunko.services.settings.drop_routes import read_drop_routes
 from bunko.services.settings.user_settings import (
+    UserPreferences,
     UserSettingsService,
     conversation_owner,
     default_settings,
@@ -11,6 +12,7 @@ from bunko.services.settings.workspace_settings import FolderCheck, WorkspaceSet
 
 __all__ = [
     "FolderCheck",
+    "UserPreferences",
     "UserSettingsService",
     "WorkspaceSettingsService",
     "conversation_owner",

@@ -77,6 +77,42 @@ def default_settings(*, top_k: int = 5, similarity_threshold: float = 0.3) -> di
     }
 
 
+# The stored (and aurak's) field name → UserPreferences' attribute.
+FIELDS = {
+    "selectedLLMId": "selected_llm_id",
+    "selectedEmbeddingId": "selected_embedding_id",
+    "selectedRerankId": "selected_rerank_id",
+    "temperature": "temperature",
+    "maxTokens": "max_tokens",
+    "topK": "top_k",
+    "enableRerank": "enable_rerank",
+    "similarityThreshold": "similarity_threshold",
+    "enableFullTextSearch": "enable_full_text_search",
+    "language": "language",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class UserPreferences:
+    """A person's chat and search preferences, every field set (defaults filled in)."""
+
+    selected_llm_id: str | None
+    selected_embedding_id: str | None  # the workspace's model, where a switch is configured
+    selected_rerank_id: str | None
+    temperature: float
+    max_tokens: int
+    top_k: int
+    enable_rerank: bool
+    similarity_threshold: float
+    enable_full_text_search: bool
+    language: str
+
+    @classmethod
+    def of(cls, values: dict[str, Any]) -> UserPreferences:
+        """From the stored fields (aurak's names), all of them present."""
+        return cls(**{attr: values[field] for field, attr in FIELDS.items()})
+
+
 class UserSettingsService:
     def __init__(
         self,
@@ -93,7 +129,10 @@ class UserSettingsService:
         # it, for every user of the workspace (users register with a workspace of their own).
         self.embedding = embedding
 
-    def get(self, owner: str, workspace_id: str) -> dict[str, Any]:
+    def get(self, owner: str, workspace_id: str) -> UserPreferences:
+        return UserPreferences.of(self._values(owner, workspace_id))
+
+    def _values(self, owner: str, workspace_id: str) -> dict[str, Any]:
         stored = self.store.get_settings(SCOPE, owner) or {}
         values = {**self.defaults, **{k: v for k, v in stored.items() if k in self.defaults}}
         if self.embedding is not None:
@@ -103,8 +142,9 @@ class UserSettingsService:
                 values[field] = None
         return values
 
-    def update(self, owner: str, workspace_id: str, changes: dict[str, Any]) -> dict[str, Any]:
-        """Validate and merge `changes` (any subset of the fields); returns the new whole."""
+    def update(self, owner: str, workspace_id: str, changes: dict[str, Any]) -> UserPreferences:
+        """Validate and merge `changes` (any subset of the fields, by their stored names,
+        which the errors name); returns the new whole."""
         unknown = set(changes) - set(self.defaults)
         if unknown:
             raise ValidationError(f"unknown fields: {', '.join(sorted(unknown))}")
@@ -113,12 +153,12 @@ class UserSettingsService:
         if self.embedding is not None and "selectedEmbeddingId" in changes:
             # Validated above; a model that cannot serve here is refused before any write.
             self.embedding.select(workspace_id, changes["selectedEmbeddingId"])
-        values = {**self.get(owner, workspace_id), **changes}
+        values = {**self._values(owner, workspace_id), **changes}
         # Only what was ever set is stored: a default (the language) stays a default, not a
         # choice, when another field is saved.
         stored = self.store.get_settings(SCOPE, owner) or {}
         self.store.put_settings(SCOPE, owner, {**stored, **changes})
-        return values
+        return UserPreferences.of(values)
 
     def language_chosen(self, owner: str) -> bool:
         """Whether the person saved a language (else `language` is the default, and the web

@@ -1,8 +1,10 @@
-"""Output models: the `structuredContent` of each tool, advertised as its output schema.
+"""TelosDB's dialect (snake_case): the one definition of each shape TelosDB's API speaks.
 
-On bunko.operations' Output: built with `extra="ignore"` so a service adding a field never
-breaks a result, and advertised with `additionalProperties: false` because only declared
-fields are ever dumped.
+MCP's tools answer with these (each tool's `structuredContent`, advertised as its output
+schema); REST's TelosDB-shaped routes (GET /search, /settings, /indexing_status) answer with
+the same classes, so one shape is described once. On bunko.operations' Output: built with
+`extra="ignore"` so a service adding a field never breaks a result, and advertised with
+`additionalProperties: false` because only declared fields are ever dumped.
 """
 
 from __future__ import annotations
@@ -10,17 +12,20 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.domain import Chunk, Document
 from bunko.domain.ingest_options import StatusName
 from bunko.domain.metadata import shown
 from bunko.operations.models import Count, Id, Output
+from bunko.services.bounds import RESULTS
 
 RevisionNo = Annotated[int, Field(ge=1)]
 
 
 class SearchHit(Output):
+    """A hit as SearchItem.to_dict gives it (TelosDB's search_text item, plus its pages)."""
+
     id: Id = Field(description="The item (chunk) id; the best chunk when grouped.")
     document_id: Id
     path: str
@@ -35,11 +40,12 @@ class SearchHit(Output):
     engines: list[Literal["keyword", "vector"]] = Field(
         description="The engines that found it: keyword alone while its file is still indexing."
     )
+    # Required: every hit carries its pages (None for a format without them).
     page: int | None = Field(
-        None, description="The page (PDF), slide (pptx) or sheet (xlsx) the passage starts on."
+        description="The page (PDF), slide (pptx) or sheet (xlsx) the passage starts on."
     )
-    page_end: int | None = Field(None, description="The page it ends on.")
-    metadata: dict[str, Any] = Field(default_factory=dict, description="Its document's metadata.")
+    page_end: int | None = Field(description="The page it ends on.")
+    metadata: dict[str, Any] = Field(description="Its document's metadata.")
 
 
 class SearchTextOutput(Output):
@@ -185,3 +191,39 @@ class RetrainOutput(Output):
     retrained: bool = Field(description="True when the LSA embedder was refitted.")
     embedder: str | None
     seconds: float = Field(ge=0)
+
+
+# TelosDB's auxiliary HTTP API (spec §6), served by REST's http/routes/telosdb.py.
+
+
+class MonitorPath(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    path: Annotated[str, Field(min_length=1, max_length=4096)]
+    category: Annotated[str | None, Field(max_length=200)] = None
+
+
+class TelosSettings(BaseModel):
+    monitor_paths: list[MonitorPath]
+    run_on_login: bool
+    min_score: float
+    limit: int
+
+
+class TelosSettingsUpdate(BaseModel):
+    """Any subset. monitor_paths entries may be plain paths (TelosDB) or {path, category};
+    changing them needs an admin. Saved settings apply at once, without a restart."""
+
+    model_config = ConfigDict(extra="forbid")
+    monitor_paths: Annotated[list[MonitorPath | str], Field(max_length=32)] | None = None
+    run_on_login: bool | None = None
+    min_score: Annotated[float | None, Field(ge=0, le=1)] = None
+    limit: Annotated[int | None, Field(ge=1, le=RESULTS)] = None
+
+
+class IndexingStatus(BaseModel):
+    status: Literal["idle", "indexing"]
+    pending: int  # this workspace's documents waiting or being indexed
+    queued: int  # jobs in the server's ingest queue (all workspaces)
+    documents: int
+    completed: int
+    failed: int
