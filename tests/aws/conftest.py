@@ -13,7 +13,7 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bunko import lambda_entry
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
 from tests.aws.stand_ins import BUCKET, REGION, TABLE, MotoAws, moto_aws
 
 INDEX = "bunko-test"

@@ -12,10 +12,10 @@ import json
 
 import pytest
 
-from bunko.adapters.aws import dynamodb_items as items
-from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.s3_blobs import S3BlobStore
+from bunko.adapters.aws.dynamodb import items
+from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+from bunko.adapters.aws.dynamodb.table import Table
+from bunko.adapters.aws.s3.blobs import S3BlobStore
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery
 from tests.aws.stand_ins import BUCKET, TABLE, moto_aws

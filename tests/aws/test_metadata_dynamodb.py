@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from bunko.adapters.aws import dynamodb_items as items
-from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-from bunko.adapters.aws.s3_blobs import S3BlobStore
+from bunko.adapters.aws.dynamodb import items
+from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+from bunko.adapters.aws.s3.blobs import S3BlobStore
 from bunko.domain import Chunk, Document, DocumentStatus, new_id
 from bunko.domain.document_query import DocumentQuery
 from bunko.domain.metadata import check_metadata, matches, parse_filter, terms_of

@@ -10,11 +10,11 @@ import math
 import pytest
 from opensearchpy.exceptions import AuthorizationException
 
-from bunko.adapters.aws import opensearch_queries as q
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-from bunko.adapters.aws.opensearch_ledger import IdLedger
-from bunko.adapters.aws.opensearch_metadata import (
+from bunko.adapters.aws.dynamodb.table import Table
+from bunko.adapters.aws.opensearch import queries as q
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
+from bunko.adapters.aws.opensearch.ledger import IdLedger
+from bunko.adapters.aws.opensearch.metadata import (
     RECHECK_SECONDS,
     TERMS_FIELD,
     TERMS_MAPPING,

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from bunko.adapters.aws import opensearch_queries as q
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex, SearchBackendError
+from bunko.adapters.aws.opensearch import queries as q
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex, SearchBackendError
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
 from tests.aws.index_entries import OTHER, WS, entry

@@ -12,9 +12,9 @@ from contextlib import contextmanager
 
 import pytest
 
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-from bunko.adapters.aws.opensearch_ledger import IdLedger
+from bunko.adapters.aws.dynamodb.table import Table
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
+from bunko.adapters.aws.opensearch.ledger import IdLedger
 from tests.aws.conftest import INDEX
 from tests.aws.index_entries import OTHER, WS, entry
 from tests.aws.stand_ins import TABLE

@@ -8,8 +8,8 @@ from collections import Counter
 
 import pytest
 
-from bunko.adapters.aws import term_statistics
-from bunko.adapters.aws.term_statistics import TermStatistics
+from bunko.adapters.aws.opensearch import term_statistics
+from bunko.adapters.aws.opensearch.term_statistics import TermStatistics
 from bunko.ports import IndexEntry, SearchFilter
 
 WS = "00000000-0000-4000-8000-0000000000aa"

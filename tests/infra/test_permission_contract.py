@@ -266,7 +266,7 @@ def test_only_model_indexes_are_deleted_at_run_time(template):
 def test_a_new_mapped_field_reaches_an_index_deployed_before(template):
     """The setup resource names the fields the index maps, so adding one (metadata_terms) is
     an Update on which the setup function maps it on the existing index."""
-    from bunko.adapters.aws.opensearch_queries import index_body
+    from bunko.adapters.aws.opensearch.queries import index_body
     from infra.constructs.index_setup import MAPPED_FIELDS
 
     assert tuple(sorted(index_body(8)["mappings"]["properties"])) == MAPPED_FIELDS
