@@ -35,10 +35,18 @@ class SearchBackendError(RuntimeError):
 
 
 class TermStatistics:
-    def __init__(self, client: OpenSearch, index: str, *, max_age: float = MAX_AGE) -> None:
+    def __init__(
+        self,
+        client: OpenSearch,
+        index: str,
+        *,
+        max_age: float = MAX_AGE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.client = client
         self.index_name = index
         self.max_age = max_age
+        self.clock = clock  # seconds, monotonic: a count's age is measured on it
         self._lock = threading.Lock()
         self._analyses: OrderedDict[Term, list[str]] = OrderedDict()
         self._counts: OrderedDict[Term, tuple[float, int]] = OrderedDict()
@@ -89,7 +97,7 @@ class TermStatistics:
     def frequencies(self, terms: Sequence[Term], count: Counter) -> tuple[int, list[int]]:
         """(entries in the index, entries holding each term), counting only what is not
         known or is older than max_age, in one call of `count`."""
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             known = {
                 term: found[1]
