@@ -84,9 +84,10 @@ def _claim_without_bytes(services, monkeypatch, path, data):
             raise OSError("No space left on device")
         return real_put(key, *args, **kw)
 
-    with monkeypatch.context() as full_disk, pytest.raises(OSError):
+    with monkeypatch.context() as full_disk:
         full_disk.setattr(services.blobs, "put", put)
-        services.ingest.submit(Upload(WS, data, path=path, source="drop"))
+        with pytest.raises(OSError):
+            services.ingest.submit(Upload(WS, data, path=path, source="drop"))
     doc = services.metadata.get_document_by_path(WS, path)
     assert doc.status is DocumentStatus.PENDING and not services.blobs.exists(doc.blob_key)
     return doc
