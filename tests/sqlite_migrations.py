@@ -7,7 +7,7 @@ import sqlite3
 from importlib import resources
 from pathlib import Path
 
-from bunko.adapters.local import sqlite_db
+from bunko.adapters.local.sqlite import db as sqlite_db
 
 
 def database_before(path: Path, migration: str) -> sqlite3.Connection:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from aws_lambda_powertools import Logger
 
 if TYPE_CHECKING:
-    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
 
 logger = Logger()
 _PENDING_STATUSES = {401, 403, 404}  # policy or collection not visible to the data plane yet
@@ -22,7 +22,7 @@ def _index(props: dict[str, Any]) -> OpenSearchServerlessIndex:
     # Imported here, not at module load: opensearch-py and boto3 cost seconds of cold start,
     # and on_event (the first call of every deploy) needs neither.
     from bunko.adapters.aws.clients import opensearch_client
-    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
     from bunko.adapters.aws.settings import AwsSettings
 
     aws = AwsSettings(opensearch_endpoint=props["Endpoint"], opensearch_index=props["IndexName"])

@@ -17,7 +17,7 @@ from constructs import Construct
 
 from infra.constructs.roles import function_role
 
-# The fields the search index maps (adapters/aws/opensearch_queries.index_body; a test holds
+# The fields the search index maps (adapters/aws/opensearch/queries.index_body; a test holds
 # the two alike). Named in the custom resource's properties: a field added here is an Update,
 # on which the setup function maps it on the index an older Bunko created.
 MAPPED_FIELDS = (

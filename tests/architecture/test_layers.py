@@ -306,3 +306,23 @@ def test_doors_reach_no_raw_port_past_the_services():
             if name in SERVICE_NAMES:
                 bad.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {name}.{node.attr}")
     assert bad == []
+
+
+STORES = ("sqlite", "dynamodb", "opensearch", "s3")
+
+
+def test_each_store_has_its_own_package_in_the_adapters():
+    """A store's modules live in adapters/<shape>/<store>/, not as <store>_* beside the rest."""
+    loose = [
+        str(path.relative_to(PACKAGE))
+        for path in modules("adapters")
+        if path.stem.startswith(tuple(f"{store}_" for store in STORES))
+    ]
+    assert loose == []
+    for shape, store in (
+        ("local", "sqlite"),
+        ("aws", "dynamodb"),
+        ("aws", "opensearch"),
+        ("aws", "s3"),
+    ):
+        assert (PACKAGE / "adapters" / shape / store / "__init__.py").exists()

@@ -11,20 +11,6 @@ from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 
-# Names still defined twice inside tests/aws and tests/infra, whose modules the AWS work
-# edits this round: to be given one definition (or their own names) there.
-NOT_YET = {
-    "api",
-    "ingest",
-    "ledgered",
-    "library",
-    "recorded",
-    "store",
-    "synthesized",
-    "template",
-}
-NOT_YET_UNDER = ("aws", "infra")
-
 
 def fixture_definitions() -> dict[str, list[str]]:
     """Fixture name → the files that define it (module-level functions under a
@@ -41,12 +27,7 @@ def fixture_definitions() -> dict[str, list[str]]:
 
 def test_each_fixture_name_is_defined_once():
     twice = {name: files for name, files in fixture_definitions().items() if len(files) > 1}
-    pending = {
-        name
-        for name, files in twice.items()
-        if name in NOT_YET and all(f.startswith(NOT_YET_UNDER) for f in files)
-    }
-    assert {name: files for name, files in twice.items() if name not in pending} == {}
+    assert twice == {}
 
 
 def test_the_shared_servers_are_the_conftests_and_nowhere_else():

@@ -13,7 +13,11 @@ import pytest
 from opensearchpy import OpenSearch
 
 from bunko import lambda_entry
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+from bunko.adapters.aws.dynamodb.table import Table
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
+from bunko.adapters.aws.opensearch.ledger import IdLedger
+from bunko.adapters.aws.s3.blobs import S3BlobStore
 from tests.aws.stand_ins import BUCKET, REGION, TABLE, MotoAws, moto_aws
 
 INDEX = "bunko-test"
@@ -59,6 +63,23 @@ def search_index(opensearch: OpenSearch) -> OpenSearchServerlessIndex:
     return index
 
 
+@pytest.fixture
+def ledgered(aws, opensearch) -> OpenSearchServerlessIndex:
+    """The search index with its id ledger in the table (the deployed shape)."""
+    index = OpenSearchServerlessIndex(
+        opensearch, index=INDEX, dimension=4, ledger=IdLedger(Table(aws.dynamodb, TABLE))
+    )
+    index.ensure_index()
+    return index
+
+
+@pytest.fixture
+def store(aws) -> DynamoDBMetadataStore:
+    """The DynamoDB metadata store, its large values in the bucket."""
+    blobs = S3BlobStore(aws.s3, bucket=BUCKET, prefix="blobs/")
+    return DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=blobs)
+
+
 @dataclass
 class FakeLambdaContext:
     """The attributes Powertools reads from a Lambda context."""
@@ -95,6 +116,22 @@ def aws_env(aws, osmem_clone, opensearch, monkeypatch):
     for cached in (lambda_entry.api_app, lambda_entry.served_app, lambda_entry.ingest_handler,
                    lambda_entry.ingest_retries):  # fmt: skip
         cached.cache_clear()
+
+
+@pytest.fixture
+def api(aws_env):
+    """The API function, built as Lambda loads it, over the stand-ins."""
+    from tests.aws.handlers import load_function
+
+    return load_function("api")
+
+
+@pytest.fixture
+def ingest(aws_env):
+    """The ingest function, built as Lambda loads it, over the stand-ins."""
+    from tests.aws.handlers import load_function
+
+    return load_function("ingest")
 
 
 @pytest.fixture

@@ -94,3 +94,19 @@ def notify_queue(aws_env, prefix: str = "drop/") -> None:
             }]
         },
     )  # fmt: skip
+
+
+class Tapped:
+    """A client with some of its calls replaced (a spy, a refusal), given to the adapter at
+    construction as the real client would be; every other attribute is the client's own.
+    `indices` replaces calls of `client.indices` the same way."""
+
+    def __init__(self, client: Any, *, indices: dict[str, Any] | None = None, **calls: Any):
+        self.wrapped = client
+        self.calls = calls
+        if indices:
+            self.indices = Tapped(client.indices, **indices)
+
+    def __getattr__(self, name: str) -> Any:
+        calls = self.__dict__["calls"]
+        return calls[name] if name in calls else getattr(self.__dict__["wrapped"], name)

@@ -18,7 +18,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function
+from tests.aws.handlers import load_event
 from tests.aws.stand_ins import BUCKET
 
 TEXTS = {
@@ -26,11 +26,6 @@ TEXTS = {
     "notes/b.md": "Beta notes about the granite meadow.",
     "notes/c.md": "Gamma notes about the copper willow.",
 }
-
-
-@pytest.fixture
-def ingest(aws_env):
-    return load_function("ingest")
 
 
 def services():

@@ -15,23 +15,23 @@ from tests.aws.handlers import api_event, call, sign_in
 
 
 @pytest.fixture
-def api(monkeypatch, request):
+def bounded_api(monkeypatch, request):
     monkeypatch.setenv("BUNKO_CONVERSATION_MAX_PER_USER", "2")
     monkeypatch.setenv("BUNKO_LIBRARIES_PER_USER", "2")
     return request.getfixturevalue("api_with_accounts")
 
 
-def send(api, method: str, path: str, body: dict | None = None, **headers: str):
+def send(bounded_api, method: str, path: str, body: dict | None = None, **headers: str):
     event = api_event(method, path, body=json.dumps(body) if body is not None else None,
                       headers={"Content-Type": "application/json", **headers})  # fmt: skip
-    response = api.handler(event, FakeLambdaContext())
+    response = bounded_api.handler(event, FakeLambdaContext())
     return response["statusCode"], json.loads(response["body"])
 
 
-def test_library_names_and_counts_per_person_on_dynamodb(api):
-    ada = sign_in(api, "ada")
-    sign_in(api, "grace")
-    status, shelf = call(api, "POST", "/libraries", {"name": "Team Docs"}, token=ada)
+def test_library_names_and_counts_per_person_on_dynamodb(bounded_api):
+    ada = sign_in(bounded_api, "ada")
+    sign_in(bounded_api, "grace")
+    status, shelf = call(bounded_api, "POST", "/libraries", {"name": "Team Docs"}, token=ada)
     assert status == 201, shelf
     for refused, code in (
         ({"name": "Теаm Docs"}, 409),  # Cyrillic lookalike of a library
@@ -39,32 +39,32 @@ def test_library_names_and_counts_per_person_on_dynamodb(api):
         ({"name": "6f1c2a4e-0b7d-4c1e-9a55-3f2b8d9e7a10"}, 400),  # a UUID
         ({"name": "Te\u200bam"}, 400),  # a zero-width space
     ):
-        assert call(api, "POST", "/libraries", refused, token=ada)[0] == code, refused
-    assert call(api, "POST", "/libraries", {"name": "Second"}, token=ada)[0] == 201
-    assert call(api, "POST", "/libraries", {"name": "Third"}, token=ada)[0] == 429
+        assert call(bounded_api, "POST", "/libraries", refused, token=ada)[0] == code, refused
+    assert call(bounded_api, "POST", "/libraries", {"name": "Second"}, token=ada)[0] == 201
+    assert call(bounded_api, "POST", "/libraries", {"name": "Third"}, token=ada)[0] == 429
 
     auth = {"Authorization": f"Bearer {ada}"}
-    assert send(api, "POST", "/conversations", {"title": "a"}, **auth)[0] == 201
+    assert send(bounded_api, "POST", "/conversations", {"title": "a"}, **auth)[0] == 201
     in_shelf = {**auth, "X-Bunko-Library": shelf["id"]}
-    assert send(api, "POST", "/conversations", {"title": "b"}, **in_shelf)[0] == 201
-    assert send(api, "POST", "/conversations", {"title": "c"}, **in_shelf)[0] == 429
+    assert send(bounded_api, "POST", "/conversations", {"title": "b"}, **in_shelf)[0] == 201
+    assert send(bounded_api, "POST", "/conversations", {"title": "c"}, **in_shelf)[0] == 429
 
 
-def test_a_spoofed_forwarded_for_does_not_reset_the_lockout_on_aws(api):
-    sign_in(api, "ada")
+def test_a_spoofed_forwarded_for_does_not_reset_the_lockout_on_aws(bounded_api):
+    sign_in(bounded_api, "ada")
     for i in range(5):  # BUNKO_LOGIN_MAX_FAILURES
-        status, _ = send(api, "POST", "/auth/login", {"username": "ada", "password": f"guess {i}"},
+        status, _ = send(bounded_api, "POST", "/auth/login", {"username": "ada", "password": f"guess {i}"},
                          **{"X-Forwarded-For": f"203.0.113.{i}"})  # fmt: skip
         assert status == 401
-    status, body = send(api, "POST", "/auth/login",
+    status, body = send(bounded_api, "POST", "/auth/login",
                         {"username": "ada", "password": "correct horse battery"},
                         **{"X-Forwarded-For": "198.51.100.7"})  # fmt: skip
     assert status == 429, body
 
 
-def test_anonymous_health_says_only_that_the_api_is_up(api):
-    status, body = send(api, "GET", "/health")
+def test_anonymous_health_says_only_that_the_api_is_up(bounded_api):
+    status, body = send(bounded_api, "GET", "/health")
     assert status == 200 and set(body) == {"status", "version"}
-    token = sign_in(api, "ada")
-    status, body = send(api, "GET", "/health", Authorization=f"Bearer {token}")
+    token = sign_in(bounded_api, "ada")
+    status, body = send(bounded_api, "GET", "/health", Authorization=f"Bearer {token}")
     assert status == 200 and body["backend"] == "aws"

@@ -12,8 +12,8 @@ from contextlib import contextmanager
 
 import pytest
 
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.opensearch_ledger import IdLedger
+from bunko.adapters.aws.dynamodb.table import Table
+from bunko.adapters.aws.opensearch.ledger import IdLedger
 from tests.aws.stand_ins import TABLE, moto_aws
 
 MINE, OTHERS = "ws-mine", "ws-others"

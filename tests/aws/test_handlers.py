@@ -6,28 +6,17 @@ from __future__ import annotations
 import json
 from urllib.parse import parse_qs, quote, urlparse
 
-import pytest
 import requests
 
 from bunko import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function, sign_in
+from tests.aws.handlers import load_event, sign_in
 from tests.aws.stand_ins import BUCKET
 
 DROPPED_KEY = "drop/default/manuals/検索 guide.md"
 DROPPED_TEXT = "# 検索ガイド\n\n全文検索エンジンの使い方を説明します。Hybrid search in Bunko.\n"
-
-
-@pytest.fixture
-def api(aws_env):
-    return load_function("api")
-
-
-@pytest.fixture
-def ingest(aws_env):
-    return load_function("ingest")
 
 
 def services():

@@ -5,19 +5,12 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from bunko.adapters.aws.settings import AwsSettings
 from bunko.adapters.aws.sqs_retry import RETRY_DELAYS, SqsRetries, retry_delay
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function
+from tests.aws.handlers import load_event
 
 QUEUE_VISIBILITY = 3600  # the stack's: six times the ingest function's 10 minutes
-
-
-@pytest.fixture
-def ingest(aws_env):
-    return load_function("ingest")
 
 
 def delivered(aws_env, body: str) -> dict:

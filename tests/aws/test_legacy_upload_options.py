@@ -12,22 +12,14 @@ import json
 
 import pytest
 
-from bunko.adapters.aws import dynamodb_items as items
-from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.s3_blobs import S3BlobStore
+from bunko.adapters.aws.dynamodb import items
+from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+from bunko.adapters.aws.dynamodb.table import Table
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery
-from tests.aws.stand_ins import BUCKET, TABLE, moto_aws
+from tests.aws.stand_ins import TABLE
 
 WS = "11111111-1111-4111-8111-111111111111"
-
-
-@pytest.fixture
-def store():
-    with moto_aws() as aws:
-        blobs = S3BlobStore(aws.s3, bucket=BUCKET, prefix="blobs/")
-        yield DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=blobs)
 
 
 def _older_item(store: DynamoDBMetadataStore, doc: Document, options: dict | None) -> None:

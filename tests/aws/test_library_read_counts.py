@@ -21,8 +21,8 @@ from datetime import timedelta
 import pytest
 from botocore.client import BaseClient
 
-from bunko.adapters.aws import dynamodb_items as items
-from bunko.adapters.aws.dynamodb_table import Table
+from bunko.adapters.aws.dynamodb import items
+from bunko.adapters.aws.dynamodb.table import Table
 from bunko.domain import Document, utcnow
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, presign, sign_in
@@ -160,8 +160,8 @@ def test_listing_upload_and_presign_cost_the_same_at_10_and_10000_documents(
 def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monkeypatch, tmp_path):
     """Its first read counts its documents; a document write landing during that count makes
     the count run again (the totals item's `seq` moved), so the totals kept are exact."""
-    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-    from bunko.adapters.aws.dynamodb_totals import LibraryCounters, totals_key
+    from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb.totals import LibraryCounters, totals_key
     from bunko.adapters.local.files import FileBlobStore
     from bunko.ports import LibraryTotals
 

@@ -10,24 +10,16 @@ from typing import Any
 
 import pytest
 
-from bunko.adapters.aws import dynamodb_items as items
-from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-from bunko.adapters.aws.s3_blobs import S3BlobStore
+from bunko.adapters.aws.dynamodb import items
+from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
 from bunko.domain import Chunk, Document, DocumentStatus, new_id
 from bunko.domain.document_query import DocumentQuery
 from bunko.domain.metadata import check_metadata, matches, parse_filter, terms_of
 from bunko.ports import DocumentWrite, DocumentWrites
 from bunko.services.ingest.document_writes import write_documents
-from tests.aws.stand_ins import BUCKET, TABLE, moto_aws
+from tests.aws.stand_ins import TABLE
 
 WS, OTHER = "ws-1", "ws-2"
-
-
-@pytest.fixture
-def store():
-    with moto_aws() as aws:
-        blobs = S3BlobStore(aws.s3, bucket=BUCKET, prefix="blobs/")
-        yield DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=blobs)
 
 
 def doc(name: str, metadata: dict | None = None, *, ws: str = WS, **kw: Any) -> Document:
@@ -204,7 +196,7 @@ LISTING_CASES = [
 
 
 @pytest.fixture
-def library(store):
+def listed_store(store):
     for name, (metadata, category) in LIBRARY.items():
         store.add_document(doc(name, metadata, category=category))
         # Another workspace's files answer to the same filters; they are never listed.
@@ -213,7 +205,7 @@ def library(store):
 
 
 @pytest.mark.parametrize(("raw", "expected"), LISTING_CASES)
-def test_the_library_listing_and_the_search_resolution_filter_alike(library, raw, expected):
+def test_the_library_listing_and_the_search_resolution_filter_alike(listed_store, raw, expected):
     flt = parse_filter(raw)
     reference = sorted(
         name
@@ -221,28 +213,28 @@ def test_the_library_listing_and_the_search_resolution_filter_alike(library, raw
         if matches(flt, terms_of(check_metadata(md), cat))
     )
     assert reference == expected
-    page = library.find_documents(
+    page = listed_store.find_documents(
         WS, DocumentQuery(sort="name", descending=False, filter=flt), limit=10
     )
     assert [d.name.removesuffix(".txt") for d in page.documents] == expected
     assert page.total == len(expected)
     assert all(d.workspace_id == WS for d in page.documents)
-    assert library.documents_matching(WS, flt) == {f"doc-{n}" for n in expected}
+    assert listed_store.documents_matching(WS, flt) == {f"doc-{n}" for n in expected}
     # By date (newest first) with a filter is not the index's order: the same documents.
-    by_date = library.find_documents(WS, DocumentQuery(filter=flt), limit=10)
+    by_date = listed_store.find_documents(WS, DocumentQuery(filter=flt), limit=10)
     assert sorted(d.id for d in by_date.documents) == [f"doc-{n}" for n in expected]
 
 
-def test_a_filtered_listing_pages_and_combines_with_the_name_query(library):
+def test_a_filtered_listing_pages_and_combines_with_the_name_query(listed_store):
     harbour = parse_filter({"exists": {"key": "year"}})
     query = DocumentQuery(sort="name", descending=False, filter=harbour)
-    first = library.find_documents(WS, query, limit=2)
-    second = library.find_documents(WS, query, limit=2, offset=2)
+    first = listed_store.find_documents(WS, query, limit=2)
+    second = listed_store.find_documents(WS, query, limit=2, offset=2)
     assert first.total == second.total == 4
     names = [d.name for d in first.documents + second.documents]
     assert names == ["alpha.txt", "beta.txt", "epsilon.txt", "gamma.txt"]
     named = DocumentQuery(name="A", sort="name", descending=False, filter=harbour)
-    page = library.find_documents(WS, named, limit=10)
+    page = listed_store.find_documents(WS, named, limit=10)
     assert [d.name for d in page.documents] == ["alpha.txt", "beta.txt", "gamma.txt"]
     assert page.total == 3
 
@@ -269,9 +261,9 @@ class _Recorded:
         return Recorded()
 
 
-def test_resolving_a_filter_reads_only_ids_categories_and_metadata(library):
-    recorded = _Recorded(library.table.client)
-    library.table.client = recorded
+def test_resolving_a_filter_reads_only_ids_categories_and_metadata(listed_store):
+    recorded = _Recorded(listed_store.table.client)
+    listed_store.table.client = recorded
     flt = parse_filter({"equals": {"key": "team", "value": "legal"}})
-    assert library.documents_matching(WS, flt) == {"doc-alpha", "doc-gamma"}
+    assert listed_store.documents_matching(WS, flt) == {"doc-alpha", "doc-gamma"}
     assert recorded.reads == [("query", "#id, #category, #metadata")]

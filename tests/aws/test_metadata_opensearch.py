@@ -10,11 +10,9 @@ import math
 import pytest
 from opensearchpy.exceptions import AuthorizationException
 
-from bunko.adapters.aws import opensearch_queries as q
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-from bunko.adapters.aws.opensearch_ledger import IdLedger
-from bunko.adapters.aws.opensearch_metadata import (
+from bunko.adapters.aws.opensearch import queries as q
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
+from bunko.adapters.aws.opensearch.metadata import (
     RECHECK_SECONDS,
     TERMS_FIELD,
     TERMS_MAPPING,
@@ -34,7 +32,7 @@ from bunko.domain.metadata import (
 )
 from bunko.ports import IndexEntry, SearchFilter
 from tests.aws.conftest import INDEX
-from tests.aws.stand_ins import TABLE
+from tests.aws.stand_ins import Tapped
 
 WS, OTHER = "ws-1", "ws-2"
 TEXT = "common harbour words"
@@ -162,34 +160,36 @@ def found(index: OpenSearchServerlessIndex, flt, ws: str = WS) -> set[str]:
 
 
 @pytest.fixture
-def library(search_index):
+def filled_index(search_index):
     search_index.index(every_entry())
     return search_index
 
 
 @pytest.mark.parametrize(("raw", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
-def test_every_operator_filters_in_the_engine_as_the_reference_does(library, raw, expected):
+def test_every_operator_filters_in_the_engine_as_the_reference_does(filled_index, raw, expected):
     flt = parse_filter(raw)
     reference = {n for n, (md, cat) in CANONICAL.items() if matches(flt, terms_of(md, cat))}
     assert reference == expected  # the case is right about the reference semantics
-    assert library.filters_metadata is True
-    assert found(library, flt) == expected
-    assert found(library, flt, ws=OTHER) == expected  # the same filter, their documents only
+    assert filled_index.filters_metadata is True
+    assert found(filled_index, flt) == expected
+    assert found(filled_index, flt, ws=OTHER) == expected  # the same filter, their documents only
 
 
-def test_no_filter_and_other_filters_still_apply(library):
-    assert found(library, None) == set(DOCS)
+def test_no_filter_and_other_filters_still_apply(filled_index):
+    assert found(filled_index, None) == set(DOCS)
     flt = parse_filter({"exists": {"key": "team"}})
-    hits = library.keyword_search(
+    hits = filled_index.keyword_search(
         "harbour", SearchFilter(WS, category="manuals", metadata=flt), 100
     )
     assert {h.document_id for h in hits} == {"doc-a"}
     ids = frozenset({"doc-b", "doc-c"})
-    hits = library.keyword_search("harbour", SearchFilter(WS, document_ids=ids, metadata=flt), 100)
+    hits = filled_index.keyword_search(
+        "harbour", SearchFilter(WS, document_ids=ids, metadata=flt), 100
+    )
     assert {h.document_id for h in hits} == {"doc-b", "doc-c"}
 
 
-def test_the_mapping_holds_one_keyword_field_whatever_the_keys(opensearch, library):
+def test_the_mapping_holds_one_keyword_field_whatever_the_keys(opensearch, filled_index):
     props = opensearch.indices.get_mapping(index=INDEX)[INDEX]["mappings"]["properties"]
     assert props[TERMS_FIELD] == {"type": "keyword"}
     assert set(props) == set(q.index_body(4)["mappings"]["properties"])
@@ -219,15 +219,6 @@ def test_knn_and_bm25_carry_the_same_metadata_filter():
 
 
 # relabel ----------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def ledgered(aws, opensearch) -> OpenSearchServerlessIndex:
-    index = OpenSearchServerlessIndex(
-        opensearch, index=INDEX, dimension=4, ledger=IdLedger(Table(aws.dynamodb, TABLE))
-    )
-    index.ensure_index()
-    return index
 
 
 def sources(index: OpenSearchServerlessIndex, ws: str, doc: str) -> dict[str, dict]:
@@ -325,14 +316,14 @@ def test_an_older_index_gets_the_field_and_its_entries_await_heal(opensearch):
     assert index.count(WS) == 4
 
 
-def test_a_collection_that_refuses_the_mapping_falls_back_to_document_ids(opensearch, monkeypatch):
+def test_a_collection_that_refuses_the_mapping_falls_back_to_document_ids(opensearch):
     opensearch.indices.create(index=INDEX, body=old_index_body())
 
     def refused(*args, **kwargs):
         raise AuthorizationException(403, "security_exception", {"error": "no UpdateIndex"})
 
-    monkeypatch.setattr(opensearch.indices, "put_mapping", refused)
-    index = OpenSearchServerlessIndex(opensearch, index=INDEX, dimension=4)
+    refusing = Tapped(opensearch, indices={"put_mapping": refused})
+    index = OpenSearchServerlessIndex(refusing, index=INDEX, dimension=4)
     assert index.ensure_index() is False  # no error: a route still opens
     assert index.filters_metadata is False
     index.index(entries("a"))
@@ -352,18 +343,17 @@ def test_a_field_mapped_otherwise_is_left_alone(opensearch):
     assert index.filters_metadata is False
 
 
-def test_the_mapping_is_asked_again_while_it_lacks_the_field(opensearch, monkeypatch):
+def test_the_mapping_is_asked_again_while_it_lacks_the_field(opensearch):
     opensearch.indices.create(index=INDEX, body=old_index_body())
     now = [0.0]
-    mapping = TermsMapping(opensearch, INDEX, clock=lambda: now[0])
     asked: list[str] = []
-    get_mapping = opensearch.indices.get_mapping
 
     def counted(*args, **kwargs):
         asked.append(kwargs.get("index", ""))
-        return get_mapping(*args, **kwargs)
+        return opensearch.indices.get_mapping(*args, **kwargs)
 
-    monkeypatch.setattr(opensearch.indices, "get_mapping", counted)
+    counting = Tapped(opensearch, indices={"get_mapping": counted})
+    mapping = TermsMapping(counting, INDEX, clock=lambda: now[0])
     assert mapping.mapped() is False
     assert mapping.mapped() is False
     assert asked == [INDEX]  # known for a while
@@ -455,7 +445,7 @@ def maximal_metadata() -> dict:
     })  # fmt: skip
 
 
-def test_a_relabel_with_maximal_metadata_stays_under_the_request_size_cap(ledgered, monkeypatch):
+def test_a_relabel_with_maximal_metadata_stays_under_the_request_size_cap(ledgered):
     """Each entry's update repeats the document's terms (~80 KB of JSON at the limits): 500
     in one bulk were ~40 MiB, over OpenSearch's 10 MiB request cap, and the edit failed."""
     chunks = 300
@@ -466,16 +456,17 @@ def test_a_relabel_with_maximal_metadata_stays_under_the_request_size_cap(ledger
     ])  # fmt: skip
     client = ledgered.client
     sizes: list[int] = []
-    send = client.bulk
 
     def measured(body, **kw):  # the bytes opensearch-py sends: its serializer's, in UTF-8
         dumps = client.transport.serializer.dumps
         sizes.append(sum(len(dumps(line).encode("utf-8")) + 1 for line in body))
-        return send(body=body, **kw)
+        return client.bulk(body=body, **kw)
 
-    monkeypatch.setattr(client, "bulk", measured)
+    measuring = OpenSearchServerlessIndex(
+        Tapped(client, bulk=measured), index=INDEX, dimension=4, ledger=ledgered.ledger
+    )
     terms = terms_of(maximal_metadata())
-    ledgered.relabel_document(WS, "doc-big", terms)
+    measuring.relabel_document(WS, "doc-big", terms)
     assert len(sizes) >= 2 and max(sizes) <= 8 * 2**20, sizes
     assert sum(sizes) > 10 * 2**20  # one request would have been over the cap
     wanted = parse_filter({"equals": {"key": f"{'k' * 62}31", "value": "31"}})

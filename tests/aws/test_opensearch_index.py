@@ -7,11 +7,13 @@ import json
 
 import pytest
 
-from bunko.adapters.aws import opensearch_queries as q
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex, SearchBackendError
+from bunko.adapters.aws.opensearch import queries as q
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex, SearchBackendError
 from bunko.errors import ValidationError
 from bunko.ports import IndexEntry, SearchFilter
+from tests.aws.conftest import INDEX
 from tests.aws.index_entries import OTHER, WS, entry
+from tests.aws.stand_ins import Tapped
 
 
 def test_mapping_has_kuromoji_text_and_faiss_vector(opensearch, search_index):
@@ -74,16 +76,16 @@ def test_reindexing_a_chunk_replaces_it(search_index):
     ]
 
 
-def test_bulk_never_sends_a_custom_id(search_index, monkeypatch):
+def test_bulk_never_sends_a_custom_id(opensearch):
     sent: list = []
-    original = search_index.client.bulk
 
     def spy(body, **kwargs):
         sent.extend(body)
-        return original(body=body, **kwargs)
+        return opensearch.bulk(body=body, **kwargs)
 
-    monkeypatch.setattr(search_index.client, "bulk", spy)
-    search_index.index([entry(0, "a"), entry(1, "b")])
+    index = OpenSearchServerlessIndex(Tapped(opensearch, bulk=spy), index=INDEX, dimension=4)
+    index.ensure_index()
+    index.index([entry(0, "a"), entry(1, "b")])
     actions = [line["index"] for line in sent if "index" in line]
     assert len(actions) == 2
     assert all("_id" not in action for action in actions)
@@ -136,7 +138,7 @@ def test_wrong_vector_dimension_is_refused(search_index):
     assert search_index.count() == 0
 
 
-def test_hybrid_sends_bm25_and_filtered_knn_in_one_msearch(search_index, monkeypatch):
+def test_hybrid_sends_bm25_and_filtered_knn_in_one_msearch(search_index):
     search_index.index([entry(0, "hybrid words")])
     calls: list = []
     paths: list = []
@@ -168,12 +170,14 @@ def test_hybrid_sends_bm25_and_filtered_knn_in_one_msearch(search_index, monkeyp
             ]
         }
 
-    monkeypatch.setattr(search_index.client, "msearch", fake_msearch)
+    tapped = OpenSearchServerlessIndex(
+        Tapped(search_index.client, msearch=fake_msearch), index=INDEX, dimension=4
+    )
     filters = SearchFilter(WS, category="manuals", document_ids=frozenset({"d1", "d2"}))
-    keyword, vector = search_index.hybrid_search("hybrid", [0.5, 0.5, 0.5, 0.5], filters, 7)
-    assert len(calls) == 1 and paths == [search_index.index_name]
+    keyword, vector = tapped.hybrid_search("hybrid", [0.5, 0.5, 0.5, 0.5], filters, 7)
+    assert len(calls) == 1 and paths == [tapped.index_name]
     header1, bm25, header2, knn = calls[0]
-    assert header1 == header2 == {"index": search_index.index_name}
+    assert header1 == header2 == {"index": tapped.index_name}
     assert (
         bm25["query"]["bool"]["filter"] == knn["query"]["knn"]["vector"]["filter"]["bool"]["filter"]
     )
@@ -225,20 +229,20 @@ def test_keyword_only_index_has_no_vector_field():
     assert "index" not in body["settings"]
 
 
-def test_bulk_writes_stay_under_the_request_size_cap(opensearch, monkeypatch):
+def test_bulk_writes_stay_under_the_request_size_cap(opensearch):
     """500 chunks with 1,024-d vectors are 10.9-11.9 MiB of JSON, over OpenSearch's 10 MiB
     request cap: a file of ~420 chunks failed into the dead-letter queue. Each bulk request
     now stops at the byte budget, and every chunk is written."""
-    index = OpenSearchServerlessIndex(opensearch, index="bulk-size", dimension=1024)
-    index.ensure_index()
     sizes: list[int] = []
-    send = opensearch.bulk
 
     def measured(body, **kw):
         sizes.append(sum(len(json.dumps(line)) + 1 for line in body))
-        return send(body=body, **kw)
+        return opensearch.bulk(body=body, **kw)
 
-    monkeypatch.setattr(opensearch, "bulk", measured)
+    index = OpenSearchServerlessIndex(
+        Tapped(opensearch, bulk=measured), index="bulk-size", dimension=1024
+    )
+    index.ensure_index()
     rng = __import__("random").Random(3)
     entries = [
         IndexEntry(
@@ -255,12 +259,12 @@ def test_bulk_writes_stay_under_the_request_size_cap(opensearch, monkeypatch):
     assert len({h.chunk_id for h in found}) == 500
 
 
-def test_two_functions_creating_the_same_index_both_succeed(opensearch, monkeypatch):
+def test_two_functions_creating_the_same_index_both_succeed(opensearch):
     """A new model's index is created at run time by whichever function needs it first; the
     one that loses the race must find it there, not fail into a 60-minute SQS retry."""
-    first = OpenSearchServerlessIndex(opensearch, index="raced", dimension=4)
-    second = OpenSearchServerlessIndex(opensearch, index="raced", dimension=4)
-    monkeypatch.setattr(opensearch.indices, "exists", lambda **kw: False)  # both checked first
+    unseen = Tapped(opensearch, indices={"exists": lambda **kw: False})  # both checked first
+    first = OpenSearchServerlessIndex(unseen, index="raced", dimension=4)
+    second = OpenSearchServerlessIndex(unseen, index="raced", dimension=4)
     assert first.ensure_index() is True
     assert second.ensure_index() is False
 

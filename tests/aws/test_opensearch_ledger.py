@@ -10,23 +10,12 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-import pytest
-
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-from bunko.adapters.aws.opensearch_ledger import IdLedger
+from bunko.adapters.aws.dynamodb.table import Table
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
+from bunko.adapters.aws.opensearch.ledger import IdLedger
 from tests.aws.conftest import INDEX
 from tests.aws.index_entries import OTHER, WS, entry
 from tests.aws.stand_ins import TABLE
-
-
-@pytest.fixture
-def ledgered(aws, opensearch) -> OpenSearchServerlessIndex:
-    index = OpenSearchServerlessIndex(
-        opensearch, index=INDEX, dimension=4, ledger=IdLedger(Table(aws.dynamodb, TABLE))
-    )
-    index.ensure_index()
-    return index
 
 
 @contextmanager

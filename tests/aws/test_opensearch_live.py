@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from bunko.adapters.aws.clients import opensearch_client
-from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
 from bunko.adapters.aws.settings import AwsSettings
 from bunko.ports import IndexEntry, SearchFilter
 

@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from bunko import lambda_entry
-from bunko.adapters.aws.s3_drops import drop_metadata, drop_options
+from bunko.adapters.aws.s3.drops import drop_metadata, drop_options
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.errors import ValidationError
 from bunko.ports import SearchFilter

@@ -30,7 +30,7 @@ CANONICAL_LEGAL = {"team": "legal", "year": 2024.0, "tags": ["contracts", "lease
 
 
 @pytest.fixture
-def ingest(aws_env):
+def drop_ingest(aws_env):
     """The ingest function, fed by the bucket's notifications (drops → the ingest queue)."""
     notify_queue(aws_env, DROP)
     return load_function("ingest")
@@ -42,7 +42,7 @@ def warnings(caplog) -> pytest.LogCaptureFixture:
     return caplog
 
 
-def deliver(aws_env, ingest) -> None:
+def deliver(aws_env, drop_ingest) -> None:
     """Play the Lambda poller until the queue is empty; every message must succeed."""
     template = load_event("sqs_s3_object_created.json")["Records"][0]
     for _ in range(100):
@@ -56,7 +56,7 @@ def deliver(aws_env, ingest) -> None:
              "body": m["Body"]}
             for m in batch
         ]  # fmt: skip
-        result = ingest.handler({"Records": records}, FakeLambdaContext())
+        result = drop_ingest.handler({"Records": records}, FakeLambdaContext())
         assert result == {"batchItemFailures": []}
         for m in batch:
             aws_env.sqs.delete_message(QueueUrl=aws_env.queue_url, ReceiptHandle=m["ReceiptHandle"])
@@ -92,26 +92,26 @@ def warned(caplog, *words: str):
     return next((r for r in caplog.records if all(w in r.getMessage() for w in words)), None)
 
 
-def test_a_sidecar_put_first_is_read_by_its_file(aws_env, ingest):
+def test_a_sidecar_put_first_is_read_by_its_file(aws_env, drop_ingest):
     put(aws_env, "legal/lease.txt.metadata.json", sidecar(LEGAL))
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     assert paths() == set()  # no file yet: nothing is created
     put(aws_env, "legal/lease.txt", "The lease runs for ten years.")
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     doc = doc_at("legal/lease.txt")
     assert doc.status is DocumentStatus.COMPLETED and doc.category == "legal"
     assert doc.metadata == CANONICAL_LEGAL
     assert paths() == {"legal/lease.txt"}
 
 
-def test_a_sidecar_after_its_file_relabels_it_then_changes_and_clears(aws_env, ingest):
+def test_a_sidecar_after_its_file_relabels_it_then_changes_and_clears(aws_env, drop_ingest):
     put(aws_env, "lease.txt", "The lease mentions a lighthouse keeper.")
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     first = doc_at("lease.txt")
     assert first.status is DocumentStatus.COMPLETED and first.metadata == {}
 
     put(aws_env, "lease.txt.metadata.json", sidecar(LEGAL))
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     doc = doc_at("lease.txt")
     assert doc.metadata == CANONICAL_LEGAL
     assert (doc.id, doc.revision, doc.status) == (first.id, 1, DocumentStatus.COMPLETED)
@@ -124,12 +124,12 @@ def test_a_sidecar_after_its_file_relabels_it_then_changes_and_clears(aws_env, i
     assert found("legal") == [doc.id]
 
     put(aws_env, "lease.txt.metadata.json", sidecar({"team": "sales"}))
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     assert doc_at("lease.txt").metadata == {"team": "sales"}
     assert found("sales") == [doc.id] and found("legal") == []
 
     remove(aws_env, "lease.txt.metadata.json")
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     doc = doc_at("lease.txt")
     assert doc.metadata == {} and doc.revision == 1
     assert found("sales") == []
@@ -146,20 +146,22 @@ def test_a_sidecar_after_its_file_relabels_it_then_changes_and_clears(aws_env, i
     ],
     ids=["bad-json", "bad-key", "bad-typed-value", "too-big"],
 )
-def test_a_broken_sidecar_leaves_the_metadata_as_it_was(aws_env, ingest, warnings, content, reason):
+def test_a_broken_sidecar_leaves_the_metadata_as_it_was(
+    aws_env, drop_ingest, warnings, content, reason
+):
     put(aws_env, "lease.txt", "The lease runs for ten years.")
     put(aws_env, "lease.txt.metadata.json", sidecar(LEGAL))
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     assert doc_at("lease.txt").metadata == CANONICAL_LEGAL
 
     put(aws_env, "lease.txt.metadata.json", content)
-    deliver(aws_env, ingest)  # no failure: a retry would not mend it
+    deliver(aws_env, drop_ingest)  # no failure: a retry would not mend it
     assert warned(warnings, "lease.txt.metadata.json", reason)
     assert doc_at("lease.txt").metadata == CANONICAL_LEGAL
 
     # The file changed beside the broken sidecar: indexed, its metadata still kept.
     put(aws_env, "lease.txt", "The lease now runs for twenty years.")
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     doc = doc_at("lease.txt")
     assert (doc.revision, doc.status) == (2, DocumentStatus.COMPLETED)
     assert doc.metadata == CANONICAL_LEGAL
@@ -177,9 +179,9 @@ The lighthouse keeper logs every ship.
 """
 
 
-def test_front_matter_and_a_sidecar_that_beats_it(aws_env, ingest, warnings):
+def test_front_matter_and_a_sidecar_that_beats_it(aws_env, drop_ingest, warnings):
     put(aws_env, "guide.md", FRONT)
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     doc = doc_at("guide.md")
     assert doc.metadata == {
         "title": "Harbour lights",
@@ -191,35 +193,35 @@ def test_front_matter_and_a_sidecar_that_beats_it(aws_env, ingest, warnings):
     assert "Harbour lights" in text and "lighthouse keeper" in text
 
     put(aws_env, "guide.md.metadata.json", sidecar({"title": "From the sidecar", "team": "docs"}))
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     assert doc_at("guide.md").metadata == {
         "title": "From the sidecar", "team": "docs", "date": "2024-03-01",
         "tags": ["boats", "lights"],
     }  # fmt: skip
 
     remove(aws_env, "guide.md.metadata.json")  # the front matter alone again
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     doc = doc_at("guide.md")
     assert doc.metadata["title"] == "Harbour lights" and "team" not in doc.metadata
     assert doc.revision == 1
 
 
-def test_a_sidecar_whose_file_never_arrives_creates_nothing(aws_env, ingest):
+def test_a_sidecar_whose_file_never_arrives_creates_nothing(aws_env, drop_ingest):
     put(aws_env, "ghost.pdf.metadata.json", sidecar(LEGAL))
     put(aws_env, "ghost.pdf.metadata.json", sidecar({"team": "x"}))
     remove(aws_env, "ghost.pdf.metadata.json")
     put(aws_env, ".hidden.txt.metadata.json", sidecar(LEGAL))
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     assert paths() == set()
     assert services().metadata.count_documents(WS) == 0
 
 
-def test_an_empty_sidecar_is_a_broken_one(aws_env, ingest, warnings):
+def test_an_empty_sidecar_is_a_broken_one(aws_env, drop_ingest, warnings):
     """An empty object has no byte 0 for a ranged read (S3 answers InvalidRange): it is read
     as empty, and refused."""
     put(aws_env, "notes.txt", "Notes about the granite meadow.")
     put(aws_env, "notes.txt.metadata.json", b"")
-    deliver(aws_env, ingest)
+    deliver(aws_env, drop_ingest)
     doc = doc_at("notes.txt")
     assert doc.status is DocumentStatus.COMPLETED and doc.metadata == {}
     assert warned(warnings, "notes.txt.metadata.json", "not valid JSON")
@@ -312,7 +314,7 @@ class _Body:
 
 @pytest.mark.parametrize("change", ["written", "deleted"])
 def test_a_sidecar_changed_while_its_file_is_handled_is_not_missed(aws_env, change):
-    ingest = load_function("ingest")  # no bucket notification: each event delivered here
+    drop_ingest = load_function("ingest")  # no bucket notification: each event delivered here
     key = f"{DROP}default/race.txt.metadata.json"
     if change == "deleted":
         # The sidecar is read by the file's event, then deleted before the file is submitted.
@@ -325,7 +327,9 @@ def test_a_sidecar_changed_while_its_file_is_handled_is_not_missed(aws_env, chan
     else:
         handler.s3 = raced = DeletesTheSidecarAfterItsRead(real, aws_env, key)
     try:
-        result = ingest.handler(sqs_batch(notification("created", "race.txt")), FakeLambdaContext())
+        result = drop_ingest.handler(
+            sqs_batch(notification("created", "race.txt")), FakeLambdaContext()
+        )
     finally:
         handler.s3 = real
     assert raced.raced and result == {"batchItemFailures": []}

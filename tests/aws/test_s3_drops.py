@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bunko.adapters.aws.s3_drops import (
+from bunko.adapters.aws.s3.drops import (
     DropTarget,
     category_from_metadata,
     category_metadata,

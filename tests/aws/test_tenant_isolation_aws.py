@@ -25,7 +25,7 @@ import requests
 from fastapi.routing import iter_route_contexts
 
 from bunko import lambda_entry
-from bunko.adapters.aws.s3_drops import locate
+from bunko.adapters.aws.s3.drops import locate
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
 from bunko.server_app import create_app

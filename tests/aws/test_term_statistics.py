@@ -8,8 +8,7 @@ from collections import Counter
 
 import pytest
 
-from bunko.adapters.aws import term_statistics
-from bunko.adapters.aws.term_statistics import TermStatistics
+from bunko.adapters.aws.opensearch.term_statistics import TermStatistics
 from bunko.ports import IndexEntry, SearchFilter
 
 WS = "00000000-0000-4000-8000-0000000000aa"
@@ -57,16 +56,15 @@ def test_a_write_from_this_process_makes_the_next_search_count_again(search_inde
     assert common < rare  # the word is in 8 of 8 entries now: it weighs less
 
 
-def test_counts_older_than_their_age_are_counted_again(monkeypatch):
+def test_counts_older_than_their_age_are_counted_again():
     now = [0.0]
-    monkeypatch.setattr(term_statistics.time, "monotonic", lambda: now[0])
     calls = []
 
     def count(terms, total):
         calls.append((list(terms), total))
         return (100 if total else None), [len(calls)] * len(terms)
 
-    stats = TermStatistics(None, "chunks", max_age=60)  # type: ignore[arg-type]  # counts only
+    stats = TermStatistics(None, "chunks", max_age=60, clock=lambda: now[0])  # type: ignore[arg-type]
     terms = [("text", "orchid"), ("text.ngram", "orc")]
     assert stats.frequencies(terms, count) == (100, [1, 1])
     now[0] = 59

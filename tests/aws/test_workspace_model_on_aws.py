@@ -38,7 +38,7 @@ OWLS = "Owls hunt at night and turn their heads almost all the way round."
 
 
 @pytest.fixture
-def api(api_with_accounts, monkeypatch):
+def model_api(api_with_accounts, monkeypatch):
     # The endpoint is on loopback, allowed deliberately (on AWS private addresses are refused
     # unless the operator allows them).
     monkeypatch.setenv("BUNKO_ALLOW_PRIVATE_MODEL_ENDPOINTS", "true")
@@ -56,7 +56,7 @@ class ShortContext(FakeLambdaContext):
         return int(self.seconds * 1000)
 
 
-def upload(api, token: str, name: str, text: str, **fields: str) -> tuple[int, dict]:
+def upload(model_api, token: str, name: str, text: str, **fields: str) -> tuple[int, dict]:
     parts = [
         f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="{k}"\r\n\r\n{v}\r\n'.encode()
         for k, v in fields.items()
@@ -71,7 +71,7 @@ def upload(api, token: str, name: str, text: str, **fields: str) -> tuple[int, d
         "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
     })  # fmt: skip
     event["body"], event["isBase64Encoded"] = base64.b64encode(body).decode(), True
-    response = api.handler(event, FakeLambdaContext())
+    response = model_api.handler(event, FakeLambdaContext())
     return response["statusCode"], json.loads(response["body"])
 
 
@@ -98,12 +98,12 @@ def deliver(aws_env, context: FakeLambdaContext | None = None, *, rounds: int = 
     return kinds
 
 
-def search(api, token: str, query: str) -> list[str]:
+def search(model_api, token: str, query: str) -> list[str]:
     """GET /search?q= through the api function; the paths of the hits."""
     event = api_event("GET", "/search", headers={"Authorization": f"Bearer {token}"})
     event["queryStringParameters"] = {"q": query}
     event["multiValueQueryStringParameters"] = {"q": [query]}
-    response = api.handler(event, FakeLambdaContext())
+    response = model_api.handler(event, FakeLambdaContext())
     assert response["statusCode"] == 200, response["body"]
     return [item["path"] for item in json.loads(response["body"])["items"]]
 
@@ -119,8 +119,8 @@ def entries(opensearch, index: str, workspace_id: str) -> list[dict]:
     return [h["_source"] for h in opensearch.search(index=index, body=body)["hits"]["hits"]]
 
 
-def e5_config(api, token: str, e5: str, name: str = "e5") -> dict:
-    status, config = call(api, "POST", "/model-configs", {
+def e5_config(model_api, token: str, e5: str, name: str = "e5") -> dict:
+    status, config = call(model_api, "POST", "/model-configs", {
         "name": name, "provider": "openai", "modelId": MODEL, "type": "embedding",
         "baseUrl": f"{e5}/v1", "apiKey": "sk-e5-test-key",  # decrypted where it embeds
     }, token=token)  # fmt: skip
@@ -128,17 +128,17 @@ def e5_config(api, token: str, e5: str, name: str = "e5") -> dict:
     return config
 
 
-def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch, e5):
-    ada, bob = sign_in(api), sign_in(api, "bob", "another horse battery")
+def test_a_workspace_switches_to_its_own_model_and_back(model_api, aws_env, opensearch, e5):
+    ada, bob = sign_in(model_api), sign_in(model_api, "bob", "another horse battery")
     ada_ws, bob_ws = workspace_of("ada"), workspace_of("bob")
     for token, name, text in ((ada, "cats.md", CATS), (ada, "tax.md", TAX), (bob, "cats.md", CATS)):
-        assert upload(api, token, name, text)[0] == 201
+        assert upload(model_api, token, name, text)[0] == 201
     assert set(deliver(aws_env)) == {"bunko.ingest.job"}
-    config = e5_config(api, ada, e5)
+    config = e5_config(model_api, ada, e5)
     own_index = model_index_name(INDEX, config["id"])
 
     status, chosen = call(
-        api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada
+        model_api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada
     )
     assert status == 200, chosen
     assert chosen["serving"]["modelConfigId"] is None
@@ -148,10 +148,10 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
     mapping = opensearch.indices.get_mapping(index=own_index)[own_index]["mappings"]
     assert mapping["properties"]["vector"]["dimension"] == DIMENSION
     # Until the switch the deployment's index answers.
-    assert search(api, ada, "purr") == ["cats.md"]
+    assert search(model_api, ada, "purr") == ["cats.md"]
 
     assert deliver(aws_env) == ["bunko.model.build"]
-    status, now = call(api, "GET", "/embedding-model", token=ada)
+    status, now = call(model_api, "GET", "/embedding-model", token=ada)
     assert now["serving"]["modelConfigId"] == config["id"] and now["building"] is None, now
     stored = entries(opensearch, own_index, ada_ws)
     assert sorted(s["text"] for s in stored) == sorted([CATS, TAX])
@@ -175,12 +175,12 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
 
     # An upload naming the model is honoured: embedded by it, into its index; one naming
     # another embedding model is refused, and the config in use cannot be deleted.
-    status, owls = upload(api, ada, "owls.md", OWLS, embeddingModelId=config["id"])
+    status, owls = upload(model_api, ada, "owls.md", OWLS, embeddingModelId=config["id"])
     assert status == 201, owls
-    other = e5_config(api, ada, e5, name="another e5")
-    status, refused = upload(api, ada, "x.md", "x", embeddingModelId=other["id"])
+    other = e5_config(model_api, ada, e5, name="another e5")
+    status, refused = upload(model_api, ada, "x.md", "x", embeddingModelId=other["id"])
     assert status == 400 and "cannot be honoured" in refused["message"], refused
-    status, busy = call(api, "DELETE", f"/model-configs/{config['id']}", token=ada)
+    status, busy = call(model_api, "DELETE", f"/model-configs/{config['id']}", token=ada)
     assert status == 409, busy
     assert deliver(aws_env) == ["bunko.ingest.job"]
     [owl] = [s for s in entries(opensearch, own_index, ada_ws) if s["text"] == OWLS]
@@ -188,16 +188,16 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
     assert entries(opensearch, INDEX, ada_ws) == []
 
     # Deleting a document removes it from the index that serves the workspace.
-    status, docs = call(api, "GET", "/knowledge-bases", token=ada)
+    status, docs = call(model_api, "GET", "/knowledge-bases", token=ada)
     [tax] = [d for d in docs if d["originalName"] == "tax.md"]
-    assert call(api, "DELETE", f"/knowledge-bases/{tax['id']}", token=ada)[0] == 200
+    assert call(model_api, "DELETE", f"/knowledge-bases/{tax['id']}", token=ada)[0] == 200
     assert sorted(s["text"] for s in entries(opensearch, own_index, ada_ws)) == sorted([CATS, OWLS])
 
     # Back to the deployment's model: rebuilt there (keyword-only here), the own index emptied.
-    status, back = call(api, "PUT", "/embedding-model", {"modelConfigId": None}, token=ada)
+    status, back = call(model_api, "PUT", "/embedding-model", {"modelConfigId": None}, token=ada)
     assert status == 200 and back["building"]["modelConfigId"] is None, back
     assert deliver(aws_env) == ["bunko.model.build"]
-    status, now = call(api, "GET", "/embedding-model", token=ada)
+    status, now = call(model_api, "GET", "/embedding-model", token=ada)
     assert now["serving"]["modelConfigId"] is None and now["building"] is None, now
     assert sorted(s["text"] for s in entries(opensearch, INDEX, ada_ws)) == sorted([CATS, OWLS])
     # No workspace routes to the model any more: its index is deleted (issue 47, point 9),
@@ -205,8 +205,8 @@ def test_a_workspace_switches_to_its_own_model_and_back(api, aws_env, opensearch
     assert not opensearch.indices.exists(index=own_index)
     assert opensearch.indices.exists(index=INDEX)
     assert [s["text"] for s in entries(opensearch, INDEX, bob_ws)] == [CATS]
-    assert search(api, ada, "purr") == ["cats.md"]
-    assert call(api, "DELETE", f"/model-configs/{config['id']}", token=ada)[0] in (200, 204)
+    assert search(model_api, ada, "purr") == ["cats.md"]
+    assert call(model_api, "DELETE", f"/model-configs/{config['id']}", token=ada)[0] in (200, 204)
 
 
 def keyword_paths(workspace_id: str, query: str) -> list[str]:
@@ -215,25 +215,31 @@ def keyword_paths(workspace_id: str, query: str) -> list[str]:
     return [item.path for item in found.items]
 
 
-def test_a_retired_model_index_goes_and_comes_back_when_chosen_again(api, aws_env, opensearch, e5):
+def test_a_retired_model_index_goes_and_comes_back_when_chosen_again(
+    model_api, aws_env, opensearch, e5
+):
     """Issue 47, point 9: switching from one own model to another deletes the first's index;
     choosing it again (the warm functions had opened its route) makes and fills it anew."""
-    ada = sign_in(api)
+    ada = sign_in(model_api)
     ada_ws = workspace_of("ada")
-    assert upload(api, ada, "cats.md", CATS)[0] == 201
+    assert upload(model_api, ada, "cats.md", CATS)[0] == 201
     assert set(deliver(aws_env)) == {"bunko.ingest.job"}
-    first, second = e5_config(api, ada, e5), e5_config(api, ada, e5, name="e5 again")
+    first, second = e5_config(model_api, ada, e5), e5_config(model_api, ada, e5, name="e5 again")
     first_index = model_index_name(INDEX, first["id"])
     second_index = model_index_name(INDEX, second["id"])
     for choice in (first["id"], second["id"]):
-        status, chosen = call(api, "PUT", "/embedding-model", {"modelConfigId": choice}, token=ada)
+        status, chosen = call(
+            model_api, "PUT", "/embedding-model", {"modelConfigId": choice}, token=ada
+        )
         assert status == 200, chosen
         assert deliver(aws_env) == ["bunko.model.build"]
     assert not opensearch.indices.exists(index=first_index)
     assert [s["text"] for s in entries(opensearch, second_index, ada_ws)] == [CATS]
     assert keyword_paths(ada_ws, "purr") == ["cats.md"]  # osmem runs no k-NN
 
-    status, chosen = call(api, "PUT", "/embedding-model", {"modelConfigId": first["id"]}, token=ada)
+    status, chosen = call(
+        model_api, "PUT", "/embedding-model", {"modelConfigId": first["id"]}, token=ada
+    )
     assert status == 200, chosen
     assert deliver(aws_env) == ["bunko.model.build"]
     assert [s["text"] for s in entries(opensearch, first_index, ada_ws)] == [CATS]
@@ -241,39 +247,39 @@ def test_a_retired_model_index_goes_and_comes_back_when_chosen_again(api, aws_en
     assert keyword_paths(ada_ws, "purr") == ["cats.md"]  # osmem runs no k-NN
 
 
-def nine_notes_choosing_e5(api, aws_env, e5: str, monkeypatch) -> tuple[str, str, list, dict]:
+def nine_notes_choosing_e5(model_api, aws_env, e5: str, monkeypatch) -> tuple[str, str, list, dict]:
     """Ada's nine indexed notes, and e5 chosen for her workspace with each build step's group
     four chunks: (token, workspace id, texts, config)."""
     monkeypatch.setenv("BUNKO_EMBED_BATCH_SIZE", "1")
-    ada = sign_in(api)
+    ada = sign_in(model_api)
     texts = [f"Note {i}: {text}" for i, text in enumerate([CATS, TAX, OWLS] * 3)]
     for i, text in enumerate(texts):
-        assert upload(api, ada, f"note-{i}.md", text)[0] == 201
+        assert upload(model_api, ada, f"note-{i}.md", text)[0] == 201
     deliver(aws_env)
-    config = e5_config(api, ada, e5)
+    config = e5_config(model_api, ada, e5)
     status, chosen = call(
-        api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada
+        model_api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada
     )
     assert status == 200, chosen
     return ada, workspace_of("ada"), texts, config
 
 
 def test_a_long_rebuild_continues_in_steps_and_reports_its_progress(
-    api, aws_env, opensearch, e5, monkeypatch
+    model_api, aws_env, opensearch, e5, monkeypatch
 ):
-    ada, ada_ws, texts, config = nine_notes_choosing_e5(api, aws_env, e5, monkeypatch)
+    ada, ada_ws, texts, config = nine_notes_choosing_e5(model_api, aws_env, e5, monkeypatch)
 
     short = ShortContext(seconds=60)  # under the margin: one group per invocation
     assert deliver(aws_env, short, rounds=1) == ["bunko.model.build"]
-    status, midway = call(api, "GET", "/embedding-model", token=ada)
+    status, midway = call(model_api, "GET", "/embedding-model", token=ada)
     assert status == 200 and midway["serving"]["modelConfigId"] is None, midway
     assert (midway["building"]["chunksDone"], midway["building"]["chunksTotal"]) == (4, 9)
     assert midway["building"]["error"] is None
     # Choosing the same model again while its steps run starts nothing new.
-    call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+    call(model_api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
     assert deliver(aws_env, short) == ["bunko.model.build"] * 2  # 8 of 9, then the last
     assert (
-        call(api, "GET", "/embedding-model", token=ada)[1]["serving"]["modelConfigId"]
+        call(model_api, "GET", "/embedding-model", token=ada)[1]["serving"]["modelConfigId"]
         == config["id"]
     )
     stored = entries(opensearch, model_index_name(INDEX, config["id"]), ada_ws)
@@ -282,22 +288,22 @@ def test_a_long_rebuild_continues_in_steps_and_reports_its_progress(
 
 
 def test_a_write_that_missed_the_build_reaches_the_model_before_the_switch(
-    api, aws_env, opensearch, e5, monkeypatch
+    model_api, aws_env, opensearch, e5, monkeypatch
 ):
     """The race functions cannot lock out: a function read the choice just before the build
     began, so it writes a document to the deployment's index only, and saves it after the
     step listed the documents. The last step writes it again before it switches."""
-    ada = sign_in(api)
+    ada = sign_in(model_api)
     ada_ws = workspace_of("ada")
     for name, text in (("cats.md", CATS), ("owls.md", OWLS)):
-        assert upload(api, ada, name, text)[0] == 201
+        assert upload(model_api, ada, name, text)[0] == 201
     deliver(aws_env)
-    config = e5_config(api, ada, e5)
-    call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+    config = e5_config(model_api, ada, e5)
+    call(model_api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
     [message] = aws_env.sqs.receive_message(QueueUrl=aws_env.queue_url)["Messages"]
     aws_env.sqs.delete_message(QueueUrl=aws_env.queue_url, ReceiptHandle=message["ReceiptHandle"])
     step = parse_build_step(json.loads(message["Body"]))
-    assert upload(api, ada, "tax.md", TAX)[0] == 201  # its job waits in the queue
+    assert upload(model_api, ada, "tax.md", TAX)[0] == 201  # its job waits in the queue
 
     services = lambda_entry.ingest_handler().services
     steps, generations = services.model_switch.steps, services.search.generations
@@ -318,7 +324,7 @@ def test_a_write_that_missed_the_build_reaches_the_model_before_the_switch(
     monkeypatch.setattr(steps, "_groups", racing)
     steps.step(step.workspace_id, step.model, step.after, lambda: 300.0)
 
-    status, now = call(api, "GET", "/embedding-model", token=ada)
+    status, now = call(model_api, "GET", "/embedding-model", token=ada)
     assert status == 200 and now["serving"]["modelConfigId"] == config["id"], now
     own_index = model_index_name(INDEX, config["id"])
     stored = entries(opensearch, own_index, ada_ws)
@@ -328,24 +334,28 @@ def test_a_write_that_missed_the_build_reaches_the_model_before_the_switch(
     assert np.allclose(tax["vector"], direct.embed_documents([TAX])[0], atol=1e-5)
 
 
-def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(api, aws_env, e5):
+def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(model_api, aws_env, e5):
     """The api function saves the key; the ingest function, warm with the old one, uses the
     new one once its recheck window has passed (RECHECK_SECONDS), its index untouched."""
     proxy = FlakyProxy(e5)  # records what each request carried
     try:
-        ada = sign_in(api)
-        config = e5_config(api, ada, proxy.url)  # key sk-e5-test-key
-        call(api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
+        ada = sign_in(model_api)
+        config = e5_config(model_api, ada, proxy.url)  # key sk-e5-test-key
+        call(model_api, "PUT", "/embedding-model", {"modelConfigId": config["id"]}, token=ada)
         assert deliver(aws_env) == ["bunko.model.build"]  # the ingest function opens the generation
         ingest_generation = lambda_entry.ingest_handler().services.search.generations.serving(
             workspace_of("ada")
         )
-        assert upload(api, ada, "cats.md", CATS)[0] == 201
+        assert upload(model_api, ada, "cats.md", CATS)[0] == 201
         deliver(aws_env)
         assert _keys(proxy)[-1] == "Bearer sk-e5-test-key"
 
         status, saved = call(
-            api, "PUT", f"/model-configs/{config['id']}", {"apiKey": "sk-e5-new-key"}, token=ada
+            model_api,
+            "PUT",
+            f"/model-configs/{config['id']}",
+            {"apiKey": "sk-e5-new-key"},
+            token=ada,
         )
         assert status == 200, saved
         web = lambda_entry.api_app().state.services.search  # the api function: at once
@@ -353,11 +363,11 @@ def test_a_new_api_key_reaches_the_other_functions_without_a_cold_start(api, aws
             "why does my kitten purr", web.generations.serving(workspace_of("ada")).embedder
         )
         assert _keys(proxy)[-1] == "Bearer sk-e5-new-key"
-        assert upload(api, ada, "tax.md", TAX)[0] == 201
+        assert upload(model_api, ada, "tax.md", TAX)[0] == 201
         deliver(aws_env)  # the ingest function, inside its window: the key it had
         assert _keys(proxy)[-1] == "Bearer sk-e5-test-key"
         ingest_generation.embedder.recheck_seconds = 0.0  # the window passed
-        assert upload(api, ada, "owls.md", OWLS)[0] == 201
+        assert upload(model_api, ada, "owls.md", OWLS)[0] == 201
         deliver(aws_env)
         assert _keys(proxy)[-1] == "Bearer sk-e5-new-key"
         same = lambda_entry.ingest_handler().services.search.generations.serving(
@@ -379,19 +389,19 @@ def _keys(proxy: FlakyProxy) -> list[str]:
 
 
 def test_a_first_step_delivered_twice_does_not_erase_the_build(
-    api, aws_env, opensearch, e5, monkeypatch
+    model_api, aws_env, opensearch, e5, monkeypatch
 ):
     """SQS delivers at least once: a copy of the first step that arrives after the build went
     on must not empty the model's index again (the documents the build had passed would be
     missing when it switches)."""
     monkeypatch.setenv("BUNKO_MODEL_BUILD_RACE_SECONDS", "0")  # no write raced this build
-    ada, ada_ws, texts, config = nine_notes_choosing_e5(api, aws_env, e5, monkeypatch)
+    ada, ada_ws, texts, config = nine_notes_choosing_e5(model_api, aws_env, e5, monkeypatch)
     short = ShortContext(seconds=60)  # one group per invocation
     assert deliver(aws_env, short, rounds=1) == ["bunko.model.build"]  # 4 of 9
     steps = lambda_entry.ingest_handler().services.model_switch.steps
     steps.send(ada_ws, config["id"], None)  # the first step again, as a duplicate
     assert deliver(aws_env, short) == ["bunko.model.build"] * 4  # two chains; one switches
-    status, now = call(api, "GET", "/embedding-model", token=ada)
+    status, now = call(model_api, "GET", "/embedding-model", token=ada)
     assert status == 200 and now["serving"]["modelConfigId"] == config["id"], now
     stored = entries(opensearch, model_index_name(INDEX, config["id"]), ada_ws)
     assert sorted(s["text"] for s in stored) == sorted(texts)  # all there, each once
@@ -400,9 +410,9 @@ def test_a_first_step_delivered_twice_does_not_erase_the_build(
 def test_a_model_the_functions_cannot_use_is_refused_before_anything_changes(
     api_with_accounts, aws_env, opensearch
 ):
-    api = api_with_accounts  # private endpoints not allowed: the AWS default
-    ada = sign_in(api)
-    status, before = call(api, "GET", "/embedding-model", token=ada)
+    model_api = api_with_accounts  # private endpoints not allowed: the AWS default
+    ada = sign_in(model_api)
+    status, before = call(model_api, "GET", "/embedding-model", token=ada)
     configs = [
         {"name": "titan", "provider": "bedrock", "modelId": "amazon.titan-embed-text-v1",
          "type": "embedding"},
@@ -410,19 +420,21 @@ def test_a_model_the_functions_cannot_use_is_refused_before_anything_changes(
          "baseUrl": "https://embeddings.invalid/v1"},
     ]  # fmt: skip
     for body in configs:
-        status, config = call(api, "POST", "/model-configs", body, token=ada)
+        status, config = call(model_api, "POST", "/model-configs", body, token=ada)
         assert status == 201, config
         for path, choice in [
             ("/user-settings", {"selectedEmbeddingId": config["id"]}),
             ("/embedding-model", {"modelConfigId": config["id"]}),
         ]:
-            status, refused = call(api, "PUT", path, choice, token=ada)
+            status, refused = call(model_api, "PUT", path, choice, token=ada)
             assert status == 400, refused
             expected = "OpenAI-compatible" if body["provider"] == "bedrock" else "probe"
             assert expected in refused["message"], refused
-    assert call(api, "GET", "/embedding-model", token=ada) == (200, before)
-    status, settings = call(api, "GET", "/user-settings", token=ada)
+    assert call(model_api, "GET", "/embedding-model", token=ada) == (200, before)
+    status, settings = call(model_api, "GET", "/user-settings", token=ada)
     assert status == 200 and settings["selectedEmbeddingId"] is None
     assert aws_env.receive_all(aws_env.queue_url) == []  # no build step was queued
-    status, missing = call(api, "PUT", "/embedding-model", {"modelConfigId": "nope"}, token=ada)
+    status, missing = call(
+        model_api, "PUT", "/embedding-model", {"modelConfigId": "nope"}, token=ada
+    )
     assert status == 404, missing

@@ -39,9 +39,9 @@ IMPORT_TARGET_MS = 500
 # adapters are built lazily): counted too, since a cold start pays for it either way.
 _ADAPTERS = [
     "bunko.adapters.aws.clients",
-    "bunko.adapters.aws.dynamodb_store",
-    "bunko.adapters.aws.opensearch_index",
-    "bunko.adapters.aws.s3_blobs",
+    "bunko.adapters.aws.dynamodb.store",
+    "bunko.adapters.aws.opensearch.index",
+    "bunko.adapters.aws.s3.blobs",
     "bunko.adapters.aws.bedrock_embedder",
     "bunko.adapters.aws.sqs_queue",
 ]

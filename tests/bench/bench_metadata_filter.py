@@ -33,8 +33,8 @@ from tests.bench.bench_index import WS, entries, interleaved, load_data, pct
 
 
 def _metadata_store(directory: Path, data: dict):
-    from bunko.adapters.local.sqlite_db import SqliteDatabase
-    from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+    from bunko.adapters.local.sqlite.db import SqliteDatabase
+    from bunko.adapters.local.sqlite.store import SqliteMetadataStore
     from bunko.domain import Document
 
     store = SqliteMetadataStore(SqliteDatabase(directory / "bunko.db"))

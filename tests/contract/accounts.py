@@ -6,13 +6,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
-from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_identity_links import SqliteIdentityLinkStore
-from bunko.adapters.local.sqlite_libraries import SqliteLibraryStore
-from bunko.adapters.local.sqlite_model_configs import SqliteModelConfigStore
-from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
+from bunko.adapters.local.sqlite.accounts import SqliteLoginAttemptStore, SqliteUserStore
+from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
+from bunko.adapters.local.sqlite.identity_links import SqliteIdentityLinkStore
+from bunko.adapters.local.sqlite.libraries import SqliteLibraryStore
+from bunko.adapters.local.sqlite.model_configs import SqliteModelConfigStore
+from bunko.adapters.local.sqlite.settings import SqliteSettingsStore
 from bunko.ports import (
     ApiKeyStore,
     LoginAttemptStore,

@@ -11,15 +11,15 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from bunko.adapters.aws.dynamodb_identity_links import DynamoDBIdentityLinkStore
-from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
-from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
-from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
-from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
-from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-from bunko.adapters.aws.dynamodb_table import Table
-from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
-from bunko.adapters.aws.s3_blobs import S3BlobStore
+from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
+from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
+from bunko.adapters.aws.dynamodb.model_configs import DynamoDBModelConfigStore
+from bunko.adapters.aws.dynamodb.research import DynamoDBResearchStore
+from bunko.adapters.aws.dynamodb.settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
+from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+from bunko.adapters.aws.dynamodb.table import Table
+from bunko.adapters.aws.dynamodb.users import DynamoDBLoginAttemptStore, DynamoDBUserStore
+from bunko.adapters.aws.s3.blobs import S3BlobStore
 from tests.aws.stand_ins import BUCKET, TABLE, moto_aws
 from tests.contract.accounts import AccountStores
 
@@ -103,7 +103,7 @@ def _opensearch_index(tmp_path: Path, dimension: int | None = 8) -> Iterator:
     suite's vector tests must skip this param (tests/aws checks the k-NN request bodies)."""
     from opensearchpy import OpenSearch
 
-    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
 
     with _osmem_server().clone() as clone:
         index = OpenSearchServerlessIndex(

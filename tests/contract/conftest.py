@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from bunko.adapters.local.files import FileBlobStore
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_research import SqliteResearchStore
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
+from bunko.adapters.local.sqlite.research import SqliteResearchStore
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from tests.contract.accounts import AccountStores, sqlite_accounts
 from tests.contract.params import adapter_params
 

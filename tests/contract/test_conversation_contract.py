@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bunko.adapters.local.sqlite_conversations import SqliteConversationStore
-from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite.conversations import SqliteConversationStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
 from bunko.domain import utcnow
 from bunko.domain.conversations import (
     MAX_MESSAGE_BYTES,
@@ -37,8 +37,8 @@ def _sqlite(tmp_path: Path) -> Iterator[SqliteConversationStore]:
 
 
 def _dynamodb(tmp_path: Path) -> Iterator:
-    from bunko.adapters.aws.dynamodb_conversations import DynamoDBConversationStore
-    from bunko.adapters.aws.dynamodb_table import Table
+    from bunko.adapters.aws.dynamodb.conversations import DynamoDBConversationStore
+    from bunko.adapters.aws.dynamodb.table import Table
     from tests.aws.stand_ins import TABLE, moto_aws
     from tests.contract.aws_params import _OneRequestAtATime
 

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_libraries import SqliteLibraryStore
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
+from bunko.adapters.local.sqlite.libraries import SqliteLibraryStore
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from bunko.domain.libraries import Library
 from bunko.domain.sign_in import GroupRole
 from bunko.services.accounts import GroupRoles
@@ -28,10 +28,10 @@ def _sqlite(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
 
 
 def _dynamodb(tmp_path: Path) -> Iterator[tuple[Any, Any]]:
-    from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
-    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-    from bunko.adapters.aws.dynamodb_table import Table
-    from bunko.adapters.aws.s3_blobs import S3BlobStore
+    from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
+    from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb.table import Table
+    from bunko.adapters.aws.s3.blobs import S3BlobStore
     from tests.aws.stand_ins import BUCKET, TABLE, moto_aws
     from tests.contract.aws_params import _OneRequestAtATime
 

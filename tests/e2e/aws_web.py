@@ -135,7 +135,7 @@ def serve_as_deployed(
     `monkeypatch` to undo) and the api function's app served over a socket."""
     from opensearchpy import OpenSearch
 
-    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
     from infra.constructs.web import content_security_policy
 
     requests.post(f"{moto_url}/moto-api/reset", timeout=10)

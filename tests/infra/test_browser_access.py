@@ -94,7 +94,7 @@ def test_the_cors_rule_allows_every_header_a_presign_signs(template, monkeypatch
 
     from moto import mock_aws
 
-    from bunko.adapters.aws.s3_presign import S3UploadSigner
+    from bunko.adapters.aws.s3.presign import S3UploadSigner
     from bunko.ports.uploads import DropOptions
 
     [rule] = files_bucket(template)["CorsConfiguration"]["CorsRules"]

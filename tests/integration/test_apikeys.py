@@ -6,8 +6,8 @@ import sqlite3
 
 import pytest
 
-from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.errors import NotFoundError, ValidationError
 from bunko.services.accounts.apikeys import ApiKeyService, ApiKeyVerifier, hash_key, parse_scopes

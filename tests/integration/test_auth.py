@@ -10,8 +10,8 @@ import pytest
 from pwdlib import PasswordHash
 from pwdlib.hashers.argon2 import Argon2Hasher
 
-from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.accounts import SqliteLoginAttemptStore, SqliteUserStore
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from bunko.errors import (
     AuthenticationError,
     ConflictError,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery
 from bunko.domain.metadata import check_metadata, matches, parse_filter, terms_of

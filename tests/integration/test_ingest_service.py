@@ -84,10 +84,10 @@ def _claim_without_bytes(services, monkeypatch, path, data):
             raise OSError("No space left on device")
         return real_put(key, *args, **kw)
 
-    monkeypatch.setattr(services.blobs, "put", put)
-    with pytest.raises(OSError):
-        services.ingest.submit(Upload(WS, data, path=path, source="drop"))
-    monkeypatch.setattr(services.blobs, "put", real_put)
+    with monkeypatch.context() as full_disk:
+        full_disk.setattr(services.blobs, "put", put)
+        with pytest.raises(OSError):
+            services.ingest.submit(Upload(WS, data, path=path, source="drop"))
     doc = services.metadata.get_document_by_path(WS, path)
     assert doc.status is DocumentStatus.PENDING and not services.blobs.exists(doc.blob_key)
     return doc

@@ -13,8 +13,8 @@ from typing import Any
 import jwt
 import pytest
 
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from bunko.bootstrap.local import local_account_stores
 from bunko.domain.sign_in import GroupRole
 from bunko.errors import AuthenticationError

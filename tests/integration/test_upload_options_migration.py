@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
+from bunko.adapters.local.sqlite.settings import SqliteSettingsStore
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from tests.sqlite_migrations import database_before
 
 WS = "ws-1"

@@ -8,8 +8,8 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from bunko.adapters.local.sqlite_conversations import SqliteConversationStore
-from bunko.adapters.local.sqlite_db import SqliteDatabase
+from bunko.adapters.local.sqlite.conversations import SqliteConversationStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
 from bunko.domain.conversations import (
     DEFAULT_TITLE_CHARS,
     MAX_MESSAGE_BYTES,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bunko.adapters.local.sqlite_db import SqliteDatabase
-from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+from bunko.adapters.local.sqlite.db import SqliteDatabase
+from bunko.adapters.local.sqlite.store import SqliteMetadataStore
 from bunko.domain import Chunk, Document
 
 WS = "ws-lookup"

@@ -25,15 +25,15 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
     needs nor may read the JWT secret (its role has no access); it reads model configs and
     decrypts their API keys, to embed with a workspace's own model."""
     from bunko.adapters.aws.clients import boto_client, opensearch_client
-    from bunko.adapters.aws.dynamodb_conversations import DynamoDBConversationStore
-    from bunko.adapters.aws.dynamodb_research import DynamoDBResearchStore
-    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-    from bunko.adapters.aws.dynamodb_table import Table
-    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-    from bunko.adapters.aws.opensearch_ledger import IdLedger
-    from bunko.adapters.aws.s3_blobs import S3BlobStore
-    from bunko.adapters.aws.s3_downloads import S3OriginalLinks
-    from bunko.adapters.aws.s3_presign import S3UploadSigner
+    from bunko.adapters.aws.dynamodb.conversations import DynamoDBConversationStore
+    from bunko.adapters.aws.dynamodb.research import DynamoDBResearchStore
+    from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb.table import Table
+    from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.opensearch.ledger import IdLedger
+    from bunko.adapters.aws.s3.blobs import S3BlobStore
+    from bunko.adapters.aws.s3.downloads import S3OriginalLinks
+    from bunko.adapters.aws.s3.presign import S3UploadSigner
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.aws.sqs_queue import SqsIngestQueue
     from bunko.adapters.local.engine import Bm25PassageScorer
@@ -96,12 +96,12 @@ def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
     API keys encrypted with KMS; the JWT key from Secrets Manager (`sign_in` only: else
     None). None (logged) when the deployment does not configure them."""
     from bunko.adapters.aws.clients import boto_client
-    from bunko.adapters.aws.dynamodb_identity_links import DynamoDBIdentityLinkStore
-    from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
-    from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
-    from bunko.adapters.aws.dynamodb_settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
-    from bunko.adapters.aws.dynamodb_table import Table
-    from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
+    from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
+    from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
+    from bunko.adapters.aws.dynamodb.model_configs import DynamoDBModelConfigStore
+    from bunko.adapters.aws.dynamodb.settings import DynamoDBApiKeyStore, DynamoDBSettingsStore
+    from bunko.adapters.aws.dynamodb.table import Table
+    from bunko.adapters.aws.dynamodb.users import DynamoDBLoginAttemptStore, DynamoDBUserStore
     from bunko.adapters.aws.kms_cipher import KmsCipher
 
     if not sign_in:
@@ -163,14 +163,14 @@ def open_aws_auth(settings: Settings) -> AuthService:
     import secrets
 
     from bunko.adapters.aws.clients import boto_client
-    from bunko.adapters.aws.dynamodb_identity_links import DynamoDBIdentityLinkStore
-    from bunko.adapters.aws.dynamodb_libraries import DynamoDBLibraryStore
-    from bunko.adapters.aws.dynamodb_model_configs import DynamoDBModelConfigStore
-    from bunko.adapters.aws.dynamodb_settings import DynamoDBSettingsStore
-    from bunko.adapters.aws.dynamodb_store import DynamoDBMetadataStore
-    from bunko.adapters.aws.dynamodb_table import Table
-    from bunko.adapters.aws.dynamodb_users import DynamoDBLoginAttemptStore, DynamoDBUserStore
-    from bunko.adapters.aws.s3_blobs import S3BlobStore
+    from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
+    from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
+    from bunko.adapters.aws.dynamodb.model_configs import DynamoDBModelConfigStore
+    from bunko.adapters.aws.dynamodb.settings import DynamoDBSettingsStore
+    from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
+    from bunko.adapters.aws.dynamodb.table import Table
+    from bunko.adapters.aws.dynamodb.users import DynamoDBLoginAttemptStore, DynamoDBUserStore
+    from bunko.adapters.aws.s3.blobs import S3BlobStore
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.bootstrap.accounts import build_auth
 

@@ -24,8 +24,8 @@ def aws_generation_opener(
     settings: Settings, client, table, deployment_index: str
 ) -> OpenerFactory:
     """`client`: the collection's OpenSearch client; `table`: the metadata table (ledgers)."""
-    from bunko.adapters.aws.opensearch_index import OpenSearchServerlessIndex
-    from bunko.adapters.aws.opensearch_ledger import IdLedger
+    from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
+    from bunko.adapters.aws.opensearch.ledger import IdLedger
 
     def factory(configs: ModelConfigService, closers: list[Callable[[], None]]) -> GenerationOpener:
         def open_generation(workspace_id: str, config_id: str) -> EmbeddingGeneration:

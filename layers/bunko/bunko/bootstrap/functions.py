@@ -36,8 +36,8 @@ def ingest_graph() -> IngestGraph:
     """Services whose queue collects jobs, so a drop is indexed in the same invocation.
     Built without accounts: ingest needs no JWT secret or model-keys key (nor may read them)."""
     from bunko.adapters.aws.clients import boto_client
-    from bunko.adapters.aws.dynamodb_settings import DynamoDBSettingsStore
-    from bunko.adapters.aws.dynamodb_table import Table
+    from bunko.adapters.aws.dynamodb.settings import DynamoDBSettingsStore
+    from bunko.adapters.aws.dynamodb.table import Table
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.adapters.collecting_queue import CollectingQueue
     from bunko.bootstrap.aws import build_aws_adapters

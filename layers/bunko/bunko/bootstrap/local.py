@@ -53,10 +53,10 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.original_links import HmacOriginalLinks
     from bunko.adapters.local.private_files import make_private
     from bunko.adapters.local.soffice import SofficeConverter
-    from bunko.adapters.local.sqlite_conversations import SqliteConversationStore
-    from bunko.adapters.local.sqlite_db import SqliteDatabase
-    from bunko.adapters.local.sqlite_research import SqliteResearchStore
-    from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+    from bunko.adapters.local.sqlite.conversations import SqliteConversationStore
+    from bunko.adapters.local.sqlite.db import SqliteDatabase
+    from bunko.adapters.local.sqlite.research import SqliteResearchStore
+    from bunko.adapters.local.sqlite.store import SqliteMetadataStore
     from bunko.bootstrap.local_folders import local_folder_check
     from bunko.bootstrap.workspace_embedders import LocalGenerationOpener
 
@@ -118,7 +118,7 @@ def refined_generation(settings: Settings) -> EmbeddingGeneration | None:
 def _local_accounts(settings: Settings, db) -> AccountAdapters:
     from bunko.adapters.fernet_cipher import FernetCipher, new_fernet_key
     from bunko.adapters.local.secret_files import load_or_create_secret
-    from bunko.adapters.local.sqlite_apikeys import SqliteApiKeyStore
+    from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
 
     fernet_key = (
         settings.fernet_key.get_secret_value()
@@ -134,11 +134,11 @@ def _local_accounts(settings: Settings, db) -> AccountAdapters:
 
 
 def local_account_stores(db) -> AccountStores:
-    from bunko.adapters.local.sqlite_accounts import SqliteLoginAttemptStore, SqliteUserStore
-    from bunko.adapters.local.sqlite_identity_links import SqliteIdentityLinkStore
-    from bunko.adapters.local.sqlite_libraries import SqliteLibraryStore
-    from bunko.adapters.local.sqlite_model_configs import SqliteModelConfigStore
-    from bunko.adapters.local.sqlite_settings import SqliteSettingsStore
+    from bunko.adapters.local.sqlite.accounts import SqliteLoginAttemptStore, SqliteUserStore
+    from bunko.adapters.local.sqlite.identity_links import SqliteIdentityLinkStore
+    from bunko.adapters.local.sqlite.libraries import SqliteLibraryStore
+    from bunko.adapters.local.sqlite.model_configs import SqliteModelConfigStore
+    from bunko.adapters.local.sqlite.settings import SqliteSettingsStore
 
     return AccountStores(
         users=SqliteUserStore(db),
@@ -162,8 +162,8 @@ def local_jwt_secret(settings: Settings) -> str:
 
 def open_local_auth(settings: Settings) -> AuthService:
     """Just the auth service over the local stores, for the CLI (no index, no model)."""
-    from bunko.adapters.local.sqlite_db import SqliteDatabase
-    from bunko.adapters.local.sqlite_store import SqliteMetadataStore
+    from bunko.adapters.local.sqlite.db import SqliteDatabase
+    from bunko.adapters.local.sqlite.store import SqliteMetadataStore
     from bunko.bootstrap.accounts import build_auth
 
     db = SqliteDatabase(settings.metadata_path)

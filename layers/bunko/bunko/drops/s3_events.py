@@ -8,7 +8,7 @@ indexed in the same invocation. Out-of-order events are settled by the bucket's 
 state: a "created" whose object is gone, or a "removed" whose key exists again, is skipped.
 A key's first segment under the drop prefix picks the library: `default` (the drop folder's
 library, as an admin chose it), a sub-folder an admin mapped to a library, or a library's id
-(adapters/aws/s3_drops.py `locate`, domain/drop_routes.py). A dropped object's metadata may carry the upload's options (a presigned upload signs them:
+(adapters/aws/s3/drops.py `locate`, domain/drop_routes.py). A dropped object's metadata may carry the upload's options (a presigned upload signs them:
 category, chunkSize, chunkOverlap, mode), applied as /upload applies its form fields (a
 mode chosen is kept on the document, as /upload keeps it).
 
@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 from botocore.exceptions import ClientError
 
-from bunko.adapters.aws.s3_drops import (
+from bunko.adapters.aws.s3.drops import (
     DropEvent,
     drop_options,
     locate,

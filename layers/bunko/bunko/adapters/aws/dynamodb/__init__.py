@@ -1,0 +1,1 @@
+"""DynamoDB adapters: the one table's items, listings, totals and the account stores over it."""

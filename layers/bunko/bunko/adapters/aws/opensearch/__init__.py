@@ -1,0 +1,1 @@
+"""OpenSearch Serverless adapters: the search index, its id ledger, queries and metadata terms."""

@@ -1,0 +1,1 @@
+"""SQLite adapters: the metadata database (documents, chunks, accounts, settings) and its migrations."""
