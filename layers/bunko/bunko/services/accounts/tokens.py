@@ -68,27 +68,23 @@ class TokenService:
 
     def decode_session(self, token: str) -> dict | None:
         """The claims of a valid, unexpired web session token; None otherwise."""
-        try:
-            return jwt.decode(
-                token,
-                self._secret,
-                algorithms=[ALGORITHM],
-                issuer=self.issuer,
-                audience=SESSION_AUDIENCE,
-                options={"require": ["exp", "iat", "iss", "sub", "aud"]},
-            )
-        except jwt.PyJWTError:
-            return None
+        return self._claims(token, audience=SESSION_AUDIENCE)
 
     def decode(self, token: str) -> dict | None:
-        """The claims of a valid, unexpired token from this issuer; None otherwise."""
+        """The claims of a valid, unexpired token from this issuer; None otherwise (a session
+        token too: it names an audience, which an access token does not)."""
+        return self._claims(token, audience=None)
+
+    def _claims(self, token: str, *, audience: str | None) -> dict | None:
+        required = ["exp", "iat", "iss", "sub"] + (["aud"] if audience else [])
         try:
             return jwt.decode(
                 token,
                 self._secret,
                 algorithms=[ALGORITHM],
                 issuer=self.issuer,
-                options={"require": ["exp", "iat", "iss", "sub"]},
+                audience=audience,
+                options={"require": required},
             )
         except jwt.PyJWTError:
             return None
