@@ -218,11 +218,11 @@ def test_without_an_issuer_there_is_no_button(chromium, tmp_path):
         assert t.unexpected_errors() == []
 
 
-def test_signing_out_ends_the_session_at_the_provider_and_comes_back(kb, chromium):
+def test_signing_out_ends_the_session_at_the_provider_and_comes_back(issuer_and_server, chromium):
     """Issue 47, point 9: after Bunko's own sign-out the browser goes to the issuer's
     end-session page (its end_session_endpoint, with this client and the web app to come back
     to), and from there back to the web app's sign-in."""
-    issuer, rest = kb
+    issuer, rest = issuer_and_server
     issuer.set_person("ines-sub", preferred_username="ines")
     with tab(chromium, rest.url + "/") as t:
         page = t.page
