@@ -119,10 +119,12 @@ def _same_language(terms: Sequence[tuple[QueryTerm, float]], units: Sequence[_Un
 
 
 def _share(
-    terms: Sequence[tuple[QueryTerm, float]], specific: Sequence[float], read: frozenset[str]
+    terms: Sequence[tuple[QueryTerm, float]],
+    specific: Sequence[float],
+    total: float,
+    read: frozenset[str],
 ) -> float:
-    """The share of the query's specific weight that the terms `read` hold."""
-    total = sum(specific)
+    """The share of the query's specific weight (`total`) that the terms `read` hold."""
     if total <= 0:
         return 1.0
     held = _held(terms, read)
@@ -166,9 +168,10 @@ def evidence(
             continue
         headings = units[cid].headings
         sentences = units[cid].sentences or (frozenset(),)
-        best = max(_share(terms, specific, headings | s) for s in sentences)
+        weight = sum(specific)
+        best = max(_share(terms, specific, weight, headings | s) for s in sentences)
         pair = max(
-            (_share(terms, specific, headings | a | b) for a, b in pairwise(sentences)),
+            (_share(terms, specific, weight, headings | a | b) for a, b in pairwise(sentences)),
             default=best,
         )
         out[cid] = Evidence(evidence=best, reach=reach, pair=max(best, pair))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for
@@ -68,10 +69,12 @@ def window_signals(
     }
 
 
-def _title(first: Chunk) -> str:
-    """A document's title: the heading lines its first chunk opens with."""
+@lru_cache(maxsize=8192)
+def _title(content: str) -> str:
+    """A document's title: the heading lines its first chunk (`content`) opens with (cached:
+    the same documents recur across queries, and telling a heading is the costly part)."""
     lines = []
-    for line in first.content.splitlines():
+    for line in content.splitlines():
         if not line.strip():
             continue
         if not is_heading(line):
@@ -104,7 +107,7 @@ def window_context(
         doc = documents.get(c.document_id)
         name = PurePosixPath(doc.name).stem if doc is not None else ""
         first = have.get((c.document_id, c.revision))
-        out[c.id] = f"{name}\n{_title(first)}" if first is not None else name
+        out[c.id] = f"{name}\n{_title(first.content)}" if first is not None else name
     return out
 
 
