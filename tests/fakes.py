@@ -109,6 +109,10 @@ class FakeMetadataStore:
             if workspace_id in (None, doc.workspace_id):
                 yield _copy(doc)
 
+    def iter_source_documents(self, workspace_id: str, source: str) -> Iterator[Document]:
+        found = [d for d in self.iter_documents(workspace_id) if d.source == source]
+        yield from sorted(found, key=lambda d: d.path)
+
     def add_revision(self, revision: Revision) -> None:
         self.revisions[(revision.document_id, revision.revision)] = revision
 

@@ -150,3 +150,60 @@ def test_a_name_written_in_nfd_is_one_document_across_catch_ups(services, watche
     assert (again.id, again.revision) == (doc.id, doc.revision)
     (folder / nfd).unlink()
     wait_for(lambda: doc_at(services, "Caf\u00e9 notes.txt") is None)
+
+
+def test_a_file_renamed_in_the_folder_keeps_its_document_and_history(services, watched_drop):
+    """Issue 48: a rename is a delete and an add in one batch of the watch; the bytes at the
+    new path are the gone file's, so its document (id, revisions, metadata) follows it."""
+    folder, watcher = watched_drop
+    watcher.start()
+    (folder / "plan.txt").write_text("Plan, first draft: harbours.", encoding="utf-8")
+    first = wait_for(lambda: completed(services, "plan.txt"))
+    (folder / "plan.txt").write_text("Plan, second draft: harbours.", encoding="utf-8")
+    wait_for(lambda: completed(services, "plan.txt", revision=2))
+    services.ingest.set_metadata(WS, first.id, {"owner": "ada"})
+    (folder / "final").mkdir()
+    (folder / "plan.txt").rename(folder / "final" / "plan.txt")
+    moved = wait_for(lambda: completed(services, "final/plan.txt", revision=2))
+    assert moved.id == first.id and moved.metadata == {"owner": "ada"}
+    assert moved.category == "final"  # the sub-folder it now sits in
+    assert doc_at(services, "plan.txt") is None
+    revisions = services.metadata.list_revisions(WS, first.id)
+    assert [r.revision for r in revisions] == [1, 2]
+
+
+def test_a_file_renamed_while_stopped_keeps_its_document(services, watched_drop):
+    folder, watcher = watched_drop
+    folder.mkdir(exist_ok=True)
+    (folder / "a.txt").write_text("Moved while nobody watched.", encoding="utf-8")
+    watcher.sync()
+    assert services.queue.join(timeout=60)
+    doc = completed(services, "a.txt")
+    (folder / "a.txt").rename(folder / "b.txt")
+    watcher.start()  # its catch-up mirrors before it takes the files
+    assert services.queue.join(timeout=60)
+    moved = completed(services, "b.txt")
+    assert moved is not None and moved.id == doc.id
+    assert doc_at(services, "a.txt") is None
+
+
+def test_a_file_uploaded_by_hand_survives_the_folders_deletes(services, watched_drop):
+    """A hand upload in the folder's library, at a path the folder also drops to, and in a
+    sub-folder that is then deleted: the folder's deletes take only what it dropped."""
+    folder, watcher = watched_drop
+    hand = services.ingest.submit(
+        Upload(WS, b"Typed by hand about ferries.", path="team/hand.txt", source="upload")
+    )
+    watcher.start()
+    (folder / "team").mkdir()
+    (folder / "team" / "hand.txt").write_text("A dropped copy about ferries.", encoding="utf-8")
+    (folder / "team" / "dropped.txt").write_text("Dropped about tides.", encoding="utf-8")
+    wait_for(lambda: completed(services, "team/dropped.txt"))
+    wait_for(lambda: completed(services, "team/hand.txt", revision=2))
+    for f in (folder / "team").iterdir():
+        f.unlink()
+    (folder / "team").rmdir()
+    wait_for(lambda: doc_at(services, "team/dropped.txt") is None)
+    watcher.sync()  # and the next start's catch-up
+    kept = doc_at(services, "team/hand.txt")
+    assert kept is not None and (kept.id, kept.source) == (hand.id, "upload")

@@ -13,10 +13,11 @@ A file with neither keeps the metadata its document has (set over REST, say).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from watchfiles import Change, watch
 
 from bunko.domain.front_matter import MAX_FRONT_MATTER_BYTES
 from bunko.domain.metadata import Metadata
+from bunko.domain.sources import DROP_FOLDER
 from bunko.drops.sidecars import (
     MAX_SIDECAR_BYTES,
     dropped_metadata,
@@ -37,7 +39,7 @@ from bunko.services.ingest import IngestService, Upload, normalise_path
 
 log = logging.getLogger(__name__)
 
-SOURCE = "drop"
+SOURCE = DROP_FOLDER
 # How often the watch loop wakes up without changes (also how soon it reports it is live).
 _READY_POLL_MS = 200
 _START_TIMEOUT_S = 60
@@ -57,6 +59,15 @@ def _ignored(relative: Path) -> bool:
     return any(p.startswith((".", "~$")) for p in relative.parts) or relative.name.endswith(
         _IGNORED_SUFFIXES
     )
+
+
+def _digest(file: Path) -> str | None:
+    """The SHA-256 of the file's bytes, as the ingest keeps a document's (None: unreadable)."""
+    try:
+        with file.open("rb") as f:
+            return hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError:
+        return None
 
 
 def _nfc(name: str) -> str:
@@ -136,18 +147,57 @@ class DropFolderWatcher:
         except (BunkoError, OSError) as exc:
             log.warning("could not ingest %s: %s", path, exc)
 
-    def file_deleted(self, file: Path) -> None:
+    def _seen(self, file: Path, seen: dict[str, Path]) -> None:
+        """Add `file` to `seen` (logical path → file) when it is a file the folder holds as a
+        document: in a watched folder, not ignored, not a sidecar."""
         found = self._locate(file)
-        if not found or found[0] is None:
-            return
-        if is_sidecar(file.name):
-            self.sidecar_changed(file)
-            return
-        path, _ = self._logical(*found)
-        # The path may have been a folder: remove everything that was dropped under it.
-        for doc in self.ingest.documents(self.workspace_id):
-            if doc.source == SOURCE and (doc.path == path or doc.path.startswith(path + "/")):
-                self.ingest.delete_document(self.workspace_id, doc.id)
+        if found and found[0] is not None and not is_sidecar(file.name) and file.is_file():
+            seen.setdefault(self._logical(*found)[0], file)
+
+    def _mirror(self, seen: dict[str, Path], within: list[str] | None = None) -> None:
+        """The library's one mirror rule (IngestService.mirror) for what the folder holds now:
+        a dropped file no longer here goes, unless its bytes are at a path seen now that holds
+        no document yet (it was moved or renamed: its document and history follow it)."""
+        self.ingest.mirror(
+            self.workspace_id,
+            SOURCE,
+            seen,
+            within=within,
+            fingerprint=lambda path: _digest(seen[path]),
+        )
+
+    def changed(self, changes: Iterable[tuple[Change, str]]) -> None:
+        """One batch of the watch: deleted files and folders are mirrored first, with the files
+        written in the same batch as where they may have moved (a rename is a delete and an
+        add in one batch), then each written file is taken."""
+        written: list[Path] = []
+        scopes: list[str] = []
+        for change, raw in sorted(changes, key=lambda c: c[1]):
+            file = Path(raw)
+            if change is not Change.deleted or file.exists():
+                if file.is_dir():  # a folder moved in at once: each file reads its own sidecar
+                    written += [c for c in sorted(file.rglob("*")) if not is_sidecar(c.name)]
+                else:
+                    written.append(file)
+                continue
+            found = self._locate(file)
+            if not found or found[0] is None:
+                continue
+            if is_sidecar(file.name):
+                written.append(file)  # file_changed hands it to sidecar_changed
+                continue
+            path, _ = self._logical(*found)
+            scopes += [path, path + "/"]  # it may have been a folder: everything under it
+        if scopes:
+            seen: dict[str, Path] = {}
+            for file in written:
+                self._seen(file, seen)
+            try:
+                self._mirror(seen, scopes)
+            except Exception:  # the watch goes on: the next start's catch-up mirrors again
+                log.exception("could not remove what was deleted from the drop folder")
+        for file in written:
+            self._safely(self.file_changed, file)
 
     def sidecar_changed(self, sidecar: Path) -> None:
         """A sidecar was written, changed or deleted: the document of the file beside it, if
@@ -188,19 +238,18 @@ class DropFolderWatcher:
         return dropped_metadata(file.name, data, given, where=path)
 
     def sync(self) -> None:
-        """Catch up with changes made while the watcher was not running."""
-        seen: set[str] = set()
+        """Catch up with changes made while the watcher was not running: the mirror first (so
+        a file moved meanwhile keeps its document), then every file is taken (unchanged
+        bytes add nothing)."""
+        seen: dict[str, Path] = {}
         for folder in self.folders:
             for file in sorted(folder.path.rglob("*")):
-                found = self._locate(file)
                 # A sidecar is read with its file, and is no document: a drop document at a
-                # sidecar's path (kept before sidecars were read) goes below.
-                if file.is_file() and found and found[0] is not None and not is_sidecar(file.name):
-                    seen.add(self._logical(*found)[0])
-                    self._safely(self.file_changed, file)
-        for doc in self.ingest.documents(self.workspace_id):
-            if doc.source == SOURCE and doc.path not in seen:
-                self.ingest.delete_document(self.workspace_id, doc.id)
+                # sidecar's path (kept before sidecars were read) is mirrored away.
+                self._seen(file, seen)
+        self._mirror(seen)
+        for file in seen.values():
+            self._safely(self.file_changed, file)
 
     def _run(self) -> None:
         paths = [f.path for f in self.folders]
@@ -220,16 +269,7 @@ class DropFolderWatcher:
                     self.sync()
                 finally:
                     self._ready.set()
-            for change, raw in sorted(changes, key=lambda c: c[1]):
-                file = Path(raw)
-                if change is Change.deleted:
-                    self._safely(self.file_deleted, file)
-                elif file.is_dir():
-                    for child in sorted(file.rglob("*")):  # a folder moved in at once
-                        if not is_sidecar(child.name):  # each file reads its own sidecar
-                            self._safely(self.file_changed, child)
-                else:
-                    self._safely(self.file_changed, file)
+            self.changed(changes)
         self._ready.set()  # stopped before it was ever live: do not keep start() waiting
 
     def start(self) -> None:

@@ -70,6 +70,9 @@ class DocumentStore(Protocol):
         """Delete the document, its revisions and its chunks; False if it was not there."""
 
     def iter_documents(self, workspace_id: str | None = None) -> Iterator[Document]: ...
+    def iter_source_documents(self, workspace_id: str, source: str) -> Iterator[Document]:
+        """The workspace's documents `source` owns (domain/sources.py), by path: what a
+        mirror compares with what the source sees."""
 
     # revisions
     def add_revision(self, revision: Revision) -> None: ...

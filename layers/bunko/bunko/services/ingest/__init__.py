@@ -11,6 +11,7 @@ from bunko.services.ingest.chunk_items import (
 )
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.knowledge_base import KnowledgeBaseService
+from bunko.services.ingest.mirror import Mirrored
 from bunko.services.ingest.originals import OriginalFiles
 from bunko.services.ingest.pipeline import IndexingPipeline
 from bunko.services.ingest.status import StatusService
@@ -29,6 +30,7 @@ __all__ = [
     "IndexingPipeline",
     "IngestService",
     "KnowledgeBaseService",
+    "Mirrored",
     "OriginalFiles",
     "StatusService",
     "Upload",

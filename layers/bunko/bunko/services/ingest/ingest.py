@@ -11,6 +11,7 @@ import hashlib
 import posixpath
 import random
 import time
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
@@ -23,6 +24,7 @@ from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
 from bunko.ports.embedding_generations import EmbeddingGenerations
 from bunko.services.embedding import delete_document_everywhere, relabel_document_everywhere
 from bunko.services.ingest.blob_keys import original_key, text_key
+from bunko.services.ingest.mirror import Mirrored, gone_and_renamed, move
 from bunko.services.ingest.upload import Upload
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.ingest.upload_quota import UploadQuota
@@ -280,6 +282,46 @@ class IngestService:
         except NotFoundError:
             return False
         return True
+
+    def mirror(
+        self,
+        workspace_id: str,
+        source: str,
+        seen: Iterable[str],
+        *,
+        within: Iterable[str] | None = None,
+        moved: Mapping[str, str] | None = None,
+        fingerprint: Callable[[str], str | None] | None = None,
+    ) -> Mirrored:
+        """Keep the library in step with what `source` sees now (services/ingest/mirror.py):
+        its documents at paths it no longer sees are deleted, or renamed when `moved` or
+        `fingerprint` tells a rename; no other source's document is touched. A door calls
+        this before it submits what it sees, so a renamed file's submit finds its document."""
+        gone, renames = gone_and_renamed(
+            self.metadata,
+            workspace_id,
+            source,
+            seen,
+            within=within,
+            moved=moved,
+            fingerprint=fingerprint,
+        )
+        done = Mirrored()
+        kept: set[str] = set()
+        for doc, path in renames:
+            old = doc.path
+            moved_doc = move(self.metadata, doc, path)
+            if moved_doc is not None:
+                kept.add(doc.id)
+                done.renamed.append((old, moved_doc))
+        for doc in gone:
+            if doc.id in kept:
+                continue
+            try:
+                done.deleted.append(self.delete_document(workspace_id, doc.id))
+            except NotFoundError:
+                continue  # deleted meanwhile (by hand, or another mirror)
+        return done
 
     def delete_by_path(self, workspace_id: str, path: str) -> Document | None:
         doc = self.document_at(workspace_id, normalise_path(path))

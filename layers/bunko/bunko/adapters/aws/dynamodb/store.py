@@ -22,6 +22,7 @@ from bunko.deploy_schema import GSI1, GSI2, SK
 from bunko.domain import Chunk, Document, Revision, Workspace
 from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.metadata import Filter as MetadataFilter
+from bunko.domain.sources import API
 from bunko.errors import NotFoundError, StaleError
 from bunko.ports import BlobStore, DocumentWrite, LibraryTotals
 
@@ -209,6 +210,20 @@ class DynamoDBMetadataStore:
                 yield from self._to_documents(batch)
                 batch = []
         yield from self._to_documents(batch)
+
+    def iter_source_documents(self, workspace_id: str, source: str) -> Iterator[Document]:
+        # The library's listing (GSI1) filtered on `source`: a mirror reads every document
+        # item of the library (its read capacity) but receives only the source's. An item
+        # without the attribute is read as API's (domain/sources.py), and so matched by it.
+        condition = "#source = :source"
+        if source == API:
+            condition += " OR attribute_not_exists(#source)"
+        query = self._documents(workspace_id, None)
+        query["ExpressionAttributeValues"].update(_S({":source": source}))
+        found = self.table.query(
+            **query, FilterExpression=condition, ExpressionAttributeNames={"#source": "source"}
+        )
+        yield from sorted(self._to_documents(found), key=lambda d: d.path)
 
     # revisions
     def add_revision(self, revision: Revision) -> None:

@@ -186,6 +186,18 @@ class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
         for row in rows:
             yield document_from_row(row)
 
+    def iter_source_documents(self, workspace_id: str, source: str) -> Iterator[Document]:
+        rows = (
+            self.db.connect()
+            .execute(
+                "SELECT * FROM documents WHERE workspace_id = ? AND source = ? ORDER BY path",
+                (workspace_id, source),
+            )
+            .fetchall()
+        )
+        for row in rows:
+            yield document_from_row(row)
+
     # revisions
     def add_revision(self, revision: Revision) -> None:
         placeholders = ", ".join("?" for _ in REV_COLUMNS)
