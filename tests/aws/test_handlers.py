@@ -11,6 +11,7 @@ import requests
 from bunko import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
+from bunko.services.ingest import Upload
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import load_event, sign_in
 from tests.aws.stand_ins import BUCKET
@@ -134,6 +135,47 @@ def test_removed_object_removes_the_document(ingest, aws_env):
     assert store.get_document_by_path(DEFAULT_WORKSPACE_ID, "manuals/検索 guide.md") is None
     assert store.count_chunks(DEFAULT_WORKSPACE_ID) == 0
     assert services().index.count(DEFAULT_WORKSPACE_ID) == 0
+
+
+def test_removing_a_drop_never_takes_what_another_source_owns(ingest, aws_env):
+    """Issue 48: a removed key is the library's one mirror rule for that key. A file uploaded
+    by hand at the dropped key's path (the drop made it a new revision of that document), and
+    a presigned upload whose drop copy goes, stay; the drop's own document goes."""
+    store, path = services().metadata, "manuals/検索 guide.md"
+    hand = services().ingest.submit(
+        Upload(DEFAULT_WORKSPACE_ID, b"typed by hand", path=path, source="upload")
+    )
+    presigned_key = "drop/default/big/report.md"
+    aws_env.s3.put_object(
+        Bucket=BUCKET, Key=presigned_key, Body=b"# Report", Metadata={"bunko-presigned": "1"}
+    )
+    own_key = "drop/default/manuals/own.md"
+    aws_env.s3.put_object(Bucket=BUCKET, Key=own_key, Body=b"# Own\n\nthe drop's own file")
+    aws_env.s3.put_object(Bucket=BUCKET, Key=DROPPED_KEY, Body=DROPPED_TEXT.encode())
+    for key in (DROPPED_KEY, presigned_key, own_key):
+        assert ingest.handler(s3_event("sqs_s3_object_created.json", key), FakeLambdaContext()) == {
+            "batchItemFailures": []
+        }
+    dropped = store.get_document_by_path(DEFAULT_WORKSPACE_ID, path)
+    assert (dropped.id, dropped.revision, dropped.source) == (hand.id, 2, "upload")
+    report = store.get_document_by_path(DEFAULT_WORKSPACE_ID, "big/report.md")
+    assert report.source == "presign"
+
+    for key in (DROPPED_KEY, presigned_key, own_key):
+        aws_env.s3.delete_object(Bucket=BUCKET, Key=key)
+        assert ingest.handler(s3_event("sqs_s3_object_removed.json", key), FakeLambdaContext()) == {
+            "batchItemFailures": []
+        }
+    assert {d.path for d in store.iter_documents(DEFAULT_WORKSPACE_ID)} == {path, "big/report.md"}
+
+
+def s3_event(name: str, key: str) -> dict:
+    """The sample S3 notification `name`, for `key`."""
+    event = load_event(name)
+    body = json.loads(event["Records"][0]["body"])
+    body["Records"][0]["s3"]["object"]["key"] = quote(key)
+    event["Records"][0]["body"] = json.dumps(body)
+    return event
 
 
 def test_s3_test_event_is_acknowledged(ingest):

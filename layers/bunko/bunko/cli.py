@@ -77,6 +77,7 @@ def ingest(
 ) -> None:
     """Ingest files (folders recursively) and wait until they are indexed."""
     from bunko.domain.metadata import decode_json, given_metadata
+    from bunko.domain.sources import CLI
     from bunko.errors import BunkoError, ValidationError
     from bunko.services.ingest import Upload
 
@@ -99,7 +100,7 @@ def ingest(
                         f.read_bytes(),
                         path=f.as_posix(),
                         category=category,
-                        source="cli",
+                        source=CLI,
                         metadata=given,
                     )
                 )

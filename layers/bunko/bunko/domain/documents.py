@@ -60,7 +60,8 @@ class Document:
     chunk_size: int = 1000
     chunk_overlap: int = 200
     chunk_count: int = 0
-    source: str = "api"  # api | upload | drop | agent | s3
+    # The source that owns it (domain/sources.py): set when it is made, kept by every revision.
+    source: str = "api"
     blob_key: str | None = None
     created_at: datetime = field(default_factory=utcnow)
     updated_at: datetime = field(default_factory=utcnow)

@@ -45,6 +45,7 @@ from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.domain import Document, DocumentStatus
 from bunko.domain.drop_routes import DropRoutes
 from bunko.domain.front_matter import MAX_FRONT_MATTER_BYTES
+from bunko.domain.sources import PRESIGNED, S3_DROP
 from bunko.drops.sidecars import (
     MAX_SIDECAR_BYTES,
     dropped_metadata,
@@ -55,13 +56,13 @@ from bunko.drops.sidecars import (
 )
 from bunko.errors import BunkoError, NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.services.embedding import TimeLeft
-from bunko.services.ingest import PRESIGNED_SOURCE, Upload, normalise_path
+from bunko.services.ingest import Upload, normalise_path
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
 
 log = logging.getLogger(__name__)
-SOURCE = "s3"
+SOURCE = S3_DROP
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 
 
@@ -122,8 +123,10 @@ class IngestEventHandler:
         if event.kind == "removed":
             if self._head(event.bucket, event.key) is not None:
                 return []  # the key was written again after this delete
-            removed = ingest.delete_by_path(target.workspace_id, target.path)
-            return [removed] if removed else []
+            # The library's one mirror rule, for this key only: a document the drop put here
+            # goes; one another source owns at its path (a file uploaded by hand, a presigned
+            # upload whose drop copy this was) stays.
+            return ingest.mirror(target.workspace_id, SOURCE, (), within=[target.path]).deleted
         found = self._read(event)
         if found is None:
             return []  # deleted again before we got here; its remove event follows
@@ -143,7 +146,7 @@ class IngestEventHandler:
             category=options.category or target.category,
             chunk_size=options.chunk_size,
             chunk_overlap=options.chunk_overlap,
-            source=PRESIGNED_SOURCE if options.presigned else SOURCE,
+            source=PRESIGNED if options.presigned else SOURCE,
             mode=options.mode or None,  # a presigned upload's choice, kept on the document
             metadata=metadata,
         )

@@ -8,6 +8,7 @@ from pathlib import Path
 from bunko.domain import Document, DocumentStatus
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_WRITE
 from bunko.domain.metadata import check_metadata, given_metadata
+from bunko.domain.sources import AGENT
 from bunko.errors import BunkoError, NotFoundError
 from bunko.mcp.inputs import (
     AddFileInput,
@@ -55,7 +56,7 @@ def add_item_text(ctx: ToolContext, args: AddItemTextInput) -> AddedOutput:
         content=args.content,
         mime=mime,
         category=args.category,
-        source="agent",
+        source=AGENT,
         metadata=given_metadata(args.metadata),
     )
     return _added(ctx, doc)
@@ -140,7 +141,7 @@ def add_file(ctx: ToolContext, args: AddFileInput) -> AddedOutput:
         file.read_bytes(),
         path=args.path or file.resolve().as_posix(),
         category=args.category,
-        source="agent",
+        source=AGENT,
         metadata=given_metadata(args.metadata),
     )
     doc = ctx.services.ingest.submit(upload)

@@ -20,6 +20,7 @@ from bunko.domain.ingest_options import (
     MIN_CHUNK_SIZE,
     IngestMode,
 )
+from bunko.domain.sources import UPLOAD
 from bunko.http.deps import KnowledgeBaseDep, Reader, Writer
 from bunko.http.errors import EXISTING_HEADER, error_responses
 from bunko.http.metadata_fields import (
@@ -101,7 +102,7 @@ def upload(
             category=category,
             chunk_size=chunkSize,
             chunk_overlap=chunkOverlap,
-            source="upload",
+            source=UPLOAD,
             mode=mode,
             embedding_model_id=embeddingModelId or None,
             metadata=form_metadata(metadata),

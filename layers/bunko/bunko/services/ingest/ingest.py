@@ -17,6 +17,7 @@ from dataclasses import replace
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.domain.front_matter import with_front_matter
 from bunko.domain.ingest_options import IngestDefaults
+from bunko.domain.sources import AGENT, UPLOAD
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.parsing.document import normalize_text
@@ -195,7 +196,7 @@ class IngestService:
         content: str,
         mime: str | None = None,
         category: str | None = None,
-        source: str = "agent",
+        source: str = AGENT,
         metadata: dict[str, str | float | list[str]] | None = None,
     ) -> Document:
         """Text written by an agent or a client, stored as a UTF-8 file at `path`;
@@ -339,7 +340,7 @@ class IngestService:
         if self.quota is None:
             return
         doc = self.metadata.get_document_by_path(workspace_id, path)
-        self.quota.admit(workspace_id, size, source="upload", replaces=doc.size if doc else 0)
+        self.quota.admit(workspace_id, size, source=UPLOAD, replaces=doc.size if doc else 0)
 
     def document_at(self, workspace_id: str, path: str) -> Document | None:
         """The document at `path` (normalised, as `normalise_path` gives it), if any."""

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from bunko.domain.sources import API
+
 
 @dataclass(frozen=True)
 class Upload:
@@ -29,7 +31,7 @@ class Upload:
     category: str | None = None
     chunk_size: int | None = None
     chunk_overlap: int | None = None
-    source: str = "api"
+    source: str = API  # who owns the document it makes (domain/sources.py)
     mode: str | None = None
     embedding_model_id: str | None = None
     # Checked metadata (domain/metadata.check_metadata) that replaces the document's; None

@@ -22,14 +22,15 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bunko.domain import utcnow
+from bunko.domain.sources import CLI, DROP_FOLDER, PRESIGNED, S3_DROP
 from bunko.errors import PayloadTooLargeError
 from bunko.ports import LoginAttemptStore, MetadataStore
 from bunko.services.bounds import Bill, TokenBucket
 
-OPERATOR_SOURCES = frozenset({"drop", "s3", "cli"})
+OPERATOR_SOURCES = frozenset({DROP_FOLDER, S3_DROP, CLI})
 # A presigned upload arriving: its pace was taken when it was signed; storage is checked again
 # (other uploads may have landed since).
-PRESIGNED_SOURCE = "presign"
+PRESIGNED_SOURCE = PRESIGNED
 
 
 class UploadQuota:
