@@ -58,6 +58,8 @@ class KnowledgeBaseFile(BaseModel):
     revision: int
     category: str | None
     metadata: dict[str, Any]
+    # Added to aurak's shape (issue 48): the source that owns the file (domain/sources.py).
+    source: str
     createdAt: datetime
     updatedAt: datetime
 
@@ -79,6 +81,7 @@ class KnowledgeBaseFile(BaseModel):
             revision=doc.revision,
             category=doc.category,
             metadata=shown(doc.metadata),
+            source=doc.source,
             createdAt=doc.created_at,
             updatedAt=doc.updated_at,
         )

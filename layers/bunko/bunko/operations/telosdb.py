@@ -108,6 +108,11 @@ class DocumentSummary(Output):
     created_at: datetime
     updated_at: datetime
     metadata: dict[str, Any] = Field(default_factory=dict)
+    source: str = Field(
+        description="The source that owns it: upload, presign (a large upload), agent, cli,"
+        " drop (the drop folder), s3 (S3 drops), api, or connector:<id>; a source that"
+        " mirrors a place deletes only its own documents."
+    )
 
     @classmethod
     def of(cls, doc: Document) -> DocumentSummary:
@@ -125,6 +130,7 @@ class DocumentSummary(Output):
             created_at=doc.created_at,
             updated_at=doc.updated_at,
             metadata=shown(doc.metadata),
+            source=doc.source,
         )
 
 
