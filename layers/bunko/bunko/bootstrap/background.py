@@ -9,7 +9,6 @@ import threading
 from typing import Any
 
 from bunko.bootstrap.root import Services
-from bunko.domain import DocumentStatus
 from bunko.ports import IngestJob
 
 log = logging.getLogger(__name__)
@@ -19,7 +18,7 @@ def requeue_unfinished(services: Services) -> int:
     """Queue documents a previous run left pending or indexing (the local queue is in memory)."""
     count = 0
     for doc in services.metadata.iter_documents():
-        if doc.status in (DocumentStatus.PENDING, DocumentStatus.INDEXING):
+        if not doc.settled:
             services.queue.enqueue(IngestJob(doc.workspace_id, doc.id, doc.revision))
             count += 1
     return count

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import posixpath
 import uuid
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -72,6 +73,47 @@ class Document:
     # Key → value metadata its people or agents gave it (domain/metadata/: checked, in
     # canonical form), which searches filter by.
     metadata: dict[str, str | float | list[str]] = field(default_factory=dict)
+
+    # The lifecycle. Each revision is queued (pending), then indexing, then completed or
+    # failed; new bytes make a new revision, queued again; the same revision may be queued
+    # again (new chunking, a retry). Only these methods change `status` (a test holds it).
+
+    def new_revision(
+        self, *, mime: str, size: int, content_hash: str, now: datetime | None = None
+    ) -> int:
+        """Make the next revision (these bytes) current, queued for indexing; its number. A
+        document is made at revision 0, so its first bytes are revision 1."""
+        self.revision += 1
+        self.mime, self.size, self.content_hash = mime, size, content_hash
+        self.queue(now)
+        return self.revision
+
+    def queue(self, now: datetime | None = None) -> None:
+        """Waiting for the indexer (its error, if it had one, cleared)."""
+        self._become(DocumentStatus.PENDING, None, now)
+
+    def start_indexing(self, now: datetime | None = None) -> None:
+        self._become(DocumentStatus.INDEXING, self.error, now)
+
+    def complete(self, chunk_count: int, now: datetime | None = None) -> None:
+        self.chunk_count = chunk_count
+        self._become(DocumentStatus.COMPLETED, None, now)
+
+    def fail(self, error: str, now: datetime | None = None) -> None:
+        self._become(DocumentStatus.FAILED, error, now)
+
+    def move_to(self, path: str, now: datetime | None = None) -> None:
+        """A new path (and the name it ends in); its revisions and status stay."""
+        self.path, self.name = path, posixpath.basename(path)
+        self.updated_at = now or utcnow()
+
+    @property
+    def settled(self) -> bool:
+        """Its current revision is done with, completed or failed: no indexer holds it."""
+        return self.status in (DocumentStatus.COMPLETED, DocumentStatus.FAILED)
+
+    def _become(self, status: DocumentStatus, error: str | None, now: datetime | None) -> None:
+        self.status, self.error, self.updated_at = status, error, now or utcnow()
 
 
 @dataclass

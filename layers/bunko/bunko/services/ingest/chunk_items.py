@@ -241,7 +241,7 @@ class ChunkItemsService:
             doc = self.metadata.get_document(workspace_id, document_id)
             if doc is None:
                 raise NotFoundError(f"document {document_id} was deleted while it was indexed")
-            finished = doc.status in (DocumentStatus.COMPLETED, DocumentStatus.FAILED)
+            finished = doc.settled
             if finished or time.monotonic() >= deadline:
                 return doc
             time.sleep(poll)

@@ -147,16 +147,13 @@ class IngestService:
                 path=path,
                 name=upload.name or path,
                 mime=upload.mime or "",
-                revision=1,
+                revision=0,  # its first bytes, below, are revision 1
                 created_at=now,
                 source=upload.source,
             )
-        else:
-            doc.revision += 1
+        doc.new_revision(mime=upload.mime or "", size=len(data), content_hash=digest, now=now)
         doc.blob_key = original_key(workspace_id, doc.id, doc.revision)
-        doc.mime, doc.size, doc.content_hash = upload.mime or "", len(data), digest
         doc.chunk_size, doc.chunk_overlap, doc.category = chunking
-        doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, now
         _keep_options(doc, upload)
         _keep_metadata(doc, upload)
         # Claim the path (new) or the revision (conditional on the one read) before any
@@ -225,7 +222,7 @@ class IngestService:
         if_revision: int | None = None,
         mode: str = "fast",
     ) -> Document:
-        doc.status, doc.error, doc.updated_at = DocumentStatus.PENDING, None, utcnow()
+        doc.queue()
         if save:
             self.metadata.save_document(doc, if_revision=if_revision)
         self.queue.enqueue(

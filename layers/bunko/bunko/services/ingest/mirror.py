@@ -17,11 +17,10 @@ A path seen outside it is still a rename's possible target.
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
-from bunko.domain import Document, DocumentStatus, utcnow
+from bunko.domain import Document
 from bunko.domain.sources import within as in_scope
 from bunko.errors import ConflictError, StaleError, ValidationError
 from bunko.ports import DocumentStore
@@ -114,13 +113,9 @@ def move(store: DocumentStore, doc: Document, path: str) -> Document | None:
     None when it cannot move: it is being indexed, it went meanwhile, or `path` is taken."""
     for _ in range(4):
         current = store.get_document(doc.workspace_id, doc.id)
-        if current is None or current.status not in (
-            DocumentStatus.COMPLETED,
-            DocumentStatus.FAILED,
-        ):
+        if current is None or not current.settled:
             return None
-        current.path, current.name = path, posixpath.basename(path)
-        current.updated_at = utcnow()
+        current.move_to(path)
         try:
             store.save_document(current, if_revision=current.revision)
         except ConflictError:

@@ -134,7 +134,7 @@ class IndexingPipeline:
                     continue  # deleted, or superseded by a newer revision's job
                 if doc.status is DocumentStatus.COMPLETED:
                     continue  # a re-delivered job for work already done
-                doc.status, doc.updated_at = DocumentStatus.INDEXING, now
+                doc.start_indexing(now)
                 claimed.append((job, doc))
             saved = write_documents(self.metadata, [DocumentWrite(d) for _, d in claimed])
             yield from (c for c, kept in zip(claimed, saved, strict=True) if kept is not None)
@@ -251,8 +251,7 @@ class IndexingPipeline:
             target.index.index(entries)
         now = utcnow()
         for p, _ in done:
-            p.doc.status, p.doc.error = DocumentStatus.COMPLETED, None
-            p.doc.chunk_count, p.doc.updated_at = len(p.chunks), now
+            p.doc.complete(len(p.chunks), now)
         removed = write_documents(self.metadata, [DocumentWrite(p.doc, p.chunks) for p, _ in done])
         finished: list[Document] = []
         for (p, _), stale in zip(done, removed, strict=True):
@@ -307,7 +306,7 @@ class IndexingPipeline:
 
     def _fail(self, doc: Document, message: str) -> list[Document]:
         """Record the failure, unless the document was deleted or replaced meanwhile."""
-        doc.status, doc.error, doc.updated_at = DocumentStatus.FAILED, message, utcnow()
+        doc.fail(message)
         try:
             self.metadata.save_document(doc, if_revision=doc.revision)
         except _GONE:
