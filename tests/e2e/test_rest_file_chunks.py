@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from bunko.services.ingest.chunk_items import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE
+from bunko.services.library import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE
 from tests.e2e.rest_harness import assert_error, wait_until_done
 
 # One sentence a chunk at chunkSize=60: 33 chunks, so four default pages.

@@ -18,7 +18,7 @@ def _key(rest, *scopes: str, workspace: str | None = None) -> tuple[str, str]:
 def _document(rest, ws: str, path: str, text: str):
     services = rest.services
     doc = services.ingest.submit_text(ws, path=path, content=text, mime="text/plain")
-    return services.items.wait_until_indexed(ws, doc.id, timeout=60)
+    return services.library.wait_until_indexed(ws, doc.id, timeout=60)
 
 
 def _error(response, status: int) -> dict:

@@ -13,9 +13,8 @@ from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import SearchFilter
 from bunko.services.embedding import shared_generation
 from bunko.services.ingest import Upload
-from bunko.services.ingest.blob_keys import text_key
 from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
-from bunko.services.ingest.document_chunks import stored_text
+from bunko.services.library import stored_text, text_key
 from tests.conftest import make_services
 
 OTHER_WS = "22222222-2222-4222-8222-222222222222"
@@ -52,7 +51,7 @@ def test_unknown_and_foreign_ids_are_not_found_alike(services, doc):
         with pytest.raises(NotFoundError, match="not found"):
             services.items.get_item(workspace, item_id)
     with pytest.raises(NotFoundError):
-        services.items.get_document(OTHER_WS, doc.id)
+        services.library.read(OTHER_WS, doc.id)
 
 
 def test_update_item_keeps_the_id_and_reindexes_the_text(services, doc):
@@ -64,7 +63,7 @@ def test_update_item_keeps_the_id_and_reindexes_the_text(services, doc):
     assert chunk.id in keyword_ids(services, "zeppelins")
     assert chunk.id not in keyword_ids(services, "lighthouses")
     # The revision's extracted text is immutable (sealed corpora read it).
-    assert services.items.get_document(WS, doc.id).text == LONG_TEXT
+    assert services.library.read(WS, doc.id).text == LONG_TEXT
 
 
 @pytest.mark.parametrize(
@@ -131,7 +130,7 @@ def test_delete_item_removes_it_everywhere_but_keeps_the_document(services, doc)
 
 
 def test_get_document_has_the_full_text_and_chunks_in_order(services, doc):
-    view = services.items.get_document(WS, doc.id)
+    view = services.library.read(WS, doc.id)
     assert view.text == LONG_TEXT
     assert [c.index for c in view.chunks] == list(range(doc.chunk_count))
 
@@ -145,7 +144,7 @@ def text_blobs(services, doc) -> list[str]:
 def test_a_utf8_text_file_is_its_own_text_and_is_not_stored_twice(services, doc):
     assert text_blobs(services, doc) == []
     assert services.blobs.get(doc.blob_key) == LONG_TEXT.encode()
-    assert services.items.get_document(WS, doc.id).text == LONG_TEXT
+    assert services.library.read(WS, doc.id).text == LONG_TEXT
 
 
 @pytest.mark.parametrize(
@@ -169,7 +168,7 @@ def test_a_file_whose_text_differs_from_its_bytes_keeps_its_text(services, path,
     assert services.queue.join(timeout=120)
     doc = services.metadata.get_document(WS, submitted.id)
     assert text_blobs(services, doc) == [f"texts/{WS}/{doc.id}/1.txt"]
-    view = services.items.get_document(WS, doc.id)
+    view = services.library.read(WS, doc.id)
     assert text in view.text and view.text.encode() != data
     assert view.text == services.blobs.get(text_blobs(services, doc)[0]).decode()
 
@@ -183,28 +182,28 @@ def test_a_revision_has_no_text_until_it_is_indexed(services, doc):
 
 
 def test_paging_matches_telosdb(services):
-    empty = services.items.list_documents(WS, limit=20, page=1)
+    empty = services.library.list_documents(WS, limit=20, page=1)
     assert (empty.items, empty.total_count, empty.total_pages, empty.page) == ([], 0, 0, 1)
     for i in range(5):
         add(services, f"docs/{i}.txt", f"document number {i}", category="even" if i % 2 else None)
-    pages = [services.items.list_documents(WS, limit=2, page=p) for p in (1, 2, 3, 4)]
+    pages = [services.library.list_documents(WS, limit=2, page=p) for p in (1, 2, 3, 4)]
     assert [len(p.items) for p in pages] == [2, 2, 1, 0]
     assert {(p.total_count, p.total_pages) for p in pages} == {(5, 3)}
     assert len({d.id for p in pages for d in p.items}) == 5
-    only_even = services.items.list_documents(WS, limit=20, page=1, category="even")
+    only_even = services.library.list_documents(WS, limit=20, page=1, category="even")
     assert only_even.total_count == 2
-    assert services.items.list_categories(WS) == ["even"]
-    assert services.items.count_documents(WS) == 5
-    assert services.items.count_documents(OTHER_WS) == 0
+    assert services.library.list_categories(WS) == ["even"]
+    assert services.library.count_documents(WS) == 5
+    assert services.library.count_documents(OTHER_WS) == 0
 
 
 @pytest.mark.parametrize(("limit", "page"), [(0, 1), (101, 1), (20, 0)])
 def test_paging_bounds(services, limit, page):
     with pytest.raises(ValidationError):
-        services.items.list_documents(WS, limit=limit, page=page)
+        services.library.list_documents(WS, limit=limit, page=page)
 
 
 def test_wait_until_indexed_returns_the_finished_document(services):
     submitted = services.ingest.submit_text(WS, path="w.txt", content="wait for me")
-    done = services.items.wait_until_indexed(WS, submitted.id, timeout=60)
+    done = services.library.wait_until_indexed(WS, submitted.id, timeout=60)
     assert done.status == "completed" and done.chunk_count == 1

@@ -17,9 +17,9 @@ from bunko.errors import NotFoundError
 from bunko.ports import IndexEntry
 from bunko.services.embedding import shared_generation
 from bunko.services.ingest import Upload
-from bunko.services.ingest.blob_keys import original_key
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.pipeline import IndexingPipeline
+from bunko.services.library import original_key
 from bunko.services.search.search import SearchOptions
 
 

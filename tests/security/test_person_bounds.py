@@ -107,7 +107,7 @@ def test_one_key_cannot_take_every_chat_slot_of_its_library(ports):
         doc = ports.services.ingest.submit_text(
             shelf, path="lighthouse.txt", content=DOCUMENT, mime="text/plain"
         )
-        ports.services.items.wait_until_indexed(shelf, doc.id, timeout=60)
+        ports.services.library.wait_until_indexed(shelf, doc.id, timeout=60)
 
         def chat_with(key: str):
             def run(_person: Person) -> str:

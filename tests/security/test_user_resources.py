@@ -60,7 +60,9 @@ class Person:
         doc = ports.services.ingest.submit_text(
             self.workspace, path="lighthouse.txt", content=DOCUMENT, mime="text/plain"
         )
-        self.document = ports.services.items.wait_until_indexed(self.workspace, doc.id, timeout=60)
+        self.document = ports.services.library.wait_until_indexed(
+            self.workspace, doc.id, timeout=60
+        )
 
     def client(self) -> httpx.Client:
         headers = {"Authorization": f"Bearer {self.token}"}
@@ -215,7 +217,7 @@ def research_workspace(ports: Ports) -> tuple[str, httpx.Client, dict]:
         doc = ports.services.ingest.submit_text(
             workspace, path=name, content=text, mime="text/plain"
         )
-        ports.services.items.wait_until_indexed(workspace, doc.id, timeout=60)
+        ports.services.library.wait_until_indexed(workspace, doc.id, timeout=60)
         added = http.post(
             "/research-api/evidence/add", json={**common, "revision": 1, "document_id": doc.id}
         )

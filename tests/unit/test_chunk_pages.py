@@ -1,4 +1,4 @@
-"""ChunkItemsService.chunk_page, on small fakes of its ports: pages in reading order, the page
+"""Library.chunk_page, on small fakes of its ports: pages in reading order, the page
 holding a chunk (also once chunks before it were deleted), bad paging refused, and page sizes
 that keep a response under Lambda's 6 MB with the largest chunks there can be. Over HTTP:
 tests/e2e/test_rest_file_chunks.py."""
@@ -10,15 +10,14 @@ import pytest
 from bunko.domain import Chunk, Document
 from bunko.domain.ingest_options import MAX_CHUNK_SIZE
 from bunko.errors import NotFoundError, ValidationError
-from bunko.services.embedding import shared_generation
-from bunko.services.ingest.chunk_items import (
+from bunko.services.ingest import MAX_ITEM_CHARS
+from bunko.services.library import (
     CHUNK_PAGE_SIZE,
     MAX_CHUNK_PAGE_SIZE,
     MAX_CHUNK_POSITION,
-    MAX_ITEM_CHARS,
-    ChunkItemsService,
+    Library,
 )
-from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeSearchIndex
+from tests.fakes import FakeBlobStore, FakeMetadataStore
 
 WS = "ws-1"
 DOC = "doc-1"
@@ -26,7 +25,7 @@ LAMBDA_RESPONSE_BYTES = 6 * 1024 * 1024
 BYTES_PER_CHAR = 4  # UTF-8 (up to 4 bytes) with JSON's escapes, for a rough upper bound
 
 
-def service_with(chunk_count: int) -> tuple[ChunkItemsService, FakeMetadataStore]:
+def service_with(chunk_count: int) -> tuple[Library, FakeMetadataStore]:
     metadata = FakeMetadataStore()
     metadata.add_document(Document(id=DOC, workspace_id=WS, path="a.txt", name="a.txt", mime=""))
     chunks = [
@@ -34,11 +33,7 @@ def service_with(chunk_count: int) -> tuple[ChunkItemsService, FakeMetadataStore
         for i in range(chunk_count)
     ]
     metadata.replace_chunks(WS, DOC, chunks)
-    service = ChunkItemsService(
-        metadata=metadata,
-        blobs=FakeBlobStore(),
-        generations=shared_generation(FakeSearchIndex(), None),
-    )
+    service = Library(metadata=metadata, blobs=FakeBlobStore())
     return service, metadata
 
 

@@ -22,6 +22,7 @@ from bunko.services.embedding import shared_generation
 from bunko.services.ingest import KnowledgeBaseService, Upload
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.upload_policy import UploadPolicy
+from bunko.services.library import Library
 from tests.fakes import FakeBlobStore, FakeMetadataStore, FakeQueue, FakeSearchIndex
 
 WS = "ws-1"
@@ -94,14 +95,16 @@ class World:
         self.counts: Counter = Counter()
         self.metadata = CountingMetadata(self.counts)
         self.queue = FakeQueue()
+        blobs = FakeBlobStore()
         self.ingest = IngestService(
-            metadata=self.metadata, blobs=FakeBlobStore(), queue=self.queue,
+            metadata=self.metadata, blobs=blobs, queue=self.queue,
             generations=shared_generation(FakeSearchIndex(), None),
             defaults=IngestDefaults(chunk_size=500, chunk_overlap=50),
             policy=CountingPolicy(self.counts),
         )  # fmt: skip
         self.kb = KnowledgeBaseService(
-            ingest=self.ingest, model_configs=EmbeddingConfigs(),
+            ingest=self.ingest, library=Library(metadata=self.metadata, blobs=blobs),
+            model_configs=EmbeddingConfigs(),
             embedding_models=frozenset({"lsa"}),
         )  # fmt: skip
         self._spy(monkeypatch, ingest_module, "guess_mime", "mime")

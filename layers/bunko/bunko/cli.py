@@ -190,7 +190,7 @@ def reindex(
 
     services = _services(command_settings(data_dir))
     started = time.perf_counter()
-    with tqdm(total=services.items.count_chunks(), desc="reindex", unit="chunk") as bar:
+    with tqdm(total=services.library.count_chunks(), desc="reindex", unit="chunk") as bar:
         count = rebuild_index(services, retrain=retrain, progress=bar.update)
     typer.echo(f"{count} chunks indexed in {time.perf_counter() - started:.1f} s")
     services.close()

@@ -11,6 +11,7 @@ from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.bootstrap.chat import ChatWing
 from bunko.bootstrap.embedding import EmbeddingWing, embedding_model_names
 from bunko.bootstrap.ingest import IngestWing
+from bunko.bootstrap.library import LibraryWing
 from bunko.bootstrap.settings import Preferences
 from bunko.bootstrap.sign_in import SignInServices, build_sign_in
 from bunko.config import Settings
@@ -160,6 +161,7 @@ def build_accounts(
     settings: Settings,
     adapters: Adapters,
     ingest: IngestWing,
+    library: LibraryWing,
     embedding: EmbeddingWing,
     preferences: Preferences | None,
     research: ResearchService | None,
@@ -175,6 +177,7 @@ def build_accounts(
     assert switch is not None
     knowledge_base = KnowledgeBaseService(
         ingest=ingest.ingest,
+        library=library.library,
         model_configs=account.stores.model_configs,
         embedding_models=embedding_model_names(settings, adapters),
         embedding=switch,

@@ -13,6 +13,7 @@ from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.chat import build_chat
 from bunko.bootstrap.embedding import build_embedding, workspace_generations
 from bunko.bootstrap.ingest import build_ingest, build_work
+from bunko.bootstrap.library import build_library
 from bunko.bootstrap.research import build_research
 from bunko.bootstrap.search import build_search
 from bunko.bootstrap.settings import build_preferences
@@ -33,6 +34,7 @@ from bunko.services.ingest import (
     StatusService,
     UploadPolicy,
 )
+from bunko.services.library import Library
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 
@@ -54,7 +56,9 @@ class Services:
     ingest: IngestService
     uploads: UploadPolicy  # what a file must be, for every door (ingest checks it too)
     status: StatusService
-    items: ChunkItemsService  # chunk-level reads and edits (TelosDB's "items")
+    items: ChunkItemsService  # chunk-level edits (TelosDB's "items")
+    # library (`LibraryWing`)
+    library: Library  # what a library holds, read one way by every door
     originals: OriginalFiles | None  # a file's original, by a short-lived link
     upload_signer: UploadSigner | None  # direct uploads (S3 presigned PUT)
     # embedding (`EmbeddingWing`): None without model configs / BUNKO_REFINE_EMBEDDER
@@ -115,12 +119,15 @@ def wire_services(
     embedding = build_embedding(settings, adapters, generations, work.busy, closers)
     switch, bills = embedding.model_switch, build_bills(adapters)
     ingest = build_ingest(settings, adapters, generations, work, bills, storage_quota=storage_quota)
+    library = build_library(adapters)
     adapters.metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
     preferences = build_preferences(settings, adapters, switch)
     search = build_search(settings, adapters, generations, preferences)
     chat = build_chat(settings, adapters, search, switch, preferences, bills)
     research = build_research(settings, adapters, search)
-    accounts = build_accounts(settings, adapters, ingest, embedding, preferences, research, chat)
+    accounts = build_accounts(
+        settings, adapters, ingest, library, embedding, preferences, research, chat
+    )
     return Services(
         settings=settings,
         metadata=adapters.metadata,
@@ -130,7 +137,7 @@ def wire_services(
         search=search,
         research=research,
         closers=closers,
-        **fields_of(ingest, embedding, chat, accounts),
+        **fields_of(ingest, library, embedding, chat, accounts),
     )
 
 

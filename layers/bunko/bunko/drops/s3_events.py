@@ -114,7 +114,7 @@ class IngestEventHandler:
         if target is None:
             log.info("ignoring %s", event.key)
             return []
-        if not self.services.ingest.has_workspace(target.workspace_id):
+        if not self.services.library.has_library(target.workspace_id):
             raise NotFoundError(f"no workspace {target.workspace_id} for {event.key}")
         if is_sidecar(target.path):
             self._sidecar_changed(event.bucket, subject_name(event.key))
@@ -179,7 +179,7 @@ class IngestEventHandler:
             path = normalise_path(target.path)
         except ValidationError:
             return  # no document can be at such a path (the file's own event says why)
-        doc = ingest.document_at(target.workspace_id, path)
+        doc = self.services.library.at(target.workspace_id, path)
         if doc is None:
             return  # the file's own event reads the sidecar
         head = self._get(bucket, key, MAX_FRONT_MATTER_BYTES)  # enough for the front matter

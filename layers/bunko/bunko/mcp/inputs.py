@@ -12,7 +12,8 @@ from pydantic import Field
 
 from bunko.operations.models import StrictInput
 from bunko.services.bounds import QUERY_CHARS, RESULTS
-from bunko.services.ingest import MAX_ITEM_CHARS, MAX_PAGE_SIZE
+from bunko.services.ingest import MAX_ITEM_CHARS
+from bunko.services.library import MAX_PAGE_SIZE
 
 # The documented limits an agent can plan around (README, docs/mcp.md).
 MAX_QUERY_CHARS = QUERY_CHARS  # as every door's (services/bounds/request_limits.py)

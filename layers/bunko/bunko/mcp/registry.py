@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from bunko.bootstrap import Services
     from bunko.domain.auth import Principal
     from bunko.services.ingest import ChunkItemsService
+    from bunko.services.library import Library
 
 Profile = Literal["core", "full"]
 Transport = Literal["http", "stdio"]
@@ -43,6 +44,11 @@ class ToolContext:
         items = self.services.items
         assert items is not None, "build_services always builds the items service"
         return items
+
+    @property
+    def library(self) -> Library:
+        """What the caller's library holds, read as every door reads it."""
+        return self.services.library
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,7 @@ def list_documents(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsO
     chunk_count, status, ...), `total_count`, `total_pages` and `page`. Pages start at 1; a
     page past the end returns `items: []`. Optionally only one category, or only documents
     whose metadata passes `filter`."""
-    page = ctx.items.list_documents(
+    page = ctx.library.list_documents(
         ctx.workspace_id,
         limit=args.limit,
         page=args.page,
@@ -84,7 +84,7 @@ def list_documents(ctx: ToolContext, args: ListDocumentsInput) -> ListDocumentsO
 def list_categories(ctx: ToolContext, args: NoInput) -> ListCategoriesOutput:
     """The distinct category names set on documents, sorted: the values search_text's and
     list_documents' `category` filter accepts."""
-    return ListCategoriesOutput(categories=ctx.items.list_categories(ctx.workspace_id))
+    return ListCategoriesOutput(categories=ctx.library.list_categories(ctx.workspace_id))
 
 
 @tool(title="List metadata keys", scope=SCOPE_READ, **READ)
@@ -93,21 +93,21 @@ def list_metadata_keys(ctx: ToolContext, args: NoInput) -> MetadataKeysOutput:
     list) and its most common values: the keys search_text's, ask's and list_documents'
     `filter` can name."""
     return MetadataKeysOutput(
-        keys=[MetadataKeyOutput(**k) for k in ctx.items.metadata_keys(ctx.workspace_id)]
+        keys=[MetadataKeyOutput(**k) for k in ctx.library.metadata_keys(ctx.workspace_id)]
     )
 
 
 @tool(title="Count documents", scope=SCOPE_READ, **READ)
 def get_document_count(ctx: ToolContext, args: NoInput) -> DocumentCountOutput:
     """The number of documents in the knowledge base."""
-    return DocumentCountOutput(count=ctx.items.count_documents(ctx.workspace_id))
+    return DocumentCountOutput(count=ctx.library.count_documents(ctx.workspace_id))
 
 
 @tool(title="Read a document", scope=SCOPE_READ, core=True, **READ)
 def get_document(ctx: ToolContext, args: DocumentIdInput) -> GetDocumentOutput:
     """A document by id: its metadata, its full extracted text (`content`) and its items
     (`chunks`, in reading order, each with its id for get_item_by_id or update_item)."""
-    view = ctx.items.get_document(ctx.workspace_id, str(args.id))
+    view = ctx.library.read(ctx.workspace_id, str(args.id))
     summary = DocumentSummary.of(view.document).model_dump()
     return GetDocumentOutput(
         **summary,

@@ -165,11 +165,11 @@ def set_document_metadata(ctx: ToolContext, args: SetMetadataInput) -> DocumentS
 
 
 def _added(ctx: ToolContext, doc: Document) -> AddedOutput:
-    doc = ctx.items.wait_until_indexed(ctx.workspace_id, doc.id, timeout=INDEX_WAIT_SECONDS)
+    doc = ctx.library.wait_until_indexed(ctx.workspace_id, doc.id, timeout=INDEX_WAIT_SECONDS)
     if doc.status is DocumentStatus.FAILED:
         ctx.services.ingest.discard_failed_new(doc)
         raise BunkoError(f"{doc.path} could not be indexed: {doc.error}")
-    chunks = ctx.items.chunks(ctx.workspace_id, doc.id)
+    chunks = ctx.library.chunks(ctx.workspace_id, doc.id)
     return AddedOutput(
         document_id=doc.id,
         path=doc.path,

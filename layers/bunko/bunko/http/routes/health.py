@@ -62,7 +62,7 @@ def health(
         "backend": services.settings.backend,
         "embedder": services.status.model_name,
         "documents": _document_count.get(
-            services, lambda: services.items.count_documents(DEFAULT_WORKSPACE_ID)
+            services, lambda: services.library.count_documents(DEFAULT_WORKSPACE_ID)
         ),
         "pending": services.status.queue_depth(),
     }

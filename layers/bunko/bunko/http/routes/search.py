@@ -16,7 +16,7 @@ from bunko.http.errors import error_responses
 from bunko.http.metadata_fields import MAX_FILTER_TEXT, given_filter
 from bunko.operations.telosdb import ChunkOutput, SearchHit
 from bunko.services.bounds import QUERY_CHARS, RESULTS
-from bunko.services.ingest import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
+from bunko.services.library import CHUNK_PAGE_SIZE, MAX_CHUNK_PAGE_SIZE, MAX_CHUNK_POSITION
 from bunko.services.search import SearchOptions
 
 router = APIRouter(tags=["search"], responses=error_responses(401, 403))
@@ -97,14 +97,14 @@ async def search(
 
 @router.get("/search/categories", response_model=Categories)
 def categories(principal: Reader, services: ServicesDep) -> Categories:
-    return Categories(categories=services.items.list_categories(principal.workspace_id))
+    return Categories(categories=services.library.list_categories(principal.workspace_id))
 
 
 @router.get("/search/metadata-keys", response_model=MetadataKeys)
 def metadata_keys(principal: Reader, services: ServicesDep) -> MetadataKeys:
     """(Bunko) The metadata keys the library's files use: the keys a filter can name, each
     with its value types and its most common values."""
-    keys = services.items.metadata_keys(principal.workspace_id)
+    keys = services.library.metadata_keys(principal.workspace_id)
     return MetadataKeys(keys=[MetadataKey(**k) for k in keys])
 
 
@@ -135,7 +135,7 @@ def file_chunks(
 ) -> FileChunks:
     """A page of a file's chunks in reading order, with their character offsets and page;
     `total`, `offset` and `limit` lead to the other pages (a Lambda response stops at 6 MB)."""
-    view = services.items.chunk_page(
+    view = services.library.chunk_page(
         principal.workspace_id, file_id, limit=limit, offset=offset, chunk=chunk
     )
     chunks = [

@@ -1,14 +1,8 @@
 """Ingest: an upload's policy and quota, the queue, parsing, chunking, embedding and the
-document records; what a library holds (listing, chunks, originals, status)."""
+document records; a source's mirror; item edits, originals and status (what a library holds is
+read through the library wing)."""
 
-from bunko.services.ingest.chunk_items import (
-    CHUNK_PAGE_SIZE,
-    MAX_CHUNK_PAGE_SIZE,
-    MAX_CHUNK_POSITION,
-    MAX_ITEM_CHARS,
-    MAX_PAGE_SIZE,
-    ChunkItemsService,
-)
+from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.knowledge_base import KnowledgeBaseService
 from bunko.services.ingest.mirror import Mirrored
@@ -20,11 +14,7 @@ from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path
 from bunko.services.ingest.upload_quota import PRESIGNED_SOURCE, UploadQuota
 
 __all__ = [
-    "CHUNK_PAGE_SIZE",
-    "MAX_CHUNK_PAGE_SIZE",
-    "MAX_CHUNK_POSITION",
     "MAX_ITEM_CHARS",
-    "MAX_PAGE_SIZE",
     "PRESIGNED_SOURCE",
     "ChunkItemsService",
     "IndexingPipeline",

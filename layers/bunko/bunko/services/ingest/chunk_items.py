@@ -1,4 +1,5 @@
-"""ChunkItemsService: TelosDB's chunk-level operations ("items" are chunks) and document reads.
+"""ChunkItemsService: TelosDB's chunk-level operations ("items" are chunks); the document
+reads are the library wing's (services/library).
 
 Edits keep DESIGN decision 1: the metadata store is written first and stays the truth; the
 index follows. An edited item keeps its id; the revision's original file and extracted text
@@ -7,16 +8,10 @@ are immutable blobs, so a sealed research corpus still reads the exact old text.
 
 from __future__ import annotations
 
-import bisect
 import logging
-import math
-import time
 from dataclasses import dataclass, replace
 
 from bunko.domain import Chunk, Document, DocumentStatus
-from bunko.domain.document_query import DocumentQuery
-from bunko.domain.metadata import Filter as MetadataFilter
-from bunko.domain.metadata import both, category_filter, summarise
 from bunko.errors import NotFoundError, PayloadTooLargeError, ValidationError
 from bunko.ports import (
     BlobStore,
@@ -25,50 +20,17 @@ from bunko.ports import (
     write_targets,
 )
 from bunko.services.embedding import embed_texts, entries_for
-from bunko.services.ingest.document_chunks import stored_text
 
 log = logging.getLogger(__name__)
 
 # One item is one chunk; far above any chunk size, and far below DynamoDB's 400 KB item limit.
 MAX_ITEM_CHARS = 50_000
-MAX_PAGE_SIZE = 100
-# A file's chunks are read a page at a time, because a buffered Lambda response stops at 6 MB
-# (DESIGN decision 2). The largest chunk is an edited item (MAX_ITEM_CHARS; ingest cuts at
-# most 20,000 characters), about 4 bytes a character as UTF-8 JSON: 200 KB. So the default
-# page is at most 2 MB, and the largest one 5 MB.
-CHUNK_PAGE_SIZE = 10
-MAX_CHUNK_PAGE_SIZE = 25
-MAX_CHUNK_POSITION = 1_000_000_000  # an offset or chunk index; far beyond any file
 
 
 @dataclass(frozen=True)
 class ItemView:
     chunk: Chunk
     document: Document
-
-
-@dataclass(frozen=True)
-class DocumentView:
-    document: Document
-    text: str
-    chunks: list[Chunk]
-
-
-@dataclass(frozen=True)
-class ChunkPage:
-    document: Document
-    chunks: list[Chunk]
-    total: int  # the document's chunks, all pages together
-    offset: int  # where `chunks` starts in reading order
-    limit: int
-
-
-@dataclass(frozen=True)
-class DocumentPage:
-    items: list[Document]
-    total_count: int
-    total_pages: int
-    page: int
 
 
 class ChunkItemsService:
@@ -135,123 +97,3 @@ class ChunkItemsService:
             return  # a newer revision is being indexed; it sets its own count
         doc.chunk_count = len(self.metadata.get_chunks(workspace_id, document_id))
         self.metadata.save_document(doc)
-
-    def get_document(self, workspace_id: str, document_id: str) -> DocumentView:
-        document = self.metadata.get_document(workspace_id, document_id)
-        if document is None:
-            raise NotFoundError(f"document {document_id} not found")
-        chunks = self.metadata.get_chunks(workspace_id, document_id)
-        text = stored_text(document, self.blobs)
-        if text is None:  # not extracted yet
-            text = _join_chunks(chunks)
-        return DocumentView(document, text, chunks)
-
-    def chunk_page(
-        self,
-        workspace_id: str,
-        document_id: str,
-        *,
-        limit: int = CHUNK_PAGE_SIZE,
-        offset: int | None = None,
-        chunk: int | None = None,
-    ) -> ChunkPage:
-        """Up to `limit` of a document's chunks in reading order, from position `offset`, or
-        the page (a multiple of `limit`) holding the chunk whose index is `chunk`: where it
-        would be if it is gone, the last page if it is past the end. A page past the end is
-        empty, never an error. Raises NotFoundError for another workspace's id."""
-        if not 1 <= limit <= MAX_CHUNK_PAGE_SIZE:
-            raise ValidationError(f"limit must be between 1 and {MAX_CHUNK_PAGE_SIZE}")
-        for name, value in (("offset", offset), ("chunk", chunk)):
-            if value is not None and not 0 <= value <= MAX_CHUNK_POSITION:
-                raise ValidationError(f"{name} must be between 0 and {MAX_CHUNK_POSITION}")
-        if offset is not None and chunk is not None:
-            raise ValidationError("give offset or chunk, not both")
-        document = self.metadata.get_document(workspace_id, document_id)
-        if document is None:
-            raise NotFoundError(f"document {document_id} not found")
-        # The port reads a document's chunks whole: paging bounds the response, not the read.
-        chunks = self.metadata.get_chunks(workspace_id, document_id)
-        if chunk is not None:
-            at = bisect.bisect_left([c.index for c in chunks], chunk)
-            offset = min(at, max(len(chunks) - 1, 0)) // limit * limit
-        start = offset or 0
-        return ChunkPage(document, chunks[start : start + limit], len(chunks), start, limit)
-
-    def list_documents(
-        self,
-        workspace_id: str,
-        *,
-        limit: int = 20,
-        page: int = 1,
-        category: str | None = None,
-        metadata: MetadataFilter | None = None,
-    ) -> DocumentPage:
-        """TelosDB paging: a page past the end is empty, never an error. `metadata`: only the
-        documents whose metadata passes it."""
-        if not 1 <= limit <= MAX_PAGE_SIZE:
-            raise ValidationError(f"limit must be between 1 and {MAX_PAGE_SIZE}")
-        if page < 1:
-            raise ValidationError("page starts at 1")
-        if metadata is not None:  # newest first, as below, through the filtered listing
-            flt = both(metadata, category_filter(category) if category else None)
-            found = self.metadata.find_documents(
-                workspace_id, DocumentQuery(filter=flt), limit=limit, offset=(page - 1) * limit
-            )
-            pages = math.ceil(found.total / limit)
-            return DocumentPage(
-                items=found.documents, total_count=found.total, total_pages=pages, page=page
-            )
-        total = self.metadata.count_documents(workspace_id, category=category)
-        pages = math.ceil(total / limit)
-        items = (
-            self.metadata.list_documents(
-                workspace_id, limit=limit, offset=(page - 1) * limit, category=category
-            )
-            if page <= pages
-            else []
-        )
-        return DocumentPage(items=items, total_count=total, total_pages=pages, page=page)
-
-    def list_categories(self, workspace_id: str) -> list[str]:
-        return self.metadata.list_categories(workspace_id)
-
-    def metadata_keys(self, workspace_id: str) -> list[dict]:
-        """The metadata keys the workspace's documents use, with their value types and most
-        common values: what a filter can name."""
-        return summarise(d.metadata for d in self.metadata.iter_documents(workspace_id))
-
-    def count_documents(self, workspace_id: str) -> int:
-        return self.metadata.count_documents(workspace_id)
-
-    def count_chunks(self, workspace_id: str | None = None) -> int:
-        """The chunks of a workspace (None: of every workspace)."""
-        return self.metadata.count_chunks(workspace_id)
-
-    def chunks(self, workspace_id: str, document_id: str) -> list[Chunk]:
-        """A document's chunks, whole (empty for an unknown id); `chunk_page` pages them."""
-        return self.metadata.get_chunks(workspace_id, document_id)
-
-    def wait_until_indexed(
-        self, workspace_id: str, document_id: str, *, timeout: float, poll: float = 0.01
-    ) -> Document:
-        """The document once indexing ends (completed or failed), or as it is at `timeout`.
-        Works with any queue, because it only watches the metadata store."""
-        deadline = time.monotonic() + timeout
-        while True:
-            doc = self.metadata.get_document(workspace_id, document_id)
-            if doc is None:
-                raise NotFoundError(f"document {document_id} was deleted while it was indexed")
-            finished = doc.settled
-            if finished or time.monotonic() >= deadline:
-                return doc
-            time.sleep(poll)
-            poll = min(poll * 1.5, 0.5)  # quick for a local worker, gentle on a cloud store
-
-
-def _join_chunks(chunks: list[Chunk]) -> str:
-    """Rebuild text from overlapping chunks using their offsets."""
-    text = ""
-    for chunk in sorted(chunks, key=lambda c: c.index):
-        overlap = max(0, len(text) - chunk.start) if chunk.end > chunk.start else 0
-        text += chunk.content[overlap:]
-    return text

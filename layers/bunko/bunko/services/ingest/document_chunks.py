@@ -1,14 +1,14 @@
 """A document's chunks: its original read, parsed, its text stored (unless the original is
-that text), and the text chunked; and the stored text read back."""
+that text), and the text chunked (the library reads the stored text back: stored_text)."""
 
 from __future__ import annotations
 
 from bunko.chunking import chunk_text
-from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for
+from bunko.domain import Chunk, Document, chunk_id_for
 from bunko.errors import BunkoError, NotFoundError
 from bunko.parsing import parse
 from bunko.ports import BlobStore, MetadataStore
-from bunko.services.ingest.blob_keys import text_key
+from bunko.services.library import text_key
 
 
 def parse_and_chunk(
@@ -50,21 +50,6 @@ def parse_and_chunk(
         )
         for i, p in enumerate(pieces)
     ]
-
-
-def stored_text(doc: Document, blobs: BlobStore) -> str | None:
-    """The extracted text of `doc`'s current revision, or None while it has none yet (it is
-    still indexing, or failed). A completed revision without a text blob is a UTF-8 text file
-    whose bytes were the text itself."""
-    try:
-        return blobs.get(text_key(doc.workspace_id, doc.id, doc.revision)).decode("utf-8")
-    except NotFoundError:
-        if doc.status is not DocumentStatus.COMPLETED:
-            return None
-    try:
-        return blobs.get(doc.blob_key or "").decode("utf-8")
-    except (NotFoundError, UnicodeDecodeError):
-        return None
 
 
 def _original(doc: Document, blobs: BlobStore, metadata: MetadataStore) -> bytes:

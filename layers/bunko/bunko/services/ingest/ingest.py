@@ -24,11 +24,11 @@ from bunko.parsing.document import normalize_text
 from bunko.ports import BlobStore, IngestJob, IngestQueue, MetadataStore
 from bunko.ports.embedding_generations import EmbeddingGenerations
 from bunko.services.embedding import delete_document_everywhere, relabel_document_everywhere
-from bunko.services.ingest.blob_keys import original_key, text_key
 from bunko.services.ingest.mirror import Mirrored, gone_and_renamed, move
 from bunko.services.ingest.upload import Upload
 from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path, numbered
 from bunko.services.ingest.upload_quota import UploadQuota
+from bunko.services.library import original_key, text_key
 
 # Writers racing for one path or name: how often to read again before answering 409. Each
 # round one racer wins, so k racers need up to k - 1 retries; a random pause spreads them.

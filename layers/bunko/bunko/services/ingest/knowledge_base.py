@@ -17,12 +17,13 @@ from bunko.domain import Document
 from bunko.domain.document_query import DocumentPage, DocumentQuery
 from bunko.domain.ingest_options import MODES
 from bunko.domain.metadata import check_metadata
-from bunko.errors import NotFoundError, ValidationError
+from bunko.errors import ValidationError
 from bunko.parsing import resolve_mime
 from bunko.ports import DEFAULT_MODEL, ModelConfigStore
 from bunko.services.embedding import ModelSwitch
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.upload import Upload
+from bunko.services.library import Library
 
 
 class KnowledgeBaseService:
@@ -30,6 +31,7 @@ class KnowledgeBaseService:
         self,
         *,
         ingest: IngestService,
+        library: Library,
         model_configs: ModelConfigStore,
         embedding_models: frozenset[str] = frozenset(),
         embedding: ModelSwitch | None = None,
@@ -38,6 +40,7 @@ class KnowledgeBaseService:
         BUNKO_EMBEDDER kind, the embedder's name and model id); empty when keyword-only.
         `embedding`: each workspace's model; None where workspaces cannot choose one."""
         self.ingest = ingest
+        self.library = library
         self.policy = ingest.policy
         self.metadata = ingest.metadata
         self.model_configs = model_configs
@@ -107,14 +110,10 @@ class KnowledgeBaseService:
         offset: int = 0,
     ) -> DocumentPage:
         """One page of the files (`query`: by name, in an order; None: newest first)."""
-        query = query or DocumentQuery()
-        return self.metadata.find_documents(workspace_id, query, limit=limit, offset=offset)
+        return self.library.files(workspace_id, query, limit=limit, offset=offset)
 
     def get(self, workspace_id: str, document_id: str) -> Document:
-        doc = self.metadata.get_document(workspace_id, document_id)
-        if doc is None:
-            raise NotFoundError(f"knowledge base file {document_id} not found")
-        return doc
+        return self.library.document(workspace_id, document_id, what="knowledge base file")
 
     def set_metadata(self, workspace_id: str, document_id: str, raw: object) -> Document:
         """Replace a file's metadata with the client's object (checked: ValidationError
@@ -129,7 +128,7 @@ class KnowledgeBaseService:
         return doc
 
     def clear(self, workspace_id: str) -> int:
-        docs = list(self.metadata.iter_documents(workspace_id))
+        docs = self.library.documents(workspace_id)
         for doc in docs:
             self.ingest.delete_document(workspace_id, doc.id)
         return len(docs)

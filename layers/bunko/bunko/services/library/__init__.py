@@ -1,0 +1,30 @@
+"""Library: what a library holds, read one way by every door (its documents, a page of them,
+a document's text and chunks, its categories and metadata keys), and where a document's blobs
+live."""
+
+from bunko.services.library.blob_keys import original_key, text_key
+from bunko.services.library.library import (
+    CHUNK_PAGE_SIZE,
+    MAX_CHUNK_PAGE_SIZE,
+    MAX_CHUNK_POSITION,
+    MAX_PAGE_SIZE,
+    ChunkPage,
+    DocumentPage,
+    DocumentView,
+    Library,
+    stored_text,
+)
+
+__all__ = [
+    "CHUNK_PAGE_SIZE",
+    "MAX_CHUNK_PAGE_SIZE",
+    "MAX_CHUNK_POSITION",
+    "MAX_PAGE_SIZE",
+    "ChunkPage",
+    "DocumentPage",
+    "DocumentView",
+    "Library",
+    "original_key",
+    "stored_text",
+    "text_key",
+]
