@@ -110,7 +110,7 @@ def ingest(
     _wait_with_progress(services, len(submitted), "indexing")
     failed = 0
     for doc in submitted:
-        final = services.ingest.document(workspace, doc.id)
+        final = services.library.find(workspace, doc.id)
         if final and final.status == "failed":
             failed += 1
             typer.echo(f"failed {final.path}: {final.error}", err=True)

@@ -71,7 +71,7 @@ def create_key(
     services = _keys_services(data_dir)
     if workspace is None:
         workspace = library_workspace(services, library)
-    elif not services.ingest.has_workspace(workspace):
+    elif not services.library.has_library(workspace):
         services.close()  # a mistyped id would make a key to an empty library nobody sees
         typer.echo(f"error: no workspace {workspace!r}: name the library with --library", err=True)
         raise typer.Exit(2)

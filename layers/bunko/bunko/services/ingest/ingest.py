@@ -328,9 +328,6 @@ class IngestService:
     def has_workspace(self, workspace_id: str) -> bool:
         return self.metadata.get_workspace(workspace_id) is not None
 
-    def document(self, workspace_id: str, document_id: str) -> Document | None:
-        return self.metadata.get_document(workspace_id, document_id)
-
     def admit_presigned(self, workspace_id: str, path: str, size: int) -> None:
         """Admit an upload about to be signed (its pace and the storage quota, as /upload's);
         its ingest checks the quota again when the file arrives (PRESIGNED_SOURCE)."""
