@@ -33,7 +33,7 @@ DOOR_REACHES = {
     "http/routes/originals.py": {"originals"},
     "http/routes/research.py": {"research"},
     "http/routes/search.py": {"library", "search"},
-    "http/routes/telosdb.py": {"pipeline", "status"},
+    "http/routes/telosdb.py": {"library", "pipeline", "status"},
     "http/routes/uploads.py": {"ingest", "upload_signer", "uploads"},
     "mcp/http.py": {"accounts", "identity", "settings"},
     "mcp/registry.py": {"items", "library"},

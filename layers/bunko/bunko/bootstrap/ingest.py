@@ -1,5 +1,5 @@
 """The ingest wing, wired: the pipeline and its queue (the worker thread on one machine, SQS on
-AWS), then what a door reaches (uploads, their policy and quota, status, chunk items, originals)."""
+AWS), then what a door reaches (uploads, their policy and quota, status, chunk items)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,6 @@ from bunko.services.ingest import (
     ChunkItemsService,
     IndexingPipeline,
     IngestService,
-    OriginalFiles,
     StatusService,
     UploadPolicy,
     UploadQuota,
@@ -70,7 +69,6 @@ class IngestWing:
     uploads: UploadPolicy  # what a file must be, for every door (ingest checks it too)
     status: StatusService
     items: ChunkItemsService
-    originals: OriginalFiles | None
     upload_signer: UploadSigner | None
 
 
@@ -98,17 +96,13 @@ def build_ingest(
         generations=generations,
         quota=_quota(settings, adapters, bills, storage_quota=storage_quota),
     )
-    links = adapters.original_links
     return IngestWing(
         pipeline=work.pipeline,
         queue=work.queue,
         ingest=ingest,
         uploads=uploads,
-        status=StatusService(
-            documents=metadata, embedder=adapters.embedder, queue_depth=work.depth
-        ),
+        status=StatusService(embedder=adapters.embedder, queue_depth=work.depth),
         items=ChunkItemsService(metadata=metadata, blobs=blobs, generations=generations),
-        originals=OriginalFiles(metadata=metadata, blobs=blobs, links=links) if links else None,
         upload_signer=adapters.upload_signer,
     )
 

@@ -30,11 +30,10 @@ from bunko.services.ingest import (
     IndexingPipeline,
     IngestService,
     KnowledgeBaseService,
-    OriginalFiles,
     StatusService,
     UploadPolicy,
 )
-from bunko.services.library import Library
+from bunko.services.library import Library, OriginalFiles
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 
@@ -119,7 +118,7 @@ def wire_services(
     embedding = build_embedding(settings, adapters, generations, work.busy, closers)
     switch, bills = embedding.model_switch, build_bills(adapters)
     ingest = build_ingest(settings, adapters, generations, work, bills, storage_quota=storage_quota)
-    library = build_library(adapters)
+    library = build_library(adapters, work.depth)
     adapters.metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
     preferences = build_preferences(settings, adapters, switch)
     search = build_search(settings, adapters, generations, preferences)

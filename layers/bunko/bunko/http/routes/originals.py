@@ -16,7 +16,7 @@ from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.deps import Reader, ServicesDep, bearer, get_principal
 from bunko.http.errors import LIBRARY_HEADER, error_responses
 from bunko.ports.downloads import content_disposition
-from bunko.services.ingest import OriginalFiles
+from bunko.services.library import OriginalFiles
 
 router = APIRouter(tags=["knowledge-base"])
 LINK_PATTERN = r"^[0-9]{1,20}\.[A-Za-z0-9_-]{1,100}$"

@@ -65,4 +65,4 @@ def save_settings(body: TelosSettingsUpdate, principal: Writer, accounts: Accoun
 
 @router.get("/indexing_status", response_model=IndexingStatus, responses=error_responses(401))
 def indexing_status(principal: Reader, services: ServicesDep) -> IndexingStatus:
-    return IndexingStatus(**asdict(services.status.indexing(principal.workspace_id)))
+    return IndexingStatus(**asdict(services.library.indexing(principal.workspace_id)))

@@ -6,7 +6,6 @@ from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.knowledge_base import KnowledgeBaseService
 from bunko.services.ingest.mirror import Mirrored
-from bunko.services.ingest.originals import OriginalFiles
 from bunko.services.ingest.pipeline import IndexingPipeline
 from bunko.services.ingest.status import StatusService
 from bunko.services.ingest.upload import Upload
@@ -21,7 +20,6 @@ __all__ = [
     "IngestService",
     "KnowledgeBaseService",
     "Mirrored",
-    "OriginalFiles",
     "StatusService",
     "Upload",
     "UploadPolicy",

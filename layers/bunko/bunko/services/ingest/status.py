@@ -1,5 +1,5 @@
-"""What a client may ask about the server itself: edition, model, indexing progress; and
-the server's model warmed up at start.
+"""What a client may ask about the server itself: edition, model, its ingest queue's depth;
+and the server's model warmed up at start (a library's indexing progress is the library's).
 
 TelosDB's /edition, /model_name and /indexing_status (and the web app's status line) read
 these, so every door reports the same thing.
@@ -8,31 +8,17 @@ these, so every door reports the same thing.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
-from bunko.domain import DocumentStatus
-from bunko.ports import DocumentStore, Embedder, LoadsLazily, TrainableEmbedder
-
-
-@dataclass(frozen=True)
-class IndexingProgress:
-    status: str  # "idle" | "indexing"
-    pending: int  # this workspace's documents waiting or being indexed
-    queued: int  # jobs in this server's ingest queue (all workspaces)
-    documents: int
-    completed: int
-    failed: int
+from bunko.ports import Embedder, LoadsLazily, TrainableEmbedder
 
 
 class StatusService:
     def __init__(
         self,
         *,
-        documents: DocumentStore,
         embedder: Embedder | None,
         queue_depth: Callable[[], int] = lambda: 0,
     ) -> None:
-        self.documents = documents
         self.embedder = embedder
         self.queue_depth = queue_depth
 
@@ -60,17 +46,3 @@ class StatusService:
     @property
     def dimension(self) -> int | None:
         return self.embedder.dimension if self.embedder else None
-
-    def indexing(self, workspace_id: str) -> IndexingProgress:
-        counts = dict.fromkeys(DocumentStatus, 0)
-        for doc in self.documents.iter_documents(workspace_id):
-            counts[doc.status] += 1
-        pending = counts[DocumentStatus.PENDING] + counts[DocumentStatus.INDEXING]
-        return IndexingProgress(
-            status="indexing" if pending else "idle",
-            pending=pending,
-            queued=self.queue_depth(),
-            documents=sum(counts.values()),
-            completed=counts[DocumentStatus.COMPLETED],
-            failed=counts[DocumentStatus.FAILED],
-        )

@@ -11,9 +11,11 @@ from bunko.services.library.library import (
     ChunkPage,
     DocumentPage,
     DocumentView,
+    IndexingProgress,
     Library,
     stored_text,
 )
+from bunko.services.library.originals import OriginalFiles
 
 __all__ = [
     "CHUNK_PAGE_SIZE",
@@ -23,7 +25,9 @@ __all__ = [
     "ChunkPage",
     "DocumentPage",
     "DocumentView",
+    "IndexingProgress",
     "Library",
+    "OriginalFiles",
     "original_key",
     "stored_text",
     "text_key",

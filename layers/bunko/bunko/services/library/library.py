@@ -9,6 +9,7 @@ from __future__ import annotations
 import bisect
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from bunko.domain import Chunk, Document, DocumentStatus
@@ -56,12 +57,46 @@ class DocumentPage:
     page: int
 
 
+@dataclass(frozen=True)
+class IndexingProgress:
+    status: str  # "idle" | "indexing"
+    pending: int  # this workspace's documents waiting or being indexed
+    queued: int  # jobs in this server's ingest queue (all workspaces)
+    documents: int
+    completed: int
+    failed: int
+
+
 class Library:
     """The read side of every library (a workspace), over the metadata and blob stores."""
 
-    def __init__(self, *, metadata: MetadataStore, blobs: BlobStore) -> None:
+    def __init__(
+        self,
+        *,
+        metadata: MetadataStore,
+        blobs: BlobStore,
+        queue_depth: Callable[[], int] = lambda: 0,
+    ) -> None:
+        """`queue_depth`: the jobs in this server's ingest queue (0 where another service
+        counts them: SQS)."""
         self.metadata = metadata
         self.blobs = blobs
+        self.queue_depth = queue_depth
+
+    def indexing(self, workspace_id: str) -> IndexingProgress:
+        """How far the library's documents are indexed, and this server's queue."""
+        counts = dict.fromkeys(DocumentStatus, 0)
+        for doc in self.metadata.iter_documents(workspace_id):
+            counts[doc.status] += 1
+        pending = counts[DocumentStatus.PENDING] + counts[DocumentStatus.INDEXING]
+        return IndexingProgress(
+            status="indexing" if pending else "idle",
+            pending=pending,
+            queued=self.queue_depth(),
+            documents=sum(counts.values()),
+            completed=counts[DocumentStatus.COMPLETED],
+            failed=counts[DocumentStatus.FAILED],
+        )
 
     def has_library(self, workspace_id: str) -> bool:
         return self.metadata.get_workspace(workspace_id) is not None

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 from bunko.domain import Document
 from bunko.errors import NotFoundError, PermissionDeniedError
-from bunko.ports import BlobStore, MetadataStore
+from bunko.ports import BlobStore
 from bunko.ports.downloads import OriginalLinks, SignedLink
+from bunko.services.library.library import Library
 
 
 class OriginalFiles:
-    def __init__(self, *, metadata: MetadataStore, blobs: BlobStore, links: OriginalLinks) -> None:
-        self.metadata = metadata
+    def __init__(self, *, library: Library, blobs: BlobStore, links: OriginalLinks) -> None:
+        self.library = library
         self.blobs = blobs
         self.links = links
 
@@ -21,7 +22,7 @@ class OriginalFiles:
         return self.links.served_here
 
     def document(self, workspace_id: str, document_id: str) -> Document:
-        doc = self.metadata.get_document(workspace_id, document_id)
+        doc = self.library.find(workspace_id, document_id)
         if doc is None or not doc.blob_key:
             raise NotFoundError(f"knowledge base file {document_id} not found")
         return doc
@@ -36,7 +37,7 @@ class OriginalFiles:
 
     def linked(self, workspace_id: str, document_id: str, token: str) -> Document:
         """The document a link names; PermissionDeniedError for an expired or forged one."""
-        doc = self.metadata.get_document(workspace_id, document_id)
+        doc = self.library.find(workspace_id, document_id)
         if doc is None or not doc.blob_key or not self.links.verify(doc, token):
             raise PermissionDeniedError(
                 "this link to the file has expired or is not valid: open the file again in Bunko"
