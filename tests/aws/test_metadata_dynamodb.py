@@ -267,3 +267,23 @@ def test_resolving_a_filter_reads_only_ids_categories_and_metadata(listed_store)
     flt = parse_filter({"equals": {"key": "team", "value": "legal"}})
     assert listed_store.documents_matching(WS, flt) == {"doc-alpha", "doc-gamma"}
     assert recorded.reads == [("query", "#id, #category, #metadata")]
+
+
+# sources ----------------------------------------------------------------------------------
+
+
+def test_an_item_without_a_source_reads_as_api_which_no_mirror_owns(store):
+    """domain/sources.py: an item written without `source` (none Bunko wrote, but a table
+    edited by hand may hold one) reads as `api`; the mirror's query for a door's source never
+    returns it, and the one for `api` does, as it returns every other reading of `api`."""
+    store.add_document(doc("old"))
+    store.add_document(doc("dropped", source="drop"))
+    store.table.client.update_item(
+        TableName=TABLE, Key=items.serialize(items.doc_key(WS, "doc-old")),
+        UpdateExpression="REMOVE #s", ExpressionAttributeNames={"#s": "source"},
+    )  # fmt: skip
+    assert "source" not in raw_item(store, WS, "doc-old")
+    assert store.get_document(WS, "doc-old").source == "api"
+    assert [d.id for d in store.iter_source_documents(WS, "drop")] == ["doc-dropped"]
+    assert [d.id for d in store.iter_source_documents(WS, "api")] == ["doc-old"]
+    assert list(store.iter_source_documents(OTHER, "drop")) == []
