@@ -156,5 +156,7 @@ def test_delete_removes_index_entries_metadata_and_every_blob(ingest_world):
     assert list(ingest_world.blobs.blobs) == [f"originals/{WS}/{kept.id}/1"]
     with pytest.raises(NotFoundError):
         ingest_world.service.delete_document(WS, doc.id)
-    assert ingest_world.service.delete_by_path(WS, "missing.txt") is None
-    assert ingest_world.service.delete_by_path(WS, "/b.txt").id == kept.id
+    # A mirror scoped to one path deletes by the path as written (normalised), nothing else.
+    assert ingest_world.service.mirror(WS, "api", [], within=["missing.txt"]).deleted == []
+    gone = ingest_world.service.mirror(WS, "api", [], within=["/b.txt"]).deleted
+    assert [d.id for d in gone] == [kept.id]

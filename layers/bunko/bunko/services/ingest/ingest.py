@@ -26,7 +26,7 @@ from bunko.ports.embedding_generations import EmbeddingGenerations
 from bunko.services.embedding import delete_document_everywhere, relabel_document_everywhere
 from bunko.services.ingest.mirror import Mirrored, gone_and_renamed, move
 from bunko.services.ingest.upload import Upload
-from bunko.services.ingest.upload_policy import UploadPolicy, normalise_path, numbered
+from bunko.services.ingest.upload_policy import UploadPolicy, numbered
 from bunko.services.ingest.upload_quota import UploadQuota
 from bunko.services.library import original_key, text_key
 
@@ -321,10 +321,6 @@ class IngestService:
                 continue  # deleted meanwhile (by hand, or another mirror)
         return done
 
-    def delete_by_path(self, workspace_id: str, path: str) -> Document | None:
-        doc = self.document_at(workspace_id, normalise_path(path))
-        return self.delete_document(workspace_id, doc.id) if doc else None
-
     def has_workspace(self, workspace_id: str) -> bool:
         return self.metadata.get_workspace(workspace_id) is not None
 
@@ -339,10 +335,6 @@ class IngestService:
     def document_at(self, workspace_id: str, path: str) -> Document | None:
         """The document at `path` (normalised, as `normalise_path` gives it), if any."""
         return self.metadata.get_document_by_path(workspace_id, path)
-
-    def documents(self, workspace_id: str) -> list[Document]:
-        """The workspace's documents, read once (a caller may delete as it goes)."""
-        return list(self.metadata.iter_documents(workspace_id))
 
 
 def _keep_metadata(doc: Document, upload: Upload) -> bool:
