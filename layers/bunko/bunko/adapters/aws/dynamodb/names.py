@@ -202,17 +202,7 @@ class NameCatalog:
         rows: list[dict[str, Any]] = []
         for _ in range(_BUILDS):
             versions = {i[SK]: i.get("v") for i in self._read(workspace_id, consistent=True)}
-            documents = list(
-                self.table.query(
-                    KeyConditionExpression="pk = :pk AND begins_with(sk, :doc)",
-                    ExpressionAttributeValues=_S(
-                        {":pk": items.ws_pk(workspace_id), ":doc": "DOC#"}
-                    ),
-                    ProjectionExpression=_PROJECTION,
-                    ExpressionAttributeNames=_PROJECTED,
-                    ConsistentRead=True,
-                )
-            )
+            documents = self._documents(workspace_id)
             buckets: dict[str, dict[str, list]] = {}
             for document in documents:
                 buckets.setdefault(bucket_sk(document["id"]), {})[document["id"]] = _of_item(
@@ -237,6 +227,18 @@ class NameCatalog:
                     )
                 return rows
         return rows  # writes kept landing: these rows, and the next filter builds again
+
+    def _documents(self, workspace_id: str) -> list[dict[str, Any]]:
+        """The fields of every document's entry, strongly consistent."""
+        return list(
+            self.table.query(
+                KeyConditionExpression="pk = :pk AND begins_with(sk, :doc)",
+                ExpressionAttributeValues=_S({":pk": items.ws_pk(workspace_id), ":doc": "DOC#"}),
+                ProjectionExpression=_PROJECTION,
+                ExpressionAttributeNames=_PROJECTED,
+                ConsistentRead=True,
+            )
+        )
 
     def _put_buckets(
         self,
