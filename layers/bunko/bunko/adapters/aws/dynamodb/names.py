@@ -11,9 +11,9 @@ packed into a few items read in one query and filtered in memory:
   attribute per document, `d<id>` = [path, created_at in microseconds, size, mime, and its
   name only when it is not the path's last part], plus `v` (bumped by every change) and `b`
   (the entries' bytes). A query is billed by the bytes it reads, summed and rounded up to
-  4 KB, not by items: the catalog reads ~100 bytes per document where the documents' items
-  are ~1 KB each (an update is billed by the whole item's size, so the buckets stay small:
-  ~4 KB each at 10,000 documents);
+  4 KB, not by items: the catalog reads ~55-100 bytes per document where the documents'
+  items are ~0.5-1 KB each (an update is billed by the whole item's size, hence many small
+  buckets: ~2-4 KB each at 10,000 documents);
 - every document write that changes an entry (add, move or rename, a new revision's size or
   type, delete) sets or removes it in the same transaction as the document, so the catalog
   is exact whatever the concurrency;
@@ -24,8 +24,8 @@ packed into a few items read in one query and filtered in memory:
   listing is answered from the documents it read either way);
 - a bucket never passes _CAP bytes (DynamoDB's items hold 400 KB): a write that would pass
   it writes the document without its entry and marks the catalog `off` instead, and filters
-  read the documents again from then on. 256 buckets of 390 KB hold some 700,000 typical
-  names.
+  read the documents again from then on (256 buckets of 390,000 bytes hold close to a
+  million entries of ~100 bytes).
 """
 
 from __future__ import annotations
