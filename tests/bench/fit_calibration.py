@@ -84,6 +84,15 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                 vector_weight_for(generation.embedder), keyword, semantic, weight, ranking_scale
             )
             fused = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)
+            # the query's own scale where the model is read per query (query_scale.py)
+            base = services.search.calibration_for(
+                vector_used=bool(semantic), method="convex", embedder=generation.embedder
+            )
+            own = base
+            if vector is not None and semantic:
+                own = services.search.per_query(
+                    workspace_id, query, generation.embedder, vector, semantic, base
+                )
             window = gate_window(fused, TOP)  # read as the gate reads it
             ids = [h.chunk_id for h in window]
             read = services.metadata.get_chunks_by_ids(workspace_id, ids)
@@ -102,7 +111,10 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                 ]
                 for h in fused[:TOP]
             ]
-            records.append({"group": group, "hits": rows})
+            record_ = {"group": group, "hits": rows}
+            if own.scale != base.scale:
+                record_["scale"] = [own.scale.unrelated, own.scale.related]
+            records.append(record_)
 
         by_title = len(set(libraries.topics(data).values())) <= len(data.corpus) / 2
         for size, draws in libraries.DRAWS.items():
@@ -204,15 +216,16 @@ class Candidates:
                 ).reshape(-1, 6)
                 if _answerable(r["group"]) and not hits[:, 5].any():
                     continue  # retrieval missed it: no row can keep it
-                by_group.setdefault(r["group"].split(":")[0], []).append(hits)
+                scale = r.get("scale", (lo, hi))  # the query's own, where it has one
+                by_group.setdefault(r["group"].split(":")[0], []).append((hits, scale))
             for group, rows in by_group.items():
                 x = np.zeros((len(rows), TOP, len(FEATURES)))
                 valid = np.zeros((len(rows), TOP), bool)
                 relevant = np.zeros((len(rows), TOP), bool)
-                for i, h in enumerate(rows[:]):
+                for i, (h, (q_lo, q_hi)) in enumerate(rows):
                     h = h[:TOP]
                     n = len(h)
-                    c = (h[:, 0] - lo) / (hi - lo)
+                    c = (h[:, 0] - q_lo) / (q_hi - q_lo)
                     ev, reach = h[:, 3], h[:, 4]
                     x[i, :n] = np.stack(
                         [c, h[:, 1], h[:, 2], c * h[:, 2], ev, reach, ev * reach], 1
