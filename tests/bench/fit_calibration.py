@@ -425,7 +425,7 @@ def main() -> None:
         *given, bias = (float(v) for v in args.weights.split(","))
         weights = np.array(given)
         shares = {k: float(v[0]) for k, v in candidates.shares(weights, np.array([bias])).items()}
-        value = min(v for (d, g), v in shares.items() if g == "same-topic-unanswered")
+        value = min((v for (d, g), v in shares.items() if g == "same-topic-unanswered"), default=0)
     else:
         row = CALIBRATIONS[args.row]
         start = np.array([getattr(row, f) for f in FEATURES], float)
