@@ -115,3 +115,9 @@ def test_what_no_passage_holds_is_absent_only_in_the_librarys_own_language():
     german = evidence(in_its_language("Gibt es eine Kantine für Mitarbeiter?"), OFFICES)
     assert all(e.absent == 0.0 and e.reach == 0.0 for e in german.values())
     assert all(abs(e.absent - (1.0 - e.reach)) < 1e-9 for e in canteen.values())
+
+
+def test_a_question_in_a_language_the_tables_do_not_know_has_nothing_absent():
+    # Thai: no term table reads it, so its words' absence from English files says nothing
+    thai = evidence(in_its_language("ร้านเบเกอรี่เปิดกี่โมงเช้า"), OFFICES)
+    assert set(thai) == set(OFFICES) and all(e.absent == 0.0 for e in thai.values())

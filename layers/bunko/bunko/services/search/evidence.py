@@ -115,12 +115,17 @@ def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: frozenset[str]) 
 LANGUAGE_SAMPLE = 5
 
 
-def _same_language(terms: Sequence[tuple[QueryTerm, float]], units: Sequence[_Units]) -> bool:
+def _same_language(
+    terms: Sequence[tuple[QueryTerm, float]], units: Sequence[_Units]
+) -> bool | None:
     """Is the question written in a language one of the best candidates is written in?
-    (Either side in no known language: assume so.)"""
+    None when either side is in no language the term tables know (Thai, a random string):
+    then it may be, and its missing words say nothing."""
     asked = set(query_languages([t.text for t, _ in terms]))
     written = [u.languages for u in units if u.languages]
-    return not asked or not written or any(asked.intersection(w) for w in written)
+    if not asked or not written:
+        return None
+    return any(asked.intersection(w) for w in written)
 
 
 def _share(
@@ -154,9 +159,10 @@ def evidence(
     }
     count = [sum(h[i] for h in held.values()) for i in range(len(terms))]
     reach = sum(w for (_, w), n in zip(terms, count, strict=True) if n) / total
-    absent = 1.0 - reach
-    if not _same_language(terms, list(units.values())[:LANGUAGE_SAMPLE]):
-        reach = absent = 0.0  # what it holds of the question are names and numbers, not its words
+    same = _same_language(terms, list(units.values())[:LANGUAGE_SAMPLE])
+    absent = 1.0 - reach if same else 0.0
+    if same is False:
+        reach = 0.0  # what it holds of the question are names and numbers, not its words
     others = len(texts) - 1 + SMOOTHING
     out = {}
     for cid, mine in held.items():
