@@ -36,6 +36,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def make_services(data_dir: Path, **settings) -> Services:
     # Most tests sign people up beside the admin; the tests of BUNKO_SIGNUP say `signup=`.
     settings.setdefault("signup", "open")
+    # The suite signs people in by the hundred: argon2id at OWASP's cost, not the default's
+    # (~8x less CPU each); the tests of what a hash costs (memory, turns, lockout races) say
+    # `password_hash_cost="strong"`.
+    settings.setdefault("password_hash_cost", "light")
     return build_services(Settings(data_dir=data_dir, **settings))
 
 
