@@ -14,6 +14,8 @@ from bunko.config import Settings
 # The suite's services and servers answer with the model a test names; progressive quality
 # (an e5 refiner, on by default) only where a test asks for it.
 os.environ.setdefault("BUNKO_REFINE_EMBEDDER", "none")
+# The `bunko` commands and processes the tests start hash passwords as make_services does.
+os.environ.setdefault("BUNKO_PASSWORD_HASH_COST", "light")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
