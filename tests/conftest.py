@@ -14,6 +14,8 @@ from bunko.config import Settings
 # The suite's services and servers answer with the model a test names; progressive quality
 # (an e5 refiner, on by default) only where a test asks for it.
 os.environ.setdefault("BUNKO_REFINE_EMBEDDER", "none")
+# The `bunko` commands and processes the tests start hash passwords as make_services does.
+os.environ.setdefault("BUNKO_PASSWORD_HASH_COST", "light")
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
@@ -36,6 +38,10 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def make_services(data_dir: Path, **settings) -> Services:
     # Most tests sign people up beside the admin; the tests of BUNKO_SIGNUP say `signup=`.
     settings.setdefault("signup", "open")
+    # The suite signs people in by the hundred: argon2id at OWASP's cost, not the default's
+    # (~8x less CPU each); the tests of what a hash costs (memory, turns, lockout races) say
+    # `password_hash_cost="strong"`.
+    settings.setdefault("password_hash_cost", "light")
     return build_services(Settings(data_dir=data_dir, **settings))
 
 

@@ -6,12 +6,14 @@ what each holds."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections import defaultdict
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parents[1]
 
 
+@functools.cache  # both tests read it: the test tree parsed once
 def fixture_definitions() -> dict[str, list[str]]:
     """Fixture name → the files that define it (module-level functions under a
     `pytest.fixture` decorator, called or not)."""

@@ -12,7 +12,7 @@ import pytest
 from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, assert_error, wait_until_done
 
 # The settings of the module's live server (the `rest` fixture, tests/conftest.py).
-REST_SETTINGS = {"login_max_failures": 3}
+REST_SETTINGS = {"login_max_failures": 3, "password_hash_cost": "strong"}
 
 pytestmark = pytest.mark.slow  # argon2 hashes by the dozen (lockouts, password changes)
 

@@ -211,7 +211,9 @@ def test_without_an_issuer_there_is_no_button(chromium, tmp_path):
     with serve(tmp_path / "data") as rest, tab(chromium, rest.url + "/") as t:
         page = t.page
         expect(page.get_by_role("button", name="Sign in", exact=True)).to_be_visible()
-        offered = page.evaluate("import('/static/js/oidc.js').then((m) => m.settings())")
+        offered = page.evaluate(
+            "import('/static/js/pages/login.js').then((m) => m.oidc.settings())"
+        )
         assert offered == {"enabled": False}  # what the login page was told
         expect(page.get_by_role("link", name="Sign in with")).to_have_count(0)
         expect(page.locator(".provider")).to_be_hidden()

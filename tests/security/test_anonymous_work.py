@@ -37,7 +37,7 @@ def post_login(url: str, username: str, password: str, **headers: str) -> httpx.
 
 
 def test_forty_logins_for_unknown_names_keep_memory_and_searches_answer(tmp_path):
-    with serve(tmp_path / "data") as rest:
+    with serve(tmp_path / "data", password_hash_cost="strong") as rest:  # 64 MiB a hash
         user = rest.new_user()  # its hash and login before the measure
         sent = user.client.post(
             "/upload",

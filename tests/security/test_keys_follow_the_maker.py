@@ -147,6 +147,7 @@ def test_a_key_made_before_makers_were_recorded_is_refused(rest):
 
 
 @pytest.mark.anyio
+@pytest.mark.slow  # a real `bunko mcp` process
 async def test_a_stdio_session_checks_the_key_at_every_call(tmp_path):
     """`bunko mcp --api-key`: the key was checked once at start; now at every tool call."""
     data = tmp_path / "data"

@@ -114,6 +114,7 @@ def test_a_library_may_not_take_a_username(rest, tmp_path):
     assert_error(owner.client.post("/libraries", json={"name": lookalike}), 409)
 
 
+@pytest.mark.slow  # a real `bunko ingest` process
 def test_bunko_ingest_with_a_username_goes_to_that_persons_library(tmp_path):
     from tests.e2e.cli_harness import run
 

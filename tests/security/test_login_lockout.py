@@ -17,7 +17,12 @@ pytestmark = pytest.mark.slow  # argon2 hashes by the dozen (parallel guesses, l
 MAX_FAILURES = 5
 
 # The settings of the module's live server (the `fresh_rest` fixture, tests/conftest.py).
-REST_SETTINGS = {"login_max_failures": MAX_FAILURES, "login_account_max_failures": 12}
+# Strong hashes: each guess takes as long as in production, so parallel guesses overlap as long.
+REST_SETTINGS = {
+    "login_max_failures": MAX_FAILURES,
+    "login_account_max_failures": 12,
+    "password_hash_cost": "strong",
+}
 
 
 def login_from(url: str, address: str, username: str, password: str) -> int:

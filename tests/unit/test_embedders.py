@@ -62,6 +62,16 @@ def mixed(model: Embedder) -> np.ndarray:
 # --- packaged models (USE, e5) --------------------------------------------------------------
 
 
+def test_embedders_in_one_process_share_one_loaded_model(
+    model: Embedder, mixed: np.ndarray
+) -> None:
+    """A server, each workspace's generation and each test module build their own embedder;
+    the weights load once per process (read-only, no state between calls)."""
+    again = type(model)(batch_size=8, threads=1)
+    np.testing.assert_allclose(again.embed_documents(MIXED[:4]), mixed[:4], atol=1e-4)
+    assert again._model is model._model
+
+
 def test_model_vectors_are_unit_float32_of_the_declared_dimension(
     model: Embedder, mixed: np.ndarray
 ) -> None:

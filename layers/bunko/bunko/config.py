@@ -80,6 +80,9 @@ class Settings(BaseSettings):
     login_address_max_failures: int = Field(default=1000, ge=1, le=100000)
     # argon2id hashes (64 MiB each) running at once in a process; the rest wait, then 429
     password_hashes_at_once: int = Field(default=2, ge=1, le=64)
+    # argon2id's cost (services/accounts/passwords.py): "strong" m=64 MiB t=3 p=4; "light"
+    # OWASP's m=19 MiB t=2 p=1, ~8x less CPU a sign-in (small machines, the test suite)
+    password_hash_cost: Literal["strong", "light"] = "strong"  # noqa: S105 - a cost, not a secret
     # proxies whose X-Forwarded-For `bunko serve` believes (uvicorn's forwarded_allow_ips);
     # none: the TCP peer is the client, whatever a header says
     trusted_proxies: list[str] = Field(default_factory=list)

@@ -58,7 +58,9 @@ def build_auth(
     return AuthService(
         users=stores.users,
         metadata=metadata,
-        hasher=PasswordHasher(at_once=settings.password_hashes_at_once),
+        hasher=PasswordHasher(
+            at_once=settings.password_hashes_at_once, cost=settings.password_hash_cost
+        ),
         tokens=TokenService(
             secret=jwt_secret,
             issuer=settings.jwt_issuer,

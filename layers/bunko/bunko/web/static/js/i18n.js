@@ -1,6 +1,6 @@
 // Words on screen in ja / en / zh (the rule: languageFromSettings below); English fills any gap.
 import * as api from './api.js';
-import * as session from './session.js';
+import { session } from './api.js';
 
 export const LANGUAGES = [['ja', '日本語'], ['en', 'English'], ['zh', '中文']];
 const KEY = 'bunko.lang';

@@ -1,12 +1,52 @@
 // Start: config, language, session, then the page for the URL's hash.
 import * as api from './api.js';
-import { h } from './dom.js';
+import { h, page, renderTop, startStatus } from './layout.js';
 import * as i18n from './i18n.js';
-import { page, renderTop, startStatus } from './layout.js';
-import * as oidc from './oidc.js';
-import * as router from './router.js';
-import * as session from './session.js';
+import { session } from './api.js';
 import * as login from './pages/login.js';
+
+const { oidc } = login;
+
+// Hash routes (#/library, #/files/<id>): no server fallback needed, works from S3 as is.
+const routes = [];
+let notFound = null;
+const router = {
+  route(pattern, render) {
+    const names = [];
+    const re = new RegExp(
+      `^${pattern.replace(/:(\w+)/g, (_, n) => {
+        names.push(n);
+        return '([^/]+)';
+      })}$`,
+    );
+    routes.push({ re, names, render });
+  },
+  fallback(render) {
+    notFound = render;
+  },
+  current() {
+    return location.hash.replace(/^#/, '') || '/';
+  },
+  go(path) {
+    if (router.current() === path) router.resolve();
+    else location.hash = path;
+  },
+  resolve() {
+    const path = router.current();
+    for (const r of routes) {
+      const m = r.re.exec(path);
+      if (m) {
+        const params = Object.fromEntries(r.names.map((n, i) => [n, decodeURIComponent(m[i + 1])]));
+        return r.render(params, path);
+      }
+    }
+    return notFound && notFound(path);
+  },
+  start() {
+    window.addEventListener('hashchange', router.resolve);
+    router.resolve();
+  },
+};
 
 // Pages load when first opened: the first screen (sign in) fetches only what it shows.
 const pages = {

@@ -1,10 +1,9 @@
 // Admin: every user with what their library holds; create, promote or demote, reset a
 // password, delete.
 import * as api from '../api.js';
-import { clear, field, formatBytes, h } from '../dom.js';
+import { clear, errorBox, field, formatBytes, h, page, showError, toast } from '../layout.js';
 import { t } from '../i18n.js';
-import { errorBox, page, showError, toast } from '../layout.js';
-import * as session from '../session.js';
+import { session } from '../api.js';
 
 export function render() {
   // Not an admin (an old link, a typed address): nothing here they may do.

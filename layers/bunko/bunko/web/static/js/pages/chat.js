@@ -7,9 +7,8 @@
 // filter bar above the message box (filter_bar.js) limits the files answers come from; each
 // question sent with a filter says so under it.
 import * as api from '../api.js';
-import { clear, h } from '../dom.js';
+import { clear, errorBox, h, page, showError, toast } from '../layout.js';
 import { getLanguage, t } from '../i18n.js';
-import { errorBox, page, showError, toast } from '../layout.js';
 import { byFile, markedPassage, originalButton, pageLabel } from './citations.js';
 import { conversationList, titleOf } from './conversation_list.js';
 import { filterBar } from './filter_bar.js';

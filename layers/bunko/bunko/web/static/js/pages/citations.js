@@ -1,7 +1,7 @@
 // What a chat source says about where its evidence is: "p.4" (PDF), "slide 3", "sheet 2"; the
 // passage with the quoted sentence marked; and the original file opened at that page.
 import * as api from '../api.js';
-import { h } from '../dom.js';
+import { h } from '../layout.js';
 import { t } from '../i18n.js';
 
 const SLIDES = /\.(pptx?|odp|key)$/i;

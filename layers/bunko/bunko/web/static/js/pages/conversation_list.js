@@ -2,7 +2,7 @@
 // rename it in place, delete it after a confirmation, load more. Each entry is a link to
 // ?conversation=<id>#/chat, so it opens in another tab too.
 import * as api from '../api.js';
-import { clear, h } from '../dom.js';
+import { clear, h } from '../layout.js';
 import { getLanguage, t } from '../i18n.js';
 
 const PAGE = 50;

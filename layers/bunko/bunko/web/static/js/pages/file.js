@@ -2,9 +2,8 @@
 // Lambda response stops at 6 MB). #/files/<id>/<chunk> opens the page holding that chunk,
 // marks it and scrolls to it; two buttons load the pages before and after it.
 import * as api from '../api.js';
-import { append, formatBytes, h } from '../dom.js';
+import { append, errorBox, formatBytes, h, page, showError } from '../layout.js';
 import { t } from '../i18n.js';
-import { errorBox, page, showError } from '../layout.js';
 import { metadataChips } from './metadata_editor.js';
 
 // " · p.3" or " · p.3–5" (the pages a chunk runs over); "" for a file without pages.

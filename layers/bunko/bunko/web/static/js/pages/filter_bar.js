@@ -4,9 +4,9 @@
 // turned into the filter JSON the API takes (docs/rest.md "Metadata"). Each page keeps its own
 // filter for the tab's session (per user and library), so coming back finds it still applied.
 import * as api from '../api.js';
-import { clear, field, h } from '../dom.js';
+import { clear, field, h } from '../layout.js';
 import { t } from '../i18n.js';
-import * as session from '../session.js';
+import { session } from '../api.js';
 import { asNumber } from './metadata_editor.js';
 
 const CATEGORY = 'category'; // the file's category, filtered as a key like any other

@@ -1,10 +1,9 @@
 // Settings → Libraries: the shared libraries one belongs to, with one's role; create one;
 // in those one owns, add members by name, change their role, remove them, delete the library.
 import * as api from '../api.js';
-import { clear, field, h } from '../dom.js';
+import { clear, errorBox, field, h, renderTop, showError, toast } from '../layout.js';
 import { t } from '../i18n.js';
-import { errorBox, renderTop, showError, toast } from '../layout.js';
-import * as session from '../session.js';
+import { session } from '../api.js';
 
 const ROLES = ['viewer', 'editor', 'owner'];
 const path = (id, rest = '') => `/libraries/${encodeURIComponent(id)}${rest}`;

@@ -3,10 +3,9 @@
 // line ("80 uploaded", "2 failed — Retry"), and the file list below (library_files.js) with
 // its metadata filter bar (filter_bar.js) and each file's "Edit metadata" (metadata_dialog.js).
 import * as api from '../api.js';
-import { clear, field, formatBytes, h } from '../dom.js';
+import { clear, field, formatBytes, h, page, showError } from '../layout.js';
 import { serverMessage, t } from '../i18n.js';
-import { page, showError } from '../layout.js';
-import * as session from '../session.js';
+import { session } from '../api.js';
 import { createQueue } from '../upload_queue.js';
 import { upload } from '../uploads.js';
 import { filterBar } from './filter_bar.js';

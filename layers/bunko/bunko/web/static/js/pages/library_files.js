@@ -7,9 +7,8 @@
 // twice as long each time nothing changed, up to 15 s (on AWS each poll is an API Gateway +
 // Lambda + DynamoDB call); not while the tab is hidden, not after the person left the page.
 import * as api from '../api.js';
-import { clear, formatBytes, h } from '../dom.js';
+import { clear, errorBox, formatBytes, h, refreshStatus, showError } from '../layout.js';
 import { getLanguage, t } from '../i18n.js';
-import { errorBox, refreshStatus, showError } from '../layout.js';
 import { openOriginal } from './citations.js';
 import { metadataChips } from './metadata_editor.js';
 

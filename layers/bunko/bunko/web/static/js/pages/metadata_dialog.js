@@ -3,9 +3,8 @@
 // server's words, and the dialog stays open to fix it. A dialog, not a row in the list: the
 // list redraws while files index, and what is being typed must not go with it.
 import * as api from '../api.js';
-import { h } from '../dom.js';
+import { errorBox, h, showError, toast } from '../layout.js';
 import { t } from '../i18n.js';
-import { errorBox, showError, toast } from '../layout.js';
 import { rowEditor } from './metadata_editor.js';
 
 export function editMetadata(file, { saved = () => {} } = {}) {

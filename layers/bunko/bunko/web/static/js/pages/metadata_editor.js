@@ -2,7 +2,7 @@
 // upload form and the "Edit metadata" dialog share. A value that reads as a number is sent as a
 // number; a row marked List is comma-separated strings; anything else is text (a date such as
 // 2024-05-01 is text the server recognises as a date). The server checks the rest and says why.
-import { h } from '../dom.js';
+import { h } from '../layout.js';
 import { t } from '../i18n.js';
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;

@@ -2,9 +2,8 @@
 // similarity / vector_score / text_score, the engines that found them, their file's metadata
 // and the matched passage highlighted; a hit opens its chunk in the file.
 import * as api from '../api.js';
-import { clear, h, highlighted } from '../dom.js';
+import { clear, errorBox, h, highlighted, page, showError } from '../layout.js';
 import { t } from '../i18n.js';
-import { errorBox, page, showError } from '../layout.js';
 import { filterBar } from './filter_bar.js';
 import { metadataChips } from './metadata_editor.js';
 

@@ -1,10 +1,9 @@
 // Settings: retrieval and chat preferences, the models in use, model configs (keys write-only),
 // API keys for agents, the shared libraries one belongs to.
 import * as api from '../api.js';
-import { clear, field, h } from '../dom.js';
-import { LANGUAGES, getLanguage, setLanguage, t } from '../i18n.js';
-import { errorBox, page, showError, toast } from '../layout.js';
-import * as session from '../session.js';
+import { clear, errorBox, field, h, page, showError, toast } from '../layout.js';
+import { getLanguage, LANGUAGES, setLanguage, t } from '../i18n.js';
+import { session } from '../api.js';
 import { librariesCard } from './libraries_card.js';
 import { agentSnippets } from './snippets.js';
 

@@ -1,5 +1,5 @@
 // Copy-ready MCP client settings for a new key (Claude Desktop, Claude Code, Cursor, VS Code).
-import { h } from '../dom.js';
+import { h } from '../layout.js';
 import { t } from '../i18n.js';
 
 export function agentSnippets(key, origin) {
