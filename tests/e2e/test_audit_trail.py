@@ -6,6 +6,7 @@ all of it, viewers get 403; nothing typed (a password, a document's text) is kep
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 
@@ -16,6 +17,7 @@ from bunko.domain.audit import AuditQuery
 from bunko.http.app import route_shapes
 from bunko.http.deps import reads_only
 from bunko.server_app import create_app
+from tests.e2e.cli_harness import run
 from tests.e2e.mcp_harness import http_client, mcp_error_in
 from tests.e2e.rest_harness import ADMIN, assert_error, wait_until_done
 
@@ -198,3 +200,22 @@ def test_refusals_sign_ins_and_who_reads_the_trail(rest):
     rows = rest.services.audit.store.events(AuditQuery(limit=1000)).events
     kept = repr(rows)
     assert wrong not in kept and SECRET_TEXT not in kept and ADMIN[1] not in kept
+
+
+def test_bunko_audit_prints_the_trail_on_the_machine(rest):
+    admin = rest.admin()
+    library = admin.client.post("/libraries", json={"name": "Printed"}).json()
+    admin.client.headers["X-Bunko-Library"] = library["id"]
+    assert admin.client.post("/upload", files={"file": ("p.txt", b"printed")}).status_code == 201
+    data_dir = rest.services.settings.data_dir
+    printed = run(["audit", "--library", "Printed", "--json"], data_dir)
+    events = [json.loads(line) for line in printed.stdout.splitlines()]
+    assert [(e["action"], e["outcome"], e["library_id"]) for e in events] == [
+        ("POST /upload", "ok", library["id"])]  # fmt: skip
+    assert events[0]["user_id"] == admin.id and events[0]["client"] == "127.0.0.1"
+    everything = run(["audit", "--since", "1d", "--limit", "1000"], data_dir)
+    total = rest.services.audit.store.events(AuditQuery(limit=1)).total
+    assert f"{min(total, 1000)} of {total} events" in everything.stderr
+    assert "POST /libraries" in everything.stdout and "sign_in" in everything.stdout
+    refused = run(["audit", "--since", "yesterday"], data_dir, check=False)
+    assert refused.returncode == 2 and "--since" in refused.stderr
