@@ -1,7 +1,8 @@
 """AuditStore in the single table (infra/TABLE_DESIGN.md, "Audit trail"), append-only.
 
-An event is one item, `AUDIT#<library>` / `<UTC time>#<event>`, written only if absent; gsi1
-(`AUDIT` / `<UTC time>#<event>`) is every library's trail, for admins. Retention is the
+An event is one item, `AUDIT#<library>` / `<UTC time>#<event>`, written only if absent; gsi2
+(`AUDIT` / `<UTC time>#<event>`) is every library's trail, for admins (not gsi1, which the
+walk over every document scans). Retention is the
 table's TTL attribute: DynamoDB deletes the item, and reads hide it until then. The runtime
 role may not update or delete these items (infra: the table's audit deny), so `expire` has
 nothing to do here.
@@ -16,7 +17,7 @@ from typing import Any
 
 from bunko.adapters.aws.dynamodb.items import serialize
 from bunko.adapters.aws.dynamodb.table import Table
-from bunko.deploy_schema import GSI1, GSI1_PK, GSI1_SK, PK, SK, TTL_ATTRIBUTE
+from bunko.deploy_schema import GSI2, GSI2_PK, GSI2_SK, PK, SK, TTL_ATTRIBUTE
 from bunko.domain.audit import AuditEvent, AuditPage, AuditQuery
 
 ALL_LIBRARIES = "AUDIT"
@@ -53,8 +54,8 @@ class DynamoDBAuditStore:
         item: dict[str, Any] = {
             PK: audit_pk(event.library_id),
             SK: order,
-            GSI1_PK: ALL_LIBRARIES,
-            GSI1_SK: order,
+            GSI2_PK: ALL_LIBRARIES,
+            GSI2_SK: order,
             "event_id": event.id,
             "at": _iso(event.at),
             **{name: getattr(event, name) for name in _FIELDS},
@@ -72,11 +73,11 @@ class DynamoDBAuditStore:
             values[":pk"] = audit_pk(query.library_id)
             index: dict[str, Any] = {"ConsistentRead": True}
         else:
-            key = f"{GSI1_PK} = :pk"
+            key = f"{GSI2_PK} = :pk"
             values[":pk"] = ALL_LIBRARIES
-            index = {"IndexName": GSI1}
+            index = {"IndexName": GSI2}
         if query.since is not None or query.until is not None:
-            names["#sk"] = SK if query.library_id is not None else GSI1_SK
+            names["#sk"] = SK if query.library_id is not None else GSI2_SK
         if query.since is not None and query.until is not None:
             key += " AND #sk BETWEEN :since AND :until"
         elif query.since is not None:
