@@ -43,6 +43,12 @@ class RouteShape:
         return cls(template, frozenset(methods or ()), re.compile(f"^{regex}$"))
 
 
+def route_path(scope: Scope) -> str:
+    """The path the app's routes see: without the root path (API Gateway's stage, `/v1`)."""
+    path, root = scope.get("path", ""), scope.get("root_path", "")
+    return path[len(root) :] if root and path.startswith(root) else path
+
+
 def object_of(template: str, params: dict[str, str]) -> tuple[str | None, str | None]:
     """(kind, id) of the route's last path parameter: `{file_id}` → ("file", the id)."""
     if not params:
@@ -93,7 +99,7 @@ class AuditRequests:
 
     async def _record(self, scope: Scope, note: RequestNote, status: int) -> None:
         note.recorded = True  # one request, one event (or none)
-        method, path = scope["method"], scope.get("path", "")
+        method, path = scope["method"], route_path(scope)
         refused = status in REFUSED_STATUSES
         if path == MCP_PATH or path.startswith(MCP_PATH + "/"):
             if status in (401, 403):
