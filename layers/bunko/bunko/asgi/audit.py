@@ -112,10 +112,17 @@ class AuditRequests:
             return  # no route serves it: nothing was there to change or refuse
         template, params = found
         kind, object_id = object_of(template, params)
-        await self._keep(note, f"{method} {template}", status, kind, object_id)
+        library = params.get("library_id")  # a route on a library: the event is that library's
+        await self._keep(note, f"{method} {template}", status, kind, object_id, library)
 
     async def _keep(
-        self, note: RequestNote, action: str, status: int, kind: str | None, object_id: str | None
+        self,
+        note: RequestNote,
+        action: str,
+        status: int,
+        kind: str | None,
+        object_id: str | None,
+        library: str | None = None,
     ) -> None:
         def record() -> None:
             self.trail.record_request(
@@ -125,6 +132,7 @@ class AuditRequests:
                 outcome=outcome_of(status),
                 object_kind=kind,
                 object_id=object_id,
+                library_id=library,
             )
 
         # off the event loop: a store's write may wait for SQLite's lock or DynamoDB

@@ -106,10 +106,14 @@ class AuditTrail:
         outcome: Outcome,
         object_kind: str | None = None,
         object_id: str | None = None,
+        library_id: str | None = None,
     ) -> None:
-        """The door's event for a request that ran under `note`."""
+        """The door's event for a request that ran under `note`, in `library_id` when the
+        request names the library it changes (`/libraries/{library_id}/members`), else in the
+        library it worked in (or asked for, when refused entry)."""
         principal = note.principal
-        library = note.library_asked or (principal.workspace_id if principal else None)
+        library = library_id or note.library_asked
+        library = library or (principal.workspace_id if principal else None)
         self.record(
             AuditEvent(
                 action=action,
