@@ -39,7 +39,10 @@ export function librariesCard() {
       }
       refresh();
     };
-    api.get(path(lib.id, '/members')).then((found) => clear(members, found.map((m) => names.set(m.userId, m.username) && h('li', { class: 'row spread' },
+    api.get(path(lib.id, '/members')).then((found) => {
+      for (const m of found) names.set(m.userId, m.username);
+      return found;
+    }).then((found) => clear(members, found.map((m) => h('li', { class: 'row spread' },
       h('span', {}, m.username),
       lib.role === 'owner'
         ? h('span', { class: 'row' },
