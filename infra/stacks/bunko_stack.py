@@ -94,6 +94,8 @@ class BunkoConfig:
     # Days a chat message is kept (a conversation: after its last one); 0: until deleted.
     # The table's TTL deletes what expires (docs/chat.md).
     conversation_retention_days: int = 0
+    # Days an audit event is kept (docs/audit.md); 0: for ever. The table's TTL deletes it.
+    audit_retention_days: int = 365
     # Who may create an account once the deployment has an admin (BUNKO_SIGNUP): "open"
     # (anyone who reaches the API) or "closed" (admins add people); a deployment without an
     # admin lets its first account sign up either way.
@@ -131,6 +133,8 @@ class BunkoConfig:
             raise ValueError(f"bunko:signup is 'open' or 'closed', not {self.signup!r}")
         if not 0 <= self.conversation_retention_days <= 36_500:
             raise ValueError("bunko:conversationRetentionDays is 0 (keep) to 36500")
+        if not 0 <= self.audit_retention_days <= 36_500:
+            raise ValueError("bunko:auditRetentionDays is 0 (keep) to 36500")
         if not 2 <= self.resolved("ingest_concurrency") <= 1000:
             raise ValueError("bunko:ingestConcurrency is 2–1000 (SQS maximumConcurrency)")
         if not 0 <= self.resolved("stream_concurrency") <= 1000:
@@ -219,6 +223,9 @@ class BunkoStack(Stack):
             # a core setting (bunko.config.Settings), not an AWS one
             web.add_environment(
                 f"{ENV_PREFIX}CONVERSATION_RETENTION_DAYS", str(config.conversation_retention_days)
+            )
+            web.add_environment(
+                f"{ENV_PREFIX}AUDIT_RETENTION_DAYS", str(config.audit_retention_days)
             )
             web.add_environment(f"{ENV_PREFIX}SIGNUP", config.signup)
             # Written out instead of grant_*: those add actions the code never calls

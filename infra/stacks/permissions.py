@@ -25,6 +25,11 @@ TABLE_ACTIONS = [
     "dynamodb:Query",
 ]  # fmt: skip
 INDEX_ACTIONS = ["dynamodb:Query"]
+# The audit trail's items (`AUDIT#<library>`, adapters/aws/dynamodb/audit.py) are appended
+# with a conditional put and removed only by the table's TTL: no function may rewrite or
+# delete one (docs/aws.md, "The audit trail").
+AUDIT_KEYS = "AUDIT#*"
+AUDIT_DENIED = ["dynamodb:UpdateItem", "dynamodb:DeleteItem", "dynamodb:BatchWriteItem"]
 
 
 def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
@@ -37,6 +42,10 @@ def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
     ))  # fmt: skip
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=["dynamodb:Scan"], resources=[f"{table.table_arn}/index/{GSI1}"],
+    ))  # fmt: skip
+    role.add_to_principal_policy(iam.PolicyStatement(
+        effect=iam.Effect.DENY, actions=AUDIT_DENIED, resources=[table.table_arn],
+        conditions={"ForAnyValue:StringLike": {"dynamodb:LeadingKeys": [AUDIT_KEYS]}},
     ))  # fmt: skip
 
 

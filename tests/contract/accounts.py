@@ -8,6 +8,7 @@ from pathlib import Path
 
 from bunko.adapters.local.sqlite.accounts import SqliteLoginAttemptStore, SqliteUserStore
 from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
+from bunko.adapters.local.sqlite.audit import SqliteAuditStore
 from bunko.adapters.local.sqlite.db import SqliteDatabase
 from bunko.adapters.local.sqlite.identity_links import SqliteIdentityLinkStore
 from bunko.adapters.local.sqlite.libraries import SqliteLibraryStore
@@ -20,6 +21,7 @@ from bunko.ports import (
     SettingsStore,
     UserStore,
 )
+from bunko.ports.audit import AuditStore
 from bunko.ports.libraries import LibraryStore
 from bunko.ports.sign_in import IdentityLinkStore
 
@@ -33,6 +35,7 @@ class AccountStores:
     api_keys: ApiKeyStore
     libraries: LibraryStore
     links: IdentityLinkStore
+    audit: AuditStore  # kept 365 days
 
 
 def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
@@ -45,5 +48,6 @@ def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
         api_keys=SqliteApiKeyStore(db),
         libraries=SqliteLibraryStore(db),
         links=SqliteIdentityLinkStore(db),
+        audit=SqliteAuditStore(db, retention_days=365),
     )
     db.close()

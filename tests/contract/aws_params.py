@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bunko.adapters.aws.dynamodb.audit import DynamoDBAuditStore
 from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
 from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
 from bunko.adapters.aws.dynamodb.model_configs import DynamoDBModelConfigStore
@@ -68,6 +69,7 @@ def _dynamodb_accounts(tmp_path: Path) -> Iterator[AccountStores]:
             api_keys=DynamoDBApiKeyStore(table),
             libraries=DynamoDBLibraryStore(table),
             links=DynamoDBIdentityLinkStore(table),
+            audit=DynamoDBAuditStore(table, retention_days=365),
         )
 
 

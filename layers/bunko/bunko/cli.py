@@ -1,4 +1,4 @@
-"""The `bunko` command: serve | ingest | search | reindex | eval."""
+"""The `bunko` command: serve | ingest | search | reindex | eval | audit."""
 
 from __future__ import annotations
 
@@ -219,6 +219,65 @@ def evaluate(
         progress=not as_json,
     )
     typer.echo(json.dumps(report, indent=2) if as_json else format_table(report))
+
+
+@app.command()
+def audit(
+    library: LibraryName = None,
+    since: Annotated[
+        str | None,
+        typer.Option(help="From this time: an ISO 8601 date or time, or a number of days (7d)."),
+    ] = None,
+    user: Annotated[
+        str | None, typer.Option(help="Only this person's id (and their keys').")
+    ] = None,
+    action: Annotated[str | None, typer.Option(help="Only this action (e.g. sign_in).")] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000, help="At most this many events.")] = 100,
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per line.")] = False,
+    data_dir: DataDir = None,
+) -> None:
+    """Print the audit trail, newest first: every library's, or --library's (docs/audit.md).
+    With BUNKO_BACKEND=aws it reads the deployment's table."""
+    from dataclasses import asdict
+    from datetime import datetime, timedelta
+
+    from bunko.domain import utcnow
+    from bunko.domain.audit import AuditQuery
+    from bunko.services.accounts import LOCAL_PRINCIPAL
+
+    if since and since.endswith("d") and since[:-1].isdigit():
+        start: datetime | None = utcnow() - timedelta(days=int(since[:-1]))
+    else:
+        try:
+            start = datetime.fromisoformat(since).astimezone() if since else None
+        except ValueError as exc:
+            typer.echo(f"error: --since: {since!r} is neither a date nor N days (7d)", err=True)
+            raise typer.Exit(2) from exc
+    services = _services(command_settings(data_dir, embedder="none"))
+    try:
+        if services.audit is None:
+            typer.echo("error: this backend keeps no audit trail (no accounts)", err=True)
+            raise typer.Exit(2)
+        workspace = library_workspace(services, library) if library else None
+        query = AuditQuery(
+            library_id=workspace, user_id=user, action=action, since=start, limit=limit
+        )
+        page = services.audit.read(LOCAL_PRINCIPAL, query)  # the operator reads it all
+    finally:
+        services.close()
+    for event in page.events:
+        if as_json:
+            typer.echo(json.dumps({**asdict(event), "at": event.at.isoformat()}))
+            continue
+        whom = event.user_id or (f"key {event.api_key_id} of {event.key_maker}"
+                                 if event.api_key_id else "-")  # fmt: skip
+        target = f"{event.object_kind} {event.object_id}" if event.object_id else ""
+        typer.echo(
+            f"{event.at:%Y-%m-%d %H:%M:%S}  {event.outcome:<7} {event.status}  {event.action}  "
+            f"library={event.library_id or '-'}  by={whom}  from={event.client or '-'}  {target}"
+        )
+    if not as_json:
+        typer.echo(f"{len(page.events)} of {page.total} events", err=True)
 
 
 # Agents: `bunko mcp` (stdio) and `bunko apikey create|list|revoke`.

@@ -170,6 +170,8 @@ class Settings(BaseSettings):
     # conversations (docs/chat.md): days a message is kept after it was written (a
     # conversation: after its last message), 0 until deleted; on AWS the table's TTL deletes
     conversation_retention_days: int = Field(default=0, ge=0, le=36_500)
+    # the audit trail (docs/audit.md): days an event is kept, 0 for ever; on AWS the table's TTL
+    audit_retention_days: int = Field(default=365, ge=0, le=36_500)
     conversation_max_messages: int = Field(default=DEFAULT_MAX_MESSAGES, ge=2, le=MESSAGES_CEILING)
     conversation_max_per_user: int = Field(default=DEFAULT_MAX_CONVERSATIONS, ge=1, le=1_000_000)
 

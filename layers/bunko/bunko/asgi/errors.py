@@ -108,7 +108,7 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _status_for(exc: errors.BunkoError) -> int:
+def status_for(exc: errors.BunkoError) -> int:
     for cls in type(exc).__mro__:
         if cls in STATUS_BY_ERROR:
             return STATUS_BY_ERROR[cls]
@@ -122,7 +122,7 @@ def _field(loc: tuple) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(errors.BunkoError)
     async def _domain(request: Request, exc: errors.BunkoError) -> JSONResponse:
-        status = _status_for(exc)
+        status = status_for(exc)
         headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
         if isinstance(exc, TooManyRequestsError):
             headers = {"Retry-After": str(exc.retry_after)}

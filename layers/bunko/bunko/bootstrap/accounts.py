@@ -19,6 +19,7 @@ from bunko.ports import MetadataStore
 from bunko.services.accounts import (
     ApiKeyService,
     ApiKeyVerifier,
+    AuditTrail,
     AuthService,
     Bills,
     Identity,
@@ -53,7 +54,12 @@ class AccountServices:
 
 
 def build_auth(
-    settings: Settings, *, stores: AccountStores, metadata: MetadataStore, jwt_secret: str
+    settings: Settings,
+    *,
+    stores: AccountStores,
+    metadata: MetadataStore,
+    jwt_secret: str,
+    audit: AuditTrail | None = None,
 ) -> AuthService:
     return AuthService(
         users=stores.users,
@@ -77,6 +83,7 @@ def build_auth(
         first_user_admin=settings.first_user_admin,
         library_named=stores.libraries.get_library_by_name,
         signup_open=settings.signup == "open",
+        audit=audit,
     )
 
 
@@ -90,13 +97,18 @@ def build_account_services(
     preferences: Preferences,
     research: ResearchService | None,
     conversations: ConversationService | None,
+    audit: AuditTrail | None = None,
 ) -> AccountServices:
     """`account` with its JWT secret (a process that signs users in); `knowledge_base`: the
     library's files, which deleting a user clears."""
     assert account.jwt_secret is not None
     stores = account.stores
     auth = build_auth(
-        settings, stores=stores, metadata=adapters.metadata, jwt_secret=account.jwt_secret
+        settings,
+        stores=stores,
+        metadata=adapters.metadata,
+        jwt_secret=account.jwt_secret,
+        audit=audit,
     )
     users = UserAdminService(
         users=stores.users,
@@ -157,6 +169,7 @@ class AccountWing:
     knowledge_base: KnowledgeBaseService | None
     vision: VisionAdvisor | None
     conversions: ConversionService | None
+    audit: AuditTrail | None  # the audit trail (None: no accounts, nothing recorded)
 
 
 def build_accounts(
@@ -175,8 +188,9 @@ def build_accounts(
     switch = embedding.model_switch
     identity = Identity([], auth_enabled=settings.auth == "on")
     if account is None or preferences is None:
-        return AccountWing(identity, None, None, None, None, None)
+        return AccountWing(identity, None, None, None, None, None, None)
     assert switch is not None
+    audit = AuditTrail(account.audit) if account.audit is not None else None
     knowledge_base = KnowledgeBaseService(
         ingest=ingest.ingest,
         library=library.library,
@@ -193,6 +207,7 @@ def build_accounts(
         preferences=preferences,
         research=research,
         conversations=chat.conversations,
+        audit=audit,
     )
     apikeys = ApiKeyService(
         store=account.api_keys,
@@ -217,4 +232,5 @@ def build_accounts(
         conversions=ConversionService(
             adapters.converter, blobs, max_file_bytes=settings.max_file_bytes
         ),
+        audit=audit,
     )

@@ -23,6 +23,7 @@ from bunko.ports import (
     SettingsStore,
     UserStore,
 )
+from bunko.ports.audit import AuditStore
 from bunko.ports.conversations import ConversationStore
 from bunko.ports.downloads import OriginalLinks
 from bunko.ports.libraries import LibraryStore
@@ -56,6 +57,7 @@ class AccountAdapters:
     # The web app's client secret at the identity provider when it is kept in a secret store
     # (AWS: Secrets Manager) rather than in BUNKO_OIDC_CLIENT_SECRET
     oidc_client_secret: str | None = None
+    audit: AuditStore | None = None  # the audit trail (None: nothing is recorded)
 
 
 @dataclass

@@ -65,7 +65,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
         embedder=embedder,
         # Answers 503 where no LibreOffice is installed (the Lambda runtime has none).
         converter=SofficeConverter(sandbox=settings.libreoffice_sandbox == "on"),
-        accounts=_aws_accounts(aws, sign_in=sign_in),
+        accounts=_aws_accounts(aws, settings, sign_in=sign_in),
         # A workspace's own embedding model: an index of its own in the same collection,
         # built in steps that the ingest queue carries (so only with the queue).
         generation_opener=(
@@ -91,11 +91,12 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
     )
 
 
-def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
+def _aws_accounts(aws, settings: Settings, *, sign_in: bool) -> AccountAdapters | None:
     """Users, login attempts, model configs, settings and API keys in the same table; model
     API keys encrypted with KMS; the JWT key from Secrets Manager (`sign_in` only: else
     None). None (logged) when the deployment does not configure them."""
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb.audit import DynamoDBAuditStore
     from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
     from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
     from bunko.adapters.aws.dynamodb.model_configs import DynamoDBModelConfigStore
@@ -128,6 +129,7 @@ def _aws_accounts(aws, *, sign_in: bool) -> AccountAdapters | None:
         cipher=KmsCipher(boto_client("kms", aws), key_id=aws.model_keys_kms_key_id),
         jwt_secret=_jwt_secret(aws) if sign_in else None,
         oidc_client_secret=_oidc_client_secret(aws) if sign_in else None,
+        audit=DynamoDBAuditStore(table, retention_days=settings.audit_retention_days),
     )
 
 

@@ -119,6 +119,7 @@ def _local_accounts(settings: Settings, db) -> AccountAdapters:
     from bunko.adapters.fernet_cipher import FernetCipher, new_fernet_key
     from bunko.adapters.local.secret_files import load_or_create_secret
     from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
+    from bunko.adapters.local.sqlite.audit import SqliteAuditStore
 
     fernet_key = (
         settings.fernet_key.get_secret_value()
@@ -130,6 +131,7 @@ def _local_accounts(settings: Settings, db) -> AccountAdapters:
         api_keys=SqliteApiKeyStore(db),
         cipher=FernetCipher(fernet_key),
         jwt_secret=local_jwt_secret(settings),
+        audit=SqliteAuditStore(db, retention_days=settings.audit_retention_days),
     )
 
 

@@ -21,7 +21,7 @@ from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
 from bunko.ports.uploads import UploadSigner
-from bunko.services.accounts import ApiKeyService, Identity
+from bunko.services.accounts import ApiKeyService, AuditTrail, Identity
 from bunko.services.chat import ChatService, ChatSlots, ConversationService
 from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.embedding import ModelSwitch, Refiner
@@ -76,6 +76,7 @@ class Services:
     knowledge_base: KnowledgeBaseService | None
     vision: VisionAdvisor | None
     conversions: ConversionService | None
+    audit: AuditTrail | None  # who did what (docs/audit.md)
     closers: list[Callable[[], None]]
 
     def close(self) -> None:

@@ -7,8 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from fastapi import FastAPI
+from fastapi.routing import iter_route_contexts
 
 from bunko import __version__
+from bunko.asgi.audit import AuditRequests
 from bunko.asgi.errors import install_error_handlers
 from bunko.asgi.hardening import harden
 from bunko.bootstrap import Services
@@ -54,5 +56,12 @@ def create_app(
     for mount in mounts:
         mount(app)
     mount_web(app)
+    if services.audit is not None:
+        app.add_middleware(AuditRequests, trail=services.audit, routes=lambda: route_shapes(app))
     harden(app, services.settings)  # body limits, trusted hosts, security headers
     return app
+
+
+def route_shapes(app: FastAPI) -> list[tuple[str, set[str] | None]]:
+    """(path template, methods) of every route the app serves, in the order it tries them."""
+    return [(r.path_format or "", r.methods) for r in iter_route_contexts(app.routes)]

@@ -16,6 +16,7 @@ from bunko.bootstrap import AccountServices, Services
 from bunko.domain.auth import SCOPE_ADMIN, SCOPE_READ, SCOPE_WRITE, Principal
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.errors import LIBRARY_HEADER
+from bunko.services.accounts import mark_reads_only, note_caller
 from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.ingest import KnowledgeBaseService
 from bunko.services.settings import conversation_owner, settings_owner
@@ -84,11 +85,23 @@ def get_principal(
     missing, bad or expired token."""
     principal = services.identity.authenticate(credentials.credentials if credentials else None)
     if library:
+        # a refusal to enter is recorded against the library asked for (docs/audit.md)
+        note_caller(principal, library_asked=unquote(library))
         principal = get_accounts(services).libraries.enter(principal, unquote(library))
+    note_caller(principal)
     return principal
 
 
 CurrentPrincipal = Annotated[Principal, Depends(get_principal)]
+
+
+async def reads_only() -> None:
+    """A route's marker (`dependencies=[ReadsOnly]`): it changes nothing, whatever its method,
+    so the audit trail records it only when refused (bunko.asgi.audit)."""
+    mark_reads_only()
+
+
+ReadsOnly = Depends(reads_only)
 
 
 def require(scope: str):

@@ -19,6 +19,8 @@ from mcp_types import CallToolRequestParams, CallToolResult, ListToolsResult, Te
 from pydantic import ValidationError as PydanticValidationError
 
 from bunko import __version__
+from bunko.asgi.errors import status_for
+from bunko.domain.audit import AuditEvent, outcome_of
 from bunko.domain.auth import Principal
 from bunko.errors import BunkoError, TooManyRequestsError
 from bunko.mcp.registry import Profile, ToolContext, ToolSpec, Transport
@@ -26,6 +28,7 @@ from bunko.mcp.tools_chat import CHAT_TOOLS
 from bunko.mcp.tools_read import READ_TOOLS
 from bunko.mcp.tools_research import RESEARCH_TOOLS
 from bunko.mcp.tools_write import WRITE_TOOLS
+from bunko.services.accounts import who
 
 if TYPE_CHECKING:
     from bunko.bootstrap import Services
@@ -95,8 +98,10 @@ def build_server(
     async def on_call_tool(
         ctx: ServerRequestContext, params: CallToolRequestParams
     ) -> CallToolResult:
+        client = None
         if ctx.request is not None:
             caller = ctx.request.scope.get(PRINCIPAL_SCOPE_KEY)
+            client = (ctx.request.scope.get("client") or (None,))[0]
         elif callable(principal):
             caller = await anyio.to_thread.run_sync(principal)
         else:
@@ -108,6 +113,7 @@ def build_server(
             principal=caller,
             transport=transport,
             tools=offered,
+            client=client,
         )
 
     schemas = {name: spec.operation.input_schema() for name, spec in offered.items()}
@@ -134,19 +140,25 @@ async def call_tool(
     principal: Principal | None,
     transport: Transport,
     tools: Mapping[str, ToolSpec] = TOOLS,
+    client: str | None = None,
 ) -> CallToolResult:
-    """Check, validate, run one tool; every refusal is a tool error an agent can act on."""
+    """Check, validate, run one tool; every refusal is a tool error an agent can act on. A
+    tool that changes something, and any refusal, leaves one event in the audit trail."""
     spec = tools.get(name)
     if spec is None or transport not in spec.transports:
         hint = " (it is offered over stdio only: run `bunko mcp`)" if spec else ""
         return _error(None, f"unknown tool {name!r}{hint}")
+    audit = _Audit(services, spec, principal, arguments, client)
     if principal is None:
+        audit(401)
         return _error(spec, "not authenticated: send Authorization: Bearer <API key>")
     if not principal.has(spec.scope):
+        audit(403)
         return _error(spec, f"forbidden: {name} needs the {spec.scope} scope, which this key lacks")
     try:
         args = spec.operation.input_model.model_validate_json(json.dumps(arguments))
     except PydanticValidationError as exc:
+        audit(400)
         problems = "; ".join(
             f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
         )
@@ -155,19 +167,69 @@ async def call_tool(
     try:
         result = await anyio.to_thread.run_sync(partial(spec.run, context, args))
     except TooManyRequestsError as exc:
+        audit(429)
         log.info("tool %s refused for pace: %s", name, exc)
         return _rate_error(spec, str(exc), exc.retry_after)
     except BunkoError as exc:
+        audit(status_for(exc))
         log.info("tool %s refused: %s", name, exc)
         return _error(spec, str(exc))
     except Exception:
+        audit(500)
         log.exception("tool %s failed", name)
         return _error(spec, f"{name} failed with an internal error; the server log has details")
+    audit(200)
     structured = result.to_structured()
     text = json.dumps(structured, ensure_ascii=False)
     return CallToolResult(
         content=[TextContent(type="text", text=text)], structured_content=structured
     )
+
+
+# The arguments that name a tool's object, in the order looked for.
+_OBJECT_ARGUMENTS = ("id", "document_id", "corpus_id", "project_id")
+
+
+class _Audit:
+    """One tool call's audit event: kept for a tool that changes something whatever its end,
+    and for a read only when refused (docs/audit.md)."""
+
+    def __init__(
+        self,
+        services: Services,
+        spec: ToolSpec,
+        principal: Principal | None,
+        arguments: dict[str, Any],
+        client: str | None,
+    ) -> None:
+        self.trail, self.spec, self.principal = services.audit, spec, principal
+        self.arguments, self.client = arguments, client
+
+    def __call__(self, status: int) -> None:
+        outcome = outcome_of(status)
+        if self.trail is None or (self.spec.operation.read_only and outcome != "refused"):
+            return
+        kind = object_id = None
+        for key in _OBJECT_ARGUMENTS:
+            value = self.arguments.get(key)
+            if isinstance(value, str):
+                kind = key.removesuffix("_id") if key != "id" else self.spec.name.split("_")[-1]
+                object_id = value[:200]
+                break
+        principal = self.principal
+        self.trail.record(
+            AuditEvent(
+                action=f"mcp:{self.spec.name}",
+                outcome=outcome,
+                status=status,
+                library_id=principal.workspace_id if principal else None,
+                object_kind=kind,
+                object_id=object_id,
+                client=self.client,
+                door="mcp",
+                **who(principal),
+            )
+        )
 
 
 def _rate_error(spec: ToolSpec, message: str, seconds: int) -> CallToolResult:

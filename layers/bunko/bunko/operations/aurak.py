@@ -4,12 +4,13 @@ by the REST routers that answer in it. MCP speaks TelosDB's dialect (operations/
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from bunko.domain import Document
 from bunko.domain.accounts import User
+from bunko.domain.audit import AuditEvent
 from bunko.domain.ingest_options import StatusName
 from bunko.domain.metadata import shown
 from bunko.operations.models import Output
@@ -137,3 +138,44 @@ class ChatSource(Output):
 
     def body(self) -> dict[str, Any]:
         return self.model_dump(mode="json")
+
+
+class AuditEntry(BaseModel):
+    """One event of the audit trail (GET /audit): who, what, where, when, how it ended."""
+
+    id: str
+    at: datetime
+    action: str = Field(
+        description="The route (`DELETE /knowledge-bases/{file_id}`), the MCP tool "
+        "(`mcp:delete_document`) or `sign_in`."
+    )
+    outcome: Literal["ok", "refused", "failed"]
+    status: int = Field(description="The HTTP status the request was answered with.")
+    userId: str | None = Field(description="The person; with a key, the key's maker is keyMaker.")
+    apiKeyId: str | None
+    keyMaker: str | None
+    libraryId: str | None = Field(
+        description="The library acted on; for a refused entry, the library asked for."
+    )
+    objectKind: str | None
+    objectId: str | None
+    client: str | None = Field(description="The caller's address as the server saw it.")
+    door: str = Field(description="rest or mcp.")
+
+    @classmethod
+    def of(cls, event: AuditEvent) -> AuditEntry:
+        return cls(
+            id=event.id,
+            at=event.at,
+            action=event.action,
+            outcome=event.outcome,
+            status=event.status,
+            userId=event.user_id,
+            apiKeyId=event.api_key_id,
+            keyMaker=event.key_maker,
+            libraryId=event.library_id,
+            objectKind=event.object_kind,
+            objectId=event.object_id,
+            client=event.client,
+            door=event.door,
+        )

@@ -25,7 +25,7 @@ from sse_starlette import EventSourceResponse
 from bunko.domain.metadata import parse_filter
 from bunko.errors import ValidationError
 from bunko.http.chat_events import chat_events, releasing
-from bunko.http.deps import Reader, ServicesDep, conversation_owner, settings_owner
+from bunko.http.deps import Reader, ReadsOnly, ServicesDep, conversation_owner, settings_owner
 from bunko.http.errors import error_responses
 from bunko.http.routes.conversations import get_conversations
 from bunko.operations.aurak import ChatSource
@@ -71,6 +71,7 @@ def sse_data(event: ChatEvent) -> str:
 
 @router.post(
     "/stream",
+    dependencies=[ReadsOnly],  # an answer: its turn is the conversation's, not the trail's
     response_class=EventSourceResponse,
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "The answer, as SSE"},

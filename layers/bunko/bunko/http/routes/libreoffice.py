@@ -14,7 +14,7 @@ from fastapi import APIRouter, File, UploadFile
 from fastapi.responses import Response
 from pydantic import BaseModel
 
-from bunko.http.deps import ConversionsDep, Reader, Writer
+from bunko.http.deps import ConversionsDep, Reader, ReadsOnly, Writer
 from bunko.http.errors import error_responses
 
 router = APIRouter(prefix="/libreoffice", tags=["libreoffice"])
@@ -36,6 +36,7 @@ class Health(BaseModel):
 
 @router.post(
     "/convert",
+    dependencies=[ReadsOnly],  # converts a file it is sent, keeps nothing
     response_model=Converted,
     responses=error_responses(400, 401, 403, 413, 415, 503),
 )

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from bunko.domain.metadata import parse_filter
 from bunko.errors import NotFoundError, UpstreamError, ValidationError
 from bunko.http.chat_events import chat_events, releasing
-from bunko.http.deps import Reader, ServicesDep, settings_owner
+from bunko.http.deps import Reader, ReadsOnly, ServicesDep, settings_owner
 from bunko.http.errors import error_responses
 from bunko.operations.aurak import ChatSource
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatMessage
@@ -144,6 +144,7 @@ def list_models(principal: Reader, services: ServicesDep) -> dict:
 
 @router.post(
     "/v1/chat/completions",
+    dependencies=[ReadsOnly],
     responses={
         200: {"content": {"text/event-stream": {}}, "description": "With stream: chunks as SSE"},
         **error_responses(400, 401, 403, 404, 413, 429, 502),

@@ -17,7 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError as PydanticValidationError
 
 from bunko.errors import PermissionDeniedError
-from bunko.http.deps import CurrentPrincipal, ServicesDep
+from bunko.http.deps import CurrentPrincipal, ReadsOnly, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.operations.operation import Operation
 from bunko.operations.research import RESEARCH_OPERATIONS
@@ -69,6 +69,7 @@ for _op in RESEARCH_OPERATIONS.values():
         _handler(_op),
         methods=["POST"],
         name=_op.name,
+        dependencies=[ReadsOnly] if _op.read_only else [],
         summary=_op.title,
         description=_op.description,
         responses=error_responses(400, 401, 403, 404, 409),

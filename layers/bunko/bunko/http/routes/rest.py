@@ -6,6 +6,7 @@ from fastapi import APIRouter
 
 from bunko.http.routes import (
     api_keys,
+    audit,
     auth,
     chat,
     drop_folder,
@@ -46,4 +47,5 @@ def rest_routers() -> list[APIRouter]:
         libreoffice.router,
         telosdb.router,
         research.router,
+        audit.router,
     ]

@@ -7,6 +7,13 @@ from bunko.services.accounts.apikeys import (
     ApiKeyVerifier,
     parse_scopes,
 )
+from bunko.services.accounts.audit import (
+    AuditTrail,
+    RequestNote,
+    mark_reads_only,
+    note_caller,
+    who,
+)
 from bunko.services.accounts.auth import AuthService
 from bunko.services.accounts.authorization_server import AuthorizationServerMetadata
 from bunko.services.accounts.bills import Bills
@@ -33,6 +40,7 @@ __all__ = [
     "RETRY_AFTER_SECONDS",
     "ApiKeyService",
     "ApiKeyVerifier",
+    "AuditTrail",
     "AuthService",
     "AuthorizationServerMetadata",
     "Bills",
@@ -46,9 +54,13 @@ __all__ = [
     "OidcAccessVerifier",
     "OidcSignIn",
     "PasswordHasher",
+    "RequestNote",
     "SignInStart",
     "SignInStates",
     "TokenService",
     "UserAdminService",
+    "mark_reads_only",
+    "note_caller",
     "parse_scopes",
+    "who",
 ]

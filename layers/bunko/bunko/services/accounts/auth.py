@@ -12,14 +12,17 @@ from collections.abc import Callable
 
 from bunko.domain import Workspace, new_id, utcnow
 from bunko.domain.accounts import User, username_key
+from bunko.domain.audit import SIGN_IN, AuditEvent
 from bunko.errors import (
     AuthenticationError,
     ConflictError,
     NotFoundError,
     PermissionDeniedError,
+    TooManyRequestsError,
     ValidationError,
 )
 from bunko.ports import MetadataStore, UserStore
+from bunko.services.accounts.audit import AuditTrail
 from bunko.services.accounts.passwords import (
     MAX_PASSWORD_LENGTH,
     MIN_PASSWORD_LENGTH,
@@ -55,8 +58,10 @@ class AuthService:
         first_user_admin: bool = False,
         library_named: Callable[[str], object | None] | None = None,
         signup_open: bool = True,
+        audit: AuditTrail | None = None,
     ) -> None:
         self.users = users
+        self.audit = audit  # each sign-in, taken or refused, is one event
         # A library by (lookalike) name, or None: a new username may not look like one, as a
         # library may not look like a username (services/accounts/libraries.py).
         self.library_named = library_named
@@ -132,16 +137,39 @@ class AuthService:
         """(access token, user); AuthenticationError for bad credentials,
         TooManyRequestsError while the username is locked for `address` (the client's)."""
         key = username_key(username) if isinstance(username, str) else ""
-        self.throttle.begin(key, address)  # counted as failed until the password matches
-        user = self.users.get_user_by_username(username) if key else None
-        valid, upgraded = self.hasher.verify(password, user.password_hash if user else None)
-        if not valid or user is None:
-            raise AuthenticationError(BAD_CREDENTIALS)
+        user = None
+        try:
+            self.throttle.begin(key, address)  # counted as failed until the password matches
+            user = self.users.get_user_by_username(username) if key else None
+            valid, upgraded = self.hasher.verify(password, user.password_hash if user else None)
+            if not valid or user is None:
+                raise AuthenticationError(BAD_CREDENTIALS)
+        except (AuthenticationError, TooManyRequestsError) as exc:
+            status = 401 if isinstance(exc, AuthenticationError) else 429
+            self._signed_in(user, address, status)
+            raise
         self.throttle.success(key, address)
+        self._signed_in(user, address, 200)
         if upgraded:
             user.password_hash, user.updated_at = upgraded, utcnow()
             self.users.save_user(user)
         return self.tokens.issue(user), user
+
+    def _signed_in(self, user: User | None, address: str, status: int) -> None:
+        """A sign-in's event: whose account it was for (when the name is one), never the
+        name or password typed."""
+        if self.audit is not None:
+            outcome = "ok" if status == 200 else "failed"
+            self.audit.record(
+                AuditEvent(
+                    action=SIGN_IN,
+                    outcome=outcome,
+                    status=status,
+                    user_id=user.id if user else None,
+                    library_id=user.workspace_id if user else None,
+                    client=address or None,
+                )
+            )
 
     def change_password(
         self, user_id: str, current: str, new: str, *, address: str = ""

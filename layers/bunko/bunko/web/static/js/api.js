@@ -153,6 +153,15 @@ export function headers(extra = {}, own = false) {
   return t ? { Authorization: `Bearer ${t}`, ...named, ...extra } : extra;
 }
 
+// A GET in the library `libraryId` names, whichever the tab works in (Settings reads the
+// audit trail of each library its person owns).
+export async function getIn(libraryId, path) {
+  await configured;
+  const res = await fetch(base + path, { headers: headers({ 'X-Bunko-Library': libraryId }) });
+  if (!res.ok) throw await fail(res);
+  return res.json();
+}
+
 async function fail(res) {
   let body = null;
   try {

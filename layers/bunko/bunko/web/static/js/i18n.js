@@ -80,6 +80,7 @@ const en = {
   'admin.only': 'Only admins manage users. Ask one to add a colleague or reset a password.', 'set.passwordMismatch': 'The two new passwords differ.',
   'lib.readOnly': 'You can search and chat over {name} (viewer); its owners can make you an editor to add files.', 'lib.current': 'Library', 'lib.own': 'My library', 'lib.role.viewer': 'viewer', 'lib.role.editor': 'editor', 'lib.role.owner': 'owner',
   'libs.title': 'Libraries', 'libs.none': 'No shared libraries yet.', 'libs.name': 'New library name', 'libs.create': 'Create library',
+  'libs.activity': 'Activity', 'libs.activityNone': 'Nothing recorded yet.', 'libs.activityKey': 'key of {name}',
   'libs.members': 'Members', 'libs.add': 'Add member', 'libs.username': 'Username', 'libs.role': 'Role', 'libs.remove': 'Remove',
   'libs.delete': 'Delete library', 'libs.confirm': 'Delete the library {name} and all its files?', 'libs.leave': 'Leave',
   'notFound': 'Page not found',

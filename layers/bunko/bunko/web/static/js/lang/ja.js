@@ -79,6 +79,7 @@ export default {
   'admin.only': 'ユーザーを管理できるのは管理者だけです。同僚の追加やパスワードの再設定は管理者に依頼してください。', 'set.passwordMismatch': '新しいパスワードが一致しません。',
   'lib.readOnly': '{name} は検索とチャットができます（閲覧者）。ファイルを追加するにはオーナーに編集者にしてもらってください。', 'lib.current': 'ライブラリ', 'lib.own': '自分のライブラリ', 'lib.role.viewer': '閲覧者', 'lib.role.editor': '編集者', 'lib.role.owner': 'オーナー',
   'libs.title': 'ライブラリ', 'libs.none': '共有ライブラリはまだありません。', 'libs.name': '新しいライブラリの名前', 'libs.create': 'ライブラリを作成',
+  'libs.activity': 'アクティビティ', 'libs.activityNone': 'まだ記録はありません。', 'libs.activityKey': '{name} のキー',
   'libs.members': 'メンバー', 'libs.add': 'メンバーを追加', 'libs.username': 'ユーザー名', 'libs.role': '役割', 'libs.remove': '外す',
   'libs.delete': 'ライブラリを削除', 'libs.confirm': 'ライブラリ {name} とそのファイルをすべて削除しますか？', 'libs.leave': '抜ける',
   'notFound': 'ページが見つかりません',

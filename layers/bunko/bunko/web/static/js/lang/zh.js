@@ -79,6 +79,7 @@ export default {
   'admin.only': '只有管理员可以管理用户。请联系管理员添加同事或重置密码。', 'set.passwordMismatch': '两次输入的新密码不一致。',
   'lib.readOnly': '您可以在 {name} 中搜索和聊天（查看者）；请所有者将您设为编辑者以添加文件。', 'lib.current': '资料库', 'lib.own': '我的资料库', 'lib.role.viewer': '查看者', 'lib.role.editor': '编辑者', 'lib.role.owner': '所有者',
   'libs.title': '资料库', 'libs.none': '还没有共享资料库。', 'libs.name': '新资料库名称', 'libs.create': '创建资料库',
+  'libs.activity': '活动记录', 'libs.activityNone': '还没有记录。', 'libs.activityKey': '{name} 的密钥',
   'libs.members': '成员', 'libs.add': '添加成员', 'libs.username': '用户名', 'libs.role': '角色', 'libs.remove': '移除',
   'libs.delete': '删除资料库', 'libs.confirm': '删除资料库 {name} 及其所有文件？', 'libs.leave': '退出',
   'notFound': '页面不存在',

@@ -25,6 +25,7 @@ export function librariesCard() {
 
   function libraryView(lib) {
     const members = h('ul', { class: 'plain' });
+    const names = new Map(); // user id → username, for the activity's "by"
     const box = h('section', { class: 'library-card', 'aria-label': lib.name },
       h('h3', {}, lib.name, h('span', { class: 'tag' }, t(`lib.role.${lib.role}`))), members);
     const act = async (done, message) => {
@@ -37,7 +38,10 @@ export function librariesCard() {
       }
       refresh();
     };
-    api.get(path(lib.id, '/members')).then((found) => clear(members, found.map((m) => h('li', { class: 'row spread' },
+    api.get(path(lib.id, '/members')).then((found) => {
+      for (const m of found) names.set(m.userId, m.username);
+      return found;
+    }).then((found) => clear(members, found.map((m) => h('li', { class: 'row spread' },
       h('span', {}, m.username),
       lib.role === 'owner'
         ? h('span', { class: 'row' },
@@ -55,9 +59,32 @@ export function librariesCard() {
           if (!confirm(t('libs.confirm', { name: lib.name }))) return;
           if (session.library()?.id === lib.id) session.setLibrary(null);
           act(api.del(path(lib.id)));
-        } }, t('libs.delete')));
+        } }, t('libs.delete')),
+        activity(lib, names));
     }
     return box;
+  }
+
+  // The library's audit trail (GET /audit, owners only): the last 20 events, loaded when opened.
+  function activity(lib, names) {
+    const body = h('div', {});
+    const who = (e) => (e.userId ? names.get(e.userId) || e.userId
+      : e.apiKeyId ? t('libs.activityKey', { name: names.get(e.keyMaker) || e.keyMaker || '' }) : '—');
+    const details = h('details', { class: 'activity', ontoggle: async () => {
+      if (!details.open) return;
+      try {
+        const events = await api.getIn(lib.id, '/audit?limit=20');
+        clear(body, events.length
+          ? h('table', { class: 'activity-table' }, h('tbody', {}, events.map((e) => h('tr', { class: e.outcome },
+            h('td', { class: 'small muted' }, new Date(e.at).toLocaleString()),
+            h('td', {}, e.action), h('td', {}, `${e.outcome} ${e.status}`), h('td', {}, who(e)),
+            h('td', { class: 'small muted' }, e.client || '')))))
+          : h('p', { class: 'muted' }, t('libs.activityNone')));
+      } catch (err) {
+        showError(error, err);
+      }
+    } }, h('summary', {}, t('libs.activity')), body);
+    return details;
   }
 
   async function create(e) {
