@@ -182,6 +182,17 @@ class Settings(BaseSettings):
     # machine (Ollama on localhost), no on AWS. Link-local (instance metadata) never.
     allow_private_model_endpoints: bool | None = None
 
+    # sources (a website, a Git remote): may their URLs point at loopback or private
+    # addresses? Unset: yes on one machine (an intranet wiki, a local server), no on AWS.
+    # Link-local (instance metadata) never. A Git source's local path: one machine only.
+    allow_private_sources: bool | None = None
+
+    @property
+    def private_sources(self) -> bool:
+        if self.allow_private_sources is not None:
+            return self.allow_private_sources
+        return self.backend == "local"
+
     @property
     def private_model_endpoints(self) -> bool:
         if self.allow_private_model_endpoints is not None:

@@ -1,0 +1,208 @@
+"""Sources: a library's connectors, each a source of its own (`connector:<id>`), kept in the
+settings store (its settings under `sources`, what its last sync saw under `source_state`).
+
+A sync reads the place (services/sources/web.py, git.py), then runs the library's one mirror
+rule, `IngestService.mirror(source, seen)`: what this connector put here and no longer sees
+is deleted (renames keep their documents), nothing another source owns is touched; then it
+writes what is new or changed. A file that cannot be written is recorded on the sync's
+report (and the source's last sync), never the end of the sync.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from bunko.domain import new_id
+from bunko.errors import BunkoError, ConflictError, NotFoundError, ValidationError
+from bunko.parsing.mime import is_supported
+from bunko.ports import SettingsStore
+from bunko.ports.sources import GitRepos, WebFetcher
+from bunko.services.ingest import IngestService, Upload
+from bunko.services.library import Library
+from bunko.services.sources.git import GitSync
+from bunko.services.sources.records import SourceRecord, SyncReport, check_name, check_settings
+from bunko.services.sources.web import WebSync
+
+SCOPE = "sources"
+STATE_SCOPE = "source_state"
+
+
+class Sources:
+    def __init__(
+        self,
+        *,
+        store: SettingsStore,
+        ingest: IngestService,
+        library: Library,
+        web: WebFetcher,
+        git: GitRepos,
+        check_url: Callable[[str], object],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        """`check_url`: the outbound guard a source's URL passes when it is added (the
+        fetchers run it again before every request)."""
+        self.store = store
+        self.ingest = ingest
+        self.library = library
+        self.web = web
+        self.git = git
+        self.check_url = check_url
+        self.clock = clock
+        self._running: set[str] = set()
+        self._lock = threading.Lock()
+
+    # -- the records ----------------------------------------------------------------------
+
+    def list(self, workspace_id: str) -> list[SourceRecord]:
+        prefix = workspace_id + "/"
+        return [
+            SourceRecord.from_dict(raw)
+            for owner, raw in self.store.list_settings(SCOPE)
+            if owner.startswith(prefix)
+        ]
+
+    def get(self, workspace_id: str, name: str) -> SourceRecord:
+        raw = self.store.get_settings(SCOPE, f"{workspace_id}/{name}")
+        if raw is None:
+            raise NotFoundError(f"no source named {name!r} in this library")
+        return SourceRecord.from_dict(raw)
+
+    def add(
+        self, workspace_id: str, kind: str, name: str, settings: dict[str, Any]
+    ) -> SourceRecord:
+        check_name(name)
+        checked = check_settings(kind, settings)
+        url = checked["url"].strip()
+        if kind == "web" or url.startswith(("http://", "https://")):
+            self.check_url(url)
+        checked["url"] = url
+        if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
+            raise ConflictError(f"this library already has a source named {name!r}")
+        folder = checked.get("folder") or name
+        if not folder.strip("/") or ".." in folder.split("/"):
+            raise ValidationError("folder: a path inside the library")
+        record = SourceRecord(new_id(), workspace_id, name, kind, checked)
+        self.store.put_settings(SCOPE, f"{workspace_id}/{name}", record.to_dict())
+        return record
+
+    def remove(self, workspace_id: str, name: str, *, keep_documents: bool = False) -> int:
+        """The source goes; its documents too unless `keep_documents` (they stay, owned by
+        the removed source, which no mirror runs for again). The documents deleted."""
+        record = self.get(workspace_id, name)
+        deleted = 0
+        if not keep_documents:
+            deleted = len(self.ingest.mirror(workspace_id, record.source, []).deleted)
+        self.store.delete_settings(SCOPE, f"{workspace_id}/{name}")
+        self.store.delete_settings(STATE_SCOPE, record.id)
+        if record.kind == "git":
+            self.git.forget(record.id)
+        return deleted
+
+    # -- a sync ---------------------------------------------------------------------------
+
+    def sync(self, workspace_id: str, name: str) -> SyncReport:
+        """One sync of the source, now; ConflictError when it is already syncing."""
+        record = self.get(workspace_id, name)
+        with self._lock:
+            if record.id in self._running:
+                raise ConflictError(f"source {name!r} is syncing already")
+            self._running.add(record.id)
+        try:
+            return self._sync(record)
+        finally:
+            with self._lock:
+                self._running.discard(record.id)
+
+    def _sync(self, record: SourceRecord) -> SyncReport:
+        started = self.clock()
+        state = self.store.get_settings(STATE_SCOPE, record.id) or {}
+        report = SyncReport()
+        if record.kind == "web":
+            self._sync_web(record, state, report)
+        else:
+            self._sync_git(record, state, report)
+        report.seconds = self.clock() - started
+        if report.failed is None:
+            self.store.put_settings(STATE_SCOPE, record.id, state)
+        record.last_sync = report.summary()
+        self.store.put_settings(SCOPE, f"{record.workspace_id}/{record.name}", record.to_dict())
+        return report
+
+    def _mirror(
+        self,
+        record: SourceRecord,
+        seen: list[str],
+        report: SyncReport,
+        *,
+        moved: dict[str, str] | None = None,
+        fingerprint: Callable[[str], str | None] | None = None,
+    ) -> list[tuple[str, str]]:
+        done = self.ingest.mirror(
+            record.workspace_id, record.source, seen, moved=moved, fingerprint=fingerprint
+        )
+        report.deleted = sorted(d.path for d in done.deleted)
+        report.renamed = sorted((old, doc.path) for old, doc in done.renamed)
+        return report.renamed
+
+    def _write(self, record: SourceRecord, path: str, data: bytes, report: SyncReport) -> None:
+        """One file into the library; its failure is the file's, recorded, not the sync's."""
+        before = self.library.at(record.workspace_id, path)
+        if before is not None and before.source != record.source:
+            report.errors[path] = f"{path} belongs to another source ({before.source}); not written"
+            return
+        try:
+            doc = self.ingest.submit(
+                Upload(record.workspace_id, data, path=path, source=record.source)
+            )
+        except BunkoError as exc:
+            report.errors[path] = str(exc)
+            return
+        if before is None:
+            report.added.append(path)
+        elif doc.revision != before.revision:
+            report.changed.append(path)
+        else:
+            report.unchanged += 1
+
+    def _sync_web(self, record: SourceRecord, state: dict[str, Any], report: SyncReport) -> None:
+        run = WebSync(record, state, self.web, report, clock=self.clock)
+        run.run()
+        if report.failed is not None:
+            return
+        staged = run.staged
+        digests = {p: hashlib.sha256(s.data).hexdigest() for p, s in staged.items()}
+        self._mirror(record, list(run.seen), report, fingerprint=digests.get)
+        for path, page in staged.items():
+            self._write(record, path, page.data, report)
+
+    def _sync_git(self, record: SourceRecord, state: dict[str, Any], report: SyncReport) -> None:
+        run = GitSync(
+            record,
+            state,
+            self.git,
+            report,
+            supported=lambda p: is_supported(posixpath.basename(p), None),
+            max_file_bytes=self.ingest.policy.max_file_bytes,
+            clock=self.clock,
+        )
+        if not run.plan():
+            return
+        for old, new in self._mirror(record, run.seen, report, moved=run.moved):
+            run.renamed(old, new)
+        files = state["files"]
+        for batch in run.batches():
+            if run.out_of_time():
+                break
+            wanted = {blob for _, blob, _ in batch}
+            blobs = dict(self.git.read(record.id, sorted(wanted)))
+            report.fetched += len(blobs)
+            report.bytes += sum(len(b) for b in blobs.values())
+            for repo_path, blob, _ in batch:
+                self._write(record, run.path(repo_path), blobs[blob], report)
+                files[repo_path] = blob  # an error is the file's until its bytes change
+        state["complete"] = report.complete
