@@ -47,6 +47,7 @@ class GitSync:
         self.seen: list[str] = []
         self.moved: dict[str, str] = {}  # new library path → old
         self.todo: list[tuple[str, str, int]] = []  # (repository path, blob, size)
+        self.chosen: set[str] | None = None  # None: the commit synced last time, all read
 
     def path(self, repo_path: str) -> str:
         return f"{self.record.folder}/{repo_path}"
@@ -89,8 +90,7 @@ class GitSync:
                 files[p] = blob  # not read again until it changes
             else:
                 self.todo.append((p, blob, size))
-        for gone in set(files) - set(chosen):
-            del files[gone]
+        self.chosen = set(chosen)
         self.state["commit"] = head
         return True
 
@@ -101,6 +101,13 @@ class GitSync:
         old, new = old_path.removeprefix(prefix), new_path.removeprefix(prefix)
         if old in files:
             files.setdefault(new, files.pop(old))
+
+    def forget_gone(self) -> None:
+        """Once the mirror has run: files no longer in the source leave the state."""
+        if self.chosen is not None:
+            files = self.state["files"]
+            for gone in set(files) - self.chosen:
+                del files[gone]
 
     def batches(self) -> list[list[tuple[str, str, int]]]:
         """The files to read now, in batches, within the run's bounds; `complete` says

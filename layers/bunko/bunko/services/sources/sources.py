@@ -194,6 +194,7 @@ class Sources:
             return
         for old, new in self._mirror(record, run.seen, report, moved=run.moved):
             run.renamed(old, new)
+        run.forget_gone()
         files = state["files"]
         for batch in run.batches():
             if run.out_of_time():
