@@ -147,3 +147,43 @@ def test_a_missing_branch_fails_the_sync_and_deletes_nothing(services, repo):
     report = services.sources.sync(ws, "h")
     assert report.failed and report.deleted == []
     assert len(services.library.of_source(ws, services.sources.get(ws, "h").source)) == 5
+
+
+def test_a_connector_is_paced_by_its_bounds_not_by_a_persons_upload_rate(tmp_path, repo):
+    """A repository bigger than the upload burst is taken whole in one sync (the rate is for
+    people's uploads; a connector's bounds pace it)."""
+    from tests.conftest import make_services
+
+    for n in range(8):
+        repo.write(f"more/n{n}.md", f"Note {n} about the rate of uploads.\n")
+    repo.commit("more")
+    services = make_services(tmp_path / "data", embedder="none", upload_burst=3)
+    try:
+        services.sources.add("default", "git", "h", {"url": str(repo.root)})
+        report = services.sources.sync("default", "h")
+        assert len(report.added) == 13 and report.errors == {} and report.complete
+    finally:
+        services.close()
+
+
+def test_a_failure_that_may_pass_is_tried_again_at_the_next_sync(services, repo):
+    """A file another writer holds the path of meanwhile (a conflict), unlike a file Bunko
+    cannot read, is not marked done: the next sync of the same commit writes it."""
+    ws = "default"
+    services.sources.add(ws, "git", "h", {"url": str(repo.root), "include": ["README.md"]})
+    submit = services.ingest.submit
+    calls = []
+
+    def busy(upload):
+        from bunko.errors import ConflictError
+
+        calls.append(upload.path)
+        if len(calls) == 1:
+            raise ConflictError("being written by others")
+        return submit(upload)
+
+    services.ingest.submit = busy
+    first = services.sources.sync(ws, "h")
+    assert list(first.errors) == ["h/README.md"] and not first.complete
+    second = services.sources.sync(ws, "h")
+    assert second.added == ["h/README.md"] and second.complete

@@ -18,7 +18,14 @@ from collections.abc import Callable
 from typing import Any
 
 from bunko.domain import new_id
-from bunko.errors import BunkoError, ConflictError, NotFoundError, ValidationError
+from bunko.errors import (
+    BunkoError,
+    ConflictError,
+    NotFoundError,
+    ParseError,
+    UnsupportedMediaError,
+    ValidationError,
+)
 from bunko.parsing.mime import is_supported
 from bunko.ports import SettingsStore
 from bunko.ports.sources import GitRepos, WebFetcher
@@ -30,6 +37,9 @@ from bunko.services.sources.web import WebSync
 
 SCOPE = "sources"
 STATE_SCOPE = "source_state"
+# Failures that are the file's own (empty, unreadable, a type Bunko does not read): the same
+# bytes fail the same way, so they are not read again until they change.
+_THE_FILES = (ValidationError, UnsupportedMediaError, ParseError)
 
 
 class Sources:
@@ -149,25 +159,31 @@ class Sources:
         report.renamed = sorted((old, doc.path) for old, doc in done.renamed)
         return report.renamed
 
-    def _write(self, record: SourceRecord, path: str, data: bytes, report: SyncReport) -> None:
-        """One file into the library; its failure is the file's, recorded, not the sync's."""
+    def _write(self, record: SourceRecord, path: str, data: bytes, report: SyncReport) -> bool:
+        """One file into the library; its failure is the file's, recorded, not the sync's.
+        False when the failure may pass (a conflict, a quota): the next sync tries again;
+        a file Bunko cannot read is the file's until its bytes change."""
         before = self.library.at(record.workspace_id, path)
         if before is not None and before.source != record.source:
             report.errors[path] = f"{path} belongs to another source ({before.source}); not written"
-            return
+            return True
         try:
             doc = self.ingest.submit(
                 Upload(record.workspace_id, data, path=path, source=record.source)
             )
+        except _THE_FILES as exc:
+            report.errors[path] = str(exc)
+            return True
         except BunkoError as exc:
             report.errors[path] = str(exc)
-            return
+            return False
         if before is None:
             report.added.append(path)
         elif doc.revision != before.revision:
             report.changed.append(path)
         else:
             report.unchanged += 1
+        return True
 
     def _sync_web(self, record: SourceRecord, state: dict[str, Any], report: SyncReport) -> None:
         run = WebSync(record, state, self.web, report, clock=self.clock)
@@ -178,7 +194,8 @@ class Sources:
         digests = {p: hashlib.sha256(s.data).hexdigest() for p, s in staged.items()}
         self._mirror(record, list(run.seen), report, fingerprint=digests.get)
         for path, page in staged.items():
-            self._write(record, path, page.data, report)
+            if not self._write(record, path, page.data, report):
+                run.pages.get(run.seen[path], {}).clear()  # read it whole next time
 
     def _sync_git(self, record: SourceRecord, state: dict[str, Any], report: SyncReport) -> None:
         run = GitSync(
@@ -204,6 +221,8 @@ class Sources:
             report.fetched += len(blobs)
             report.bytes += sum(len(b) for b in blobs.values())
             for repo_path, blob, _ in batch:
-                self._write(record, run.path(repo_path), blobs[blob], report)
-                files[repo_path] = blob  # an error is the file's until its bytes change
+                if self._write(record, run.path(repo_path), blobs[blob], report):
+                    files[repo_path] = blob
+                else:
+                    report.complete = False  # the next sync tries it again
         state["complete"] = report.complete
