@@ -93,7 +93,7 @@ def bench_git(services, files: int, root: Path) -> None:
     for n in range(files):
         repo.write(f"docs/d{n // 100}/f{n}.md", page_text(n) + "\n")
     repo.commit("first")
-    services.sources.add("default", "git", "repo", {"url": str(repo.root)})
+    services.sources.add("default", "git", "repo", {"url": str(repo.root)}, local_paths=True)
     print(f"repository: {files} files")
     first = services.sources.sync("default", "repo")
     print(line("from empty", first, drain(services)))

@@ -67,6 +67,7 @@ def test_commits_that_add_change_delete_and_rename_are_mirrored(services, repo):
         "git",
         "handbook",
         {"url": str(repo.root), "branch": "main", "include": ["*.md"], "exclude": ["drafts/"]},
+        local_paths=True,
     )
     first = services.sources.sync(ws, "handbook")
     assert sorted(first.added) == [
@@ -121,7 +122,9 @@ def test_a_bad_file_is_recorded_and_the_sync_goes_on(services, repo):
     ws = "default"
     repo.write("docs/empty.md", "")
     repo.commit("an empty file")
-    services.sources.add(ws, "git", "h", {"url": str(repo.root), "include": ["docs/**"]})
+    services.sources.add(
+        ws, "git", "h", {"url": str(repo.root), "include": ["docs/**"]}, local_paths=True
+    )
     report = services.sources.sync(ws, "h")
     assert list(report.errors) == ["h/docs/empty.md"]
     assert "h/docs/leave.md" in report.added and report.failed is None
@@ -129,7 +132,7 @@ def test_a_bad_file_is_recorded_and_the_sync_goes_on(services, repo):
 
 def test_bounds_stop_a_run_and_the_next_sync_goes_on(services, repo):
     ws = "default"
-    services.sources.add(ws, "git", "h", {"url": str(repo.root), "max_files": 2})
+    services.sources.add(ws, "git", "h", {"url": str(repo.root), "max_files": 2}, local_paths=True)
     one = services.sources.sync(ws, "h")
     assert len(one.added) == 2 and not one.complete and one.stopped_by == "max_files"
     two = services.sources.sync(ws, "h")
@@ -141,7 +144,7 @@ def test_bounds_stop_a_run_and_the_next_sync_goes_on(services, repo):
 
 def test_a_missing_branch_fails_the_sync_and_deletes_nothing(services, repo):
     ws = "default"
-    services.sources.add(ws, "git", "h", {"url": str(repo.root)})
+    services.sources.add(ws, "git", "h", {"url": str(repo.root)}, local_paths=True)
     services.sources.sync(ws, "h")
     repo.git("branch", "-m", "main", "trunk")
     report = services.sources.sync(ws, "h")
@@ -159,7 +162,7 @@ def test_a_connector_is_paced_by_its_bounds_not_by_a_persons_upload_rate(tmp_pat
     repo.commit("more")
     services = make_services(tmp_path / "data", embedder="none", upload_burst=3)
     try:
-        services.sources.add("default", "git", "h", {"url": str(repo.root)})
+        services.sources.add("default", "git", "h", {"url": str(repo.root)}, local_paths=True)
         report = services.sources.sync("default", "h")
         assert len(report.added) == 13 and report.errors == {} and report.complete
     finally:
@@ -170,7 +173,9 @@ def test_a_failure_that_may_pass_is_tried_again_at_the_next_sync(services, repo)
     """A file another writer holds the path of meanwhile (a conflict), unlike a file Bunko
     cannot read, is not marked done: the next sync of the same commit writes it."""
     ws = "default"
-    services.sources.add(ws, "git", "h", {"url": str(repo.root), "include": ["README.md"]})
+    services.sources.add(
+        ws, "git", "h", {"url": str(repo.root), "include": ["README.md"]}, local_paths=True
+    )
     submit = services.ingest.submit
     calls = []
 
@@ -187,3 +192,13 @@ def test_a_failure_that_may_pass_is_tried_again_at_the_next_sync(services, repo)
     assert list(first.errors) == ["h/README.md"] and not first.complete
     second = services.sources.sync(ws, "h")
     assert second.added == ["h/README.md"] and second.complete
+
+
+def test_a_path_on_the_server_is_refused_unless_the_operator_adds_it(services, repo):
+    """Only the machine's operator (the CLI) may name a local repository: a door reached over
+    the network could otherwise read the server's own files."""
+    from bunko.errors import ValidationError
+
+    with pytest.raises(ValidationError, match="path on the server is refused"):
+        services.sources.add("default", "git", "h", {"url": str(repo.root)})
+    assert services.sources.list("default") == []

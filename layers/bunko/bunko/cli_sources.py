@@ -84,7 +84,11 @@ def add(
     services, workspace = _open(data_dir, library)
     try:
         record = services.sources.add(
-            workspace, kind, name, {k: v for k, v in given.items() if v is not None}
+            workspace,
+            kind,
+            name,
+            {k: v for k, v in given.items() if v is not None},
+            local_paths=True,  # the machine's own operator
         )
     except BunkoError as exc:
         _fail(services, exc)
