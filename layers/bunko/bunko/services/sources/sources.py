@@ -83,13 +83,24 @@ class Sources:
         return SourceRecord.from_dict(raw)
 
     def add(
-        self, workspace_id: str, kind: str, name: str, settings: dict[str, Any]
+        self,
+        workspace_id: str,
+        kind: str,
+        name: str,
+        settings: dict[str, Any],
+        *,
+        local_paths: bool = False,
     ) -> SourceRecord:
+        """`local_paths`: whether a Git source may name a repository on this machine (the
+        operator's CLI); a door a person reaches over the network passes False, so a setting
+        cannot read the server's own files."""
         check_name(name)
         checked = check_settings(kind, settings)
         url = checked["url"].strip()
         if kind == "web" or url.startswith(("http://", "https://")):
             self.check_url(url)
+        elif not local_paths:
+            raise ValidationError("git source: an https:// URL (a path on the server is refused)")
         checked["url"] = url
         if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
             raise ConflictError(f"this library already has a source named {name!r}")
