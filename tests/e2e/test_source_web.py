@@ -62,6 +62,9 @@ def test_a_site_syncs_adds_changes_and_removes_and_a_resync_asks_only(services, 
     assert "Welcome to the handbook." in texts[f"handbook/{host}/index.md"]
     assert "SITE-NAVIGATION" not in texts[f"handbook/{host}/a.md"]  # main text only
     assert "Beta page about boats." in texts[f"handbook/{host}/b.md"]
+    assert "url:" not in texts[f"handbook/{host}/b.md"]  # the URL is metadata, not text
+    beta = services.library.at(ws, f"handbook/{host}/b.md")
+    assert beta.metadata == {"url": site.url + "/b.html"}
 
     again = services.sources.sync(ws, "handbook")
     asked = site.requests()

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bunko.domain import new_id
+from bunko.domain.metadata import check_metadata
 from bunko.errors import (
     BunkoError,
     ConflictError,
@@ -170,7 +171,14 @@ class Sources:
         report.renamed = sorted((old, doc.path) for old, doc in done.renamed)
         return report.renamed
 
-    def _write(self, record: SourceRecord, path: str, data: bytes, report: SyncReport) -> bool:
+    def _write(
+        self,
+        record: SourceRecord,
+        path: str,
+        data: bytes,
+        report: SyncReport,
+        metadata: dict[str, Any] | None = None,
+    ) -> bool:
         """One file into the library; its failure is the file's, recorded, not the sync's.
         False when the failure may pass (a conflict, a quota): the next sync tries again;
         a file Bunko cannot read is the file's until its bytes change."""
@@ -180,7 +188,9 @@ class Sources:
             return True
         try:
             doc = self.ingest.submit(
-                Upload(record.workspace_id, data, path=path, source=record.source)
+                Upload(
+                    record.workspace_id, data, path=path, source=record.source, metadata=metadata
+                )
             )
         except _THE_FILES as exc:
             report.errors[path] = str(exc)
@@ -205,7 +215,7 @@ class Sources:
         digests = {p: hashlib.sha256(s.data).hexdigest() for p, s in staged.items()}
         self._mirror(record, list(run.seen), report, fingerprint=digests.get)
         for path, page in staged.items():
-            if not self._write(record, path, page.data, report):
+            if not self._write(record, path, page.data, report, _url_metadata(page.url)):
                 run.pages.get(run.seen[path], {}).clear()  # read it whole next time
 
     def _sync_git(self, record: SourceRecord, state: dict[str, Any], report: SyncReport) -> None:
@@ -237,3 +247,11 @@ class Sources:
                 else:
                     report.complete = False  # the next sync tries it again
         state["complete"] = report.complete
+
+
+def _url_metadata(url: str) -> dict[str, Any] | None:
+    """A page's URL as its document's `url` metadata (None when too long to be a value)."""
+    try:
+        return check_metadata({"url": url})
+    except ValidationError:
+        return None

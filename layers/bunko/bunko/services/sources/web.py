@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import quote, unquote, urljoin, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 from urllib.robotparser import RobotFileParser
 
 from bunko.errors import BunkoError
@@ -70,12 +70,11 @@ def page_path(folder: str, url: str, suffix: str) -> str:
     return f"{folder}/{parts.hostname}/{clean or 'index'}{suffix}"
 
 
-def _markdown(title: str, text: str, url: str) -> bytes:
-    """The page as the library keeps it: its URL as front matter (the document's `url`
-    metadata), then its main text."""
-    head = f"---\nurl: {quote(url, safe=':/?&=%#~+,;@!$*()')}\n---\n\n"
+def _markdown(title: str, text: str) -> bytes:
+    """The page as the library keeps it: its title as a heading, then its main text (its URL
+    is the document's `url` metadata)."""
     body = text if not title or text.startswith(title) else f"# {title}\n\n{text}"
-    return (head + body.strip() + "\n").encode("utf-8")
+    return (body.strip() + "\n").encode("utf-8")
 
 
 class WebSync:
@@ -251,7 +250,7 @@ class WebSync:
             if page.noindex or not page.text.strip():
                 return entry  # followed for its links, not kept
             path = page_path(self.record.folder, final, ".md")
-            data = _markdown(page.title, page.text, final)
+            data = _markdown(page.title, page.text)
         elif kind in _KEPT_TYPES:
             suffix = posixpath.splitext(urlsplit(final).path)[1] or _KEPT_TYPES[kind]
             path = page_path(self.record.folder, final, suffix.lower())
