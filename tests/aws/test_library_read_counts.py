@@ -4,6 +4,11 @@ every upload and presign summed every document's size for the storage quota. Now
 library's totals are a counter item written in the documents' own transactions, so each of
 these requests reads the same items whether the library holds 10 documents or 10,000.
 
+A name filter (any part of a name or path, in any case, with its exact total) read the whole
+library's documents too; now it reads the library's name catalog (dynamodb/names.py): the
+same requests at both sizes, at most its 256 packed buckets for items, and its bytes (what a
+query is billed by) a fraction of the documents'.
+
 Through the real api function on moto: two people, one with 10 documents and one with 10,000
 (written straight to the table with batch writes, as a library from before the counter:
 its first read counts it once). Every DynamoDB call of every client is counted, with the
@@ -32,10 +37,35 @@ from tests.aws.test_handlers import user_workspace
 BOUNDARY = "bunko-count-boundary"
 
 
+def item_bytes(item: dict) -> int:
+    """An item's size as DynamoDB bills it: each attribute's name plus its value (strings by
+    their UTF-8 bytes, numbers one byte per two digits plus one, lists and maps 3 bytes plus
+    one per element)."""
+    return sum(len(name.encode()) + _value_bytes(value) for name, value in item.items())
+
+
+def _value_bytes(value: dict) -> int:
+    ((kind, v),) = value.items()
+    if kind == "S":
+        return len(v.encode())
+    if kind == "N":
+        return (len(v.lstrip("-").replace(".", "").strip("0")) + 1) // 2 + 1
+    if kind == "B":
+        return len(v)
+    if kind in ("BOOL", "NULL"):
+        return 1
+    if kind == "L":
+        return 3 + sum(1 + _value_bytes(e) for e in v)
+    if kind == "M":
+        return 3 + sum(1 + len(k.encode()) + _value_bytes(e) for k, e in v.items())
+    return sum(len(e.encode()) if isinstance(e, str) else len(e) for e in v)  # sets
+
+
 class Reads:
     def __init__(self) -> None:
         self.requests: Counter[str] = Counter()
         self.items = 0
+        self.bytes = 0  # of the items returned (what a read without a projection is billed)
 
     def record(self, operation: str, parsed: dict) -> None:
         self.requests[operation] += 1
@@ -45,6 +75,10 @@ class Reads:
             self.items += 1
         elif "Responses" in parsed and operation == "BatchGetItem":
             self.items += sum(len(v) for v in parsed["Responses"].values())
+        found = parsed.get("Items") or ([parsed["Item"]] if "Item" in parsed else [])
+        if operation == "BatchGetItem":
+            found = [i for v in parsed.get("Responses", {}).values() for i in v]
+        self.bytes += sum(item_bytes(i) for i in found)
 
     @property
     def seen(self) -> tuple[dict[str, int], int]:
@@ -110,10 +144,11 @@ def upload(api, token: str, name: str) -> None:
     assert response["statusCode"] == 201, response["body"]
 
 
-def listing(api, token: str) -> tuple[int, int]:
+def listing(api, token: str, **params: str) -> tuple[int, int]:
     event = api_event("GET", "/knowledge-bases", headers={"Authorization": f"Bearer {token}"})
-    event["queryStringParameters"] = {"limit": "10"}
-    event["multiValueQueryStringParameters"] = {"limit": ["10"]}
+    params = {"limit": "10", **params}
+    event["queryStringParameters"] = params
+    event["multiValueQueryStringParameters"] = {k: [v] for k, v in params.items()}
     response = api.handler(event, FakeLambdaContext())
     assert response["statusCode"] == 200, response["body"]
     return len(json.loads(response["body"])), int(
@@ -189,3 +224,60 @@ def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monk
     assert store.delete_document("ws-old", "late")
     assert store.library_totals("ws-old") == LibraryTotals(documents=30, bytes=3000)
     assert Table(aws.dynamodb, TABLE).get(totals_key("ws-old"))["counted"] is True
+
+
+def library_bytes(dynamodb, workspace_id: str) -> int:
+    """The size of the library's document items: what a query of them is billed, whatever
+    its projection."""
+    found = (
+        Table(dynamodb, TABLE)
+        .client.get_paginator("query")
+        .paginate(
+            TableName=TABLE,
+            KeyConditionExpression="pk = :pk AND begins_with(sk, :doc)",
+            ExpressionAttributeValues={
+                ":pk": {"S": items.ws_pk(workspace_id)},
+                ":doc": {"S": "DOC#"},
+            },
+        )
+    )
+    return sum(item_bytes(i) for page in found for i in page["Items"])
+
+
+@pytest.mark.slow  # 10,000 items written to moto
+def test_a_name_filter_reads_the_name_catalog_not_the_library(
+    api_with_accounts, aws_env, monkeypatch
+):
+    """A selective name filter (one match in either library) at 10 and 10,000 documents. The
+    first one of a library from before the catalog builds it (reads the library once); from
+    then on a filter reads the catalog's few packed items and the page, never the library."""
+    api = api_with_accounts
+    tokens = {person: sign_in(api, person) for person in ("small", "large")}
+    cost: dict[int, Reads] = {}
+    whole: dict[int, int] = {}
+    for n, person in ((10, "small"), (10_000, "large")):
+        token = tokens[person]
+        workspace = user_workspace(person)
+        fill(aws_env.dynamodb, workspace, n)
+        upload(api, token, "warm.md")  # the person's bill and counters, read unmeasured
+        with counted(monkeypatch) as first:
+            assert listing(api, token, q="00007") == (1, 1)
+        with counted(monkeypatch) as reads:
+            assert listing(api, token, q="00007") == (1, 1)
+        cost[n] = reads
+        whole[n] = library_bytes(aws_env.dynamodb, workspace)
+        print(
+            f"\n{n} documents ({whole[n]} bytes of document items): first filter "
+            f"{first.seen} {first.bytes} bytes; then {reads.seen} {reads.bytes} bytes"
+        )
+        with counted(monkeypatch) as wide:  # every document matches: the same catalog read
+            assert listing(api, token, q=".MD", sort="name") == (10, n + 1)
+        print(f"  unselective filter (sorted by name): {wide.seen} {wide.bytes} bytes")
+    from bunko.adapters.aws.dynamodb.names import BUCKETS
+
+    assert cost[10].requests == cost[10_000].requests, (cost[10].seen, cost[10_000].seen)
+    assert "Scan" not in cost[10_000].requests
+    # items: at most the catalog's buckets, its head and the page, whatever the library holds
+    assert cost[10_000].items <= BUCKETS + 3, cost[10_000].seen
+    # bytes: the catalog is a compact copy of names, far smaller than the documents' items
+    assert cost[10_000].bytes * 4 < whole[10_000], (cost[10_000].bytes, whole[10_000])

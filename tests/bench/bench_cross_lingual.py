@@ -11,7 +11,10 @@ gold paragraph is still returned among those found at min_score 0; `kept_all` of
 question. Refused: random strings (what `bunko eval` asks xquad-dev), SciFact's claims and
 JSQuAD's questions over this corpus; and the one- and ten-document libraries of
 `bunko eval` (evaluation/libraries.py; refined too) asked in `--library-langs` (English and
-German by default): kept / refused (other-topic questions).
+German by default): kept / refused (other-topic questions). `--show-refused de,hi` also
+prints, per query mode, each question of those languages that is found at min_score 0 but
+refused at the default: its answering paragraph's shown similarity, vector and keyword scores,
+and the English question's.
 """
 
 from __future__ import annotations
@@ -40,7 +43,38 @@ def _sample(path: Path, n: int) -> list[str]:
     return texts[:n]
 
 
-def run(eval_dir: Path, langs: list[str], n_queries: int | None, library_langs: set[str]) -> dict:
+def _refused(
+    search, workspace_id: str, asked: str, english: str, gold: set[str], path_of, min_score
+):
+    """The answering hit of `asked` at min_score 0 and the English question's, when `asked`
+    is refused at `min_score` (None: kept, or not found at all)."""
+
+    def hits(question: str, cutoff: float) -> list[tuple]:
+        options = SearchOptions(limit=libraries.RESULT_LIMIT, min_score=cutoff)
+        return [
+            (
+                path_of[i.document_id],
+                round(i.similarity, 3),
+                round(i.vector_score, 3),
+                round(i.text_score, 3),
+            )
+            for i in search.search(workspace_id, question, options).items
+            if path_of[i.document_id] in gold
+        ]
+
+    found = hits(asked, 0.0)
+    if not found or hits(asked, min_score):
+        return None
+    return {"question": asked, "found": found, "english": hits(english, 0.0)}
+
+
+def run(
+    eval_dir: Path,
+    langs: list[str],
+    n_queries: int | None,
+    library_langs: set[str],
+    show_refused: set[str] = frozenset(),
+) -> dict:
     sets = {lang: load_beir(eval_dir / "xquad-dev" / lang) for lang in langs}
     data = next(iter(sets.values()))
     unanswerable = {
@@ -124,6 +158,13 @@ def run(eval_dir: Path, langs: list[str], n_queries: int | None, library_langs: 
                 if asked:
                     figures["refused"] = whole["refused_by_source"]
                 print(mode, lang, json.dumps(figures[lang]), flush=True)
+                for q in ids if lang in show_refused else ():
+                    english = data.queries[q.replace(f"xq-{lang}-", "xq-en-")]
+                    why = _refused(
+                        search, WS, beir.queries[q], english, answerable[q][1], path_of, min_score
+                    )
+                    if why:
+                        print(mode, lang, "refused", json.dumps(why, ensure_ascii=False))
             report[mode] = figures
     return report
 
@@ -134,12 +175,14 @@ def main() -> None:
     parser.add_argument("--langs", default=",".join(LANGS))
     parser.add_argument("--queries", type=int, default=None, help="questions per language")
     parser.add_argument("--library-langs", default="en,de", help="asked in the small libraries")
+    parser.add_argument("--show-refused", default="", help="languages whose refused to print")
     args = parser.parse_args()
     eval_dir = args.eval_dir or Path(
         os.environ.get("BUNKO_EVAL_DIR") or REPO.parent / "shared" / "eval"
     )
     library_langs = set(args.library_langs.split(","))
-    report = run(eval_dir, args.langs.split(","), args.queries, library_langs)
+    show = set(filter(None, args.show_refused.split(",")))
+    report = run(eval_dir, args.langs.split(","), args.queries, library_langs, show)
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
 

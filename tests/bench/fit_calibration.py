@@ -71,6 +71,8 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
     records: list[dict] = []
     with scratch_services(embedder=embedder) as (services, queue):
         generation = services.search.generation(DEFAULT_WORKSPACE_ID)
+        if services.search.query_scales.applies(generation.embedder):
+            services.search.query_scales.measure(generation.embedder)  # before the first question
         ranking_scale = services.search.calibration_for(
             vector_used=True, method="convex", embedder=generation.embedder
         ).scale
@@ -84,6 +86,15 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                 vector_weight_for(generation.embedder), keyword, semantic, weight, ranking_scale
             )
             fused = fuse(keyword, semantic, vector_weight=vw, keyword_weight=weight)
+            # the query's own scale where the model is read per query (query_scale.py)
+            base = services.search.calibration_for(
+                vector_used=bool(semantic), method="convex", embedder=generation.embedder
+            )
+            own = base
+            if vector is not None and semantic:
+                own = services.search.per_query(
+                    workspace_id, query, generation.embedder, vector, semantic, base
+                )
             window = gate_window(fused, TOP)  # read as the gate reads it
             ids = [h.chunk_id for h in window]
             read = services.metadata.get_chunks_by_ids(workspace_id, ids)
@@ -98,11 +109,15 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                     round(signals.get(h.chunk_id, none).evidence, 5),
                     round(signals.get(h.chunk_id, none).reach, 5),
                     round(signals.get(h.chunk_id, none).pair, 5),
+                    round(signals.get(h.chunk_id, none).absent, 5),
                     int(id_of.get(h.document_id) in relevant),
                 ]
                 for h in fused[:TOP]
             ]
-            records.append({"group": group, "hits": rows})
+            record_ = {"group": group, "hits": rows}
+            if own.scale != base.scale:
+                record_["scale"] = [own.scale.unrelated, own.scale.related]
+            records.append(record_)
 
         by_title = len(set(libraries.topics(data).values())) <= len(data.corpus) / 2
         for size, draws in libraries.DRAWS.items():
@@ -163,7 +178,10 @@ CROSS_FLOOR = {"answerable": 0.70, "lib1-answerable": 0.70, "lib10-answerable": 
 # SciFact's claims spread their words over their abstracts' sentences; with
 # --scifact-floors a row must keep about what the row before evidence kept of them.
 SCIFACT_FLOOR = {"answerable": 0.93, "lib1-answerable": 0.88, "lib10-answerable": 0.93}
-FLOORS = {"scifact": {}}
+FLOORS: dict[str, dict[str, float]] = {"scifact": {}}
+# With --hold-start, the cross-lingual sets' answerable groups must keep what the starting
+# row keeps of them, less this: evidence must not cost a model that reads another language.
+HOLD_MARGIN = 0.02
 
 
 def _required(group: str, dataset: str = "") -> float:
@@ -182,7 +200,25 @@ def _required(group: str, dataset: str = "") -> float:
     return 0.95
 
 
-FEATURES = ("cosine", "coverage", "background", "product", "evidence", "reach", "evidence_reach")
+FEATURES = (
+    "cosine",
+    "coverage",
+    "background",
+    "product",
+    "evidence",
+    "reach",
+    "evidence_reach",
+    "absent",
+)
+
+
+def _absent(hit: list[float], dataset: str, group: str) -> float:
+    """What no candidate holds of a same-language question: recorded since (column 6), or
+    for older records read from the set (reach is 0 across languages, absent too)."""
+    if len(hit) > 7:
+        return hit[6]
+    across = dataset in CROSS_LINGUAL or group.startswith("foreign")
+    return 0.0 if across else 1.0 - hit[4]
 
 
 class Candidates:
@@ -195,29 +231,37 @@ class Candidates:
             by_group: dict[str, list] = {}
             for r in d["records"]:
                 # evidence: one sentence (column 3) or, recorded since, two adjacent (5)
+                dataset = d["meta"]["dataset"]
                 hits = np.array(
                     [
-                        [*h[:3], h[5] if pair and len(h) > 6 else h[3], h[4], h[-1]]
+                        [
+                            *h[:3],
+                            h[5] if pair and len(h) > 6 else h[3],
+                            h[4],
+                            _absent(h, dataset, r["group"]),
+                            h[-1],
+                        ]
                         for h in r["hits"]
                     ],
                     float,
-                ).reshape(-1, 6)
-                if _answerable(r["group"]) and not hits[:, 5].any():
+                ).reshape(-1, 7)
+                if _answerable(r["group"]) and not hits[:, 6].any():
                     continue  # retrieval missed it: no row can keep it
-                by_group.setdefault(r["group"].split(":")[0], []).append(hits)
+                scale = r.get("scale", (lo, hi))  # the query's own, where it has one
+                by_group.setdefault(r["group"].split(":")[0], []).append((hits, scale))
             for group, rows in by_group.items():
                 x = np.zeros((len(rows), TOP, len(FEATURES)))
                 valid = np.zeros((len(rows), TOP), bool)
                 relevant = np.zeros((len(rows), TOP), bool)
-                for i, h in enumerate(rows[:]):
+                for i, (h, (q_lo, q_hi)) in enumerate(rows):
                     h = h[:TOP]
                     n = len(h)
-                    c = (h[:, 0] - lo) / (hi - lo)
-                    ev, reach = h[:, 3], h[:, 4]
+                    c = (h[:, 0] - q_lo) / (q_hi - q_lo)
+                    ev, reach, absent = h[:, 3], h[:, 4], h[:, 5]
                     x[i, :n] = np.stack(
-                        [c, h[:, 1], h[:, 2], c * h[:, 2], ev, reach, ev * reach], 1
+                        [c, h[:, 1], h[:, 2], c * h[:, 2], ev, reach, ev * reach, absent], 1
                     )
-                    valid[i, :n], relevant[i, :n] = True, h[:, 5] > 0
+                    valid[i, :n], relevant[i, :n] = True, h[:, 6] > 0
                 self.groups[(d["meta"]["dataset"], group)] = (x, valid, relevant)
 
     def shares(self, weights: np.ndarray, biases: np.ndarray) -> dict:
@@ -239,6 +283,8 @@ class Candidates:
         return np.concatenate(s), np.concatenate(r)
 
 
+# The same-topic refusal maximised: the worst set's, or with --mean-objective their mean.
+OBJECTIVE = {"mean": False}
 BIASES = np.arange(-16, 0.01, 0.25)
 
 
@@ -248,16 +294,18 @@ def _value(candidates: Candidates, weights: np.ndarray) -> tuple[float, float, d
     s = candidates.shares(weights, BIASES)
     short = sum(np.maximum(0.0, _required(g, d) - v) for (d, g), v in s.items())
     same = [v for (d, g), v in s.items() if g == "same-topic-unanswered" and d not in CROSS_LINGUAL]
-    value = (np.min(same, axis=0) if same else np.zeros(len(BIASES))) - 5 * short
+    pooled = np.mean if OBJECTIVE["mean"] else np.min
+    value = (pooled(same, axis=0) if same else np.zeros(len(BIASES))) - 5 * short
     i = int(np.argmax(value))
     return float(value[i]), float(BIASES[i]), {k: float(v[i]) for k, v in s.items()}
 
 
 def _rises(weights: np.ndarray) -> bool:
     """Similarity must rise with cosine, coverage, background and evidence (cos' reaches ~1.5
-    on copies; reach is context, not a signal of relevance)."""
-    a, b, e, c, f, _, h = weights
-    return a + c >= 0 and b >= 0 and e + 1.5 * c >= 0 and f + min(0.0, h) >= 0
+    on USE's copies, ~2 on e5's narrower scale; reach and absent are context, not signals of
+    relevance)."""
+    a, b, e, c, f, _, h, _ = weights
+    return a + c >= 0 and b >= 0 and e + 2.05 * c >= 0 and f + min(0.0, h) >= 0
 
 
 def search_row(candidates: Candidates, start: np.ndarray, steps: int, seed: int = 0):
@@ -336,6 +384,7 @@ def main() -> None:
     parser.add_argument(
         "--weights", help="a row to measure instead of searching: " + ",".join(FEATURES) + ",bias"
     )
+    parser.add_argument("--start", help="the row to search from: " + ",".join(FEATURES))
     parser.add_argument("--max-docs", type=int)
     parser.add_argument("--max-queries", type=int, default=400)
     parser.add_argument("--records", type=Path, help="save the candidates here")
@@ -343,8 +392,15 @@ def main() -> None:
     parser.add_argument(
         "--scifact-floors", action="store_true", help="SciFact kept ≥ 0.93 / 0.88 / 0.93"
     )
+    parser.add_argument(
+        "--hold-start", action="store_true", help="cross-lingual kept ≥ the starting row's"
+    )
+    parser.add_argument(
+        "--mean-objective", action="store_true", help="maximise the sets' mean refusal"
+    )
     parser.add_argument("--load", type=Path, nargs="*", default=[], help="reuse saved ones")
     args = parser.parse_args()
+    OBJECTIVE["mean"] = args.mean_objective
     if args.scifact_floors:
         FLOORS["scifact"] = SCIFACT_FLOOR
     loaded = [json.loads(p.read_text(encoding="utf-8")) for p in args.load]
@@ -357,14 +413,24 @@ def main() -> None:
         [d for item in loaded for d in (item if isinstance(item, list) else [item])],
         pair=args.pair,
     )
+    if args.hold_start:
+        row = CALIBRATIONS[args.row]
+        start = np.array([getattr(row, f) for f in FEATURES], float)
+        held = candidates.shares(start, np.array([row.bias]))
+        for (dataset, group), share in held.items():
+            if dataset in CROSS_LINGUAL and _answerable(group):
+                FLOORS.setdefault(dataset, {})[group] = float(share[0]) - HOLD_MARGIN
+        print("floors held from the starting row:", FLOORS)
     if args.weights:  # a row given: its shares and curve, no search
         *given, bias = (float(v) for v in args.weights.split(","))
         weights = np.array(given)
         shares = {k: float(v[0]) for k, v in candidates.shares(weights, np.array([bias])).items()}
-        value = min(v for (d, g), v in shares.items() if g == "same-topic-unanswered")
+        value = min((v for (d, g), v in shares.items() if g == "same-topic-unanswered"), default=0)
     else:
         row = CALIBRATIONS[args.row]
         start = np.array([getattr(row, f) for f in FEATURES], float)
+        if args.start:  # a row found before, to search on from
+            start = np.array([float(v) for v in args.start.split(",")])
         value, bias, shares, weights = search_row(candidates, start, args.steps, args.seed)
     print(
         f"value {value:.3f}: "

@@ -92,3 +92,53 @@ def test_filters_by_name_in_any_case_and_counts_the_matches(metadata_store):
 def test_an_empty_filter_is_no_filter(metadata_store):
     add_files(metadata_store)
     assert metadata_store.find_documents(WS, DocumentQuery(name="  "), limit=50).total == 5
+
+
+def test_a_name_filter_pages_with_its_total_and_follows_renames_and_deletes(metadata_store):
+    """The filter matches the stored name and path as they are now: a renamed or moved file
+    is found by its new name only, a deleted one no more, in every order and on every page."""
+    store = metadata_store
+    add_files(store)
+    base = utcnow()
+    for i in range(7):  # seven more reports, a second apart after the five files
+        doc = make_doc(f"reports/週報-{i}.md", size=10 * i)
+        doc.created_at = base + timedelta(seconds=10 + i)
+        store.add_document(doc)
+    query = DocumentQuery(name="週報")
+    pages = [store.find_documents(WS, query, limit=3, offset=o) for o in (0, 3, 6, 9)]
+    assert [p.total for p in pages] == [7, 7, 7, 7]
+    assert [d.path for p in pages for d in p.documents] == [
+        f"reports/週報-{i}.md" for i in range(6, -1, -1)
+    ]
+    assert names(store, DocumentQuery(name="REPORTS/", sort="size", descending=False),
+                 limit=2, offset=1) == ["reports/週報-1.md", "reports/週報-2.md"]  # fmt: skip
+
+    zeta = store.find_documents(WS, DocumentQuery(name="zeta"), limit=5).documents[0]
+    zeta.path, zeta.name = "archive/Omega.txt", "Omega.txt"
+    store.save_document(zeta)
+    assert store.find_documents(WS, DocumentQuery(name="zeta"), limit=5).total == 0
+    assert names(store, DocumentQuery(name="OMEGA")) == ["archive/Omega.txt"]
+    assert names(store, DocumentQuery(name="archive/")) == ["archive/Omega.txt"]
+    renamed = store.find_documents(WS, DocumentQuery(name="年次"), limit=5).documents[0]
+    renamed.name = "Annual.txt"  # a name apart from its path: both are matched
+    store.save_document(renamed)
+    assert names(store, DocumentQuery(name="annual")) == ["年次報告.txt"]
+    assert names(store, DocumentQuery(name="年次")) == ["年次報告.txt"]
+    grown = store.find_documents(WS, DocumentQuery(name="週報-0"), limit=5).documents[0]
+    grown.size, grown.mime = 5000, "text/x-grown"  # a new revision of another size and type
+    store.save_document(grown)
+    assert names(store, DocumentQuery(name="週報", sort="size"), limit=1) == ["reports/週報-0.md"]
+    assert names(store, DocumentQuery(name="週報-0", sort="type")) == ["reports/週報-0.md"]
+    assert store.find_documents(WS, DocumentQuery(name="週報-0"), limit=1).documents == [
+        store.get_document(WS, grown.id)
+    ]
+
+    for doc in store.find_documents(WS, DocumentQuery(name="週報-"), limit=3).documents:
+        assert store.delete_document(WS, doc.id)
+    left = store.find_documents(WS, DocumentQuery(name="週報"), limit=10)
+    assert left.total == 4
+    assert [d.path for d in left.documents] == [f"reports/週報-{i}.md" for i in range(3, -1, -1)]
+    everything = store.find_documents(WS, DocumentQuery(sort="name"), limit=50)
+    assert everything.total == 9 == store.count_documents(WS)
+    other = store.find_documents(OTHER_WS, DocumentQuery(name="REPORT"), limit=5)
+    assert [d.path for d in other.documents] == ["report-of-another.txt"] and other.total == 1

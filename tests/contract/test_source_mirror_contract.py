@@ -18,6 +18,7 @@ from bunko.adapters.collecting_queue import CollectingQueue
 from bunko.adapters.local.engine import LocalSearchIndex
 from bunko.adapters.local.files import FileBlobStore
 from bunko.domain import Document, DocumentStatus, Workspace
+from bunko.domain.document_query import DocumentQuery
 from bunko.domain.ingest_options import IngestDefaults
 from bunko.domain.sources import DROP_FOLDER, S3_DROP, UPLOAD, connector_source
 from bunko.ports import MetadataStore, SearchFilter
@@ -127,6 +128,10 @@ def test_a_renamed_file_keeps_its_history(library):
     assert library.store.get_document_by_path(WS, "drafts/plan.txt") is None
     assert [r.revision for r in library.store.list_revisions(WS, first.id)] == [1, 2]
     assert moved.metadata == {"owner": "ada"} and moved.status is DocumentStatus.COMPLETED
+    # A listing by name or path finds it at its new path only (DynamoDB's name catalog too).
+    for word, found in (("final", [first.id]), ("drafts", [])):
+        page = library.store.find_documents(WS, DocumentQuery(name=word), limit=10)
+        assert [d.id for d in page.documents] == found
     # The file at its new path is the same bytes: its submit adds nothing.
     again = library.put("final/plan.txt", "plan, second draft", DROP_FOLDER)
     assert (again.id, again.revision) == (first.id, 2)

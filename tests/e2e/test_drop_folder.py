@@ -207,3 +207,16 @@ def test_a_file_uploaded_by_hand_survives_the_folders_deletes(services, watched_
     watcher.sync()  # and the next start's catch-up
     kept = doc_at(services, "team/hand.txt")
     assert kept is not None and (kept.id, kept.source) == (hand.id, "upload")
+
+
+def test_a_renamed_sub_folder_keeps_its_files_documents(services, watched_drop):
+    folder, watcher = watched_drop
+    (folder / "drafts").mkdir(parents=True)
+    for i in range(3):
+        (folder / "drafts" / f"{i}.txt").write_text(f"Draft {i} about canals.", encoding="utf-8")
+    watcher.start()
+    before = {i: wait_for(lambda i=i: completed(services, f"drafts/{i}.txt")).id for i in range(3)}
+    (folder / "drafts").rename(folder / "final")
+    after = {i: wait_for(lambda i=i: completed(services, f"final/{i}.txt")).id for i in range(3)}
+    assert after == before
+    assert services.metadata.count_documents(WS) == 3

@@ -41,24 +41,24 @@ def cited_files(answer) -> set[str]:
     return {names[n - 1] for n in numbers if 0 < n <= len(names)}
 
 
-@pytest.mark.parametrize(
-    ("question", "language", "file"),
-    [
-        ("How many days of paid annual leave do I get?", "en", "leave-policy.md"),
-        ("When do I need a doctor's note for sick days?", "en", "leave-policy.md"),
-        ("Who gets paged for a SEV1 incident?", "en", "incident-runbook.md"),
-        ("How soon after an incident is the postmortem due?", "en", "incident-runbook.md"),
-        ("How many desks does the Osaka office have?", "en", "offices.json"),
-        ("What is the hotel limit per night in Japan?", "en", "travel-rules.md"),
-        ("Who approves an expense of 800 euros?", "en", "expenses.md"),
-        ("What should I do if my laptop is stolen?", "en", "it-security.md"),
-        ("Who meets me on my first day?", "en", "onboarding.md"),
-        ("リモートワークは週に何日までできますか？", "ja", "就業規則.md"),
-        ("経費の申請期限はいつですか？", "ja", "経費精算.md"),
-        ("大阪オフィスの受付は何時まで開いていますか？", "ja", "大阪オフィス案内.md"),
-        ("コアタイムは何時から何時までですか？", "ja", "就業規則.md"),
-    ],
-)
+ANSWERED = [
+    ("How many days of paid annual leave do I get?", "en", "leave-policy.md"),
+    ("When do I need a doctor's note for sick days?", "en", "leave-policy.md"),
+    ("Who gets paged for a SEV1 incident?", "en", "incident-runbook.md"),
+    ("How soon after an incident is the postmortem due?", "en", "incident-runbook.md"),
+    ("How many desks does the Osaka office have?", "en", "offices.json"),
+    ("What is the hotel limit per night in Japan?", "en", "travel-rules.md"),
+    ("Who approves an expense of 800 euros?", "en", "expenses.md"),
+    ("What should I do if my laptop is stolen?", "en", "it-security.md"),
+    ("Who meets me on my first day?", "en", "onboarding.md"),
+    ("リモートワークは週に何日までできますか？", "ja", "就業規則.md"),
+    ("経費の申請期限はいつですか？", "ja", "経費精算.md"),
+    ("大阪オフィスの受付は何時まで開いていますか？", "ja", "大阪オフィス案内.md"),
+    ("コアタイムは何時から何時までですか？", "ja", "就業規則.md"),
+]
+
+
+@pytest.mark.parametrize(("question", "language", "file"), ANSWERED)
 def test_what_the_handbook_says_is_answered_from_its_file(
     handbook_reader, question, language, file
 ):
@@ -67,19 +67,19 @@ def test_what_the_handbook_says_is_answered_from_its_file(
     assert file in cited_files(answer), (answer.text, answer.sources)
 
 
-@pytest.mark.parametrize(
-    ("question", "language"),
-    [
-        ("Can I bring my dog to the office?", "en"),
-        ("What is the parental leave policy?", "en"),
-        ("Does the company pay for a gym membership?", "en"),
-        ("How do I enrol in the company pension plan?", "en"),
-        ("When do stock options vest?", "en"),
-        ("育児休業は何か月取れますか？", "ja"),
-        ("社員食堂はありますか？", "ja"),
-        ("ペットをオフィスに連れてきてもいいですか？", "ja"),
-    ],
-)
+NOT_SAID = [
+    ("Can I bring my dog to the office?", "en"),
+    ("What is the parental leave policy?", "en"),
+    ("Does the company pay for a gym membership?", "en"),
+    ("How do I enrol in the company pension plan?", "en"),
+    ("When do stock options vest?", "en"),
+    ("育児休業は何か月取れますか？", "ja"),
+    ("社員食堂はありますか？", "ja"),
+    ("ペットをオフィスに連れてきてもいいですか？", "ja"),
+]
+
+
+@pytest.mark.parametrize(("question", "language"), NOT_SAID)
 def test_what_the_handbook_does_not_say_is_refused(handbook_reader, question, language):
     answer = ask(handbook_reader.client, question, language=language)
     assert answer.done and not answer.errors

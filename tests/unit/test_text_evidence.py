@@ -98,3 +98,26 @@ def test_a_question_of_question_words_only_has_no_evidence():
     for query in ("ぬぽゃ", "What is it?"):
         found = evidence(in_its_language(query), OFFICES, {c: c for c in OFFICES})
         assert max(e.evidence for e in found.values()) == 0.0
+
+
+def test_what_no_passage_holds_is_absent_only_in_the_librarys_own_language():
+    japanese = {
+        "rules": "リモートワークは週に3日まで認められています。残業は事前に上長の承認が必要です。",
+        "osaka": "大阪オフィスは梅田駅から徒歩5分です。受付は9時から18時まで開いています。",
+    }
+    # a staff canteen: no passage holds it, asked in the passages' language
+    canteen = evidence(in_its_language("社員食堂はありますか？"), japanese)
+    assert min(e.absent for e in canteen.values()) > 0.7
+    remote = evidence(in_its_language("リモートワークは週に何日までできますか？"), japanese)
+    assert max(e.absent for e in remote.values()) < 0.3
+    # the same kind of question in another language than the passages says nothing by its
+    # missing words: absent and reach are 0, the vectors judge it
+    german = evidence(in_its_language("Gibt es eine Kantine für Mitarbeiter?"), OFFICES)
+    assert all(e.absent == 0.0 and e.reach == 0.0 for e in german.values())
+    assert all(abs(e.absent - (1.0 - e.reach)) < 1e-9 for e in canteen.values())
+
+
+def test_a_question_in_a_language_the_tables_do_not_know_has_nothing_absent():
+    # Thai: no term table reads it, so its words' absence from English files says nothing
+    thai = evidence(in_its_language("ร้านเบเกอรี่เปิดกี่โมงเช้า"), OFFICES)
+    assert set(thai) == set(OFFICES) and all(e.absent == 0.0 for e in thai.values())

@@ -17,7 +17,9 @@ it: they weigh nothing here. A passage's `evidence` is the best sentence's share
 specific weight; `reach` is the
 share of the query's background weight that the window holds anywhere, which tells a question
 in the library's own words (high) from one in another language or other words (low), where
-only the vectors can judge. A question in another language than the best candidates has
+only the vectors can judge. `absent` is what is left, for a question in the library's own
+language only: there, words no passage holds ("育児休業", parental leave, over a handbook
+that has neither) say the library does not speak of it, which a paraphrase rarely does. A question in another language than the best candidates has
 reach 0 (query_languages on both sides): a German question naming "Harbor Point" holds the
 English file's names, not its words.
 
@@ -57,6 +59,9 @@ class Evidence:
     reach: float  # the share of the query's background weight the window holds, in [0, 1];
     # 0 for a question in another language than the best candidates
     pair: float = 0.0  # as `evidence`, for the best two adjacent sentences
+    # the share of the query's background weight no candidate holds, for a question in the
+    # candidates' own language (0 across languages, where missing words say nothing)
+    absent: float = 0.0
 
 
 # The topic discount counts this many passages more than the window holds: in a library of
@@ -110,12 +115,17 @@ def _held(terms: Sequence[tuple[QueryTerm, float]], text_terms: frozenset[str]) 
 LANGUAGE_SAMPLE = 5
 
 
-def _same_language(terms: Sequence[tuple[QueryTerm, float]], units: Sequence[_Units]) -> bool:
+def _same_language(
+    terms: Sequence[tuple[QueryTerm, float]], units: Sequence[_Units]
+) -> bool | None:
     """Is the question written in a language one of the best candidates is written in?
-    (Either side in no known language: assume so.)"""
+    None when either side is in no language the term tables know (Thai, a random string):
+    then it may be, and its missing words say nothing."""
     asked = set(query_languages([t.text for t, _ in terms]))
     written = [u.languages for u in units if u.languages]
-    return not asked or not written or any(asked.intersection(w) for w in written)
+    if not asked or not written:
+        return None
+    return any(asked.intersection(w) for w in written)
 
 
 def _share(
@@ -149,7 +159,9 @@ def evidence(
     }
     count = [sum(h[i] for h in held.values()) for i in range(len(terms))]
     reach = sum(w for (_, w), n in zip(terms, count, strict=True) if n) / total
-    if not _same_language(terms, list(units.values())[:LANGUAGE_SAMPLE]):
+    same = _same_language(terms, list(units.values())[:LANGUAGE_SAMPLE])
+    absent = 1.0 - reach if same else 0.0
+    if same is False:
         reach = 0.0  # what it holds of the question are names and numbers, not its words
     others = len(texts) - 1 + SMOOTHING
     out = {}
@@ -161,10 +173,10 @@ def evidence(
         ]
         asks = [(w > MIN_WEIGHT, topic) for (_, w), topic in zip(terms, neutral, strict=True)]
         if not any(content for content, _ in asks):  # no word but question words: nothing held
-            out[cid] = Evidence(evidence=0.0, reach=reach)
+            out[cid] = Evidence(evidence=0.0, reach=reach, absent=absent)
             continue
         if not any(content and not topic for content, topic in asks):
-            out[cid] = Evidence(evidence=1.0, reach=reach, pair=1.0)  # it names the document
+            out[cid] = Evidence(1.0, reach, pair=1.0, absent=absent)  # it names the document
             continue
         headings = units[cid].headings
         sentences = units[cid].sentences or (frozenset(),)
@@ -174,5 +186,5 @@ def evidence(
             (_share(terms, specific, weight, headings | a | b) for a, b in pairwise(sentences)),
             default=best,
         )
-        out[cid] = Evidence(evidence=best, reach=reach, pair=max(best, pair))
+        out[cid] = Evidence(best, reach, pair=max(best, pair), absent=absent)
     return out

@@ -3,9 +3,10 @@ without a fitted calibration row still has its vectors judged (services/search/c
 
 Cosines mean different things per model: USE scores unrelated passages ~0.07 and a
 translation ~0.71, e5 ~0.74 and ~0.90. The packaged parallel passages (data/
-scale_passages.jsonl: thirty short everyday passages, each in English, Japanese, German,
-Spanish and Chinese, written for Bunko) give both anchors for any model: `related` is the
-mean cosine of a passage (embedded as a query) with its translations (as documents),
+scale_passages.jsonl: thirty short everyday passages written for Bunko, each in English,
+Japanese, German, Spanish and Chinese, the five a scale is read from, and in nine more
+languages services/search/query_scale.py reads) give both anchors for any model: `related`
+is the mean cosine of a passage (embedded as a query) with its translations (as documents),
 `unrelated` the mean over different passages. One measurement per model and process: the 150
 texts as one batch of documents and the 30 English ones as queries, in a background thread
 (a search never waits for it: until it is known, keywords alone decide, as they did for such
@@ -27,6 +28,8 @@ from bunko.services.search.calibration import ModelScale
 log = logging.getLogger(__name__)
 
 PASSAGES = Path(__file__).with_name("data") / "scale_passages.jsonl"
+# The languages a model's scale is read from (the fitted scales were measured on these).
+SCALE_LANGUAGES = ("en", "ja", "de", "es", "zh")
 
 
 def parallel_passages() -> list[dict[str, str]]:
@@ -36,7 +39,7 @@ def parallel_passages() -> list[dict[str, str]]:
 
 def measure_scale(embedder: Embedder) -> ModelScale:
     """Embed the parallel passages with `embedder` and read its two anchors."""
-    rows = parallel_passages()
+    rows = [{lang: row[lang] for lang in SCALE_LANGUAGES} for row in parallel_passages()]
     texts = [text for row in rows for text in row.values()]
     passage = np.array([i for i, row in enumerate(rows) for _ in row])
     language = np.array([lang for row in rows for lang in row])

@@ -5,19 +5,21 @@ scale of a question in their language (docs/relevance.md, "Questions in another 
 e5's cosines for a question in another language than the passages sit lower across the
 board (xquad-dev: the gold paragraph 0.82 for German and 0.80 for Greek questions against
 0.87 for English ones), so a scale fitted mostly on same-language questions refuses them.
-The background is the thirty packaged passages, each in five languages
-(services/search/data/scale_passages.jsonl): being translations of each other, they let the
-language's share of a cosine be read apart from the topic's. For each query, `m_l` is its
-mean cosine with the passages in language l; the language it scores highest is its own (or
-the nearest the background holds), and, unless the question's text is plainly in the
-library's language (`question_language`; then nothing moves),
+The background is the thirty packaged passages, each in fourteen languages (English,
+Japanese, German, Spanish, Chinese, Turkish, Greek, Vietnamese, Hindi, Romanian, Russian,
+Arabic, Thai, Korean; services/search/data/scale_passages.jsonl): being translations of each
+other, they let the language's share of a cosine be read apart from the topic's. For each
+query, `m_l` is its mean cosine with the passages in language l, and, unless the question's
+text is plainly in the library's language (`question_language`; then nothing moves),
 
-    gap = max_l m_l − m_library        (≥ 0)
+    gap = max(m_own − m_library, 0)
 
 is what the same thirty passages lose, for this query, by being written in the library's
-language instead. The query's cosines are read as `cos + gap` on the model's fixed scale: a
-question in the library's language moves by ~0 (its own language is the library's), a German
-question about English files by ~0.05 (xquad-dev), about what its cosines lose. A z-score
+language instead of the question's own (`own`: the language its words or script name; when
+they name none the background holds, the one it scores highest). The query's cosines are
+read as `cos + gap` on the model's fixed scale: a German question about English files moves
+by ~0.05 (xquad-dev), about what its cosines lose; a question misread as another language
+moves by ~0 (its cosines with that language's passages are no higher). A z-score
 against the background (the mean and spread of the query's cosines with it) was measured
 first and not kept: thirty everyday passages are too few and too close to a team library's
 topics, so an in-domain question got a high mean and was pushed down instead.
@@ -25,8 +27,8 @@ topics, so an in-domain question got a high mean and was pushed down instead.
 The library's language is read from the text of the best vector candidates
 (`text_language`); one the background does not hold (or no text) leaves the cosines as they
 are. Only models in PER_QUERY are normalised (e5, the refined generation's): the instant USE
-generation keeps its fitted scale. The background is embedded once per model and process,
-in a background thread (a search never waits: until then, the fixed scale).
+generation keeps its fitted scale. The background (420 short texts) is embedded once per
+model and process, in a background thread (a search never waits: until then, the fixed scale).
 """
 
 from __future__ import annotations
@@ -54,31 +56,66 @@ def _words(text: str) -> frozenset[str]:
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
 _HAN = re.compile(r"[\u4e00-\u9fff]")
-_LATIN_WORD = re.compile(r"[a-zà-öø-ÿ]+")
+# Scripts that name the background language written in them (Cyrillic is read as Russian,
+# Arabic script as Arabic, Devanagari as Hindi: the nearest the background holds).
+_SCRIPTS = {
+    "ko": re.compile(r"[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]"),
+    "el": re.compile(r"[\u0370-\u03ff\u1f00-\u1fff]"),
+    "ru": re.compile(r"[\u0400-\u04ff]"),
+    "ar": re.compile(r"[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]"),
+    "th": re.compile(r"[\u0e00-\u0e7f]"),
+    "hi": re.compile(r"[\u0900-\u097f]"),
+}
+# Latin letters with the accents of the Latin-script languages the background holds
+# (Latin-1, Latin Extended-A and -B: Turkish ı ş ğ, Romanian ș ț; Vietnamese's tone marks).
+_LATIN_WORD = re.compile(r"[a-zß-öø-ɏ\u1e00-\u1eff]+")
 # A few of each language's commonest words (no overlap between the lists).
 _STOPWORDS = {
     "en": _words("the and of to in is was for that with as by on are from which"),
     "de": _words("der die und das ist nicht ein eine den von mit sich des auf für im"),
     "es": _words("el la los las y que en del por con una para es se al"),
+    "tr": _words("ve bir bu ile için olarak olan gibi daha çok ancak kadar sonra veya ise"),
+    "ro": _words("și în cu pe din este că sau fost mai care pentru unei unui fi iar"),
+    "vi": _words("và của là có các những được trong cho không một với người này đã"),
 }
-# ... and the words a question in German or Spanish (or in a Latin-script language the
-# background lacks: "other", Turkish and Romanian) almost always holds.
+# ... and the words a question in that language almost always holds.
 _ASKING = {
+    # ("was" and "in" also ask in German: left out)
+    "en": _STOPWORDS["en"] - {"was", "in"}
+    | _words("what who whom whose when where why how does did"),
     "de": _STOPWORDS["de"]
-    | _words("wie wer wo wann welche welcher welches warum viele wurde wurden waren"),
+    | _words(
+        "wie wer wo wann welche welcher welches welchem welchen warum viele wurde wurden "
+        "war waren wessen weshalb wieso woher wohin wofür wogegen womit hat haben sind "
+        "zur zum einer eines einem wenn man"
+    ),
     "es": _STOPWORDS["es"]
     | _words("qué cuál cuáles cuántos cuántas quién dónde cuándo cómo fue fueron"),
-    "other": _words(
-        "ne kaç hangi kim nerede nasıl için ve bir ile olan nedir "
-        "ce care cine câte câți și în unde când cum pentru este"
-    ),
+    "tr": _STOPWORDS["tr"]
+    | _words("ne kaç hangi kim nerede nasıl nedir neden hangisi kimdir kimdi neydi neyi"),
+    "ro": _STOPWORDS["ro"] | _words("ce cine câte câți unde când cum cât câtă cui cărui cărei"),
+    "vi": _STOPWORDS["vi"] | _words("gì nào ai đâu bao nhiêu khi sao"),
 }
+
+
+def _script_language(text: str, share: float) -> str | None:
+    """The language of the non-Latin script holding at least `share` of `text`'s letters."""
+    letters = sum(c.isalpha() for c in text)
+    for lang, script in _SCRIPTS.items():
+        found = len(script.findall(text))
+        if found and found >= share * letters:
+            return lang
+    return None
 
 
 def text_language(text: str) -> str | None:
-    """The background language `text` is written in (en, ja, de, es, zh), or None."""
+    """The background language `text` is written in, or None: kana is Japanese, five Han
+    characters Chinese, a script holding a third of the letters its language; Latin letters
+    by the commonest words of English, German, Spanish, Turkish, Romanian and Vietnamese."""
     if _KANA.search(text):
         return "ja"
+    if script := _script_language(text, 0.3):
+        return script
     if len(_HAN.findall(text)) >= 5:
         return "zh"
     words = _LATIN_WORD.findall(text.lower())
@@ -89,22 +126,25 @@ def text_language(text: str) -> str | None:
 
 def question_language(text: str) -> str | None:
     """The background language a (short) question is written in, or None: as
-    `text_language`, but one stopword decides, and Latin letters without a German or Spanish
-    one and without accents read as English (a question has few stopwords; Turkish,
-    Romanian or Vietnamese ones mostly carry letters English has not)."""
+    `text_language`, but a script holding half the letters decides, one asking word decides
+    (a tie: None), and Latin letters without any and without accents read as English (a
+    question has few stopwords; Turkish, Romanian or Vietnamese ones mostly carry letters
+    English has not)."""
     if _KANA.search(text):
         return "ja"
+    if script := _script_language(text, 0.5):
+        return script
     if _HAN.search(text):
         return "zh"
     words = _LATIN_WORD.findall(text.lower())
     letters = sum(c.isalpha() for c in text)
-    if not words or sum(map(len, words)) < 0.9 * letters:  # another script: Greek, Hindi...
+    if not words or sum(map(len, words)) < 0.9 * letters:  # another script
         return None
     counts = {lang: sum(w in stop for w in words) for lang, stop in _ASKING.items()}
     best = max(counts, key=lambda lang: counts[lang])
     if counts[best] >= 1:
         tied = sum(n == counts[best] for n in counts.values()) > 1
-        return None if best == "other" or tied else best
+        return None if tied else best
     return "en" if all(w.isascii() for w in words) else None
 
 
@@ -152,7 +192,8 @@ class QueryScales:
         background not measured yet (a measurement is then started)."""
         if not self.applies(embedder) or language is None:
             return None
-        if question and question_language(question) == language:
+        asked = question_language(question) if question else None
+        if asked == language:
             # Asked in the library's language: no gap to make up. (Read from the background
             # alone, a question far from its everyday topics, a scientific claim, scores other
             # languages' passages as high as its own and would be lifted.)
@@ -164,7 +205,11 @@ class QueryScales:
         means = {
             lang: float((vectors @ query).mean()) for lang, vectors in background.vectors.items()
         }
-        gap = max(means.values()) - means[language]
+        # Its own language's gap when its words or script say which (the highest of the
+        # fourteen means is often another's: most English xquad-dev questions score the
+        # Hindi passages highest); else the language it scores best. Never below 0.
+        own = means[asked] if asked in means else max(means.values())
+        gap = max(own - means[language], 0.0)
         return ModelScale(unrelated=base.unrelated - gap, related=base.related - gap)
 
     def _background(self, embedder: Embedder) -> _Background | None:

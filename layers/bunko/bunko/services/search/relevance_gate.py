@@ -43,10 +43,16 @@ class TextSignals:
     evidence: float = 0.0  # services/search/evidence.py
     reach: float = 0.0
     pair: float = 0.0  # evidence over two adjacent sentences
+    absent: float = 0.0
 
     def similarity(self, calibration: Calibration, hit: FusedHit) -> float:
         return calibration.similarity(
-            hit.vector_score, hit.coverage, self.background, self.evidence, self.reach
+            hit.vector_score,
+            hit.coverage,
+            self.background,
+            self.evidence,
+            self.reach,
+            self.absent,
         )
 
 
@@ -121,7 +127,12 @@ def shown_order(hits: Sequence[FusedHit], similarity: Mapping[str, float]) -> li
 
 
 def weighs_evidence(calibration: Calibration) -> bool:
-    return bool(calibration.evidence or calibration.reach or calibration.evidence_reach)
+    return bool(
+        calibration.evidence
+        or calibration.reach
+        or calibration.evidence_reach
+        or calibration.absent
+    )
 
 
 def read_window(
@@ -131,12 +142,13 @@ def read_window(
     calibration: Calibration,
 ) -> tuple[dict[str, TextSignals], TextSignals]:
     """The window's signals, and those of a hit outside it: it holds none of the words it
-    was not read for, and the reach (what the candidates hold of the question) is the window's
-    highest.
+    was not read for, and the reach (what the candidates hold of the question) and what no
+    candidate holds are the window's.
     Evidence is read only for a row that weighs it."""
     signals = window_signals(query, texts, context, read_evidence=weighs_evidence(calibration))
     reach = max((s.reach for s in signals.values()), default=0.0)
-    return signals, TextSignals(0.0, reach=reach)
+    absent = max((s.absent for s in signals.values()), default=0.0)  # the query's, per window
+    return signals, TextSignals(0.0, reach=reach, absent=absent)
 
 
 def gate_window(fused: Sequence[FusedHit], limit: int) -> list[FusedHit]:

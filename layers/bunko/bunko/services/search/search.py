@@ -191,7 +191,7 @@ class SearchService:
             vector_used=bool(vector_hits), method=method, embedder=generation.embedder
         )
         if vector is not None and vector_hits and self.calibration is None:
-            calibration = self._per_query(
+            calibration = self.per_query(
                 workspace_id, query, generation.embedder, vector, vector_hits, calibration
             )
         vector_weight = query_vector_weight(  # a query whose words the library lacks is
@@ -211,7 +211,7 @@ class SearchService:
         items = self._materialise(workspace_id, query, fused, options, calibration)
         return SearchResult(items=items, vector_search_used=bool(vector_hits), method=method)
 
-    def _per_query(
+    def per_query(
         self,
         workspace_id: str,
         query: str,

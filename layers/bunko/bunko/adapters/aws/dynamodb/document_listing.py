@@ -1,12 +1,14 @@
 """One page of a workspace's documents, filtered by name and ordered, on DynamoDB.
 
 By date without a filter is the order GSI1 keeps (created_at, id): read offset + limit
-items; the total is the library's counter (dynamodb/totals.py), one item read. Any other
-order, a name filter or a metadata filter has no index to ride (DynamoDB cannot order by name
-or size, nor match case-insensitively, and a document's metadata terms are not keys), so the
-workspace's documents are queried projecting only the fields that order and filter them (a
-few dozen bytes each plus their metadata: thousands of files are a few pages of 1 MB),
-arranged in memory by the shared rule, and only the asked page is read in full, in one batch.
+items; the total is the library's counter (dynamodb/totals.py), one item read. A name filter
+and the other orders have no index to ride (DynamoDB cannot order by name or size, nor match
+a part of a value in any case): they read the library's name catalog (dynamodb/names.py, a
+compact copy of every document's name, path, size, type and date packed into a few items),
+arranged in memory by the shared rule, and only the asked page is read in full, in one
+batch. A metadata filter (a document's metadata terms are not keys, nor in the catalog)
+queries the workspace's documents projecting only the fields that order and filter them
+(DynamoDB still bills their whole items), and so does a name filter while the catalog is off.
 A search's metadata filter is resolved to document ids the same way, projecting only id,
 category and metadata.
 """
@@ -56,18 +58,24 @@ def find_documents(
     to_documents: Callable[[list[dict[str, Any]]], list[Document]],
     query: DocumentQuery,
     total: Callable[[], int],
+    catalog: Callable[[], list[dict[str, Any]] | None],
     *,
     limit: int,
     offset: int,
 ) -> DocumentPage:
     """`documents_query`: the GSI1 query of the workspace's documents; `by_ids`: the full
     documents for ids, in the order asked (one batch read); `to_documents`: the documents of
-    full items; `total`: how many documents the workspace holds (its counter)."""
+    full items; `total`: how many documents the workspace holds (its counter); `catalog`:
+    the rows of its name catalog (NameCatalog.rows), None while it is off."""
     if query.is_default:
         return _by_date(
             table, documents_query, to_documents, query, total(), limit=limit, offset=offset
         )
-    rows = [_row(item) for item in table.query(**documents_query, **_PROJECTION)]
+    named = catalog() if query.filter is None else None
+    if named is not None:
+        rows = [_Row(category=None, metadata={}, **row) for row in named]
+    else:
+        rows = [_row(item) for item in table.query(**documents_query, **_PROJECTION)]
     found = arrange(rows, query)
     page = [row.id for row in found[offset : offset + limit]] if limit > 0 else []
     return DocumentPage(documents=by_ids(page), total=len(found))

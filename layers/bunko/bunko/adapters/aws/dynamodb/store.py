@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from bunko.adapters.aws.dynamodb import items
 from bunko.adapters.aws.dynamodb.chunks import DynamoDBChunks
 from bunko.adapters.aws.dynamodb.document_listing import find_documents, matching_ids
+from bunko.adapters.aws.dynamodb.names import NameCatalog
 from bunko.adapters.aws.dynamodb.table import Table, key_only
 from bunko.adapters.aws.dynamodb.totals import LibraryCounters
 from bunko.adapters.aws.dynamodb.writes import DocumentWrites
@@ -38,6 +39,7 @@ class DynamoDBMetadataStore:
         self.chunks = DynamoDBChunks(self.table, blobs)
         self.writes = DocumentWrites(self.table)
         self.counters = LibraryCounters(self.table)
+        self.names = NameCatalog(self.table)
 
     # workspaces
     def ensure_workspace(self, workspace: Workspace) -> Workspace:
@@ -161,8 +163,9 @@ class DynamoDBMetadataStore:
         by_ids = partial(self.get_documents_by_ids, workspace_id)
         documents = self._documents(workspace_id, None)
         total = partial(self.count_documents, workspace_id)
+        catalog = partial(self.names.rows, workspace_id)
         return find_documents(
-            self.table, documents, by_ids, self._to_documents, query, total,
+            self.table, documents, by_ids, self._to_documents, query, total, catalog,
             limit=limit, offset=offset,
         )  # fmt: skip
 

@@ -1,5 +1,6 @@
 """Document writes as DynamoDB transactions: the document, its path claim, its category
-counter and its library's totals (dynamodb/totals.py) change together or not at all.
+counter, its library's totals (dynamodb/totals.py) and its entry in the library's name
+catalog (dynamodb/names.py) change together or not at all.
 
 Optimistic concurrency: each document item carries `ver`; an update or delete is conditioned
 on the version it read. If another writer got there first the transaction is cancelled and
@@ -16,7 +17,7 @@ from __future__ import annotations
 import contextlib
 from typing import Any
 
-from bunko.adapters.aws.dynamodb import items
+from bunko.adapters.aws.dynamodb import items, names
 from bunko.adapters.aws.dynamodb.table import Table, TransactionCancelled
 from bunko.adapters.aws.dynamodb.totals import totals_op
 from bunko.deploy_schema import GSI2_PK, GSI2_SK
@@ -56,20 +57,26 @@ class DocumentWrites:
         if document.category:
             ops.append(_count(document.workspace_id, document.category, +1))
         ops.append(totals_op(document.workspace_id, +1, document.size))
+        full = False  # the entry's catalog bucket is at its cap
         for attempt in range(_ATTEMPTS):
+            sent = [*ops, names.set_op(document.workspace_id, document, None, full=full)]
             try:
-                self.table.transact(ops)
+                self.table.transact(sent)
                 return
             except TransactionCancelled as exc:
                 if "ConditionalCheckFailed" in exc.reasons[:2]:
                     raise ConflictError(
                         f"a document with this id or path already exists: {document.path}"
                     ) from exc
+                if not full and names.is_full(exc.reasons, sent):
+                    full = True
+                    continue
                 _retry_or_raise(exc, attempt)
 
     def save(
         self, document: Document, *, if_revision: int | None = None, keep_metadata: bool = False
     ) -> None:
+        full = False  # the entry's catalog bucket is at its cap
         for attempt in range(_ATTEMPTS):
             current = self.table.get(items.doc_key(document.workspace_id, document.id))
             if current is None:
@@ -78,10 +85,16 @@ class DocumentWrites:
             # stored when the write lands (a race re-reads and checks again).
             if if_revision is not None and int(current["revision"]) != if_revision:
                 raise StaleError(f"document {document.id} is no longer at revision {if_revision}")
+            ops = self._save_ops(document, current, keep_metadata)
+            if names.changed(current, document):
+                ops.append(names.set_op(document.workspace_id, document, current, full=full))
             try:
-                self.table.transact(self._save_ops(document, current, keep_metadata))
+                self.table.transact(ops)
                 return
             except TransactionCancelled as exc:
+                if not full and names.is_full(exc.reasons, ops):
+                    full = True
+                    continue
                 if len(exc.reasons) > 2 and exc.reasons[2] == "ConditionalCheckFailed":
                     raise ConflictError(f"path {document.path!r} is taken") from exc
                 _retry_or_raise(exc, attempt, version_race=exc.reasons[0])
@@ -166,6 +179,7 @@ class DocumentWrites:
             if current.get("category"):
                 ops.append(_count(ws, current["category"], -1))
             ops.append(totals_op(ws, -1, -int(current.get("size", 0))))
+            ops.append(names.remove_op(ws, current))
             try:
                 self.table.transact(ops)
                 return True
