@@ -80,7 +80,7 @@ class Sources:
     def get(self, workspace_id: str, name: str) -> SourceRecord:
         raw = self.store.get_settings(SCOPE, f"{workspace_id}/{name}")
         if raw is None:
-            raise NotFoundError(f"no source named {name!r} in this library")
+            raise NotFoundError("no source by that name here")
         return SourceRecord.from_dict(raw)
 
     def add(
