@@ -70,7 +70,9 @@ def bench_web(services, pages: int) -> None:
                 break
             site.html(f"/s{s}/p{i}.html", f"<main><p>{page_text(count)}</p></main>", title=f"{i}")
             count += 1
-    services.sources.add("default", "web", "site", {"url": site.url + "/", "max_pages": pages})
+    services.sources.add(
+        "default", "web", "site", {"url": site.url + "/", "max_pages": pages}, operator=True
+    )
     print(f"website: {len(site.pages)} pages")
     first = services.sources.sync("default", "site")
     print(line("from empty", first, drain(services)))
@@ -93,7 +95,7 @@ def bench_git(services, files: int, root: Path) -> None:
     for n in range(files):
         repo.write(f"docs/d{n // 100}/f{n}.md", page_text(n) + "\n")
     repo.commit("first")
-    services.sources.add("default", "git", "repo", {"url": str(repo.root)}, local_paths=True)
+    services.sources.add("default", "git", "repo", {"url": str(repo.root)}, operator=True)
     print(f"repository: {files} files")
     first = services.sources.sync("default", "repo")
     print(line("from empty", first, drain(services)))

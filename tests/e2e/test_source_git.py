@@ -67,7 +67,7 @@ def test_commits_that_add_change_delete_and_rename_are_mirrored(services, repo):
         "git",
         "handbook",
         {"url": str(repo.root), "branch": "main", "include": ["*.md"], "exclude": ["drafts/"]},
-        local_paths=True,
+        operator=True,
     )
     first = services.sources.sync(ws, "handbook")
     assert sorted(first.added) == [
@@ -123,7 +123,7 @@ def test_a_bad_file_is_recorded_and_the_sync_goes_on(services, repo):
     repo.write("docs/empty.md", "")
     repo.commit("an empty file")
     services.sources.add(
-        ws, "git", "h", {"url": str(repo.root), "include": ["docs/**"]}, local_paths=True
+        ws, "git", "h", {"url": str(repo.root), "include": ["docs/**"]}, operator=True
     )
     report = services.sources.sync(ws, "h")
     assert list(report.errors) == ["h/docs/empty.md"]
@@ -132,7 +132,7 @@ def test_a_bad_file_is_recorded_and_the_sync_goes_on(services, repo):
 
 def test_bounds_stop_a_run_and_the_next_sync_goes_on(services, repo):
     ws = "default"
-    services.sources.add(ws, "git", "h", {"url": str(repo.root), "max_files": 2}, local_paths=True)
+    services.sources.add(ws, "git", "h", {"url": str(repo.root), "max_files": 2}, operator=True)
     one = services.sources.sync(ws, "h")
     assert len(one.added) == 2 and not one.complete and one.stopped_by == "max_files"
     two = services.sources.sync(ws, "h")
@@ -144,7 +144,7 @@ def test_bounds_stop_a_run_and_the_next_sync_goes_on(services, repo):
 
 def test_a_missing_branch_fails_the_sync_and_deletes_nothing(services, repo):
     ws = "default"
-    services.sources.add(ws, "git", "h", {"url": str(repo.root)}, local_paths=True)
+    services.sources.add(ws, "git", "h", {"url": str(repo.root)}, operator=True)
     services.sources.sync(ws, "h")
     repo.git("branch", "-m", "main", "trunk")
     report = services.sources.sync(ws, "h")
@@ -162,7 +162,7 @@ def test_a_connector_is_paced_by_its_bounds_not_by_a_persons_upload_rate(tmp_pat
     repo.commit("more")
     services = make_services(tmp_path / "data", embedder="none", upload_burst=3)
     try:
-        services.sources.add("default", "git", "h", {"url": str(repo.root)}, local_paths=True)
+        services.sources.add("default", "git", "h", {"url": str(repo.root)}, operator=True)
         report = services.sources.sync("default", "h")
         assert len(report.added) == 13 and report.errors == {} and report.complete
     finally:
@@ -174,7 +174,7 @@ def test_a_failure_that_may_pass_is_tried_again_at_the_next_sync(services, repo)
     cannot read, is not marked done: the next sync of the same commit writes it."""
     ws = "default"
     services.sources.add(
-        ws, "git", "h", {"url": str(repo.root), "include": ["README.md"]}, local_paths=True
+        ws, "git", "h", {"url": str(repo.root), "include": ["README.md"]}, operator=True
     )
     submit = services.ingest.submit
     calls = []

@@ -4,11 +4,29 @@ refused."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.local_site import LocalSite
-from tests.e2e.rest_harness import wait_until_done
+from tests.e2e.rest_harness import serve, wait_until_done
 
 
-def test_an_owner_adds_syncs_lists_and_removes_a_website(rest):
+@pytest.fixture(scope="module")
+def open_rest(tmp_path_factory):
+    """A server whose operator lets sources reach private addresses (the local site)."""
+    with serve(tmp_path_factory.mktemp("sources") / "data", allow_private_sources=True) as rest:
+        yield rest
+
+
+def test_a_private_address_is_refused_to_a_person_by_default(rest):
+    owner = rest.new_user()
+    made = owner.client.post(
+        "/sources", json={"kind": "web", "name": "w", "url": "http://127.0.0.1:9/"}
+    )
+    assert made.status_code == 400 and "inside the network" in made.text
+
+
+def test_an_owner_adds_syncs_lists_and_removes_a_website(open_rest):
+    rest = open_rest
     site = LocalSite()
     try:
         site.html("/", "<main><p>Welcome. <a href='/a.html'>a</a></p></main>", title="Home")
@@ -40,7 +58,8 @@ def test_an_owner_adds_syncs_lists_and_removes_a_website(rest):
         site.close()
 
 
-def test_a_viewer_sees_a_shared_librarys_sources_but_may_not_sync_them(rest):
+def test_a_viewer_sees_a_shared_librarys_sources_but_may_not_sync_them(open_rest):
+    rest = open_rest
     owner, viewer = rest.new_user(), rest.new_user()
     library = owner.client.post("/libraries", json={"name": "Shared sources"}).json()["id"]
     owner.client.put(

@@ -48,7 +48,7 @@ def test_a_site_syncs_adds_changes_and_removes_and_a_resync_asks_only(services, 
     hand = services.ingest.submit(
         Upload(ws, b"Typed by hand.", path="handbook/hand.txt", source=UPLOAD)
     )
-    services.sources.add(ws, "web", "handbook", {"url": site.url + "/"})
+    services.sources.add(ws, "web", "handbook", {"url": site.url + "/"}, operator=True)
 
     first = services.sources.sync(ws, "handbook")
     host = "127.0.0.1"
@@ -97,7 +97,9 @@ def test_a_site_syncs_adds_changes_and_removes_and_a_resync_asks_only(services, 
 
 def test_one_bad_page_is_recorded_and_keeps_its_document(services, site):
     ws = "default"
-    services.sources.add(ws, "web", "h", {"url": site.url + "/", "max_page_bytes": 4096})
+    services.sources.add(
+        ws, "web", "h", {"url": site.url + "/", "max_page_bytes": 4096}, operator=True
+    )
     services.sources.sync(ws, "h")
     site.html("/b.html", "<main><p>" + "big " * 4000 + "</p></main>", title="Beta")
     report = services.sources.sync(ws, "h")
@@ -118,7 +120,9 @@ def test_a_sitemap_names_the_pages_and_max_pages_bounds_them(services, site):
         "application/xml",
         f'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{locs}</urlset>'.encode(),
     )
-    services.sources.add(ws, "web", "m", {"url": site.url + "/sitemap.xml", "max_pages": 2})
+    services.sources.add(
+        ws, "web", "m", {"url": site.url + "/sitemap.xml", "max_pages": 2}, operator=True
+    )
     report = services.sources.sync(ws, "m")
     assert sorted(report.added) == ["m/127.0.0.1/a.md", "m/127.0.0.1/b.md"]
     assert report.stopped_by == "max_pages"
@@ -128,7 +132,7 @@ def test_the_outbound_guard_checks_every_source_url(tmp_path, site):
     closed = make_services(tmp_path / "data", embedder="none", allow_private_sources=False)
     try:
         with pytest.raises(ValidationError, match="inside the network"):
-            closed.sources.add("default", "web", "w", {"url": site.url + "/"})
+            closed.sources.add("default", "web", "w", {"url": site.url + "/"}, operator=True)
         with pytest.raises(ValidationError, match="inside the network"):
             closed.sources.add("default", "git", "g", {"url": site.url + "/repo.git"})
     finally:
@@ -137,7 +141,9 @@ def test_the_outbound_guard_checks_every_source_url(tmp_path, site):
 
 def test_instance_metadata_is_refused_even_where_private_addresses_are_allowed(services):
     with pytest.raises(ValidationError, match=r"169\.254\.169\.254"):
-        services.sources.add("default", "web", "meta", {"url": "http://169.254.169.254/latest/"})
+        services.sources.add(
+            "default", "web", "meta", {"url": "http://169.254.169.254/latest/"}, operator=True
+        )
 
 
 def test_a_redirect_inside_the_network_is_refused_when_private_addresses_are_not(tmp_path, site):
@@ -146,8 +152,17 @@ def test_a_redirect_inside_the_network_is_refused_when_private_addresses_are_not
     from bunko.services.embedding import check_outbound_url
 
     fetcher = HttpWebFetcher(
-        lambda url: check_outbound_url(url, what="source", allow_private=False)
+        lambda url, private: check_outbound_url(url, what="source", allow_private=private)
     )
     with pytest.raises(ValidationError, match="inside the network"):
-        fetcher.get(site.url + "/", {}, max_bytes=1000)
+        fetcher.get(site.url + "/", {}, max_bytes=1000, allow_private=False)
     assert site.requests() == []
+
+
+def test_a_person_over_the_network_may_not_reach_private_addresses_by_default(services, site):
+    """Unset, only the operator's sources may read loopback and private addresses: a source
+    a person adds over REST would read the server's own network into their library."""
+    with pytest.raises(ValidationError, match="inside the network"):
+        services.sources.add("default", "web", "w", {"url": site.url + "/"})
+    made = services.sources.add("default", "web", "w", {"url": site.url + "/"}, operator=True)
+    assert made.private and services.sources.sync("default", "w").added

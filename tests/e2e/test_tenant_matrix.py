@@ -50,7 +50,7 @@ ADMIN_ONLY = {
 
 @pytest.fixture(scope="module")
 def owner_and_intruder(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("tenants") / "data") as rest:
+    with serve(tmp_path_factory.mktemp("tenants") / "data", allow_private_sources=True) as rest:
         owner, intruder = rest.new_user(), rest.new_user()
         yield rest, owner, intruder, _owner_state(rest, owner)
 

@@ -88,7 +88,7 @@ def add(
             kind,
             name,
             {k: v for k, v in given.items() if v is not None},
-            local_paths=True,  # the machine's own operator
+            operator=True,  # the machine's own operator
         )
     except BunkoError as exc:
         _fail(services, exc)

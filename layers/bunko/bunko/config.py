@@ -183,15 +183,15 @@ class Settings(BaseSettings):
     allow_private_model_endpoints: bool | None = None
 
     # sources (a website, a Git remote): may their URLs point at loopback or private
-    # addresses? Unset: yes on one machine (an intranet wiki, a local server), no on AWS.
-    # Link-local (instance metadata) never. A Git source's local path: one machine only.
+    # addresses? Unset: only a source the machine's operator adds (`bunko source add`, on one
+    # machine: an intranet wiki, a local Git server), never one a person adds over REST
+    # (it would read the server's own network into their library). Link-local never.
     allow_private_sources: bool | None = None
 
-    @property
-    def private_sources(self) -> bool:
+    def private_sources(self, *, operator: bool) -> bool:
         if self.allow_private_sources is not None:
             return self.allow_private_sources
-        return self.backend == "local"
+        return operator and self.backend == "local"
 
     @property
     def private_model_endpoints(self) -> bool:

@@ -16,14 +16,16 @@ USER_AGENT = "BunkoBot/1.0 (+https://github.com/bunko; a knowledge base's websit
 
 
 class HttpWebFetcher:
-    def __init__(self, guard: Callable[[str], object], *, timeout: float = 20.0) -> None:
+    def __init__(self, guard: Callable[[str, bool], object], *, timeout: float = 20.0) -> None:
         self.guard = guard
         self.client = httpx.Client(
             timeout=timeout, follow_redirects=False, headers={"User-Agent": USER_AGENT}
         )
 
-    def get(self, url: str, headers: Mapping[str, str], *, max_bytes: int) -> WebAnswer:
-        self.guard(url)
+    def get(
+        self, url: str, headers: Mapping[str, str], *, max_bytes: int, allow_private: bool
+    ) -> WebAnswer:
+        self.guard(url, allow_private)
         try:
             with self.client.stream("GET", url, headers=dict(headers)) as response:
                 body = bytearray()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
 
 from bunko.bootstrap.adapters import Adapters
 from bunko.config import Settings
@@ -35,7 +34,9 @@ def build_sources(
     from bunko.adapters.local.git_cli import GitCli
     from bunko.adapters.web_fetcher import HttpWebFetcher
 
-    guard = partial(check_outbound_url, what="source", allow_private=settings.private_sources)
+    def guard(url: str, allow_private: bool) -> str:
+        return check_outbound_url(url, what="source", allow_private=allow_private)
+
     web = HttpWebFetcher(guard)
     closers.append(web.close)
     git = GitCli(settings.data_dir / "sources", guard, local_paths=True)
@@ -46,5 +47,7 @@ def build_sources(
         web=web,
         git=git,
         check_url=guard,
+        private_for_operator=settings.private_sources(operator=True),
+        private_for_people=settings.private_sources(operator=False),
     )
     return SourcesWing(sources=sources)

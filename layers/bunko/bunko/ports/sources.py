@@ -18,8 +18,11 @@ class WebAnswer:
 
 
 class WebFetcher(Protocol):
-    def get(self, url: str, headers: Mapping[str, str], *, max_bytes: int) -> WebAnswer:
-        """GET `url` (guarded); a body past `max_bytes` raises UpstreamError."""
+    def get(
+        self, url: str, headers: Mapping[str, str], *, max_bytes: int, allow_private: bool
+    ) -> WebAnswer:
+        """GET `url`, once the guard passes it (`allow_private`: loopback and private
+        addresses too); a body past `max_bytes` raises UpstreamError."""
         ...
 
 
@@ -35,9 +38,9 @@ class GitChange:
 class GitRepos(Protocol):
     """Local copies of remote repositories, one per key (a connector's id)."""
 
-    def fetch(self, key: str, remote: str, branch: str) -> str:
-        """Bring `branch` of `remote` (an https URL, guarded, or a local path) into the copy;
-        the commit id it points at now."""
+    def fetch(self, key: str, remote: str, branch: str, *, allow_private: bool) -> str:
+        """Bring `branch` of `remote` (an https URL, guarded as `get` is, or a local path)
+        into the copy; the commit id it points at now."""
         ...
 
     def tree(self, key: str, commit: str) -> dict[str, tuple[str, int]]:

@@ -30,7 +30,9 @@ _TIMEOUT = 600
 
 
 class GitCli:
-    def __init__(self, root: Path, guard: Callable[[str], object], *, local_paths: bool) -> None:
+    def __init__(
+        self, root: Path, guard: Callable[[str, bool], object], *, local_paths: bool
+    ) -> None:
         self.root = root
         self.guard = guard
         self.local_paths = local_paths
@@ -56,9 +58,9 @@ class GitCli:
             raise UpstreamError(f"git {args[0]}: {message}")
         return done.stdout
 
-    def _remote(self, remote: str) -> str:
+    def _remote(self, remote: str, allow_private: bool) -> str:
         if remote.startswith(("https://", "http://")):
-            self.guard(remote)
+            self.guard(remote, allow_private)
             return remote
         if not self.local_paths:
             raise ValidationError("git: only https:// remotes here (local paths are refused)")
@@ -67,8 +69,8 @@ class GitCli:
             raise ValidationError(f"git: {remote!r} is not an absolute path to a repository")
         return str(path)
 
-    def fetch(self, key: str, remote: str, branch: str) -> str:
-        where = self._remote(remote)
+    def fetch(self, key: str, remote: str, branch: str, *, allow_private: bool) -> str:
+        where = self._remote(remote, allow_private)
         if not branch or branch.startswith("-") or ".." in branch:
             raise ValidationError(f"git: not a branch name: {branch!r}")
         gitdir = self._dir(key)

@@ -58,7 +58,9 @@ class GitSync:
         s = self.settings
         try:
             self.report.requests += 1
-            head = self.repos.fetch(self.record.id, s["url"], s["branch"])
+            head = self.repos.fetch(
+                self.record.id, s["url"], s["branch"], allow_private=self.record.private
+            )
         except BunkoError as exc:
             self.report.failed = str(exc)
             return False

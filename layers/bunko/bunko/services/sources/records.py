@@ -86,6 +86,9 @@ class SourceRecord:
     settings: dict[str, Any]
     created_at: float = field(default_factory=time.time)
     last_sync: dict[str, Any] | None = None
+    # May its URLs reach loopback and private addresses: fixed when it is added, by who
+    # added it (the operator, or a person over the network) and the deployment's setting.
+    private: bool = False
 
     @property
     def source(self) -> str:

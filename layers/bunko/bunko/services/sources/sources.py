@@ -52,17 +52,23 @@ class Sources:
         library: Library,
         web: WebFetcher,
         git: GitRepos,
-        check_url: Callable[[str], object],
+        check_url: Callable[[str, bool], object],
+        private_for_operator: bool = False,
+        private_for_people: bool = False,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        """`check_url`: the outbound guard a source's URL passes when it is added (the
-        fetchers run it again before every request)."""
+        """`check_url(url, allow_private)`: the outbound guard a source's URL passes when it
+        is added (the fetchers run it again before every request). `private_for_*`: whether
+        a source the operator adds, or a person adds over the network, may reach loopback
+        and private addresses."""
         self.store = store
         self.ingest = ingest
         self.library = library
         self.web = web
         self.git = git
         self.check_url = check_url
+        self.private_for_operator = private_for_operator
+        self.private_for_people = private_for_people
         self.clock = clock
         self._running: set[str] = set()
         self._lock = threading.Lock()
@@ -90,17 +96,19 @@ class Sources:
         name: str,
         settings: dict[str, Any],
         *,
-        local_paths: bool = False,
+        operator: bool = False,
     ) -> SourceRecord:
-        """`local_paths`: whether a Git source may name a repository on this machine (the
-        operator's CLI); a door a person reaches over the network passes False, so a setting
-        cannot read the server's own files."""
+        """`operator`: added by the machine's operator (the CLI), who alone may name a Git
+        repository on this machine, and (by default) reach private addresses; a door a
+        person reaches over the network passes False, so a setting cannot read the server's
+        own files or network."""
         check_name(name)
         checked = check_settings(kind, settings)
         url = checked["url"].strip()
+        private = self.private_for_operator if operator else self.private_for_people
         if kind == "web" or url.startswith(("http://", "https://")):
-            self.check_url(url)
-        elif not local_paths:
+            self.check_url(url, private)
+        elif not operator:
             raise ValidationError("git source: an https:// URL (a path on the server is refused)")
         checked["url"] = url
         if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
@@ -108,7 +116,7 @@ class Sources:
         folder = checked.get("folder") or name
         if not folder.strip("/") or ".." in folder.split("/"):
             raise ValidationError("folder: a path inside the library")
-        record = SourceRecord(new_id(), workspace_id, name, kind, checked)
+        record = SourceRecord(new_id(), workspace_id, name, kind, checked, private=private)
         self.store.put_settings(SCOPE, f"{workspace_id}/{name}", record.to_dict())
         return record
 

@@ -107,7 +107,9 @@ class WebSync:
         URL and its answer. A redirect off the site answers as a 404 would: not this site's."""
         for _ in range(_REDIRECTS + 1):
             self.report.requests += 1
-            answer = self.fetcher.get(url, headers, max_bytes=max_bytes)
+            answer = self.fetcher.get(
+                url, headers, max_bytes=max_bytes, allow_private=self.record.private
+            )
             self.report.bytes += len(answer.body)
             if answer.status in (301, 302, 303, 307, 308) and "location" in answer.headers:
                 url = urljoin(url, answer.headers["location"])
