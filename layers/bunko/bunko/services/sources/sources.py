@@ -160,7 +160,10 @@ class Sources:
         if report.failed is None:
             self.store.put_settings(STATE_SCOPE, record.id, state)
         record.last_sync = report.summary()
-        self.store.put_settings(SCOPE, f"{record.workspace_id}/{record.name}", record.to_dict())
+        owner = f"{record.workspace_id}/{record.name}"
+        current = self.store.get_settings(SCOPE, owner)
+        if current is not None and current.get("id") == record.id:  # not removed meanwhile
+            self.store.put_settings(SCOPE, owner, record.to_dict())
         return report
 
     def _mirror(
