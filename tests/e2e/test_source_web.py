@@ -166,3 +166,63 @@ def test_a_person_over_the_network_may_not_reach_private_addresses_by_default(se
         services.sources.add("default", "web", "w", {"url": site.url + "/"})
     made = services.sources.add("default", "web", "w", {"url": site.url + "/"}, operator=True)
     assert made.private and services.sources.sync("default", "w").added
+
+
+def test_links_redirects_noindex_other_types_and_a_moved_page(services, site):
+    """What the crawl follows and keeps: a same-site redirect is followed, one off the site is
+    not a page; `rel=nofollow` and a `noindex` page's text are not kept (its links are
+    followed); a plain-text file is kept as it is; a page moved to a new URL keeps its
+    document (its bytes tell the rename)."""
+    ws = "default"
+
+    def redirect(path: str, to: str) -> None:
+        site.pages[path] = ("redirect", to.encode())
+
+    answer = site.answer
+
+    def answer_with_redirects(path, headers):
+        kind, body = site.pages.get(path, ("", b""))
+        if kind == "redirect":
+            return 301, {"Location": body.decode()}, b""
+        return answer(path, headers)
+
+    site.answer = answer_with_redirects
+    site.html(
+        "/",
+        "<main><p>Home.</p><a href='/old'>moved</a> <a href='/away'>away</a>"
+        "<a href='/hidden.html' rel='nofollow'>hidden</a> <a href='/index-me-not.html'>n</a>"
+        "<a href='/notes.txt'>notes</a> <a href='/a.html'>a</a></main>",
+        title="Home",
+    )
+    redirect("/old", "/new.html")
+    redirect("/away", "http://localhost:1/elsewhere.html")
+    site.html("/new.html", "<main><p>Where the redirect lands.</p></main>", title="New")
+    site.html("/hidden.html", "<main><p>Hidden.</p></main>")
+    site.pages["/index-me-not.html"] = (
+        "text/html",
+        b"<html><head><meta name='robots' content='noindex'></head><body><main><p>Not kept."
+        b"</p><a href='/docs/c.html'>c</a></main></body></html>",
+    )
+    site.pages["/notes.txt"] = ("text/plain", b"Plain notes about newts.")
+    services.sources.add(ws, "web", "w", {"url": site.url + "/"}, operator=True)
+    first = services.sources.sync(ws, "w")
+    host = "w/127.0.0.1"
+    assert sorted(first.added) == sorted(
+        f"{host}/{p}" for p in ("index.md", "new.md", "notes.txt", "a.md", "docs/c.md")
+    ), first
+    asked = {p for p, _ in site.requests()}
+    assert "/hidden.html" not in asked and "/index-me-not.html" in asked
+    alpha = services.library.at(ws, f"{host}/a.md")
+
+    # /a.html moves to /b-new.html with the same text: its document follows it
+    site.pages["/b-new.html"] = site.pages.pop("/a.html")
+    site.html(
+        "/",
+        "<main><p>Home.</p><a href='/old'>moved</a> <a href='/index-me-not.html'>n</a>"
+        "<a href='/notes.txt'>notes</a> <a href='/b-new.html'>a, moved</a></main>",
+        title="Home",
+    )
+    second = services.sources.sync(ws, "w")
+    assert second.renamed == [(f"{host}/a.md", f"{host}/b-new.md")] and second.deleted == []
+    moved = services.library.at(ws, f"{host}/b-new.md")
+    assert moved.id == alpha.id and moved.metadata == {"url": site.url + "/b-new.html"}

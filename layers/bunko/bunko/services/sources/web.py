@@ -224,10 +224,12 @@ class WebSync:
             final, answer = self._get(url, headers, self.settings["max_page_bytes"])
         except BunkoError as exc:
             return self._failed(url, known, str(exc))
-        if answer.status == 304 and known.get("path"):
+        if answer.status == 304 and known:
+            # As it was: a kept page stays, a page only followed (noindex) is followed again.
             self.report.not_modified += 1
-            self.report.unchanged += 1
-            self.seen[known["path"]] = url
+            if known.get("path"):
+                self.report.unchanged += 1
+                self.seen[known["path"]] = url
             return known
         if answer.status in (404, 410):
             return None
