@@ -128,6 +128,28 @@ def test_a_sitemap_names_the_pages_and_max_pages_bounds_them(services, site):
     assert report.stopped_by == "max_pages"
 
 
+def test_a_sitemap_index_is_read_and_a_page_it_drops_is_deleted(services, site):
+    ws = "default"
+
+    def urlset(paths):
+        locs = "".join(f"<url><loc>{site.url}{p}</loc></url>" for p in paths)
+        xmlns = "http://www.sitemaps.org/schemas/sitemap/0.9"
+        return ("application/xml", f'<urlset xmlns="{xmlns}">{locs}</urlset>'.encode())
+
+    site.pages["/maps/index.xml"] = (
+        "application/xml",
+        f"<sitemapindex><sitemap><loc>{site.url}/maps/pages.xml</loc></sitemap>"
+        "</sitemapindex>".encode(),
+    )
+    site.pages["/maps/pages.xml"] = urlset(["/a.html", "/docs/c.html"])
+    services.sources.add(ws, "web", "m", {"url": site.url + "/maps/index.xml"}, operator=True)
+    first = services.sources.sync(ws, "m")
+    assert sorted(first.added) == ["m/127.0.0.1/a.md", "m/127.0.0.1/docs/c.md"]  # no links
+    site.pages["/maps/pages.xml"] = urlset(["/a.html"])
+    second = services.sources.sync(ws, "m")
+    assert second.deleted == ["m/127.0.0.1/docs/c.md"] and second.fetched == 0
+
+
 def test_the_outbound_guard_checks_every_source_url(tmp_path, site):
     closed = make_services(tmp_path / "data", embedder="none", allow_private_sources=False)
     try:
