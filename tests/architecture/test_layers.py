@@ -150,6 +150,7 @@ WING_IMPORTS = {
     "research": {"bounds", "search"},
     "chat": {"bounds", "embedding", "search", "settings"},
     "accounts": {"bounds", "chat", "embedding", "ingest", "research"},
+    "sources": {"ingest", "library"},
 }
 
 

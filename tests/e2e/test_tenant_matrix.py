@@ -44,7 +44,7 @@ ID_PARAMS = {
 # Parameters that name a file or search text rather than point at a record: the owner's name
 # or words are sent, and the answer (in the caller's own workspace) must carry none of the
 # owner's data.
-NAME_PARAMS = {"file": "doc_path", "q": "words", "subfolder": "doc_path"}
+NAME_PARAMS = {"file": "doc_path", "q": "words", "subfolder": "doc_path", "name": "source_name"}
 # Installation-admin routes: a plain user is refused whatever the id.
 ADMIN_ONLY = {
     "/users", "/users/{user_id}", "/users/{user_id}/password", "/drop-folder/subfolders/{subfolder}",
@@ -53,7 +53,7 @@ ADMIN_ONLY = {
 
 @pytest.fixture(scope="module")
 def owner_and_intruder(tmp_path_factory):
-    with serve(tmp_path_factory.mktemp("tenants") / "data") as rest:
+    with serve(tmp_path_factory.mktemp("tenants") / "data", allow_private_sources=True) as rest:
         owner, intruder = rest.new_user(), rest.new_user()
         yield rest, owner, intruder, _owner_state(rest, owner)
 
@@ -82,6 +82,10 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
     with client.stream("POST", "/chat/stream", json=turn) as answer:
         assert answer.status_code == 200 and "[DONE]" in answer.read().decode()
     assert client.get(f"/conversations/{conversation}").json()["messageCount"] == 2
+    source = client.post(
+        "/sources", json={"kind": "web", "name": MARKER, "url": "http://127.0.0.1:9/"}
+    )
+    assert source.status_code == 201, source.text
     library = client.post("/libraries", json={"name": f"{MARKER} shelf"}).json()["id"]
     shelf = rest.client(owner.token)
     shelf.headers["X-Bunko-Library"] = library
@@ -93,6 +97,7 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
         "doc_id": doc["id"],
         "doc_path": doc["name"],
         "words": "nests in the private archive",
+        "source_name": MARKER,
         "config_id": config.json()["id"],
         "conversion_id": conversion_id,
         "user_id": owner.id,
@@ -112,6 +117,7 @@ def _snapshot(rest: Rest, owner: User, state: dict[str, Any]) -> str:
         for path in (
             "/knowledge-bases",
             "/model-configs",
+            "/sources",
             "/user-settings",
             "/settings",
             "/api-keys",

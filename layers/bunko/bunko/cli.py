@@ -1,4 +1,4 @@
-"""The `bunko` command: serve | ingest | search | reindex | eval | audit."""
+"""The `bunko` command: serve | ingest | search | reindex | eval | audit | source | apikey | user."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ from bunko.cli_options import (
     command_settings,
     library_label,
     library_workspace,
+    wait_with_progress,
 )
+from bunko.cli_sources import source_app
 from bunko.cli_users import user_app
 from bunko.config import Settings
 
@@ -28,20 +30,6 @@ def _services(settings: Settings):
     from bunko.bootstrap import build_services
 
     return build_services(settings)
-
-
-def _wait_with_progress(services, total: int, label: str) -> None:
-    from tqdm import tqdm
-
-    with tqdm(total=total, desc=label, unit="doc", disable=total < 2) as bar:
-        done = 0
-        while True:
-            idle = services.ingest.wait_for_queue(timeout=0.5)
-            now = total - min(total, services.status.queue_depth())
-            bar.update(now - done)
-            done = now
-            if idle:
-                return
 
 
 @app.command()
@@ -107,7 +95,7 @@ def ingest(
             )
         except BunkoError as exc:
             typer.echo(f"skipped {f}: {exc}", err=True)
-    _wait_with_progress(services, len(submitted), "indexing")
+    wait_with_progress(services, len(submitted), "indexing")
     failed = 0
     for doc in submitted:
         final = services.library.find(workspace, doc.id)
@@ -283,6 +271,7 @@ def audit(
 # Agents: `bunko mcp` (stdio) and `bunko apikey create|list|revoke`.
 app.command(name="mcp")(mcp_command)
 app.add_typer(apikey_app, name="apikey")
+app.add_typer(source_app, name="source")  # `bunko source add web --url ...`
 app.add_typer(user_app, name="user")  # `bunko user create --admin`
 
 

@@ -60,3 +60,18 @@ def library_label(services, workspace_id: str) -> str:
     if services.accounts is None:
         return "default" if workspace_id == DEFAULT_WORKSPACE_ID else workspace_id
     return services.accounts.libraries.name_of(workspace_id)
+
+
+def wait_with_progress(services, total: int, label: str) -> None:
+    """Wait for the ingest queue to empty, with a progress bar of `total` documents."""
+    from tqdm import tqdm
+
+    with tqdm(total=total, desc=label, unit="doc", disable=total < 2) as bar:
+        done = 0
+        while True:
+            idle = services.ingest.wait_for_queue(timeout=0.5)
+            now = total - min(total, services.status.queue_depth())
+            bar.update(now - done)
+            done = now
+            if idle:
+                return

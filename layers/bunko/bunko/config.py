@@ -187,6 +187,17 @@ class Settings(BaseSettings):
     # machine (Ollama on localhost), no on AWS. Link-local (instance metadata) never.
     allow_private_model_endpoints: bool | None = None
 
+    # sources (a website, a Git remote): may their URLs point at loopback or private
+    # addresses? Unset: only a source the machine's operator adds (`bunko source add`, on one
+    # machine: an intranet wiki, a local Git server), never one a person adds over REST
+    # (it would read the server's own network into their library). Link-local never.
+    allow_private_sources: bool | None = None
+
+    def private_sources(self, *, operator: bool) -> bool:
+        if self.allow_private_sources is not None:
+            return self.allow_private_sources
+        return operator and self.backend == "local"
+
     @property
     def private_model_endpoints(self) -> bool:
         if self.allow_private_model_endpoints is not None:

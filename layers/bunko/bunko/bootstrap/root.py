@@ -17,6 +17,7 @@ from bunko.bootstrap.library import build_library
 from bunko.bootstrap.research import build_research
 from bunko.bootstrap.search import build_search
 from bunko.bootstrap.settings import build_preferences
+from bunko.bootstrap.sources import build_sources
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
@@ -36,6 +37,7 @@ from bunko.services.ingest import (
 from bunko.services.library import Library, OriginalFiles
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
+from bunko.services.sources import Sources
 
 
 @dataclass
@@ -60,6 +62,8 @@ class Services:
     library: Library  # what a library holds, read one way by every door
     originals: OriginalFiles | None  # a file's original, by a short-lived link
     upload_signer: UploadSigner | None  # direct uploads (S3 presigned PUT)
+    # sources (`SourcesWing`): connectors; None where the shape keeps none
+    sources: Sources | None
     # embedding (`EmbeddingWing`): None without model configs / BUNKO_REFINE_EMBEDDER
     refiner: Refiner | None
     model_switch: ModelSwitch | None
@@ -120,6 +124,7 @@ def wire_services(
     switch, bills = embedding.model_switch, build_bills(adapters)
     ingest = build_ingest(settings, adapters, generations, work, bills, storage_quota=storage_quota)
     library = build_library(adapters, work.depth)
+    sources = build_sources(settings, adapters, ingest.ingest, library.library, closers)
     adapters.metadata.ensure_workspace(Workspace(id=DEFAULT_WORKSPACE_ID, name="default"))
     preferences = build_preferences(settings, adapters, switch)
     search = build_search(settings, adapters, generations, preferences)
@@ -137,7 +142,7 @@ def wire_services(
         search=search,
         research=research,
         closers=closers,
-        **fields_of(ingest, library, embedding, chat, accounts),
+        **fields_of(ingest, library, sources, embedding, chat, accounts),
     )
 
 

@@ -11,7 +11,11 @@ from bunko.services.embedding.embedding_generations import (
     relabel_document_everywhere,
     shared_generation,
 )
-from bunko.services.embedding.endpoint_guard import check_model_endpoint, check_public_endpoint
+from bunko.services.embedding.endpoint_guard import (
+    check_model_endpoint,
+    check_outbound_url,
+    check_public_endpoint,
+)
 from bunko.services.embedding.index_entries import entries_for
 from bunko.services.embedding.model_build_steps import BuildSteps, TimeLeft
 from bunko.services.embedding.model_configs import ModelConfigService
@@ -42,6 +46,7 @@ __all__ = [
     "SharedGeneration",
     "TimeLeft",
     "check_model_endpoint",
+    "check_outbound_url",
     "check_public_endpoint",
     "delete_document_everywhere",
     "embed_texts",

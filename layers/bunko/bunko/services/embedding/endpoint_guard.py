@@ -117,3 +117,34 @@ def check_model_endpoint(url: str, *, allow_private: bool, resolver: Resolver = 
                 "internal services"
             )
     return checked
+
+
+def check_outbound_url(
+    url: str, *, what: str, allow_private: bool, resolver: Resolver = resolve
+) -> str:
+    """A URL a source fetches (a website's page, a Git remote), checked by the rule of model
+    configs' base URLs: http(s) with a host and no credentials; link-local addresses
+    (instance metadata) always refused, loopback and private ones unless `allow_private`.
+    Run before every request, so a redirect or a link cannot lead inside the network."""
+    parts = urlsplit(url or "")
+    if (
+        len(url or "") > MAX_URL_LENGTH
+        or parts.scheme not in ("http", "https")
+        or not parts.hostname
+    ):
+        raise ValidationError(f"{what}: must be an http:// or https:// URL with a host")
+    if parts.username or parts.password:
+        raise ValidationError(f"{what}: credentials do not belong in the URL")
+    host = parts.hostname
+    try:
+        addresses = resolver(host, parts.port or (443 if parts.scheme == "https" else 80))
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise ValidationError(f"{what}: cannot resolve {host!r} ({exc})") from exc
+    for address in addresses:
+        ip = _ip(address)
+        if ip.is_link_local or (not allow_private and is_inside_network(address)):
+            raise ValidationError(
+                f"{what}: {host!r} resolves to {address}, inside the network; sources there "
+                "are refused so that a setting cannot reach internal services"
+            )
+    return url

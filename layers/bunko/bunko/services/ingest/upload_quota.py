@@ -12,7 +12,8 @@ against its library's bill.
   pass `max_bytes`: PayloadTooLargeError (413). Two uploads racing at the edge can each pass
   (one file of overshoot); the rate bounds how far that goes.
 
-Files the operator adds (drop folder, S3 drops, the CLI) are not counted; a presigned upload
+Files the operator adds (drop folder, S3 drops, the CLI) are not counted; a connector's
+count against storage, not the rate; a presigned upload
 is (admitted when signed, its storage checked again on arrival). 0 turns a limit off.
 """
 
@@ -22,7 +23,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from bunko.domain import utcnow
-from bunko.domain.sources import CLI, DROP_FOLDER, PRESIGNED, S3_DROP
+from bunko.domain.sources import CLI, DROP_FOLDER, PRESIGNED, S3_DROP, is_connector
 from bunko.errors import PayloadTooLargeError
 from bunko.ports import LoginAttemptStore, MetadataStore
 from bunko.services.bounds import Bill, TokenBucket
@@ -67,7 +68,9 @@ class UploadQuota:
                     f"storage quota reached: {used} of {self.max_bytes} bytes used; "
                     f"this file needs {size} more"
                 )
-        if self.rate is not None and source != PRESIGNED_SOURCE:
+        # A connector is paced by its own bounds (pages, files, bytes per sync), not by the
+        # rate of a person's uploads; its files count against storage like theirs.
+        if self.rate is not None and source != PRESIGNED_SOURCE and not is_connector(source):
             self.rate.take(bill.payer)
 
     def used_bytes(self, workspace_id: str) -> int:

@@ -1,0 +1,185 @@
+"""`bunko source add|sync|list|remove`: a library's connectors (docs/sources.md)."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from bunko.cli_options import (
+    DataDir,
+    LibraryName,
+    command_settings,
+    library_label,
+    library_workspace,
+    wait_with_progress,
+)
+
+source_app = typer.Typer(
+    help="Connectors that keep a library in step with a website or a Git repository.",
+    no_args_is_help=True,
+)
+
+SourceName = Annotated[str, typer.Argument(help="The source's name in the library.")]
+
+
+def _open(data_dir, library):
+    from bunko.bootstrap import build_services
+
+    services = build_services(command_settings(data_dir))
+    if services.sources is None:
+        typer.echo("error: this backend keeps no sources", err=True)
+        raise typer.Exit(2)
+    return services, library_workspace(services, library)
+
+
+def _fail(services, exc: Exception) -> None:
+    typer.echo(f"error: {exc}", err=True)
+    services.close()
+    raise typer.Exit(1) from exc
+
+
+@source_app.command("add")
+def add(
+    kind: Annotated[str, typer.Argument(help="web or git")],
+    name: Annotated[str, typer.Option("--name", help="The source's name in the library.")],
+    url: Annotated[
+        str | None, typer.Option(help="web: a start URL or a sitemap; git: an https URL.")
+    ] = None,
+    path: Annotated[str | None, typer.Option(help="git: a repository on this machine.")] = None,
+    branch: Annotated[str | None, typer.Option(help="git: the branch (default main).")] = None,
+    include: Annotated[
+        list[str] | None, typer.Option(help="git: a glob of files to take (repeatable).")
+    ] = None,
+    exclude: Annotated[
+        list[str] | None, typer.Option(help="git: a glob of files to leave (repeatable).")
+    ] = None,
+    max_pages: Annotated[int | None, typer.Option(help="web: pages per sync.")] = None,
+    max_files: Annotated[int | None, typer.Option(help="git: files read per sync.")] = None,
+    max_bytes: Annotated[int | None, typer.Option(help="Bytes read per sync.")] = None,
+    max_seconds: Annotated[int | None, typer.Option(help="Seconds per sync.")] = None,
+    folder: Annotated[
+        str | None, typer.Option(help="Where its documents go (default: its name).")
+    ] = None,
+    library: LibraryName = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Add a source to a library (then `bunko source sync NAME`)."""
+    from bunko.errors import BunkoError
+
+    if (url is None) == (path is None) or (kind == "web" and path is not None):
+        raise typer.BadParameter("give --url (web or git) or --path (git)")
+    given = {
+        "url": url or path,
+        "branch": branch,
+        "include": include or None,
+        "exclude": exclude or None,
+        "max_pages": max_pages,
+        "max_files": max_files,
+        "max_bytes": max_bytes,
+        "max_seconds": max_seconds,
+        "folder": folder,
+    }
+    services, workspace = _open(data_dir, library)
+    try:
+        record = services.sources.add(
+            workspace,
+            kind,
+            name,
+            {k: v for k, v in given.items() if v is not None},
+            operator=True,  # the machine's own operator
+        )
+    except BunkoError as exc:
+        _fail(services, exc)
+    typer.echo(
+        f"added {record.kind} source {record.name!r} to library "
+        f"{library_label(services, workspace)!r}; its documents go under {record.folder}/"
+    )
+    services.close()
+
+
+@source_app.command("sync")
+def sync(
+    name: SourceName,
+    library: LibraryName = None,
+    data_dir: DataDir = None,
+    wait: Annotated[bool, typer.Option(help="Wait until what changed is indexed.")] = True,
+) -> None:
+    """Sync a source now and print what changed."""
+    from bunko.errors import BunkoError
+
+    services, workspace = _open(data_dir, library)
+    try:
+        report = services.sources.sync(workspace, name)
+    except BunkoError as exc:
+        _fail(services, exc)
+    if report.failed:
+        typer.echo(f"sync failed, nothing deleted: {report.failed}", err=True)
+        services.close()
+        raise typer.Exit(1)
+    for label, paths in (("added", report.added), ("changed", report.changed)):
+        for p in paths:
+            typer.echo(f"{label} {p}")
+    for old, new in report.renamed:
+        typer.echo(f"renamed {old} -> {new}")
+    for p in report.deleted:
+        typer.echo(f"deleted {p}")
+    for where, why in report.errors.items():
+        typer.echo(f"error {where}: {why}", err=True)
+    if wait:
+        wait_with_progress(services, len(report.added) + len(report.changed), "indexing")
+    more = "" if report.complete else f"; stopped by {report.stopped_by}, the next sync goes on"
+    typer.echo(
+        f"{len(report.added)} added, {len(report.changed)} changed, {len(report.renamed)} "
+        f"renamed, {len(report.deleted)} deleted, {report.unchanged} unchanged, "
+        f"{len(report.errors)} errors; {report.requests} requests, {report.fetched} fetched, "
+        f"{report.seconds:.1f} s{more}"
+    )
+    services.close()
+
+
+@source_app.command("list")
+def list_sources(
+    library: LibraryName = None,
+    data_dir: DataDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """A library's sources, with their last sync."""
+    services, workspace = _open(data_dir, library)
+    records = services.sources.list(workspace)
+    if as_json:
+        typer.echo(json.dumps([r.to_dict() for r in records], indent=2, ensure_ascii=False))
+    for r in [] if as_json else records:
+        last = r.last_sync
+        when = "never synced"
+        if last:
+            when = (
+                f"last sync: {last['added']} added, {last['changed']} changed, "
+                f"{last['deleted']} deleted, {last['error_count']} errors"
+                + (f" (failed: {last['failed']})" if last.get("failed") else "")
+            )
+        typer.echo(f"{r.name}\t{r.kind}\t{r.settings['url']}\t{when}")
+    services.close()
+
+
+@source_app.command("remove")
+def remove(
+    name: SourceName,
+    library: LibraryName = None,
+    data_dir: DataDir = None,
+    keep_documents: Annotated[
+        bool, typer.Option(help="Keep the documents it put in the library.")
+    ] = False,
+) -> None:
+    """Remove a source, and its documents unless --keep-documents."""
+    from bunko.errors import BunkoError
+
+    services, workspace = _open(data_dir, library)
+    try:
+        deleted = services.sources.remove(workspace, name, keep_documents=keep_documents)
+    except BunkoError as exc:
+        _fail(services, exc)
+    kept = "its documents kept" if keep_documents else f"{deleted} documents deleted"
+    typer.echo(f"removed source {name!r}; {kept}")
+    services.close()

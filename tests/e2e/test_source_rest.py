@@ -1,0 +1,82 @@
+"""/sources over a live server (REST): an owner adds a website, syncs it, lists it and removes
+it; a viewer sees the library's sources but may not sync them; a path on the server is
+refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.local_site import LocalSite
+from tests.e2e.rest_harness import serve, wait_until_done
+
+
+@pytest.fixture(scope="module")
+def open_rest(tmp_path_factory):
+    """A server whose operator lets sources reach private addresses (the local site)."""
+    with serve(tmp_path_factory.mktemp("sources") / "data", allow_private_sources=True) as rest:
+        yield rest
+
+
+def test_a_private_address_is_refused_to_a_person_by_default(rest):
+    owner = rest.new_user()
+    made = owner.client.post(
+        "/sources", json={"kind": "web", "name": "w", "url": "http://127.0.0.1:9/"}
+    )
+    assert made.status_code == 400 and "inside the network" in made.text
+
+
+def test_an_owner_adds_syncs_lists_and_removes_a_website(open_rest):
+    rest = open_rest
+    site = LocalSite()
+    try:
+        site.html("/", "<main><p>Welcome. <a href='/a.html'>a</a></p></main>", title="Home")
+        site.html("/a.html", "<main><p>Otters hold hands while they sleep.</p></main>", title="A")
+        owner = rest.new_user()
+        client = owner.client
+        added = client.post("/sources", json={"kind": "web", "name": "site", "url": site.url + "/"})
+        assert added.status_code == 201, added.text
+        assert added.json()["source"].startswith("connector:")
+        synced = client.post("/sources/site/sync")
+        assert synced.status_code == 200, synced.text
+        assert sorted(synced.json()["added"]) == ["site/127.0.0.1/a.md", "site/127.0.0.1/index.md"]
+        files = {f["originalName"]: f for f in client.get("/knowledge-bases").json()}
+        assert files["a.md"]["source"] == added.json()["source"]
+        wait_until_done(client, files["a.md"]["id"])
+        again = client.post("/sources/site/sync").json()
+        assert again["notModified"] == 2 and again["fetched"] == 0
+        listed = client.get("/sources").json()
+        assert [(s["name"], s["lastSync"]["unchanged"]) for s in listed] == [("site", 2)]
+        assert (
+            client.post("/sources", json={"kind": "git", "name": "g", "url": "/etc"}).status_code
+            == 400
+        )
+        assert client.post("/sources/nothing/sync").status_code == 404
+        removed = client.delete("/sources/site")
+        assert removed.json() == {"name": "site", "deletedDocuments": 2}
+        assert client.get("/knowledge-bases").json() == []
+    finally:
+        site.close()
+
+
+def test_a_viewer_sees_a_shared_librarys_sources_but_may_not_sync_them(open_rest):
+    rest = open_rest
+    owner, viewer = rest.new_user(), rest.new_user()
+    library = owner.client.post("/libraries", json={"name": "Shared sources"}).json()["id"]
+    owner.client.put(
+        f"/libraries/{library}/members", json={"username": viewer.username, "role": "viewer"}
+    )
+    for person in (owner, viewer):
+        person.client.headers["X-Bunko-Library"] = library
+    made = owner.client.post(
+        "/sources", json={"kind": "web", "name": "w", "url": "http://127.0.0.1:9/"}
+    )
+    assert made.status_code == 201, made.text
+    assert [s["name"] for s in viewer.client.get("/sources").json()] == ["w"]
+    assert viewer.client.post("/sources/w/sync").status_code == 403
+    assert viewer.client.delete("/sources/w").status_code == 403
+    assert (
+        viewer.client.post(
+            "/sources", json={"kind": "web", "name": "v", "url": "http://127.0.0.1:9/"}
+        ).status_code
+        == 403
+    )
