@@ -80,3 +80,19 @@ def test_a_viewer_sees_a_shared_librarys_sources_but_may_not_sync_them(open_rest
         ).status_code
         == 403
     )
+
+
+def test_a_deleted_librarys_sources_go_with_it(open_rest):
+    rest = open_rest
+    owner = rest.new_user()
+    library = owner.client.post("/libraries", json={"name": "Team docs"}).json()["id"]
+    added = owner.client.post(
+        "/sources",
+        json={"kind": "web", "name": "site", "url": "http://127.0.0.1:9/"},
+        headers={"X-Bunko-Library": library},
+    )
+    assert added.status_code == 201, added.text
+    assert [s.name for s in rest.services.sources.list(library)] == ["site"]
+    assert owner.client.delete(f"/libraries/{library}").status_code == 200
+    # nothing of it is left to sync, list or carry a state: the library is gone
+    assert rest.services.sources.list(library) == []

@@ -4,6 +4,7 @@ libraries (upload quota, conversations)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 
@@ -14,6 +15,7 @@ from bunko.bootstrap.ingest import IngestWing
 from bunko.bootstrap.library import LibraryWing
 from bunko.bootstrap.settings import Preferences
 from bunko.bootstrap.sign_in import SignInServices, build_sign_in
+from bunko.bootstrap.sources import SourcesWing
 from bunko.config import Settings
 from bunko.ports import MetadataStore
 from bunko.services.accounts import (
@@ -98,6 +100,7 @@ def build_account_services(
     research: ResearchService | None,
     conversations: ConversationService | None,
     audit: AuditTrail | None = None,
+    forget_sources: Callable[[str], None] | None = None,
 ) -> AccountServices:
     """`account` with its JWT secret (a process that signs users in); `knowledge_base`: the
     library's files, which deleting a user clears."""
@@ -121,6 +124,7 @@ def build_account_services(
         api_keys=account.api_keys,
         research=research,
         conversations=conversations,
+        forget_sources=forget_sources,
     )
     services = AccountServices(
         auth=auth,
@@ -181,6 +185,7 @@ def build_accounts(
     preferences: Preferences | None,
     research: ResearchService | None,
     chat: ChatWing,
+    sources: SourcesWing | None = None,
 ) -> AccountWing:
     """Over the wings below (deleting a user reaches into ingest, research and chat);
     `preferences`: None where this process signs nobody in (then no account services)."""
@@ -208,6 +213,7 @@ def build_accounts(
         research=research,
         conversations=chat.conversations,
         audit=audit,
+        forget_sources=sources.sources.forget_workspace if sources and sources.sources else None,
     )
     apikeys = ApiKeyService(
         store=account.api_keys,

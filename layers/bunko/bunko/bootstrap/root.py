@@ -131,7 +131,7 @@ def wire_services(
     chat = build_chat(settings, adapters, search, switch, preferences, bills)
     research = build_research(settings, adapters, search)
     accounts = build_accounts(
-        settings, adapters, ingest, library, embedding, preferences, research, chat
+        settings, adapters, ingest, library, embedding, preferences, research, chat, sources
     )
     return Services(
         settings=settings,

@@ -9,6 +9,7 @@ reach.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.domain.accounts import User
@@ -43,6 +44,7 @@ class UserAdminService:
         libraries: LibraryStore | None = None,
         links: IdentityLinkStore | None = None,
         api_keys: ApiKeyStore | None = None,
+        forget_sources: Callable[[str], None] | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
@@ -54,6 +56,7 @@ class UserAdminService:
         self.libraries = libraries
         self.links = links  # sign-in with an identity provider: who is linked to whom
         self.api_keys = api_keys  # a deleted user's keys are revoked
+        self.forget_sources = forget_sources  # a workspace's connectors and their state
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -133,7 +136,7 @@ class UserAdminService:
 
     def clear_workspace(self, workspace_id: str) -> None:
         """Everything a workspace holds: documents (chunks, index entries, blobs), model
-        configs, settings, research projects, conversations."""
+        configs, settings, research projects, conversations, connectors."""
         self.knowledge_base.clear(workspace_id)
         self.model_configs.delete_workspace_model_configs(workspace_id)
         self.settings.delete_settings(WORKSPACE_SCOPE, workspace_id)
@@ -142,6 +145,8 @@ class UserAdminService:
             self.research.delete_workspace(workspace_id)
         if self.conversations is not None:
             self.conversations.delete_workspace(workspace_id)
+        if self.forget_sources is not None:
+            self.forget_sources(workspace_id)
 
     def ensure_admin(self, username: str, password: str) -> User:
         """The admin named in settings, created if missing. An existing user is left as it

@@ -133,6 +133,15 @@ class Sources:
             self.git.forget(record.id)
         return deleted
 
+    def forget_workspace(self, workspace_id: str) -> None:
+        """A deleted library's sources, their sync state and Git copies (its documents go
+        with the library)."""
+        for record in self.list(workspace_id):
+            self.store.delete_settings(SCOPE, f"{workspace_id}/{record.name}")
+            self.store.delete_settings(STATE_SCOPE, record.id)
+            if record.kind == "git":
+                self.git.forget(record.id)
+
     # -- a sync ---------------------------------------------------------------------------
 
     def sync(self, workspace_id: str, name: str) -> SyncReport:
