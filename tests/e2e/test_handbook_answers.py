@@ -62,9 +62,22 @@ ANSWERED = [
 def test_what_the_handbook_says_is_answered_from_its_file(
     handbook_reader, question, language, file
 ):
-    answer = ask(handbook_reader.client, question, language=language)
+    assert_answered_from(handbook_reader.client, question, language, file)
+
+
+def assert_answered_from(client, question: str, language: str, file: str) -> None:
+    answer = ask(client, question, language=language)
     assert answer.done and not answer.errors
     assert file in cited_files(answer), (answer.text, answer.sources)
+
+
+def assert_refused(client, question: str, language: str) -> None:
+    answer = ask(client, question, language=language)
+    assert answer.done and not answer.errors
+    assert answer.sources == [] and answer.text == NOTHING_FOUND[language], (
+        answer.text,
+        [(s["fileName"], s["score"]) for s in answer.sources or []],
+    )
 
 
 NOT_SAID = [
@@ -81,12 +94,7 @@ NOT_SAID = [
 
 @pytest.mark.parametrize(("question", "language"), NOT_SAID)
 def test_what_the_handbook_does_not_say_is_refused(handbook_reader, question, language):
-    answer = ask(handbook_reader.client, question, language=language)
-    assert answer.done and not answer.errors
-    assert answer.sources == [] and answer.text == NOTHING_FOUND[language], (
-        answer.text,
-        [(s["fileName"], s["score"]) for s in answer.sources or []],
-    )
+    assert_refused(handbook_reader.client, question, language)
 
 
 def test_a_chat_model_is_told_to_say_the_sources_do_not_answer_and_then_keeps_none(handbook_reader):

