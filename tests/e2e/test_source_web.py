@@ -234,6 +234,7 @@ def test_links_redirects_noindex_other_types_and_a_moved_page(services, site):
     ), first
     asked = {p for p, _ in site.requests()}
     assert "/hidden.html" not in asked and "/index-me-not.html" in asked
+    assert services.ingest.wait_for_queue(timeout=60)  # a document still indexing is not renamed
     alpha = services.library.at(ws, f"{host}/a.md")
 
     # /a.html moves to /b-new.html with the same text: its document follows it

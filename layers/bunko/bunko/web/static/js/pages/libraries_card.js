@@ -38,10 +38,11 @@ export function librariesCard() {
       }
       refresh();
     };
-    api.get(path(lib.id, '/members')).then((found) => {
+    const loaded = api.get(path(lib.id, '/members')).then((found) => {
       for (const m of found) names.set(m.userId, m.username);
       return found;
-    }).then((found) => clear(members, found.map((m) => h('li', { class: 'row spread' },
+    });
+    loaded.then((found) => clear(members, found.map((m) => h('li', { class: 'row spread' },
       h('span', {}, m.username),
       lib.role === 'owner'
         ? h('span', { class: 'row' },
@@ -60,20 +61,21 @@ export function librariesCard() {
           if (session.library()?.id === lib.id) session.setLibrary(null);
           act(api.del(path(lib.id)));
         } }, t('libs.delete')),
-        activity(lib, names));
+        activity(lib, names, loaded));
     }
     return box;
   }
 
   // The library's audit trail (GET /audit, owners only): the last 20 events, loaded when opened.
-  function activity(lib, names) {
+  // `membersLoaded` settles once `names` is filled: opened before that, the rows would show ids.
+  function activity(lib, names, membersLoaded) {
     const body = h('div', {});
     const who = (e) => (e.userId ? names.get(e.userId) || e.userId
       : e.apiKeyId ? t('libs.activityKey', { name: names.get(e.keyMaker) || e.keyMaker || '' }) : '—');
     const details = h('details', { class: 'activity', ontoggle: async () => {
       if (!details.open) return;
       try {
-        const events = await api.getIn(lib.id, '/audit?limit=20');
+        const [events] = await Promise.all([api.getIn(lib.id, '/audit?limit=20'), membersLoaded.catch(() => null)]);
         clear(body, events.length
           ? h('table', { class: 'activity-table' }, h('tbody', {}, events.map((e) => h('tr', { class: e.outcome },
             h('td', { class: 'small muted' }, new Date(e.at).toLocaleString()),
