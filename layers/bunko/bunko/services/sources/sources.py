@@ -37,6 +37,8 @@ from bunko.ports import SecretCipher, SettingsStore
 from bunko.ports.sources import GitRepos, WebFetcher
 from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
+from bunko.services.sources.api import ApiClient
+from bunko.services.sources.confluence import ConfluenceSync, auth_headers
 from bunko.services.sources.git import GitSync
 from bunko.services.sources.records import (
     SourceRecord,
@@ -69,12 +71,13 @@ class Sources:
         private_for_operator: bool = False,
         private_for_people: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """`check_url(url, allow_private)`: the outbound guard a source's URL passes when it
         is added (the fetchers run it again before every request). `private_for_*`: whether
         a source the operator adds, or a person adds over the network, may reach loopback
         and private addresses. `cipher`: what keeps credentials at rest (None: a source
-        cannot be given one)."""
+        cannot be given one). `sleep`: how an API connector waits out throttling."""
         self.store = store
         self.ingest = ingest
         self.library = library
@@ -85,6 +88,7 @@ class Sources:
         self.private_for_operator = private_for_operator
         self.private_for_people = private_for_people
         self.clock = clock
+        self.sleep = sleep
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -322,6 +326,41 @@ class Sources:
                 else:
                     report.complete = False  # the next sync tries it again
         state["complete"] = report.complete
+
+    def _sync_confluence(
+        self, record: SourceRecord, state: dict[str, Any], report: SyncReport
+    ) -> None:
+        try:
+            credential = self.credential(record)
+        except ValueError:
+            report.failed = "its credential cannot be read (the key changed): set it again"
+            return
+        client = ApiClient(
+            self.web,
+            report,
+            allow_private=record.private,
+            headers=auth_headers(credential),
+            sleep=self.sleep,
+        )
+        run = ConfluenceSync(
+            record,
+            state,
+            client,
+            report,
+            supported=is_supported,
+            max_file_bytes=self.ingest.policy.max_file_bytes,
+            clock=self.clock,
+        )
+        if not run.run():
+            return
+        for old, new in self._mirror(record, sorted(run.seen), report, moved=run.moved):
+            run.renamed(old, new)
+        for item in run.staged:
+            meta = _url_metadata(item.url) if item.url else None
+            if self._write(record, item.path, item.data, report, meta):
+                run.written(item)
+            else:
+                report.complete = False  # the next sync reads it again
 
 
 def _url_metadata(url: str) -> dict[str, Any] | None:
