@@ -91,6 +91,10 @@ def add(
         list[str] | None, typer.Option(help="git: a glob of files to leave (repeatable).")
     ] = None,
     space: Annotated[str | None, typer.Option(help="confluence: the space's key.")] = None,
+    edition: Annotated[
+        str | None,
+        typer.Option(help="confluence: cloud or datacenter (default: cloud for *.atlassian.net)."),
+    ] = None,
     attachments: Annotated[
         bool | None,
         typer.Option(help="confluence: take pages' attachments too (default yes)."),
@@ -118,6 +122,7 @@ def add(
         "url": url or path,
         "branch": branch,
         "space": space,
+        "edition": edition,
         "attachments": attachments,
         "include": include or None,
         "exclude": exclude or None,

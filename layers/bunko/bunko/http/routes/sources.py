@@ -25,6 +25,7 @@ _SETTINGS = {
     "url": "url",
     "branch": "branch",
     "space": "space",
+    "edition": "edition",
     "attachments": "attachments",
     "include": "include",
     "exclude": "exclude",
@@ -45,6 +46,7 @@ class SourceCreate(BaseModel):
     branch: Annotated[str | None, Field(min_length=1, max_length=200)] = None
     space: Annotated[str | None, Field(min_length=1, max_length=255)] = None  # confluence
     attachments: bool | None = None  # confluence: its pages' attachments too
+    edition: Literal["cloud", "datacenter"] | None = None  # confluence; None: by the host
     include: Annotated[list[Glob] | None, Field(max_length=100)] = None
     exclude: Annotated[list[Glob] | None, Field(max_length=100)] = None
     folder: Annotated[str | None, Field(min_length=1, max_length=200)] = None
