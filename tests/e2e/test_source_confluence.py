@@ -191,6 +191,25 @@ def test_a_bad_page_is_recorded_and_the_bounds_continue_next_sync(services, wiki
     assert retried.changed == ["eng/On-call - rota.md"] and not retried.errors
 
 
+def test_a_rename_a_bound_left_unread_keeps_its_page_and_files_where_they_were(services, wiki):
+    _add(services, wiki)
+    services.sources.sync(WS, "eng")
+    record = services.sources.get(WS, "eng")
+    record.settings["max_pages"] = 1
+    services.sources.store.put_settings("sources", f"{WS}/eng", record.to_dict())
+    wiki.edit("101", body="<p>Read first.</p>")
+    wiki.edit("102", title="Deploy runbook")
+    first = services.sources.sync(WS, "eng")
+    assert first.changed == ["eng/Home.md"] and first.stopped_by == "max_pages"
+    assert first.renamed == [] and first.deleted == []  # the runbook and its file stay put
+    second = services.sources.sync(WS, "eng")
+    assert sorted(second.renamed) == [
+        ("eng/Runbook.md", "eng/Deploy runbook.md"),
+        ("eng/Runbook/checklist.txt", "eng/Deploy runbook/checklist.txt"),
+    ]
+    assert second.deleted == [] and second.fetched == 1
+
+
 def test_a_credential_removed_during_a_sync_stays_removed(services, wiki):
     _add(services, wiki)
     asked = []
