@@ -353,3 +353,12 @@ def test_from_the_command_line_a_confluence_space(tmp_path):
         assert "nothing deleted" in failed.stderr
     finally:
         site.close()
+
+
+def test_a_space_the_credential_cannot_see_fails_the_sync(services, wiki):
+    _add(services, wiki)
+    services.sources.sync(WS, "eng")
+    wiki.space = "OTHER"  # the space was renamed away, or the credential lost its view of it
+    report = services.sources.sync(WS, "eng")
+    assert report.failed and report.failed.startswith("listing the space"), report
+    assert report.deleted == [] and len(services.library.documents(WS)) == 6
