@@ -362,3 +362,14 @@ def test_a_space_the_credential_cannot_see_fails_the_sync(services, wiki):
     report = services.sources.sync(WS, "eng")
     assert report.failed and report.failed.startswith("listing the space"), report
     assert report.deleted == [] and len(services.library.documents(WS)) == 6
+
+
+def test_a_space_that_lists_nothing_where_pages_were_deletes_nothing(services, wiki):
+    """A credential that still sees the space but none of its pages lists it empty: the
+    mirror would delete every page, so the sync fails instead."""
+    _add(services, wiki)
+    services.sources.sync(WS, "eng")
+    wiki.pages.clear()
+    report = services.sources.sync(WS, "eng")
+    assert report.failed and "listed no pages where 5 were" in report.failed
+    assert report.deleted == [] and len(services.library.documents(WS)) == 6
