@@ -73,14 +73,16 @@ def import_library(
     library). ArchiveError (recorded as refused) before anything is written when the archive
     cannot be trusted."""
     progress = progress or ImportProgress()
-    reader = ArchiveReader(path, max_file_bytes=parts.policy.max_file_bytes)
     report = ImportReport(archive_id=None)
+    reader: ArchiveReader | None = None
     try:
+        reader = ArchiveReader(path, max_file_bytes=parts.policy.max_file_bytes)
         manifest = reader.check(parts.policy.path)
         report.archive_id = manifest.get("archive_id")
         workspace = _resolve_target(parts, manifest, library, report)
     except BunkoError:
-        reader.close()
+        if reader is not None:
+            reader.close()
         parts.record(
             IMPORT_ACTION,
             outcome="refused",
