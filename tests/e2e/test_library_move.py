@@ -129,9 +129,12 @@ def test_an_interrupted_import_goes_on_where_it_stopped(tmp_path):
         services.close()
     run(["export", LIBRARY, str(archive)], source)
     _first_documents(archive, part, keep=3)
-    first = run(["import", str(part)], target)
+    # A target whose people may upload two files at once and one a minute: the operator's
+    # import is not theirs, and is not paced so (its documents keep their source, "upload").
+    paced = {"BUNKO_UPLOAD_BURST": "2", "BUNKO_UPLOAD_RATE_PER_MINUTE": "1"}
+    first = run(["import", str(part)], target, env=paced)
     assert "3 added" in first.stdout
-    rest = run(["import", str(archive)], target)
+    rest = run(["import", str(archive)], target, env=paced)
     assert "4 added, 3 already here" in rest.stdout and "(made now)" not in rest.stdout
     services = make_services(target, embedder="none")
     try:

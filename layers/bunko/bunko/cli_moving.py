@@ -150,4 +150,4 @@ def import_command(
             err=True,
         )
         raise typer.Exit(3)
-    raise typer.Exit(1 if report.failed else 0)
+    raise typer.Exit(1 if report.failed or report.skipped else 0)

@@ -215,6 +215,7 @@ def _document(
         source=source,
         metadata=metadata,
         mode="precise" if record.get("mode") == "precise" else None,
+        by_operator=True,
     )
     try:
         doc = parts.ingest.submit(upload)
