@@ -12,6 +12,7 @@ import pytest
 
 from bunko.domain.audit import AuditQuery
 from bunko.services.accounts import LOCAL_PRINCIPAL
+from bunko.services.ingest import Upload
 from tests.conftest import make_services
 from tests.e2e.cli_harness import run
 from tests.e2e.library_move import LIBRARY, PASSWORD, documents, make_library, top_hits
@@ -36,7 +37,12 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
     services = make_services(source, embedder="use")
     try:
         workspace = make_library(services)
-        services.sources.add(workspace, "web", "wiki", {"url": SECRET_URL}, operator=True)
+        wiki = services.sources.add(workspace, "web", "wiki", {"url": SECRET_URL}, operator=True)
+        page = services.ingest.submit(
+            Upload(workspace, b"# Wiki\n\nThe glossary of harbour terms.", path="wiki/terms.md",
+                   source=wiki.source)
+        )  # fmt: skip
+        services.library.wait_until_indexed(workspace, page.id, timeout=60)
         ada = services.accounts.auth.users.get_user_by_username("ada")
         chat = services.conversations.create(workspace, ada.id, "Leave question")
         services.conversations.record_turn(
@@ -49,7 +55,7 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
         services.close()
 
     exported = run(["export", LIBRARY, str(archive), "--conversations"], source, env=USE)
-    assert f"exported library {LIBRARY!r}: 7 documents, 1 conversations" in exported.stdout
+    assert f"exported library {LIBRARY!r}: 8 documents, 1 conversations" in exported.stdout
     with zipfile.ZipFile(archive) as zipped:
         raw = b"".join(zipped.read(name) for name in zipped.namelist())
         manifest = json.loads(zipped.read("manifest.json"))
@@ -70,7 +76,7 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
     services.close()
     imported = run(["import", str(archive)], target, env=USE)
     assert "member 'lin' has no account here: not added" in imported.stderr
-    assert f"imported into library {LIBRARY!r} (made now): 7 added" in imported.stdout
+    assert f"imported into library {LIBRARY!r} (made now): 8 added" in imported.stdout
     assert "members added: ada, grace" in imported.stdout
     assert "indexing" in imported.stderr  # the progress bar
 
@@ -81,7 +87,13 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
         assert (connector.name, connector.settings["url"]) == (
             "wiki", "http://127.0.0.1:9/handbook/?page=2"
         )  # fmt: skip
-        assert documents(services, moved) == before
+        # the connector's document is its new record's (the same source by name)
+        hashed, *rest, status = before["wiki/terms.md"]
+        assert connector.source != wiki.source
+        assert documents(services, moved) == {
+            **before,
+            "wiki/terms.md": (hashed, *rest[:2], connector.source, status),
+        }
         assert top_hits(services, moved) == hits_before
         roles = {u.username: r for u, r in services.accounts.libraries.members(
             _principal(services, "ada"), moved)}  # fmt: skip
@@ -98,10 +110,10 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
         services.close()
 
     again = run(["import", str(archive)], target, env=USE)
-    assert "0 added, 7 already here" in again.stdout
+    assert "0 added, 8 already here" in again.stdout
     services = make_services(target, embedder="none")
     try:
-        assert services.library.count_documents(moved) == documents_after_first == 7
+        assert services.library.count_documents(moved) == documents_after_first == 8
         ada = services.accounts.auth.users.get_user_by_username("ada")
         assert len(services.conversations.list(moved, ada.id, limit=10)) == 1
         assert len(services.sources.list(moved)) == 1

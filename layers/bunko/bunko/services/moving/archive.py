@@ -209,7 +209,7 @@ class ArchiveReader:
             if limit is not None and info.file_size > limit:
                 raise ArchiveError(
                     f"{name} is {info.file_size:,} bytes, more than this Bunko takes "
-                    f"({limit:,}; BUNKO_MAX_UPLOAD_BYTES bounds an original)"
+                    f"({limit:,}; BUNKO_MAX_FILE_BYTES bounds an original)"
                 )
             if info.file_size > RATIO_FLOOR and info.file_size > MAX_RATIO * max(
                 info.compress_size, 1
