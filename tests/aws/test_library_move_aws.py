@@ -28,7 +28,7 @@ from tests.e2e.library_move import LIBRARY, PASSWORD, documents, make_library, t
 
 
 @pytest.fixture
-def deployment(aws_env, monkeypatch):
+def aws_shape(aws_env, monkeypatch):
     """The AWS shape's services as an operator's machine builds them (accounts on: the JWT
     secret and the KMS key exist), and the ingest function fed from the queue meanwhile."""
     secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
@@ -85,7 +85,7 @@ class QueuePump(threading.Thread):
         self.join(timeout=30)
 
 
-def test_embedded_to_aws_and_back_keeps_the_library_and_its_top_hits(deployment, tmp_path: Path):
+def test_embedded_to_aws_and_back_keeps_the_library_and_its_top_hits(aws_shape, tmp_path: Path):
     first, back = tmp_path / "first.zip", tmp_path / "back.zip"
     source = make_services(tmp_path / "source", embedder="none", backend="local")
     try:
@@ -96,7 +96,7 @@ def test_embedded_to_aws_and_back_keeps_the_library_and_its_top_hits(deployment,
         source.close()
     assert all(hits[q] for q in hits)  # every question finds something to compare
 
-    aws = deployment
+    aws = aws_shape
     aws.accounts.auth.create_user("ada", PASSWORD, is_admin=True)
     aws.accounts.auth.create_user("grace", PASSWORD)
     report = import_library(moving_parts(aws), first, wait_seconds=120)

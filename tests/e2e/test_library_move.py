@@ -20,6 +20,11 @@ from tests.e2e.library_move import LIBRARY, PASSWORD, documents, make_library, t
 pytestmark = pytest.mark.slow  # `bunko` processes that load the model
 USE = {"BUNKO_EMBEDDER": "use", "BUNKO_EMBED_THREADS": "1"}
 # Sources refuse credentials in a URL's user part; a query can still carry one.
+LONG = "# History\n\n" + "\n\n".join(
+    f"Chapter {n}. In year {1990 + n} the company opened office number {n} and hired "
+    f"{n * 3} people to build harbour software for the port authority." * 6
+    for n in range(1, 6)
+)
 SECRET_URL = "http://127.0.0.1:9/handbook/?access_token=tok-123&page=2&api_key=k-456"
 
 
@@ -43,6 +48,13 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
                    source=wiki.source)
         )  # fmt: skip
         services.library.wait_until_indexed(workspace, page.id, timeout=60)
+        # A long file whose passages were then edited and deleted by hand (TelosDB's items)
+        long = services.ingest.submit(Upload(workspace, LONG.encode(), path="handbook/history.md"))
+        services.library.wait_until_indexed(workspace, long.id, timeout=60)
+        first, second, *_ = services.library.chunks(workspace, long.id)
+        services.items.update_item(workspace, first.id, "The founders met on a ferry in 1998.")
+        services.items.delete_item(workspace, second.id)
+        passages = [c.content for c in services.library.chunks(workspace, long.id)]
         ada = services.accounts.auth.users.get_user_by_username("ada")
         chat = services.conversations.create(workspace, ada.id, "Leave question")
         services.conversations.record_turn(
@@ -55,7 +67,7 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
         services.close()
 
     exported = run(["export", LIBRARY, str(archive), "--conversations"], source, env=USE)
-    assert f"exported library {LIBRARY!r}: 8 documents, 1 conversations" in exported.stdout
+    assert f"exported library {LIBRARY!r}: 9 documents, 1 conversations" in exported.stdout
     with zipfile.ZipFile(archive) as zipped:
         raw = b"".join(zipped.read(name) for name in zipped.namelist())
         manifest = json.loads(zipped.read("manifest.json"))
@@ -75,8 +87,9 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
     services.accounts.auth.create_user("grace", PASSWORD)
     services.close()
     imported = run(["import", str(archive)], target, env=USE)
+    assert "passages edited by hand restored: 1 edited, 1 deleted" in imported.stdout
     assert "member 'lin' has no account here: not added" in imported.stderr
-    assert f"imported into library {LIBRARY!r} (made now): 8 added" in imported.stdout
+    assert f"imported into library {LIBRARY!r} (made now): 9 added" in imported.stdout
     assert "members added: ada, grace" in imported.stdout
     assert "indexing" in imported.stderr  # the progress bar
 
@@ -105,15 +118,18 @@ def test_a_library_moves_between_data_folders_and_a_second_import_adds_nothing(t
         assert (chat.title, answer.content) == ("Leave question", "Sixteen weeks.")
         # the citation follows its document to its new id
         assert answer.sources[0]["documentId"] == services.library.at(moved, "policies/leave.md").id
+        history = services.library.at(moved, "handbook/history.md")
+        assert [c.content for c in services.library.chunks(moved, history.id)] == passages
+        assert history.chunk_count == len(passages)
         documents_after_first = services.library.count_documents(moved)
     finally:
         services.close()
 
     again = run(["import", str(archive)], target, env=USE)
-    assert "0 added, 8 already here" in again.stdout
+    assert "0 added, 9 already here" in again.stdout
     services = make_services(target, embedder="none")
     try:
-        assert services.library.count_documents(moved) == documents_after_first == 8
+        assert services.library.count_documents(moved) == documents_after_first == 9
         ada = services.accounts.auth.users.get_user_by_username("ada")
         assert len(services.conversations.list(moved, ada.id, limit=10)) == 1
         assert len(services.sources.list(moved)) == 1

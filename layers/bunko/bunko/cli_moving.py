@@ -143,6 +143,11 @@ def import_command(
         f"{', '.join(report.members_added) or 'none'}; {report.conversations_added} "
         f"conversations (archive {report.archive_id})"
     )
+    if report.items_edited or report.items_deleted:
+        typer.echo(
+            f"passages edited by hand restored: {report.items_edited} edited, "
+            f"{report.items_deleted} deleted"
+        )
     if report.pending:
         typer.echo(
             f"{len(report.pending)} documents still indexing: run the same import "

@@ -18,6 +18,7 @@ def moving_parts(services: Services) -> MovingParts:
         library=services.library,
         ingest=services.ingest,
         policy=services.uploads,
+        items=services.items,
         libraries=accounts.libraries if accounts else None,
         users=accounts.libraries.users if accounts else None,
         workspace_settings=accounts.workspace_settings if accounts else None,

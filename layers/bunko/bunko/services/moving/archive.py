@@ -322,6 +322,23 @@ def check_document(record: Any, number: int, hashes: set[str]) -> None:
         check_metadata(record["metadata"])
     except ValidationError as exc:
         raise ArchiveError(f"{where}: {exc}") from exc
+    items = record.get("items")
+    if items is not None and not _valid_items(items):
+        raise ArchiveError(f"{where}: items are not spans and edited texts")
     for key in ("category", "mime"):
         if record.get(key) is not None and not isinstance(record[key], str):
             raise ArchiveError(f"{where}: {key} is not text")
+
+
+def _valid_items(items: Any) -> bool:
+    """{"spans": [[index, start, end], ...], "edits": {"index": text}}, as the export writes."""
+    if not isinstance(items, dict):
+        return False
+    spans, edits = items.get("spans", []), items.get("edits", {})
+    whole = lambda n: isinstance(n, int) and not isinstance(n, bool) and n >= 0  # noqa: E731
+    return (
+        isinstance(spans, list)
+        and all(isinstance(s, list) and len(s) == 3 and all(map(whole, s)) for s in spans)
+        and isinstance(edits, dict)
+        and all(k.isdigit() and isinstance(v, str) and v.strip() for k, v in edits.items())
+    )

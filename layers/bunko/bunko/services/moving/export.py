@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bunko.domain import DEFAULT_WORKSPACE_ID, Document, new_id, utcnow
+from bunko.domain import DEFAULT_WORKSPACE_ID, Document, DocumentStatus, new_id, utcnow
 from bunko.errors import NotFoundError
 from bunko.services.moving.archive import (
     CONVERSATIONS,
@@ -90,6 +90,7 @@ def _write(
         paths: dict[str, str] = {}  # document id → path, for the conversations' citations
         for doc in parts.metadata.iter_documents(workspace_id):
             record = document_record(doc)
+            record["items"] = _items(parts, doc)
             try:
                 data = parts.blobs.get(doc.blob_key or "")
             except NotFoundError:
@@ -133,6 +134,20 @@ def document_record(doc: Document) -> dict[str, Any]:
         "created_at": doc.created_at.isoformat(),
         "updated_at": doc.updated_at.isoformat(),
         "original": None,
+    }
+
+
+def _items(parts: MovingParts, doc: Document) -> dict[str, Any] | None:
+    """The current revision's passages as they stand: each one's span in the extracted text,
+    and the text of those edited by hand (an item's text no longer the span's). A passage
+    deleted by hand is one whose span is missing. None while it has no text (not indexed)."""
+    text = parts.library.text(doc) if doc.status is DocumentStatus.COMPLETED else None
+    if text is None:
+        return None
+    chunks = parts.library.chunks(doc.workspace_id, doc.id)
+    return {
+        "spans": [[c.index, c.start, c.end] for c in chunks],
+        "edits": {str(c.index): c.content for c in chunks if c.content != text[c.start : c.end]},
     }
 
 

@@ -26,6 +26,7 @@ from bunko.domain.sources import connector_source
 from bunko.errors import BunkoError, NotFoundError, ValidationError
 from bunko.services.ingest import Upload
 from bunko.services.moving.archive import ArchiveReader
+from bunko.services.moving.items import restore_items
 from bunko.services.moving.parts import MovingParts, Progress, library_kind
 
 IMPORT_ACTION = "cli:import"
@@ -51,6 +52,8 @@ class ImportReport:
     sources_skipped: dict[str, str] = field(default_factory=dict)
     conversations_added: int = 0
     conversations_skipped: int = 0  # their owner has no account here
+    items_edited: int = 0  # passages edited by hand in the library exported, restored
+    items_deleted: int = 0
 
 
 @dataclass
@@ -178,6 +181,9 @@ def _write(
         progress.step(1)
     _conversations(parts, reader, workspace, paths, report)
     _wait(parts, workspace, waiting, report, progress, wait_seconds)
+    report.items_edited, report.items_deleted = restore_items(
+        parts, reader, workspace, paths, report.skipped
+    )
 
 
 def _document(

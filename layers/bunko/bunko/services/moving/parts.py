@@ -15,7 +15,7 @@ from bunko.domain.audit import AuditEvent, Outcome
 from bunko.ports import BlobStore, MetadataStore, UserStore
 from bunko.services.accounts import AuditTrail, LibraryService
 from bunko.services.chat import ConversationService
-from bunko.services.ingest import IngestService, UploadPolicy
+from bunko.services.ingest import ChunkItemsService, IngestService, UploadPolicy
 from bunko.services.library import Library
 from bunko.services.settings import WorkspaceSettingsService
 from bunko.services.sources import Sources
@@ -35,6 +35,7 @@ class MovingParts:
     library: Library
     ingest: IngestService
     policy: UploadPolicy
+    items: ChunkItemsService  # a passage edited or deleted by hand, restored after indexing
     libraries: LibraryService | None = None
     users: UserStore | None = None
     workspace_settings: WorkspaceSettingsService | None = None
