@@ -11,6 +11,7 @@ import zipfile
 import pytest
 
 from bunko.domain.audit import AuditQuery
+from bunko.domain.sources import CLI, DROP_FOLDER
 from bunko.services.accounts import LOCAL_PRINCIPAL
 from bunko.services.ingest import Upload
 from tests.conftest import make_services
@@ -152,7 +153,13 @@ def test_an_interrupted_import_goes_on_where_it_stopped(tmp_path):
     archive, part = tmp_path / "hb.zip", tmp_path / "part.zip"
     services = make_services(source, embedder="none")
     try:
-        make_library(services)
+        workspace = make_library(services)
+        # a file the exporting machine's drop folder put there
+        dropped = Upload(workspace, b"Dropped minutes of the board.", path="drop/minutes.txt",
+                         source=DROP_FOLDER)  # fmt: skip
+        services.library.wait_until_indexed(
+            workspace, services.ingest.submit(dropped).id, timeout=60
+        )
     finally:
         services.close()
     run(["export", LIBRARY, str(archive)], source)
@@ -163,12 +170,17 @@ def test_an_interrupted_import_goes_on_where_it_stopped(tmp_path):
     first = run(["import", str(part)], target, env=paced)
     assert "3 added" in first.stdout
     rest = run(["import", str(archive)], target, env=paced)
-    assert "4 added, 3 already here" in rest.stdout and "(made now)" not in rest.stdout
+    assert "5 added, 3 already here" in rest.stdout and "(made now)" not in rest.stdout
     services = make_services(target, embedder="none")
     try:
         moved = services.accounts.libraries.workspace_named(LIBRARY)
-        assert services.library.count_documents(moved) == 7
+        assert services.library.count_documents(moved) == 8
         assert all(d.revision == 1 for d in services.library.documents(moved))
+        # The dropped file is the operator's here: this side's drop folder, which never
+        # held it, does not delete it when it looks (as it does at every start).
+        assert services.library.at(moved, "drop/minutes.txt").source == CLI
+        assert services.ingest.mirror(moved, DROP_FOLDER, []).deleted == []
+        assert services.library.count_documents(moved) == 8
     finally:
         services.close()
 

@@ -11,27 +11,27 @@ reported, never made.
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from bunko.domain import DEFAULT_WORKSPACE_ID, Document, utcnow
-from bunko.domain.conversations import Conversation, Message
+from bunko.domain import DEFAULT_WORKSPACE_ID, Document
 from bunko.domain.libraries import Library as LibraryRecord
 from bunko.domain.metadata import check_metadata
-from bunko.domain.sources import connector_source
+from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, connector_source
 from bunko.errors import BunkoError, NotFoundError, ValidationError
 from bunko.services.ingest import Upload
 from bunko.services.moving.archive import ArchiveReader
+from bunko.services.moving.conversations import import_conversations
 from bunko.services.moving.items import restore_items
 from bunko.services.moving.parts import MovingParts, Progress, library_kind
 
 IMPORT_ACTION = "cli:import"
 _SETTINGS = ("min_score", "limit", "run_on_login")  # what a library's settings carry over
-_CONVERSATION_IDS = uuid.UUID("0b8f3c4e-2a61-4d0f-9a55-7c1d3e9b6a20")
+# Sources that mirror a place on the exporting side (its drop folder, its S3 drops): here, the
+# documents they owned are the operator's, as `bunko ingest`'s are.
+_PLACES = frozenset({DROP_FOLDER, S3_DROP})
 
 
 @dataclass
@@ -179,7 +179,9 @@ def _write(
             if not doc.settled:
                 waiting[doc.id] = doc.path
         progress.step(1)
-    _conversations(parts, reader, workspace, paths, report)
+    report.conversations_added, report.conversations_skipped = import_conversations(
+        parts, reader, workspace, paths
+    )
     _wait(parts, workspace, waiting, report, progress, wait_seconds)
     report.items_edited, report.items_deleted = restore_items(
         parts, reader, workspace, paths, report.skipped
@@ -200,6 +202,8 @@ def _document(
         return None
     metadata = check_metadata(record["metadata"])
     source = sources.get(record["source"], record["source"])
+    if source in _PLACES:
+        source = CLI  # not this side's drop folder's: its next look would delete the file
     here = parts.ingest.document_at(workspace, path)
     if (
         here is not None
@@ -293,76 +297,6 @@ def _sources(
         if isinstance(old, str) and old:
             mapped[connector_source(old)] = record.source
     return mapped
-
-
-def _conversations(
-    parts: MovingParts,
-    reader: ArchiveReader,
-    workspace: str,
-    paths: dict[str, str],
-    report: ImportReport,
-) -> None:
-    if parts.conversations is None:
-        return
-    store, limits = parts.conversations.store, parts.conversations.limits
-    for record in reader.conversations():
-        username = record.get("owner")
-        if username is None:
-            owner = workspace
-        else:
-            user = parts.users.get_user_by_username(username) if parts.users else None
-            if user is None:
-                report.conversations_skipped += 1
-                continue
-            owner = user.id
-        conversation_id = str(uuid.uuid5(_CONVERSATION_IDS, f"{workspace}:{record.get('id')}"))
-        if store.get(workspace, owner, conversation_id, messages=False) is not None:
-            continue
-        created = _when(record.get("created_at"))
-        store.add(
-            Conversation(
-                id=conversation_id,
-                workspace_id=workspace,
-                owner=owner,
-                created_at=created,
-                updated_at=created,
-            )
-        )
-        messages = [_message(m, paths) for m in record.get("messages", [])][: limits.max_messages]
-        if messages:
-            store.append(
-                workspace,
-                owner,
-                conversation_id,
-                messages,
-                max_messages=limits.max_messages,
-                title=record.get("title"),
-            )
-        report.conversations_added += 1
-
-
-def _message(raw: dict[str, Any], paths: dict[str, str]) -> Message:
-    sources = []
-    for source in raw.get("sources") or []:
-        source = dict(source)
-        path = source.pop("path", None)
-        source["documentId"] = paths.get(path or "", source.get("documentId"))
-        sources.append(source)
-    role = "assistant" if raw.get("role") == "assistant" else "user"
-    return Message(
-        role=role,
-        content=str(raw.get("content", "")),
-        sources=sources,
-        created_at=_when(raw.get("created_at")),
-        truncated=bool(raw.get("truncated")),
-    )
-
-
-def _when(text: Any) -> datetime:
-    try:
-        return datetime.fromisoformat(text) if isinstance(text, str) else utcnow()
-    except ValueError:
-        return utcnow()
 
 
 def _wait(
