@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import struct
 import zipfile
 from pathlib import Path
 
@@ -88,6 +89,25 @@ def original_swapped(out: Path, archive: Path) -> Path:
     return rewrite(archive, out, change={name: lambda b: b.replace(b"e", b"3")})
 
 
+def overlapping(out: Path, archive: Path) -> Path:
+    """The archive with one original's directory entry pointing at another's data: entries
+    that share their bytes (how the largest zip bombs multiply a small file)."""
+    data = bytearray(archive.read_bytes())
+    with zipfile.ZipFile(archive) as src:
+        infos = src.infolist()
+        start = src.start_dir
+    first = next(i for i in infos if i.filename.startswith("originals/"))
+    at = start
+    for info in infos:  # the central directory's records, in order
+        name_len, extra_len, comment_len = struct.unpack_from("<HHH", data, at + 28)
+        if info.filename.startswith("originals/") and info is not first:
+            struct.pack_into("<I", data, at + 42, first.header_offset)
+            break
+        at += 46 + name_len + extra_len + comment_len
+    out.write_bytes(bytes(data))
+    return out
+
+
 CASES = {
     "not a zip": (
         lambda out, a: (out.write_text("just some notes\n"), out)[1],
@@ -117,6 +137,7 @@ CASES = {
         "documents.jsonl line 1: invalid path",
     ),
     "zip bomb": (bomb, "a zip bomb?"),
+    "overlapping entries": (overlapping, "entries overlap"),
     "an original larger than any upload": (
         lambda out, a: rewrite(a, out, add={"originals/" + "0" * 64: bytes(60 << 20)}),
         "more than this Bunko takes",
