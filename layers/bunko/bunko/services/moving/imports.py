@@ -101,7 +101,7 @@ def import_library(
             IMPORT_ACTION,
             outcome="failed",
             status=500,
-            library_id=workspace,
+            library_id=report.library_id or workspace,  # the one made, when it was made
             archive_id=report.archive_id,
         )
         raise
