@@ -17,6 +17,7 @@ MAX_ROOT_LINES = 40
 DOOR_REACHES = {
     "cli.py": {"audit", "close", "ingest", "library", "search"},
     "cli_agents.py": {"apikeys", "close", "library"},
+    "cli_moving.py": {"close", "library"},
     "cli_options.py": {"accounts", "ingest", "status"},
     "cli_sources.py": {"close", "sources"},
     "drops/s3_events.py": {"ingest", "library", "model_switch", "pipeline", "uploads"},
