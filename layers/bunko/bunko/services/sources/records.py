@@ -89,6 +89,8 @@ class SourceRecord:
     # May its URLs reach loopback and private addresses: fixed when it is added, by who
     # added it (the operator, or a person over the network) and the deployment's setting.
     private: bool = False
+    # Paused: no sync runs (on demand or scheduled) until it is resumed; its documents stay.
+    paused: bool = False
 
     @property
     def source(self) -> str:
@@ -104,6 +106,20 @@ class SourceRecord:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> SourceRecord:
         return cls(**{k: raw[k] for k in cls.__dataclass_fields__ if k in raw})
+
+
+@dataclass
+class ConnectionCheck:
+    """What one request to a source's place said, before any sync: whether it answered as
+    the kind expects (`ok`), its HTTP status, and a sentence for a person."""
+
+    ok: bool
+    message: str
+    status: int | None = None
+    url: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass

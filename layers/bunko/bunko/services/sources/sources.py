@@ -11,6 +11,7 @@ report (and the source's last sync), never the end of the sync.
 from __future__ import annotations
 
 import hashlib
+import os
 import posixpath
 import threading
 import time
@@ -33,7 +34,14 @@ from bunko.ports.sources import GitRepos, WebFetcher
 from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
 from bunko.services.sources.git import GitSync
-from bunko.services.sources.records import SourceRecord, SyncReport, check_name, check_settings
+from bunko.services.sources.probe import check_git_http, check_web
+from bunko.services.sources.records import (
+    ConnectionCheck,
+    SourceRecord,
+    SyncReport,
+    check_name,
+    check_settings,
+)
 from bunko.services.sources.web import WebSync
 
 SCOPE = "sources"
@@ -103,6 +111,21 @@ class Sources:
         person reaches over the network passes False, so a setting cannot read the server's
         own files or network."""
         check_name(name)
+        checked, private = self._checked(kind, settings, operator=operator)
+        if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
+            raise ConflictError(f"this library already has a source named {name!r}")
+        folder = checked.get("folder") or name
+        if not folder.strip("/") or ".." in folder.split("/"):
+            raise ValidationError("folder: a path inside the library")
+        record = SourceRecord(new_id(), workspace_id, name, kind, checked, private=private)
+        self.store.put_settings(SCOPE, f"{workspace_id}/{name}", record.to_dict())
+        return record
+
+    def _checked(
+        self, kind: str, settings: dict[str, Any], *, operator: bool
+    ) -> tuple[dict[str, Any], bool]:
+        """The settings checked, their URL through the outbound guard; and whether the source
+        may reach private addresses."""
         checked = check_settings(kind, settings)
         url = checked["url"].strip()
         private = self.private_for_operator if operator else self.private_for_people
@@ -111,13 +134,34 @@ class Sources:
         elif not operator:
             raise ValidationError("git source: an https:// URL (a path on the server is refused)")
         checked["url"] = url
-        if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
-            raise ConflictError(f"this library already has a source named {name!r}")
-        folder = checked.get("folder") or name
-        if not folder.strip("/") or ".." in folder.split("/"):
-            raise ValidationError("folder: a path inside the library")
-        record = SourceRecord(new_id(), workspace_id, name, kind, checked, private=private)
-        self.store.put_settings(SCOPE, f"{workspace_id}/{name}", record.to_dict())
+        return checked, private
+
+    def check_connection(
+        self, kind: str, settings: dict[str, Any], *, operator: bool = False
+    ) -> ConnectionCheck:
+        """One request to the place the settings name, through the guard its syncs pass,
+        without adding or syncing anything (services/sources/probe.py). A URL the guard
+        refuses raises, as adding it would."""
+        checked, private = self._checked(kind, settings, operator=operator)
+        url = checked["url"]
+        if kind == "web":
+            return check_web(
+                self.web, url, allow_private=private, max_bytes=checked["max_page_bytes"]
+            )
+        if not url.startswith(("http://", "https://")):
+            found = os.path.isdir(url)
+            said = "a folder on this machine" if found else "no such folder on this machine"
+            return ConnectionCheck(found, said, url=url)
+        return check_git_http(self.web, url, checked["branch"], allow_private=private)
+
+    def set_paused(self, workspace_id: str, name: str, paused: bool) -> SourceRecord:
+        """Pause the source (no sync runs, on demand or scheduled, until it is resumed; its
+        documents stay) or resume it."""
+        owner = f"{workspace_id}/{name}"
+        with self._lock:  # a sync writing its last_sync meanwhile keeps this flag
+            record = self.get(workspace_id, name)
+            record.paused = paused
+            self.store.put_settings(SCOPE, owner, record.to_dict())
         return record
 
     def remove(self, workspace_id: str, name: str, *, keep_documents: bool = False) -> int:
@@ -147,6 +191,8 @@ class Sources:
     def sync(self, workspace_id: str, name: str) -> SyncReport:
         """One sync of the source, now; ConflictError when it is already syncing."""
         record = self.get(workspace_id, name)
+        if record.paused:
+            raise ConflictError(f"source {name!r} is paused: resume it to sync")
         with self._lock:
             if record.id in self._running:
                 raise ConflictError(f"source {name!r} is syncing already")
@@ -168,11 +214,14 @@ class Sources:
         report.seconds = self.clock() - started
         if report.failed is None:
             self.store.put_settings(STATE_SCOPE, record.id, state)
-        record.last_sync = report.summary()
         owner = f"{record.workspace_id}/{record.name}"
-        current = self.store.get_settings(SCOPE, owner)
-        if current is not None and current.get("id") == record.id:  # not removed meanwhile
-            self.store.put_settings(SCOPE, owner, record.to_dict())
+        with self._lock:
+            current = self.store.get_settings(SCOPE, owner)
+            if current is not None and current.get("id") == record.id:  # not removed meanwhile
+                # the record as it is now (paused meanwhile, say), with this sync's summary
+                kept = SourceRecord.from_dict(current)
+                kept.last_sync = report.summary()
+                self.store.put_settings(SCOPE, owner, kept.to_dict())
         return report
 
     def _mirror(

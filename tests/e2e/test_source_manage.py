@@ -1,0 +1,129 @@
+"""Managing a library's sources over REST (issue 48, point 3): test the connection a source
+would make (one request through the outbound guard, nothing added or synced), pause and
+resume a source (a paused one does not sync), and a Git source over HTTP synced from a real
+repository served on a local socket."""
+
+from __future__ import annotations
+
+import pytest
+
+from bunko.services.sources.probe import _branches
+from tests.e2e.git_http import GitOverHttp
+from tests.e2e.local_site import LocalSite
+from tests.e2e.rest_harness import serve
+from tests.e2e.test_source_git import Repo
+
+
+@pytest.fixture(scope="module")
+def open_rest(tmp_path_factory):
+    """A server whose operator lets sources reach private addresses (the local sites)."""
+    with serve(tmp_path_factory.mktemp("manage") / "data", allow_private_sources=True) as rest:
+        yield rest
+
+
+@pytest.fixture
+def site():
+    s = LocalSite()
+    s.html("/", "<main><p>Welcome. <a href='/a.html'>a</a></p></main>", title="Home")
+    s.html("/a.html", "<main><p>Otters hold hands while they sleep.</p></main>", title="A")
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def served(tmp_path):
+    repo = Repo(tmp_path / "repo")
+    repo.write("docs/leave.md", "Leave policy: twenty days a year.\n")
+    repo.commit("first")
+    s = GitOverHttp(repo, tmp_path)
+    yield s
+    s.close()
+
+
+def test_testing_a_connection_makes_one_request_and_adds_nothing(open_rest, site, served):
+    client = open_rest.new_user().client
+    site.requests()
+    ok = client.post("/sources/test", json={"kind": "web", "url": site.url + "/"})
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["ok"] is True and ok.json()["status"] == 200
+    assert site.requests() == [("/", 200)]  # one request: no robots.txt, no links followed
+    missing = client.post("/sources/test", json={"kind": "web", "url": site.url + "/gone"})
+    assert missing.json()["ok"] is False and missing.json()["status"] == 404
+    git = client.post("/sources/test", json={"kind": "git", "url": served.url})
+    assert git.json()["ok"] is True and "branch main is at" in git.json()["message"]
+    assert served.log == ["/info/refs?service=git-upload-pack"]
+    other = client.post("/sources/test", json={"kind": "git", "url": served.url, "branch": "dev"})
+    assert other.json()["ok"] is False and "branches: main" in other.json()["message"]
+    not_git = client.post("/sources/test", json={"kind": "git", "url": site.url + "/"})
+    assert not_git.json()["ok"] is False
+    assert client.get("/sources").json() == []
+    assert client.get("/knowledge-bases").json() == []
+
+
+def test_the_outbound_guard_refuses_a_test_as_it_refuses_a_source(rest):
+    """The default server: a person may not reach the server's own network, even to test."""
+    client = rest.new_user().client
+    for body in (
+        {"kind": "web", "url": "http://127.0.0.1:9/"},
+        {"kind": "web", "url": "http://169.254.169.254/latest/meta-data/"},
+        {"kind": "git", "url": "/etc"},
+    ):
+        refused = client.post("/sources/test", json=body)
+        assert refused.status_code == 400, (body, refused.text)
+
+
+def test_a_paused_source_does_not_sync_until_resumed(open_rest, site):
+    client = open_rest.new_user().client
+    assert (
+        client.post(
+            "/sources", json={"kind": "web", "name": "s", "url": site.url + "/"}
+        ).status_code
+        == 201
+    )
+    paused = client.patch("/sources/s", json={"paused": True})
+    assert paused.status_code == 200 and paused.json()["paused"] is True
+    site.requests()
+    refused = client.post("/sources/s/sync")
+    assert refused.status_code == 409 and "paused" in refused.text
+    assert site.requests() == [] and client.get("/knowledge-bases").json() == []
+    assert client.get("/sources").json()[0]["paused"] is True
+    assert client.patch("/sources/s", json={"paused": False}).json()["paused"] is False
+    synced = client.post("/sources/s/sync")
+    assert synced.status_code == 200 and len(synced.json()["added"]) == 2
+    listed = client.get("/sources").json()[0]
+    assert listed["paused"] is False and listed["lastSync"]["added"] == 2
+    assert client.patch("/sources/nothing", json={"paused": True}).status_code == 404
+
+
+def test_a_git_repository_over_http_syncs(open_rest, served):
+    client = open_rest.new_user().client
+    added = client.post("/sources", json={"kind": "git", "name": "handbook", "url": served.url})
+    assert added.status_code == 201, added.text
+    first = client.post("/sources/handbook/sync").json()
+    assert first["added"] == ["handbook/docs/leave.md"] and first["failed"] is None
+    served.repo.write("docs/travel.md", "Travel policy: trains under five hours.\n")
+    served.repo.git("rm", "--quiet", "docs/leave.md")
+    served.repo.commit("second")
+    served.update()
+    second = client.post("/sources/handbook/sync").json()
+    assert second["added"] == ["handbook/docs/travel.md"]
+    assert second["deleted"] == ["handbook/docs/leave.md"]
+
+
+def test_both_shapes_of_git_s_ref_listing_are_read():
+    """The smart protocol's pkt-lines (the example in Git's gitprotocol-http) and the dumb
+    protocol's info/refs file."""
+    smart = (
+        b"001e# service=git-upload-pack\n"
+        b"0000004895dcfa3633004da0049d3d0fa03f80589cbcaf31 refs/heads/maint\0multi_ack\n"
+        b"003fd049f6c27a2244e12041955e262a404c7faba355 refs/heads/master\n"
+        b"003c2cb58b79488a98d2721cea644875a8dd0026b115 refs/tags/v1.0\n"
+        b"0000"
+    )
+    assert _branches(smart) == {
+        "maint": "95dcfa3633004da0049d3d0fa03f80589cbcaf31",
+        "master": "d049f6c27a2244e12041955e262a404c7faba355",
+    }
+    dumb = b"d049f6c27a2244e12041955e262a404c7faba355\trefs/heads/main\n"
+    assert _branches(dumb) == {"main": "d049f6c27a2244e12041955e262a404c7faba355"}
+    assert _branches(b"<html>not found</html>") is None
