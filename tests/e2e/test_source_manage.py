@@ -1,7 +1,7 @@
 """Managing a library's sources over REST (issue 48, point 3): test the connection a source
 would make (one request through the outbound guard, nothing added or synced), pause and
 resume a source (a paused one does not sync), and a Git source over HTTP synced from a real
-repository served on a local socket."""
+repository served_repo on a local socket."""
 
 from __future__ import annotations
 
@@ -13,16 +13,12 @@ from tests.e2e.local_site import LocalSite
 from tests.e2e.rest_harness import serve
 from tests.e2e.test_source_git import Repo
 
-
-@pytest.fixture(scope="module")
-def open_rest(tmp_path_factory):
-    """A server whose operator lets sources reach private addresses (the local sites)."""
-    with serve(tmp_path_factory.mktemp("manage") / "data", allow_private_sources=True) as rest:
-        yield rest
+# The module's server lets the people on it add sources on loopback (the local sites).
+REST_SETTINGS = {"allow_private_sources": True}
 
 
 @pytest.fixture
-def site():
+def two_page_site():
     s = LocalSite()
     s.html("/", "<main><p>Welcome. <a href='/a.html'>a</a></p></main>", title="Home")
     s.html("/a.html", "<main><p>Otters hold hands while they sleep.</p></main>", title="A")
@@ -31,7 +27,7 @@ def site():
 
 
 @pytest.fixture
-def served(tmp_path):
+def served_repo(tmp_path):
     repo = Repo(tmp_path / "repo")
     repo.write("docs/leave.md", "Leave policy: twenty days a year.\n")
     repo.commit("first")
@@ -40,29 +36,35 @@ def served(tmp_path):
     s.close()
 
 
-def test_testing_a_connection_makes_one_request_and_adds_nothing(open_rest, site, served):
-    client = open_rest.new_user().client
-    site.requests()
-    ok = client.post("/sources/test", json={"kind": "web", "url": site.url + "/"})
+def test_testing_a_connection_makes_one_request_and_adds_nothing(rest, two_page_site, served_repo):
+    client = rest.new_user().client
+    two_page_site.requests()
+    ok = client.post("/sources/test", json={"kind": "web", "url": two_page_site.url + "/"})
     assert ok.status_code == 200, ok.text
     assert ok.json()["ok"] is True and ok.json()["status"] == 200
-    assert site.requests() == [("/", 200)]  # one request: no robots.txt, no links followed
-    missing = client.post("/sources/test", json={"kind": "web", "url": site.url + "/gone"})
+    assert two_page_site.requests() == [("/", 200)]  # one request: no robots.txt, no links followed
+    missing = client.post("/sources/test", json={"kind": "web", "url": two_page_site.url + "/gone"})
     assert missing.json()["ok"] is False and missing.json()["status"] == 404
-    git = client.post("/sources/test", json={"kind": "git", "url": served.url})
+    git = client.post("/sources/test", json={"kind": "git", "url": served_repo.url})
     assert git.json()["ok"] is True and "branch main is at" in git.json()["message"]
-    assert served.log == ["/info/refs?service=git-upload-pack"]
-    other = client.post("/sources/test", json={"kind": "git", "url": served.url, "branch": "dev"})
+    assert served_repo.log == ["/info/refs?service=git-upload-pack"]
+    other = client.post(
+        "/sources/test", json={"kind": "git", "url": served_repo.url, "branch": "dev"}
+    )
     assert other.json()["ok"] is False and "branches: main" in other.json()["message"]
-    not_git = client.post("/sources/test", json={"kind": "git", "url": site.url + "/"})
+    not_git = client.post("/sources/test", json={"kind": "git", "url": two_page_site.url + "/"})
     assert not_git.json()["ok"] is False
     assert client.get("/sources").json() == []
     assert client.get("/knowledge-bases").json() == []
 
 
-def test_the_outbound_guard_refuses_a_test_as_it_refuses_a_source(rest):
+def test_the_outbound_guard_refuses_a_test_as_it_refuses_a_source(tmp_path):
     """The default server: a person may not reach the server's own network, even to test."""
-    client = rest.new_user().client
+    with serve(tmp_path / "data") as default:
+        _refused_to_test(default.new_user().client)
+
+
+def _refused_to_test(client) -> None:
     for body in (
         {"kind": "web", "url": "http://127.0.0.1:9/"},
         {"kind": "web", "url": "http://169.254.169.254/latest/meta-data/"},
@@ -72,20 +74,20 @@ def test_the_outbound_guard_refuses_a_test_as_it_refuses_a_source(rest):
         assert refused.status_code == 400, (body, refused.text)
 
 
-def test_a_paused_source_does_not_sync_until_resumed(open_rest, site):
-    client = open_rest.new_user().client
+def test_a_paused_source_does_not_sync_until_resumed(rest, two_page_site):
+    client = rest.new_user().client
     assert (
         client.post(
-            "/sources", json={"kind": "web", "name": "s", "url": site.url + "/"}
+            "/sources", json={"kind": "web", "name": "s", "url": two_page_site.url + "/"}
         ).status_code
         == 201
     )
     paused = client.patch("/sources/s", json={"paused": True})
     assert paused.status_code == 200 and paused.json()["paused"] is True
-    site.requests()
+    two_page_site.requests()
     refused = client.post("/sources/s/sync")
     assert refused.status_code == 409 and "paused" in refused.text
-    assert site.requests() == [] and client.get("/knowledge-bases").json() == []
+    assert two_page_site.requests() == [] and client.get("/knowledge-bases").json() == []
     assert client.get("/sources").json()[0]["paused"] is True
     assert client.patch("/sources/s", json={"paused": False}).json()["paused"] is False
     synced = client.post("/sources/s/sync")
@@ -95,16 +97,18 @@ def test_a_paused_source_does_not_sync_until_resumed(open_rest, site):
     assert client.patch("/sources/nothing", json={"paused": True}).status_code == 404
 
 
-def test_a_git_repository_over_http_syncs(open_rest, served):
-    client = open_rest.new_user().client
-    added = client.post("/sources", json={"kind": "git", "name": "handbook", "url": served.url})
+def test_a_git_repository_over_http_syncs(rest, served_repo):
+    client = rest.new_user().client
+    added = client.post(
+        "/sources", json={"kind": "git", "name": "handbook", "url": served_repo.url}
+    )
     assert added.status_code == 201, added.text
     first = client.post("/sources/handbook/sync").json()
     assert first["added"] == ["handbook/docs/leave.md"] and first["failed"] is None
-    served.repo.write("docs/travel.md", "Travel policy: trains under five hours.\n")
-    served.repo.git("rm", "--quiet", "docs/leave.md")
-    served.repo.commit("second")
-    served.update()
+    served_repo.repo.write("docs/travel.md", "Travel policy: trains under five hours.\n")
+    served_repo.repo.git("rm", "--quiet", "docs/leave.md")
+    served_repo.repo.commit("second")
+    served_repo.update()
     second = client.post("/sources/handbook/sync").json()
     assert second["added"] == ["handbook/docs/travel.md"]
     assert second["deleted"] == ["handbook/docs/leave.md"]

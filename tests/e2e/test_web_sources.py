@@ -39,7 +39,7 @@ class GatedSite(LocalSite):
 
 
 @pytest.fixture
-def site():
+def gated_site():
     s = GatedSite()
     s.html(
         "/",
@@ -56,7 +56,7 @@ def site():
 
 
 @pytest.fixture
-def served(tmp_path):
+def served_handbook(tmp_path):
     repo = Repo(tmp_path / "repo")
     repo.write("docs/remote.md", "Remote work: any two days a week.\n")
     repo.commit("first")
@@ -79,7 +79,9 @@ def open_sources(page) -> None:
     expect(page.get_by_role("heading", level=1)).to_contain_text("Sources")
 
 
-def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(rest, chromium, site, served):
+def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(
+    rest, chromium, gated_site, served_handbook
+):
     owner = rest.new_user()
     with tab(chromium, rest.url + "/") as t:
         page = t.page
@@ -88,17 +90,17 @@ def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(rest, chromium, si
         expect(page.get_by_text("No sources yet.")).to_be_visible()
         form = page.get_by_role("form", name="Add a source")
         form.get_by_label("Name", exact=True).fill("handbook")
-        form.get_by_label("Start URL or sitemap").fill(site.url + "/")
+        form.get_by_label("Start URL or sitemap").fill(gated_site.url + "/")
         # the kind's fields come from its row: Git's replace the website's, the URL stays
         form.get_by_label("Kind").select_option("git")
         expect(form.get_by_label("Branch")).to_be_visible()
         expect(form.get_by_label("Pages per sync at most")).to_have_count(0)
-        expect(form.get_by_label("Repository URL")).to_have_value(site.url + "/")
+        expect(form.get_by_label("Repository URL")).to_have_value(gated_site.url + "/")
         form.get_by_label("Kind").select_option("web")
-        site.requests()
+        gated_site.requests()
         form.get_by_role("button", name="Test connection").click()
         expect(form.get_by_role("status")).to_contain_text("Connected: answered 200")
-        assert site.requests() == [("/", 200)]  # one request; nothing added
+        assert gated_site.requests() == [("/", 200)]  # one request; nothing added
         form.get_by_role("button", name="Add source").click()
         card = page.get_by_role("region", name="handbook")
         expect(card.get_by_text("Not synced yet.")).to_be_visible()
@@ -109,7 +111,7 @@ def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(rest, chromium, si
         expect(card.get_by_role("status")).to_contain_text("Syncing handbook…")
         expect(card.get_by_role("button", name="Sync now")).to_be_disabled()
         t.shoot("48-sources-syncing")
-        site.gate.set()
+        gated_site.gate.set()
         expect(card.locator(".last-sync")).to_contain_text(
             "3 added · 0 changed · 0 deleted · 1 error"
         )
@@ -117,6 +119,13 @@ def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(rest, chromium, si
         card.get_by_text("Files with errors (1)").click()
         expect(card.locator(".sync-errors li")).to_contain_text("handbook/127.0.0.1/empty.txt")
         assert rest.services.ingest.wait_for_queue(timeout=60)
+        # the library's files say which source each came from, and link to its page
+        page.get_by_role("link", name="← Back to the library’s files").click()
+        row = page.get_by_role("row").filter(has=page.get_by_role("link", name="leave.md"))
+        expect(row.get_by_role("link", name="⇄ handbook")).to_be_visible()
+        t.shoot("48-library-source-tags")
+        row.get_by_role("link", name="⇄ handbook").click()
+        expect(page.get_by_role("heading", level=1)).to_contain_text("Sources")
 
         card.get_by_role("button", name="Pause").click()
         expect(card.get_by_text("paused", exact=True)).to_be_visible()
@@ -126,7 +135,7 @@ def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(rest, chromium, si
 
         form.get_by_label("Kind").select_option("git")
         form.get_by_label("Name", exact=True).fill("repo")
-        form.get_by_label("Repository URL").fill(served.url)
+        form.get_by_label("Repository URL").fill(served_handbook.url)
         form.get_by_role("button", name="Test connection").click()
         expect(form.get_by_role("status")).to_contain_text("branch main is at")
         form.get_by_label("Branch").fill("nope")
@@ -154,6 +163,9 @@ def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(rest, chromium, si
         expect(page.get_by_text("No sources yet.")).to_be_visible()
         names = [f["originalName"] for f in owner.client.get("/knowledge-bases").json()]
         assert names == ["remote.md"]  # the kept one; the website's went with it
+        page.get_by_role("link", name="← Back to the library’s files").click()
+        row = page.get_by_role("row").filter(has=page.get_by_role("link", name="remote.md"))
+        expect(row.get_by_role("link", name="⇄ a removed source")).to_be_visible()
         assert t.unexpected_errors() == []
 
 

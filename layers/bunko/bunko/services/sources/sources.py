@@ -20,6 +20,7 @@ from typing import Any
 
 from bunko.domain import new_id
 from bunko.domain.metadata import check_metadata
+from bunko.domain.sources import DOORS, connector_source, is_connector
 from bunko.errors import (
     BunkoError,
     ConflictError,
@@ -316,6 +317,23 @@ class Sources:
                 else:
                     report.complete = False  # the next sync tries it again
         state["complete"] = report.complete
+
+
+def named_source(store: SettingsStore | None, workspace_id: str, value: str) -> str:
+    """The documents' source a search or chat filter's `source` names: a door's own
+    (`upload`, `agent`, `drop`, …) or `connector:<id>` as it is, else the name of one of the
+    library's connectors. ValidationError when it is neither (an agent's mistake, not a miss)."""
+    value = value.strip()
+    if value in DOORS or (is_connector(value) and len(value) > len("connector:")):
+        return value
+    raw = store.get_settings(SCOPE, f"{workspace_id}/{value}") if store is not None else None
+    if raw is None:
+        doors = ", ".join(DOORS)
+        raise ValidationError(
+            f"source: no source named {value!r} in this library (a source's name, as "
+            f"list_sources or GET /sources gives it, connector:<id>, or one of {doors})"
+        )
+    return connector_source(raw["id"])
 
 
 def _url_metadata(url: str) -> dict[str, Any] | None:

@@ -103,6 +103,7 @@ const en = {
   'filter.is': '{key} = {value}', 'filter.oneOf': '{key}: one of {values}', 'filter.between': '{key} {from} – {to}', 'filter.from': '{key} ≥ {from}', 'filter.upTo': '{key} ≤ {to}', 'filter.has': 'has {key}',
   'filter.and': ' and ', 'filter.or': ' or ', 'filter.remove': 'Remove condition: {what}', 'filter.used': 'Filter: {what}',
   'filter.hasNote': 'Files that have this key, whatever its value.', 'filter.noKeys': 'No metadata yet: add some to files in the library to filter by it.',
+  'lib.fromSource': 'From the source {name}', 'lib.removedSource': 'a removed source', 'lib.door.agent': 'by an agent', 'lib.door.drop': 'drop folder', 'lib.door.s3': 'S3 drop', 'lib.door.cli': 'command line',
   'src.title': 'Sources', 'src.manage': 'Sources', 'src.back': '← Back to the library’s files',
   'src.intro': 'A source keeps this library in step with a website or a Git repository: each sync adds, changes and deletes the documents it put here. Files uploaded by hand are never touched.',
   'src.readOnly': 'Only the owners of {name} add, sync, pause or remove its sources.', 'src.none': 'No sources yet.',

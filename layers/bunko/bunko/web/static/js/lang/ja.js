@@ -103,6 +103,7 @@ export default {
   'filter.and': ' かつ ', 'filter.or': ' または ', 'filter.remove': '条件を外す: {what}', 'filter.used': '絞り込み: {what}',
   'filter.hasNote': '値にかかわらず、このキーを持つファイル。', 'filter.noKeys': 'メタデータはまだありません。ライブラリでファイルに付けると絞り込みに使えます。',
   'filter.needValue': '値を入力してください。', 'filter.needBound': '下限・上限のどちらか、または両方を入力してください。', 'filter.noFiles': '条件に合うファイルはありません。',
+  'lib.fromSource': 'ソース {name} から', 'lib.removedSource': '削除されたソース', 'lib.door.agent': 'エージェント', 'lib.door.drop': 'ドロップフォルダー', 'lib.door.s3': 'S3 ドロップ', 'lib.door.cli': 'コマンドライン',
   'src.title': 'ソース', 'src.manage': 'ソース', 'src.back': '← ライブラリのファイルに戻る',
   'src.intro': 'ソースはこのライブラリをウェブサイトや Git リポジトリと同期させます。同期のたびに、そのソースが入れた文書を追加・更新・削除します。手でアップロードしたファイルには触れません。',
   'src.readOnly': '{name} のソースを追加・同期・一時停止・削除できるのはオーナーだけです。', 'src.none': 'ソースはまだありません。',
