@@ -5,6 +5,8 @@ repository served_repo on a local socket."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from bunko.services.sources.probe import _branches
@@ -95,6 +97,37 @@ def test_a_paused_source_does_not_sync_until_resumed(rest, two_page_site):
     listed = client.get("/sources").json()[0]
     assert listed["paused"] is False and listed["lastSync"]["added"] == 2
     assert client.patch("/sources/nothing", json={"paused": True}).status_code == 404
+
+
+def test_a_pause_made_while_a_sync_runs_is_kept(rest, two_page_site):
+    """The sync ends by writing its summary on the record: over the record as it is then,
+    not as it was when the sync began (which would undo the pause)."""
+    client = rest.new_user().client
+    made = client.post(
+        "/sources", json={"kind": "web", "name": "p", "url": two_page_site.url + "/"}
+    )
+    assert made.status_code == 201, made.text
+    gate, asked = threading.Event(), threading.Event()
+    answer = two_page_site.answer
+
+    def held(path, headers):
+        if path == "/a.html":
+            asked.set()
+            gate.wait(30)
+        return answer(path, headers)
+
+    two_page_site.answer = held
+    synced: list = []
+    running = threading.Thread(target=lambda: synced.append(client.post("/sources/p/sync")))
+    running.start()
+    assert asked.wait(30)  # the sync is under way
+    other = rest.client(client.headers["Authorization"].split()[1])
+    assert other.patch("/sources/p", json={"paused": True}).json()["paused"] is True
+    gate.set()
+    running.join(30)
+    assert synced[0].status_code == 200 and len(synced[0].json()["added"]) == 2
+    [listed] = client.get("/sources").json()
+    assert listed["paused"] is True and listed["lastSync"]["added"] == 2
 
 
 def test_a_git_repository_over_http_syncs(rest, served_repo):

@@ -108,8 +108,9 @@ function lastSyncView(last) {
 }
 
 function sourceView(s, { owner, refresh, error }) {
-  const where = [[t('src.address'), s.settings.url], [t('src.folder'), `${s.folder}/`]];
-  if (s.settings.branch) where.push([t('src.git.branch'), s.settings.branch]);
+  // what every kind has; a kind this page does not know still shows its name and folder
+  const where = [[t('src.address'), s.settings.url], [t('src.folder'), `${s.folder}/`], [t('src.git.branch'), s.settings.branch]]
+    .filter(([, value]) => typeof value === 'string' && value);
   const status = h('div', { class: 'sync-status', role: 'status', 'aria-live': 'polite' });
   const box = h('section', { class: 'card source-card', 'aria-label': s.name },
     h('h2', {}, s.name, h('span', { class: 'tag' }, kindName(s.kind)), s.paused ? h('span', { class: 'tag paused' }, t('src.paused')) : null),
