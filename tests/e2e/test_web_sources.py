@@ -124,7 +124,9 @@ def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(
         row = page.get_by_role("row").filter(has=page.get_by_role("link", name="leave.md"))
         expect(row.get_by_role("link", name="⇄ handbook")).to_be_visible()
         t.shoot("48-library-source-tags")
-        row.get_by_role("link", name="⇄ handbook").click()
+        row.get_by_role("link", name="leave.md").click()  # the file's own page says it too
+        expect(page.get_by_role("heading", level=1)).to_have_text("leave.md")
+        page.get_by_role("link", name="⇄ handbook").click()
         expect(page.get_by_role("heading", level=1)).to_contain_text("Sources")
 
         card.get_by_role("button", name="Pause").click()

@@ -158,7 +158,7 @@ export function fileList({ readOnly = false, filterBar = null, edit = null } = {
 }
 
 // Where a file came from, when not by hand: its source's name, or its door.
-function sourceTag(file, names) {
+export function sourceTag(file, names) {
   const source = file.source || '';
   if (source.startsWith('connector:')) {
     const name = names && names.get(source);
