@@ -60,6 +60,28 @@ def test_testing_a_connection_makes_one_request_and_adds_nothing(rest, two_page_
     assert client.get("/knowledge-bases").json() == []
 
 
+def test_a_redirect_is_told_and_one_off_the_site_is_not_ok(rest, two_page_site):
+    client = rest.new_user().client
+    answer = two_page_site.answer
+
+    def redirecting(path, headers):
+        if path == "/old":
+            return 301, {"Location": "/"}, b""
+        if path == "/away":
+            return 302, {"Location": "https://example.org/"}, b""
+        return answer(path, headers)
+
+    two_page_site.answer = redirecting
+    moved = client.post("/sources/test", json={"kind": "web", "url": two_page_site.url + "/old"})
+    assert (
+        moved.json()["ok"] is True
+        and "redirects to " + two_page_site.url in moved.json()["message"]
+    )
+    away = client.post("/sources/test", json={"kind": "web", "url": two_page_site.url + "/away"})
+    assert away.json()["ok"] is False and "off the site" in away.json()["message"]
+    assert [p for p, _ in two_page_site.requests()] == ["/old", "/away"]  # followed neither
+
+
 def test_the_outbound_guard_refuses_a_test_as_it_refuses_a_source(tmp_path):
     """The default server: a person may not reach the server's own network, even to test."""
     with serve(tmp_path / "data") as default:

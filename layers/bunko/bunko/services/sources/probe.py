@@ -2,7 +2,8 @@
 outbound guard its syncs pass, saying whether the place answers as its kind expects. Nothing
 is written or kept.
 
-- a website: a GET of its start URL (or sitemap); a redirect is told, not followed;
+- a website: a GET of its start URL (or sitemap); a redirect is told, not followed (one off
+  the site is not ok: a sync does not follow it);
 - a Git repository over http(s): a GET of `info/refs?service=git-upload-pack`, the first
   request of Git's HTTP protocol (smart and dumb servers both answer it), which lists the
   repository's branches: is the source's branch among them.
@@ -10,11 +11,12 @@ is written or kept.
 
 from __future__ import annotations
 
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit
 
 from bunko.errors import UpstreamError
 from bunko.ports.sources import WebFetcher
 from bunko.services.sources.records import ConnectionCheck
+from bunko.services.sources.web import same_site
 
 _REFS_BYTES = 20_000_000  # a repository with very many refs lists them all
 
@@ -28,6 +30,10 @@ def check_web(
         return ConnectionCheck(False, f"no answer: {exc}", url=url)
     if answer.status in (301, 302, 303, 307, 308) and "location" in answer.headers:
         target = urljoin(url, answer.headers["location"])
+        start = urlsplit(url)
+        if not same_site(target, (start.scheme, start.netloc.lower())):  # a sync stops there
+            said = f"answered {answer.status}: it redirects off the site, to {target}"
+            return ConnectionCheck(False, said, answer.status, url)
         return ConnectionCheck(
             True, f"answered {answer.status}: it redirects to {target}", answer.status, url
         )
