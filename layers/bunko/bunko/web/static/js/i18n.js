@@ -106,7 +106,7 @@ const en = {
   'lib.fromSource': 'From the source {name}', 'lib.removedSource': 'a removed source', 'lib.door.agent': 'by an agent', 'lib.door.drop': 'drop folder', 'lib.door.s3': 'S3 drop', 'lib.door.cli': 'command line',
   'src.title': 'Sources', 'src.manage': 'Sources', 'src.back': '← Back to the library’s files',
   'src.intro': 'A source keeps this library in step with a website or a Git repository: each sync adds, changes and deletes the documents it put here. Files uploaded by hand are never touched.',
-  'src.readOnly': 'Only the owners of {name} add, sync, pause or remove its sources.', 'src.none': 'No sources yet.',
+  'src.readOnly': 'Only the owners of {name} add, sync, pause or remove its sources.', 'src.none': 'No sources yet.', 'src.unavailable': 'This server keeps no sources yet.',
   'src.kind': 'Kind', 'src.kind.web': 'Website', 'src.kind.git': 'Git repository', 'src.name': 'Name', 'src.nameHint': 'Letters, digits, “.”, “_” or “-”.',
   'src.web.url': 'Start URL or sitemap', 'src.web.urlHint': 'Pages of this site linked from it (or listed in the sitemap) are read; robots.txt is honoured.',
   'src.git.url': 'Repository URL', 'src.git.urlHint': 'An https:// address of a repository that needs no password.', 'src.git.branch': 'Branch',

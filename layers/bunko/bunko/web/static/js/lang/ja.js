@@ -106,7 +106,7 @@ export default {
   'lib.fromSource': 'ソース {name} から', 'lib.removedSource': '削除されたソース', 'lib.door.agent': 'エージェント', 'lib.door.drop': 'ドロップフォルダー', 'lib.door.s3': 'S3 ドロップ', 'lib.door.cli': 'コマンドライン',
   'src.title': 'ソース', 'src.manage': 'ソース', 'src.back': '← ライブラリのファイルに戻る',
   'src.intro': 'ソースはこのライブラリをウェブサイトや Git リポジトリと同期させます。同期のたびに、そのソースが入れた文書を追加・更新・削除します。手でアップロードしたファイルには触れません。',
-  'src.readOnly': '{name} のソースを追加・同期・一時停止・削除できるのはオーナーだけです。', 'src.none': 'ソースはまだありません。',
+  'src.readOnly': '{name} のソースを追加・同期・一時停止・削除できるのはオーナーだけです。', 'src.none': 'ソースはまだありません。', 'src.unavailable': 'このサーバーにはまだソースの機能がありません。',
   'src.kind': '種類', 'src.kind.web': 'ウェブサイト', 'src.kind.git': 'Git リポジトリ', 'src.name': '名前', 'src.nameHint': '英数字と「.」「_」「-」。',
   'src.web.url': '開始 URL またはサイトマップ', 'src.web.urlHint': 'ここからリンクされた（またはサイトマップにある）同じサイトのページを読みます。robots.txt に従います。',
   'src.git.url': 'リポジトリの URL', 'src.git.urlHint': 'パスワード不要のリポジトリの https:// アドレス。', 'src.git.branch': 'ブランチ',

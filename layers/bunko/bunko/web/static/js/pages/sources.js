@@ -61,11 +61,11 @@ export function render() {
   const owner = manages();
   const error = errorBox();
   const list = h('div', { class: 'sources', 'aria-busy': 'true' });
+  const form = owner ? addForm(refresh, error) : null;
   const main = page('src.title',
     h('p', { class: 'muted' }, t('src.intro')),
     owner ? null : h('p', { class: 'muted' }, t('src.readOnly', { name: lib ? lib.name : '' })),
-    error, list,
-    owner ? addForm(refresh, error) : null);
+    error, list, form);
   if (lib) main.querySelector('h1').append(' · ', h('span', { class: 'library-name' }, lib.name));
   main.querySelector('h1').after(h('p', { class: 'small' }, h('a', { href: '#/library' }, t('src.back'))));
 
@@ -75,7 +75,9 @@ export function render() {
       clear(list, found.length ? found.map((s) => sourceView(s, { owner, refresh, error })) : h('p', { class: 'muted' }, t('src.none')));
       list.setAttribute('aria-busy', 'false');
     } catch (err) {
-      showError(error, err);
+      if (err.status !== 404) return showError(error, err);
+      clear(list, h('p', { class: 'muted' }, t('src.unavailable'))); // a shape without sources
+      form?.remove();
     }
   }
   refresh();
