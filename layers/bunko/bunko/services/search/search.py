@@ -254,7 +254,7 @@ class SearchService:
         """The ids of the documents the source a filter names owns (ValidationError for a
         name that is no source here)."""
         source = self.named_source(workspace_id, source)
-        return frozenset(d.id for d in self.metadata.iter_source_documents(workspace_id, source))
+        return self.metadata.source_document_ids(workspace_id, source)
 
     def _filters(
         self, workspace_id: str, options: SearchOptions, index: SearchIndex
