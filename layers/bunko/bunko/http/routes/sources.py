@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from bunko.http.deps import Owner, Reader, ServicesDep
+from bunko.http.deps import Owner, Reader, ReadsOnly, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.services.sources import SourceRecord, SyncReport
 
@@ -63,6 +63,25 @@ class CredentialUpdate(BaseModel):
     credential: Annotated[str | None, Field(min_length=1, max_length=4096)]  # null: remove
 
 
+class SourceTry(SourceCreate):
+    """What a test of the connection reads: the settings a source would be added with (its
+    name is not needed)."""
+
+    name: Annotated[str | None, Field(min_length=1, max_length=64)] = None
+
+
+class SourceChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    paused: bool
+
+
+class SourceChecked(BaseModel):
+    ok: bool  # the place answered as a source of this kind should
+    message: str
+    status: int | None  # the HTTP status it answered with (none when it did not answer)
+    url: str
+
+
 class SourcePublic(BaseModel):
     id: str
     name: str
@@ -70,6 +89,7 @@ class SourcePublic(BaseModel):
     source: str  # what its documents' `source` says
     folder: str
     settings: dict[str, Any]
+    paused: bool  # no sync runs until it is resumed
     lastSync: dict[str, Any] | None
     hasCredential: bool
 
@@ -82,6 +102,7 @@ class SourcePublic(BaseModel):
             source=r.source,
             folder=r.folder,
             settings=r.settings,
+            paused=r.paused,
             lastSync=r.last_sync,
             hasCredential=r.has_credential,
         )
@@ -135,10 +156,8 @@ def list_sources(principal: Reader, services: ServicesDep) -> list[SourcePublic]
 def add_source(body: SourceCreate, principal: Owner, services: ServicesDep) -> SourcePublic:
     """Owners: add a website or a Git repository (https) to the library; its URL passes
     the outbound guard."""
-    given = body.model_dump(exclude_none=True, exclude={"kind", "name", "credential"})
-    settings = {_SETTINGS[k]: v for k, v in given.items()}
     record = services.sources.add(
-        principal.workspace_id, body.kind, body.name, settings, credential=body.credential
+        principal.workspace_id, body.kind, body.name, _settings(body), credential=body.credential
     )
     return SourcePublic.of(record)
 
@@ -152,10 +171,38 @@ def set_source_credential(
     return SourcePublic.of(record)
 
 
+def _settings(body: SourceCreate) -> dict[str, Any]:
+    given = body.model_dump(exclude_none=True, exclude={"kind", "name", "credential"})
+    return {_SETTINGS[k]: v for k, v in given.items()}
+
+
+@router.post(
+    "/test",
+    response_model=SourceChecked,
+    responses=error_responses(400),
+    dependencies=[ReadsOnly],  # one request out, nothing kept
+)
+def test_source(body: SourceTry, principal: Owner, services: ServicesDep) -> SourceChecked:
+    """Owners: test the connection a source with these settings would make (its URL through
+    the outbound guard, then one request), without adding or syncing anything. 400 for a
+    URL the guard refuses; a place that does not answer as expected is `ok: false`."""
+    checked = services.sources.check_connection(body.kind, _settings(body))
+    return SourceChecked(**checked.to_dict())
+
+
+@router.patch("/{name}", response_model=SourcePublic, responses=error_responses(404))
+def change_source(
+    name: SourceName, body: SourceChange, principal: Owner, services: ServicesDep
+) -> SourcePublic:
+    """Owners: pause the source (no sync runs, on demand or scheduled, until it is
+    resumed; its documents stay) or resume it."""
+    return SourcePublic.of(services.sources.set_paused(principal.workspace_id, name, body.paused))
+
+
 @router.post("/{name}/sync", response_model=SourceSync, responses=error_responses(404, 409))
 def sync_source(name: SourceName, principal: Owner, services: ServicesDep) -> SourceSync:
     """Owners: sync the source now and answer what changed (the request lasts as long as
-    the sync, within the source's bounds)."""
+    the sync, within the source's bounds); 409 while it syncs already or is paused."""
     return SourceSync.of(services.sources.sync(principal.workspace_id, name))
 
 

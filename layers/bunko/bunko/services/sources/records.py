@@ -138,6 +138,8 @@ class SourceRecord:
     # Whether a credential is kept for it (the secret itself is kept apart, encrypted, under
     # the `source_credentials` scope by the source's id, so no listing can carry it).
     has_credential: bool = False
+    # Paused: no sync runs (on demand or scheduled) until it is resumed; its documents stay.
+    paused: bool = False
 
     @property
     def source(self) -> str:
@@ -153,6 +155,20 @@ class SourceRecord:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> SourceRecord:
         return cls(**{k: raw[k] for k in cls.__dataclass_fields__ if k in raw})
+
+
+@dataclass
+class ConnectionCheck:
+    """What one request to a source's place said, before any sync: whether it answered as
+    the kind expects (`ok`), its HTTP status, and a sentence for a person."""
+
+    ok: bool
+    message: str
+    status: int | None = None
+    url: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass

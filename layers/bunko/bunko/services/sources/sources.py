@@ -16,6 +16,7 @@ report (and the source's last sync), never the end of the sync.
 from __future__ import annotations
 
 import hashlib
+import os
 import posixpath
 import threading
 import time
@@ -24,6 +25,7 @@ from typing import Any
 
 from bunko.domain import new_id
 from bunko.domain.metadata import check_metadata
+from bunko.domain.sources import DOORS, connector_source, is_connector
 from bunko.errors import (
     BunkoError,
     ConflictError,
@@ -41,7 +43,10 @@ from bunko.services.sources.api import ApiClient
 from bunko.services.sources.confluence import ConfluenceSync
 from bunko.services.sources.confluence_api import auth_headers
 from bunko.services.sources.git import GitSync
+from bunko.services.sources.probe import check_git_http, check_web
 from bunko.services.sources.records import (
+    DEFAULTS,
+    ConnectionCheck,
     SourceRecord,
     SyncReport,
     check_credential,
@@ -125,15 +130,8 @@ class Sources:
         own files or network. `credential`: the secret the connector reads in someone's
         name with (kept encrypted, never shown)."""
         check_name(name)
-        checked = check_settings(kind, settings)
+        checked, private = self._checked(kind, settings, operator=operator)
         secret = None if credential is None else self._encrypt(kind, credential)
-        url = checked["url"].strip()
-        private = self.private_for_operator if operator else self.private_for_people
-        if kind != "git" or url.startswith(("http://", "https://")):
-            self.check_url(url, private)
-        elif not operator:
-            raise ValidationError("git source: an https:// URL (a path on the server is refused)")
-        checked["url"] = url
         if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
             raise ConflictError(f"this library already has a source named {name!r}")
         folder = checked.get("folder") or name
@@ -144,6 +142,46 @@ class Sources:
         if secret is not None:  # before the record, so no record claims a missing secret
             self.store.put_settings(CREDENTIAL_SCOPE, record.id, {"encrypted": secret})
         self.store.put_settings(SCOPE, f"{workspace_id}/{name}", record.to_dict())
+        return record
+
+    def _checked(
+        self, kind: str, settings: dict[str, Any], *, operator: bool
+    ) -> tuple[dict[str, Any], bool]:
+        """The settings checked, their URL through the outbound guard; and whether the source
+        may reach private addresses."""
+        checked = check_settings(kind, settings)
+        url = checked["url"].strip()
+        private = self.private_for_operator if operator else self.private_for_people
+        if kind != "git" or url.startswith(("http://", "https://")):
+            self.check_url(url, private)
+        elif not operator:
+            raise ValidationError("git source: an https:// URL (a path on the server is refused)")
+        checked["url"] = url
+        return checked, private
+
+    def check_connection(
+        self, kind: str, settings: dict[str, Any], *, operator: bool = False
+    ) -> ConnectionCheck:
+        """One request to the place the settings name, through the guard its syncs pass,
+        without adding or syncing anything (services/sources/probe.py). A URL the guard
+        refuses raises, as adding it would."""
+        checked, private = self._checked(kind, settings, operator=operator)
+        url = checked["url"]
+        if kind != "git":  # a website, or a service's base URL: does it answer at all
+            limit = checked.get("max_page_bytes", DEFAULTS["web"]["max_page_bytes"])
+            return check_web(self.web, url, allow_private=private, max_bytes=limit)
+        if not url.startswith(("http://", "https://")):
+            found = os.path.isdir(url)
+            said = "a folder on this machine" if found else "no such folder on this machine"
+            return ConnectionCheck(found, said, url=url)
+        return check_git_http(self.web, url, checked["branch"], allow_private=private)
+
+    def set_paused(self, workspace_id: str, name: str, paused: bool) -> SourceRecord:
+        """Pause the source (no sync runs, on demand or scheduled, until it is resumed; its
+        documents stay) or resume it."""
+        record = self.get(workspace_id, name)
+        record.paused = paused
+        self._update(record, paused=paused)
         return record
 
     def set_credential(self, workspace_id: str, name: str, credential: str | None) -> SourceRecord:
@@ -175,9 +213,10 @@ class Sources:
         """Write `fields` into the kept record, unless it was removed (or replaced by another
         of the same name) meanwhile: a sync's end does not undo a credential set during it."""
         owner = f"{record.workspace_id}/{record.name}"
-        current = self.store.get_settings(SCOPE, owner)
-        if current is not None and current.get("id") == record.id:
-            self.store.put_settings(SCOPE, owner, {**current, **fields})
+        with self._lock:  # a pause and a sync's end, each writing its own field, keep both
+            current = self.store.get_settings(SCOPE, owner)
+            if current is not None and current.get("id") == record.id:
+                self.store.put_settings(SCOPE, owner, {**current, **fields})
 
     def remove(self, workspace_id: str, name: str, *, keep_documents: bool = False) -> int:
         """The source goes; its documents too unless `keep_documents` (they stay, owned by
@@ -209,6 +248,8 @@ class Sources:
     def sync(self, workspace_id: str, name: str) -> SyncReport:
         """One sync of the source, now; ConflictError when it is already syncing."""
         record = self.get(workspace_id, name)
+        if record.paused:
+            raise ConflictError(f"source {name!r} is paused: resume it to sync")
         with self._lock:
             if record.id in self._running:
                 raise ConflictError(f"source {name!r} is syncing already")
@@ -362,6 +403,23 @@ class Sources:
                 run.written(item)
             else:
                 report.complete = False  # the next sync reads it again
+
+
+def named_source(store: SettingsStore | None, workspace_id: str, value: str) -> str:
+    """The documents' source a search or chat filter's `source` names: a door's own
+    (`upload`, `agent`, `drop`, …) or `connector:<id>` as it is, else the name of one of the
+    library's connectors. ValidationError when it is neither (an agent's mistake, not a miss)."""
+    value = value.strip()
+    if value in DOORS or (is_connector(value) and len(value) > len("connector:")):
+        return value
+    raw = store.get_settings(SCOPE, f"{workspace_id}/{value}") if store is not None else None
+    if raw is None:
+        doors = ", ".join(DOORS)
+        raise ValidationError(
+            f"source: no source named {value!r} in this library (a source's name, as "
+            f"list_sources or GET /sources gives it, connector:<id>, or one of {doors})"
+        )
+    return connector_source(raw["id"])
 
 
 def _url_metadata(url: str) -> dict[str, Any] | None:
