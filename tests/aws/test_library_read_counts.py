@@ -157,6 +157,7 @@ def listing(api, token: str, **params: str) -> tuple[int, int]:
 
 
 @pytest.mark.slow  # 10,000 items written to moto
+@pytest.mark.timeout(1800)  # moto writes them one by one: slow on a loaded machine
 def test_listing_upload_and_presign_cost_the_same_at_10_and_10000_documents(
     api_with_accounts, aws_env, monkeypatch
 ):
@@ -245,6 +246,7 @@ def library_bytes(dynamodb, workspace_id: str) -> int:
 
 
 @pytest.mark.slow  # 10,000 items written to moto
+@pytest.mark.timeout(1800)  # moto writes them one by one: slow on a loaded machine
 def test_a_name_filter_reads_the_name_catalog_not_the_library(
     api_with_accounts, aws_env, monkeypatch
 ):

@@ -164,9 +164,14 @@ def test_a_file_renamed_in_the_folder_keeps_its_document_and_history(services, w
     services.ingest.set_metadata(WS, first.id, {"owner": "ada"})
     (folder / "final").mkdir()
     (folder / "plan.txt").rename(folder / "final" / "plan.txt")
-    moved = wait_for(lambda: completed(services, "final/plan.txt", revision=2))
+    # the mirror moves the document first; the file's take then gives it its sub-folder's
+    # category (the sub-folder it now sits in): wait for both
+    moved = wait_for(
+        lambda: (
+            (d := completed(services, "final/plan.txt", revision=2)) and d.category == "final" and d
+        )
+    )
     assert moved.id == first.id and moved.metadata == {"owner": "ada"}
-    assert moved.category == "final"  # the sub-folder it now sits in
     assert doc_at(services, "plan.txt") is None
     revisions = services.metadata.list_revisions(WS, first.id)
     assert [r.revision for r in revisions] == [1, 2]

@@ -137,7 +137,7 @@ def test_a_model_without_a_fitted_row_is_judged_on_its_measured_scale(e5, tmp_pa
         assert services.queue.join(timeout=120)
         # measured in the background at the first search; until then keywords decide
         assert services.search.scales.scale_for(services.embedder) is None
-        scale = wait_for(lambda: services.search.scales.scale_for(services.embedder), 60)
+        scale = wait_for(lambda: services.search.scales.scale_for(services.embedder), 300)
         assert scale.related - scale.unrelated > 0.05
         found = services.search.search(WS, "why does my kitten purr", SearchOptions())
         assert [i.path for i in found.items] == ["cats.md"], found.items

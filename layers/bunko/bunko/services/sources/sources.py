@@ -130,8 +130,8 @@ class Sources:
         own files or network. `credential`: the secret the connector reads in someone's
         name with (kept encrypted, never shown)."""
         check_name(name)
-        checked, private = self._checked(kind, settings, operator=operator)
         secret = None if credential is None else self._encrypt(kind, credential)
+        checked, private = self._checked(kind, settings, operator=operator)
         if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
             raise ConflictError(f"this library already has a source named {name!r}")
         folder = checked.get("folder") or name
