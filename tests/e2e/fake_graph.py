@@ -56,8 +56,14 @@ class Item:
 
 
 class FakeGraph:
-    def __init__(self, *, drive_id: str = "b!fakeDriveId", page_size: int = 200) -> None:
+    def __init__(
+        self, *, drive_id: str = "b!fakeDriveId", page_size: int = 200, business: bool = False
+    ) -> None:
+        """`business`: answer as OneDrive for Business and SharePoint do (the delta page's
+        Remarks: no `cTag` on created or modified items, and no `cTag` or `name` on deleted
+        ones); otherwise as OneDrive (consumer) does (no `cTag` or `size` on deleted ones)."""
         self.drive_id = drive_id
+        self.business = business
         self.page_size = page_size
         self.token = "good-token"  # the bearer token the drive accepts
         self.items: dict[str, Item] = {ROOT: Item(ROOT, "root", None, folder=True)}
@@ -183,13 +189,15 @@ class FakeGraph:
         else:
             out["parentReference"] = {
                 "driveId": self.drive_id,
-                "driveType": "documentLibrary",
+                "driveType": "documentLibrary" if self.business else "personal",
                 "id": item.parent,
             }
         if item.deleted:
             out["deleted"] = {"state": "deleted"}
             out["folder" if item.folder else "file"] = {}
-            return out  # OneDrive for Business: no name, no cTag on a delete
+            if not self.business:
+                out["name"] = item.name
+            return out
         out["name"] = item.name
         out["eTag"] = f'"{{{item.guid}}},{item.version}"'
         out["lastModifiedDateTime"] = "2026-12-07T15:00:00Z"
@@ -199,7 +207,8 @@ class FakeGraph:
             }
             out["size"] = 0
         else:
-            out["cTag"] = f'"c:{{{item.guid}}},{item.content_version}"'
+            if not self.business:
+                out["cTag"] = f'"c:{{{item.guid}}},{item.content_version}"'
             out["file"] = {"mimeType": item.mime}
             out["size"] = len(item.content)
         return out
