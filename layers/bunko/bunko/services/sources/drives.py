@@ -46,14 +46,14 @@ class DriveFile:
     mime: str = ""
 
 
-def path_in(items: dict[str, dict[str, Any]], item_id: str, scope: str) -> str | None:
-    """The item's path under the folder `scope` (names joined by "/"), None when it is not
-    under it (or a parent is unknown)."""
+def path_in(items: dict[str, dict[str, Any]], item_id: str, scope: str) -> list[str] | None:
+    """The names from under the folder `scope` down to the item, None when the item is not
+    under it (or a parent is unknown, or the parents loop)."""
     names: list[str] = []
     current: str | None = item_id
     for _ in range(_DEPTH):
         if current == scope:
-            return "/".join(reversed(names)) if names else None
+            return list(reversed(names))
         item = items.get(current or "")
         if item is None:
             return None
@@ -84,11 +84,10 @@ def files_under(
         name = name_of(item)
         if name is None:
             continue
-        parent = item.get("p") or ""
-        where = "" if parent == scope else path_in(items, parent, scope)
+        where = path_in(items, item.get("p") or "", scope)
         if where is None:
             continue
-        segments = [clean_name(s) for s in where.split("/") if s] + [clean_name(name)]
+        segments = [clean_name(s) for s in where] + [clean_name(name)]
         size = item.get("s")
         found = DriveFile(
             item_id, posixpath.join(folder, *segments), item.get("t") or "", size, name,
