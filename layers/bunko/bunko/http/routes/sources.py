@@ -1,7 +1,9 @@
 """/sources: a library's connectors (docs/sources.md). Anyone in a library sees its sources
 and their last sync; only its owners add, sync or remove one, since a source writes and
 deletes documents everyone in it reads. A Git source here names an https URL only (a path
-on the server is the operator's, from the CLI). Mounted where the shape keeps sources."""
+on the server is the operator's, from the CLI). A source's credential is write-only: given
+when it is added or replaced later, and never answered (`hasCredential` says whether there
+is one). Mounted where the shape keeps sources."""
 
 from __future__ import annotations
 
@@ -22,6 +24,8 @@ Glob = Annotated[str, Field(min_length=1, max_length=300)]
 _SETTINGS = {
     "url": "url",
     "branch": "branch",
+    "space": "space",
+    "attachments": "attachments",
     "include": "include",
     "exclude": "exclude",
     "folder": "folder",
@@ -34,10 +38,13 @@ _SETTINGS = {
 
 class SourceCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["web", "git"]
+    kind: Literal["web", "git", "confluence"]
     name: Annotated[str, Field(min_length=1, max_length=64)]
-    url: Annotated[str, Field(min_length=1, max_length=2048)]  # web: start or sitemap; git: https
+    # web: start or sitemap; git: https; confluence: the site (…/wiki on Cloud)
+    url: Annotated[str, Field(min_length=1, max_length=2048)]
     branch: Annotated[str | None, Field(min_length=1, max_length=200)] = None
+    space: Annotated[str | None, Field(min_length=1, max_length=255)] = None  # confluence
+    attachments: bool | None = None  # confluence: its pages' attachments too
     include: Annotated[list[Glob] | None, Field(max_length=100)] = None
     exclude: Annotated[list[Glob] | None, Field(max_length=100)] = None
     folder: Annotated[str | None, Field(min_length=1, max_length=200)] = None
@@ -45,6 +52,13 @@ class SourceCreate(BaseModel):
     maxFiles: int | None = None
     maxBytes: int | None = None
     maxSeconds: int | None = None
+    # The secret the connector reads its service with (kept encrypted, never answered).
+    credential: Annotated[str | None, Field(min_length=1, max_length=4096)] = None
+
+
+class CredentialUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    credential: Annotated[str | None, Field(min_length=1, max_length=4096)]  # null: remove
 
 
 class SourcePublic(BaseModel):
@@ -55,6 +69,7 @@ class SourcePublic(BaseModel):
     folder: str
     settings: dict[str, Any]
     lastSync: dict[str, Any] | None
+    hasCredential: bool
 
     @classmethod
     def of(cls, r: SourceRecord) -> SourcePublic:
@@ -66,6 +81,7 @@ class SourcePublic(BaseModel):
             folder=r.folder,
             settings=r.settings,
             lastSync=r.last_sync,
+            hasCredential=r.has_credential,
         )
 
 
@@ -85,6 +101,7 @@ class SourceSync(BaseModel):
     stoppedBy: str | None
     revision: str | None
     failed: str | None
+    throttled: int
 
     @classmethod
     def of(cls, r: SyncReport) -> SourceSync:
@@ -97,6 +114,7 @@ class SourceSync(BaseModel):
             stoppedBy=r.stopped_by,
             revision=r.revision,
             failed=r.failed,
+            throttled=r.throttled,
         )
 
 
@@ -115,9 +133,20 @@ def list_sources(principal: Reader, services: ServicesDep) -> list[SourcePublic]
 def add_source(body: SourceCreate, principal: Owner, services: ServicesDep) -> SourcePublic:
     """Owners: add a website or a Git repository (https) to the library; its URL passes
     the outbound guard."""
-    given = body.model_dump(exclude_none=True, exclude={"kind", "name"})
+    given = body.model_dump(exclude_none=True, exclude={"kind", "name", "credential"})
     settings = {_SETTINGS[k]: v for k, v in given.items()}
-    record = services.sources.add(principal.workspace_id, body.kind, body.name, settings)
+    record = services.sources.add(
+        principal.workspace_id, body.kind, body.name, settings, credential=body.credential
+    )
+    return SourcePublic.of(record)
+
+
+@router.put("/{name}/credential", response_model=SourcePublic, responses=error_responses(400, 404))
+def set_source_credential(
+    name: SourceName, body: CredentialUpdate, principal: Owner, services: ServicesDep
+) -> SourcePublic:
+    """Owners: replace the source's credential (null removes it); the answer never holds it."""
+    record = services.sources.set_credential(principal.workspace_id, name, body.credential)
     return SourcePublic.of(record)
 
 
