@@ -29,7 +29,9 @@ developers.google.com/workspace/drive/api/reference/rest/v3/... and .../guides/.
 - Errors — "Resolve errors" (guides/handle-errors): `{"error": {"code", "message", "errors":
   [{"domain", "reason", "message", …}]}}`; 401 reason `authError` "Invalid Credentials";
   429 reason `rateLimitExceeded` (the fake adds a `Retry-After`, which "Usage limits"
-  (guides/limits) does not promise: without one a client backs off exponentially).
+  (guides/limits) does not promise: without one a client backs off exponentially); and, as
+  "Usage limits" says a quota exceeded answers, 403 reason `userRateLimitExceeded` (domain
+  `usageLimits`), which is a rate limit, not a refused credential.
 """
 
 from __future__ import annotations
@@ -73,6 +75,7 @@ class FakeGDrive:
         self.seq = 100
         self.throttled = 0
         self.retry_after: str | None = "1"
+        self.throttle_status = 429  # or 403, as "Usage limits" says a quota exceeded answers
         self.log: list[tuple[str, int]] = []
         self._lock = threading.RLock()
         self._next = 0
@@ -196,6 +199,10 @@ class FakeGDrive:
             if self.throttled:
                 self.throttled -= 1
                 extra = {"Retry-After": self.retry_after} if self.retry_after else {}
+                if self.throttle_status == 403:
+                    return self._error(
+                        403, "userRateLimitExceeded", "User Rate Limit Exceeded", "usageLimits"
+                    )
                 return self._error(
                     429, "rateLimitExceeded", "Rate Limit Exceeded", "usageLimits", **extra
                 )

@@ -26,6 +26,7 @@ from typing import Any
 from urllib.parse import quote, urlencode
 
 from bunko.errors import UpstreamError
+from bunko.ports.sources import WebAnswer
 from bunko.services.sources.api import ApiClient
 from bunko.services.sources.drives import DriveFile, TokenExpired, files_under
 from bunko.services.sources.records import SourceRecord, SyncReport
@@ -268,3 +269,16 @@ def _under(items: dict[str, dict[str, Any]], root: str) -> set[str]:
         if current is not None and depth < 256:  # not a loop of parents
             inside.update(chain)
     return inside
+
+
+def rate_limited(answer: WebAnswer) -> bool:
+    """Whether a 403 is Drive's rate limit ("Resolve errors": `rateLimitExceeded`,
+    `userRateLimitExceeded`), to be waited out, not a refused credential."""
+    try:
+        errors = json.loads(answer.body).get("error", {}).get("errors") or []
+    except (ValueError, AttributeError):
+        return False
+    return any(
+        isinstance(e, dict) and e.get("reason") in ("rateLimitExceeded", "userRateLimitExceeded")
+        for e in errors
+    )

@@ -34,10 +34,14 @@ from bunko.errors import (
 )
 from bunko.parsing.mime import is_supported
 from bunko.ports import SecretCipher, SettingsStore
-from bunko.ports.sources import GitRepos, WebFetcher
+from bunko.ports.sources import GitRepos, WebAnswer, WebFetcher
 from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
+from bunko.services.sources.api import ApiClient
+from bunko.services.sources.drives import DriveRun, sync_files
+from bunko.services.sources.gdrive import DriveSync, rate_limited
 from bunko.services.sources.git import GitSync
+from bunko.services.sources.graph import GraphSync
 from bunko.services.sources.records import (
     SourceRecord,
     SyncReport,
@@ -69,6 +73,7 @@ class Sources:
         private_for_operator: bool = False,
         private_for_people: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         """`check_url(url, allow_private)`: the outbound guard a source's URL passes when it
         is added (the fetchers run it again before every request). `private_for_*`: whether
@@ -85,6 +90,7 @@ class Sources:
         self.private_for_operator = private_for_operator
         self.private_for_people = private_for_people
         self.clock = clock
+        self.sleep = sleep  # how API connectors wait out throttling (tests: no real wait)
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -322,6 +328,65 @@ class Sources:
                 else:
                     report.complete = False  # the next sync tries it again
         state["complete"] = report.complete
+
+    # -- the cloud drives (SharePoint/OneDrive, Google Drive) ---------------------------
+
+    def _api(
+        self,
+        record: SourceRecord,
+        report: SyncReport,
+        rate_limit: Callable[[WebAnswer], bool] | None = None,
+    ) -> ApiClient | None:
+        """The client an API connector reads with, in the source's name: its credential as a
+        bearer token. None, with `report.failed`, when it has none."""
+        token = self.credential(record)
+        if token is None:
+            report.failed = f"no credential kept for this {record.kind} source; give it one"
+            return None
+        return ApiClient(
+            self.web,
+            report,
+            allow_private=record.private,
+            headers={"Authorization": f"Bearer {token}"},
+            sleep=self.sleep,
+            rate_limited=rate_limit,
+        )
+
+    def _sync_drive(
+        self, record: SourceRecord, state: dict[str, Any], report: SyncReport, run: DriveRun
+    ) -> None:
+        def mirror(seen: list[str], moved: dict[str, str]) -> list[tuple[str, str]]:
+            return self._mirror(record, seen, report, moved=moved)
+
+        sync_files(
+            run,
+            settings=record.settings,
+            state=state,
+            report=report,
+            mirror=mirror,
+            write=lambda path, data: self._write(record, path, data, report),
+            max_file_bytes=self.ingest.policy.max_file_bytes,
+            clock=self.clock,
+        )
+
+    def _sync_sharepoint(
+        self, record: SourceRecord, state: dict[str, Any], report: SyncReport
+    ) -> None:
+        api = self._api(record, report)
+        if api is not None:
+            run = GraphSync(record, state, api, report, supported=_supported, clock=self.clock)
+            self._sync_drive(record, state, report, run)
+
+    def _sync_gdrive(self, record: SourceRecord, state: dict[str, Any], report: SyncReport) -> None:
+        api = self._api(record, report, rate_limited)
+        if api is not None:
+            run = DriveSync(record, state, api, report, supported=_supported, clock=self.clock)
+            self._sync_drive(record, state, report, run)
+
+
+def _supported(name: str) -> bool:
+    """A file Bunko reads, by its name's extension."""
+    return is_supported(posixpath.basename(name), None)
 
 
 def _url_metadata(url: str) -> dict[str, Any] | None:
