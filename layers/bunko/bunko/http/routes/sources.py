@@ -26,6 +26,10 @@ _SETTINGS = {
     "branch": "branch",
     "space": "space",
     "attachments": "attachments",
+    "driveId": "drive_id",
+    "itemId": "item_id",
+    "folderId": "folder_id",
+    "export": "export",
     "include": "include",
     "exclude": "exclude",
     "folder": "folder",
@@ -38,13 +42,18 @@ _SETTINGS = {
 
 class SourceCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["web", "git", "confluence"]
+    kind: Literal["web", "git", "confluence", "sharepoint", "gdrive"]
     name: Annotated[str, Field(min_length=1, max_length=64)]
-    # web: start or sitemap; git: https; confluence: the site (…/wiki on Cloud)
-    url: Annotated[str, Field(min_length=1, max_length=2048)]
+    # web: start or sitemap; git: https; confluence: the site (…/wiki on Cloud); sharepoint,
+    # gdrive: the API's root (default: Microsoft Graph's, Google's)
+    url: Annotated[str | None, Field(min_length=1, max_length=2048)] = None
     branch: Annotated[str | None, Field(min_length=1, max_length=200)] = None
     space: Annotated[str | None, Field(min_length=1, max_length=255)] = None  # confluence
     attachments: bool | None = None  # confluence: its pages' attachments too
+    driveId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # sharepoint
+    itemId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # its folder
+    folderId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # gdrive
+    export: Literal["text", "markdown", "docx"] | None = None  # gdrive: Google Docs as
     include: Annotated[list[Glob] | None, Field(max_length=100)] = None
     exclude: Annotated[list[Glob] | None, Field(max_length=100)] = None
     folder: Annotated[str | None, Field(min_length=1, max_length=200)] = None
@@ -131,8 +140,9 @@ def list_sources(principal: Reader, services: ServicesDep) -> list[SourcePublic]
 
 @router.post("", status_code=201, response_model=SourcePublic, responses=error_responses(400, 409))
 def add_source(body: SourceCreate, principal: Owner, services: ServicesDep) -> SourcePublic:
-    """Owners: add a website or a Git repository (https) to the library; its URL passes
-    the outbound guard."""
+    """Owners: add a website, a Git repository (https), a Confluence space, a SharePoint or
+    OneDrive drive, or a Google Drive folder to the library; its URL passes the outbound
+    guard."""
     given = body.model_dump(exclude_none=True, exclude={"kind", "name", "credential"})
     settings = {_SETTINGS[k]: v for k, v in given.items()}
     record = services.sources.add(
