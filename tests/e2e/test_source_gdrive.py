@@ -164,6 +164,11 @@ def test_the_outbound_guard_checks_the_service_root(tmp_path, gd):
     try:
         with pytest.raises(ValidationError, match="inside the network"):
             _add(closed, gd, "x")
+        with pytest.raises(ValidationError, match=r"169\.254\.169\.254"):
+            closed.sources.add(
+                WS, "gdrive", "meta", {"url": "http://169.254.169.254", "folder_id": "x"},
+                operator=True,
+            )  # fmt: skip
     finally:
         closed.close()
     assert gd.requests() == []

@@ -182,8 +182,7 @@ class DriveSync:
                 items = dict(self.state.get("items") or {})
                 try:
                     self._changes(items)
-                except TokenExpired:
-                    self.report.revision = "resync"
+                except TokenExpired:  # the token was rejected: list the folder again
                     items = self._full()
             else:
                 items = self._full()

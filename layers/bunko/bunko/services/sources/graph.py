@@ -94,7 +94,6 @@ class GraphSync:
                 return False
             self.state["cursor"] = page["@odata.deltaLink"]
             self.state["items"] = items
-            self.report.revision = "resync" if restarted else None
             return True
 
     def _page(self, link: str) -> dict[str, Any]:
