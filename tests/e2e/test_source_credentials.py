@@ -83,18 +83,6 @@ def test_a_credential_is_refused_where_it_would_not_be_used_or_is_malformed(serv
         services.sources.add(ws, "confluence", "c", {"url": CONFLUENCE["url"]}, operator=True)
 
 
-def test_a_sync_does_not_undo_a_credential_set_meanwhile(services):
-    """The sync's end writes its last sync into the record as kept now, not as read at its
-    start (a credential removed during a sync stays removed)."""
-    ws = "default"
-    record = services.sources.add(
-        ws, "confluence", "wiki", CONFLUENCE, operator=True, credential=SECRET
-    )
-    services.sources.set_credential(ws, "wiki", None)
-    services.sources._update(record, last_sync={"added": 0})  # what _sync's end does
-    assert services.sources.get(ws, "wiki").has_credential is False
-
-
 @pytest.fixture(scope="module")
 def private_rest(tmp_path_factory):
     """A server whose operator lets sources reach private addresses (loopback)."""

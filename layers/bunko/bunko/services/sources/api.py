@@ -9,7 +9,8 @@ and tells a rejected credential from any other failure.
 - 401 and 403 raise CredentialRejected (a 403 the connector tells is a rate limit is waited
   out as a 429): the connector ends the sync with
   `failed = "credential rejected/expired: …"` before its mirror, so nothing is deleted.
-- Any other answer outside 2xx (and 304) raises UpstreamError with the status.
+- 404 and 410 raise Gone (unless the caller `accept`s them); any other answer outside 2xx
+  (and 304) UpstreamError.
 
 A listing that fails for any reason must end the sync before the mirror: a listing cut short
 read as "the service has nothing" would delete the library's copy.
@@ -34,6 +35,10 @@ JSON_BYTES = 20_000_000  # one page of a listing
 
 class CredentialRejected(BunkoError):
     """The service refused the source's credential (401/403): the whole sync fails."""
+
+
+class Gone(UpstreamError):
+    """404 or 410: what was asked for is not there (any more)."""
 
 
 def credential_failure(exc: CredentialRejected) -> str:
@@ -114,6 +119,8 @@ class ApiClient:
             if not throttled:
                 if answer.status in accept:
                     return answer
+                if answer.status in (404, 410):
+                    raise Gone(f"{url} answered {answer.status}{_said(answer)}")
                 if not (200 <= answer.status < 300 or answer.status == 304):
                     raise UpstreamError(f"{url} answered {answer.status}{_said(answer)}")
                 return answer

@@ -45,9 +45,10 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "confluence": {
         "space": None,
+        "edition": None,  # cloud (REST v2) or datacenter (REST v1); None: by the URL's host
         "attachments": True,
         "max_pages": 500,
-        "max_bytes": 500_000_000,
+        "max_bytes": 200_000_000,  # held until the mirror has run, as a website's pages
         "max_seconds": 900,
     },
     "sharepoint": {
@@ -134,6 +135,8 @@ def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
         if not isinstance(space, str) or not _SPACE.match(space.strip()):
             raise ValidationError("confluence source: needs the space's key (space)")
         settings["space"] = space.strip()
+        if settings["edition"] not in (None, "cloud", "datacenter"):
+            raise ValidationError("edition: cloud or datacenter")
         if not isinstance(settings["attachments"], bool):
             raise ValidationError("attachments: true or false")
     ids = {"sharepoint": ("drive_id", "item_id"), "gdrive": ("folder_id",)}.get(kind, ())

@@ -38,6 +38,7 @@ from bunko.ports.sources import GitRepos, WebAnswer, WebFetcher
 from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
 from bunko.services.sources.api import ApiClient
+from bunko.services.sources.confluence import ConfluenceSync, auth_headers
 from bunko.services.sources.drives import DriveRun, sync_files
 from bunko.services.sources.gdrive import DriveSync, rate_limited
 from bunko.services.sources.git import GitSync
@@ -79,7 +80,7 @@ class Sources:
         is added (the fetchers run it again before every request). `private_for_*`: whether
         a source the operator adds, or a person adds over the network, may reach loopback
         and private addresses. `cipher`: what keeps credentials at rest (None: a source
-        cannot be given one)."""
+        cannot be given one). `sleep`: how an API connector waits out throttling."""
         self.store = store
         self.ingest = ingest
         self.library = library
@@ -329,6 +330,41 @@ class Sources:
                     report.complete = False  # the next sync tries it again
         state["complete"] = report.complete
 
+    def _sync_confluence(
+        self, record: SourceRecord, state: dict[str, Any], report: SyncReport
+    ) -> None:
+        try:
+            credential = self.credential(record)
+        except ValueError:
+            report.failed = "its credential cannot be read (the key changed): set it again"
+            return
+        client = ApiClient(
+            self.web,
+            report,
+            allow_private=record.private,
+            headers=auth_headers(credential),
+            sleep=self.sleep,
+        )
+        run = ConfluenceSync(
+            record,
+            state,
+            client,
+            report,
+            supported=is_supported,
+            max_file_bytes=self.ingest.policy.max_file_bytes,
+            clock=self.clock,
+        )
+        if not run.run():
+            return
+        for old, new in self._mirror(record, sorted(run.seen), report, moved=run.moved):
+            run.renamed(old, new)
+        for item in run.staged:
+            meta = _url_metadata(item.url) if item.url else None
+            if self._write(record, item.path, item.data, report, meta):
+                run.written(item)
+            else:
+                report.complete = False  # the next sync reads it again
+
     # -- the cloud drives (SharePoint/OneDrive, Google Drive) ---------------------------
 
     def _api(
@@ -339,7 +375,11 @@ class Sources:
     ) -> ApiClient | None:
         """The client an API connector reads with, in the source's name: its credential as a
         bearer token. None, with `report.failed`, when it has none."""
-        token = self.credential(record)
+        try:
+            token = self.credential(record)
+        except ValueError:
+            report.failed = "its credential cannot be read (the key changed): set it again"
+            return None
         if token is None:
             report.failed = f"no credential kept for this {record.kind} source; give it one"
             return None
