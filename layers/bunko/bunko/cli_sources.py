@@ -93,6 +93,10 @@ def add(
         list[str] | None, typer.Option(help="git: a glob of files to leave (repeatable).")
     ] = None,
     space: Annotated[str | None, typer.Option(help="confluence: the space's key.")] = None,
+    edition: Annotated[
+        str | None,
+        typer.Option(help="confluence: cloud or datacenter (default: cloud for *.atlassian.net)."),
+    ] = None,
     attachments: Annotated[
         bool | None,
         typer.Option(help="confluence: take pages' attachments too (default yes)."),
@@ -135,6 +139,7 @@ def add(
         "url": url or path,
         "branch": branch,
         "space": space,
+        "edition": edition,
         "attachments": attachments,
         "drive_id": drive_id,
         "item_id": item_id,

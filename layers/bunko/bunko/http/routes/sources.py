@@ -25,6 +25,7 @@ _SETTINGS = {
     "url": "url",
     "branch": "branch",
     "space": "space",
+    "edition": "edition",
     "attachments": "attachments",
     "driveId": "drive_id",
     "itemId": "item_id",
@@ -50,6 +51,7 @@ class SourceCreate(BaseModel):
     branch: Annotated[str | None, Field(min_length=1, max_length=200)] = None
     space: Annotated[str | None, Field(min_length=1, max_length=255)] = None  # confluence
     attachments: bool | None = None  # confluence: its pages' attachments too
+    edition: Literal["cloud", "datacenter"] | None = None  # confluence; None: by the host
     driveId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # sharepoint
     itemId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # its folder
     folderId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # gdrive

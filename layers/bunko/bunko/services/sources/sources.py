@@ -38,7 +38,8 @@ from bunko.ports.sources import GitRepos, WebAnswer, WebFetcher
 from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
 from bunko.services.sources.api import ApiClient
-from bunko.services.sources.confluence import ConfluenceSync, auth_headers
+from bunko.services.sources.confluence import ConfluenceSync
+from bunko.services.sources.confluence_api import auth_headers
 from bunko.services.sources.drives import DriveRun, sync_files
 from bunko.services.sources.gdrive import DriveSync, rate_limited
 from bunko.services.sources.git import GitSync
