@@ -26,6 +26,12 @@ developers.google.com/workspace/drive/api/reference/rest/v3/... and .../guides/.
 - `GET /drive/v3/files/{id}/export?mimeType=…` — "Method: files.export": the document's
   bytes in the requested type ("Export MIME types for Google Workspace documents": a Docs
   file as text/plain, text/markdown or DOCX; a Sheets file as text/csv; Slides as text/plain).
+- The token endpoint — "Using OAuth 2.0 for Server to Server Applications"
+  (developers.google.com/identity/protocols/oauth2/service-account): a form POST to the
+  key's `token_uri` with `grant_type=urn:ietf:params:oauth:grant-type:jwt-bearer` and an
+  RS256-signed `assertion` (`iss`, `scope`, `aud` = the token URI, `iat`, `exp`) answers
+  `{"access_token", "expires_in", "token_type": "Bearer"}`; a bad signature answers 400
+  `invalid_grant`.
 - Errors — "Resolve errors" (guides/handle-errors): `{"error": {"code", "message", "errors":
   [{"domain", "reason", "message", …}]}}`; 401 reason `authError` "Invalid Credentials";
   429 reason `rateLimitExceeded` (the fake adds a `Retry-After`, which "Usage limits"
@@ -93,6 +99,19 @@ class FakeGDrive:
                 self.end_headers()
                 self.wfile.write(body)
 
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+                status, headers, body = fake.token_answer(self.path, form)
+                with fake._lock:
+                    fake.log.append((self.path, status))
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
             def log_message(self, *args: object) -> None:
                 pass
 
@@ -150,6 +169,49 @@ class FakeGDrive:
             del self.files[file_id]
             self.removed.add(file_id)
             self._changed(file_id)
+
+    def service_account_key(self) -> str:
+        """A service account's JSON key (as the Cloud console gives one) whose public half
+        this fake's token endpoint knows."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import rsa
+
+        if not hasattr(self, "_key"):
+            self._key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        pem = self._key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        ).decode()
+        return json.dumps(
+            {"type": "service_account", "project_id": "bunko-test", "private_key_id": "k1",
+             "private_key": pem, "client_email": "sync@bunko-test.iam.gserviceaccount.com",
+             "client_id": "1234", "token_uri": self.url + "/token"}
+        )  # fmt: skip
+
+    def token_answer(self, path: str, form: dict[str, str]) -> tuple[int, dict, bytes]:
+        """Google's OAuth 2.0 token endpoint for a service account's signed JWT."""
+        import jwt
+
+        if path != "/token" or form.get("grant_type") != (
+            "urn:ietf:params:oauth:grant-type:jwt-bearer"
+        ):
+            return self._json(400, {"error": "unsupported_grant_type"})
+        try:
+            claims = jwt.decode(
+                form.get("assertion", ""),
+                self._key.public_key(),
+                algorithms=["RS256"],
+                audience=self.url + "/token",
+            )
+        except (AttributeError, jwt.PyJWTError):
+            return self._json(
+                400, {"error": "invalid_grant", "error_description": "Invalid JWT Signature."}
+            )
+        if claims.get("scope") != "https://www.googleapis.com/auth/drive.readonly":
+            return self._json(400, {"error": "invalid_scope"})
+        body = {"access_token": self.token, "expires_in": 3599, "token_type": "Bearer"}
+        return self._json(200, body)
 
     def requests(self) -> list[tuple[str, int]]:
         with self._lock:

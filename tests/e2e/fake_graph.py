@@ -21,6 +21,12 @@ learn.microsoft.com/graph/api/..., source microsoftgraph/microsoft-graph-docs-co
 - `GET /drives/{drive-id}/items/{item-id}/content` — "Download the contents of a driveItem"
   (api/driveitem-get-content): `302 Found` with a `Location` of a pre-authenticated download
   URL that needs no `Authorization` header (the fake records any that is sent anyway).
+- The token endpoint — Microsoft identity platform, "OAuth 2.0 client credentials flow"
+  (learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow): a form
+  POST to `/{tenant}/oauth2/v2.0/token` with `client_id`, `client_secret`, `scope`
+  (`…/.default`) and `grant_type=client_credentials` answers `{"token_type": "Bearer",
+  "expires_in", "ext_expires_in", "access_token"}`; a wrong secret answers `invalid_client`
+  (`error`, `error_description`).
 - Errors — "Microsoft Graph error responses and resource types" (concepts/errors): a JSON
   object `{"error": {"code", "message", "innerError"}}`; 401 `unauthenticated`; 429
   `activityLimitReached` (inner `throttledRequest`), and "Microsoft Graph throttling
@@ -73,6 +79,7 @@ class FakeGraph:
         self.retry_after = 1
         self.log: list[tuple[str, int]] = []  # (path and query, status)
         self.auth_on_downloads = 0  # download requests that carried an Authorization header
+        self.tenant, self.client_id, self.client_secret = "contoso", "app-1", "s3cret"
         self._lock = threading.RLock()
         self._next_id = 0
         fake = self
@@ -80,6 +87,19 @@ class FakeGraph:
         class Handler(BaseHTTPRequestHandler):
             def do_GET(self) -> None:
                 status, headers, body = fake.answer(self.path, self.headers)
+                with fake._lock:
+                    fake.log.append((self.path, status))
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
+                status, headers, body = fake.token_answer(self.path, form)
                 with fake._lock:
                     fake.log.append((self.path, status))
                 self.send_response(status)
@@ -283,6 +303,36 @@ class FakeGraph:
                 where = f"{self.origin}/download/{item.id}/{uuid.uuid4().hex}"
                 return 302, {"Location": where}, b""
             return self._error(400, "invalidRequest", "Unsupported route.")
+
+    def client_credentials(self) -> str:
+        """The credential of an app registration this fake's identity platform knows."""
+        return json.dumps(
+            {"tenant_id": self.tenant, "client_id": self.client_id,
+             "client_secret": self.client_secret, "authority": self.origin}
+        )  # fmt: skip
+
+    def token_answer(self, path: str, form: dict[str, str]) -> tuple[int, dict, bytes]:
+        """The Microsoft identity platform's token endpoint, client credentials flow."""
+        if path != f"/{self.tenant}/oauth2/v2.0/token":
+            return self._json(404, {"error": "invalid_request"})
+        if form.get("grant_type") != "client_credentials" or not form.get("scope", "").endswith(
+            "/.default"
+        ):
+            return self._json(
+                400, {"error": "invalid_scope", "error_description": "AADSTS70011: bad scope."}
+            )
+        if (form.get("client_id"), form.get("client_secret")) != (
+            self.client_id,
+            self.client_secret,
+        ):
+            return self._json(
+                401,
+                {"error": "invalid_client",
+                 "error_description": "AADSTS7000215: Invalid client secret provided."},
+            )  # fmt: skip
+        body = {"token_type": "Bearer", "expires_in": 3599, "ext_expires_in": 3599,
+                "access_token": self.token}  # fmt: skip
+        return self._json(200, body)
 
     def _delta(self, token: str) -> tuple[int, dict, bytes]:
         state = {"since": 0, "offset": 0} if not token else self._untoken(token)

@@ -177,3 +177,27 @@ def test_the_outbound_guard_checks_the_service_root(tmp_path, gd):
 def test_a_folder_id_is_required(services, gd):
     with pytest.raises(ValidationError, match="folder_id"):
         services.sources.add(WS, "gdrive", "x", {"url": gd.url}, operator=True)
+
+
+def test_a_service_account_key_gets_a_token_each_sync(services, gd):
+    """A credential that lasts: a service account's JSON key, whose RS256-signed JWT is
+    exchanged for a token at its token_uri at the start of each sync; a key the endpoint
+    does not know fails the sync (nothing deleted)."""
+    ids = _tree(gd)
+    key = gd.service_account_key()
+    services.sources.add(
+        WS, "gdrive", "sa", {"url": gd.url, "folder_id": ids["team"]},
+        operator=True, credential=key,
+    )  # fmt: skip
+    first = services.sources.sync(WS, "sa")
+    assert first.failed is None and len(first.added) == 4, first
+    assert gd.requests()[0] == ("/token", 200)
+    gd.token = "the-next-hours-token"
+    gd.remove(ids["leave"])
+    second = services.sources.sync(WS, "sa")
+    assert second.failed is None and second.deleted == ["sa/leave.md"]
+    del gd._key  # the key was deleted in the Cloud console
+    gd.service_account_key()
+    gd.remove(ids["hiring"])
+    third = services.sources.sync(WS, "sa")
+    assert third.failed and "invalid_grant" in third.failed and third.deleted == []

@@ -199,3 +199,28 @@ def test_a_drive_id_is_required(services, drive):
     with pytest.raises(ValidationError, match="drive_id"):
         services.sources.add(WS, "sharepoint", "x", {"url": drive.url}, operator=True)
     assert ROOT  # the fake's root id is fixed
+
+
+def test_an_app_registrations_client_credentials_get_a_token_each_sync(services, drive):
+    """A credential that lasts: the app's client id and secret, exchanged for a token at the
+    identity platform's token endpoint at the start of each sync; a wrong secret fails the
+    sync (nothing deleted)."""
+    ids = _drive_tree(drive)
+    services.sources.add(
+        WS, "sharepoint", "app",
+        {"url": drive.url, "drive_id": drive.drive_id, "item_id": ids["policies"]},
+        operator=True, credential=drive.client_credentials(),
+    )  # fmt: skip
+    first = services.sources.sync(WS, "app")
+    assert first.failed is None and len(first.added) == 3, first
+    asked = drive.requests()
+    assert asked[0] == (f"/{drive.tenant}/oauth2/v2.0/token", 200)
+    drive.token = "the-next-hours-token"  # the platform hands out a new one
+    drive.delete(ids["leave"])
+    second = services.sources.sync(WS, "app")
+    assert second.failed is None and second.deleted == ["app/leave.md"]
+    drive.client_secret = "rotated"
+    drive.delete(ids["travel"])
+    third = services.sources.sync(WS, "app")
+    assert third.failed and "invalid_client" in third.failed and third.deleted == []
+    assert services.library.at(WS, "app/travel.txt") is not None

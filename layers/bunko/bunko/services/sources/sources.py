@@ -37,7 +37,7 @@ from bunko.ports import SecretCipher, SettingsStore
 from bunko.ports.sources import GitRepos, WebAnswer, WebFetcher
 from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
-from bunko.services.sources.api import ApiClient
+from bunko.services.sources.api import ApiClient, CredentialRejected, credential_failure
 from bunko.services.sources.confluence import ConfluenceSync
 from bunko.services.sources.confluence_api import auth_headers
 from bunko.services.sources.drives import DriveRun, sync_files
@@ -51,6 +51,7 @@ from bunko.services.sources.records import (
     check_name,
     check_settings,
 )
+from bunko.services.sources.tokens import access_token
 from bunko.services.sources.web import WebSync
 
 SCOPE = "sources"
@@ -374,15 +375,31 @@ class Sources:
         report: SyncReport,
         rate_limit: Callable[[WebAnswer], bool] | None = None,
     ) -> ApiClient | None:
-        """The client an API connector reads with, in the source's name: its credential as a
-        bearer token. None, with `report.failed`, when it has none."""
+        """The client a cloud drive is read with, in the source's name: a bearer token, the
+        credential itself or one it is exchanged for (tokens.py). None, with
+        `report.failed`, when there is none: nothing is read, nothing deleted."""
         try:
-            token = self.credential(record)
+            credential = self.credential(record)
         except ValueError:
             report.failed = "its credential cannot be read (the key changed): set it again"
             return None
-        if token is None:
+        if credential is None:
             report.failed = f"no credential kept for this {record.kind} source; give it one"
+            return None
+        try:
+            token = access_token(
+                record.kind,
+                credential,
+                record.settings,
+                self.web,
+                report,
+                allow_private=record.private,
+            )
+        except CredentialRejected as exc:
+            report.failed = credential_failure(exc)
+            return None
+        except BunkoError as exc:
+            report.failed = f"no access token, nothing deleted: {exc}"
             return None
         return ApiClient(
             self.web,
