@@ -98,6 +98,16 @@ def test_a_folder_is_listed_then_only_the_changes_are_asked(services, gd):
     assert fourth.deleted == ["gd/time-off.md"] and fourth.fetched == 0
 
 
+def test_the_synced_folder_in_the_trash_takes_its_documents(services, gd):
+    """Trashing a folder trashes what it holds; the change names the folder."""
+    ids = _tree(gd)
+    _add(services, gd, ids["team"])
+    services.sources.sync(WS, "gd")
+    gd.trash(ids["team"])
+    report = services.sources.sync(WS, "gd")
+    assert len(report.deleted) == 4 and report.failed is None
+
+
 def test_a_google_doc_exported_as_docx(services, gd):
     folder = gd.folder("Docs")
     gd.add("Plan", DOC, folder, b"The plan: ship the connector.\nThen rest.\n")

@@ -55,7 +55,7 @@ class SourceCreate(BaseModel):
     driveId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # sharepoint
     itemId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # its folder
     folderId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # gdrive
-    export: Literal["text", "markdown", "docx"] | None = None  # gdrive: Google Docs as
+    export: Literal["text", "markdown", "docx"] | None = None  # gdrive: how Docs are kept
     include: Annotated[list[Glob] | None, Field(max_length=100)] = None
     exclude: Annotated[list[Glob] | None, Field(max_length=100)] = None
     folder: Annotated[str | None, Field(min_length=1, max_length=200)] = None

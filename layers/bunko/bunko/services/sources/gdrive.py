@@ -158,6 +158,8 @@ class DriveSync:
                     continue
                 if change.get("removed") or not isinstance(file, dict) or file.get("trashed"):
                     items.pop(file_id, None)
+                    if file_id == self.root:  # the synced folder itself is gone
+                        items.clear()
                 else:
                     _apply(items, file)
             if page.get("nextPageToken"):
