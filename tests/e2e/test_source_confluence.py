@@ -191,6 +191,25 @@ def test_a_bad_page_is_recorded_and_the_bounds_continue_next_sync(services, wiki
     assert retried.changed == ["eng/On-call - rota.md"] and not retried.errors
 
 
+def test_a_rename_a_bound_left_unread_keeps_its_page_and_files_where_they_were(services, wiki):
+    _add(services, wiki)
+    services.sources.sync(WS, "eng")
+    record = services.sources.get(WS, "eng")
+    record.settings["max_pages"] = 1
+    services.sources.store.put_settings("sources", f"{WS}/eng", record.to_dict())
+    wiki.edit("101", body="<p>Read first.</p>")
+    wiki.edit("102", title="Deploy runbook")
+    first = services.sources.sync(WS, "eng")
+    assert first.changed == ["eng/Home.md"] and first.stopped_by == "max_pages"
+    assert first.renamed == [] and first.deleted == []  # the runbook and its file stay put
+    second = services.sources.sync(WS, "eng")
+    assert sorted(second.renamed) == [
+        ("eng/Runbook.md", "eng/Deploy runbook.md"),
+        ("eng/Runbook/checklist.txt", "eng/Deploy runbook/checklist.txt"),
+    ]
+    assert second.deleted == [] and second.fetched == 1
+
+
 def test_a_credential_removed_during_a_sync_stays_removed(services, wiki):
     _add(services, wiki)
     asked = []
@@ -259,3 +278,63 @@ def _auth(site: FakeConfluence) -> str:
     if site.edition == "cloud":
         return "Basic " + base64.b64encode(site.key.encode()).decode()
     return f"Bearer {site.key}"
+
+
+# -- the doors ------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def wiki_rest(tmp_path_factory):
+    """A server whose operator lets sources reach private addresses (the fake on loopback)."""
+    from tests.e2e.rest_harness import serve
+
+    with serve(tmp_path_factory.mktemp("wiki") / "data", allow_private_sources=True) as rest:
+        yield rest
+
+
+def test_over_rest_an_owner_adds_syncs_and_lists_a_confluence_space(wiki_rest):
+    site = FakeConfluence("datacenter", credential=DC_KEY)
+    try:
+        site.page("101", "Home", "<p>Otters hold hands while they sleep.</p>")
+        client = wiki_rest.new_user().client
+        added = client.post(
+            "/sources",
+            json={"kind": "confluence", "name": "wiki", "url": site.url, "space": "ENG",
+                  "edition": "datacenter", "credential": DC_KEY},
+        )  # fmt: skip
+        assert added.status_code == 201, added.text
+        assert added.json()["hasCredential"] is True and DC_KEY not in added.text
+        synced = client.post("/sources/wiki/sync").json()
+        assert synced["added"] == ["wiki/Home.md"] and synced["failed"] is None, synced
+        assert synced["throttled"] == 0
+        assert {auth for _, _, auth in site.requests()} == {f"Bearer {DC_KEY}"}
+        listed = client.get("/sources").json()
+        assert listed[0]["settings"]["space"] == "ENG" and DC_KEY not in str(listed)
+        site.credential = "rotated"
+        failed = client.post("/sources/wiki/sync").json()
+        assert failed["failed"].startswith("credential rejected/expired") and not failed["deleted"]
+        assert client.get("/sources").json()[0]["lastSync"]["failed"] == failed["failed"]
+        assert client.delete("/sources/wiki").json()["deletedDocuments"] == 1
+    finally:
+        site.close()
+
+
+def test_from_the_command_line_a_confluence_space(tmp_path):
+    from tests.e2e.cli_harness import run
+
+    site = FakeConfluence("cloud", credential=CLOUD_KEY)
+    try:
+        site.page("101", "Home", "<p>Walruses sunbathe on ice floes.</p>")
+        data = tmp_path / "data"
+        run(["source", "add", "confluence", "--name", "wiki", "--url", site.url,
+             "--space", "ENG", "--edition", "cloud", "--credential-env", "WIKI_KEY"],
+            data, env={"WIKI_KEY": CLOUD_KEY})  # fmt: skip
+        out = run(["source", "sync", "wiki"], data).stdout
+        assert "added wiki/Home.md" in out and "1 added" in out
+        assert "wiki/Home.md" in run(["search", "walruses"], data).stdout
+        site.credential = "me@example.com:rotated"
+        failed = run(["source", "sync", "wiki"], data, check=False)
+        assert failed.returncode == 1 and "credential rejected/expired" in failed.stderr
+        assert "nothing deleted" in failed.stderr
+    finally:
+        site.close()

@@ -98,10 +98,12 @@ class ConfluenceSync:
             return "max_seconds"
         return None
 
-    def _keep(self, kept: dict[str, Any] | None) -> None:
-        """Not read this time: what the library has stays as it was."""
+    def _keep(self, kept: dict[str, Any] | None) -> str | None:
+        """Not read this time: what the library has stays as it was (its path)."""
         if kept is not None and kept.get("path"):
             self.seen.add(kept["path"])
+            return kept["path"]
+        return None
 
     def run(self) -> bool:
         """List the space and read what changed: fills `seen`, `moved` and `staged`. False
@@ -117,7 +119,8 @@ class ConfluenceSync:
         paths = self._page_paths(pages)
         try:
             for page in pages:
-                self._page(page, paths[page.id])
+                # where its document is after this run (its old path when not read now)
+                paths[page.id] = self._page(page, paths[page.id]) or paths[page.id]
             if self.settings["attachments"]:
                 for page in pages:
                     self._attachments(page, paths[page.id])
@@ -144,7 +147,8 @@ class ConfluenceSync:
             out[page.id] = path
         return out
 
-    def _page(self, page: Item, path: str) -> None:
+    def _page(self, page: Item, path: str) -> str | None:
+        """Read the page if it changed; the path its document has after this run."""
         known = self.pages.get(page.id)
         if known is not None and known.get("version") == page.version:
             self.report.unchanged += 1
@@ -152,23 +156,21 @@ class ConfluenceSync:
                 self.moved[path] = known["path"]
                 known["path"] = path
             self.seen.add(path)
-            return
+            return path
         bound = self._bound()
         if bound:
             self.report.stopped_by, self.report.complete = bound, False
-            self._keep(known)
-            return
+            return self._keep(known)
         try:
             self.taken += 1
             data = self.api.read_page(page, max_bytes=self._left())
         except Gone:
-            return  # deleted since the listing: not seen
+            return None  # deleted since the listing: not seen
         except CredentialRejected:
             raise
         except BunkoError as exc:
             self.report.errors[path] = f"{page.url}: {exc}"
-            self._keep(known)
-            return
+            return self._keep(known)
         self.report.fetched += 1
         if known is not None and known.get("path") and known["path"] != path:
             self.moved[path] = known["path"]
@@ -176,8 +178,9 @@ class ConfluenceSync:
         if known is not None and known.get("hash") == _digest(data) and known.get("path") == path:
             known["version"] = page.version  # a new version, the same text: nothing to write
             self.report.unchanged += 1
-            return
+            return path
         self.staged.append(Staged("pages", page.id, page.version, path, data, page.web))
+        return path
 
     def _attachments(self, page: Item, page_path: str) -> None:
         folder = page_path.removesuffix(".md")
