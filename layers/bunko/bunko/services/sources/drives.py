@@ -88,11 +88,9 @@ def files_under(
         if where is None:
             continue
         segments = [clean_name(s) for s in where] + [clean_name(name)]
-        size = item.get("s")
-        found = DriveFile(
-            item_id, posixpath.join(folder, *segments), item.get("t") or "", size, name,
-            item.get("m") or "",
-        )  # fmt: skip
+        path = posixpath.join(folder, *segments)
+        tag, mime = item.get("t") or "", item.get("m") or ""
+        found = DriveFile(item_id, path, tag, item.get("s"), name, mime)
         out.append(found)
     # A drive lets two files of one folder share a name; a library path holds one document.
     # The first by id keeps the name, the others take their id before the suffix, always
