@@ -9,7 +9,7 @@ developers.google.com/workspace/drive/api/reference/rest/v3/... and .../guides/.
   files.list" and the `FileList` resource: `{"kind": "drive#fileList", "nextPageToken",
   "incompleteSearch", "files": [File]}`; `nextPageToken` is absent on the last page.
 - File fields (the `File` resource): `id`, `name`, `mimeType`, `parents`, `trashed`,
-  `modifiedTime`, `version`, `size`, and `md5Checksum` (only for files with binary content:
+  `modifiedTime`, `version`, `size`, `webViewLink`, and `md5Checksum` (only for files with binary content:
   a Google Docs/Sheets/Slides file has none, and no `size` either); a folder's `mimeType`
   is `application/vnd.google-apps.folder`.
 - `GET /drive/v3/changes/startPageToken` — "Method: changes.getStartPageToken":
@@ -248,6 +248,7 @@ class FakeGDrive:
             "trashed": f.trashed,
             "modifiedTime": f.modified,
             "version": str(f.version),
+            "webViewLink": f"https://docs.google.com/document/d/{f.id}/edit",
         }
         if not f.mime.startswith("application/vnd.google-apps."):
             out["md5Checksum"] = hashlib.md5(f.content).hexdigest()

@@ -15,7 +15,7 @@ learn.microsoft.com/graph/api/..., source microsoftgraph/microsoft-graph-docs-co
   items by id"); renaming a folder returns the folder alone, not its descendants. A token
   the service can no longer serve answers `410 Gone` with a resync error code and a
   `Location` header holding a nextLink that starts a fresh enumeration (Example 2's text).
-- driveItem properties (resources/driveitem): `id`, `name`, `eTag` (metadata + content),
+- driveItem properties (resources/driveitem): `id`, `name`, `webUrl`, `eTag` (metadata + content),
   `cTag` (content only; not on folders), `size`, `file` (with `mimeType`), `folder`, `root`,
   `parentReference`, `lastModifiedDateTime`.
 - `GET /drives/{drive-id}/items/{item-id}/content` — "Download the contents of a driveItem"
@@ -219,6 +219,7 @@ class FakeGraph:
                 out["name"] = item.name
             return out
         out["name"] = item.name
+        out["webUrl"] = f"https://contoso.sharepoint.com/Shared%20Documents/{item.id}"
         out["eTag"] = f'"{{{item.guid}}},{item.version}"'
         out["lastModifiedDateTime"] = "2026-12-07T15:00:00Z"
         if item.folder:

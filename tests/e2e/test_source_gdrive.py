@@ -66,6 +66,10 @@ def test_a_folder_is_listed_then_only_the_changes_are_asked(services, gd):
     texts = _texts(services)
     assert "work in the open" in texts["gd/Handbook.txt"]
     assert "laptops" in texts["gd/Budget.csv"]
+    handbook = services.library.at(WS, "gd/Handbook.txt")  # where a reader opens it in Drive
+    assert handbook.metadata == {
+        "url": f"https://docs.google.com/document/d/{ids['handbook']}/edit"
+    }
 
     again = services.sources.sync(WS, "gd")
     assert (again.added, again.changed, again.deleted, again.renamed) == ([], [], [], [])

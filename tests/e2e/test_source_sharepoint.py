@@ -64,6 +64,10 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     assert drive.auth_on_downloads == 0  # the pre-authenticated URL got no credential
     texts = _texts(services)
     assert "twenty days" in texts["sp/leave.md"]
+    leave = services.library.at(WS, "sp/leave.md")  # where a reader opens it in SharePoint
+    assert leave.metadata == {
+        "url": f"https://contoso.sharepoint.com/Shared%20Documents/{ids['leave']}"
+    }
 
     again = services.sources.sync(WS, "sp")
     assert (again.added, again.changed, again.deleted, again.renamed) == ([], [], [], [])

@@ -44,6 +44,7 @@ class DriveFile:
     size: int | None
     name: str  # its name in the drive
     mime: str = ""
+    url: str = ""  # where a person opens it (Graph's webUrl, Drive's webViewLink)
 
 
 def path_in(items: dict[str, dict[str, Any]], item_id: str, scope: str) -> list[str] | None:
@@ -90,7 +91,7 @@ def files_under(
         segments = [clean_name(s) for s in where] + [clean_name(name)]
         path = posixpath.join(folder, *segments)
         tag, mime = item.get("t") or "", item.get("m") or ""
-        found = DriveFile(item_id, path, tag, item.get("s"), name, mime)
+        found = DriveFile(item_id, path, tag, item.get("s"), name, mime, item.get("w") or "")
         out.append(found)
     # A drive lets two files of one folder share a name; a library path holds one document.
     # The first by id keeps the name, the others take their id before the suffix, always
@@ -121,13 +122,13 @@ def sync_files(
     state: dict[str, Any],
     report: SyncReport,
     mirror: Callable[[list[str], dict[str, str]], list[tuple[str, str]]],
-    write: Callable[[str, bytes], bool],
+    write: Callable[[DriveFile, bytes], bool],
     max_file_bytes: int,
     clock: Callable[[], float],
 ) -> None:
     """A drive's sync: read what changed, mirror (renames told by ids), then download and
     write the files whose tag changed, within the run's bounds. `mirror(seen, moved)` gives
-    the renames it made; `write(path, data)` is False when the failure may pass (the file is
+    the renames it made; `write(file, data)` is False when the failure may pass (the file is
     tried again next time). A listing that fails, or a credential refused, ends the sync
     with `report.failed` before the mirror: nothing is deleted, the change token stays."""
     started = clock()
@@ -177,7 +178,7 @@ def sync_files(
                 report.errors[f.path] = str(exc)  # tried again next sync
                 continue
             report.fetched += 1
-            if write(f.path, data):
+            if write(f, data):
                 kept[f.id] = {"path": f.path, "tag": f.tag}
             else:
                 report.complete = False

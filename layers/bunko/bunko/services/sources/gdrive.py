@@ -45,7 +45,7 @@ OTHER_EXPORTS = {
     "application/vnd.google-apps.spreadsheet": ("text/csv", ".csv"),
     "application/vnd.google-apps.presentation": ("text/plain", ".txt"),
 }
-_FIELDS = "id,name,mimeType,parents,trashed,md5Checksum,modifiedTime,version,size"
+_FIELDS = "id,name,mimeType,parents,trashed,md5Checksum,modifiedTime,version,size,webViewLink"
 _PAGE_BYTES = 50_000_000
 _EXPORT_BYTES = 10_000_000  # files.export's own bound
 
@@ -250,6 +250,8 @@ def _apply(
     size = f.get("size")
     if isinstance(size, str) and size.isdigit():
         entry["s"] = int(size)
+    if isinstance(f.get("webViewLink"), str):
+        entry["w"] = f["webViewLink"]
     items[file_id] = entry
     return "file"
 

@@ -168,6 +168,8 @@ def _apply(items: dict[str, dict[str, Any]], value: dict[str, Any]) -> None:
         if isinstance(value.get("size"), int):
             entry["s"] = value["size"]
         entry["m"] = (value.get("file") or {}).get("mimeType") or ""
+        if isinstance(value.get("webUrl"), str):
+            entry["w"] = value["webUrl"]
     else:
         return
     items[item_id] = entry

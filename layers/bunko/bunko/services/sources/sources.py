@@ -422,7 +422,9 @@ class Sources:
             state=state,
             report=report,
             mirror=mirror,
-            write=lambda path, data: self._write(record, path, data, report),
+            write=lambda file, data: self._write(
+                record, file.path, data, report, _url_metadata(file.url) if file.url else None
+            ),
             max_file_bytes=self.ingest.policy.max_file_bytes,
             clock=self.clock,
         )
