@@ -80,6 +80,7 @@ class FakeGraph:
         self.log: list[tuple[str, int]] = []  # (path and query, status)
         self.auth_on_downloads = 0  # download requests that carried an Authorization header
         self.tenant, self.client_id, self.client_secret = "contoso", "app-1", "s3cret"
+        self.broken: set[str] = set()  # item ids whose download answers 503 every time
         self._lock = threading.RLock()
         self._next_id = 0
         fake = self
@@ -278,6 +279,8 @@ class FakeGraph:
                 if headers.get("Authorization"):
                     self.auth_on_downloads += 1
                 item = self.items.get(path.split("/")[2])
+                if item is not None and item.id in self.broken:
+                    return 500, {"Content-Type": "text/plain"}, b"storage node down"
                 if item is None or item.deleted:
                     return 404, {"Content-Type": "text/plain"}, b"gone"
                 return 200, {"Content-Type": item.mime}, item.content

@@ -174,6 +174,26 @@ def test_an_expired_credential_fails_the_sync_and_deletes_nothing(services, driv
     assert healed.failed is None and healed.deleted == ["sp/leave.md"]
 
 
+def test_a_file_that_fails_is_an_error_on_it_and_never_the_syncs(services, drive):
+    """An empty file is the file's own error, not asked again until it changes; a download
+    that fails is an error on it, tried again at the next sync; the rest syncs."""
+    ids = _drive_tree(drive)
+    empty = drive.put("empty.md", b"", ids["policies"])
+    drive.broken.add(ids["travel"])
+    _add(services, drive, ids["policies"])
+    first = services.sources.sync(WS, "sp")
+    assert first.failed is None and sorted(first.added) == ["sp/HR/hiring.md", "sp/leave.md"]
+    assert sorted(first.errors) == ["sp/empty.md", "sp/travel.txt"]
+    assert "500" in first.errors["sp/travel.txt"]
+    drive.broken.clear()
+    second = services.sources.sync(WS, "sp")
+    assert second.added == ["sp/travel.txt"] and second.fetched == 1  # not the empty one
+    assert second.errors == {}
+    drive.edit(empty, b"Now it has words.\n")
+    third = services.sources.sync(WS, "sp")
+    assert third.added == ["sp/empty.md"]
+
+
 def test_downloads_are_bounded_and_the_next_sync_goes_on(services, drive):
     ids = _drive_tree(drive)
     _add(services, drive, ids["policies"], max_files=2)
