@@ -203,6 +203,17 @@ def test_downloads_are_bounded_and_the_next_sync_goes_on(services, drive):
     assert len(second.added) == 1 and second.complete and second.deleted == []
 
 
+def test_a_link_off_the_services_origin_gets_no_credential(services, drive):
+    """The credential goes with every delta request: a nextLink naming another host (a
+    tampered or misrouted answer) fails the sync instead of carrying the token there."""
+    ids = _drive_tree(drive)
+    _add(services, drive, ids["policies"])
+    drive.url = drive.url.replace("127.0.0.1", "localhost")  # its links now name another host
+    report = services.sources.sync(WS, "sp")
+    assert report.failed and "origin" in report.failed and report.added == []
+    assert [p for p, _ in drive.requests()] == [f"/v1.0/drives/{drive.drive_id}/root/delta"]
+
+
 def test_the_outbound_guard_checks_the_service_root(tmp_path, drive):
     closed = make_services(tmp_path / "data", embedder="none", allow_private_sources=False)
     try:

@@ -24,7 +24,7 @@ import json
 import time
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import quote, urljoin
+from urllib.parse import quote, urljoin, urlsplit
 
 from bunko.errors import UpstreamError
 from bunko.services.sources.api import ApiClient
@@ -97,6 +97,10 @@ class GraphSync:
             return True
 
     def _page(self, link: str) -> dict[str, Any]:
+        # A nextLink, deltaLink or 410 Location is the service's to give, and the credential
+        # goes with it: one that leaves the service's origin is refused, not followed.
+        if _origin(link) != _origin(self.drive_url):
+            raise UpstreamError(f"delta: a link off the service's origin ({_origin(link)})")
         answer = self.api.get(
             link, max_bytes=_PAGE_BYTES, headers={"Accept": "application/json"}, accept=(410,)
         )
@@ -139,6 +143,11 @@ class GraphSync:
                 raise UpstreamError(f"{url} answered 302 without a Location")
             answer = self.api.get(urljoin(url, where), max_bytes=max_bytes, anonymous=True)
         return answer.body
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
 
 
 def _apply(items: dict[str, dict[str, Any]], value: dict[str, Any]) -> None:
