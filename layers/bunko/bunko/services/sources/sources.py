@@ -6,9 +6,10 @@ SecretCipher model configs' API keys use, kept apart from the record (scope
 `source_credentials`, by the source's id), decrypted only for its sync, replaceable, and
 gone with the source; a listing says only whether there is one.
 
-A sync reads the place (services/sources/web.py, git.py, confluence.py), then runs the library's one mirror
-rule, `IngestService.mirror(source, seen)`: what this connector put here and no longer sees
-is deleted (renames keep their documents), nothing another source owns is touched; then it
+A sync reads the place (services/sources/web.py, git.py, confluence.py; graph.py and
+gdrive.py through drives.py), then runs the library's one mirror rule,
+`IngestService.mirror(source, seen)`: what this connector put here and no longer sees is
+deleted (renames keep their documents), nothing another source owns is touched; then it
 writes what is new or changed. A file that cannot be written is recorded on the sync's
 report (and the source's last sync), never the end of the sync.
 """
