@@ -8,6 +8,10 @@ developers.google.com/workspace/drive/api/reference/rest/v3/... and .../guides/.
 - `GET /drive/v3/files?q='ID' in parents and trashed = false&pageToken=…` — "Method:
   files.list" and the `FileList` resource: `{"kind": "drive#fileList", "nextPageToken",
   "incompleteSearch", "files": [File]}`; `nextPageToken` is absent on the last page.
+- Shared drives: files.list's `corpora=drive` and `driveId` list one shared drive's files
+  (the `user` corpus holds My Drive's); changes.getStartPageToken and changes.list take
+  its `driveId` ("The shared drive from which changes are returned"); a shared drive's id is
+  its root folder's, and its files carry `driveId`.
 - File fields (the `File` resource): `id`, `name`, `mimeType`, `parents`, `trashed`,
   `modifiedTime`, `version`, `size`, `webViewLink`, and `md5Checksum` (only for files with binary content:
   a Google Docs/Sheets/Slides file has none, and no `size` either); a folder's `mimeType`
@@ -69,6 +73,7 @@ class File:
     trashed: bool = False
     version: int = 1
     modified: str = "2026-12-07T15:00:00.000Z"
+    drive: str | None = None  # the shared drive it is in (None: a user's My Drive)
 
 
 class FakeGDrive:
@@ -78,6 +83,7 @@ class FakeGDrive:
         self.files: dict[str, File] = {}
         self.changes: list[tuple[int, str]] = []  # (change number, file id)
         self.removed: set[str] = set()  # deleted for good
+        self.removed_drive: dict[str, str | None] = {}
         self.seq = 100
         self.throttled = 0
         self.retry_after: str | None = "1"
@@ -132,12 +138,23 @@ class FakeGDrive:
         with self._lock:
             self._next += 1
             file_id = f"1fake{self._next:04d}{uuid.uuid4().hex[:8]}"
-            self.files[file_id] = File(file_id, name, mime, [parent], content)
+            drive = (
+                parent
+                if parent.startswith("0A")
+                else getattr(self.files.get(parent), "drive", None)
+            )
+            self.files[file_id] = File(file_id, name, mime, [parent], content, drive=drive)
             self._changed(file_id)
             return file_id
 
     def folder(self, name: str, parent: str = "root") -> str:
         return self.add(name, FOLDER, parent)
+
+    def shared_drive(self) -> str:
+        """A new shared drive's id, which is also its root folder's id (as Drive's are)."""
+        with self._lock:
+            self._next += 1
+            return f"0Ashared{self._next:04d}"
 
     def edit(self, file_id: str, content: bytes) -> None:
         with self._lock:
@@ -166,7 +183,7 @@ class FakeGDrive:
     def remove(self, file_id: str) -> None:
         """Deleted for good: a change with `removed: true`."""
         with self._lock:
-            del self.files[file_id]
+            self.removed_drive[file_id] = self.files.pop(file_id).drive
             self.removed.add(file_id)
             self._changed(file_id)
 
@@ -253,6 +270,8 @@ class FakeGDrive:
         if not f.mime.startswith("application/vnd.google-apps."):
             out["md5Checksum"] = hashlib.md5(f.content).hexdigest()
             out["size"] = str(len(f.content))
+        if f.drive:
+            out["driveId"] = f.drive
         return out
 
     def answer(self, target: str, headers) -> tuple[int, dict, bytes]:
@@ -319,8 +338,14 @@ class FakeGDrive:
         if not found:
             return self._error(400, "invalid", "Invalid Value", "global")
         parent = found.group(1)
+        # A shared drive's files are in its corpus only (corpora=drive&driveId=…).
+        corpus = query.get("driveId") if query.get("corpora") == "drive" else None
         children = sorted(
-            (f for f in self.files.values() if parent in f.parents and not f.trashed),
+            (
+                f
+                for f in self.files.values()
+                if parent in f.parents and not f.trashed and f.drive == corpus
+            ),
             key=lambda f: f.id,
         )
         size = min(int(query.get("pageSize", self.page_size)), self.page_size)
@@ -340,8 +365,14 @@ class FakeGDrive:
             return self._error(400, "invalid", "Invalid Value", "global")
         start = int(token)
         latest: dict[str, int] = {}
+        drive = query.get("driveId")  # a shared drive's changes, or else My Drive's
+
+        def in_view(file_id: str) -> bool:
+            f = self.files.get(file_id)
+            return (f.drive if f else self.removed_drive.get(file_id)) == drive
+
         for number, file_id in self.changes:
-            if number >= start:
+            if number >= start and in_view(file_id):
                 latest[file_id] = number  # the file's latest state, once
         ordered = sorted(latest.items(), key=lambda kv: kv[1])
         size = min(int(query.get("pageSize", self.page_size)), self.page_size)

@@ -112,6 +112,21 @@ def test_the_synced_folder_in_the_trash_takes_its_documents(services, gd):
     assert len(report.deleted) == 4 and report.failed is None
 
 
+def test_a_folder_of_a_shared_drive(services, gd):
+    """A shared drive's files are listed in its corpus and its changes asked by its id."""
+    drive = gd.shared_drive()
+    folder = gd.folder("Team handbook", drive)
+    gd.add("rules.md", "text/markdown", folder, b"Rules of the team.\n")
+    _add(services, gd, folder, shared_drive_id=drive)
+    first = services.sources.sync(WS, "gd")
+    assert first.added == ["gd/rules.md"], first
+    later = gd.add("more.md", "text/markdown", folder, b"More rules.\n")
+    second = services.sources.sync(WS, "gd")
+    assert second.added == ["gd/more.md"]
+    gd.remove(later)
+    assert services.sources.sync(WS, "gd").deleted == ["gd/more.md"]
+
+
 def test_a_google_doc_exported_as_docx(services, gd):
     folder = gd.folder("Docs")
     gd.add("Plan", DOC, folder, b"The plan: ship the connector.\nThen rest.\n")

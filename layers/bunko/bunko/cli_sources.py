@@ -108,6 +108,9 @@ def add(
         str | None, typer.Option(help="sharepoint: the folder's item id (default: the root).")
     ] = None,
     folder_id: Annotated[str | None, typer.Option(help="gdrive: the folder's id.")] = None,
+    shared_drive_id: Annotated[
+        str | None, typer.Option(help="gdrive: the shared drive the folder is in.")
+    ] = None,
     export: Annotated[
         str | None, typer.Option(help="gdrive: Google Docs as text, markdown or docx.")
     ] = None,
@@ -144,6 +147,7 @@ def add(
         "drive_id": drive_id,
         "item_id": item_id,
         "folder_id": folder_id,
+        "shared_drive_id": shared_drive_id,
         "export": export,
         "include": include or None,
         "exclude": exclude or None,

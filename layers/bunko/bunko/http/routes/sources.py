@@ -30,6 +30,7 @@ _SETTINGS = {
     "driveId": "drive_id",
     "itemId": "item_id",
     "folderId": "folder_id",
+    "sharedDriveId": "shared_drive_id",
     "export": "export",
     "include": "include",
     "exclude": "exclude",
@@ -55,6 +56,7 @@ class SourceCreate(BaseModel):
     driveId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # sharepoint
     itemId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # its folder
     folderId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # gdrive
+    sharedDriveId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # its drive
     export: Literal["text", "markdown", "docx"] | None = None  # gdrive: how Docs are kept
     include: Annotated[list[Glob] | None, Field(max_length=100)] = None
     exclude: Annotated[list[Glob] | None, Field(max_length=100)] = None

@@ -1,6 +1,8 @@
 """The Google Drive connector: one folder of a Drive and its subfolders, read through the
 Drive API v3.
 
+- A folder of a shared drive (`shared_drive_id`) is listed in that drive's corpus
+  (`corpora=drive&driveId=…`) and its changes asked with its `driveId`.
 - The first sync asks `changes.getStartPageToken` (before listing, so nothing changed during
   the listing is missed), then lists the folder with `files.list` (q = `'ID' in parents and
   trashed = false`, following `nextPageToken`), and each subfolder the same way.
@@ -71,6 +73,9 @@ class DriveSync:
         self.started = clock()
         self.base = self.settings["url"].rstrip("/") + "/drive/v3"
         self.root = self.settings["folder_id"]
+        # A shared drive's files are listed in its own corpus and its changes asked by its id.
+        shared = self.settings.get("shared_drive_id")
+        self.in_drive = {"driveId": shared, "supportsAllDrives": "true"} if shared else {}
 
     # -- reading the folder ---------------------------------------------------------------
 
@@ -111,6 +116,8 @@ class DriveSync:
                     "supportsAllDrives": "true",
                     "includeItemsFromAllDrives": "true",
                 }
+                if self.in_drive:
+                    params.update(self.in_drive, corpora="drive")
                 if token:
                     params["pageToken"] = token
                 try:
@@ -125,9 +132,8 @@ class DriveSync:
                     break
 
     def _full(self) -> dict[str, dict[str, Any]]:
-        start = self._get("changes/startPageToken", {"supportsAllDrives": "true"}).get(
-            "startPageToken"
-        )
+        asked = {"supportsAllDrives": "true", **self.in_drive}
+        start = self._get("changes/startPageToken", asked).get("startPageToken")
         if not isinstance(start, str):
             raise UpstreamError("changes.getStartPageToken answered no startPageToken")
         items: dict[str, dict[str, Any]] = {}
@@ -149,6 +155,7 @@ class DriveSync:
                     "supportsAllDrives": "true",
                     "includeItemsFromAllDrives": "true",
                     "fields": f"nextPageToken,newStartPageToken,changes(fileId,removed,file({_FIELDS}))",
+                    **self.in_drive,
                 },
             )
             for change in page.get("changes") or []:

@@ -62,6 +62,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "gdrive": {
         "url": "https://www.googleapis.com",  # the Drive API's root
         "folder_id": None,
+        "shared_drive_id": None,  # the folder is in this shared drive (None: the user's Drive)
         "export": "text",
         "max_files": 5_000,
         "max_bytes": 500_000_000,
@@ -139,7 +140,8 @@ def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
             raise ValidationError("edition: cloud or datacenter")
         if not isinstance(settings["attachments"], bool):
             raise ValidationError("attachments: true or false")
-    ids = {"sharepoint": ("drive_id", "item_id"), "gdrive": ("folder_id",)}.get(kind, ())
+    ids = {"sharepoint": ("drive_id", "item_id"), "gdrive": ("folder_id", "shared_drive_id")}
+    ids = ids.get(kind, ())
     for n, key in enumerate(ids):
         value = settings[key]
         if value is None and n == 0:
