@@ -188,6 +188,23 @@ def test_an_expired_credential_fails_the_sync_and_deletes_nothing(services, gd):
     assert healed.failed is None and healed.deleted == ["gd/leave.md"]
 
 
+def test_a_folder_the_credential_cannot_see_fails_and_deletes_nothing(services, gd):
+    """files.list answers an empty list for a folder out of sight: the folder is asked for
+    first, so a lost share fails the sync instead of emptying the library."""
+    ids = _tree(gd)
+    _add(services, gd, ids["team"])
+    services.sources.sync(WS, "gd")
+    state = services.sources.store.get_settings("source_state", services.sources.get(WS, "gd").id)
+    state["cursor"] = "not-a-token"  # the next sync lists everything again
+    services.sources.store.put_settings("source_state", services.sources.get(WS, "gd").id, state)
+    team = gd.files.pop(ids["team"])  # unshared: the folder is not found
+    report = services.sources.sync(WS, "gd")
+    assert report.failed and "cannot be seen" in report.failed and report.deleted == []
+    assert services.library.at(WS, "gd/leave.md") is not None
+    gd.files[ids["team"]] = team
+    assert services.sources.sync(WS, "gd").failed is None
+
+
 def test_the_outbound_guard_checks_the_service_root(tmp_path, gd):
     closed = make_services(tmp_path / "data", embedder="none", allow_private_sources=False)
     try:

@@ -214,6 +214,19 @@ def test_a_link_off_the_services_origin_gets_no_credential(services, drive):
     assert [p for p, _ in drive.requests()] == [f"/v1.0/drives/{drive.drive_id}/root/delta"]
 
 
+def test_a_synced_folder_out_of_sight_fails_and_keeps_its_documents(services, drive):
+    """After a 410 the drive is listed whole; a folder that is not in it (deleted, or hidden
+    from a credential that lost its rights) fails the sync rather than emptying the library."""
+    ids = _drive_tree(drive)
+    _add(services, drive, ids["policies"])
+    services.sources.sync(WS, "sp")
+    del drive.items[ids["policies"]]  # out of the credential's sight
+    drive.expire_tokens()
+    report = services.sources.sync(WS, "sp")
+    assert report.failed and "not in the drive" in report.failed and report.deleted == []
+    assert services.library.at(WS, "sp/leave.md") is not None
+
+
 def test_the_outbound_guard_checks_the_service_root(tmp_path, drive):
     closed = make_services(tmp_path / "data", embedder="none", allow_private_sources=False)
     try:

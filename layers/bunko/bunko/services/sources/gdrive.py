@@ -136,6 +136,20 @@ class DriveSync:
         start = self._get("changes/startPageToken", asked).get("startPageToken")
         if not isinstance(start, str):
             raise UpstreamError("changes.getStartPageToken answered no startPageToken")
+        # files.list answers an empty list for a folder the credential cannot see: ask for
+        # the folder first, so a lost view fails the sync instead of emptying the library.
+        try:
+            folder = self._get(
+                f"files/{quote(self.root, safe='')}",
+                {"fields": "id,mimeType,trashed", "supportsAllDrives": "true"},
+            )
+        except TokenExpired:
+            folder = {}
+        if folder.get("mimeType") != FOLDER or folder.get("trashed"):
+            raise UpstreamError(
+                f"the folder {self.root} cannot be seen (deleted, in the trash, or not shared "
+                "with the credential)"
+            )
         items: dict[str, dict[str, Any]] = {}
         self._list(self.root, items)
         self.state["cursor"] = start

@@ -92,6 +92,15 @@ class GraphSync:
             if not page.get("@odata.deltaLink"):
                 self.report.failed = "delta: a page with neither a nextLink nor a deltaLink"
                 return False
+            folder = self.settings.get("item_id")
+            if folder and not (items.get(folder) or {}).get("f"):
+                # Gone, or out of the credential's sight: which one the drive does not say,
+                # so its documents are kept and the owner told, not the library emptied.
+                self.report.failed = (
+                    f"the folder {folder} is not in the drive (deleted, moved to another "
+                    "drive, or not visible to the credential); nothing deleted"
+                )
+                return False
             self.state["cursor"] = page["@odata.deltaLink"]
             self.state["items"] = items
             return True
