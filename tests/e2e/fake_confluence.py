@@ -94,6 +94,7 @@ class FakeConfluence:
         self.context = "/wiki" if edition == "cloud" else "/confluence"
         self.pages: dict[str, Page] = {}
         self.page_size = 2  # the most a listing answers at once (servers may answer fewer)
+        self.next_in_body = True  # Cloud: `_links.next` too, not only the `Link` header
         self.credential = credential
         self.throttle: list[tuple[int, str | None]] = []  # the next answers: (status, Retry-After)
         self.broken: set[str] = set()  # page ids whose body answers 500
@@ -240,8 +241,10 @@ class FakeConfluence:
         if start + len(window) < len(items):
             cursor = base64.urlsafe_b64encode(str(start + len(window)).encode()).decode()
             keep = "".join(f"{k}={v}&" for k, v in query.items() if k not in ("cursor", "limit"))
-            links["next"] = f"{self.context}{path}?{keep}limit={limit}&cursor={cursor}"
-            headers["Link"] = f'<{links["next"]}>; rel="next"'
+            nxt = f"{self.context}{path}?{keep}limit={limit}&cursor={cursor}"
+            headers["Link"] = f'<{nxt}>; rel="next"'
+            if self.next_in_body:
+                links["next"] = nxt
         return 200, headers, json.dumps({"results": window, "_links": links}).encode()
 
     def _space(self) -> dict:

@@ -7,6 +7,8 @@ hand upload surviving every sync, one bad page, the run's bounds, and the outbou
 
 from __future__ import annotations
 
+import base64
+
 import pytest
 
 from bunko.domain.sources import UPLOAD
@@ -128,6 +130,21 @@ def test_a_page_changed_deleted_and_renamed(services, wiki):
     assert after.changed == ["eng/Deploy runbook/checklist.txt"] and after.fetched == 1
     assert services.sources.remove(WS, "eng") == 5
     assert [d.path for d in services.library.documents(WS)] == ["eng/hand.txt"]
+
+
+def test_cloud_listings_page_by_the_link_header_alone(services):
+    """getPagesInSpace's reference puts the next page in the `Link` header; a body without
+    `_links.next` still pages."""
+    site = FakeConfluence("cloud", credential=CLOUD_KEY)
+    site.key, site.next_in_body = CLOUD_KEY, False
+    try:
+        for n in range(5):
+            site.page(str(300 + n), f"Note {n}", f"<p>Note number {n}.</p>")
+        _add(services, site, attachments=False)
+        report = services.sources.sync(WS, "eng")
+        assert len(report.added) == 5 and report.requests == 1 + 3 + 5  # space, 3 listings, bodies
+    finally:
+        site.close()
 
 
 def test_throttling_is_waited_out_as_retry_after_says(services, wiki):
@@ -273,8 +290,6 @@ def test_data_center_serves_a_wrong_token_as_anonymous_and_that_is_a_failure(ser
 
 
 def _auth(site: FakeConfluence) -> str:
-    import base64
-
     if site.edition == "cloud":
         return "Basic " + base64.b64encode(site.key.encode()).decode()
     return f"Bearer {site.key}"
@@ -338,3 +353,23 @@ def test_from_the_command_line_a_confluence_space(tmp_path):
         assert "nothing deleted" in failed.stderr
     finally:
         site.close()
+
+
+def test_a_space_the_credential_cannot_see_fails_the_sync(services, wiki):
+    _add(services, wiki)
+    services.sources.sync(WS, "eng")
+    wiki.space = "OTHER"  # the space was renamed away, or the credential lost its view of it
+    report = services.sources.sync(WS, "eng")
+    assert report.failed and report.failed.startswith("listing the space"), report
+    assert report.deleted == [] and len(services.library.documents(WS)) == 6
+
+
+def test_a_space_that_lists_nothing_where_pages_were_deletes_nothing(services, wiki):
+    """A credential that still sees the space but none of its pages lists it empty: the
+    mirror would delete every page, so the sync fails instead."""
+    _add(services, wiki)
+    services.sources.sync(WS, "eng")
+    wiki.pages.clear()
+    report = services.sources.sync(WS, "eng")
+    assert report.failed and "listed no pages where 5 were" in report.failed
+    assert report.deleted == [] and len(services.library.documents(WS)) == 6

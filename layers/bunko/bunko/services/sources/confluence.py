@@ -116,6 +116,14 @@ class ConfluenceSync:
         except BunkoError as exc:
             self.report.failed = f"listing the space: {exc}"
             return False
+        if not pages and self.pages:
+            # A space that lists nothing where pages were is far more often a credential
+            # that lost its view of them than a space emptied: the mirror would delete all.
+            self.report.failed = (
+                f"the space listed no pages where {len(self.pages)} were; nothing deleted "
+                "(if it is empty now, remove the source or its documents)"
+            )
+            return False
         paths = self._page_paths(pages)
         try:
             for page in pages:
