@@ -24,6 +24,8 @@ developers.google.com/workspace/drive/api/reference/rest/v3/... and .../guides/.
   "newStartPageToken"}`; `removed` is true for a file deleted for good (then no `file`); a
   file moved to the trash is a change whose file says `trashed: true`. The changes are the
   user's whole Drive, not one folder's.
+- `GET /drive/v3/files/{id}` — "Method: files.get": the File resource; 404 `notFound` for a
+  file the caller cannot see.
 - `GET /drive/v3/files/{id}?alt=media` — "Download and export files" (guides/manage-downloads):
   the file's bytes; a Google Workspace document answers 403 `fileNotDownloadable` and must be
   exported instead.
