@@ -56,3 +56,42 @@ def test_a_web_source_from_the_command_line_and_its_errors(tmp_path):
         assert refused.returncode == 1 and "source kind" in refused.stderr
     finally:
         site.close()
+
+
+def test_a_sharepoint_and_a_gdrive_source_from_the_command_line(tmp_path):
+    """The credential comes from an environment variable (never argv), is kept encrypted and
+    never printed; a sync against each fake prints what it added."""
+    from tests.e2e.fake_gdrive import DOC, FakeGDrive
+    from tests.e2e.fake_graph import FakeGraph
+
+    graph, gd = FakeGraph(), FakeGDrive()
+    try:
+        folder = graph.folder("Policies")
+        graph.put("leave.md", b"Leave: twenty days of walrus watching.\n", folder)
+        team = gd.folder("Team")
+        gd.add("Handbook", DOC, team, b"Handbook: narwhals welcome.\n")
+        data = tmp_path / "data"
+        env = {"SP_TOKEN": graph.token, "GD_TOKEN": gd.token}
+        run(
+            ["source", "add", "sharepoint", "--name", "sp", "--url", graph.url,
+             "--drive-id", graph.drive_id, "--item-id", folder, "--credential-env", "SP_TOKEN"],
+            data, env=env,
+        )  # fmt: skip
+        run(
+            ["source", "add", "gdrive", "--name", "gd", "--url", gd.url, "--folder-id", team,
+             "--credential-env", "GD_TOKEN"],
+            data, env=env,
+        )  # fmt: skip
+        assert "added sp/leave.md" in run(["source", "sync", "sp"], data).stdout
+        assert "added gd/Handbook.txt" in run(["source", "sync", "gd"], data).stdout
+        assert "gd/Handbook.txt" in run(["search", "narwhals"], data).stdout
+        listed = run(["source", "list", "--json"], data).stdout
+        assert graph.token not in listed and gd.token not in listed
+        kinds = {s["name"]: (s["kind"], s["has_credential"]) for s in json.loads(listed)}
+        assert kinds == {"sp": ("sharepoint", True), "gd": ("gdrive", True)}
+        graph.token = "rotated"
+        failed = run(["source", "sync", "sp"], data, check=False)
+        assert failed.returncode == 1 and "credential rejected/expired" in failed.stderr
+    finally:
+        graph.close()
+        gd.close()

@@ -96,3 +96,38 @@ def test_a_deleted_librarys_sources_go_with_it(open_rest):
     assert owner.client.delete(f"/libraries/{library}").status_code == 200
     # nothing of it is left to sync, list or carry a state: the library is gone
     assert rest.services.sources.list(library) == []
+
+
+def test_an_owner_adds_a_sharepoint_and_a_gdrive_source(open_rest):
+    """Over REST: the kinds' settings by their REST names, the credential write-only."""
+    from tests.e2e.fake_gdrive import FakeGDrive
+    from tests.e2e.fake_graph import FakeGraph
+
+    graph, gd = FakeGraph(), FakeGDrive()
+    try:
+        graph.put("otters.md", b"Otters hold hands while they sleep.\n")
+        team = gd.folder("Team")
+        gd.add("plan.md", "text/markdown", team, b"The plan: ship it.\n")
+        client = open_rest.new_user().client
+        sp = client.post(
+            "/sources",
+            json={"kind": "sharepoint", "name": "sp", "url": graph.url,
+                  "driveId": graph.drive_id, "credential": graph.token},
+        )  # fmt: skip
+        assert sp.status_code == 201, sp.text
+        assert sp.json()["hasCredential"] and graph.token not in sp.text
+        assert sp.json()["settings"]["drive_id"] == graph.drive_id
+        made = client.post(
+            "/sources",
+            json={"kind": "gdrive", "name": "gd", "url": gd.url, "folderId": team,
+                  "export": "docx", "credential": gd.token},
+        )  # fmt: skip
+        assert made.status_code == 201, made.text
+        assert client.post("/sources/sp/sync").json()["added"] == ["sp/otters.md"]
+        assert client.post("/sources/gd/sync").json()["added"] == ["gd/plan.md"]
+        no_drive = client.post("/sources", json={"kind": "sharepoint", "name": "x"})
+        assert no_drive.status_code == 400 and "drive_id" in no_drive.text
+        assert gd.token not in client.get("/sources").text
+    finally:
+        graph.close()
+        gd.close()

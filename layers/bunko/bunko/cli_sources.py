@@ -19,7 +19,8 @@ from bunko.cli_options import (
 )
 
 source_app = typer.Typer(
-    help="Connectors that keep a library in step with a website, a Git repository or Confluence.",
+    help="Connectors that keep a library in step with a website, a Git repository, Confluence, "
+    "SharePoint/OneDrive or Google Drive.",
     no_args_is_help=True,
 )
 
@@ -74,12 +75,13 @@ def _fail(services, exc: Exception) -> None:
 
 @source_app.command("add")
 def add(
-    kind: Annotated[str, typer.Argument(help="web, git or confluence")],
+    kind: Annotated[str, typer.Argument(help="web, git, confluence, sharepoint or gdrive")],
     name: Annotated[str, typer.Option("--name", help="The source's name in the library.")],
     url: Annotated[
         str | None,
         typer.Option(
-            help="web: a start URL or a sitemap; git: an https URL; confluence: the site's URL."
+            help="web: a start URL or a sitemap; git: an https URL; confluence: the site's URL; "
+            "sharepoint, gdrive: the API's root (default Microsoft Graph's, Google's)."
         ),
     ] = None,
     path: Annotated[str | None, typer.Option(help="git: a repository on this machine.")] = None,
@@ -99,8 +101,23 @@ def add(
         bool | None,
         typer.Option(help="confluence: take pages' attachments too (default yes)."),
     ] = None,
+    drive_id: Annotated[
+        str | None, typer.Option(help="sharepoint: the drive's (document library's) id.")
+    ] = None,
+    item_id: Annotated[
+        str | None, typer.Option(help="sharepoint: the folder's item id (default: the root).")
+    ] = None,
+    folder_id: Annotated[str | None, typer.Option(help="gdrive: the folder's id.")] = None,
+    shared_drive_id: Annotated[
+        str | None, typer.Option(help="gdrive: the shared drive the folder is in.")
+    ] = None,
+    export: Annotated[
+        str | None, typer.Option(help="gdrive: Google Docs as text, markdown or docx.")
+    ] = None,
     max_pages: Annotated[int | None, typer.Option(help="web, confluence: pages per sync.")] = None,
-    max_files: Annotated[int | None, typer.Option(help="git: files read per sync.")] = None,
+    max_files: Annotated[
+        int | None, typer.Option(help="git, sharepoint, gdrive: files read per sync.")
+    ] = None,
     max_bytes: Annotated[int | None, typer.Option(help="Bytes read per sync.")] = None,
     max_seconds: Annotated[int | None, typer.Option(help="Seconds per sync.")] = None,
     folder: Annotated[
@@ -116,7 +133,10 @@ def add(
 
     credential = _read_credential(credential_env, credential_stdin)
 
-    if (url is None) == (path is None) or (kind != "git" and path is not None):
+    if kind in ("sharepoint", "gdrive"):  # their --url has a default: the service's root
+        if path is not None:
+            raise typer.BadParameter(f"a {kind} source takes no --path")
+    elif (url is None) == (path is None) or (kind != "git" and path is not None):
         raise typer.BadParameter("give --url (web, git, confluence) or --path (git)")
     given = {
         "url": url or path,
@@ -124,6 +144,11 @@ def add(
         "space": space,
         "edition": edition,
         "attachments": attachments,
+        "drive_id": drive_id,
+        "item_id": item_id,
+        "folder_id": folder_id,
+        "shared_drive_id": shared_drive_id,
+        "export": export,
         "include": include or None,
         "exclude": exclude or None,
         "max_pages": max_pages,

@@ -1,5 +1,5 @@
-"""HttpWebFetcher: a website connector's GETs. Every request passes the outbound guard first
-(the one model endpoints pass: no instance metadata, no private network unless allowed);
+"""HttpWebFetcher: a connector's GETs (and an OAuth token endpoint's POST). Every request
+passes the outbound guard first (the one model endpoints pass: no instance metadata, no private network unless allowed);
 redirects come back as they are (the connector follows same-site ones, each guarded again);
 an answer is read up to the caller's bound, in pieces, and cut off past it."""
 
@@ -37,6 +37,19 @@ class HttpWebFetcher:
                 return WebAnswer(response.status_code, found, bytes(body))
         except httpx.HTTPError as exc:
             raise UpstreamError(f"{url}: {type(exc).__name__}: {exc}") from exc
+
+    def post_form(
+        self, url: str, form: Mapping[str, str], *, max_bytes: int, allow_private: bool
+    ) -> WebAnswer:
+        self.guard(url, allow_private)
+        try:
+            response = self.client.post(url, data=dict(form))
+        except httpx.HTTPError as exc:
+            raise UpstreamError(f"{url}: {type(exc).__name__}: {exc}") from exc
+        if len(response.content) > max_bytes:
+            raise UpstreamError(f"{url} passed {max_bytes:,} bytes; not read")
+        found = {k.lower(): v for k, v in response.headers.items()}
+        return WebAnswer(response.status_code, found, response.content)
 
     def close(self) -> None:
         self.client.close()

@@ -25,6 +25,18 @@ class WebFetcher(Protocol):
         addresses too); a body past `max_bytes` raises UpstreamError."""
         ...
 
+    def post_form(
+        self,
+        url: str,
+        form: Mapping[str, str],
+        *,
+        max_bytes: int,
+        allow_private: bool,
+    ) -> WebAnswer:
+        """POST `form` (application/x-www-form-urlencoded) to `url`, guarded as `get` is: an
+        OAuth token endpoint, the one thing a connector posts to."""
+        ...
+
 
 @dataclass(frozen=True)
 class GitChange:

@@ -27,6 +27,11 @@ _SETTINGS = {
     "space": "space",
     "edition": "edition",
     "attachments": "attachments",
+    "driveId": "drive_id",
+    "itemId": "item_id",
+    "folderId": "folder_id",
+    "sharedDriveId": "shared_drive_id",
+    "export": "export",
     "include": "include",
     "exclude": "exclude",
     "folder": "folder",
@@ -39,14 +44,20 @@ _SETTINGS = {
 
 class SourceCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["web", "git", "confluence"]
+    kind: Literal["web", "git", "confluence", "sharepoint", "gdrive"]
     name: Annotated[str, Field(min_length=1, max_length=64)]
-    # web: start or sitemap; git: https; confluence: the site (…/wiki on Cloud)
-    url: Annotated[str, Field(min_length=1, max_length=2048)]
+    # web: start or sitemap; git: https; confluence: the site (…/wiki on Cloud); sharepoint,
+    # gdrive: the API's root (default: Microsoft Graph's, Google's)
+    url: Annotated[str | None, Field(min_length=1, max_length=2048)] = None
     branch: Annotated[str | None, Field(min_length=1, max_length=200)] = None
     space: Annotated[str | None, Field(min_length=1, max_length=255)] = None  # confluence
     attachments: bool | None = None  # confluence: its pages' attachments too
     edition: Literal["cloud", "datacenter"] | None = None  # confluence; None: by the host
+    driveId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # sharepoint
+    itemId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # its folder
+    folderId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # gdrive
+    sharedDriveId: Annotated[str | None, Field(min_length=1, max_length=400)] = None  # its drive
+    export: Literal["text", "markdown", "docx"] | None = None  # gdrive: how Docs are kept
     include: Annotated[list[Glob] | None, Field(max_length=100)] = None
     exclude: Annotated[list[Glob] | None, Field(max_length=100)] = None
     folder: Annotated[str | None, Field(min_length=1, max_length=200)] = None
@@ -154,8 +165,9 @@ def list_sources(principal: Reader, services: ServicesDep) -> list[SourcePublic]
 
 @router.post("", status_code=201, response_model=SourcePublic, responses=error_responses(400, 409))
 def add_source(body: SourceCreate, principal: Owner, services: ServicesDep) -> SourcePublic:
-    """Owners: add a website or a Git repository (https) to the library; its URL passes
-    the outbound guard."""
+    """Owners: add a website, a Git repository (https), a Confluence space, a SharePoint or
+    OneDrive drive, or a Google Drive folder to the library; its URL passes the outbound
+    guard."""
     record = services.sources.add(
         principal.workspace_id, body.kind, body.name, _settings(body), credential=body.credential
     )

@@ -6,9 +6,11 @@ and tells a rejected credential from any other failure.
 - 429 and 503 are waited out as `Retry-After` says (seconds or an HTTP date), or 1, 2, 4 …
   seconds without one; each wait is capped, and so are the waits of one run, through an
   injectable `sleep` (tests do not sleep). Past a cap the request fails (UpstreamError).
-- 401 and 403 raise CredentialRejected: the connector ends the sync with
+- 401 and 403 raise CredentialRejected (a 403 the connector tells is a rate limit is waited
+  out as a 429): the connector ends the sync with
   `failed = "credential rejected/expired: …"` before its mirror, so nothing is deleted.
-- 404 and 410 raise Gone; any other answer outside 2xx (and 304) UpstreamError.
+- 404 and 410 raise Gone (unless the caller `accept`s them); any other answer outside 2xx
+  (and 304) UpstreamError.
 
 A listing that fails for any reason must end the sync before the mirror: a listing cut short
 read as "the service has nothing" would delete the library's copy.
@@ -18,7 +20,7 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -70,10 +72,13 @@ class ApiClient:
         retries: int = 4,
         max_wait: float = 120.0,
         max_waited: float = 600.0,
+        rate_limited: Callable[[WebAnswer], bool] | None = None,
     ) -> None:
         """`headers`: sent with every request (the Authorization the credential makes);
         `retries`: throttled answers waited out per request; `max_wait`: the longest one
-        wait; `max_waited`: all the waits of this client (one sync)."""
+        wait; `max_waited`: all the waits of this client (one sync); `rate_limited`: a 403
+        that is the service's rate limit, not a refusal (Google Drive's
+        `rateLimitExceeded`), waited out as a 429 is."""
         self.fetcher = fetcher
         self.report = report
         self.allow_private = allow_private
@@ -83,22 +88,37 @@ class ApiClient:
         self.max_wait = max_wait
         self.max_waited = max_waited
         self.waited = 0.0
+        self.rate_limited = rate_limited
 
     def get(
-        self, url: str, *, max_bytes: int, headers: Mapping[str, str] | None = None
+        self,
+        url: str,
+        *,
+        max_bytes: int,
+        headers: Mapping[str, str] | None = None,
+        accept: Collection[int] = (),
+        anonymous: bool = False,
     ) -> WebAnswer:
         """GET `url`: the 2xx or 304 answer, once throttling is waited out. Redirects come
-        back as they are (an API answers none a connector should follow blindly)."""
-        sent = {**self.headers, **(headers or {})}
+        back as they are (an API answers none a connector should follow blindly). `accept`:
+        other statuses the caller reads itself (Graph's 302 to a download, its 410 Gone);
+        `anonymous`: without the credential's headers (a pre-authenticated download URL,
+        maybe on another host, must not receive the credential)."""
+        sent = {**({} if anonymous else self.headers), **(headers or {})}
         for attempt in range(self.retries + 1):
             self.report.requests += 1
             answer = self.fetcher.get(
                 url, sent, max_bytes=max_bytes, allow_private=self.allow_private
             )
             self.report.bytes += len(answer.body)
-            if answer.status in _REJECTED:
+            throttled = answer.status in _THROTTLED or (
+                answer.status == 403 and self.rate_limited is not None and self.rate_limited(answer)
+            )
+            if answer.status in _REJECTED and not throttled:
                 raise CredentialRejected(f"{url} answered {answer.status}{_said(answer)}")
-            if answer.status not in _THROTTLED:
+            if not throttled:
+                if answer.status in accept:
+                    return answer
                 if answer.status in (404, 410):
                     raise Gone(f"{url} answered {answer.status}{_said(answer)}")
                 if not (200 <= answer.status < 300 or answer.status == 304):

@@ -1,5 +1,5 @@
-"""A connector: a source with its own id and settings (kind `web`, `git`, `confluence`), and
-what one sync of it did."""
+"""A connector: a source with its own id and settings (kind `web`, `git`, `confluence`,
+`sharepoint`, `gdrive`), and what one sync of it did."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any
 from bunko.domain.sources import connector_source
 from bunko.errors import ValidationError
 
-KINDS = ("web", "git", "confluence")
+KINDS = ("web", "git", "confluence", "sharepoint", "gdrive")
 # Kinds that read a service in someone's name: they may keep a credential (encrypted at rest
 # by the SecretCipher model configs' keys use, never returned by any door). A website and a
 # Git remote are read anonymously, so a credential given them would be a promise not kept.
@@ -21,6 +21,10 @@ MAX_CREDENTIAL = 4096
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 # A Confluence space key: letters and digits (a personal space: `~` and a user's name or id).
 _SPACE = re.compile(r"^~?[A-Za-z0-9][A-Za-z0-9_:-]{0,254}$")
+# A drive's or an item's id (Graph: letters, digits, '!', '-', '_'; Drive: letters, digits,
+# '-', '_'): it goes into request paths and queries, so nothing else.
+_DRIVE_ID = re.compile(r"^[A-Za-z0-9!_.-]{1,400}$")
+DOC_EXPORTS = ("text", "markdown", "docx")  # how a Google Doc is kept
 
 # Bounds of one run, unless a source's settings say less (or more, up to the ceilings).
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -45,6 +49,23 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "attachments": True,
         "max_pages": 500,
         "max_bytes": 200_000_000,  # held until the mirror has run, as a website's pages
+        "max_seconds": 900,
+    },
+    "sharepoint": {
+        "url": "https://graph.microsoft.com/v1.0",  # Graph's service root
+        "drive_id": None,
+        "item_id": None,  # the folder synced (None: the drive's root)
+        "max_files": 5_000,
+        "max_bytes": 500_000_000,
+        "max_seconds": 900,
+    },
+    "gdrive": {
+        "url": "https://www.googleapis.com",  # the Drive API's root
+        "folder_id": None,
+        "shared_drive_id": None,  # the folder is in this shared drive (None: the user's Drive)
+        "export": "text",
+        "max_files": 5_000,
+        "max_bytes": 500_000_000,
         "max_seconds": 900,
     },
 }
@@ -96,6 +117,8 @@ def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
             "web": "a start URL or a sitemap URL",
             "git": "an https URL or a path",
             "confluence": "the site's URL (https://TEAM.atlassian.net/wiki, or a Data Center's)",
+            "sharepoint": "Graph's service root (https://graph.microsoft.com/v1.0)",
+            "gdrive": "the Drive API's root (https://www.googleapis.com)",
         }[kind]
         raise ValidationError(f"{kind} source: needs {what} (url)")
     for key, ceiling in CEILINGS.items():
@@ -117,6 +140,16 @@ def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
             raise ValidationError("edition: cloud or datacenter")
         if not isinstance(settings["attachments"], bool):
             raise ValidationError("attachments: true or false")
+    ids = {"sharepoint": ("drive_id", "item_id"), "gdrive": ("folder_id", "shared_drive_id")}
+    ids = ids.get(kind, ())
+    for n, key in enumerate(ids):
+        value = settings[key]
+        if value is None and n == 0:
+            raise ValidationError(f"{kind} source: needs {key}")
+        if value is not None and (not isinstance(value, str) or not _DRIVE_ID.match(value)):
+            raise ValidationError(f"{key}: an id of letters, digits, '!', '.', '_' or '-'")
+    if kind == "gdrive" and settings["export"] not in DOC_EXPORTS:
+        raise ValidationError(f"export: one of {', '.join(DOC_EXPORTS)}")
     return settings
 
 

@@ -6,9 +6,10 @@ SecretCipher model configs' API keys use, kept apart from the record (scope
 `source_credentials`, by the source's id), decrypted only for its sync, replaceable, and
 gone with the source; a listing says only whether there is one.
 
-A sync reads the place (services/sources/web.py, git.py, confluence.py), then runs the library's one mirror
-rule, `IngestService.mirror(source, seen)`: what this connector put here and no longer sees
-is deleted (renames keep their documents), nothing another source owns is touched; then it
+A sync reads the place (services/sources/web.py, git.py, confluence.py; graph.py and
+gdrive.py through drives.py), then runs the library's one mirror rule,
+`IngestService.mirror(source, seen)`: what this connector put here and no longer sees is
+deleted (renames keep their documents), nothing another source owns is touched; then it
 writes what is new or changed. A file that cannot be written is recorded on the sync's
 report (and the source's last sync), never the end of the sync.
 """
@@ -36,13 +37,16 @@ from bunko.errors import (
 )
 from bunko.parsing.mime import is_supported
 from bunko.ports import SecretCipher, SettingsStore
-from bunko.ports.sources import GitRepos, WebFetcher
+from bunko.ports.sources import GitRepos, WebAnswer, WebFetcher
 from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
-from bunko.services.sources.api import ApiClient
+from bunko.services.sources.api import ApiClient, CredentialRejected, credential_failure
 from bunko.services.sources.confluence import ConfluenceSync
 from bunko.services.sources.confluence_api import auth_headers
+from bunko.services.sources.drives import DriveRun, sync_files
+from bunko.services.sources.gdrive import DriveSync, rate_limited
 from bunko.services.sources.git import GitSync
+from bunko.services.sources.graph import GraphSync
 from bunko.services.sources.probe import check_git_http, check_web
 from bunko.services.sources.records import (
     DEFAULTS,
@@ -53,6 +57,7 @@ from bunko.services.sources.records import (
     check_name,
     check_settings,
 )
+from bunko.services.sources.tokens import access_token
 from bunko.services.sources.web import WebSync
 
 SCOPE = "sources"
@@ -94,7 +99,7 @@ class Sources:
         self.private_for_operator = private_for_operator
         self.private_for_people = private_for_people
         self.clock = clock
-        self.sleep = sleep
+        self.sleep = sleep  # how API connectors wait out throttling (tests: no real wait)
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -403,6 +408,87 @@ class Sources:
                 run.written(item)
             else:
                 report.complete = False  # the next sync reads it again
+
+    # -- the cloud drives (SharePoint/OneDrive, Google Drive) ---------------------------
+
+    def _api(
+        self,
+        record: SourceRecord,
+        report: SyncReport,
+        rate_limit: Callable[[WebAnswer], bool] | None = None,
+    ) -> ApiClient | None:
+        """The client a cloud drive is read with, in the source's name: a bearer token, the
+        credential itself or one it is exchanged for (tokens.py). None, with
+        `report.failed`, when there is none: nothing is read, nothing deleted."""
+        try:
+            credential = self.credential(record)
+        except ValueError:
+            report.failed = "its credential cannot be read (the key changed): set it again"
+            return None
+        if credential is None:
+            report.failed = f"no credential kept for this {record.kind} source; give it one"
+            return None
+        try:
+            token = access_token(
+                record.kind,
+                credential,
+                record.settings,
+                self.web,
+                report,
+                allow_private=record.private,
+            )
+        except CredentialRejected as exc:
+            report.failed = credential_failure(exc)
+            return None
+        except BunkoError as exc:
+            report.failed = f"no access token, nothing deleted: {exc}"
+            return None
+        return ApiClient(
+            self.web,
+            report,
+            allow_private=record.private,
+            headers={"Authorization": f"Bearer {token}"},
+            sleep=self.sleep,
+            rate_limited=rate_limit,
+        )
+
+    def _sync_drive(
+        self, record: SourceRecord, state: dict[str, Any], report: SyncReport, run: DriveRun
+    ) -> None:
+        def mirror(seen: list[str], moved: dict[str, str]) -> list[tuple[str, str]]:
+            return self._mirror(record, seen, report, moved=moved)
+
+        sync_files(
+            run,
+            settings=record.settings,
+            state=state,
+            report=report,
+            mirror=mirror,
+            write=lambda file, data: self._write(
+                record, file.path, data, report, _url_metadata(file.url) if file.url else None
+            ),
+            max_file_bytes=self.ingest.policy.max_file_bytes,
+            clock=self.clock,
+        )
+
+    def _sync_sharepoint(
+        self, record: SourceRecord, state: dict[str, Any], report: SyncReport
+    ) -> None:
+        api = self._api(record, report)
+        if api is not None:
+            run = GraphSync(record, state, api, report, supported=_supported, clock=self.clock)
+            self._sync_drive(record, state, report, run)
+
+    def _sync_gdrive(self, record: SourceRecord, state: dict[str, Any], report: SyncReport) -> None:
+        api = self._api(record, report, rate_limited)
+        if api is not None:
+            run = DriveSync(record, state, api, report, supported=_supported, clock=self.clock)
+            self._sync_drive(record, state, report, run)
+
+
+def _supported(name: str) -> bool:
+    """A file Bunko reads, by its name's extension."""
+    return is_supported(posixpath.basename(name), None)
 
 
 def named_source(store: SettingsStore | None, workspace_id: str, value: str) -> str:

@@ -1,0 +1,308 @@
+"""The Google Drive connector: one folder of a Drive and its subfolders, read through the
+Drive API v3.
+
+- A folder of a shared drive (`shared_drive_id`) is listed in that drive's corpus
+  (`corpora=drive&driveId=…`) and its changes asked with its `driveId`.
+- The first sync asks `changes.getStartPageToken` (before listing, so nothing changed during
+  the listing is missed), then lists the folder with `files.list` (q = `'ID' in parents and
+  trashed = false`, following `nextPageToken`), and each subfolder the same way.
+- Later syncs call `changes.list` from the kept token, following `nextPageToken` until a
+  `newStartPageToken`, kept for the next. The changes are the whole Drive's: a file is the
+  folder's when its parents lead to it. `removed`, or a file `trashed`, is gone; a new name
+  or parent renames or moves it and its document keeps its id and history; a folder moved
+  into the synced folder is listed whole (the changes name the folder, not its contents).
+- Files Bunko reads are downloaded with `alt=media`; Google Docs are exported as text (or
+  DOCX, or Markdown, as the source says), Sheets as CSV (the first sheet), Slides as text,
+  through `files.export`. A file is downloaded again only when its `md5Checksum` (a Google
+  document has none: its `version`) differs from the one its document was written from.
+- A page token the API rejects (400 or 404) means listing the folder again from the start.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from bunko.errors import UpstreamError
+from bunko.ports.sources import WebAnswer
+from bunko.services.sources.api import ApiClient
+from bunko.services.sources.drives import DriveFile, TokenExpired, files_under
+from bunko.services.sources.records import SourceRecord, SyncReport
+
+GOOGLE = "https://www.googleapis.com"
+FOLDER = "application/vnd.google-apps.folder"
+_GOOGLE_TYPES = "application/vnd.google-apps."
+DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+# A Google document's export, by the source's `export` setting: (MIME type, suffix).
+DOC_EXPORTS = {
+    "text": ("text/plain", ".txt"),
+    "markdown": ("text/markdown", ".md"),
+    "docx": (DOCX, ".docx"),
+}
+OTHER_EXPORTS = {
+    "application/vnd.google-apps.spreadsheet": ("text/csv", ".csv"),
+    "application/vnd.google-apps.presentation": ("text/plain", ".txt"),
+}
+_FIELDS = "id,name,mimeType,parents,trashed,md5Checksum,modifiedTime,version,size,webViewLink"
+_PAGE_BYTES = 50_000_000
+_EXPORT_BYTES = 10_000_000  # files.export's own bound
+
+
+class DriveSync:
+    def __init__(
+        self,
+        record: SourceRecord,
+        state: dict[str, Any],
+        api: ApiClient,
+        report: SyncReport,
+        *,
+        supported: Callable[[str], bool],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.record = record
+        self.settings = record.settings
+        self.state = state
+        self.api = api
+        self.report = report
+        self.supported = supported
+        self.clock = clock
+        self.started = clock()
+        self.base = self.settings["url"].rstrip("/") + "/drive/v3"
+        self.root = self.settings["folder_id"]
+        # A shared drive's files are listed in its own corpus and its changes asked by its id.
+        shared = self.settings.get("shared_drive_id")
+        self.in_drive = {"driveId": shared, "supportsAllDrives": "true"} if shared else {}
+
+    # -- reading the folder ---------------------------------------------------------------
+
+    def _get(self, path: str, params: dict[str, Any]) -> dict[str, Any]:
+        url = f"{self.base}/{path}?{urlencode(params)}"
+        answer = self.api.get(
+            url, max_bytes=_PAGE_BYTES, headers={"Accept": "application/json"}, accept=(400, 404)
+        )
+        if answer.status in (400, 404):
+            raise TokenExpired(f"{path} answered {answer.status}")
+        try:
+            body = json.loads(answer.body)
+        except ValueError as exc:
+            raise UpstreamError(f"{path} did not answer JSON: {exc}") from exc
+        if not isinstance(body, dict):
+            raise UpstreamError(f"{path} did not answer a JSON object")
+        return body
+
+    def _check_time(self) -> None:
+        if self.clock() - self.started >= self.settings["max_seconds"]:
+            raise _OutOfTime()
+
+    def _list(self, folder: str, items: dict[str, dict[str, Any]]) -> None:
+        """Every file and folder under `folder`, into `items`."""
+        todo, done = [folder], set()
+        while todo:
+            parent = todo.pop()
+            if parent in done:
+                continue
+            done.add(parent)
+            token = None
+            while True:
+                self._check_time()
+                params = {
+                    "q": f"'{parent}' in parents and trashed = false",
+                    "fields": f"nextPageToken,incompleteSearch,files({_FIELDS})",
+                    "pageSize": 1000,
+                    "supportsAllDrives": "true",
+                    "includeItemsFromAllDrives": "true",
+                }
+                if self.in_drive:
+                    params.update(self.in_drive, corpora="drive")
+                if token:
+                    params["pageToken"] = token
+                try:
+                    page = self._get("files", params)
+                except TokenExpired as exc:
+                    raise UpstreamError(f"listing folder {parent}: {exc}") from exc
+                for f in page.get("files") or []:
+                    if _apply(items, f, parent_hint=parent) == "folder":
+                        todo.append(f["id"])
+                token = page.get("nextPageToken")
+                if not token:
+                    break
+
+    def _full(self) -> dict[str, dict[str, Any]]:
+        asked = {"supportsAllDrives": "true", **self.in_drive}
+        start = self._get("changes/startPageToken", asked).get("startPageToken")
+        if not isinstance(start, str):
+            raise UpstreamError("changes.getStartPageToken answered no startPageToken")
+        # files.list answers an empty list for a folder the credential cannot see: ask for
+        # the folder first, so a lost view fails the sync instead of emptying the library.
+        try:
+            folder = self._get(
+                f"files/{quote(self.root, safe='')}",
+                {"fields": "id,mimeType,trashed", "supportsAllDrives": "true"},
+            )
+        except TokenExpired:
+            folder = {}
+        if folder.get("mimeType") != FOLDER or folder.get("trashed"):
+            raise UpstreamError(
+                f"the folder {self.root} cannot be seen (deleted, in the trash, or not shared "
+                "with the credential)"
+            )
+        items: dict[str, dict[str, Any]] = {}
+        self._list(self.root, items)
+        self.state["cursor"] = start
+        return items
+
+    def _changes(self, items: dict[str, dict[str, Any]]) -> None:
+        token = self.state["cursor"]
+        before = {i for i in items if items[i].get("f")}
+        while True:
+            self._check_time()
+            page = self._get(
+                "changes",
+                {
+                    "pageToken": token,
+                    "pageSize": 1000,
+                    "includeRemoved": "true",
+                    "supportsAllDrives": "true",
+                    "includeItemsFromAllDrives": "true",
+                    "fields": f"nextPageToken,newStartPageToken,changes(fileId,removed,file({_FIELDS}))",
+                    **self.in_drive,
+                },
+            )
+            for change in page.get("changes") or []:
+                file_id = change.get("fileId")
+                file = change.get("file")
+                if not isinstance(file_id, str):
+                    continue
+                if change.get("removed") or not isinstance(file, dict) or file.get("trashed"):
+                    items.pop(file_id, None)
+                    if file_id == self.root:  # the synced folder itself is gone
+                        items.clear()
+                else:
+                    _apply(items, file)
+            if page.get("nextPageToken"):
+                token = page["nextPageToken"]
+                continue
+            if not page.get("newStartPageToken"):
+                raise UpstreamError("changes.list: a page with neither token")
+            self.state["cursor"] = page["newStartPageToken"]
+            break
+        # What is the folder's now: parents lead to it. A folder that came in is listed whole.
+        inside = _under(items, self.root)
+        for gone in set(items) - inside:
+            del items[gone]
+        for folder in sorted(i for i in inside if items[i].get("f") and i not in before):
+            self._list(folder, items)
+
+    def read(self) -> bool:
+        """Bring `items` up to date. False, with `report.failed`, when the folder could
+        not be read to its end: then nothing is mirrored and the token is not moved."""
+        try:
+            if self.state.get("cursor"):
+                items = dict(self.state.get("items") or {})
+                try:
+                    self._changes(items)
+                except TokenExpired:  # the token was rejected: list the folder again
+                    items = self._full()
+            else:
+                items = self._full()
+        except _OutOfTime:
+            self.report.failed = (
+                f"the folder's listing took more than max_seconds "
+                f"({self.settings['max_seconds']} s); nothing deleted"
+            )
+            return False
+        self.state["items"] = items
+        return True
+
+    # -- its files --------------------------------------------------------------------------
+
+    def _export(self, mime: str) -> tuple[str, str] | None:
+        if mime == "application/vnd.google-apps.document":
+            return DOC_EXPORTS[self.settings["export"]]
+        return OTHER_EXPORTS.get(mime)
+
+    def files(self) -> list[DriveFile]:
+        def name_of(item: dict[str, Any]) -> str | None:
+            mime = item.get("m") or ""
+            if mime.startswith(_GOOGLE_TYPES):
+                export = self._export(mime)
+                if export is None:
+                    return None  # a form, a drawing, a shortcut: nothing Bunko reads
+                stem = item["n"]
+                return stem if stem.lower().endswith(export[1]) else stem + export[1]
+            return item["n"] if self.supported(posixpath.basename(item["n"])) else None
+
+        return files_under(self.state["items"], self.root, self.record.folder, name_of=name_of)
+
+    def download(self, file: DriveFile, max_bytes: int) -> bytes:
+        file_id = quote(file.id, safe="")
+        export = self._export(file.mime) if file.mime.startswith(_GOOGLE_TYPES) else None
+        if export is not None:
+            url = f"{self.base}/files/{file_id}/export?{urlencode({'mimeType': export[0]})}"
+            limit = min(max_bytes, _EXPORT_BYTES)
+        else:
+            url = f"{self.base}/files/{file_id}?alt=media&supportsAllDrives=true"
+            limit = max_bytes
+        return self.api.get(url, max_bytes=limit).body
+
+
+class _OutOfTime(Exception):
+    pass
+
+
+def _apply(
+    items: dict[str, dict[str, Any]], f: dict[str, Any], *, parent_hint: str | None = None
+) -> str | None:
+    """One File resource onto the items kept: "folder", "file", or None (not kept)."""
+    file_id, name, mime = f.get("id"), f.get("name"), f.get("mimeType") or ""
+    if not isinstance(file_id, str) or not isinstance(name, str) or f.get("trashed"):
+        return None
+    parents = f.get("parents") or ([parent_hint] if parent_hint else [])
+    entry: dict[str, Any] = {"n": name, "p": parents[0] if parents else None, "m": mime}
+    if mime == FOLDER:
+        entry["f"] = 1
+        items[file_id] = entry
+        return "folder"
+    entry["t"] = f.get("md5Checksum") or f"v{f.get('version', '')}:{f.get('modifiedTime', '')}"
+    size = f.get("size")
+    if isinstance(size, str) and size.isdigit():
+        entry["s"] = int(size)
+    if isinstance(f.get("webViewLink"), str):
+        entry["w"] = f["webViewLink"]
+    items[file_id] = entry
+    return "file"
+
+
+def _under(items: dict[str, dict[str, Any]], root: str) -> set[str]:
+    """The ids whose parents lead to `root`."""
+    inside: set[str] = set()
+    for item_id in items:
+        chain, current, depth = [], item_id, 0
+        while current is not None and current != root and depth < 256:
+            if current in inside:
+                break
+            chain.append(current)
+            current = (items.get(current) or {}).get("p")
+            depth += 1
+            if current is not None and current not in items and current != root:
+                current = None  # a parent outside what is known: not the folder's
+        if current is not None and depth < 256:  # not a loop of parents
+            inside.update(chain)
+    return inside
+
+
+def rate_limited(answer: WebAnswer) -> bool:
+    """Whether a 403 is Drive's rate limit ("Resolve errors": `rateLimitExceeded`,
+    `userRateLimitExceeded`), to be waited out, not a refused credential."""
+    try:
+        errors = json.loads(answer.body).get("error", {}).get("errors") or []
+    except (ValueError, AttributeError):
+        return False
+    return any(
+        isinstance(e, dict) and e.get("reason") in ("rateLimitExceeded", "userRateLimitExceeded")
+        for e in errors
+    )

@@ -1,0 +1,193 @@
+"""The SharePoint/OneDrive connector: a drive (a SharePoint document library or a OneDrive),
+or one folder of it, read through Microsoft Graph's delta query.
+
+- The first sync enumerates the drive with `GET /drives/{drive-id}/root/delta`, following
+  `@odata.nextLink` until the `@odata.deltaLink`, which is kept as the change token; the
+  next sync calls that link and gets only what changed since (Graph serves delta for a
+  drive's root; a folder is picked out of it by parent ids, as SharePoint does not serve
+  delta for other folders).
+- Items are tracked by id (drives.py): a `deleted` facet drops the item, a new `name` or
+  `parentReference.id` renames or moves it and its document keeps its id and history. The
+  delta does not repeat a renamed folder's descendants, so their paths are worked out from
+  the folder again.
+- Content is downloaded only for a file whose `cTag` (content tag; its `eTag` where the
+  service leaves the cTag out, as OneDrive for Business does in delta answers) differs from
+  the one its document was written from, through `/items/{id}/content`, whose 302 leads to
+  a pre-authenticated URL fetched without the credential.
+- `410 Gone`: the token is too old; the drive is enumerated again from the `Location` the
+  answer gives, and what the new listing lacks is deleted by the mirror.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+from typing import Any
+from urllib.parse import quote, urljoin, urlsplit
+
+from bunko.errors import UpstreamError
+from bunko.services.sources.api import ApiClient
+from bunko.services.sources.drives import DriveFile, TokenExpired, files_under
+from bunko.services.sources.records import SourceRecord, SyncReport
+
+GRAPH = "https://graph.microsoft.com/v1.0"
+_PAGE_BYTES = 50_000_000
+
+
+class GraphSync:
+    def __init__(
+        self,
+        record: SourceRecord,
+        state: dict[str, Any],
+        api: ApiClient,
+        report: SyncReport,
+        *,
+        supported: Callable[[str], bool],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.record = record
+        self.settings = record.settings
+        self.state = state
+        self.api = api
+        self.report = report
+        self.supported = supported
+        self.clock = clock
+        self.started = clock()
+        base = self.settings["url"].rstrip("/")
+        self.drive_url = f"{base}/drives/{quote(self.settings['drive_id'], safe='!')}"
+
+    def _out_of_time(self) -> bool:
+        return self.clock() - self.started >= self.settings["max_seconds"]
+
+    def read(self) -> bool:
+        """Bring `items` up to date (the whole drive the first time, or after a 410; what
+        changed otherwise). False, with `report.failed`, when the listing could not be read
+        to its end: then nothing is mirrored and the token is not moved."""
+        link = self.state.get("cursor")
+        items: dict[str, dict[str, Any]] = dict(self.state.get("items") or {}) if link else {}
+        link = link or f"{self.drive_url}/root/delta"
+        restarted = False
+        while True:
+            if self._out_of_time():
+                self.report.failed = (
+                    f"the drive's listing took more than max_seconds "
+                    f"({self.settings['max_seconds']} s); nothing deleted"
+                )
+                return False
+            try:
+                page = self._page(link)
+            except TokenExpired as exc:
+                if restarted:
+                    self.report.failed = f"delta: {exc}"
+                    return False
+                restarted, items = True, {}  # a full enumeration: what it lacks is gone
+                link = exc.restart or f"{self.drive_url}/root/delta"
+                continue
+            for value in page.get("value") or []:
+                _apply(items, value)
+            if page.get("@odata.nextLink"):
+                link = page["@odata.nextLink"]
+                continue
+            if not page.get("@odata.deltaLink"):
+                self.report.failed = "delta: a page with neither a nextLink nor a deltaLink"
+                return False
+            folder = self.settings.get("item_id")
+            if folder and not (items.get(folder) or {}).get("f"):
+                # Gone, or out of the credential's sight: which one the drive does not say,
+                # so its documents are kept and the owner told, not the library emptied.
+                self.report.failed = (
+                    f"the folder {folder} is not in the drive (deleted, moved to another "
+                    "drive, or not visible to the credential); nothing deleted"
+                )
+                return False
+            self.state["cursor"] = page["@odata.deltaLink"]
+            self.state["items"] = items
+            return True
+
+    def _page(self, link: str) -> dict[str, Any]:
+        # A nextLink, deltaLink or 410 Location is the service's to give, and the credential
+        # goes with it: one that leaves the service's origin is refused, not followed.
+        if _origin(link) != _origin(self.drive_url):
+            raise UpstreamError(f"delta: a link off the service's origin ({_origin(link)})")
+        answer = self.api.get(
+            link, max_bytes=_PAGE_BYTES, headers={"Accept": "application/json"}, accept=(410,)
+        )
+        if answer.status == 410:
+            where = answer.headers.get("location")
+            raise TokenExpired("410 Gone", urljoin(link, where) if where else None)
+        try:
+            page = json.loads(answer.body)
+        except ValueError as exc:
+            raise UpstreamError(f"{link} did not answer JSON: {exc}") from exc
+        if not isinstance(page, dict):
+            raise UpstreamError(f"{link} did not answer a JSON object")
+        return page
+
+    def scope(self) -> str | None:
+        """The id of the synced folder: the setting's, or the drive's root."""
+        if self.settings.get("item_id"):
+            return self.settings["item_id"]
+        items = self.state.get("items") or {}
+        return next((i for i, item in items.items() if item.get("r")), None)
+
+    def files(self) -> list[DriveFile]:
+        scope = self.scope()
+        if scope is None:
+            return []
+
+        def name_of(item: dict[str, Any]) -> str | None:
+            return item["n"] if self.supported(item["n"]) else None
+
+        return files_under(self.state["items"], scope, self.record.folder, name_of=name_of)
+
+    def download(self, file: DriveFile, max_bytes: int) -> bytes:
+        """The file's content: `/content` answers 302 to a pre-authenticated URL, which is
+        fetched without the credential (it may be another host; the guard checks it)."""
+        url = f"{self.drive_url}/items/{quote(file.id, safe='!')}/content"
+        answer = self.api.get(url, max_bytes=max_bytes, accept=(302,))
+        if answer.status == 302:
+            where = answer.headers.get("location")
+            if not where:
+                raise UpstreamError(f"{url} answered 302 without a Location")
+            answer = self.api.get(urljoin(url, where), max_bytes=max_bytes, anonymous=True)
+        return answer.body
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.lower()
+
+
+def _apply(items: dict[str, dict[str, Any]], value: dict[str, Any]) -> None:
+    """One driveItem of a delta page onto the items kept (the last occurrence wins)."""
+    item_id = value.get("id")
+    if not isinstance(item_id, str):
+        return
+    if "deleted" in value:
+        items.pop(item_id, None)
+        return
+    if "package" in value or "remoteItem" in value:
+        return  # a OneNote notebook or an item shared from another drive: not a file here
+    name = value.get("name")
+    if not isinstance(name, str):
+        known = items.get(item_id)
+        if known is None:
+            return
+        name = known["n"]
+    parent = (value.get("parentReference") or {}).get("id")
+    entry: dict[str, Any] = {"n": name, "p": parent}
+    if "root" in value:
+        entry["r"] = 1
+    if "folder" in value or "root" in value:
+        entry["f"] = 1
+    elif "file" in value:
+        entry["t"] = value.get("cTag") or value.get("eTag") or ""
+        if isinstance(value.get("size"), int):
+            entry["s"] = value["size"]
+        entry["m"] = (value.get("file") or {}).get("mimeType") or ""
+        if isinstance(value.get("webUrl"), str):
+            entry["w"] = value["webUrl"]
+    else:
+        return
+    items[item_id] = entry
