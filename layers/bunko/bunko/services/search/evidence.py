@@ -37,7 +37,9 @@ for.
 
 Both are computed in the core from the text the gate already reads, so the local and the
 OpenSearch engine are judged alike, and a library of one passage is judged on its own words
-(it has no other passages: every term it holds is specific).
+(it has no other passages: every term it holds is specific). What a chunk's text gives them
+(its headings', sentences' terms and languages: `read_sentences`) is read once at ingest and
+stored with the chunk (domain/sentence_terms.py); a chunk stored without it is read here.
 """
 
 from __future__ import annotations
@@ -80,8 +82,9 @@ SMOOTHING = 4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
-# The version of how `_units` reads a chunk: bump it when the splitter or the terms change.
-# The language tables' own mark is added (reading_version), so a new table needs no bump.
+# The version of how `_read` reads a chunk: bump it when what it reads changes (the splitter
+# here, is_heading, index_terms). The language tables' own mark is added (reading_version),
+# so a new table needs no bump: readings stored by another version are read again.
 READER = "1"
 
 
