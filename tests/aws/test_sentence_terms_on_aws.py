@@ -2,7 +2,8 @@
 large values in S3) keeps each chunk's reading beside its text from ingest, and a search reads
 no chunk's text for its evidence. A chunk item written before the readings were stored has
 none: it is read from its text, with the same similarities. A chunk too large for its reading
-beside it under the item limit keeps none.
+beside it under the item limit keeps none. The ingest function, as Lambda loads it, stores
+the readings.
 
 The real indexing pipeline and search service with the packaged model (USE, whose row weighs
 the evidence). The gate reads the window's chunks from the metadata store whatever engine
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import pytest
 
+from bunko import lambda_entry
 from bunko.adapters.aws.dynamodb import items
 from bunko.adapters.aws.dynamodb.chunks import SPILL_BYTES
 from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
@@ -27,7 +29,10 @@ from bunko.services.embedding import shared_generation
 from bunko.services.ingest import IndexingPipeline, IngestService, UploadPolicy
 from bunko.services.search import SearchOptions, SearchService, read_sentences
 from bunko.services.search import evidence as evidence_module
+from tests.aws.conftest import FakeLambdaContext
+from tests.aws.handlers import load_event, load_function, sign_in
 from tests.aws.stand_ins import BUCKET, TABLE
+from tests.aws.test_api_lifecycle import upload
 
 WS, BEFORE = "ws-stored", "ws-before"
 FILES = {
@@ -135,3 +140,22 @@ def test_a_chunk_too_large_for_its_reading_keeps_none(shape):
     by_id = {c.id: c for c in store.get_chunks_by_ids(WS, ["c-big", "c-small"])}
     assert by_id["c-big"].content == words and by_id["c-big"].sentence_terms is None
     assert by_id["c-small"].sentence_terms == small.sentence_terms
+
+
+def test_the_ingest_function_stores_each_chunks_reading(api_with_accounts, aws_env):
+    """The functions as Lambda loads them: an upload through the api function, indexed by the
+    ingest function from the queue, leaves each chunk item with its reading."""
+    api, ingest = api_with_accounts, load_function("ingest")
+    file = upload(api, sign_in(api), "offices.md", FILES["offices.md"].encode())
+    [message] = aws_env.receive_all(aws_env.queue_url)
+    event = load_event("sqs_ingest_job.json")
+    event["Records"][0]["body"] = message["Body"]
+    assert ingest.handler(event, FakeLambdaContext()) == {"batchItemFailures": []}
+
+    services = lambda_entry.api_app().state.services
+    workspace = services.accounts.auth.users.get_user_by_username("ada").workspace_id
+    stored = services.metadata.get_chunks(workspace, file["id"])
+    assert stored
+    for chunk in stored:
+        raw = services.metadata.table.get(items.chunk_key(workspace, chunk.id))
+        assert raw["sentence_terms"] == read_sentences(chunk.content)
