@@ -178,6 +178,7 @@ def evidence(
     terms: Sequence[tuple[QueryTerm, float]],
     texts: Mapping[str, str],
     context: Mapping[str, str] | None = None,
+    *,
     stored: Mapping[str, str | None] | None = None,
 ) -> dict[str, Evidence]:
     """Chunk id → its Evidence, for the window's passages `texts` (chunk id → text), each

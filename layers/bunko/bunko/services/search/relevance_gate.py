@@ -69,7 +69,7 @@ def window_signals(
     them at ingest); without `read_evidence` (a row that does not weigh it), only the
     background coverage."""
     terms = weighted_terms(query)
-    found = evidence(in_its_language(query), texts, context, stored) if read_evidence else {}
+    found = evidence(in_its_language(query), texts, context, stored=stored) if read_evidence else {}
     none = Evidence(0.0, 0.0)
     return {
         cid: TextSignals(text_coverage(terms, text), *astuple(found.get(cid, none)))
@@ -142,6 +142,7 @@ def read_window(
     texts: Mapping[str, str],
     context: Mapping[str, str],
     calibration: Calibration,
+    *,
     stored: Mapping[str, str | None] | None = None,
 ) -> tuple[dict[str, TextSignals], TextSignals]:
     """The window's signals, and those of a hit outside it: it holds none of the words it
@@ -197,7 +198,7 @@ def similarities(
         else {}
     )
     stored = {c.id: c.sentence_terms for c in read}
-    signals, outside = read_window(query, texts, context, calibration, stored)
+    signals, outside = read_window(query, texts, context, calibration, stored=stored)
     keyword_only = CALIBRATIONS["keyword"]
     found: dict[str, float] = {}
     unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing
