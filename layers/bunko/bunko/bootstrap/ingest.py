@@ -20,6 +20,7 @@ from bunko.services.ingest import (
     UploadPolicy,
     UploadQuota,
 )
+from bunko.services.search import read_sentences
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ def build_work(
         blobs=adapters.blobs,
         generations=generations,
         batch_size=settings.embed_batch_size,
+        read_sentences=read_sentences,
     )
     queue = queue or adapters.queue
     if queue is not None:  # SQS: the queue's depth is CloudWatch's to report
@@ -102,7 +104,9 @@ def build_ingest(
         ingest=ingest,
         uploads=uploads,
         status=StatusService(embedder=adapters.embedder, queue_depth=work.depth),
-        items=ChunkItemsService(metadata=metadata, blobs=blobs, generations=generations),
+        items=ChunkItemsService(
+            metadata=metadata, blobs=blobs, generations=generations, read_sentences=read_sentences
+        ),
         upload_signer=adapters.upload_signer,
     )
 

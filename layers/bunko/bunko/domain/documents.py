@@ -143,6 +143,9 @@ class Chunk:
     page: int | None = None  # the page (PDF), slide (pptx) or sheet (xlsx) it starts on
     # (document offset, page number) of each later page that begins inside the chunk
     page_breaks: tuple[tuple[int, int], ...] = ()
+    # how the relevance gate reads its sentences, read at ingest (domain/sentence_terms.py);
+    # None for a chunk stored before, or where the store keeps none: the gate reads the text
+    sentence_terms: str | None = None
 
     @property
     def page_end(self) -> int | None:

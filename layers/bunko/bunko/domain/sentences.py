@@ -138,6 +138,8 @@ def is_heading(line: str) -> bool:
         return False
     if line.startswith("#"):
         return True
+    if len(line) > HEADING_MAX_WIDTH:  # too wide whatever it ends with (each character counts
+        return False  # one at least): telling how a long line ends costs its length squared
     if is_whole(line) or is_item(line) or continues(line):
         return False
     return width(line) <= HEADING_MAX_WIDTH

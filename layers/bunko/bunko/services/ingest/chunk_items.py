@@ -9,6 +9,7 @@ are immutable blobs, so a sealed research corpus still reads the exact old text.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from bunko.domain import Chunk, Document, DocumentStatus
@@ -40,11 +41,14 @@ class ChunkItemsService:
         metadata: MetadataStore,
         blobs: BlobStore,
         generations: EmbeddingGenerations,
+        read_sentences: Callable[[str], str] | None = None,
     ) -> None:
-        """`generations`: the model and index generation of each workspace."""
+        """`generations`: the model and index generation of each workspace;
+        `read_sentences`: as the indexing pipeline's (an edited item is read again)."""
         self.metadata = metadata
         self.blobs = blobs
         self.generations = generations
+        self.read_sentences = read_sentences
 
     def get_item(self, workspace_id: str, item_id: str) -> ItemView:
         """Raises NotFoundError for an unknown id and for another workspace's id alike."""
@@ -63,7 +67,9 @@ class ChunkItemsService:
                 f"content is {len(content)} characters; an item holds at most {MAX_ITEM_CHARS}"
             )
         old = self.get_item(workspace_id, item_id)
-        chunk = replace(old.chunk, content=content)
+        # The old reading names the old text, so it would not be used; read the new one.
+        read = self.read_sentences(content) if self.read_sentences is not None else None
+        chunk = replace(old.chunk, content=content, sentence_terms=read)
         # Every generation the workspace writes (two while its model changes), held steady.
         with self.generations.steady():
             targets = write_targets(self.generations, workspace_id)

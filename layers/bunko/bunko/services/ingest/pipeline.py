@@ -8,7 +8,7 @@ derived from (document, revision, index), so re-delivering a job writes the same
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
@@ -63,12 +63,16 @@ class IndexingPipeline:
         blobs: BlobStore,
         generations: EmbeddingGenerations,
         batch_size: int = 64,
+        read_sentences: Callable[[str], str] | None = None,
     ) -> None:
-        """`generations`: which model and index generation serve each workspace."""
+        """`generations`: which model and index generation serve each workspace;
+        `read_sentences`: a chunk's text → its sentences as the relevance gate reads them
+        (Chunk.sentence_terms), stored with it so no question has to read them."""
         self.metadata = metadata
         self.blobs = blobs
         self.generations = generations
         self.batch_size = batch_size
+        self.read_sentences = read_sentences
 
     def process(self, jobs: Sequence[IngestJob], more: MoreJobs | None = None) -> list[Document]:
         """Index a batch of jobs, grouped by the model that serves their workspace (each
@@ -149,6 +153,9 @@ class IndexingPipeline:
         """Parse and chunk the job's document; None when there is nothing (more) to do."""
         try:
             chunks = parse_and_chunk(doc, blobs=self.blobs, metadata=self.metadata, mode=job.mode)
+            if self.read_sentences is not None:  # while the last document's chunks embed
+                for chunk in chunks:
+                    chunk.sentence_terms = self.read_sentences(chunk.content)
             return _Prepared(doc, chunks, generation)
         except _GONE:
             return None  # deleted or replaced meanwhile: the newer state's job does the rest

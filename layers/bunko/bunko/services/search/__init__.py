@@ -1,6 +1,7 @@
 """Search: hybrid retrieval, fusion and calibration, the relevance gate and background terms."""
 
 from bunko.services.search.background_terms import text_coverage, weighted_terms
+from bunko.services.search.evidence import read_sentences
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.relevance_gate import gate_window, read_window, shown_order
 from bunko.services.search.search import SearchItem, SearchOptions, SearchService
@@ -12,6 +13,7 @@ __all__ = [
     "fuse",
     "gate_window",
     "query_vector_weight",
+    "read_sentences",
     "read_window",
     "shown_order",
     "text_coverage",

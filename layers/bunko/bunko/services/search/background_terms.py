@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import gzip
 import re
+import zlib
 from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
@@ -45,6 +46,13 @@ def _by_language() -> dict[str, dict[str, float]]:
             lang, term, tenths = line.rstrip("\n").split("\t")
             table.setdefault(lang, {})[term] = int(tenths) / 10
     return table
+
+
+@cache
+def tables_mark() -> str:
+    """A mark of the table's contents: a reading of a text that used its languages
+    (services/search/evidence.py) names it, so a new table reads the text again."""
+    return f"{zlib.crc32(TABLE.read_bytes()):08x}"
 
 
 def _with_kana(term: str, weight: float) -> float:

@@ -37,7 +37,9 @@ for.
 
 Both are computed in the core from the text the gate already reads, so the local and the
 OpenSearch engine are judged alike, and a library of one passage is judged on its own words
-(it has no other passages: every term it holds is specific).
+(it has no other passages: every term it holds is specific). What a chunk's text gives them
+(its headings', sentences' terms and languages: `read_sentences`) is read once at ingest and
+stored with the chunk (domain/sentence_terms.py); a chunk stored without it is read here.
 """
 
 from __future__ import annotations
@@ -49,8 +51,13 @@ from functools import lru_cache
 from itertools import pairwise
 
 from bunko.domain.keyword_analysis import QueryTerm, index_terms
+from bunko.domain.sentence_terms import (
+    SentenceTerms,
+    decode_sentence_terms,
+    encode_sentence_terms,
+)
 from bunko.domain.sentences import is_heading
-from bunko.services.search.background_terms import MIN_WEIGHT, query_languages
+from bunko.services.search.background_terms import MIN_WEIGHT, query_languages, tables_mark
 
 
 @dataclass(frozen=True)
@@ -75,16 +82,14 @@ SMOOTHING = 4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？])|\n+")
 
 
-@dataclass(frozen=True)
-class _Units:
-    headings: frozenset[str]  # the terms of its heading lines: held by every sentence
-    sentences: tuple[frozenset[str], ...]  # the terms of each other sentence, in order
-    languages: tuple[str, ...]  # the languages it is written in (query_languages of its words)
+# The version of how `_read` reads a chunk: bump it when what it reads changes (the splitter
+# here, is_heading, index_terms). The language tables' own mark is added (reading_version),
+# so a new table needs no bump: readings stored by another version are read again.
+READER = "1"
 
 
-@lru_cache(maxsize=8192)
-def _units(text: str) -> _Units:
-    """A chunk's heading terms and each sentence's terms (chunks recur across queries)."""
+def _read(text: str) -> SentenceTerms:
+    """A chunk's heading terms, each sentence's terms and its languages."""
     headings: set[str] = set()
     sentences: list[frozenset[str]] = []
     for line in text.splitlines():
@@ -95,7 +100,35 @@ def _units(text: str) -> _Units:
             if part and not part.isspace() and (terms := frozenset(index_terms(part))):
                 sentences.append(terms)
     words = headings.union(*sentences)
-    return _Units(frozenset(headings), tuple(sentences), tuple(query_languages(list(words))))
+    return SentenceTerms(frozenset(headings), tuple(sentences), tuple(query_languages(list(words))))
+
+
+def reading_version() -> str:
+    """The version stored readings name: this reader's and the language tables'."""
+    return f"{READER}.{tables_mark()}"
+
+
+def read_sentences(text: str) -> str:
+    """A chunk's sentences as evidence reads them, in the stored form (Chunk.sentence_terms):
+    read once, at ingest, so a question does not (domain/sentence_terms.py)."""
+    return encode_sentence_terms(_read(text), text, version=reading_version())
+
+
+@lru_cache(maxsize=8192)
+def _units(text: str) -> SentenceTerms:
+    """`_read`, kept: a chunk stored without its reading recurs across queries."""
+    return _read(text)
+
+
+@lru_cache(maxsize=8192)
+def _stored_units(stored: str, text: str) -> SentenceTerms | None:
+    return decode_sentence_terms(stored, text, version=reading_version())
+
+
+def _chunk_units(text: str, stored: str | None) -> SentenceTerms:
+    """The chunk's reading: the one stored with it at ingest, else read from its text."""
+    found = _stored_units(stored, text) if stored else None
+    return found if found is not None else _units(text)
 
 
 @lru_cache(maxsize=4096)
@@ -116,7 +149,7 @@ LANGUAGE_SAMPLE = 5
 
 
 def _same_language(
-    terms: Sequence[tuple[QueryTerm, float]], units: Sequence[_Units]
+    terms: Sequence[tuple[QueryTerm, float]], units: Sequence[SentenceTerms]
 ) -> bool | None:
     """Is the question written in a language one of the best candidates is written in?
     None when either side is in no language the term tables know (Thai, a random string):
@@ -145,14 +178,18 @@ def evidence(
     terms: Sequence[tuple[QueryTerm, float]],
     texts: Mapping[str, str],
     context: Mapping[str, str] | None = None,
+    *,
+    stored: Mapping[str, str | None] | None = None,
 ) -> dict[str, Evidence]:
     """Chunk id → its Evidence, for the window's passages `texts` (chunk id → text), each
-    read with its document's `context` (chunk id → its document's name and title)."""
+    read with its document's `context` (chunk id → its document's name and title); `stored`:
+    chunk id → the reading stored with it at ingest (Chunk.sentence_terms), where there is one."""
     total = sum(w for _, w in terms)
     if not terms or total <= 0 or not texts:
         return {}
     context = context or {}
-    units = {cid: _units(text) for cid, text in texts.items()}
+    stored = stored or {}
+    units = {cid: _chunk_units(text, stored.get(cid)) for cid, text in texts.items()}
     named = {cid: _context_terms(context.get(cid, "")) for cid in units}
     held = {
         cid: _held(terms, named[cid].union(u.headings, *u.sentences)) for cid, u in units.items()

@@ -62,12 +62,14 @@ def window_signals(
     context: Mapping[str, str] | None = None,
     *,
     read_evidence: bool = True,
+    stored: Mapping[str, str | None] | None = None,
 ) -> dict[str, TextSignals]:
     """Chunk id → its text signals, for the window's passages (chunk id → text, read with
-    their documents' `context`, window_context); without `read_evidence` (a row that does not
-    weigh it), only the background coverage."""
+    their documents' `context`, window_context, and the sentence readings `stored` with
+    them at ingest); without `read_evidence` (a row that does not weigh it), only the
+    background coverage."""
     terms = weighted_terms(query)
-    found = evidence(in_its_language(query), texts, context) if read_evidence else {}
+    found = evidence(in_its_language(query), texts, context, stored=stored) if read_evidence else {}
     none = Evidence(0.0, 0.0)
     return {
         cid: TextSignals(text_coverage(terms, text), *astuple(found.get(cid, none)))
@@ -140,12 +142,17 @@ def read_window(
     texts: Mapping[str, str],
     context: Mapping[str, str],
     calibration: Calibration,
+    *,
+    stored: Mapping[str, str | None] | None = None,
 ) -> tuple[dict[str, TextSignals], TextSignals]:
     """The window's signals, and those of a hit outside it: it holds none of the words it
     was not read for, and the reach (what the candidates hold of the question) and what no
     candidate holds are the window's.
-    Evidence is read only for a row that weighs it."""
-    signals = window_signals(query, texts, context, read_evidence=weighs_evidence(calibration))
+    Evidence is read only for a row that weighs it; `stored`: chunk id → the chunk's
+    sentence reading stored at ingest (Chunk.sentence_terms)."""
+    signals = window_signals(
+        query, texts, context, read_evidence=weighs_evidence(calibration), stored=stored
+    )
     reach = max((s.reach for s in signals.values()), default=0.0)
     absent = max((s.absent for s in signals.values()), default=0.0)  # the query's, per window
     return signals, TextSignals(0.0, reach=reach, absent=absent)
@@ -190,7 +197,8 @@ def similarities(
         if weighs_evidence(calibration)
         else {}
     )
-    signals, outside = read_window(query, texts, context, calibration)
+    stored = {c.id: c.sentence_terms for c in read}
+    signals, outside = read_window(query, texts, context, calibration, stored=stored)
     keyword_only = CALIBRATIONS["keyword"]
     found: dict[str, float] = {}
     unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing

@@ -3,7 +3,9 @@ BatchGetItem) plus a small ordered reference per chunk in its document's partiti
 document's chunks are a strongly consistent Query, not a lagging GSI).
 
 Chunk text over `SPILL_BYTES` is written to the blob store and the item keeps its key,
-because a DynamoDB item stops at 400 KB.
+because a DynamoDB item stops at 400 KB. The item also keeps how the relevance gate reads the
+chunk's sentences (Chunk.sentence_terms, read at ingest), where text and reading fit under
+`SPILL_BYTES` together; elsewhere a search reads the sentences from the text.
 """
 
 from __future__ import annotations
@@ -109,7 +111,11 @@ class DynamoDBChunks:
             self.blobs.put(
                 content_key, chunk.content.encode("utf-8"), content_type="text/plain; charset=utf-8"
             )
-        return items.chunk_item(chunk, content_key=content_key)
+        read = chunk.sentence_terms or ""
+        fits = content_key is None and (
+            len(chunk.content.encode("utf-8")) + len(read.encode("utf-8")) <= SPILL_BYTES
+        )
+        return items.chunk_item(chunk, content_key=content_key, sentence_terms=fits)
 
 
 def _ref_key(workspace_id: str, item: dict[str, Any]) -> dict[str, str]:

@@ -176,8 +176,13 @@ def to_revision(item: dict[str, Any]) -> Revision:
     return Revision(**values)
 
 
-def chunk_item(chunk: Chunk, *, content_key: str | None) -> dict[str, Any]:
-    """The chunk by id; `content_key` replaces the text when it was spilled to S3."""
+def chunk_item(
+    chunk: Chunk, *, content_key: str | None, sentence_terms: bool = True
+) -> dict[str, Any]:
+    """The chunk by id; `content_key` replaces the text when it was spilled to S3. Without
+    `sentence_terms` (no room for it) its sentence reading is left out: a search reads the
+    text instead."""
+    read = chunk.sentence_terms if sentence_terms else None
     return {
         **chunk_key(chunk.workspace_id, chunk.id),
         "id": chunk.id,
@@ -191,6 +196,7 @@ def chunk_item(chunk: Chunk, *, content_key: str | None) -> dict[str, Any]:
         "end": chunk.end,
         "page": chunk.page,
         "page_breaks": encode_page_breaks(chunk.page_breaks),
+        **({"sentence_terms": read} if read else {}),  # no attribute where there is none
     }
 
 
@@ -206,4 +212,5 @@ def to_chunk(item: dict[str, Any], content: str) -> Chunk:
         end=item.get("end", 0),
         page=item.get("page"),
         page_breaks=decode_page_breaks(item.get("page_breaks")),
+        sentence_terms=item.get("sentence_terms"),
     )

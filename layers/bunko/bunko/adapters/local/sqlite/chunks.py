@@ -64,7 +64,8 @@ class SqliteChunkStore:
         with self.db.transaction() as conn:
             cursor = conn.execute(
                 "UPDATE chunks SET content = ?, revision = ?, idx = ?, start_offset = ?, "
-                "end_offset = ?, page = ?, page_breaks = ? WHERE id = ? AND workspace_id = ?",
+                "end_offset = ?, page = ?, page_breaks = ?, sentence_terms = ? "
+                "WHERE id = ? AND workspace_id = ?",
                 (
                     chunk.content,
                     chunk.revision,
@@ -73,6 +74,7 @@ class SqliteChunkStore:
                     chunk.end,
                     chunk.page,
                     encode_page_breaks(chunk.page_breaks),
+                    chunk.sentence_terms,
                     chunk.id,
                     chunk.workspace_id,
                 ),

@@ -18,9 +18,9 @@ _METADATA = DOC_COLUMNS.index("metadata")
 REV_COLUMNS = [f.name for f in fields(Revision)]
 CHUNK_COLUMNS = (
     "id, document_id, workspace_id, revision, idx, content, start_offset, end_offset, page, "
-    "page_breaks"
+    "page_breaks, sentence_terms"
 )
-INSERT_CHUNK = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+INSERT_CHUNK = f"INSERT INTO chunks ({CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 # SQLite limits host parameters per statement; stay well below it.
 IN_BATCH = 500
 
@@ -77,6 +77,7 @@ def chunk_from_row(row: sqlite3.Row) -> Chunk:
         end=row["end_offset"],
         page=row["page"],
         page_breaks=decode_page_breaks(row["page_breaks"]),
+        sentence_terms=row["sentence_terms"],
     )
 
 
@@ -93,6 +94,7 @@ def chunk_values(chunk: Chunk, document_id: str, workspace_id: str) -> tuple:
         chunk.end,
         chunk.page,
         encode_page_breaks(chunk.page_breaks),
+        chunk.sentence_terms,
     )
 
 
