@@ -211,6 +211,7 @@ def test_a_bad_page_is_recorded_and_the_bounds_continue_next_sync(services, wiki
 def test_a_rename_a_bound_left_unread_keeps_its_page_and_files_where_they_were(services, wiki):
     _add(services, wiki)
     services.sources.sync(WS, "eng")
+    assert services.ingest.wait_for_queue(timeout=60)  # a document still indexing is not renamed
     record = services.sources.get(WS, "eng")
     record.settings["max_pages"] = 1
     services.sources.store.put_settings("sources", f"{WS}/eng", record.to_dict())
