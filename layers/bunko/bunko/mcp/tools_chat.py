@@ -127,6 +127,7 @@ class RateInput(StrictInput):
     read_only=False,
     destructive=False,
     idempotent=True,
+    core=True,  # beside `ask`, whose answers it marks
 )
 def rate_answer(ctx: ToolContext, args: RateInput) -> MarkedAnswer:
     """Mark one of your answers (the answerId `ask` returned) up or down, with an optional
