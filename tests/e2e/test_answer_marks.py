@@ -204,3 +204,16 @@ def test_a_library_setting_turns_the_collection_off(team):
         assert owner.client.get("/answers/marked").json()[0]["question"] == unheard
     finally:
         owner.client.put("/answers/settings", json={"collectMissing": True})
+
+
+def test_deleting_a_library_takes_its_answers(rest):
+    owner = rest.new_user()
+    library = owner.client.post("/libraries", json={"name": "Short-lived"}).json()["id"]
+    owner.client.headers["X-Bunko-Library"] = library
+    refused = ask(owner.client, PARKING[0])
+    assert mark(owner.client, refused["answerId"], "down").status_code == 200
+    store = rest.services.answers.store
+    assert store.get(library, refused["answerId"]) is not None
+    assert owner.client.delete(f"/libraries/{library}").status_code in (200, 204)
+    assert store.get(library, refused["answerId"]) is None
+    assert store.marked(library, limit=10) == ([], 0) and store.collected(library, limit=10) == []

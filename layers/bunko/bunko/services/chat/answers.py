@@ -91,6 +91,12 @@ class AnswerBook:
         self.settings.put_settings(SETTINGS_SCOPE, library, {"collectMissing": collect_missing})
         return AnswerSettings(collect_missing=collect_missing)
 
+    def forget_library(self, library_id: str) -> None:
+        """Everything kept of a library's answers (the library, or its person, is deleted)."""
+        self.store.delete_library(library_id)
+        if self.settings is not None:
+            self.settings.delete_settings(SETTINGS_SCOPE, library_id)
+
     # -- recording -------------------------------------------------------------------------
     def recorded(
         self,
