@@ -18,6 +18,7 @@ DOOR_REACHES = {
     "cli.py": {"audit", "close", "ingest", "library", "search"},
     "cli_agents.py": {"apikeys", "close", "library"},
     "cli_options.py": {"accounts", "ingest", "status"},
+    "cli_answers.py": {"close", "missing"},
     "cli_sources.py": {"close", "sources"},
     "drops/s3_events.py": {"ingest", "library", "model_switch", "pipeline", "uploads"},
     "embedded_server.py": {"accounts", "close", "ingest", "refiner", "settings", "status"},

@@ -18,6 +18,7 @@ from httpx_sse import connect_sse
 from bunko.domain.answers import MAX_COMMENT_CHARS, iso_week
 from bunko.domain.documents import utcnow
 from tests.e2e.chat_harness import PROGRESS, load_documents
+from tests.e2e.cli_harness import run
 from tests.e2e.mcp_harness import http_client
 from tests.e2e.rest_harness import assert_error
 
@@ -54,7 +55,7 @@ def ask(client: httpx.Client, message: str, **extra) -> dict:
 
 
 @pytest.fixture(scope="module")
-def team(rest):
+def marked_team(rest):
     owner, editor, viewer, outsider = (rest.new_user() for _ in range(4))
     library = owner.client.post("/libraries", json={"name": "Marked Handbook"}).json()
     for user, role in ((viewer, "viewer"), (editor, "editor")):
@@ -72,8 +73,8 @@ def mark(client: httpx.Client, answer_id: str, value: str, comment: str | None =
     return client.post(f"/answers/{answer_id}/mark", json=body)
 
 
-def test_an_answer_has_an_id_only_its_asker_may_mark(team):
-    owner, editor, viewer, outsider = team
+def test_an_answer_has_an_id_only_its_asker_may_mark(marked_team):
+    owner, editor, viewer, outsider = marked_team
     answered = ask(viewer.client, ANSWERED)
     assert "1872" in answered["text"] and answered["sources"] and answered["answerId"]
     marked = mark(viewer.client, answered["answerId"], "up", "  Exactly right. ")
@@ -97,8 +98,8 @@ def test_an_answer_has_an_id_only_its_asker_may_mark(team):
         viewer.client.headers["X-Bunko-Library"] = owner.client.headers["X-Bunko-Library"]
 
 
-def test_a_conversations_turn_and_the_openai_door_have_answer_ids(rest, team):
-    owner, _, viewer, _ = team
+def test_a_conversations_turn_and_the_openai_door_have_answer_ids(rest, marked_team):
+    owner, _, viewer, _ = marked_team
     conversation = viewer.client.post("/conversations").json()
     said = ask(viewer.client, ANSWERED, conversationId=conversation["id"])
     assert said["answerId"]
@@ -143,8 +144,8 @@ async def test_mcp_ask_returns_an_answer_id_rate_answer_marks_it(rest):
     assert_error(mark(asker.client, asked["answerId"], "up"), 404)
 
 
-def test_owners_read_marks_and_the_missing_list_and_nobody_else(team):
-    owner, editor, viewer, outsider = team
+def test_owners_read_marks_and_the_missing_list_and_nobody_else(marked_team):
+    owner, editor, viewer, outsider = marked_team
     refused = [ask(viewer.client, q) for q in PARKING]
     assert all(r["sources"] == [] and r["answerId"] for r in refused)
     badly = ask(editor.client, "When does the village bakery open?")
@@ -182,8 +183,8 @@ def test_owners_read_marks_and_the_missing_list_and_nobody_else(team):
     assert outsider.client.get("/answers/marked").json() == []
 
 
-def test_a_library_setting_turns_the_collection_off(team):
-    owner, _, viewer, _ = team
+def test_a_library_setting_turns_the_collection_off(marked_team):
+    owner, _, viewer, _ = marked_team
     assert owner.client.get("/answers/settings").json() == {"collectMissing": True}
     off = owner.client.put("/answers/settings", json={"collectMissing": False})
     assert off.json() == {"collectMissing": False}
@@ -211,3 +212,22 @@ def test_deleting_a_library_takes_its_answers(rest):
     assert owner.client.delete(f"/libraries/{library}").status_code in (200, 204)
     assert store.get(library, refused["answerId"]) is None
     assert store.marked(library, limit=10) == ([], 0) and store.collected(library, limit=10) == []
+
+
+def test_bunko_missing_prints_the_list_on_the_machine(rest, marked_team):
+    owner = marked_team[0]
+    for question in PARKING:  # this module's other tests may have run, or not
+        ask(marked_team[2].client, question)
+    name = "Marked Handbook"
+    use = {"BUNKO_EMBEDDER": "use"}  # the server's model, which groups the questions
+    data_dir = rest.services.settings.data_dir
+    printed = run(["missing", "--library", name, "--json"], data_dir, env=use)
+    groups = [json.loads(line) for line in printed.stdout.splitlines()]
+    parking = next(g for g in groups if PARKING[0] in g["questions"])
+    assert set(PARKING) <= set(parking["questions"]) and parking["refused"] >= 2
+    assert parking["nearest"] and f"{len(groups)} groups" in printed.stderr
+    assert groups == [g for g in groups if g["count"] >= 1]
+    by_rest = owner.client.get("/answers/missing").json()
+    assert [g["question"] for g in by_rest] == [g["question"] for g in groups]
+    text = run(["missing", "--library", name], data_dir, env=use)
+    assert "nearest: " in text.stdout and PARKING[0] in text.stdout

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from bunko.cli_agents import apikey_app, mcp_command
+from bunko.cli_answers import missing
 from bunko.cli_options import (
     DataDir,
     LibraryName,
@@ -270,6 +271,7 @@ def audit(
 
 # Agents: `bunko mcp` (stdio) and `bunko apikey create|list|revoke`.
 app.command(name="mcp")(mcp_command)
+app.command(name="missing")(missing)  # what a library could not answer
 app.add_typer(apikey_app, name="apikey")
 app.add_typer(source_app, name="source")  # `bunko source add web --url ...`
 app.add_typer(user_app, name="user")  # `bunko user create --admin`
