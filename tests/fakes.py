@@ -113,6 +113,9 @@ class FakeMetadataStore:
         found = [d for d in self.iter_documents(workspace_id) if d.source == source]
         yield from sorted(found, key=lambda d: d.path)
 
+    def source_document_ids(self, workspace_id: str, source: str) -> frozenset[str]:
+        return frozenset(d.id for d in self.iter_source_documents(workspace_id, source))
+
     def add_revision(self, revision: Revision) -> None:
         self.revisions[(revision.document_id, revision.revision)] = revision
 

@@ -151,6 +151,7 @@ WING_IMPORTS = {
     "chat": {"bounds", "embedding", "search", "settings"},
     "accounts": {"bounds", "chat", "embedding", "ingest", "research"},
     "sources": {"ingest", "library"},
+    "moving": {"accounts", "chat", "ingest", "library", "settings", "sources"},
 }
 
 

@@ -99,11 +99,14 @@ async def _tool_outcomes(url: str, key: str, library: str) -> dict[str, str]:
                         args[name] = library if name == "workspace_id" else str(uuid.uuid4())
                 try:
                     result = await client.call_tool(tool.name, args)
-                except MCPError as exc:
-                    found[tool.name] = "403" if "scope" in str(exc) else f"error: {exc}"
+                except MCPError as exc:  # refused for the key's scope, or (as REST) the role
+                    refused = "scope" in str(exc) or "only the library's owners" in str(exc)
+                    found[tool.name] = "403" if refused else f"error: {exc}"
                     continue
                 text = " ".join(getattr(c, "text", "") for c in result.content)
-                refused = result.is_error and "scope, which this key lacks" in text
+                refused = result.is_error and (
+                    "scope, which this key lacks" in text or "only the library's owners" in text
+                )
                 found[tool.name] = "403" if refused else "yes"
     except BaseException as exc:  # the session itself refused: the key no longer works
         if "401" not in repr(exc) and "nauthorized" not in repr(exc):

@@ -1,4 +1,5 @@
-"""The `bunko` command: serve | ingest | search | reindex | eval | audit | source | apikey | user."""
+"""The `bunko` command: serve | ingest | search | reindex | eval | audit | export | import |
+source | apikey | user."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import typer
 
 from bunko.cli_agents import apikey_app, mcp_command
 from bunko.cli_answers import missing
+from bunko.cli_moving import export_command, import_command
 from bunko.cli_options import (
     DataDir,
     LibraryName,
@@ -273,6 +275,9 @@ def audit(
 app.command(name="mcp")(mcp_command)
 app.command(name="missing")(missing)  # what a library could not answer
 app.add_typer(apikey_app, name="apikey")
+# A library moved: `bunko export LIBRARY FILE`, `bunko import FILE` (docs/owners.md).
+app.command(name="export")(export_command)
+app.command(name="import")(import_command)
 app.add_typer(source_app, name="source")  # `bunko source add web --url ...`
 app.add_typer(user_app, name="user")  # `bunko user create --admin`
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import sys
 from typing import Annotated
 
 import typer
@@ -17,11 +19,41 @@ from bunko.cli_options import (
 )
 
 source_app = typer.Typer(
-    help="Connectors that keep a library in step with a website or a Git repository.",
+    help="Connectors that keep a library in step with a website, a Git repository or Confluence.",
     no_args_is_help=True,
 )
 
 SourceName = Annotated[str, typer.Argument(help="The source's name in the library.")]
+# A credential never comes on the command line (argv is in `ps` and shell history).
+CredentialEnv = Annotated[
+    str | None,
+    typer.Option(
+        "--credential-env",
+        metavar="VAR",
+        help="Read the source's credential from this environment variable.",
+    ),
+]
+CredentialStdin = Annotated[
+    bool,
+    typer.Option("--credential-stdin", help="Read the source's credential from standard input."),
+]
+
+
+def _read_credential(env: str | None, stdin: bool) -> str | None:
+    """The credential from the environment variable named or from standard input."""
+    if env is not None and stdin:
+        raise typer.BadParameter("give --credential-env or --credential-stdin, not both")
+    if env is not None:
+        value = os.environ.get(env)
+        if not value:
+            raise typer.BadParameter(f"the environment variable {env} is not set")
+        return value
+    if stdin:
+        value = sys.stdin.read()
+        if not value.strip():
+            raise typer.BadParameter("nothing came on standard input")
+        return value
+    return None
 
 
 def _open(data_dir, library):
@@ -42,10 +74,13 @@ def _fail(services, exc: Exception) -> None:
 
 @source_app.command("add")
 def add(
-    kind: Annotated[str, typer.Argument(help="web or git")],
+    kind: Annotated[str, typer.Argument(help="web, git or confluence")],
     name: Annotated[str, typer.Option("--name", help="The source's name in the library.")],
     url: Annotated[
-        str | None, typer.Option(help="web: a start URL or a sitemap; git: an https URL.")
+        str | None,
+        typer.Option(
+            help="web: a start URL or a sitemap; git: an https URL; confluence: the site's URL."
+        ),
     ] = None,
     path: Annotated[str | None, typer.Option(help="git: a repository on this machine.")] = None,
     branch: Annotated[str | None, typer.Option(help="git: the branch (default main).")] = None,
@@ -55,7 +90,16 @@ def add(
     exclude: Annotated[
         list[str] | None, typer.Option(help="git: a glob of files to leave (repeatable).")
     ] = None,
-    max_pages: Annotated[int | None, typer.Option(help="web: pages per sync.")] = None,
+    space: Annotated[str | None, typer.Option(help="confluence: the space's key.")] = None,
+    edition: Annotated[
+        str | None,
+        typer.Option(help="confluence: cloud or datacenter (default: cloud for *.atlassian.net)."),
+    ] = None,
+    attachments: Annotated[
+        bool | None,
+        typer.Option(help="confluence: take pages' attachments too (default yes)."),
+    ] = None,
+    max_pages: Annotated[int | None, typer.Option(help="web, confluence: pages per sync.")] = None,
     max_files: Annotated[int | None, typer.Option(help="git: files read per sync.")] = None,
     max_bytes: Annotated[int | None, typer.Option(help="Bytes read per sync.")] = None,
     max_seconds: Annotated[int | None, typer.Option(help="Seconds per sync.")] = None,
@@ -64,15 +108,22 @@ def add(
     ] = None,
     library: LibraryName = None,
     data_dir: DataDir = None,
+    credential_env: CredentialEnv = None,
+    credential_stdin: CredentialStdin = False,
 ) -> None:
     """Add a source to a library (then `bunko source sync NAME`)."""
     from bunko.errors import BunkoError
 
-    if (url is None) == (path is None) or (kind == "web" and path is not None):
-        raise typer.BadParameter("give --url (web or git) or --path (git)")
+    credential = _read_credential(credential_env, credential_stdin)
+
+    if (url is None) == (path is None) or (kind != "git" and path is not None):
+        raise typer.BadParameter("give --url (web, git, confluence) or --path (git)")
     given = {
         "url": url or path,
         "branch": branch,
+        "space": space,
+        "edition": edition,
+        "attachments": attachments,
         "include": include or None,
         "exclude": exclude or None,
         "max_pages": max_pages,
@@ -89,6 +140,7 @@ def add(
             name,
             {k: v for k, v in given.items() if v is not None},
             operator=True,  # the machine's own operator
+            credential=credential,
         )
     except BunkoError as exc:
         _fail(services, exc)
@@ -159,7 +211,33 @@ def list_sources(
                 f"{last['deleted']} deleted, {last['error_count']} errors"
                 + (f" (failed: {last['failed']})" if last.get("failed") else "")
             )
-        typer.echo(f"{r.name}\t{r.kind}\t{r.settings['url']}\t{when}")
+        kept = "\tcredential kept" if r.has_credential else ""
+        typer.echo(f"{r.name}\t{r.kind}\t{r.settings['url']}\t{when}{kept}")
+    services.close()
+
+
+@source_app.command("credential")
+def credential(
+    name: SourceName,
+    library: LibraryName = None,
+    data_dir: DataDir = None,
+    credential_env: CredentialEnv = None,
+    credential_stdin: CredentialStdin = False,
+    remove: Annotated[bool, typer.Option("--remove", help="Remove its credential.")] = False,
+) -> None:
+    """Replace a source's credential (from an environment variable or standard input), or
+    remove it."""
+    from bunko.errors import BunkoError
+
+    given = _read_credential(credential_env, credential_stdin)
+    if (given is None) != remove:
+        raise typer.BadParameter("give --credential-env VAR, --credential-stdin or --remove")
+    services, workspace = _open(data_dir, library)
+    try:
+        services.sources.set_credential(workspace, name, given)
+    except BunkoError as exc:
+        _fail(services, exc)
+    typer.echo(f"source {name!r}: credential {'removed' if remove else 'replaced'}")
     services.close()
 
 

@@ -3,11 +3,14 @@ defaults (Settings) under what a workspace saved."""
 
 from __future__ import annotations
 
+from functools import partial
+
 from bunko.bootstrap.adapters import Adapters
 from bunko.bootstrap.settings import Preferences
 from bunko.config import Settings
 from bunko.ports import EmbeddingGenerations
 from bunko.services.search import SearchService
+from bunko.services.sources import named_source
 
 
 def build_search(
@@ -25,4 +28,7 @@ def build_search(
         limit=settings.search_limit,
         min_score=settings.min_score,
         saved_defaults=preferences.workspace if preferences else None,
+        sources=partial(
+            named_source, adapters.accounts.stores.settings if adapters.accounts else None
+        ),
     )

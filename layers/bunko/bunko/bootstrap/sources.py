@@ -47,6 +47,7 @@ def build_sources(
         web=web,
         git=git,
         check_url=guard,
+        cipher=adapters.accounts.cipher,  # the one model configs' API keys are kept with
         private_for_operator=settings.private_sources(operator=True),
         private_for_people=settings.private_sources(operator=False),
     )

@@ -25,6 +25,8 @@ DROP_FOLDER = "drop"  # the drop folder and the folders saved in settings (bunko
 S3_DROP = "s3"  # objects dropped under the files bucket's drop prefix (AWS)
 
 _CONNECTOR = "connector:"
+# Every door's own source, as a filter may name it.
+DOORS = (API, UPLOAD, PRESIGNED, AGENT, CLI, DROP_FOLDER, S3_DROP)
 
 
 def connector_source(connector_id: str) -> str:

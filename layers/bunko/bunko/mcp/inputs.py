@@ -31,6 +31,13 @@ MetadataFilter = Field(
     '{"exists": {"key": "reviewed"}}, {"andAll": [...]}, {"orAll": [...]}; the key "category" '
     "is the document's category. list_metadata_keys gives the keys and common values.",
 )
+SourceFilter = Field(
+    None,
+    min_length=1,
+    max_length=200,
+    description="Only documents this source owns: a source's name in the library (list_sources), "
+    "connector:<id>, or a door's own: upload, presign, agent, cli, drop, s3, api.",
+)
 DocumentMetadata = Field(
     None,
     description="Key → value metadata that searches can filter by: a string, a number, an "
@@ -60,6 +67,7 @@ class SearchTextInput(StrictInput):
     )
     category: str | None = Category
     filter: dict[str, Any] | None = MetadataFilter
+    source: str | None = SourceFilter
 
 
 class AddItemTextInput(StrictInput):

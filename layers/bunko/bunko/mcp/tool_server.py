@@ -27,6 +27,7 @@ from bunko.mcp.registry import Profile, ToolContext, ToolSpec, Transport
 from bunko.mcp.tools_chat import CHAT_TOOLS
 from bunko.mcp.tools_read import READ_TOOLS
 from bunko.mcp.tools_research import RESEARCH_TOOLS
+from bunko.mcp.tools_sources import SOURCE_TOOLS
 from bunko.mcp.tools_write import WRITE_TOOLS
 from bunko.services.accounts import who
 
@@ -47,7 +48,13 @@ INSTRUCTIONS = (
 
 
 # Every tool the server offers, in the order tools/list shows them.
-ALL_TOOLS: tuple[ToolSpec, ...] = (*CHAT_TOOLS, *READ_TOOLS, *RESEARCH_TOOLS, *WRITE_TOOLS)
+ALL_TOOLS: tuple[ToolSpec, ...] = (
+    *CHAT_TOOLS,
+    *READ_TOOLS,
+    *RESEARCH_TOOLS,
+    *WRITE_TOOLS,
+    *SOURCE_TOOLS,
+)
 TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in ALL_TOOLS}
 
 

@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from bunko.domain.auth import SCOPE_READ
 from bunko.domain.metadata import parse_filter
 from bunko.errors import ServiceUnavailableError, UpstreamError
-from bunko.mcp.inputs import MetadataFilter, StrictInput
+from bunko.mcp.inputs import MetadataFilter, SourceFilter, StrictInput
 from bunko.mcp.registry import ToolContext, ToolSpec, tool
 from bunko.operations.answers import Comment, MarkedAnswer
 from bunko.operations.aurak import ChatSource
@@ -46,6 +46,7 @@ class AskInput(StrictInput):
         "(the saved setting when the question does not tell).",
     )
     filter: dict[str, Any] | None = MetadataFilter
+    source: str | None = SourceFilter
 
 
 class AskSource(ChatSource):
@@ -83,7 +84,10 @@ def ask(ctx: ToolContext, args: AskInput) -> AskOutput:
     prefs = chat.preferences(settings_owner(ctx.principal), ctx.workspace_id, args.language)
     if args.language:  # named by the caller: the answer is framed in it
         prefs = replace(prefs, answer_language=args.language)
-    prefs = replace(prefs, metadata_filter=parse_filter(args.filter))
+    source = (
+        ctx.services.search.named_source(ctx.workspace_id, args.source) if args.source else None
+    )
+    prefs = replace(prefs, metadata_filter=parse_filter(args.filter), source_filter=source)
     check_history([t.content for t in args.history])  # the same total as every chat door
     history = [ChatMessage(t.role, t.content) for t in args.history]
     answer = partial(chat.answer, ctx.workspace_id, args.question, history, prefs)

@@ -38,7 +38,7 @@ def search_text(ctx: ToolContext, args: SearchTextInput) -> SearchTextOutput:
     matching chunks are joined into one result. `vector_search_used` tells whether the
     meaning-based half ran. A failure is reported in `error`, never as a tool error.
     Use list_categories for the values `category` accepts, list_metadata_keys for the keys
-    `filter` can name."""
+    `filter` can name, list_sources for the names `source` accepts."""
     given = args.model_fields_set  # what the agent left out, the search service fills in
     options = SearchOptions(
         limit=args.limit if "limit" in given else None,
@@ -46,6 +46,10 @@ def search_text(ctx: ToolContext, args: SearchTextInput) -> SearchTextOutput:
         group_by_document=args.group_by_document,
         category=args.category or None,
         metadata=parse_filter(args.filter),  # a bad filter is the agent's error, not a miss
+        # a name that is no source here is the agent's error too, not a miss
+        source=ctx.services.search.named_source(ctx.workspace_id, args.source)
+        if args.source
+        else None,
     )
     result = ctx.services.search.search_safely(ctx.workspace_id, args.content, options)
     return SearchTextOutput.model_validate(result.to_dict())

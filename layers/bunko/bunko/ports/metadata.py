@@ -74,6 +74,10 @@ class DocumentStore(Protocol):
         """The workspace's documents `source` owns (domain/sources.py), by path: what a
         mirror compares with what the source sees."""
 
+    def source_document_ids(self, workspace_id: str, source: str) -> frozenset[str]:
+        """The ids of the workspace's documents `source` owns (a search's `source` filter),
+        without reading the documents."""
+
     # revisions
     def add_revision(self, revision: Revision) -> None: ...
     def get_revision(

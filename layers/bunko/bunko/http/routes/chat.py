@@ -61,6 +61,13 @@ class ChatBody(BaseModel):
         description="(Bunko) Answer only from files whose metadata passes this filter "
         '(docs/rest.md "Metadata").',
     )
+    source: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=200,
+        description="(Bunko) Answer only from files this source owns: a source's name "
+        "(GET /sources), connector:<id>, or a door's own (upload, agent, drop, …).",
+    )
 
 
 def sse_data(event: ChatEvent) -> str:
@@ -95,7 +102,10 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
     prefs = await anyio.to_thread.run_sync(
         chat.preferences, settings_owner(principal), ws, body.userLanguage
     )
-    prefs = replace(prefs, metadata_filter=metadata_filter)
+    source = None
+    if body.source is not None:  # 400 for a name that is no source here, before the stream
+        source = await anyio.to_thread.run_sync(services.search.named_source, ws, body.source)
+    prefs = replace(prefs, metadata_filter=metadata_filter, source_filter=source)
     history = [ChatMessage(t.role, t.content) for t in body.history]
     if body.conversationId is not None:
         kept = get_conversations(services)

@@ -81,6 +81,8 @@ class CompletionRequest(BaseModel):
     # Bunko's extra field (the openai client's `extra_body`): answer only from files whose
     # metadata passes it (docs/rest.md "Metadata").
     filter: dict[str, Any] | None = None
+    # and only from files this source owns (a source's name, connector:<id>, a door's own)
+    source: Annotated[str | None, Field(min_length=1, max_length=200)] = None
 
     @field_validator("messages", mode="before")
     @classmethod
@@ -167,6 +169,7 @@ async def chat_completions(
     metadata_filter = parse_filter(body.filter)
 
     def preferences():
+        source = services.search.named_source(workspace, body.source) if body.source else None
         prefs = chat.preferences(settings_owner(principal), workspace, None)
         return replace(
             prefs,
@@ -174,6 +177,7 @@ async def chat_completions(
             temperature=prefs.temperature if body.temperature is None else body.temperature,
             max_tokens=body.max_completion_tokens or body.max_tokens or prefs.max_tokens,
             metadata_filter=metadata_filter,
+            source_filter=source,
         )
 
     prefs = await anyio.to_thread.run_sync(preferences)

@@ -81,10 +81,21 @@ async def search(
             'docs/rest.md "Metadata").',
         ),
     ] = None,
+    source: Annotated[
+        str | None,
+        Query(
+            min_length=1,
+            max_length=200,
+            description="(Bunko) Only files this source owns: a source's name (GET /sources), "
+            "connector:<id>, or a door's own (upload, agent, drop, …); 400 for none of these.",
+        ),
+    ] = None,
 ) -> SearchResponse:
     """Hybrid (meaning + keyword) search, one hit per document with its best passage.
     `limit` left out: the workspace's saved setting."""
-    options = SearchOptions(limit=limit, category=category or None, metadata=given_filter(filter))
+    options = SearchOptions(
+        limit=limit, category=category or None, metadata=given_filter(filter), source=source
+    )
 
     def run() -> dict[str, Any]:
         found = services.search.search(principal.workspace_id, q, options).to_dict()

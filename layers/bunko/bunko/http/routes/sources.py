@@ -1,7 +1,9 @@
 """/sources: a library's connectors (docs/sources.md). Anyone in a library sees its sources
 and their last sync; only its owners add, sync or remove one, since a source writes and
 deletes documents everyone in it reads. A Git source here names an https URL only (a path
-on the server is the operator's, from the CLI). Mounted where the shape keeps sources."""
+on the server is the operator's, from the CLI). A source's credential is write-only: given
+when it is added or replaced later, and never answered (`hasCredential` says whether there
+is one). Mounted where the shape keeps sources."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from bunko.http.deps import Owner, Reader, ServicesDep
+from bunko.http.deps import Owner, Reader, ReadsOnly, ServicesDep
 from bunko.http.errors import error_responses
 from bunko.services.sources import SourceRecord, SyncReport
 
@@ -22,6 +24,9 @@ Glob = Annotated[str, Field(min_length=1, max_length=300)]
 _SETTINGS = {
     "url": "url",
     "branch": "branch",
+    "space": "space",
+    "edition": "edition",
+    "attachments": "attachments",
     "include": "include",
     "exclude": "exclude",
     "folder": "folder",
@@ -34,10 +39,14 @@ _SETTINGS = {
 
 class SourceCreate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    kind: Literal["web", "git"]
+    kind: Literal["web", "git", "confluence"]
     name: Annotated[str, Field(min_length=1, max_length=64)]
-    url: Annotated[str, Field(min_length=1, max_length=2048)]  # web: start or sitemap; git: https
+    # web: start or sitemap; git: https; confluence: the site (…/wiki on Cloud)
+    url: Annotated[str, Field(min_length=1, max_length=2048)]
     branch: Annotated[str | None, Field(min_length=1, max_length=200)] = None
+    space: Annotated[str | None, Field(min_length=1, max_length=255)] = None  # confluence
+    attachments: bool | None = None  # confluence: its pages' attachments too
+    edition: Literal["cloud", "datacenter"] | None = None  # confluence; None: by the host
     include: Annotated[list[Glob] | None, Field(max_length=100)] = None
     exclude: Annotated[list[Glob] | None, Field(max_length=100)] = None
     folder: Annotated[str | None, Field(min_length=1, max_length=200)] = None
@@ -45,6 +54,32 @@ class SourceCreate(BaseModel):
     maxFiles: int | None = None
     maxBytes: int | None = None
     maxSeconds: int | None = None
+    # The secret the connector reads its service with (kept encrypted, never answered).
+    credential: Annotated[str | None, Field(min_length=1, max_length=4096)] = None
+
+
+class CredentialUpdate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    credential: Annotated[str | None, Field(min_length=1, max_length=4096)]  # null: remove
+
+
+class SourceTry(SourceCreate):
+    """What a test of the connection reads: the settings a source would be added with (its
+    name is not needed)."""
+
+    name: Annotated[str | None, Field(min_length=1, max_length=64)] = None
+
+
+class SourceChange(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    paused: bool
+
+
+class SourceChecked(BaseModel):
+    ok: bool  # the place answered as a source of this kind should
+    message: str
+    status: int | None  # the HTTP status it answered with (none when it did not answer)
+    url: str
 
 
 class SourcePublic(BaseModel):
@@ -54,7 +89,9 @@ class SourcePublic(BaseModel):
     source: str  # what its documents' `source` says
     folder: str
     settings: dict[str, Any]
+    paused: bool  # no sync runs until it is resumed
     lastSync: dict[str, Any] | None
+    hasCredential: bool
 
     @classmethod
     def of(cls, r: SourceRecord) -> SourcePublic:
@@ -65,7 +102,9 @@ class SourcePublic(BaseModel):
             source=r.source,
             folder=r.folder,
             settings=r.settings,
+            paused=r.paused,
             lastSync=r.last_sync,
+            hasCredential=r.has_credential,
         )
 
 
@@ -85,6 +124,7 @@ class SourceSync(BaseModel):
     stoppedBy: str | None
     revision: str | None
     failed: str | None
+    throttled: int
 
     @classmethod
     def of(cls, r: SyncReport) -> SourceSync:
@@ -97,6 +137,7 @@ class SourceSync(BaseModel):
             stoppedBy=r.stopped_by,
             revision=r.revision,
             failed=r.failed,
+            throttled=r.throttled,
         )
 
 
@@ -115,16 +156,53 @@ def list_sources(principal: Reader, services: ServicesDep) -> list[SourcePublic]
 def add_source(body: SourceCreate, principal: Owner, services: ServicesDep) -> SourcePublic:
     """Owners: add a website or a Git repository (https) to the library; its URL passes
     the outbound guard."""
-    given = body.model_dump(exclude_none=True, exclude={"kind", "name"})
-    settings = {_SETTINGS[k]: v for k, v in given.items()}
-    record = services.sources.add(principal.workspace_id, body.kind, body.name, settings)
+    record = services.sources.add(
+        principal.workspace_id, body.kind, body.name, _settings(body), credential=body.credential
+    )
     return SourcePublic.of(record)
+
+
+@router.put("/{name}/credential", response_model=SourcePublic, responses=error_responses(400, 404))
+def set_source_credential(
+    name: SourceName, body: CredentialUpdate, principal: Owner, services: ServicesDep
+) -> SourcePublic:
+    """Owners: replace the source's credential (null removes it); the answer never holds it."""
+    record = services.sources.set_credential(principal.workspace_id, name, body.credential)
+    return SourcePublic.of(record)
+
+
+def _settings(body: SourceCreate) -> dict[str, Any]:
+    given = body.model_dump(exclude_none=True, exclude={"kind", "name", "credential"})
+    return {_SETTINGS[k]: v for k, v in given.items()}
+
+
+@router.post(
+    "/test",
+    response_model=SourceChecked,
+    responses=error_responses(400),
+    dependencies=[ReadsOnly],  # one request out, nothing kept
+)
+def test_source(body: SourceTry, principal: Owner, services: ServicesDep) -> SourceChecked:
+    """Owners: test the connection a source with these settings would make (its URL through
+    the outbound guard, then one request), without adding or syncing anything. 400 for a
+    URL the guard refuses; a place that does not answer as expected is `ok: false`."""
+    checked = services.sources.check_connection(body.kind, _settings(body))
+    return SourceChecked(**checked.to_dict())
+
+
+@router.patch("/{name}", response_model=SourcePublic, responses=error_responses(404))
+def change_source(
+    name: SourceName, body: SourceChange, principal: Owner, services: ServicesDep
+) -> SourcePublic:
+    """Owners: pause the source (no sync runs, on demand or scheduled, until it is
+    resumed; its documents stay) or resume it."""
+    return SourcePublic.of(services.sources.set_paused(principal.workspace_id, name, body.paused))
 
 
 @router.post("/{name}/sync", response_model=SourceSync, responses=error_responses(404, 409))
 def sync_source(name: SourceName, principal: Owner, services: ServicesDep) -> SourceSync:
     """Owners: sync the source now and answer what changed (the request lasts as long as
-    the sync, within the source's bounds)."""
+    the sync, within the source's bounds); 409 while it syncs already or is paused."""
     return SourceSync.of(services.sources.sync(principal.workspace_id, name))
 
 

@@ -134,6 +134,19 @@ class LibraryService:
         self.metadata.ensure_workspace(Workspace(id=library.id, name=name))
         return library
 
+    def create_for_operator(self, name: str) -> Library:
+        """A new shared library made by the machine's operator (`bunko import`), with no
+        member yet: its members are added by name after. The names' rules are `create`'s."""
+        name = _valid_name(name)
+        if name_key(name) == name_key(DEFAULT_LIBRARY.name):
+            raise ConflictError(f"a library named {name!r} exists")
+        if any(name_key(u.username) == name_key(name) for u in self.users.list_users()):
+            raise ConflictError(f"the name {name!r} is taken")
+        library = Library(id=new_id(), name=name, created_by=None)
+        self.store.add_library(library, owner=None)
+        self.metadata.ensure_workspace(Workspace(id=library.id, name=name))
+        return library
+
     def members(self, principal: Principal, library_id: str) -> list[tuple[User, Role]]:
         """The members with their roles; any member may see who else is."""
         library, _ = self._member_library(principal, library_id)

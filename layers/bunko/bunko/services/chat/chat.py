@@ -47,6 +47,8 @@ class ChatPreferences:
     # Only passages of documents whose metadata passes this (domain/metadata.parse_filter):
     # a request's own, never a saved setting.
     metadata_filter: MetadataFilter | None = None
+    # Only passages of documents this source owns (SearchOptions.source): a request's own.
+    source_filter: str | None = None
 
     @classmethod
     def of(cls, saved: UserPreferences, language: str | None = None) -> ChatPreferences:
@@ -183,6 +185,7 @@ class ChatService:
             group_by_document=False,
             method=None if prefs.full_text else "vector",
             metadata=prefs.metadata_filter,
+            source=prefs.source_filter,
         )
         sources = unique_sources(self.search.search(workspace_id, query, options).items)
         if prefs.rerank_id and sources:

@@ -17,7 +17,7 @@ from dataclasses import replace
 from bunko.domain import Document, DocumentStatus, Revision, new_id, utcnow
 from bunko.domain.front_matter import with_front_matter
 from bunko.domain.ingest_options import IngestDefaults
-from bunko.domain.sources import AGENT, UPLOAD
+from bunko.domain.sources import AGENT, CLI, UPLOAD
 from bunko.errors import ConflictError, NotFoundError, StaleError, ValidationError
 from bunko.parsing import guess_mime
 from bunko.parsing.document import normalize_text
@@ -135,8 +135,9 @@ class IngestService:
 
         workspace_id = upload.workspace_id
         if self.quota is not None:
+            source = CLI if upload.by_operator else upload.source
             self.quota.admit(
-                workspace_id, len(data), source=upload.source, replaces=doc.size if doc else 0
+                workspace_id, len(data), source=source, replaces=doc.size if doc else 0
             )
         now = utcnow()
         previous = None if doc is None else doc.revision

@@ -42,6 +42,9 @@ class Upload:
     # (KnowledgeBase.upload: name, type, then size). IngestService.submit runs the check on
     # an upload whose door has not, and never twice.
     policy_checked: bool = False
+    # Sent by the machine's operator for a document another source owns (`bunko import`
+    # keeps each document's source): not counted by the upload quota, as `bunko ingest`'s.
+    by_operator: bool = False
 
     def __post_init__(self) -> None:
         if self.path is None and self.name is None:

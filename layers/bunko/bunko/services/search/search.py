@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -74,6 +74,9 @@ class SearchOptions:
     document_ids: frozenset[str] | None = None
     metadata: MetadataFilter | None = None  # domain/metadata.parse_filter
     method: str | None = None  # None: the configured default
+    # Only documents this source owns: a source's name in the library, `connector:<id>`,
+    # or a door's own (`upload`, `agent`, …); resolved by the service's `sources`.
+    source: str | None = None
 
 
 @dataclass
@@ -106,8 +109,11 @@ class SearchService:
         min_score: float = 0.3,
         saved_defaults: SearchDefaults | None = None,
         calibration: Calibration | None = None,
+        sources: Callable[[str, str], str] | None = None,
     ) -> None:
-        """`generations`: the model and index generation that serve each workspace."""
+        """`generations`: the model and index generation that serve each workspace;
+        `sources(workspace_id, value)`: the documents' source a `source` filter names
+        (services/sources.named_source)."""
         if method not in FUSION_METHODS:
             raise ValueError(f"unknown fusion method {method!r}")
         self.metadata = metadata
@@ -119,6 +125,7 @@ class SearchService:
         self.min_score = min_score
         self.saved_defaults = saved_defaults
         self.calibration = calibration  # fixed by the caller (tests, eval), else the model's
+        self.sources = sources
         self.scales = ModelScales()  # each unfitted model's cosine scale, measured once
         self.query_scales = QueryScales()  # e5's per-query normalisation (query_scale.py)
 
@@ -238,6 +245,17 @@ class SearchService:
         )
         return calibration if scale is None else calibration.on_scale(scale)
 
+    def named_source(self, workspace_id: str, value: str) -> str:
+        """The documents' source a `source` filter names (ValidationError for a name that is
+        no source here): a door checks it before it answers, a stream before it starts."""
+        return self.sources(workspace_id, value) if self.sources is not None else value
+
+    def source_documents(self, workspace_id: str, source: str) -> frozenset[str]:
+        """The ids of the documents the source a filter names owns (ValidationError for a
+        name that is no source here)."""
+        source = self.named_source(workspace_id, source)
+        return self.metadata.source_document_ids(workspace_id, source)
+
     def _filters(
         self, workspace_id: str, options: SearchOptions, index: SearchIndex
     ) -> SearchFilter:
@@ -245,6 +263,10 @@ class SearchService:
         one) is handed the documents passing it, from the metadata store's term index: its
         exact filtered scan and filtered graph walk then do the rest."""
         ids, metadata = options.document_ids, options.metadata
+        if options.source is not None:
+            # a source's documents as the document filter every engine applies
+            owned = self.source_documents(workspace_id, options.source)
+            ids = owned if ids is None else ids & owned
         if metadata is not None and not index.filters_metadata:
             passing = self.metadata.documents_matching(workspace_id, metadata)
             ids, metadata = (passing if ids is None else ids & passing), None

@@ -1,5 +1,5 @@
-"""A connector: a source with its own id and settings (kind `web` or `git`), and what one
-sync of it did."""
+"""A connector: a source with its own id and settings (kind `web`, `git`, `confluence`), and
+what one sync of it did."""
 
 from __future__ import annotations
 
@@ -11,8 +11,16 @@ from typing import Any
 from bunko.domain.sources import connector_source
 from bunko.errors import ValidationError
 
-KINDS = ("web", "git")
+KINDS = ("web", "git", "confluence")
+# Kinds that read a service in someone's name: they may keep a credential (encrypted at rest
+# by the SecretCipher model configs' keys use, never returned by any door). A website and a
+# Git remote are read anonymously, so a credential given them would be a promise not kept.
+CREDENTIAL_KINDS = ("confluence", "sharepoint", "gdrive")
+# The SecretCipher's own bound: KMS encrypts at most 4 KB directly.
+MAX_CREDENTIAL = 4096
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+# A Confluence space key: letters and digits (a personal space: `~` and a user's name or id).
+_SPACE = re.compile(r"^~?[A-Za-z0-9][A-Za-z0-9_:-]{0,254}$")
 
 # Bounds of one run, unless a source's settings say less (or more, up to the ceilings).
 DEFAULTS: dict[str, dict[str, Any]] = {
@@ -29,6 +37,14 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "exclude": [],
         "max_files": 5_000,
         "max_bytes": 500_000_000,
+        "max_seconds": 900,
+    },
+    "confluence": {
+        "space": None,
+        "edition": None,  # cloud (REST v2) or datacenter (REST v1); None: by the URL's host
+        "attachments": True,
+        "max_pages": 500,
+        "max_bytes": 200_000_000,  # held until the mirror has run, as a website's pages
         "max_seconds": 900,
     },
 }
@@ -49,6 +65,23 @@ def check_name(name: str) -> str:
     return name
 
 
+def check_credential(kind: str, credential: object) -> str:
+    """A credential as given (surrounding blanks dropped), checked for the kind."""
+    if kind not in CREDENTIAL_KINDS:
+        raise ValidationError(f"a {kind} source is read without a credential")
+    if not isinstance(credential, str) or not credential.strip():
+        raise ValidationError("credential: a token or secret, not empty")
+    credential = credential.strip()
+    # Line breaks stay (a service account's JSON key has them); other controls do not.
+    if len(credential) > MAX_CREDENTIAL or any(
+        ord(c) < 32 and c not in "\n\r\t" for c in credential
+    ):
+        raise ValidationError(
+            f"credential: at most {MAX_CREDENTIAL} characters, no control characters"
+        )
+    return credential
+
+
 def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
     """The source's settings: its kind's defaults with what was given, checked."""
     if kind not in KINDS:
@@ -59,7 +92,11 @@ def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
         raise ValidationError(f"{kind} source: unknown settings {', '.join(sorted(unknown))}")
     settings.update({k: v for k, v in given.items() if v is not None})
     if not isinstance(settings.get("url"), str) or not settings["url"].strip():
-        what = "a start URL or a sitemap URL" if kind == "web" else "an https URL or a path"
+        what = {
+            "web": "a start URL or a sitemap URL",
+            "git": "an https URL or a path",
+            "confluence": "the site's URL (https://TEAM.atlassian.net/wiki, or a Data Center's)",
+        }[kind]
         raise ValidationError(f"{kind} source: needs {what} (url)")
     for key, ceiling in CEILINGS.items():
         if key in settings:
@@ -71,6 +108,15 @@ def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
             value = settings[key]
             if not isinstance(value, list) or not all(isinstance(g, str) and g for g in value):
                 raise ValidationError(f"{key}: a list of glob patterns")
+    if kind == "confluence":
+        space = settings["space"]
+        if not isinstance(space, str) or not _SPACE.match(space.strip()):
+            raise ValidationError("confluence source: needs the space's key (space)")
+        settings["space"] = space.strip()
+        if settings["edition"] not in (None, "cloud", "datacenter"):
+            raise ValidationError("edition: cloud or datacenter")
+        if not isinstance(settings["attachments"], bool):
+            raise ValidationError("attachments: true or false")
     return settings
 
 
@@ -89,6 +135,11 @@ class SourceRecord:
     # May its URLs reach loopback and private addresses: fixed when it is added, by who
     # added it (the operator, or a person over the network) and the deployment's setting.
     private: bool = False
+    # Whether a credential is kept for it (the secret itself is kept apart, encrypted, under
+    # the `source_credentials` scope by the source's id, so no listing can carry it).
+    has_credential: bool = False
+    # Paused: no sync runs (on demand or scheduled) until it is resumed; its documents stay.
+    paused: bool = False
 
     @property
     def source(self) -> str:
@@ -104,6 +155,20 @@ class SourceRecord:
     @classmethod
     def from_dict(cls, raw: dict[str, Any]) -> SourceRecord:
         return cls(**{k: raw[k] for k in cls.__dataclass_fields__ if k in raw})
+
+
+@dataclass
+class ConnectionCheck:
+    """What one request to a source's place said, before any sync: whether it answered as
+    the kind expects (`ok`), its HTTP status, and a sentence for a person."""
+
+    ok: bool
+    message: str
+    status: int | None = None
+    url: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 @dataclass
@@ -125,6 +190,7 @@ class SyncReport:
     stopped_by: str | None = None  # max_pages, max_files, max_bytes, max_seconds
     revision: str | None = None  # git: the commit synced
     failed: str | None = None  # the whole sync could not run (nothing was deleted)
+    throttled: int = 0  # answers 429/503 waited out (API connectors)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
@@ -147,6 +213,7 @@ class SyncReport:
             "stopped_by": self.stopped_by,
             "revision": self.revision,
             "failed": self.failed,
+            "throttled": self.throttled,
             "seconds": round(self.seconds, 3),
             "at": time.time(),
         }

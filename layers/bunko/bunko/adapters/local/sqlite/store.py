@@ -198,6 +198,17 @@ class SqliteMetadataStore(SqliteChunkStore, SqliteDocumentWrites):
         for row in rows:
             yield document_from_row(row)
 
+    def source_document_ids(self, workspace_id: str, source: str) -> frozenset[str]:
+        rows = (
+            self.db.connect()
+            .execute(
+                "SELECT id FROM documents WHERE workspace_id = ? AND source = ?",
+                (workspace_id, source),
+            )
+            .fetchall()
+        )
+        return frozenset(row[0] for row in rows)
+
     # revisions
     def add_revision(self, revision: Revision) -> None:
         placeholders = ", ".join("?" for _ in REV_COLUMNS)

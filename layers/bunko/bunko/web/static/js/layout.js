@@ -74,7 +74,7 @@ export function renderTop(active) {
   if (!user) return;
   const pages = user.user.isAdmin ? [...PAGES, ['/admin', 'nav.admin']] : PAGES;
   const links = pages.map(([path, key]) =>
-    h('a', { href: `#${path}`, 'aria-current': active.startsWith(path) ? 'page' : null }, t(key)),
+    h('a', { href: `#${path}`, 'aria-current': active.startsWith(path) || (path === '/library' && active.startsWith('/sources')) ? 'page' : null }, t(key)),
   );
   clear(
     top,

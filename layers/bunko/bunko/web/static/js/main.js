@@ -56,6 +56,7 @@ const pages = {
   library: () => import('./pages/library.js'),
   search: () => import('./pages/search.js'),
   settings: () => import('./pages/settings.js'),
+  sources: () => import('./pages/sources.js'),
 };
 
 // The pages' styles, once, with the first page after sign-in (the sign-in screen needs only
@@ -95,6 +96,7 @@ router.route('/login', () => {
 router.route('/library', guarded('library'));
 router.route('/files/:id', guarded('file'));
 router.route('/files/:id/:chunk', guarded('file'));
+router.route('/sources', guarded('sources'));
 router.route('/search', guarded('search'));
 router.route('/chat', guarded('chat'));
 router.route('/settings', guarded('settings'));

@@ -4,6 +4,7 @@
 import * as api from '../api.js';
 import { append, errorBox, formatBytes, h, page, showError } from '../layout.js';
 import { t } from '../i18n.js';
+import { sourceTag } from './library_files.js';
 import { metadataChips } from './metadata_editor.js';
 
 // " · p.3" or " · p.3–5" (the pages a chunk runs over); "" for a file without pages.
@@ -20,6 +21,10 @@ export async function render({ id, chunk }) {
       api.get(`/knowledge-bases/${encodeURIComponent(id)}`),
       chunksOf(id, wanted >= 0 ? { chunk: wanted } : {})]);
     main.querySelector('h1').textContent = file.originalName;
+    // a source's file says which (its name from GET /sources, asked only for such a file)
+    const names = (file.source || '').startsWith('connector:')
+      ? await api.get('/sources').then((found) => new Map(found.map((s) => [s.source, s.name]))).catch(() => new Map())
+      : null;
     const { limit } = first;
     let from = first.offset; // the loaded chunks are positions [from, to) of `total`
     let to = first.offset;
@@ -71,7 +76,7 @@ export async function render({ id, chunk }) {
     to = first.offset + first.chunks.length;
     update();
     append(main, [
-      h('p', { class: 'muted' }, `${t(`st.${file.status}`)} · ${formatBytes(file.size)} · ${file.chunkCount} ${t('lib.chunks')} · ${file.mode}`),
+      h('p', { class: 'muted' }, `${t(`st.${file.status}`)} · ${formatBytes(file.size)} · ${file.chunkCount} ${t('lib.chunks')} · ${file.mode}`, sourceTag(file, names)),
       file.error ? h('p', { class: 'error' }, file.error) : null,
       metadataChips(file.metadata, file.originalName),
       h('p', {}, h('a', { href: '#/library' }, `← ${t('nav.library')}`)),

@@ -274,6 +274,8 @@ export function render() {
   // each sub-folder an admin mapped fills its own.
   const source = h('p', { class: 'muted small source', hidden: true });
   main.querySelector('h1').after(source);
+  // Its sources (websites, Git repositories): a page of their own (sources.js).
+  source.after(h('p', { class: 'small sources-link' }, h('a', { href: '#/sources' }, t('src.manage'))));
   api.get('/drop-folder').then((d) => {
     if (!d.available) return;
     const subs = (d.subfoldersHere || []).map((name) => `${name}/`).join(', ');

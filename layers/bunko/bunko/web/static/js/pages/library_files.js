@@ -6,6 +6,8 @@
 // While a shown file is pending or indexing the page is polled: 1 s after a change, then
 // twice as long each time nothing changed, up to 15 s (on AWS each poll is an API Gateway +
 // Lambda + DynamoDB call); not while the tab is hidden, not after the person left the page.
+// Each file shows where it came from when that is not a hand upload: a source's name (GET
+// /sources, asked only once a listed file has one) or the door (an agent, the drop folder).
 import * as api from '../api.js';
 import { clear, errorBox, formatBytes, h, refreshStatus, showError } from '../layout.js';
 import { getLanguage, t } from '../i18n.js';
@@ -25,6 +27,8 @@ const ORDERS = [
 ];
 
 let poll = null; // the next poll's timer, one for the whole app
+// Doors whose files say so (a hand upload, the default, says nothing).
+const DOORS = new Set(['agent', 'drop', 's3', 'cli']);
 
 export function stopPolling() {
   clearTimeout(poll);
@@ -38,6 +42,8 @@ export function fileList({ readOnly = false, filterBar = null, edit = null } = {
   let pollDelay = POLL_FIRST_MS;
   let polledStatuses = ''; // what the last answer said, to tell a change from no change
   let typing = null;
+  let sourceNames = null; // connector:<id> → the source's name, once a file needs it
+  const sourcesAsked = new Set(); // the sources GET /sources was asked about
 
   const search = h('input', { type: 'search', placeholder: t('lib.searchPlaceholder'), 'aria-label': t('lib.searchFiles') });
   const sort = h('select', { 'aria-label': t('lib.sortBy') }, ORDERS.map(([value, , , key]) => h('option', { value }, t(key))));
@@ -86,11 +92,18 @@ export function fileList({ readOnly = false, filterBar = null, edit = null } = {
       return refresh();
     }
     refreshStatus();
+    // a source not named yet (added since, or removed): asked once more, not at each poll
+    const unnamed = page.items.map((f) => f.source || '').filter((s) => s.startsWith('connector:') && !sourcesAsked.has(s));
+    if (unnamed.length) {
+      unnamed.forEach((s) => sourcesAsked.add(s));
+      sourceNames = await api.get('/sources')
+        .then((found) => new Map(found.map((s) => [s.source, s.name]))).catch(() => sourceNames || new Map());
+    }
     const filtered = Boolean(filterBar && filterBar.filter());
     const empty = filtered ? t('filter.noFiles') : view.q ? t('lib.noMatch', { q: view.q }) : t('lib.empty');
     // A redraw (a poll, a save) keeps the keyboard on the control it was on.
     const focused = list.contains(document.activeElement) ? handle(document.activeElement) : null;
-    clear(list, page.items.length ? table(page.items, { remove: readOnly ? null : remove, download, edit: readOnly ? null : edit }) : h('p', { class: 'muted' }, empty));
+    clear(list, page.items.length ? table(page.items, { remove: readOnly ? null : remove, download, edit: readOnly ? null : edit, sourceNames }) : h('p', { class: 'muted' }, empty));
     if (focused) [...list.querySelectorAll('a, button')].find((el) => handle(el) === focused)?.focus();
     clear(pager, ...pagerParts(page.total));
     const statuses = page.items.map((f) => `${f.id}:${f.status}`).join();
@@ -144,9 +157,19 @@ export function fileList({ readOnly = false, filterBar = null, edit = null } = {
   return { element, refresh, filtered, listError };
 }
 
-function table(files, { remove, download, edit }) {
+// Where a file came from, when not by hand: its source's name, or its door.
+export function sourceTag(file, names) {
+  const source = file.source || '';
+  if (source.startsWith('connector:')) {
+    const name = names && names.get(source);
+    return h('a', { class: 'tag source-tag', href: '#/sources', title: t('lib.fromSource', { name: name || source }) }, `⇄ ${name || t('lib.removedSource')}`);
+  }
+  return DOORS.has(source) ? h('span', { class: 'tag source-tag' }, t(`lib.door.${source}`)) : null;
+}
+
+function table(files, { remove, download, edit, sourceNames }) {
   const rows = files.map((f) => h('tr', {},
-    h('td', { class: 'name' }, h('a', { href: `#/files/${f.id}` }, f.originalName), f.category ? h('span', { class: 'tag' }, f.category) : null,
+    h('td', { class: 'name' }, h('a', { href: `#/files/${f.id}` }, f.originalName), f.category ? h('span', { class: 'tag' }, f.category) : null, sourceTag(f, sourceNames),
       metadataChips(f.metadata, f.originalName)),
     h('td', { class: 'type' }, typeOf(f)),
     h('td', { class: 'date' }, h('time', { datetime: f.createdAt, title: new Date(f.createdAt).toLocaleString(getLanguage()) }, dateOf(f.createdAt))),

@@ -1,0 +1,28 @@
+"""What `bunko export` and `bunko import` work with, taken from either shape's services."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from bunko.services.moving import MovingParts
+
+if TYPE_CHECKING:
+    from bunko.bootstrap.root import Services
+
+
+def moving_parts(services: Services) -> MovingParts:
+    accounts = services.accounts
+    return MovingParts(
+        metadata=services.metadata,
+        blobs=services.blobs,
+        library=services.library,
+        ingest=services.ingest,
+        policy=services.uploads,
+        items=services.items,
+        libraries=accounts.libraries if accounts else None,
+        users=accounts.libraries.users if accounts else None,
+        workspace_settings=accounts.workspace_settings if accounts else None,
+        sources=services.sources,
+        conversations=services.conversations,
+        audit=services.audit,
+    )
