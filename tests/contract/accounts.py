@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from bunko.adapters.local.sqlite.accounts import SqliteLoginAttemptStore, SqliteUserStore
+from bunko.adapters.local.sqlite.answers import SqliteAnswerStore
 from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
 from bunko.adapters.local.sqlite.audit import SqliteAuditStore
 from bunko.adapters.local.sqlite.db import SqliteDatabase
@@ -21,6 +22,7 @@ from bunko.ports import (
     SettingsStore,
     UserStore,
 )
+from bunko.ports.answers import AnswerStore
 from bunko.ports.audit import AuditStore
 from bunko.ports.libraries import LibraryStore
 from bunko.ports.sign_in import IdentityLinkStore
@@ -36,6 +38,7 @@ class AccountStores:
     libraries: LibraryStore
     links: IdentityLinkStore
     audit: AuditStore  # kept 365 days
+    answers: AnswerStore
 
 
 def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
@@ -49,5 +52,6 @@ def sqlite_accounts(tmp_path: Path) -> Iterator[AccountStores]:
         libraries=SqliteLibraryStore(db),
         links=SqliteIdentityLinkStore(db),
         audit=SqliteAuditStore(db, retention_days=365),
+        answers=SqliteAnswerStore(db),
     )
     db.close()

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from bunko.adapters.aws.dynamodb.answers import DynamoDBAnswerStore
 from bunko.adapters.aws.dynamodb.audit import DynamoDBAuditStore
 from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
 from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
@@ -70,6 +71,7 @@ def _dynamodb_accounts(tmp_path: Path) -> Iterator[AccountStores]:
             libraries=DynamoDBLibraryStore(table),
             links=DynamoDBIdentityLinkStore(table),
             audit=DynamoDBAuditStore(table, retention_days=365),
+            answers=DynamoDBAnswerStore(table),
         )
 
 

@@ -14,7 +14,7 @@ HTTP_TOOLS = {
     "search_text", "add_item_text", "update_item", "delete_item", "get_item_by_id",
     "list_documents", "list_categories", "get_document_count", "get_document",
     "delete_document", "lsa_retrain", "ask", "list_metadata_keys", "set_document_metadata",
-    "list_sources", "sync_source", *RESEARCH_TOOLS,
+    "list_sources", "sync_source", "rate_answer", *RESEARCH_TOOLS,
 }  # fmt: skip
 # (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
 HINTS = {
@@ -32,6 +32,7 @@ HINTS = {
     "delete_document": (False, True, True, False),
     "lsa_retrain": (False, False, True, False),
     "ask": (True, False, False, True),
+    "rate_answer": (False, False, True, False),
     "list_sources": (True, False, True, False),
     "sync_source": (False, True, True, True),
     **RESEARCH_HINTS,
@@ -41,7 +42,7 @@ SEARCH_ITEM_KEYS = {"id", "document_id", "path", "mime", "category", "content", 
 
 CORE_TOOLS = {
     "search_text", "add_item_text", "get_item_by_id", "list_documents", "list_categories",
-    "get_document", "ask", *RESEARCH_CORE_TOOLS,
+    "get_document", "ask", "rate_answer", *RESEARCH_CORE_TOOLS,
 }  # fmt: skip
 
 

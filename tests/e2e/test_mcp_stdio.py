@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.anyio, pytest.mark.slow]  # real `bunko mcp` and `bunk
 
 CORE_TOOLS = {
     "search_text", "add_item_text", "get_item_by_id", "list_documents", "list_categories",
-    "get_document", "ask", *RESEARCH_CORE_TOOLS,
+    "get_document", "ask", "rate_answer", *RESEARCH_CORE_TOOLS,
 }  # fmt: skip
 HTML = "<html><body><h1>Beekeeping</h1><p>Bees make honey in the hive all summer.</p></body></html>"
 
@@ -38,7 +38,8 @@ async def test_stdio_serves_every_tool_and_adds_local_files(tmp_path):
     async with Client(bunko_mcp(data)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert "add_file" in names and "ask" in names
-        assert len(names) == 15 + len(RESEARCH_TOOLS)  # with the two metadata tools
+        # with the two metadata tools, rate_answer, list_sources and sync_source
+        assert len(names) == 18 + len(RESEARCH_TOOLS)
         added = ok(await client.call_tool("add_file", {"file": str(page), "category": "hobby"}))
         assert added["status"] == "completed" and added["mime"] == "text/html"
         assert added["path"] == page.resolve().as_posix().lstrip("/")  # a logical path

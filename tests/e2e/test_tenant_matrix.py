@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import uuid
 from typing import Any
 
@@ -40,6 +41,7 @@ ID_PARAMS = {
     "conversation_id": "conversation_id",
     "conversationId": "conversation_id",  # POST /chat/stream's body
     "library_id": "library_id",
+    "answer_id": "answer_id",  # the owner's answer (POST /answers/{answer_id}/mark)
 }
 # Parameters that name a file or search text rather than point at a record: the owner's name
 # or words are sent, and the answer (in the caller's own workspace) must carry none of the
@@ -80,7 +82,9 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
     conversation = client.post("/conversations", json={"title": MARKER}).json()["id"]
     turn = {"message": f"Where does the {MARKER} nest?", "conversationId": conversation}
     with client.stream("POST", "/chat/stream", json=turn) as answer:
-        assert answer.status_code == 200 and "[DONE]" in answer.read().decode()
+        said = answer.read().decode()
+        assert answer.status_code == 200 and "[DONE]" in said
+    answer_id = re.search(r'"answerId": "([^"]+)"', said).group(1)
     assert client.get(f"/conversations/{conversation}").json()["messageCount"] == 2
     source = client.post(
         "/sources", json={"kind": "web", "name": MARKER, "url": "http://127.0.0.1:9/"}
@@ -104,6 +108,7 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
         "api_key_id": api_key.json()["id"],
         "chunk_ids": [c.id for c in chunks],
         "conversation_id": conversation,
+        "answer_id": answer_id,
         "workspace": workspace,
     }
 
@@ -123,6 +128,8 @@ def _snapshot(rest: Rest, owner: User, state: dict[str, Any]) -> str:
             "/api-keys",
             "/conversations",
             f"/conversations/{state['conversation_id']}",
+            "/answers/marked",
+            "/answers/settings",
         )
     }
     seen["chunks"] = [(c.id, c.content) for c in rest.services.metadata.iter_chunks(ws)]
@@ -144,7 +151,7 @@ def _leaks(text: str, sent: str, state: dict[str, Any]) -> list[str]:
     name the id it did not find)."""
     secrets = [MARKER, state["doc_id"], state["config_id"], state["conversion_id"],
                state["api_key_id"], state["conversation_id"], *state["chunk_ids"],
-               state["library_id"], state["shared_doc_id"]]  # fmt: skip
+               state["library_id"], state["shared_doc_id"], state["answer_id"]]  # fmt: skip
     return [s for s in secrets if s in text and (s == MARKER or s not in sent)]
 
 

@@ -12,6 +12,7 @@ from typing import Annotated
 import typer
 
 from bunko.cli_agents import apikey_app, mcp_command
+from bunko.cli_answers import missing
 from bunko.cli_moving import export_command, import_command
 from bunko.cli_options import (
     DataDir,
@@ -272,6 +273,7 @@ def audit(
 
 # Agents: `bunko mcp` (stdio) and `bunko apikey create|list|revoke`.
 app.command(name="mcp")(mcp_command)
+app.command(name="missing")(missing)  # what a library could not answer
 app.add_typer(apikey_app, name="apikey")
 # A library moved: `bunko export LIBRARY FILE`, `bunko import FILE` (docs/owners.md).
 app.command(name="export")(export_command)

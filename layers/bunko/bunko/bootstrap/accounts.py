@@ -101,6 +101,7 @@ def build_account_services(
     conversations: ConversationService | None,
     audit: AuditTrail | None = None,
     forget_sources: Callable[[str], None] | None = None,
+    forget_answers: Callable[[str], None] | None = None,
 ) -> AccountServices:
     """`account` with its JWT secret (a process that signs users in); `knowledge_base`: the
     library's files, which deleting a user clears."""
@@ -125,6 +126,7 @@ def build_account_services(
         research=research,
         conversations=conversations,
         forget_sources=forget_sources,
+        forget_answers=forget_answers,
     )
     services = AccountServices(
         auth=auth,
@@ -214,6 +216,7 @@ def build_accounts(
         conversations=chat.conversations,
         audit=audit,
         forget_sources=sources.sources.forget_workspace if sources and sources.sources else None,
+        forget_answers=chat.answers.forget_library if chat.answers else None,
     )
     apikeys = ApiKeyService(
         store=account.api_keys,

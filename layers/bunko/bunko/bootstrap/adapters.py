@@ -23,6 +23,7 @@ from bunko.ports import (
     SettingsStore,
     UserStore,
 )
+from bunko.ports.answers import AnswerStore
 from bunko.ports.audit import AuditStore
 from bunko.ports.conversations import ConversationStore
 from bunko.ports.downloads import OriginalLinks
@@ -58,6 +59,7 @@ class AccountAdapters:
     # (AWS: Secrets Manager) rather than in BUNKO_OIDC_CLIENT_SECRET
     oidc_client_secret: str | None = None
     audit: AuditStore | None = None  # the audit trail (None: nothing is recorded)
+    answers: AnswerStore | None = None  # answers people mark (None: none kept)
 
 
 @dataclass

@@ -96,6 +96,7 @@ def _aws_accounts(aws, settings: Settings, *, sign_in: bool) -> AccountAdapters 
     API keys encrypted with KMS; the JWT key from Secrets Manager (`sign_in` only: else
     None). None (logged) when the deployment does not configure them."""
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb.answers import DynamoDBAnswerStore
     from bunko.adapters.aws.dynamodb.audit import DynamoDBAuditStore
     from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
     from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
@@ -130,6 +131,7 @@ def _aws_accounts(aws, settings: Settings, *, sign_in: bool) -> AccountAdapters 
         jwt_secret=_jwt_secret(aws) if sign_in else None,
         oidc_client_secret=_oidc_client_secret(aws) if sign_in else None,
         audit=DynamoDBAuditStore(table, retention_days=settings.audit_retention_days),
+        answers=DynamoDBAnswerStore(table),
     )
 
 

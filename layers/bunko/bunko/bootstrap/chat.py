@@ -11,7 +11,13 @@ from bunko.bootstrap.models import chat_models
 from bunko.bootstrap.settings import Preferences
 from bunko.config import Settings
 from bunko.services.accounts import Bills
-from bunko.services.chat import ChatService, ChatSlots, ConversationService
+from bunko.services.chat import (
+    AnswerBook,
+    ChatService,
+    ChatSlots,
+    ConversationService,
+    MissingList,
+)
 from bunko.services.embedding import ModelSwitch
 from bunko.services.search import SearchService
 
@@ -23,6 +29,8 @@ class ChatWing:
     chat: ChatService
     conversations: ConversationService | None  # None where the shape keeps none
     chat_slots: ChatSlots  # chats in progress per user (docs/security.md)
+    answers: AnswerBook | None  # answers people mark (None where no accounts are kept)
+    missing: MissingList | None  # what a library could not answer, for its owners
 
 
 def build_chat(
@@ -47,4 +55,14 @@ def build_chat(
         adapters.conversations,
         workspaces_of=bills.conversation_workspaces if bills is not None else None,
     )
-    return ChatWing(chat, conversations, ChatSlots(settings.chat_streams_per_user))
+    account = adapters.accounts
+    answers = missing = None
+    if account is not None and account.answers is not None:
+        answers = AnswerBook(
+            account.answers,
+            settings=account.stores.settings,
+            retention_days=settings.audit_retention_days,
+        )
+        missing = MissingList(account.answers, search)
+    slots = ChatSlots(settings.chat_streams_per_user)
+    return ChatWing(chat, conversations, slots, answers, missing)

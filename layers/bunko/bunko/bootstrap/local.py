@@ -118,6 +118,7 @@ def refined_generation(settings: Settings) -> EmbeddingGeneration | None:
 def _local_accounts(settings: Settings, db) -> AccountAdapters:
     from bunko.adapters.fernet_cipher import FernetCipher, new_fernet_key
     from bunko.adapters.local.secret_files import load_or_create_secret
+    from bunko.adapters.local.sqlite.answers import SqliteAnswerStore
     from bunko.adapters.local.sqlite.apikeys import SqliteApiKeyStore
     from bunko.adapters.local.sqlite.audit import SqliteAuditStore
 
@@ -132,6 +133,7 @@ def _local_accounts(settings: Settings, db) -> AccountAdapters:
         cipher=FernetCipher(fernet_key),
         jwt_secret=local_jwt_secret(settings),
         audit=SqliteAuditStore(db, retention_days=settings.audit_retention_days),
+        answers=SqliteAnswerStore(db),
     )
 
 

@@ -23,7 +23,13 @@ from bunko.domain import DEFAULT_WORKSPACE_ID, Workspace
 from bunko.ports import BlobStore, Embedder, IngestQueue, MetadataStore, SearchIndex
 from bunko.ports.uploads import UploadSigner
 from bunko.services.accounts import ApiKeyService, AuditTrail, Identity
-from bunko.services.chat import ChatService, ChatSlots, ConversationService
+from bunko.services.chat import (
+    AnswerBook,
+    ChatService,
+    ChatSlots,
+    ConversationService,
+    MissingList,
+)
 from bunko.services.conversion import ConversionService, VisionAdvisor
 from bunko.services.embedding import ModelSwitch, Refiner
 from bunko.services.ingest import (
@@ -73,6 +79,8 @@ class Services:
     chat: ChatService  # answers with sources (models chosen per user, per call)
     conversations: ConversationService | None  # chat conversations kept per owner
     chat_slots: ChatSlots  # chats in progress per user, shared by every chat door
+    answers: AnswerBook | None  # answers people mark (docs/answers.md)
+    missing: MissingList | None  # what a library could not answer
     # accounts (`AccountWing`): all but `identity` None where no accounts are configured
     identity: Identity
     accounts: AccountServices | None

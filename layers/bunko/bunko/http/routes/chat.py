@@ -73,7 +73,10 @@ class ChatBody(BaseModel):
 def sse_data(event: ChatEvent) -> str:
     kind = "content" if event.type == "progress" else event.type
     data = [ChatSource.of(s).body() for s in event.data] if event.type == "sources" else event.data
-    return json.dumps({"type": kind, "data": data}, ensure_ascii=False)
+    body: dict[str, Any] = {"type": kind, "data": data}
+    if event.answer_id is not None:  # (Bunko) the id POST /answers/{answerId}/mark takes
+        body["answerId"] = event.answer_id
+    return json.dumps(body, ensure_ascii=False)
 
 
 @router.post(
@@ -117,6 +120,15 @@ async def chat_stream(body: ChatBody, principal: Reader, services: ServicesDep, 
             owner=owner,
             conversation_id=body.conversationId,
             question=body.message,
+        )
+    if services.answers is not None:
+        answer = partial(
+            services.answers.recorded,
+            answer,
+            principal=principal,
+            question=body.message,
+            door="rest",
+            conversation_id=body.conversationId,
         )
 
     async def stream() -> AsyncIterator[str]:

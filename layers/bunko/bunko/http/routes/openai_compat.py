@@ -182,6 +182,14 @@ async def chat_completions(
 
     prefs = await anyio.to_thread.run_sync(preferences)
     answer = partial(chat.answer, workspace, question.text(), history, prefs)
+    if services.answers is not None:
+        answer = partial(
+            services.answers.recorded,
+            answer,
+            principal=principal,
+            question=question.text(),
+            door="v1",
+        )
     meta = {
         "id": f"chatcmpl-{uuid.uuid4().hex}",
         "created": int(time.time()),
@@ -190,13 +198,13 @@ async def chat_completions(
     slot = services.chat_slots.take(slot_owner(principal))  # nothing below refuses
     if body.stream:
         return releasing(_chunks(answer, meta), slot, ping=request.app.state.keep_alive_seconds)
-    text, sources = "", []
+    text, sources, answer_id = "", [], None
     with slot:
         async for event in chat_events(answer):
             if event.type == "content":
                 text += event.data
             elif event.type == "sources":
-                sources = event.data
+                sources, answer_id = event.data, event.answer_id
             elif event.type == "error":
                 raise UpstreamError(event.data)
     return {
@@ -210,7 +218,13 @@ async def chat_completions(
             }
         ],
         "sources": [ChatSource.of(s).body() for s in sources],
+        **_answer_id(answer_id),
     }
+
+
+def _answer_id(answer_id: str | None) -> dict[str, str]:
+    """(Bunko) the id POST /answers/{answer_id}/mark takes, when the answer was kept."""
+    return {"answer_id": answer_id} if answer_id else {}
 
 
 def _chunk(meta: dict, delta: dict, finish: str | None = None, **extra: Any) -> str:
@@ -227,7 +241,8 @@ async def _chunks(answer: partial, meta: dict) -> AsyncIterator[str]:
         elif event.type == "sources":
             if event.data:
                 yield _chunk(meta, {"content": citations(event.data)})
-            yield _chunk(meta, {}, "stop", sources=[ChatSource.of(s).body() for s in event.data])
+            sources = [ChatSource.of(s).body() for s in event.data]
+            yield _chunk(meta, {}, "stop", sources=sources, **_answer_id(event.answer_id))
         elif event.type == "error":
             # OpenAI's SDKs raise on a chunk carrying `error`.
             yield json.dumps({"error": {"message": event.data, "type": "provider_error"}})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter
 
 from bunko.http.routes import (
+    answers,
     api_keys,
     audit,
     auth,
@@ -48,4 +49,5 @@ def rest_routers() -> list[APIRouter]:
         telosdb.router,
         research.router,
         audit.router,
+        answers.router,
     ]

@@ -45,6 +45,7 @@ class UserAdminService:
         links: IdentityLinkStore | None = None,
         api_keys: ApiKeyStore | None = None,
         forget_sources: Callable[[str], None] | None = None,
+        forget_answers: Callable[[str], None] | None = None,
     ) -> None:
         self.users = users
         self.auth = auth
@@ -57,6 +58,7 @@ class UserAdminService:
         self.links = links  # sign-in with an identity provider: who is linked to whom
         self.api_keys = api_keys  # a deleted user's keys are revoked
         self.forget_sources = forget_sources  # a workspace's connectors and their state
+        self.forget_answers = forget_answers  # its answers, marks and missing list
 
     def list_users(self) -> list[User]:
         return self.users.list_users()
@@ -136,7 +138,7 @@ class UserAdminService:
 
     def clear_workspace(self, workspace_id: str) -> None:
         """Everything a workspace holds: documents (chunks, index entries, blobs), model
-        configs, settings, research projects, conversations, connectors."""
+        configs, settings, research projects, conversations, connectors, answers."""
         self.knowledge_base.clear(workspace_id)
         self.model_configs.delete_workspace_model_configs(workspace_id)
         self.settings.delete_settings(WORKSPACE_SCOPE, workspace_id)
@@ -147,6 +149,8 @@ class UserAdminService:
             self.conversations.delete_workspace(workspace_id)
         if self.forget_sources is not None:
             self.forget_sources(workspace_id)
+        if self.forget_answers is not None:
+            self.forget_answers(workspace_id)
 
     def ensure_admin(self, username: str, password: str) -> User:
         """The admin named in settings, created if missing. An existing user is left as it

@@ -103,6 +103,10 @@ class Source:
 class ChatEvent:
     type: Literal["progress", "content", "sources", "error"]
     data: Any  # text, or a list of Source for "sources"
+    # on "sources": the answer's id a person may mark (services/chat/answers.py), and its
+    # message index when it was saved into a conversation
+    answer_id: str | None = None
+    turn: int | None = None
 
 
 def collect_answer(events: Iterable[ChatEvent]) -> tuple[str, list[Source], str | None]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -195,7 +195,7 @@ class ConversationService:
                 if event.type == "content":
                     text.append(event.data)
                 elif event.type == "sources":
-                    failure = self._save(
+                    saved, failure = self._save(
                         workspace_id,
                         owner,
                         conversation_id,
@@ -204,7 +204,8 @@ class ConversationService:
                         sources=[stored_source(s) for s in event.data],
                         asked=asked,
                     )
-                    yield event
+                    # the answer is the conversation's last message
+                    yield replace(event, turn=saved.message_count - 1) if saved else event
                     if failure is not None:
                         yield ChatEvent("error", failure)
                     continue
@@ -212,15 +213,16 @@ class ConversationService:
         finally:
             events.close()
 
-    def _save(self, workspace_id: str, owner: str, conversation_id: str, **turn) -> str | None:
+    def _save(
+        self, workspace_id: str, owner: str, conversation_id: str, **turn
+    ) -> tuple[Conversation | None, str | None]:
         try:
-            self.record_turn(workspace_id, owner, conversation_id, **turn)
+            return self.record_turn(workspace_id, owner, conversation_id, **turn), None
         except BunkoError as exc:
-            return f"the answer was not saved in the conversation: {exc}"
+            return None, f"the answer was not saved in the conversation: {exc}"
         except Exception:  # the answer itself still reaches the client, with its sources
             log.exception("saving a chat turn failed")
-            return "the answer was not saved in the conversation: the server log has details"
-        return None
+            return None, "the answer was not saved in the conversation: the server log has details"
 
 
 def stored_source(source: Source) -> dict[str, Any]:

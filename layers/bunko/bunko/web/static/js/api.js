@@ -162,6 +162,15 @@ export async function getIn(libraryId, path) {
   return res.json();
 }
 
+// A write in the library `libraryId` names (Settings changes each owned library's own settings).
+export async function sendIn(libraryId, method, path, body) {
+  await configured;
+  const init = { method, headers: headers({ 'X-Bunko-Library': libraryId, 'Content-Type': 'application/json' }), body: JSON.stringify(body) };
+  const res = await fetch(base + path, init);
+  if (!res.ok) throw await fail(res);
+  return res.json();
+}
+
 async function fail(res) {
   let body = null;
   try {

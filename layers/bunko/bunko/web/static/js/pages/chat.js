@@ -10,6 +10,7 @@ import * as api from '../api.js';
 import { clear, errorBox, h, page, showError, toast } from '../layout.js';
 import { getLanguage, t } from '../i18n.js';
 import { byFile, markedPassage, originalButton, pageLabel } from './citations.js';
+import { markButtons } from './answer_marks.js';
 import { conversationList, titleOf } from './conversation_list.js';
 import { filterBar } from './filter_bar.js';
 
@@ -72,6 +73,7 @@ export function render() {
       turn.progress ? h('p', { class: 'progress muted small', role: 'status' }, turn.progress) : null,
       body,
       turn.error ? h('p', { class: 'error', role: 'alert' }, turn.error) : null,
+      turn.done && turn.answerId ? markButtons(turn, (err) => showError(problem, err)) : null,
       h('aside', { class: 'sources', role: 'region', 'aria-label': t('chat.sources') },
         h('h2', { class: 'small' }, t('chat.sources')),
         sources.length ? sourceList(sources)
@@ -199,7 +201,7 @@ export function render() {
       await api.chatStream(body, (ev) => {
         if (ev.type === 'content' && !answer.content && isProgress(ev.data)) answer.progress = ev.data;
         else if (ev.type === 'content') answer.content += ev.data;
-        else if (ev.type === 'sources') { answer.sources = ev.data; answer.nothing = ev.data.length === 0; }
+        else if (ev.type === 'sources') { answer.sources = ev.data; answer.nothing = ev.data.length === 0; answer.answerId = ev.answerId; }
         else if (ev.type === 'error') answer.error = ev.data;
         if (here !== shown) return;
         const next = view(answer);

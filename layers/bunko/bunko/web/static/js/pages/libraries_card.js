@@ -4,6 +4,7 @@ import * as api from '../api.js';
 import { clear, errorBox, field, h, renderTop, showError, toast } from '../layout.js';
 import { t } from '../i18n.js';
 import { session } from '../api.js';
+import { answerSections } from './answer_marks.js';
 
 const ROLES = ['viewer', 'editor', 'owner'];
 const path = (id, rest = '') => `/libraries/${encodeURIComponent(id)}${rest}`;
@@ -61,7 +62,8 @@ export function librariesCard() {
           if (session.library()?.id === lib.id) session.setLibrary(null);
           act(api.del(path(lib.id)));
         } }, t('libs.delete')),
-        activity(lib, names, loaded));
+        activity(lib, names, loaded),
+        ...answerSections(lib, (err) => showError(error, err)));
     }
     return box;
   }
