@@ -12,12 +12,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.http.deps import Owner, Reader, ServicesDep
 from bunko.http.errors import error_responses
-from bunko.services.sources import SourceRecord, SyncReport
+from bunko.services.sources import DEFAULT_EVERY, SourceRecord, SyncReport, format_every
 
 router = APIRouter(prefix="/sources", tags=["sources"], responses=error_responses(401, 403))
 
 SourceName = Annotated[str, Path(min_length=1, max_length=64)]
 Glob = Annotated[str, Field(min_length=1, max_length=300)]
+# When a source syncs by itself: "30m", "6h", "1d" (5 minutes to 30 days), or "off".
+Every = Annotated[str, Field(min_length=1, max_length=16)]
 # request field → setting
 _SETTINGS = {
     "url": "url",
@@ -45,6 +47,16 @@ class SourceCreate(BaseModel):
     maxFiles: int | None = None
     maxBytes: int | None = None
     maxSeconds: int | None = None
+    every: Every = format_every(DEFAULT_EVERY)
+    paused: bool = False
+
+
+class SourceSchedule(BaseModel):
+    """What PATCH changes: what is not given stays."""
+
+    model_config = ConfigDict(extra="forbid")
+    every: Every | None = None
+    paused: bool | None = None
 
 
 class SourcePublic(BaseModel):
@@ -55,6 +67,9 @@ class SourcePublic(BaseModel):
     folder: str
     settings: dict[str, Any]
     lastSync: dict[str, Any] | None
+    every: str  # "6h", or "off": on demand only
+    paused: bool
+    nextSyncAt: float | None  # epoch seconds; None: paused or on demand only
 
     @classmethod
     def of(cls, r: SourceRecord) -> SourcePublic:
@@ -66,6 +81,9 @@ class SourcePublic(BaseModel):
             folder=r.folder,
             settings=r.settings,
             lastSync=r.last_sync,
+            every=format_every(r.every),
+            paused=r.paused,
+            nextSyncAt=r.next_sync_at,
         )
 
 
@@ -115,9 +133,29 @@ def list_sources(principal: Reader, services: ServicesDep) -> list[SourcePublic]
 def add_source(body: SourceCreate, principal: Owner, services: ServicesDep) -> SourcePublic:
     """Owners: add a website or a Git repository (https) to the library; its URL passes
     the outbound guard."""
-    given = body.model_dump(exclude_none=True, exclude={"kind", "name"})
+    given = body.model_dump(exclude_none=True, exclude={"kind", "name", "every", "paused"})
     settings = {_SETTINGS[k]: v for k, v in given.items()}
-    record = services.sources.add(principal.workspace_id, body.kind, body.name, settings)
+    record = services.sources.add(
+        principal.workspace_id,
+        body.kind,
+        body.name,
+        settings,
+        every=body.every,
+        paused=body.paused,
+    )
+    return SourcePublic.of(record)
+
+
+@router.patch("/{name}", response_model=SourcePublic, responses=error_responses(400, 404))
+def schedule_source(
+    name: SourceName, body: SourceSchedule, principal: Owner, services: ServicesDep
+) -> SourcePublic:
+    """Owners: change when the source syncs by itself (`every`, "off" for on demand only)
+    or pause and resume it."""
+    changes: dict[str, Any] = {"paused": body.paused}
+    if body.every is not None:
+        changes["every"] = body.every
+    record = services.sources.set_schedule(principal.workspace_id, name, **changes)
     return SourcePublic.of(record)
 
 

@@ -2,7 +2,18 @@
 that a sync keeps in step with its place through the library's one mirror rule."""
 
 from bunko.services.sources.records import KINDS, SourceRecord, SyncReport
-from bunko.services.sources.sources import Sources
+from bunko.services.sources.schedule import DEFAULT_EVERY, format_every, parse_every
+from bunko.services.sources.sources import DueSync, Sources
 from bunko.services.sources.web import AGENT
 
-__all__ = ["AGENT", "KINDS", "SourceRecord", "Sources", "SyncReport"]
+__all__ = [
+    "AGENT",
+    "DEFAULT_EVERY",
+    "KINDS",
+    "DueSync",
+    "SourceRecord",
+    "Sources",
+    "SyncReport",
+    "format_every",
+    "parse_every",
+]

@@ -10,6 +10,7 @@ from typing import Any
 
 from bunko.domain.sources import connector_source
 from bunko.errors import ValidationError
+from bunko.services.sources.schedule import DEFAULT_EVERY, next_sync_at
 
 KINDS = ("web", "git")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -89,6 +90,19 @@ class SourceRecord:
     # May its URLs reach loopback and private addresses: fixed when it is added, by who
     # added it (the operator, or a person over the network) and the deployment's setting.
     private: bool = False
+    # Its schedule (services/sources/schedule.py): seconds between syncs (None: on demand
+    # only), and paused (no sync by itself until resumed; on demand still works).
+    every: int | None = DEFAULT_EVERY
+    paused: bool = False
+
+    @property
+    def next_sync_at(self) -> float | None:
+        return next_sync_at(
+            every=self.every,
+            paused=self.paused,
+            created_at=self.created_at,
+            last_sync=self.last_sync,
+        )
 
     @property
     def source(self) -> str:

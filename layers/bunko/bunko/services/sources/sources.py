@@ -11,10 +11,12 @@ report (and the source's last sync), never the end of the sync.
 from __future__ import annotations
 
 import hashlib
+import logging
 import posixpath
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from bunko.domain import new_id
@@ -34,13 +36,33 @@ from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
 from bunko.services.sources.git import GitSync
 from bunko.services.sources.records import SourceRecord, SyncReport, check_name, check_settings
+from bunko.services.sources.schedule import DEFAULT_EVERY, parse_every
 from bunko.services.sources.web import WebSync
+
+log = logging.getLogger(__name__)
 
 SCOPE = "sources"
 STATE_SCOPE = "source_state"
 # Failures that are the file's own (empty, unreadable, a type Bunko does not read): the same
 # bytes fail the same way, so they are not read again until they change.
 _THE_FILES = (ValidationError, UnsupportedMediaError, ParseError)
+
+
+class _Unset:
+    pass
+
+
+UNSET = _Unset()
+
+
+@dataclass(frozen=True)
+class DueSync:
+    """One scheduled sync: its report, or why it failed (`failed`: the report's, or what the
+    sync raised)."""
+
+    record: SourceRecord
+    report: SyncReport | None
+    failed: str | None
 
 
 class Sources:
@@ -56,11 +78,14 @@ class Sources:
         private_for_operator: bool = False,
         private_for_people: bool = False,
         clock: Callable[[], float] = time.monotonic,
+        now: Callable[[], float] = time.time,
+        refuse_kinds: dict[str, str] | None = None,
     ) -> None:
         """`check_url(url, allow_private)`: the outbound guard a source's URL passes when it
         is added (the fetchers run it again before every request). `private_for_*`: whether
         a source the operator adds, or a person adds over the network, may reach loopback
-        and private addresses."""
+        and private addresses. `clock` times a sync; `now` (epoch seconds) dates it and
+        decides which sources are due. `refuse_kinds`: kinds this shape cannot sync → why."""
         self.store = store
         self.ingest = ingest
         self.library = library
@@ -70,6 +95,8 @@ class Sources:
         self.private_for_operator = private_for_operator
         self.private_for_people = private_for_people
         self.clock = clock
+        self.now = now
+        self.refuse_kinds = refuse_kinds or {}
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -97,12 +124,17 @@ class Sources:
         settings: dict[str, Any],
         *,
         operator: bool = False,
+        every: str | int | None = DEFAULT_EVERY,
+        paused: bool = False,
     ) -> SourceRecord:
         """`operator`: added by the machine's operator (the CLI), who alone may name a Git
         repository on this machine, and (by default) reach private addresses; a door a
         person reaches over the network passes False, so a setting cannot read the server's
-        own files or network."""
+        own files or network. `every`: its schedule (services/sources/schedule.py)."""
         check_name(name)
+        if kind in self.refuse_kinds:
+            raise ValidationError(self.refuse_kinds[kind])
+        every = parse_every(every)
         checked = check_settings(kind, settings)
         url = checked["url"].strip()
         private = self.private_for_operator if operator else self.private_for_people
@@ -116,7 +148,17 @@ class Sources:
         folder = checked.get("folder") or name
         if not folder.strip("/") or ".." in folder.split("/"):
             raise ValidationError("folder: a path inside the library")
-        record = SourceRecord(new_id(), workspace_id, name, kind, checked, private=private)
+        record = SourceRecord(
+            new_id(),
+            workspace_id,
+            name,
+            kind,
+            checked,
+            created_at=self.now(),
+            private=private,
+            every=every,
+            paused=bool(paused),
+        )
         self.store.put_settings(SCOPE, f"{workspace_id}/{name}", record.to_dict())
         return record
 
@@ -142,38 +184,109 @@ class Sources:
             if record.kind == "git":
                 self.git.forget(record.id)
 
+    # -- its schedule ---------------------------------------------------------------------
+
+    def set_schedule(
+        self,
+        workspace_id: str,
+        name: str,
+        *,
+        every: str | int | _Unset | None = UNSET,
+        paused: bool | None = None,
+    ) -> SourceRecord:
+        """Change when the source syncs by itself: `every` (off: on demand only), `paused`
+        (kept, and resumed as it was). What is not given stays."""
+        record = self.get(workspace_id, name)
+        if not isinstance(every, _Unset):
+            record.every = parse_every(every)
+        if paused is not None:
+            record.paused = bool(paused)
+        self._save(record)
+        return record
+
+    def due(self, now: float | None = None) -> list[SourceRecord]:
+        """Every library's sources whose next sync time has come, the longest waiting first."""
+        now = self.now() if now is None else now
+        records = [SourceRecord.from_dict(raw) for _, raw in self.store.list_settings(SCOPE)]
+        waiting = [r for r in records if r.next_sync_at is not None and r.next_sync_at <= now]
+        return sorted(waiting, key=lambda r: (r.next_sync_at, r.id))
+
+    def sync_due(self, *, now: float | None = None, deadline: float | None = None) -> list[DueSync]:
+        """Sync each source that is due, one after another. One source's failure is recorded
+        on it (its last sync says why) and logged, and never stops the others. `deadline`
+        (on `clock`): no sync starts after it and each stops by it (a bound, as
+        `max_seconds`: the next run goes on from there)."""
+        done: list[DueSync] = []
+        for record in self.due(now):
+            left = None if deadline is None else deadline - self.clock()
+            if left is not None and left < 1:
+                break
+            try:
+                report = self._sync_now(record, max_seconds=left)
+            except ConflictError:
+                continue  # syncing on demand right now: it is not due after that
+            except Exception as exc:
+                log.exception("source %s (%s) failed to sync", record.name, record.id)
+                self._record_failure(record, exc)
+                done.append(DueSync(record, None, f"{type(exc).__name__}: {exc}"))
+                continue
+            done.append(DueSync(record, report, report.failed))
+        return done
+
     # -- a sync ---------------------------------------------------------------------------
 
-    def sync(self, workspace_id: str, name: str) -> SyncReport:
-        """One sync of the source, now; ConflictError when it is already syncing."""
-        record = self.get(workspace_id, name)
+    def sync(self, workspace_id: str, name: str, *, max_seconds: float | None = None) -> SyncReport:
+        """One sync of the source, now; ConflictError when it is already syncing.
+        `max_seconds`: a tighter time bound than the source's own for this run."""
+        return self._sync_now(self.get(workspace_id, name), max_seconds=max_seconds)
+
+    def _sync_now(self, record: SourceRecord, *, max_seconds: float | None) -> SyncReport:
+        if record.kind in self.refuse_kinds:
+            raise ValidationError(self.refuse_kinds[record.kind])
         with self._lock:
             if record.id in self._running:
-                raise ConflictError(f"source {name!r} is syncing already")
+                raise ConflictError(f"source {record.name!r} is syncing already")
             self._running.add(record.id)
         try:
-            return self._sync(record)
+            return self._sync(record, max_seconds=max_seconds)
         finally:
             with self._lock:
                 self._running.discard(record.id)
 
-    def _sync(self, record: SourceRecord) -> SyncReport:
+    def _sync(self, record: SourceRecord, *, max_seconds: float | None = None) -> SyncReport:
         started = self.clock()
         state = self.store.get_settings(STATE_SCOPE, record.id) or {}
         report = SyncReport()
+        run = record
+        if max_seconds is not None and max_seconds < record.settings.get("max_seconds", 1e12):
+            run = replace(record, settings={**record.settings, "max_seconds": max_seconds})
         if record.kind == "web":
-            self._sync_web(record, state, report)
+            self._sync_web(run, state, report)
         else:
-            self._sync_git(record, state, report)
+            self._sync_git(run, state, report)
         report.seconds = self.clock() - started
         if report.failed is None:
             self.store.put_settings(STATE_SCOPE, record.id, state)
-        record.last_sync = report.summary()
-        owner = f"{record.workspace_id}/{record.name}"
-        current = self.store.get_settings(SCOPE, owner)
-        if current is not None and current.get("id") == record.id:  # not removed meanwhile
-            self.store.put_settings(SCOPE, owner, record.to_dict())
+        self._save_last_sync(record, {**report.summary(), "at": self.now()})
         return report
+
+    def _save(self, record: SourceRecord) -> None:
+        self.store.put_settings(SCOPE, f"{record.workspace_id}/{record.name}", record.to_dict())
+
+    def _save_last_sync(self, record: SourceRecord, last_sync: dict[str, Any]) -> None:
+        """Record a sync on the source as it is now (a schedule changed while it ran is kept),
+        unless it was removed (or replaced) meanwhile."""
+        current = self.store.get_settings(SCOPE, f"{record.workspace_id}/{record.name}")
+        if current is None or current.get("id") != record.id:
+            return
+        fresh = SourceRecord.from_dict(current)
+        fresh.last_sync = record.last_sync = last_sync
+        self._save(fresh)
+
+    def _record_failure(self, record: SourceRecord, exc: Exception) -> None:
+        """A sync that raised: its last sync says why, and it is next due a period later."""
+        report = SyncReport(complete=False, failed=f"{type(exc).__name__}: {exc}")
+        self._save_last_sync(record, {**report.summary(), "at": self.now()})
 
     def _mirror(
         self,
