@@ -31,7 +31,7 @@ class Clock:
 
 
 @pytest.fixture
-def site():
+def home_site():
     s = LocalSite()
     s.html("/", "<main><p>Welcome. <a href='/a.html'>a</a></p></main>", title="Home")
     s.html("/a.html", "<main><p>Otters hold hands while they sleep.</p></main>", title="A")
@@ -44,11 +44,11 @@ def _web(services, name: str, url: str, *, folder: str | None = None, **schedule
     return services.sources.add("default", "web", name, settings, operator=True, **schedule)
 
 
-def test_a_due_source_syncs_and_a_paused_or_manual_one_does_not(services, site):
+def test_a_due_source_syncs_and_a_paused_or_manual_one_does_not(services, home_site):
     clock = services.sources.now = Clock(T0)
-    _web(services, "due", site.url + "/", every="1h")
-    _web(services, "paused", site.url + "/", every="1h", paused=True, folder="p")
-    _web(services, "manual", site.url + "/", every="off", folder="m")
+    _web(services, "due", home_site.url + "/", every="1h")
+    _web(services, "paused", home_site.url + "/", every="1h", paused=True, folder="p")
+    _web(services, "manual", home_site.url + "/", every="off", folder="m")
     listed = {r.name: r for r in services.sources.list("default")}
     assert listed["due"].next_sync_at == T0  # never synced: due at once
     assert listed["paused"].next_sync_at is None and listed["manual"].next_sync_at is None
@@ -57,11 +57,11 @@ def test_a_due_source_syncs_and_a_paused_or_manual_one_does_not(services, site):
     assert [(d.record.name, d.failed, sorted(d.report.added)) for d in done] == [
         ("due", None, ["due/127.0.0.1/a.md", "due/127.0.0.1/index.md"])
     ]
-    requests = len(site.log)
+    requests = len(home_site.log)
     record = services.sources.get("default", "due")
     assert record.last_sync["at"] == T0 and record.next_sync_at == T0 + HOUR
     assert services.sources.sync_due(now=T0 + HOUR / 2) == []  # not yet
-    assert len(site.log) == requests  # nothing asked of the site meanwhile
+    assert len(home_site.log) == requests  # nothing asked of the site meanwhile
 
     clock.at = T0 + HOUR
     again = services.sources.sync_due(now=clock.at)
@@ -74,14 +74,14 @@ def test_a_due_source_syncs_and_a_paused_or_manual_one_does_not(services, site):
     assert services.ingest.wait_for_queue(timeout=60)
 
 
-def test_a_failing_source_does_not_stop_another(services, site):
+def test_a_failing_source_does_not_stop_another(services, home_site):
     services.sources.now = Clock(T0)
     down = LocalSite()
     down.close()  # nothing answers there: robots.txt unreachable, the sync fails
     _web(services, "a-down", down.url + "/", every="1h")
-    raising = site.url.replace("127.0.0.1", "localhost")
+    raising = home_site.url.replace("127.0.0.1", "localhost")
     _web(services, "b-raises", raising + "/", every="1h", folder="b")
-    _web(services, "c-up", site.url + "/", every="1h", folder="c")
+    _web(services, "c-up", home_site.url + "/", every="1h", folder="c")
     real = services.sources.web
 
     class Raising:  # a fetcher that breaks on one host, as a bug in a connector would
@@ -127,13 +127,13 @@ def test_a_sync_a_bound_stopped_goes_on_soon_and_a_deadline_is_a_bound(services,
     assert services.ingest.wait_for_queue(timeout=60)
 
 
-def test_a_restart_picks_up_the_schedule(tmp_path, site):
+def test_a_restart_picks_up_the_schedule(tmp_path, home_site):
     data = tmp_path / "data"
     first = make_services(data, embedder="none")
     try:
         first.sources.now = Clock(T0)
-        _web(first, "site", site.url + "/", every="2h")
-        _web(first, "later", site.url + "/", every="1d", paused=True, folder="l")
+        _web(first, "site", home_site.url + "/", every="2h")
+        _web(first, "later", home_site.url + "/", every="1d", paused=True, folder="l")
         assert [d.record.name for d in first.sources.sync_due(now=T0)] == ["site"]
         assert first.ingest.wait_for_queue(timeout=60)
     finally:

@@ -211,15 +211,22 @@ class Sources:
         waiting = [r for r in records if r.next_sync_at is not None and r.next_sync_at <= now]
         return sorted(waiting, key=lambda r: (r.next_sync_at, r.id))
 
-    def sync_due(self, *, now: float | None = None, deadline: float | None = None) -> list[DueSync]:
+    def sync_due(
+        self,
+        *,
+        now: float | None = None,
+        deadline: float | None = None,
+        stopping: Callable[[], bool] = lambda: False,
+    ) -> list[DueSync]:
         """Sync each source that is due, one after another. One source's failure is recorded
         on it (its last sync says why) and logged, and never stops the others. `deadline`
         (on `clock`): no sync starts after it and each stops by it (a bound, as
-        `max_seconds`: the next run goes on from there)."""
+        `max_seconds`: the next run goes on from there). `stopping`: asked before each
+        source (the server is shutting down)."""
         done: list[DueSync] = []
         for record in self.due(now):
             left = None if deadline is None else deadline - self.clock()
-            if left is not None and left < 1:
+            if (left is not None and left < 1) or stopping():
                 break
             try:
                 report = self._sync_now(record, max_seconds=left)
