@@ -33,6 +33,7 @@ API_TIMEOUT = Duration.seconds(25)  # API Gateway's integration timeout is 29 s
 API_BEDROCK_BUDGET_SECONDS = 15  # no Bedrock retry starts past this
 API_BEDROCK_READ_TIMEOUT = 8  # one call's longest wait: 15 + 8 < 25 < 29
 INGEST_TIMEOUT = Duration.minutes(10)
+SOURCES_TIMEOUT = Duration.minutes(4)  # under the schedule's 5-minute rate
 # The Lambda Web Adapter's public layer (awslabs/aws-lambda-web-adapter): one publishing
 # account in every commercial region, one per region in China (its zip-packages guide).
 LWA_ACCOUNT = "753240598075"
@@ -150,7 +151,14 @@ class BunkoFunctions(Construct):
             "Ingest", handler="handler.handler", timeout=INGEST_TIMEOUT, memory=2048,
             layers=[], env={env_name("embed_concurrency"): str(embed_concurrency)},
         )  # fmt: skip
-        self.all = [self.api, self.stream, self.ingest]
+        # The sources' sync (EventBridge Scheduler, infra/constructs/sources_sync.py): its
+        # syncs stop by the timeout less a margin and the next run goes on.
+        self.sources = function(
+            "Sources", handler="handler.handler", timeout=SOURCES_TIMEOUT, memory=1024,
+            layers=[], env={},
+        )  # fmt: skip
+        self.sources.configure_async_invoke(retry_attempts=0)
+        self.all = [self.api, self.stream, self.ingest, self.sources]
 
 
 def web_adapter_arn(scope: Construct, version: int) -> str:

@@ -6,7 +6,7 @@ starts once the invocation's time (less the margin) is spent; a Git source is re
 
 from __future__ import annotations
 
-import json
+import time
 
 import pytest
 
@@ -32,7 +32,9 @@ def sync_env(api_with_accounts, monkeypatch):
 @pytest.fixture
 def aws_site():
     s = LocalSite()
-    s.html("/", "<main><p>Ferries leave the harbour every hour.</p></main>", title="Home")
+    s.html("/", "<main><p>Ferries leave the harbour every hour. <a href='/old.html'>old</a>"
+           "</p></main>", title="Home")  # fmt: skip
+    s.html("/old.html", "<main><p>The winter timetable, now retired.</p></main>", title="Old")
     yield s
     s.close()
 
@@ -72,7 +74,7 @@ def test_the_scheduled_sync_function_syncs_what_is_due(sync_env, aws_site):
     assert answer["synced"] == [ids["b-site"]]
     assert list(answer["failed"]) == [ids["a-down"]]
     listed = {s["name"]: s for s in call(api, "GET", "/sources", token=token)[1]}
-    assert listed["b-site"]["lastSync"]["added"] == 1
+    assert listed["b-site"]["lastSync"]["added"] == 2
     assert listed["a-down"]["lastSync"]["failed"].startswith("robots.txt")
     assert listed["c-paused"]["lastSync"] is None and listed["c-paused"]["nextSyncAt"] is None
     assert listed["b-site"]["nextSyncAt"] == pytest.approx(
@@ -82,5 +84,13 @@ def test_the_scheduled_sync_function_syncs_what_is_due(sync_env, aws_site):
     lambda_entry.sources.cache_clear()
     assert function.handler(event, FakeLambdaContext()) == {"synced": [], "failed": {}}
     files = call(api, "GET", "/knowledge-bases", token=token)[1]
-    assert [f["source"] for f in files] == [f"connector:{ids['b-site']}"]
-    assert json.dumps(event)  # the sample is the schedule's input, as sent
+    assert {f["source"] for f in files} == {f"connector:{ids['b-site']}"} and len(files) == 2
+
+    # Six hours on, the page the site dropped goes from the library (blob, index, table).
+    aws_site.html("/", "<main><p>Ferries leave the harbour every hour.</p></main>")
+    del aws_site.pages["/old.html"]
+    lambda_entry.sources().now = lambda: time.time() + 6 * 3600 + 60
+    answer = function.handler(event, FakeLambdaContext())
+    assert answer["synced"] == [ids["b-site"]] and list(answer["failed"]) == [ids["a-down"]]
+    files = call(api, "GET", "/knowledge-bases", token=token)[1]
+    assert [f["originalName"] for f in files] == ["index.md"]
