@@ -180,3 +180,20 @@ def test_rest_shows_and_changes_the_schedule(tmp_path):
         assert (listed["w"]["every"], listed["h"]["every"]) == ("off", "1h")
         stranger = rest.new_user()  # another library: not its source
         assert stranger.client.patch("/sources/w", json={"paused": True}).status_code == 404
+
+
+def test_a_sync_asked_for_now_keeps_to_the_shapes_bound(services, tmp_path):
+    """On AWS a sync asked for over REST runs in the api function: `on_demand_seconds` stops
+    it in time (a bound, as max_seconds) and the schedule goes on from there soon."""
+    services.sources.now = Clock(T0)
+    services.sources.on_demand_seconds = 0.0  # spent at once
+    repo = Repo(tmp_path / "repo")
+    repo.write("a.md", "Alpha.\n")
+    repo.commit("one")
+    services.sources.add("default", "git", "repo", {"url": str(repo.root)}, operator=True)
+    report = services.sources.sync("default", "repo")
+    assert (report.added, report.complete, report.stopped_by) == ([], False, "max_seconds")
+    assert services.sources.get("default", "repo").next_sync_at == T0 + 60
+    done = services.sources.sync_due(now=T0 + 60)  # the schedule is not bound by it
+    assert done[0].report.added == ["repo/a.md"] and done[0].report.complete
+    assert services.ingest.wait_for_queue(timeout=60)

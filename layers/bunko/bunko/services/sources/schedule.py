@@ -10,9 +10,13 @@ scheduler (bunko.scheduler) and the AWS sync function (bunko.lambda_entry) only 
 from __future__ import annotations
 
 import re
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from bunko.errors import ValidationError
+
+if TYPE_CHECKING:
+    from bunko.services.sources.records import SourceRecord, SyncReport
 
 DEFAULT_EVERY = 6 * 3600
 MIN_EVERY = 5 * 60
@@ -64,3 +68,20 @@ def next_sync_at(
     if last_sync.get("failed") is None and last_sync.get("complete") is False:
         return at + min(CONTINUE_AFTER, every)
     return at + every
+
+
+class _Unset:
+    pass
+
+
+UNSET = _Unset()
+
+
+@dataclass(frozen=True)
+class DueSync:
+    """One scheduled sync: its report, or why it failed (`failed`: the report's, or what the
+    sync raised)."""
+
+    record: SourceRecord
+    report: SyncReport | None
+    failed: str | None

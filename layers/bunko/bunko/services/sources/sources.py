@@ -16,7 +16,7 @@ import posixpath
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from bunko.domain import new_id
@@ -36,7 +36,7 @@ from bunko.services.ingest import IngestService, Upload
 from bunko.services.library import Library
 from bunko.services.sources.git import GitSync
 from bunko.services.sources.records import SourceRecord, SyncReport, check_name, check_settings
-from bunko.services.sources.schedule import DEFAULT_EVERY, parse_every
+from bunko.services.sources.schedule import DEFAULT_EVERY, UNSET, DueSync, _Unset, parse_every
 from bunko.services.sources.web import WebSync
 
 log = logging.getLogger(__name__)
@@ -46,23 +46,6 @@ STATE_SCOPE = "source_state"
 # Failures that are the file's own (empty, unreadable, a type Bunko does not read): the same
 # bytes fail the same way, so they are not read again until they change.
 _THE_FILES = (ValidationError, UnsupportedMediaError, ParseError)
-
-
-class _Unset:
-    pass
-
-
-UNSET = _Unset()
-
-
-@dataclass(frozen=True)
-class DueSync:
-    """One scheduled sync: its report, or why it failed (`failed`: the report's, or what the
-    sync raised)."""
-
-    record: SourceRecord
-    report: SyncReport | None
-    failed: str | None
 
 
 class Sources:
@@ -80,12 +63,15 @@ class Sources:
         clock: Callable[[], float] = time.monotonic,
         now: Callable[[], float] = time.time,
         refuse_kinds: dict[str, str] | None = None,
+        on_demand_seconds: float | None = None,
     ) -> None:
         """`check_url(url, allow_private)`: the outbound guard a source's URL passes when it
         is added (the fetchers run it again before every request). `private_for_*`: whether
         a source the operator adds, or a person adds over the network, may reach loopback
         and private addresses. `clock` times a sync; `now` (epoch seconds) dates it and
-        decides which sources are due. `refuse_kinds`: kinds this shape cannot sync → why."""
+        decides which sources are due. `refuse_kinds`: kinds this shape cannot sync → why.
+        `on_demand_seconds`: the longest a sync asked for now may take (the request's own
+        bound: on AWS the api function's timeout); a schedule goes on from there."""
         self.store = store
         self.ingest = ingest
         self.library = library
@@ -97,6 +83,7 @@ class Sources:
         self.clock = clock
         self.now = now
         self.refuse_kinds = refuse_kinds or {}
+        self.on_demand_seconds = on_demand_seconds
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -245,6 +232,8 @@ class Sources:
     def sync(self, workspace_id: str, name: str, *, max_seconds: float | None = None) -> SyncReport:
         """One sync of the source, now; ConflictError when it is already syncing.
         `max_seconds`: a tighter time bound than the source's own for this run."""
+        if max_seconds is None:
+            max_seconds = self.on_demand_seconds
         return self._sync_now(self.get(workspace_id, name), max_seconds=max_seconds)
 
     def _sync_now(self, record: SourceRecord, *, max_seconds: float | None) -> SyncReport:
