@@ -271,9 +271,10 @@ class BunkoStack(Stack):
         for role in roles:
             grant_table(role, storage.table)
         for function in functions.all:
+            syncs = function is functions.sources
             grant_files(_role(function), storage.bucket, BLOB_PREFIX, DROP_PREFIX,
-                        drop_write=None if function is functions.sources
-                        else function is not functions.ingest)  # fmt: skip
+                        drop_write=None if syncs else function is not functions.ingest,
+                        blob_read=not syncs)  # fmt: skip
         # every function but the sources' sync embeds (ingest: passages; api, stream: queries)
         embedders = [_role(f) for f in functions.all if f is not functions.sources]
         if config.embedding_provider == "bedrock":

@@ -56,11 +56,14 @@ def grant_files(
     drop_prefix: str,
     *,
     drop_write: bool | None,
+    blob_read: bool = True,
 ) -> None:
-    """Blobs: read, write, delete. Drops: read and delete a refused presigned upload's
-    version (ingest), or write (presigned uploads), or nothing (None: the sources' sync)."""
+    """Blobs: read (unless not `blob_read`: the sources' sync writes and deletes originals,
+    the ingest function reads them), write, delete. Drops: read and delete a refused
+    presigned upload's version (ingest), or write (presigned uploads), or nothing (None: the
+    sources' sync)."""
     role.add_to_principal_policy(iam.PolicyStatement(
-        actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+        actions=["s3:GetObject"] * blob_read + ["s3:PutObject", "s3:DeleteObject"],
         resources=[bucket.arn_for_objects(f"{blob_prefix}*")],
     ))  # fmt: skip
     # The web functions only sign uploads into drop/ (PutObject, with the tag that expires a

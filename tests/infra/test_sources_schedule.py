@@ -71,6 +71,7 @@ def test_the_sync_functions_role_holds_only_what_a_sync_calls(template):
     s3 = [s for s in statements if any(a.startswith("s3:") for a in s["actions"])]
     rendered = json.dumps([r for s in s3 for r in s["resources"]])
     assert "blobs/" in rendered and "drop/" not in rendered
+    assert "s3:GetObject" not in actions  # it writes and deletes originals; ingest reads them
     listing = [s for s in s3 if s["actions"] == ["s3:ListBucket"]]
     assert json.dumps(listing[0]["condition"]).count("drop/") == 0
     assert "dynamodb:GetItem" in actions and "aoss:APIAccessAll" in actions
