@@ -62,6 +62,7 @@ class BunkoFunctions(Construct):
         repo_root: Path,
         python_version: str,
         environment: dict[str, str],
+        embedding: dict[str, str],
         lwa_layer_version: int,
         embed_concurrency: int,
         stream_concurrency: int | None = None,
@@ -92,6 +93,9 @@ class BunkoFunctions(Construct):
             **environment,
         }
         functions_dir = repo_root / "functions"
+        # The sources' sync writes into the library and never embeds (the ingest function
+        # does): it gets no embedding model, nor the endpoint's key.
+        no_embedding = {env_name("embedding_provider"): "none"}
 
         def function(
             name: str,
@@ -102,6 +106,7 @@ class BunkoFunctions(Construct):
             env: dict[str, str],
             layers: list[lambda_.ILayerVersion],
             reserved: int | None = None,
+            embeds: bool = True,
         ) -> lambda_.Function:
             log_group = logs.LogGroup(self, f"{name}Logs", retention=logs.RetentionDays.ONE_MONTH)
             return lambda_.Function(
@@ -117,7 +122,10 @@ class BunkoFunctions(Construct):
                 tracing=lambda_.Tracing.ACTIVE,
                 log_group=log_group,
                 role=function_role(self, f"{name}Role", log_group),
-                environment={**common, "POWERTOOLS_SERVICE_NAME": f"bunko-{name.lower()}", **env},
+                environment={
+                    **common, **(embedding if embeds else no_embedding),
+                    "POWERTOOLS_SERVICE_NAME": f"bunko-{name.lower()}", **env,
+                },
             )  # fmt: skip
 
         # Under API Gateway's 29 s: the app's own time budget for Bedrock (retries included)
@@ -155,7 +163,7 @@ class BunkoFunctions(Construct):
         # syncs stop by the timeout less a margin and the next run goes on.
         self.sources = function(
             "Sources", handler="handler.handler", timeout=SOURCES_TIMEOUT, memory=1024,
-            layers=[], env={},
+            layers=[], env={}, embeds=False,
         )  # fmt: skip
         self.sources.configure_async_invoke(retry_attempts=0)
         self.all = [self.api, self.stream, self.ingest, self.sources]

@@ -176,11 +176,11 @@ class BunkoStack(Stack):
             env_name("drop_prefix"): DROP_PREFIX,
             env_name("opensearch_endpoint"): search.endpoint,
             env_name("opensearch_index"): config.index_name,
-            **embedding_environment(self, config),
         }
         functions = BunkoFunctions(
             self, "Functions", repo_root=REPO_ROOT, python_version=config.python_version,
-            environment=environment, lwa_layer_version=config.lwa_layer_version,
+            environment=environment, embedding=embedding_environment(self, config),
+            lwa_layer_version=config.lwa_layer_version,
             embed_concurrency=config.resolved("embed_concurrency"),
             stream_concurrency=config.resolved("stream_concurrency") or None,
         )  # fmt: skip

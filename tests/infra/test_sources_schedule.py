@@ -39,8 +39,13 @@ def test_a_schedule_invokes_the_sync_function_with_the_handlers_input(template):
     # the sample event the handler tests use is this input as the Scheduler fills it in
     sample = load_event("sources_schedule.json")
     assert sample.keys() == sent.keys() and sample["action"] == sent["action"]
-    timeout = resources(template, "AWS::Lambda::Function")[function]["Properties"]["Timeout"]
-    assert timeout < SYNC_RATE_MINUTES * 60  # two runs never overlap
+    props = resources(template, "AWS::Lambda::Function")[function]["Properties"]
+    assert props["Timeout"] < SYNC_RATE_MINUTES * 60  # two runs never overlap
+    env = props["Environment"]["Variables"]
+    # it never embeds (the ingest function does): no model, no endpoint key to read
+    assert env["BUNKO_EMBEDDING_PROVIDER"] == "none" and "BUNKO_EMBEDDING_MODEL_ID" not in env
+    assert {"BUNKO_TABLE_NAME", "BUNKO_INGEST_QUEUE_URL", "BUNKO_MODEL_KEYS_KMS_KEY_ID"} <= set(env)
+    assert "BUNKO_JWT_SECRET_ARN" not in env
 
 
 def test_the_schedules_role_may_invoke_only_the_sync_function(template):
