@@ -33,6 +33,7 @@ API_TIMEOUT = Duration.seconds(25)  # API Gateway's integration timeout is 29 s
 API_BEDROCK_BUDGET_SECONDS = 15  # no Bedrock retry starts past this
 API_BEDROCK_READ_TIMEOUT = 8  # one call's longest wait: 15 + 8 < 25 < 29
 INGEST_TIMEOUT = Duration.minutes(10)
+SOURCES_TIMEOUT = Duration.minutes(4)  # under the schedule's 5-minute rate
 # The Lambda Web Adapter's public layer (awslabs/aws-lambda-web-adapter): one publishing
 # account in every commercial region, one per region in China (its zip-packages guide).
 LWA_ACCOUNT = "753240598075"
@@ -61,6 +62,7 @@ class BunkoFunctions(Construct):
         repo_root: Path,
         python_version: str,
         environment: dict[str, str],
+        embedding: dict[str, str],
         lwa_layer_version: int,
         embed_concurrency: int,
         stream_concurrency: int | None = None,
@@ -91,6 +93,9 @@ class BunkoFunctions(Construct):
             **environment,
         }
         functions_dir = repo_root / "functions"
+        # The sources' sync writes into the library and never embeds (the ingest function
+        # does): it gets no embedding model, nor the endpoint's key.
+        no_embedding = {env_name("embedding_provider"): "none"}
 
         def function(
             name: str,
@@ -101,6 +106,7 @@ class BunkoFunctions(Construct):
             env: dict[str, str],
             layers: list[lambda_.ILayerVersion],
             reserved: int | None = None,
+            embeds: bool = True,
         ) -> lambda_.Function:
             log_group = logs.LogGroup(self, f"{name}Logs", retention=logs.RetentionDays.ONE_MONTH)
             return lambda_.Function(
@@ -116,7 +122,10 @@ class BunkoFunctions(Construct):
                 tracing=lambda_.Tracing.ACTIVE,
                 log_group=log_group,
                 role=function_role(self, f"{name}Role", log_group),
-                environment={**common, "POWERTOOLS_SERVICE_NAME": f"bunko-{name.lower()}", **env},
+                environment={
+                    **common, **(embedding if embeds else no_embedding),
+                    "POWERTOOLS_SERVICE_NAME": f"bunko-{name.lower()}", **env,
+                },
             )  # fmt: skip
 
         # Under API Gateway's 29 s: the app's own time budget for Bedrock (retries included)
@@ -150,7 +159,14 @@ class BunkoFunctions(Construct):
             "Ingest", handler="handler.handler", timeout=INGEST_TIMEOUT, memory=2048,
             layers=[], env={env_name("embed_concurrency"): str(embed_concurrency)},
         )  # fmt: skip
-        self.all = [self.api, self.stream, self.ingest]
+        # The sources' sync (EventBridge Scheduler, infra/constructs/sources_sync.py): its
+        # syncs stop by the timeout less a margin and the next run goes on.
+        self.sources = function(
+            "Sources", handler="handler.handler", timeout=SOURCES_TIMEOUT, memory=1024,
+            layers=[], env={}, embeds=False,
+        )  # fmt: skip
+        self.sources.configure_async_invoke(retry_attempts=0)
+        self.all = [self.api, self.stream, self.ingest, self.sources]
 
 
 def web_adapter_arn(scope: Construct, version: int) -> str:

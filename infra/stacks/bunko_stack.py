@@ -18,6 +18,7 @@ from infra.constructs.index_setup import SearchIndexSetup
 from infra.constructs.ingest import IngestPipeline
 from infra.constructs.search import SearchCollection, collection_name_for
 from infra.constructs.secrets import Secrets
+from infra.constructs.sources_sync import SourcesSchedule
 from infra.constructs.storage import Storage, named_files_bucket
 from infra.constructs.web import WebApp
 from infra.stacks.embedding import (
@@ -175,11 +176,11 @@ class BunkoStack(Stack):
             env_name("drop_prefix"): DROP_PREFIX,
             env_name("opensearch_endpoint"): search.endpoint,
             env_name("opensearch_index"): config.index_name,
-            **embedding_environment(self, config),
         }
         functions = BunkoFunctions(
             self, "Functions", repo_root=REPO_ROOT, python_version=config.python_version,
-            environment=environment, lwa_layer_version=config.lwa_layer_version,
+            environment=environment, embedding=embedding_environment(self, config),
+            lwa_layer_version=config.lwa_layer_version,
             embed_concurrency=config.resolved("embed_concurrency"),
             stream_concurrency=config.resolved("stream_concurrency") or None,
         )  # fmt: skip
@@ -250,19 +251,39 @@ class BunkoStack(Stack):
                 iam.PolicyStatement(actions=actions, resources=[resource])
             )
 
+        # The sources' sync writes what it reads into the library (blobs, the table, the
+        # ingest queue: the ingest function embeds) and deletes what its place no longer has
+        # (the index too); it decrypts a source's credential, never saves a key.
+        functions.sources.add_environment(env_name("ingest_queue_url"), ingest.queue.queue_url)
+        functions.sources.add_environment(
+            env_name("model_keys_kms_key_id"), secrets.model_keys.key_id
+        )
+        for actions, resource in (
+            (["sqs:SendMessage"], ingest.queue.queue_arn),
+            (["kms:Decrypt"], secrets.model_keys.key_arn),
+        ):
+            functions.sources.add_to_role_policy(
+                iam.PolicyStatement(actions=actions, resources=[resource])
+            )
+        self.sources_schedule = SourcesSchedule(self, "SourcesSync", function=functions.sources)
+
         roles = [_role(f) for f in functions.all]
         for role in roles:
             grant_table(role, storage.table)
         for function in functions.all:
+            syncs = function is functions.sources
             grant_files(_role(function), storage.bucket, BLOB_PREFIX, DROP_PREFIX,
-                        drop_write=function is not functions.ingest)  # fmt: skip
+                        drop_write=None if syncs else function is not functions.ingest,
+                        blob_read=not syncs)  # fmt: skip
+        # every function but the sources' sync embeds (ingest: passages; api, stream: queries)
+        embedders = [_role(f) for f in functions.all if f is not functions.sources]
         if config.embedding_provider == "bedrock":
-            grant_bedrock(roles, self, [config.embedding_model_id], stream=False)
+            grant_bedrock(embedders, self, [config.embedding_model_id], stream=False)
             grant_marketplace(
-                roles, self, [config.embedding_model_id], config.marketplace_product_ids
+                embedders, self, [config.embedding_model_id], config.marketplace_product_ids
             )
-        else:  # every function embeds (ingest: passages; api, stream: queries)
-            grant_embedding_secret(roles, self, config.openai_api_key_secret)
+        else:
+            grant_embedding_secret(embedders, self, config.openai_api_key_secret)
         chatters = [_role(functions.api), _role(functions.stream)]
         if config.chat_model_ids:
             grant_bedrock(chatters, self, config.chat_model_ids, stream=True)

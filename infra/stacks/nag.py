@@ -50,12 +50,30 @@ def suppress_findings(stack: Stack, *, stage_name: str) -> None:
                 ),
             ],
         )  # fmt: skip
+    # The sources' sync: blobs only (no drops), X-Ray's '*' (no Bedrock, no Marketplace).
+    NagSuppressions.add_resource_suppressions_by_path(
+        stack, f"{path}/Functions/SourcesRole/DefaultPolicy/Resource", [
+            NagPackSuppression(
+                id="AwsSolutions-IAM5",
+                reason="Object keys are created at run time: access is scoped to the blobs/ "
+                "prefix of the one bucket.",
+                applies_to=["Resource::<StorageFiles48C02C92.Arn>/blobs/*"],
+            ),
+            NagPackSuppression(
+                id="AwsSolutions-IAM5",
+                reason="X-Ray's PutTraceSegments and PutTelemetryRecords (added by "
+                "Tracing.ACTIVE) accept no resource but '*'.",
+                applies_to=["Resource::*"],
+            ),
+        ],
+    )  # fmt: skip
     runtime = _s(
         "AwsSolutions-L1", "The layer ships bytecode for the runtime's minor version, compiled "
         "by the interpreter that builds it (bunko:pythonVersion, a supported runtime); a newer "
         "runtime is one context parameter away once the build uses that interpreter.",
     )  # fmt: skip
-    for fn in ("Functions/Api", "Functions/Stream", "Functions/Ingest", "IndexSetup/OnEvent",
+    for fn in ("Functions/Api", "Functions/Stream", "Functions/Ingest", "Functions/Sources",
+               "IndexSetup/OnEvent",
                "IndexSetup/IsComplete"):  # fmt: skip
         NagSuppressions.add_resource_suppressions_by_path(stack, f"{path}/{fn}/Resource", [runtime])
     rest = f"{path}/Rest/Api"

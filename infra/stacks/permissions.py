@@ -50,12 +50,20 @@ def grant_table(role: iam.IRole, table: dynamodb.ITable) -> None:
 
 
 def grant_files(
-    role: iam.IRole, bucket: s3.IBucket, blob_prefix: str, drop_prefix: str, *, drop_write: bool
+    role: iam.IRole,
+    bucket: s3.IBucket,
+    blob_prefix: str,
+    drop_prefix: str,
+    *,
+    drop_write: bool | None,
+    blob_read: bool = True,
 ) -> None:
-    """Blobs: read, write, delete. Drops: read and delete a refused presigned upload's
-    version (ingest), or write (presigned uploads)."""
+    """Blobs: read (unless not `blob_read`: the sources' sync writes and deletes originals,
+    the ingest function reads them), write, delete. Drops: read and delete a refused
+    presigned upload's version (ingest), or write (presigned uploads), or nothing (None: the
+    sources' sync)."""
     role.add_to_principal_policy(iam.PolicyStatement(
-        actions=["s3:GetObject", "s3:PutObject", "s3:DeleteObject"],
+        actions=["s3:GetObject"] * blob_read + ["s3:PutObject", "s3:DeleteObject"],
         resources=[bucket.arn_for_objects(f"{blob_prefix}*")],
     ))  # fmt: skip
     # The web functions only sign uploads into drop/ (PutObject, with the tag that expires a
@@ -65,13 +73,15 @@ def grant_files(
         if drop_write
         else ["s3:GetObject", "s3:DeleteObjectVersion"]
     )
-    role.add_to_principal_policy(iam.PolicyStatement(
-        actions=drop_actions, resources=[bucket.arn_for_objects(f"{drop_prefix}*")],
-    ))  # fmt: skip
+    if drop_write is not None:
+        role.add_to_principal_policy(iam.PolicyStatement(
+            actions=drop_actions, resources=[bucket.arn_for_objects(f"{drop_prefix}*")],
+        ))  # fmt: skip
+    prefixes = [f"{blob_prefix}*"] + ([f"{drop_prefix}*"] if drop_write is not None else [])
     # Listing is needed for prefix deletes and to tell "missing" from "forbidden" on HEAD.
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=["s3:ListBucket"], resources=[bucket.bucket_arn],
-        conditions={"StringLike": {"s3:prefix": [f"{blob_prefix}*", f"{drop_prefix}*"]}},
+        conditions={"StringLike": {"s3:prefix": prefixes}},
     ))  # fmt: skip
 
 

@@ -22,7 +22,7 @@ DOOR_REACHES = {
     "cli_answers.py": {"close", "missing"},
     "cli_sources.py": {"close", "sources"},
     "drops/s3_events.py": {"ingest", "library", "model_switch", "pipeline", "uploads"},
-    "embedded_server.py": {"accounts", "close", "ingest", "refiner", "settings", "status"},
+    "embedded_server.py": {"accounts", "close", "ingest", "settings"},
     "http/app.py": {"audit", "originals", "settings", "sources", "upload_signer"},
     "http/deps.py": {"accounts", "conversions", "identity", "knowledge_base", "vision"},
     "http/routes/api_keys.py": {"apikeys"},

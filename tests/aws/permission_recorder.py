@@ -20,7 +20,12 @@ from typing import Any
 from urllib.parse import urlparse
 
 RECORD: dict[str, set[tuple[str, str]]] = defaultdict(set)
-_BUILDERS = {"api_app": "api", "ingest_handler": "ingest", "ingest_retries": "ingest"}
+_BUILDERS = {
+    "api_app": "api",
+    "ingest_handler": "ingest",
+    "ingest_retries": "ingest",
+    "sources": "sources",
+}
 CONVERSE_ACTIONS = {"Converse": "InvokeModel", "ConverseStream": "InvokeModelWithResponseStream"}
 # Cross-region inference profile ids start with one of these (us.anthropic.claude-…).
 INFERENCE_PROFILE_GEOGRAPHIES = frozenset(

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fnmatch import fnmatchcase
 
 # The stream function serves the same app (lambda_entry.api_app) as the api function.
-RECORD_OF = {"Api": "api", "Stream": "api", "Ingest": "ingest"}
+RECORD_OF = {"Api": "api", "Stream": "api", "Ingest": "ingest", "Sources": "sources"}
 
 
 def render(value) -> str:

@@ -44,9 +44,9 @@ def test_retention_reaches_the_web_functions_and_no_role_rewrites_the_trail(
         for policy_id in denies
         for role in template.find_resources("AWS::IAM::Policy")[policy_id]["Properties"]["Roles"]
     }
-    # every role granted the table (the index setup's is not): api, stream, ingest
+    # every role granted the table (the index setup's is not): api, stream, ingest, sources
     assert {r.removeprefix("Functions").split("Role")[0] for r in roles} == {
-        "Api", "Stream", "Ingest"}  # fmt: skip
+        "Api", "Stream", "Ingest", "Sources"}  # fmt: skip
     for statement in denies.values():
         assert sorted(statement["Action"]) == [
             "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:UpdateItem"]  # fmt: skip

@@ -42,6 +42,7 @@ RECORDED_TESTS = [
     "tests/aws/test_accounts_on_aws.py",
     "tests/aws/test_workspace_model_on_aws.py",
     "tests/aws/test_models_on_aws.py",
+    "tests/aws/test_sources_on_aws.py",
 ]
 # The models tests/aws/test_models_on_aws.py chats and reranks with: the stack grants chat
 # and rerank only on the models it is told of (bunko:chatModelIds, bunko:rerankModelIds).
@@ -102,6 +103,10 @@ UNRECORDED_GRANTS = {
         for a in ("aws-marketplace:ViewSubscriptions", "aws-marketplace:Subscribe")
     },
     **{(f, "s3:GetObject"): _DOWNLOADS for f in ("Api", "Stream")},
+    ("Sources", "kms:Decrypt"): (
+        "a source's credential (the connectors that take one) is decrypted with the model "
+        "keys' key; the website the handler tests sync takes none"
+    ),
     ("Ingest", "s3:DeleteObjectVersion"): (
         "a presigned upload over its uploader's quota on arrival: its version is deleted "
         "(tests/aws/test_presign_limits.py)"

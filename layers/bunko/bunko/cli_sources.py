@@ -1,10 +1,11 @@
-"""`bunko source add|sync|list|remove`: a library's connectors (docs/sources.md)."""
+"""`bunko source add|sync|list|schedule|remove`: a library's connectors (docs/sources.md)."""
 
 from __future__ import annotations
 
 import json
 import os
 import sys
+import time
 from typing import Annotated
 
 import typer
@@ -123,6 +124,10 @@ def add(
     folder: Annotated[
         str | None, typer.Option(help="Where its documents go (default: its name).")
     ] = None,
+    every: Annotated[
+        str, typer.Option(help="Sync by itself every 30m, 6h, 1d…, or off (on demand only).")
+    ] = "6h",
+    paused: Annotated[bool, typer.Option("--paused", help="Added paused.")] = False,
     library: LibraryName = None,
     data_dir: DataDir = None,
     credential_env: CredentialEnv = None,
@@ -166,6 +171,8 @@ def add(
             {k: v for k, v in given.items() if v is not None},
             operator=True,  # the machine's own operator
             credential=credential,
+            every=every,
+            paused=paused,
         )
     except BunkoError as exc:
         _fail(services, exc)
@@ -226,7 +233,8 @@ def list_sources(
     services, workspace = _open(data_dir, library)
     records = services.sources.list(workspace)
     if as_json:
-        typer.echo(json.dumps([r.to_dict() for r in records], indent=2, ensure_ascii=False))
+        shown = [{**r.to_dict(), "next_sync_at": r.next_sync_at} for r in records]
+        typer.echo(json.dumps(shown, indent=2, ensure_ascii=False))
     for r in [] if as_json else records:
         last = r.last_sync
         when = "never synced"
@@ -237,7 +245,7 @@ def list_sources(
                 + (f" (failed: {last['failed']})" if last.get("failed") else "")
             )
         kept = "\tcredential kept" if r.has_credential else ""
-        typer.echo(f"{r.name}\t{r.kind}\t{r.settings['url']}\t{when}{kept}")
+        typer.echo(f"{r.name}\t{r.kind}\t{r.settings['url']}\t{when}\t{_next(r)}{kept}")
     services.close()
 
 
@@ -263,6 +271,45 @@ def credential(
     except BunkoError as exc:
         _fail(services, exc)
     typer.echo(f"source {name!r}: credential {'removed' if remove else 'replaced'}")
+    services.close()
+
+
+def _next(record) -> str:
+    from bunko.services.sources import format_every
+
+    if record.paused:
+        return "paused"
+    if record.every is None:
+        return "on demand only"
+    at = record.next_sync_at
+    when = "now" if at <= time.time() else time.strftime("%Y-%m-%d %H:%M", time.localtime(at))
+    return f"every {format_every(record.every)}, next {when}"
+
+
+@source_app.command("schedule")
+def schedule(
+    name: SourceName,
+    every: Annotated[
+        str | None, typer.Option(help="Sync by itself every 30m, 6h, 1d…, or off.")
+    ] = None,
+    pause: Annotated[
+        bool | None, typer.Option("--pause/--resume", help="Pause or resume it.")
+    ] = None,
+    library: LibraryName = None,
+    data_dir: DataDir = None,
+) -> None:
+    """Change when a source syncs by itself (`bunko serve` runs what is due)."""
+    from bunko.errors import BunkoError
+
+    services, workspace = _open(data_dir, library)
+    changes: dict = {"paused": pause}
+    if every is not None:
+        changes["every"] = every
+    try:
+        record = services.sources.set_schedule(workspace, name, **changes)
+    except BunkoError as exc:
+        _fail(services, exc)
+    typer.echo(f"{record.name}: {_next(record)}")
     services.close()
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import ipaddress
 import logging
 import signal
-import threading
 from collections.abc import Callable
 
 from bunko.bootstrap import Services, build_services
-from bunko.bootstrap.background import resume_ingest
+from bunko.bootstrap.background import schedule_background_work
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.scheduler import Scheduler
 
 log = logging.getLogger(__name__)
 
@@ -85,17 +85,13 @@ def run_server(settings: Settings, *, watch: bool, uvicorn_run: Callable) -> Non
 
 
 def start_background_work(services: Services, *, watch: bool) -> Callable[[], None]:
-    """Resume unfinished ingest, rebuild a new index generation, watch the drop folder.
-    Returns a function that stops what it started."""
+    """The background work (bootstrap/background.py: the startup check, the warm-up, the
+    refine pass, due sources, the drop folder's catch-up) on one scheduler, and the watchers
+    of the drop folder and saved folders. Returns a function that stops what it started."""
     from bunko.drops.folder_monitor import FolderMonitor
     from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
 
-    resume_ingest(services)
-    if services.refiner is not None:
-        services.refiner.start()
-    if (warm_up := services.status.model_warm_up) is not None:
-        # Load the model while the server starts, not on the first user's query.
-        threading.Thread(target=warm_up, name="bunko-warm-up", daemon=True).start()
+    scheduler = Scheduler()
     watcher: FolderMonitor | DropFolderWatcher | None = None
     if services.accounts is not None:
         # The drop folder plus the folders saved through /settings, reloaded when they change.
@@ -104,17 +100,26 @@ def start_background_work(services: Services, *, watch: bool) -> Callable[[], No
             services.accounts.workspace_settings,
             drop_dir=services.settings.drop_dir if watch else None,
             drop_workspace_id=DEFAULT_WORKSPACE_ID,
+            reload_soon=lambda: scheduler.wake("watched-folders"),
         )
-        watcher.start()
     elif watch:
         watcher = DropFolderWatcher(
             services.ingest, DEFAULT_WORKSPACE_ID, [WatchedFolder(services.settings.drop_dir)]
         )
+    schedule_background_work(
+        services,
+        scheduler,
+        catch_up=watcher.catch_up if watcher else None,
+        reload_folders=watcher.reload_now if isinstance(watcher, FolderMonitor) else None,
+    )
+    scheduler.start()
+    if watcher is not None:
         watcher.start()
     if watch:
         log.info("watching %s", services.settings.drop_dir)
 
     def stop() -> None:
+        scheduler.stop()
         if watcher:
             watcher.stop()
         services.close()

@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from bunko.bootstrap.functions import Retries
     from bunko.drops.s3_events import IngestEventHandler
+    from bunko.services.sources import Sources
 
 
 @cache
@@ -60,3 +61,14 @@ def ingest_retries() -> Retries | None:
     from bunko.bootstrap.functions import ingest_retries as build
 
     return build()
+
+
+@cache
+def sources() -> Sources:
+    """The sources wing of the sync function (EventBridge Scheduler invokes it)."""
+    from bunko.bootstrap.functions import sources_graph
+
+    wing = sources_graph().sources
+    if wing is None:
+        raise RuntimeError("sources need the account stores: set BUNKO_MODEL_KEYS_KMS_KEY_ID")
+    return wing

@@ -80,3 +80,15 @@ def ingest_retries() -> Retries | None:
     return SqsRetries(
         boto_client("sqs", aws), queue_url=aws.ingest_queue_url, delays=aws.ingest_retry_delays
     )
+
+
+def sources_graph() -> Services:
+    """The sync function's services: the sources wing over the table, blobs in S3 and the
+    ingest queue (its writes are indexed by the ingest function). Built without signing in
+    (no JWT secret); model keys and credentials are decrypted with the KMS key."""
+    from bunko.bootstrap.aws import build_aws_adapters
+    from bunko.bootstrap.root import wire_services
+    from bunko.config import Settings
+
+    settings = Settings()
+    return wire_services(settings, build_aws_adapters(settings, sign_in=False))

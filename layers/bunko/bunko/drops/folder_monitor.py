@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 from bunko.drops.folder_watcher import DropFolderWatcher, WatchedFolder
@@ -29,8 +30,12 @@ class FolderMonitor:
         *,
         drop_dir: Path | None,
         drop_workspace_id: str,
+        reload_soon: Callable[[], None] | None = None,
     ) -> None:
+        """`reload_soon`: how a change of settings asks for `reload_now` off the request
+        thread (the embedded server's scheduler wakes its job); by default a thread."""
         self.ingest = ingest
+        self.reload_soon = reload_soon
         self.settings = settings
         self.drop_dir = drop_dir
         self.drop_workspace_id = drop_workspace_id
@@ -77,11 +82,29 @@ class FolderMonitor:
             self._started = False
             self._stop_watchers()
 
+    def catch_up(self) -> None:
+        """Each watcher's catch-up (DropFolderWatcher.catch_up), one after another; the
+        first failure is raised once every watcher had its turn."""
+        with self._lock:
+            watchers = list(self._watchers)
+        failed: Exception | None = None
+        for watcher in watchers:
+            try:
+                watcher.catch_up()
+            except Exception as exc:
+                log.exception("catching up with %s failed", [str(f.path) for f in watcher.folders])
+                failed = failed or exc
+        if failed is not None:
+            raise failed
+
     def _reload(self) -> None:
         # Off the request thread: a new folder's catch-up sync reads every file in it.
-        threading.Thread(target=self._reload_now, name="bunko-watch-reload", daemon=True).start()
+        if self.reload_soon is not None:
+            self.reload_soon()
+            return
+        threading.Thread(target=self.reload_now, name="bunko-watch-reload", daemon=True).start()
 
-    def _reload_now(self) -> None:
+    def reload_now(self) -> None:
         with self._lock:
             if not self._started:
                 return

@@ -84,6 +84,11 @@ class DropFolderWatcher:
         self._stop = threading.Event()
         self._ready = threading.Event()
         self._thread: threading.Thread | None = None
+        # A catch-up asked for by the scheduler, served by the watch thread between two
+        # batches (never beside one: a mirror must not race a file being taken).
+        self._catch_up = threading.Event()
+        self._caught_up = threading.Event()
+        self._catch_up_error: BaseException | None = None
         for folder in folders:
             folder.path.mkdir(parents=True, exist_ok=True)
 
@@ -270,7 +275,32 @@ class DropFolderWatcher:
                 finally:
                     self._ready.set()
             self.changed(changes)
+            if self._catch_up.is_set():
+                self._serve_catch_up()
         self._ready.set()  # stopped before it was ever live: do not keep start() waiting
+        self._caught_up.set()  # stopped: do not keep a catch-up waiting
+
+    def _serve_catch_up(self) -> None:
+        self._catch_up.clear()
+        self._catch_up_error = None
+        try:
+            self.sync()
+        except Exception as exc:
+            self._catch_up_error = exc
+        finally:
+            self._caught_up.set()
+
+    def catch_up(self, timeout: float = 600.0) -> None:
+        """Catch up with what the live watch may have missed (an overflowed OS queue, a
+        network folder), in the watch thread, and wait for it; raises what it raised."""
+        if self._thread is None or not self._thread.is_alive():
+            return
+        self._caught_up.clear()
+        self._catch_up.set()
+        if not self._caught_up.wait(timeout=timeout):
+            raise TimeoutError(f"the catch-up of the drop folder took over {timeout} s")
+        if self._catch_up_error is not None:
+            raise self._catch_up_error
 
     def start(self) -> None:
         """Watch from now on, after catching up with what changed while not watching."""

@@ -14,12 +14,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from bunko.http.deps import Owner, Reader, ReadsOnly, ServicesDep
 from bunko.http.errors import error_responses
-from bunko.services.sources import SourceRecord, SyncReport
+from bunko.services.sources import DEFAULT_EVERY, SourceRecord, SyncReport, format_every
 
 router = APIRouter(prefix="/sources", tags=["sources"], responses=error_responses(401, 403))
 
 SourceName = Annotated[str, Path(min_length=1, max_length=64)]
 Glob = Annotated[str, Field(min_length=1, max_length=300)]
+# When a source syncs by itself: "30m", "6h", "1d" (5 minutes to 30 days), or "off".
+Every = Annotated[str, Field(min_length=1, max_length=16)]
 # request field → setting
 _SETTINGS = {
     "url": "url",
@@ -65,6 +67,8 @@ class SourceCreate(BaseModel):
     maxFiles: int | None = None
     maxBytes: int | None = None
     maxSeconds: int | None = None
+    every: Every = format_every(DEFAULT_EVERY)
+    paused: bool = False
     # The secret the connector reads its service with (kept encrypted, never answered).
     credential: Annotated[str | None, Field(min_length=1, max_length=4096)] = None
 
@@ -81,9 +85,12 @@ class SourceTry(SourceCreate):
     name: Annotated[str | None, Field(min_length=1, max_length=64)] = None
 
 
-class SourceChange(BaseModel):
+class SourceSchedule(BaseModel):
+    """What PATCH changes: what is not given stays."""
+
     model_config = ConfigDict(extra="forbid")
-    paused: bool
+    every: Every | None = None
+    paused: bool | None = None
 
 
 class SourceChecked(BaseModel):
@@ -103,6 +110,8 @@ class SourcePublic(BaseModel):
     paused: bool  # no sync runs until it is resumed
     lastSync: dict[str, Any] | None
     hasCredential: bool
+    every: str  # "6h", or "off": on demand only
+    nextSyncAt: float | None  # epoch seconds; None: paused or on demand only
 
     @classmethod
     def of(cls, r: SourceRecord) -> SourcePublic:
@@ -116,6 +125,8 @@ class SourcePublic(BaseModel):
             paused=r.paused,
             lastSync=r.last_sync,
             hasCredential=r.has_credential,
+            every=format_every(r.every),
+            nextSyncAt=r.next_sync_at,
         )
 
 
@@ -169,8 +180,28 @@ def add_source(body: SourceCreate, principal: Owner, services: ServicesDep) -> S
     OneDrive drive, or a Google Drive folder to the library; its URL passes the outbound
     guard."""
     record = services.sources.add(
-        principal.workspace_id, body.kind, body.name, _settings(body), credential=body.credential
+        principal.workspace_id,
+        body.kind,
+        body.name,
+        _settings(body),
+        credential=body.credential,
+        every=body.every,
+        paused=body.paused,
     )
+    return SourcePublic.of(record)
+
+
+@router.patch("/{name}", response_model=SourcePublic, responses=error_responses(400, 404))
+def schedule_source(
+    name: SourceName, body: SourceSchedule, principal: Owner, services: ServicesDep
+) -> SourcePublic:
+    """Owners: change when the source syncs by itself (`every`, "off" for on demand only)
+    or pause it (no sync runs, on demand or scheduled, until it is resumed; its documents
+    stay) and resume it."""
+    changes: dict[str, Any] = {"paused": body.paused}
+    if body.every is not None:
+        changes["every"] = body.every
+    record = services.sources.set_schedule(principal.workspace_id, name, **changes)
     return SourcePublic.of(record)
 
 
@@ -184,7 +215,9 @@ def set_source_credential(
 
 
 def _settings(body: SourceCreate) -> dict[str, Any]:
-    given = body.model_dump(exclude_none=True, exclude={"kind", "name", "credential"})
+    given = body.model_dump(
+        exclude_none=True, exclude={"kind", "name", "credential", "every", "paused"}
+    )
     return {_SETTINGS[k]: v for k, v in given.items()}
 
 
@@ -200,15 +233,6 @@ def test_source(body: SourceTry, principal: Owner, services: ServicesDep) -> Sou
     URL the guard refuses; a place that does not answer as expected is `ok: false`."""
     checked = services.sources.check_connection(body.kind, _settings(body))
     return SourceChecked(**checked.to_dict())
-
-
-@router.patch("/{name}", response_model=SourcePublic, responses=error_responses(404))
-def change_source(
-    name: SourceName, body: SourceChange, principal: Owner, services: ServicesDep
-) -> SourcePublic:
-    """Owners: pause the source (no sync runs, on demand or scheduled, until it is
-    resumed; its documents stay) or resume it."""
-    return SourcePublic.of(services.sources.set_paused(principal.workspace_id, name, body.paused))
 
 
 @router.post("/{name}/sync", response_model=SourceSync, responses=error_responses(404, 409))

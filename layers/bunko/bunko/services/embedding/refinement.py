@@ -100,6 +100,7 @@ class RefiningGenerations(ChosenGenerations):
         follower = FollowerIndex(refined.index, self.touch)
         self.follower = EmbeddingGeneration(f"refined:{refined.model}", None, follower)
         self.wake = threading.Event()
+        self.listeners: list[Callable[[], None]] = []  # told of each write (the refine job)
         self.last_write = 0.0  # time.monotonic() of the last write to any workspace
         self._ready: set[str] = set()
         self._writes: dict[str, int] = {}  # per workspace: writes since the start
@@ -123,7 +124,12 @@ class RefiningGenerations(ChosenGenerations):
             self._writes[workspace_id] = self._writes.get(workspace_id, 0) + 1
             self._dirty.add(workspace_id)
             self.last_write = time.monotonic()
+        self._wake()
+
+    def _wake(self) -> None:
         self.wake.set()
+        for listener in self.listeners:
+            listener()
 
     def writes(self, workspace_id: str) -> int:
         return self._writes.get(workspace_id, 0)
@@ -138,7 +144,7 @@ class RefiningGenerations(ChosenGenerations):
     def look_at(self, workspace_ids: set[str]) -> None:
         with self._lock:
             self._dirty |= workspace_ids
-        self.wake.set()
+        self._wake()
 
     def next_dirty(self) -> str | None:
         with self._lock:
@@ -146,7 +152,7 @@ class RefiningGenerations(ChosenGenerations):
 
 
 class Refiner:
-    """The background thread that fills the refined generation (see the module's text)."""
+    """The background pass that fills the refined generation (see the module's text)."""
 
     def __init__(
         self,
@@ -164,22 +170,35 @@ class Refiner:
         self.batch_size = batch_size  # small: a batch holds the model for ~2 s on 2 cores
         self.embedded: dict[str, int] = {}  # per workspace: chunks embedded since the start
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._halt: threading.Event | None = None  # the scheduler's stop, during a pass
+        self._own: Any = None  # a scheduler of its own (start())
+        self._looked = False
 
     @property
     def name(self) -> str | None:
         embedder = self.generations.refined.embedder
         return embedder.name if embedder else None
 
+    def schedule(self, scheduler: Any) -> None:
+        """The refine pass as a job of the embedded server's scheduler (bootstrap/scheduler.py):
+        due at once (a first look at every workspace), again after each write, and each
+        minute should a wake be missed."""
+        scheduler.add("refine", self.run_pending, every=60.0)
+        self.generations.listeners.append(lambda: scheduler.wake("refine"))
+
     def start(self) -> None:
-        self._thread = threading.Thread(target=self._run, name="bunko-refine", daemon=True)
-        self._thread.start()
+        """The refine pass on a scheduler of its own (when no server's scheduler runs it)."""
+        from bunko.scheduler import Scheduler
+
+        self._own = Scheduler()
+        self.schedule(self._own)
+        self._own.start()
 
     def stop(self) -> None:
         self._stop.set()
         self.generations.wake.set()
-        if self._thread is not None:
-            self._thread.join(timeout=60)
+        if self._own is not None:
+            self._own.stop(timeout=60)
 
     def status(self, workspace_id: str) -> RefinedStatus:
         return RefinedStatus(
@@ -189,22 +208,29 @@ class Refiner:
             serving=self.generations.is_ready(workspace_id),
         )
 
-    def _run(self) -> None:
-        # Linux: a thread id names one thread, so this lowers only the refiner (and the
-        # model's OpenMP threads, which it starts).
+    def run_pending(self, stop: threading.Event | None = None) -> None:
+        """One refine pass: every workspace written to since the last (every workspace, the
+        first time), until none is left or `stop` (or `stop()`) says to end."""
+        # Linux: a thread id names one thread, so this lowers only the pass's thread (and
+        # the model's OpenMP threads, which it starts).
         with contextlib.suppress(AttributeError, OSError):
             os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), NICENESS)
-        self.generations.look_at({d.workspace_id for d in self.metadata.iter_documents()})
-        while not self._stop.is_set():
+        self._halt = stop
+        if not self._looked:
+            self._looked = True
+            self.generations.look_at({d.workspace_id for d in self.metadata.iter_documents()})
+        while not self._stopping():
             self.generations.wake.clear()
             workspace_id = self.generations.next_dirty()
             if workspace_id is None:
-                self.generations.wake.wait(timeout=60)
-                continue
+                return
             try:
                 self.refine(workspace_id)
             except Exception:  # looked at again after its next write, or at the next start
                 log.exception("refining workspace %s failed", workspace_id)
+
+    def _stopping(self) -> bool:
+        return self._stop.is_set() or (self._halt is not None and self._halt.is_set())
 
     def refine(self, workspace_id: str) -> bool:
         """Bring the workspace's refined generation up to metadata; True when it is complete
@@ -271,7 +297,7 @@ class Refiner:
 
     def _wait_quiet(self) -> bool:
         """Wait until no file waits and no write came for `quiet_seconds`; False: stopping."""
-        while not self._stop.is_set():
+        while not self._stopping():
             quiet = time.monotonic() - self.generations.last_write >= self.quiet_seconds
             if quiet and not self.busy():
                 return True

@@ -10,6 +10,7 @@ from typing import Any
 
 from bunko.domain.sources import connector_source
 from bunko.errors import ValidationError
+from bunko.services.sources.schedule import DEFAULT_EVERY, next_sync_at
 
 KINDS = ("web", "git", "confluence", "sharepoint", "gdrive")
 # Kinds that read a service in someone's name: they may keep a credential (encrypted at rest
@@ -171,8 +172,20 @@ class SourceRecord:
     # Whether a credential is kept for it (the secret itself is kept apart, encrypted, under
     # the `source_credentials` scope by the source's id, so no listing can carry it).
     has_credential: bool = False
-    # Paused: no sync runs (on demand or scheduled) until it is resumed; its documents stay.
+    # Its schedule (services/sources/schedule.py): seconds between syncs (None: on demand
+    # only); paused: no sync runs, scheduled or on demand, until it is resumed (its
+    # documents stay).
+    every: int | None = DEFAULT_EVERY
     paused: bool = False
+
+    @property
+    def next_sync_at(self) -> float | None:
+        return next_sync_at(
+            every=self.every,
+            paused=self.paused,
+            created_at=self.created_at,
+            last_sync=self.last_sync,
+        )
 
     @property
     def source(self) -> str:

@@ -17,11 +17,13 @@ report (and the source's last sync), never the end of the sync.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import posixpath
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from bunko.domain import new_id
@@ -57,8 +59,11 @@ from bunko.services.sources.records import (
     check_name,
     check_settings,
 )
+from bunko.services.sources.schedule import DEFAULT_EVERY, UNSET, DueSync, _Unset, parse_every
 from bunko.services.sources.tokens import access_token
 from bunko.services.sources.web import WebSync
+
+log = logging.getLogger(__name__)
 
 SCOPE = "sources"
 STATE_SCOPE = "source_state"
@@ -83,12 +88,19 @@ class Sources:
         private_for_people: bool = False,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        now: Callable[[], float] = time.time,
+        refuse_kinds: dict[str, str] | None = None,
+        on_demand_seconds: float | None = None,
     ) -> None:
         """`check_url(url, allow_private)`: the outbound guard a source's URL passes when it
         is added (the fetchers run it again before every request). `private_for_*`: whether
         a source the operator adds, or a person adds over the network, may reach loopback
         and private addresses. `cipher`: what keeps credentials at rest (None: a source
-        cannot be given one). `sleep`: how an API connector waits out throttling."""
+        cannot be given one). `sleep`: how an API connector waits out throttling. `clock`
+        times a sync; `now` (epoch seconds) dates it and decides which sources are due.
+        `refuse_kinds`: kinds this shape cannot sync → why. `on_demand_seconds`: the longest
+        a sync asked for now may take (the request's own bound: on AWS the api function's
+        timeout); a schedule goes on from there."""
         self.store = store
         self.ingest = ingest
         self.library = library
@@ -100,6 +112,9 @@ class Sources:
         self.private_for_people = private_for_people
         self.clock = clock
         self.sleep = sleep  # how API connectors wait out throttling (tests: no real wait)
+        self.now = now
+        self.refuse_kinds = refuse_kinds or {}
+        self.on_demand_seconds = on_demand_seconds
         self._running: set[str] = set()
         self._lock = threading.Lock()
 
@@ -128,13 +143,19 @@ class Sources:
         *,
         operator: bool = False,
         credential: str | None = None,
+        every: str | int | None = DEFAULT_EVERY,
+        paused: bool = False,
     ) -> SourceRecord:
         """`operator`: added by the machine's operator (the CLI), who alone may name a Git
         repository on this machine, and (by default) reach private addresses; a door a
         person reaches over the network passes False, so a setting cannot read the server's
         own files or network. `credential`: the secret the connector reads in someone's
-        name with (kept encrypted, never shown)."""
+        name with (kept encrypted, never shown). `every`: its schedule
+        (services/sources/schedule.py)."""
         check_name(name)
+        if kind in self.refuse_kinds:
+            raise ValidationError(self.refuse_kinds[kind])
+        every = parse_every(every)
         secret = None if credential is None else self._encrypt(kind, credential)
         checked, private = self._checked(kind, settings, operator=operator)
         if self.store.get_settings(SCOPE, f"{workspace_id}/{name}") is not None:
@@ -142,7 +163,17 @@ class Sources:
         folder = checked.get("folder") or name
         if not folder.strip("/") or ".." in folder.split("/"):
             raise ValidationError("folder: a path inside the library")
-        record = SourceRecord(new_id(), workspace_id, name, kind, checked, private=private)
+        record = SourceRecord(
+            new_id(),
+            workspace_id,
+            name,
+            kind,
+            checked,
+            created_at=self.now(),
+            private=private,
+            every=every,
+            paused=bool(paused),
+        )
         record.has_credential = secret is not None
         if secret is not None:  # before the record, so no record claims a missing secret
             self.store.put_settings(CREDENTIAL_SCOPE, record.id, {"encrypted": secret})
@@ -180,14 +211,6 @@ class Sources:
             said = "a folder on this machine" if found else "no such folder on this machine"
             return ConnectionCheck(found, said, url=url)
         return check_git_http(self.web, url, checked["branch"], allow_private=private)
-
-    def set_paused(self, workspace_id: str, name: str, paused: bool) -> SourceRecord:
-        """Pause the source (no sync runs, on demand or scheduled, until it is resumed; its
-        documents stay) or resume it."""
-        record = self.get(workspace_id, name)
-        record.paused = paused
-        self._update(record, paused=paused)
-        return record
 
     def set_credential(self, workspace_id: str, name: str, credential: str | None) -> SourceRecord:
         """Replace the source's credential (None: remove it); the old one is gone."""
@@ -248,38 +271,118 @@ class Sources:
         if record.kind == "git":
             self.git.forget(record.id)
 
+    # -- its schedule ---------------------------------------------------------------------
+
+    def set_schedule(
+        self,
+        workspace_id: str,
+        name: str,
+        *,
+        every: str | int | _Unset | None = UNSET,
+        paused: bool | None = None,
+    ) -> SourceRecord:
+        """Change when the source syncs by itself: `every` (off: on demand only), `paused`
+        (kept, and resumed as it was). What is not given stays."""
+        record = self.get(workspace_id, name)
+        if not isinstance(every, _Unset):
+            record.every = parse_every(every)
+        if paused is not None:
+            record.paused = bool(paused)
+        self._update(record, every=record.every, paused=record.paused)
+        return record
+
+    def due(self, now: float | None = None) -> list[SourceRecord]:
+        """Every library's sources whose next sync time has come, the longest waiting first."""
+        now = self.now() if now is None else now
+        records = [SourceRecord.from_dict(raw) for _, raw in self.store.list_settings(SCOPE)]
+        waiting = [r for r in records if r.next_sync_at is not None and r.next_sync_at <= now]
+        return sorted(waiting, key=lambda r: (r.next_sync_at, r.id))
+
+    def sync_due(
+        self,
+        *,
+        now: float | None = None,
+        deadline: float | None = None,
+        stopping: Callable[[], bool] = lambda: False,
+    ) -> list[DueSync]:
+        """Sync each source that is due, one after another. One source's failure is recorded
+        on it (its last sync says why) and logged, and never stops the others. `deadline`
+        (on `clock`): no sync starts after it and each stops by it (a bound, as
+        `max_seconds`: the next run goes on from there). `stopping`: asked before each
+        source (the server is shutting down)."""
+        done: list[DueSync] = []
+        for record in self.due(now):
+            left = None if deadline is None else deadline - self.clock()
+            if (left is not None and left < 1) or stopping():
+                break
+            try:
+                report = self._sync_now(record, max_seconds=left)
+            except ConflictError:
+                continue  # syncing on demand right now: it is not due after that
+            except Exception as exc:
+                log.exception("source %s (%s) failed to sync", record.name, record.id)
+                self._record_failure(record, exc)
+                done.append(DueSync(record, None, f"{type(exc).__name__}: {exc}"))
+                continue
+            done.append(DueSync(record, report, report.failed))
+        return done
+
     # -- a sync ---------------------------------------------------------------------------
 
-    def sync(self, workspace_id: str, name: str) -> SyncReport:
-        """One sync of the source, now; ConflictError when it is already syncing."""
+    def sync(self, workspace_id: str, name: str, *, max_seconds: float | None = None) -> SyncReport:
+        """One sync of the source, now; ConflictError when it is already syncing.
+        `max_seconds`: a tighter time bound than the source's own for this run."""
+        if max_seconds is None:
+            max_seconds = self.on_demand_seconds
         record = self.get(workspace_id, name)
         if record.paused:
             raise ConflictError(f"source {name!r} is paused: resume it to sync")
+        return self._sync_now(record, max_seconds=max_seconds)
+
+    def _sync_now(self, record: SourceRecord, *, max_seconds: float | None) -> SyncReport:
+        if record.kind in self.refuse_kinds:
+            raise ValidationError(self.refuse_kinds[record.kind])
         with self._lock:
             if record.id in self._running:
-                raise ConflictError(f"source {name!r} is syncing already")
+                raise ConflictError(f"source {record.name!r} is syncing already")
             self._running.add(record.id)
         try:
-            return self._sync(record)
+            return self._sync(record, max_seconds=max_seconds)
         finally:
             with self._lock:
                 self._running.discard(record.id)
 
-    def _sync(self, record: SourceRecord) -> SyncReport:
+    def _sync(self, record: SourceRecord, *, max_seconds: float | None = None) -> SyncReport:
         started = self.clock()
         state = self.store.get_settings(STATE_SCOPE, record.id) or {}
         report = SyncReport()
+        run = record
+        if max_seconds is not None and max_seconds < record.settings.get("max_seconds", 1e12):
+            run = replace(record, settings={**record.settings, "max_seconds": max_seconds})
         connector = getattr(self, f"_sync_{record.kind}", None)  # one method per kind
         if connector is None:
             report.failed = f"no connector for a {record.kind} source here"
         else:
-            connector(record, state, report)
+            connector(run, state, report)
         report.seconds = self.clock() - started
         if report.failed is None:
             self.store.put_settings(STATE_SCOPE, record.id, state)
-        record.last_sync = report.summary()
-        self._update(record, last_sync=record.last_sync)
+        self._save_last_sync(record, {**report.summary(), "at": self.now()})
         return report
+
+    def _save(self, record: SourceRecord) -> None:
+        self.store.put_settings(SCOPE, f"{record.workspace_id}/{record.name}", record.to_dict())
+
+    def _save_last_sync(self, record: SourceRecord, last_sync: dict[str, Any]) -> None:
+        """Record a sync on the source as it is now (a schedule changed while it ran is kept),
+        unless it was removed (or replaced) meanwhile."""
+        record.last_sync = last_sync
+        self._update(record, last_sync=last_sync)
+
+    def _record_failure(self, record: SourceRecord, exc: Exception) -> None:
+        """A sync that raised: its last sync says why, and it is next due a period later."""
+        report = SyncReport(complete=False, failed=f"{type(exc).__name__}: {exc}")
+        self._save_last_sync(record, {**report.summary(), "at": self.now()})
 
     def _mirror(
         self,
