@@ -31,6 +31,7 @@ REST_SETTINGS = {"allow_private_sources": True}
 # Confluence Cloud credentials (EMAIL:API_TOKEN): the first, then the one that replaces it.
 FIRST_KEY = "me@example.com:ATATT3x-first-form-secret-5b7e"
 NEW_KEY = "me@example.com:ATATT3x-replacing-secret-9d2c"
+GRAPH = "https://graph.microsoft.com/v1.0"
 
 
 class GatedSite(LocalSite):
@@ -230,6 +231,11 @@ def confluence():
     site.close()
 
 
+def toast_gone(page) -> None:
+    """No toast over the card (it fades out in 0.2 s), for a clean screenshot."""
+    expect(page.locator("#toast")).to_have_css("opacity", "0")
+
+
 def keep_answers(page) -> list[tuple[str, bytes]]:
     """Every answer the page receives from here on (but the page itself), as it arrived."""
     answers: list[tuple[str, bytes]] = []
@@ -263,6 +269,9 @@ def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
         sign_in(page, owner)
         open_sources(page)
         form = page.get_by_role("form", name="Add a source")
+        form.get_by_label("Kind").select_option("sharepoint")
+        expect(form.get_by_label("Drive id")).to_be_visible()
+        expect(form.get_by_label("API root")).to_have_attribute("placeholder", GRAPH)
         form.get_by_label("Kind").select_option("confluence")
         expect(form.get_by_label("Take the pages’ attachments too")).to_be_checked()
         expect(form.get_by_label("Credential (write-only)")).to_have_attribute("type", "password")
@@ -300,6 +309,7 @@ def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
         dialog = page.get_by_role("dialog", name="Credential of wiki")
         expect(dialog.get_by_label("New credential")).to_have_value("")  # the kept one is not shown
         dialog.get_by_label("New credential").fill(NEW_KEY)
+        toast_gone(page)
         t.shoot("48-sources-credential")
         dialog.get_by_role("button", name="Save credential").click()
         expect(page.get_by_text("Credential of wiki saved.")).to_be_visible()
@@ -311,6 +321,7 @@ def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
             confluence.requests()[-1][2] == "Basic " + base64.b64encode(NEW_KEY.encode()).decode()
         )
         expect(card.get_by_text("credential kept")).to_be_visible()
+        toast_gone(page)
         t.shoot("48-sources-confluence")
 
         # the page sent each credential once (adding, replacing), and nothing it received

@@ -13,7 +13,7 @@ export default {
   'src.confluence.space': 'Space key', 'src.confluence.spaceHint': 'E.g. ENG; a personal space: ~name.',
   'src.confluence.edition': 'Edition', 'src.confluence.editionHint': 'Automatic: Cloud for an atlassian.net address, else Data Center.', 'src.confluence.byHost': 'Automatic', 'src.confluence.cloud': 'Cloud', 'src.confluence.datacenter': 'Data Center',
   'src.confluence.attachments': 'Take the pages’ attachments too',
-  'src.confluence.credentialHint': 'Cloud: EMAIL:API_TOKEN; Data Center: a personal access token. Empty: read as an anonymous visitor.',
+  'src.confluence.credentialHint': 'Cloud: EMAIL:API_TOKEN; Data Center: a personal access token (without one, it reads as an anonymous visitor).',
   'src.sharepoint.driveId': 'Drive id', 'src.sharepoint.driveIdHint': 'A SharePoint document library’s or a OneDrive’s id in Microsoft Graph.',
   'src.sharepoint.itemId': 'Folder item id', 'src.sharepoint.itemIdHint': 'Empty: the whole drive.',
   'src.sharepoint.credentialHint': 'An app’s client credentials as JSON (tenant_id, client_id, client_secret), or an access token.',

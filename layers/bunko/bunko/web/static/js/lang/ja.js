@@ -116,7 +116,7 @@ export default {
   'src.confluence.space': 'スペースキー', 'src.confluence.spaceHint': '例: ENG。個人用スペースは ~名前。',
   'src.confluence.edition': 'エディション', 'src.confluence.editionHint': '自動: atlassian.net のアドレスなら Cloud、それ以外は Data Center。', 'src.confluence.byHost': '自動', 'src.confluence.cloud': 'Cloud', 'src.confluence.datacenter': 'Data Center',
   'src.confluence.attachments': 'ページの添付ファイルも取り込む',
-  'src.confluence.credentialHint': 'Cloud: メールアドレス:API トークン。Data Center: 個人用アクセストークン。空欄なら匿名で読みます。',
+  'src.confluence.credentialHint': 'Cloud: メールアドレス:API トークン。Data Center: 個人用アクセストークン（なければ匿名で読みます）。',
   'src.sharepoint.driveId': 'ドライブ ID', 'src.sharepoint.driveIdHint': 'SharePoint のドキュメントライブラリまたは OneDrive の、Microsoft Graph での ID。',
   'src.sharepoint.itemId': 'フォルダーのアイテム ID', 'src.sharepoint.itemIdHint': '空欄ならドライブ全体。',
   'src.sharepoint.credentialHint': 'アプリのクライアント資格情報の JSON（tenant_id、client_id、client_secret）、またはアクセストークン。',
