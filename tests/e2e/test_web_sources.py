@@ -3,15 +3,21 @@ real website on a local socket and a real Git repository served over HTTP: an ow
 website's connection, adds it, syncs it (a progress bar while the sync runs, then its counts
 and each file's error), pauses and resumes it, adds a Git repository the same way, and removes
 one keeping its documents and the other with them; a viewer sees the list and nothing to
-press; the page in Japanese."""
+press; the page in Japanese. An owner adds a Confluence space (a fake Confluence on a local
+socket) with a credential through the form, syncs it, replaces its expired credential from its
+card, and no answer the page receives ever holds the credential."""
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.fake_confluence import FakeConfluence
 from tests.e2e.git_http import GitOverHttp
 from tests.e2e.local_site import LocalSite
 from tests.e2e.test_source_git import Repo
@@ -22,6 +28,10 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 # The people here add sources on loopback (the local site), which the operator allows.
 REST_SETTINGS = {"allow_private_sources": True}
+# Confluence Cloud credentials (EMAIL:API_TOKEN): the first, then the one that replaces it.
+FIRST_KEY = "me@example.com:ATATT3x-first-form-secret-5b7e"
+NEW_KEY = "me@example.com:ATATT3x-replacing-secret-9d2c"
+GRAPH = "https://graph.microsoft.com/v1.0"
 
 
 class GatedSite(LocalSite):
@@ -208,4 +218,140 @@ def test_a_viewer_sees_the_sources_and_nothing_to_press_also_in_japanese(rest, c
         expect(card.get_by_text("まだ同期していません。")).to_be_visible()
         expect(page.get_by_role("button", name="接続をテスト")).to_be_visible()
         t.shoot("48-sources-ja")
+        assert t.unexpected_errors() == []
+
+
+@pytest.fixture
+def confluence():
+    site = FakeConfluence("cloud", credential=FIRST_KEY)
+    site.page("101", "Home", "<p>Welcome to the engineering space.</p>")
+    site.page("102", "Runbook", "<p>Deploy on Tuesdays.</p>", parent="101")
+    site.attach("102", "att201", "checklist.txt", b"Check the canary first.\n", "text/plain")
+    yield site
+    site.close()
+
+
+def toast_gone(page) -> None:
+    """No toast over the card (it fades out in 0.2 s), for a clean screenshot."""
+    expect(page.locator("#toast")).to_have_css("opacity", "0")
+
+
+def keep_answers(page) -> list[tuple[str, bytes]]:
+    """Every answer the page receives from here on (but the page itself), as it arrived."""
+    answers: list[tuple[str, bytes]] = []
+
+    def keep(route) -> None:
+        if route.request.resource_type == "document":
+            route.fallback()  # the strict-CSP route serves it
+            return
+        response = route.fetch()
+        answers.append((route.request.url, response.body()))
+        route.fulfill(response=response)
+
+    page.route("**/*", keep)
+    return answers
+
+
+def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
+    rest, chromium, confluence
+):
+    owner = rest.new_user()
+    secrets = [
+        FIRST_KEY,
+        NEW_KEY,
+        *(base64.b64encode(k.encode()).decode() for k in (FIRST_KEY, NEW_KEY)),
+    ]
+    with tab(chromium, rest.url + "/") as t:
+        page = t.page
+        answers = keep_answers(page)
+        sent: list[tuple[str, str]] = []
+        page.on("request", lambda r: sent.append((r.url, r.post_data or "")))
+        sign_in(page, owner)
+        open_sources(page)
+        form = page.get_by_role("form", name="Add a source")
+        form.get_by_label("Kind").select_option("sharepoint")
+        expect(form.get_by_label("Drive id")).to_be_visible()
+        expect(form.get_by_label("API root")).to_have_attribute("placeholder", GRAPH)
+        form.get_by_label("Kind").select_option("confluence")
+        expect(form.get_by_label("Take the pages’ attachments too")).to_be_checked()
+        expect(form.get_by_label("Credential (write-only)")).to_have_attribute("type", "password")
+        form.get_by_label("Name", exact=True).fill("wiki")
+        form.get_by_label("Confluence site").fill(confluence.url)
+        form.get_by_label("Space key").fill("ENG")
+        form.get_by_label("Edition").select_option("cloud")  # a loopback host reads as Data Center
+        form.get_by_label("Credential (write-only)").fill(FIRST_KEY)
+        form.get_by_role("button", name="Test connection").click()
+        expect(form.get_by_role("status")).to_contain_text("answered 404")  # GET /wiki, no key
+        t.shoot("48-sources-confluence-form")
+        form.get_by_role("button", name="Add source").click()
+        card = page.get_by_role("region", name="wiki")
+        expect(card.get_by_text("Confluence space")).to_be_visible()
+        expect(card.get_by_text("credential kept")).to_be_visible()
+        expect(card.locator("dd", has_text="ENG")).to_be_visible()
+        expect(card.locator("dd", has_text="Cloud")).to_be_visible()
+        expect(form.get_by_label("Kind")).to_have_value("web")  # the form starts afresh
+        assert confluence.requests() == [("/wiki", 404, None)]  # the test sent no credential
+
+        card.get_by_role("button", name="Sync now").click()
+        expect(card.locator(".last-sync")).to_contain_text("3 added · 0 changed · 0 deleted")
+        assert rest.services.ingest.wait_for_queue(timeout=60)
+        sent_auth = {auth for _, _, auth in confluence.requests()}
+        assert sent_auth == {"Basic " + base64.b64encode(FIRST_KEY.encode()).decode()}
+        names = sorted(f["originalName"] for f in owner.client.get("/knowledge-bases").json())
+        assert names == ["Home.md", "Runbook.md", "checklist.txt"]
+
+        # the token expires: the sync fails and deletes nothing; the owner replaces it
+        confluence.credential = NEW_KEY
+        confluence.edit("101", body="<p>Welcome to the platform space.</p>")
+        card.get_by_role("button", name="Sync now").click()
+        expect(card.locator(".last-sync")).to_contain_text("failed: credential rejected/expired")
+        card.get_by_role("button", name="Replace credential").click()
+        dialog = page.get_by_role("dialog", name="Credential of wiki")
+        expect(dialog.get_by_label("New credential")).to_have_value("")  # the kept one is not shown
+        dialog.get_by_label("New credential").fill(NEW_KEY)
+        toast_gone(page)
+        t.shoot("48-sources-credential")
+        dialog.get_by_role("button", name="Save credential").click()
+        expect(page.get_by_text("Credential of wiki saved.")).to_be_visible()
+        expect(page.get_by_role("dialog")).to_have_count(0)
+        card.get_by_role("button", name="Sync now").click()
+        expect(card.locator(".last-sync")).to_contain_text("0 added · 1 changed · 0 deleted")
+        assert rest.services.ingest.wait_for_queue(timeout=60)
+        assert (
+            confluence.requests()[-1][2] == "Basic " + base64.b64encode(NEW_KEY.encode()).decode()
+        )
+        expect(card.get_by_text("credential kept")).to_be_visible()
+        toast_gone(page)
+        t.shoot("48-sources-confluence")
+
+        # the page sent each credential once (adding, replacing), and nothing it received
+        # holds one: not the list, not the answers to adding, replacing or syncing
+        carried = [urlsplit(url).path for url, data in sent if any(k in data for k in secrets)]
+        assert carried == ["/sources", "/sources/wiki/credential"], carried
+        listed = [
+            json.loads(b)
+            for url, b in answers
+            if urlsplit(url).path == "/sources" and b[:1] == b"["
+        ]
+        assert listed and listed[-1][0]["hasCredential"] is True  # the check saw the list
+        leaked = [url for url, body in answers if any(k.encode() in body for k in secrets)]
+        assert leaked == []
+        assert not any(k in page.content() for k in secrets)
+        assert t.unexpected_errors() == []
+
+    with tab(chromium, rest.url + "/", locale="ja-JP") as t:
+        page = t.page
+        page.get_by_label("ユーザー名").fill(owner.username)
+        page.get_by_label("パスワード").fill(owner.password)
+        page.get_by_role("button", name="サインイン").click()
+        page.get_by_role("link", name="ソース").click()
+        card = page.get_by_role("region", name="wiki")
+        expect(card.get_by_text("認証情報あり")).to_be_visible()
+        expect(card.get_by_role("button", name="認証情報を置き換え")).to_be_visible()
+        form = page.get_by_role("form", name="ソースを追加")
+        form.get_by_label("種類").select_option("gdrive")
+        expect(form.get_by_label("フォルダー ID")).to_be_visible()
+        form.get_by_label("種類").select_option("confluence")
+        expect(form.get_by_label("スペースキー")).to_be_visible()
+        t.shoot("48-sources-confluence-ja")
         assert t.unexpected_errors() == []

@@ -107,22 +107,7 @@ const en = {
   'filter.and': ' and ', 'filter.or': ' or ', 'filter.remove': 'Remove condition: {what}', 'filter.used': 'Filter: {what}',
   'filter.hasNote': 'Files that have this key, whatever its value.', 'filter.noKeys': 'No metadata yet: add some to files in the library to filter by it.',
   'lib.fromSource': 'From the source {name}', 'lib.removedSource': 'a removed source', 'lib.door.agent': 'by an agent', 'lib.door.drop': 'drop folder', 'lib.door.s3': 'S3 drop', 'lib.door.cli': 'command line',
-  'src.title': 'Sources', 'src.manage': 'Sources', 'src.back': '← Back to the library’s files',
-  'src.intro': 'A source keeps this library in step with a website or a Git repository: each sync adds, changes and deletes the documents it put here. Files uploaded by hand are never touched.',
-  'src.readOnly': 'Only the owners of {name} add, sync, pause or remove its sources.', 'src.none': 'No sources yet.', 'src.unavailable': 'This server keeps no sources yet.',
-  'src.kind': 'Kind', 'src.kind.web': 'Website', 'src.kind.git': 'Git repository', 'src.name': 'Name', 'src.nameHint': 'Letters, digits, “.”, “_” or “-”.',
-  'src.web.url': 'Start URL or sitemap', 'src.web.urlHint': 'Pages of this site linked from it (or listed in the sitemap) are read; robots.txt is honoured.',
-  'src.git.url': 'Repository URL', 'src.git.urlHint': 'An https:// address of a repository that needs no password.', 'src.git.branch': 'Branch',
-  'src.git.include': 'Files to take', 'src.git.exclude': 'Files to leave', 'src.git.globHint': 'Patterns, one a line (e.g. docs/**/*.md); empty: every file.',
-  'src.maxPages': 'Pages per sync at most', 'src.maxFiles': 'Files per sync at most', 'src.folder': 'Folder', 'src.folderHint': 'Where its documents go in the library; empty: the source’s name.',
-  'src.address': 'Address', 'src.add': 'Add a source', 'src.addButton': 'Add source', 'src.addedSource': 'Source {name} added. Sync it to read it.',
-  'src.test': 'Test connection', 'src.testing': 'Testing…', 'src.testOk': 'Connected:', 'src.testFailed': 'Not connected:',
-  'src.never': 'Not synced yet.', 'src.lastSync': 'Last sync', 'src.failed': 'failed: {why}', 'src.incomplete': 'Stopped at its bound ({bound}): the next sync goes on.',
-  'src.added': '{n} added', 'src.changed': '{n} changed', 'src.deleted': '{n} deleted', 'src.renamed': '{n} renamed', 'src.error': '{n} error', 'src.errors': '{n} errors',
-  'src.errorsOf': 'Files with errors ({n})', 'src.syncNow': 'Sync now', 'src.syncing': 'Syncing {name}…', 'src.synced': 'Synced {name}: {what}',
-  'src.pause': 'Pause', 'src.resume': 'Resume', 'src.paused': 'paused', 'src.remove': 'Remove', 'src.removeOf': 'Remove the source {name}?',
-  'src.itsDocuments': 'The documents it put here', 'src.deleteDocuments': 'Delete them', 'src.keepDocuments': 'Keep them (no sync touches them again)',
-  'src.removed': 'Source {name} removed ({n} documents deleted).',
+  'src.manage': 'Sources', // the Sources page's own words: lang/en_sources.js
   'filter.needValue': 'Give a value.', 'filter.needBound': 'Give a lower bound, an upper bound, or both.', 'filter.noFiles': 'No file matches the filter.',
 };
 // English is in this module; the others load when first shown (the first screen of an
@@ -230,6 +215,12 @@ export function serverMessage(message) {
     if (m) return t(key, { types: t('lib.types'), ...m.groups });
   }
   return message;
+}
+
+// A page off the first screen brings its own English words (the sign-in screen's 60 KB budget,
+// issue 49); they fill in keys this dictionary lacks.
+export function addEnglish(words) {
+  for (const [key, text] of Object.entries(words)) en[key] ??= text;
 }
 
 export function t(key, vars = {}) {

@@ -2,16 +2,26 @@
 // it is paused, and its last sync (when; added, changed, deleted; each file's error). Its owners
 // add one (its kind's fields from KINDS below), test the connection first (POST /sources/test:
 // one request, nothing kept), sync now (the request lasts the sync: a progress bar meanwhile,
-// then what changed), pause or resume it, and remove it with or without its documents.
+// then what changed), pause or resume it, replace its credential, and remove it with or without
+// its documents. A credential is write-only: the page sends it and shows only that one is kept
+// (`hasCredential`); no answer holds it.
 // Everyone else in the library sees the list only (the server refuses them too).
 import * as api from '../api.js';
 import { clear, errorBox, field, h, page, refreshStatus, showError, toast } from '../layout.js';
-import { getLanguage, t } from '../i18n.js';
+import { addEnglish, getLanguage, t } from '../i18n.js';
+import words from '../lang/en_sources.js';
 import { session } from '../api.js';
 
+addEnglish(words);
+
 // One row per kind of source: its fields, in the order shown. `name` is the request's field
-// (POST /sources); `type` is text, url, number, list (one value a line) or secret (write-only).
+// (POST /sources; the source's settings name it in snake_case); `type` is text, url, number,
+// list (one value a line), choice (`options`: value → words; '' leaves the server's default),
+// check (a box, ticked unless `checked: false`) or secret (write-only: never drawn from what
+// the server holds, nor kept when the kind changes). `carry: false`: a value typed for another
+// kind's field of that name is not carried into this one (a drive's API root is no website).
 // A new kind is one more row here (and its words in i18n); nothing else in the page names one.
+const CREDENTIAL = (hint, required = false) => ({ name: 'credential', type: 'secret', label: 'src.credential', hint, required });
 export const KINDS = {
   web: {
     fields: [
@@ -28,22 +38,56 @@ export const KINDS = {
       { name: 'maxFiles', type: 'number', label: 'src.maxFiles', placeholder: '5000' },
     ],
   },
+  confluence: {
+    fields: [
+      { name: 'url', type: 'url', label: 'src.confluence.url', hint: 'src.confluence.urlHint', required: true, placeholder: 'https://team.atlassian.net/wiki' },
+      { name: 'space', type: 'text', label: 'src.confluence.space', hint: 'src.confluence.spaceHint', required: true, placeholder: 'ENG' },
+      { name: 'edition', type: 'choice', label: 'src.confluence.edition', hint: 'src.confluence.editionHint', options: { '': 'src.confluence.byHost', cloud: 'src.confluence.cloud', datacenter: 'src.confluence.datacenter' } },
+      { name: 'attachments', type: 'check', label: 'src.confluence.attachments' },
+      { name: 'maxPages', type: 'number', label: 'src.maxPages', placeholder: '500' },
+      CREDENTIAL('src.confluence.credentialHint'),
+    ],
+  },
+  sharepoint: {
+    fields: [
+      { name: 'driveId', type: 'text', label: 'src.sharepoint.driveId', hint: 'src.sharepoint.driveIdHint', required: true },
+      { name: 'itemId', type: 'text', label: 'src.sharepoint.itemId', hint: 'src.sharepoint.itemIdHint' },
+      CREDENTIAL('src.sharepoint.credentialHint', true),
+      { name: 'url', type: 'url', label: 'src.apiRoot', hint: 'src.apiRootHint', placeholder: 'https://graph.microsoft.com/v1.0', carry: false },
+      { name: 'maxFiles', type: 'number', label: 'src.maxFiles', placeholder: '5000' },
+    ],
+  },
+  gdrive: {
+    fields: [
+      { name: 'folderId', type: 'text', label: 'src.gdrive.folderId', hint: 'src.gdrive.folderIdHint', required: true },
+      { name: 'sharedDriveId', type: 'text', label: 'src.gdrive.sharedDriveId', hint: 'src.gdrive.sharedDriveIdHint' },
+      { name: 'export', type: 'choice', label: 'src.gdrive.export', options: { text: 'src.gdrive.text', markdown: 'src.gdrive.markdown', docx: 'src.gdrive.docx' } },
+      CREDENTIAL('src.gdrive.credentialHint', true),
+      { name: 'url', type: 'url', label: 'src.apiRoot', hint: 'src.apiRootHint', placeholder: 'https://www.googleapis.com', carry: false },
+      { name: 'maxFiles', type: 'number', label: 'src.maxFiles', placeholder: '5000' },
+    ],
+  },
 };
 // Fields every kind has, after its own.
 const COMMON = [{ name: 'folder', type: 'text', label: 'src.folder', hint: 'src.folderHint' }];
 
 export const kindName = (kind) => (KINDS[kind] ? t(`src.kind.${kind}`) : kind);
+const secretOf = (kind) => KINDS[kind]?.fields.find((spec) => spec.type === 'secret');
+const settingOf = (name) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`); // driveId → drive_id
 
 function input(spec) {
   const props = { name: spec.name, required: spec.required || false, placeholder: spec.placeholder || '', autocomplete: 'off' };
   if (spec.type === 'list') return h('textarea', { ...props, rows: 2 });
   if (spec.type === 'number') return h('input', { ...props, type: 'number', min: 1 });
   if (spec.type === 'secret') return h('input', { ...props, type: 'password', autocomplete: 'new-password' });
+  if (spec.type === 'check') return h('input', { name: spec.name, type: 'checkbox', checked: spec.checked !== false });
+  if (spec.type === 'choice') return h('select', { name: spec.name }, Object.entries(spec.options).map(([value, key]) => h('option', { value }, t(key))));
   return h('input', { ...props, type: spec.type === 'url' ? 'url' : 'text', maxLength: spec.type === 'url' ? 2048 : 300 });
 }
 
 // A field's value as the request carries it; undefined when left empty.
 function valueOf(spec, el) {
+  if (spec.type === 'check') return el.checked;
   const raw = el.value.trim();
   if (!raw) return undefined;
   if (spec.type === 'number') return Number(raw);
@@ -110,12 +154,19 @@ function lastSyncView(last) {
 }
 
 function sourceView(s, { owner, refresh, error }) {
-  // what every kind has; a kind this page does not know still shows its name and folder
-  const where = [[t('src.address'), s.settings.url], [t('src.folder'), `${s.folder}/`], [t('src.git.branch'), s.settings.branch]]
+  // its address, its kind's own words (a space, a drive, a branch), its folder; a kind this
+  // page does not know still shows its name, address and folder
+  const own = (KINDS[s.kind]?.fields || []).filter((spec) => spec.type === 'text' || spec.type === 'choice')
+    .map((spec) => {
+      const value = s.settings[settingOf(spec.name)];
+      return [t(spec.label), spec.type === 'choice' && spec.options[value] ? t(spec.options[value]) : value];
+    });
+  const where = [[t('src.address'), s.settings.url], ...own, [t('src.folder'), `${s.folder}/`]]
     .filter(([, value]) => typeof value === 'string' && value);
   const status = h('div', { class: 'sync-status', role: 'status', 'aria-live': 'polite' });
   const box = h('section', { class: 'card source-card', 'aria-label': s.name },
-    h('h2', {}, s.name, h('span', { class: 'tag' }, kindName(s.kind)), s.paused ? h('span', { class: 'tag paused' }, t('src.paused')) : null),
+    h('h2', {}, s.name, h('span', { class: 'tag' }, kindName(s.kind)), s.paused ? h('span', { class: 'tag paused' }, t('src.paused')) : null,
+      s.hasCredential ? h('span', { class: 'tag credential' }, t('src.credentialKept')) : null),
     h('dl', { class: 'source-where small' }, where.map(([k, v]) => [h('dt', {}, k), h('dd', { class: 'mono' }, v)])),
     lastSyncView(s.lastSync), status);
   if (!owner) return box;
@@ -150,8 +201,36 @@ function sourceView(s, { owner, refresh, error }) {
   box.append(h('div', { class: 'row' }, syncButton,
     h('button', { type: 'button', class: 'ghost', onclick: () => act(api.request('PATCH', `/sources/${encodeURIComponent(s.name)}`, { paused: !s.paused })) },
       t(s.paused ? 'src.resume' : 'src.pause')),
+    secretOf(s.kind) || s.hasCredential
+      ? h('button', { type: 'button', class: 'ghost', onclick: () => credentialDialog(s, act) }, t(s.hasCredential ? 'src.replaceCredential' : 'src.setCredential'))
+      : null,
     h('button', { type: 'button', class: 'ghost danger', onclick: () => removeDialog(s, act) }, t('src.remove'))));
   return box;
+}
+
+// Replace (or give) the source's credential: PUT /sources/{name}/credential. The one kept is
+// never shown (the server never answers it); the field starts empty and goes with the dialog.
+function credentialDialog(s, act) {
+  const titleId = `credential-${s.id}`;
+  const spec = secretOf(s.kind) || CREDENTIAL(null);
+  const secret = input({ ...spec, required: true });
+  const dialog = h('dialog', { class: 'meta-dialog', 'aria-labelledby': titleId });
+  const form = h('form', { method: 'dialog', onsubmit: (e) => {
+    e.preventDefault();
+    const credential = secret.value.trim();
+    if (!credential) return;
+    dialog.close();
+    act(api.put(`/sources/${encodeURIComponent(s.name)}/credential`, { credential }).then(() => toast(t('src.credentialSaved', { name: s.name }))));
+  } },
+  h('h2', { id: titleId }, t('src.credentialOf', { name: s.name })),
+  s.hasCredential ? h('p', { class: 'muted small' }, t('src.credentialReplaces')) : null,
+  field(t('src.newCredential'), secret, spec.hint ? t(spec.hint) : null),
+  h('div', { class: 'row' }, h('button', { type: 'submit' }, t('src.saveCredential')),
+    h('button', { type: 'button', class: 'ghost', onclick: () => dialog.close() }, t('common.cancel'))));
+  dialog.append(form);
+  dialog.addEventListener('close', () => dialog.remove());
+  document.getElementById('main').append(dialog);
+  dialog.showModal();
 }
 
 // Remove: with its documents (the default) or keeping them.
@@ -187,20 +266,28 @@ function addForm(refresh, listError) {
 
   function drawFields() {
     const specs = [...KINDS[kind.value].fields, ...COMMON];
-    const typed = Object.fromEntries(inputs.map(([spec, el]) => [spec.name, el.value])); // kept across kinds
+    // what was typed is kept across kinds, field by field (a secret never; a box, a choice
+    // and a field that says `carry: false` start afresh)
+    const typed = Object.fromEntries(inputs.filter(([spec]) => ['text', 'url', 'number', 'list'].includes(spec.type))
+      .map(([spec, el]) => [spec.name, el.value]));
     inputs = specs.map((spec) => {
       const el = input(spec);
-      if (typed[spec.name] && spec.type !== 'secret') el.value = typed[spec.name];
+      if (typed[spec.name] && spec.carry !== false && spec.type !== 'secret') el.value = typed[spec.name];
       return [spec, el];
     });
-    clear(fields, inputs.map(([spec, el]) => field(t(spec.label), el, spec.hint ? t(spec.hint) : null)));
+    clear(fields, inputs.map(([spec, el]) => (spec.type === 'check'
+      ? h('div', { class: 'field' }, h('label', { class: 'check' }, el, t(spec.label)))
+      : field(t(spec.label), el, spec.hint ? t(spec.hint) : null))));
     clear(result);
   }
   kind.addEventListener('change', drawFields);
 
-  function body() {
+  // what the form holds as a request; a test of the connection never carries the secret
+  // (it makes one request without it)
+  function body(withSecret = true) {
     const out = { kind: kind.value };
     for (const [spec, el] of inputs) {
+      if (spec.type === 'secret' && !withSecret) continue;
       const value = valueOf(spec, el);
       if (value !== undefined) out[spec.name] = value;
     }
@@ -214,7 +301,7 @@ function addForm(refresh, listError) {
     testButton.disabled = true;
     clear(result, t('src.testing'));
     try {
-      const r = await api.post('/sources/test', body());
+      const r = await api.post('/sources/test', body(false));
       clear(result, h('span', { class: r.ok ? 'ok' : 'error' }, t(r.ok ? 'src.testOk' : 'src.testFailed')), ' ', r.message);
     } catch (err) {
       clear(result);
