@@ -21,6 +21,11 @@ learn.microsoft.com/graph/api/..., source microsoftgraph/microsoft-graph-docs-co
 - `GET /drives/{drive-id}/items/{item-id}/content` — "Download the contents of a driveItem"
   (api/driveitem-get-content): `302 Found` with a `Location` of a pre-authenticated download
   URL that needs no `Authorization` header (the fake records any that is sent anyway).
+- `GET /drives/{drive-id}` — "Get Drive" (api/drive-get): the drive resource (resources/drive):
+  `id`, `driveType` (`personal`, `business`, `documentLibrary`), `name`, `webUrl`, `owner`,
+  `quota`; a drive the caller cannot see answers 404 `itemNotFound`.
+- `GET /drives/{drive-id}/items/{item-id}` — "Get a DriveItem resource" (api/driveitem-get):
+  the driveItem; 404 `itemNotFound` when there is none.
 - The token endpoint — Microsoft identity platform, "OAuth 2.0 client credentials flow"
   (learn.microsoft.com/entra/identity-platform/v2-oauth2-client-creds-grant-flow): a form
   POST to `/{tenant}/oauth2/v2.0/token` with `client_id`, `client_secret`, `scope`
@@ -298,6 +303,23 @@ class FakeGraph:
                     401, "unauthenticated", "Access token has expired or is not valid."
                 )
             prefix = f"/v1.0/drives/{self.drive_id}"
+            if path == prefix:
+                kind = "documentLibrary" if self.business else "personal"
+                return self._json(
+                    200,
+                    {"id": self.drive_id, "driveType": kind, "name": "Documents",
+                     "webUrl": "https://contoso.sharepoint.com/Shared%20Documents",
+                     "owner": {"user": {"displayName": "Contoso"}},
+                     "quota": {"total": 1_099_511_627_776, "used": 0, "state": "normal"}},
+                )  # fmt: skip
+            found = path.removeprefix(prefix + "/items/") if path.startswith(prefix) else None
+            if found is not None and "/" not in found:
+                item = self.items.get(found)
+                if item is None or item.deleted:
+                    return self._error(404, "itemNotFound", "The resource could not be found.")
+                return self._json(200, self._resource(item))
+            if path.startswith("/v1.0/drives/") and path.count("/") == 3:
+                return self._error(404, "itemNotFound", "The resource could not be found.")
             if path == prefix + "/root/delta":
                 return self._delta(query.get("token", [""])[0])
             if path.startswith(prefix + "/items/") and path.endswith("/content"):

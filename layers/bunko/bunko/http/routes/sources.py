@@ -230,8 +230,13 @@ def _settings(body: SourceCreate) -> dict[str, Any]:
 def test_source(body: SourceTry, principal: Owner, services: ServicesDep) -> SourceChecked:
     """Owners: test the connection a source with these settings would make (its URL through
     the outbound guard, then one request), without adding or syncing anything. 400 for a
-    URL the guard refuses; a place that does not answer as expected is `ok: false`."""
-    checked = services.sources.check_connection(body.kind, _settings(body))
+    URL the guard refuses; a place that does not answer as expected is `ok: false`. A
+    Confluence, SharePoint or Google Drive test uses the body's `credential` for its request
+    (and the token exchange before it, for client credentials or a service account key); it
+    is never kept nor in the answer."""
+    checked = services.sources.check_connection(
+        body.kind, _settings(body), credential=body.credential
+    )
     return SourceChecked(**checked.to_dict())
 
 

@@ -36,6 +36,8 @@ JSON_BYTES = 20_000_000  # one page of a listing
 class CredentialRejected(BunkoError):
     """The service refused the source's credential (401/403): the whole sync fails."""
 
+    status: int | None = None  # the refusing answer's, when a request was refused
+
 
 class Gone(UpstreamError):
     """404 or 410: what was asked for is not there (any more)."""
@@ -115,7 +117,9 @@ class ApiClient:
                 answer.status == 403 and self.rate_limited is not None and self.rate_limited(answer)
             )
             if answer.status in _REJECTED and not throttled:
-                raise CredentialRejected(f"{url} answered {answer.status}{_said(answer)}")
+                refused = CredentialRejected(f"{url} answered {answer.status}{_said(answer)}")
+                refused.status = answer.status
+                raise refused
             if not throttled:
                 if answer.status in accept:
                     return answer

@@ -49,8 +49,9 @@ from bunko.services.sources.drives import DriveRun, sync_files
 from bunko.services.sources.gdrive import DriveSync, rate_limited
 from bunko.services.sources.git import GitSync
 from bunko.services.sources.graph import GraphSync
-from bunko.services.sources.probe import check_git_http, check_web
+from bunko.services.sources.probe import check_git_http, check_service, check_web
 from bunko.services.sources.records import (
+    CREDENTIAL_KINDS,
     DEFAULTS,
     ConnectionCheck,
     SourceRecord,
@@ -196,13 +197,22 @@ class Sources:
         return checked, private
 
     def check_connection(
-        self, kind: str, settings: dict[str, Any], *, operator: bool = False
+        self,
+        kind: str,
+        settings: dict[str, Any],
+        *,
+        operator: bool = False,
+        credential: str | None = None,
     ) -> ConnectionCheck:
         """One request to the place the settings name, through the guard its syncs pass,
-        without adding or syncing anything (services/sources/probe.py). A URL the guard
-        refuses raises, as adding it would."""
+        without adding or syncing anything (services/sources/probe.py); a service's with
+        `credential` (used for this request only, never kept), after its token exchange when
+        it has one. A URL the guard refuses raises, as adding it would."""
         checked, private = self._checked(kind, settings, operator=operator)
         url = checked["url"]
+        if kind in CREDENTIAL_KINDS:
+            given = None if credential is None else check_credential(kind, credential)
+            return check_service(kind, checked, given, self.web, allow_private=private)
         if kind != "git":  # a website, or a service's base URL: does it answer at all
             limit = checked.get("max_page_bytes", DEFAULTS["web"]["max_page_bytes"])
             return check_web(self.web, url, allow_private=private, max_bytes=limit)
