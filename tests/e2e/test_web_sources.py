@@ -281,7 +281,7 @@ def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
         form.get_by_label("Edition").select_option("cloud")  # a loopback host reads as Data Center
         form.get_by_label("Credential (write-only)").fill(FIRST_KEY)
         form.get_by_role("button", name="Test connection").click()
-        expect(form.get_by_role("status")).to_contain_text("answered 404")  # GET /wiki, no key
+        expect(form.get_by_role("status")).to_contain_text("space ENG")  # the space, with the key
         t.shoot("48-sources-confluence-form")
         form.get_by_role("button", name="Add source").click()
         card = page.get_by_role("region", name="wiki")
@@ -290,7 +290,8 @@ def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
         expect(card.locator("dd", has_text="ENG")).to_be_visible()
         expect(card.locator("dd", has_text="Cloud")).to_be_visible()
         expect(form.get_by_label("Kind")).to_have_value("web")  # the form starts afresh
-        assert confluence.requests() == [("/wiki", 404, None)]  # the test sent no credential
+        key = "Basic " + base64.b64encode(FIRST_KEY.encode()).decode()
+        assert confluence.requests() == [("/wiki/api/v2/spaces?keys=ENG", 200, key)]  # the test
 
         card.get_by_role("button", name="Sync now").click()
         expect(card.locator(".last-sync")).to_contain_text("3 added · 0 changed · 0 deleted")
@@ -324,10 +325,11 @@ def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
         toast_gone(page)
         t.shoot("48-sources-confluence")
 
-        # the page sent each credential once (adding, replacing), and nothing it received
-        # holds one: not the list, not the answers to adding, replacing or syncing
+        # the page sent each credential where it is used (testing, adding, replacing), and
+        # nothing it received holds one: not the list, not the answers to testing, adding,
+        # replacing or syncing
         carried = [urlsplit(url).path for url, data in sent if any(k in data for k in secrets)]
-        assert carried == ["/sources", "/sources/wiki/credential"], carried
+        assert carried == ["/sources/test", "/sources", "/sources/wiki/credential"], carried
         listed = [
             json.loads(b)
             for url, b in answers

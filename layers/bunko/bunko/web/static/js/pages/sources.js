@@ -282,12 +282,11 @@ function addForm(refresh, listError) {
   }
   kind.addEventListener('change', drawFields);
 
-  // what the form holds as a request; a test of the connection never carries the secret
-  // (it makes one request without it)
-  function body(withSecret = true) {
+  // what the form holds as a request; a test of the connection carries the credential too
+  // (the server uses it for the test's request, keeps it nowhere and never answers it)
+  function body() {
     const out = { kind: kind.value };
     for (const [spec, el] of inputs) {
-      if (spec.type === 'secret' && !withSecret) continue;
       const value = valueOf(spec, el);
       if (value !== undefined) out[spec.name] = value;
     }
@@ -301,7 +300,7 @@ function addForm(refresh, listError) {
     testButton.disabled = true;
     clear(result, t('src.testing'));
     try {
-      const r = await api.post('/sources/test', body(false));
+      const r = await api.post('/sources/test', body());
       clear(result, h('span', { class: r.ok ? 'ok' : 'error' }, t(r.ok ? 'src.testOk' : 'src.testFailed')), ' ', r.message);
     } catch (err) {
       clear(result);
