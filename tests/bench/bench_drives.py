@@ -29,7 +29,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=1000)
     n = parser.parse_args().files
     services = make_services(Path(tempfile.mkdtemp()) / "data", embedder="none")
-    services.sources.sleep = lambda seconds: None
+    services.sources.connectors.sleep = lambda seconds: None
     graph, gdrive = FakeGraph(), FakeGDrive(page_size=1000)
     try:
         text = [f"Document {i} about topic {i % 37}.\n".encode() for i in range(n)]

@@ -149,7 +149,7 @@ def test_cloud_listings_page_by_the_link_header_alone(services):
 
 def test_throttling_is_waited_out_as_retry_after_says(services, wiki):
     waits: list[float] = []
-    services.sources.sleep = waits.append  # the injectable wait: the test does not sleep
+    services.sources.connectors.sleep = waits.append  # the injectable wait: the test does not sleep
     _add(services, wiki)
     wiki.throttle = [(429, "3"), (503, "1"), (429, None)]
     report = services.sources.sync(WS, "eng")

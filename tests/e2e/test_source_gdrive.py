@@ -154,7 +154,7 @@ def test_throttling_is_waited_out_as_retry_after_says(services, gd):
     _add(services, gd, ids["team"])
     gd.throttled = 2
     waits: list[float] = []
-    services.sources.sleep = waits.append  # what the sync waited, without waiting
+    services.sources.connectors.sleep = waits.append  # what the sync waited, without waiting
     report = services.sources.sync(WS, "gd")
     assert report.failed is None and len(report.added) == 4
     assert report.throttled == 2 and waits == [1.0, 1.0]  # as Retry-After said
@@ -168,7 +168,7 @@ def test_a_403_for_the_rate_limit_is_waited_out_not_taken_for_a_refusal(services
     _add(services, gd, ids["team"])
     gd.throttled, gd.throttle_status = 2, 403
     waits: list[float] = []
-    services.sources.sleep = waits.append
+    services.sources.connectors.sleep = waits.append
     report = services.sources.sync(WS, "gd")
     assert report.failed is None and len(report.added) == 4, report
     assert report.throttled == 2 and waits == [1.0, 2.0]

@@ -20,7 +20,7 @@ DC_KEY = "NjQ4MzE3OTk5ODg0OkFAKE-personal-access-token"
 
 
 @pytest.fixture(params=["cloud", "datacenter"])
-def wiki(request):
+def one_page_wiki(request):
     key = CLOUD_KEY if request.param == "cloud" else DC_KEY
     site = FakeConfluence(request.param, credential=key)
     site.key = key
@@ -37,7 +37,7 @@ def graph():
 
 
 @pytest.fixture
-def drive():
+def gdrive():
     d = FakeGDrive()
     yield d
     d.close()
@@ -51,7 +51,8 @@ def _test(client, body: dict, secret: str | None = None) -> dict:
     return answer.json()
 
 
-def test_a_confluence_test_asks_for_the_space_with_the_credential(rest, wiki):
+def test_a_confluence_test_asks_for_the_space_with_the_credential(rest, one_page_wiki):
+    wiki = one_page_wiki
     client = rest.new_user().client
     body = {"kind": "confluence", "url": wiki.url, "space": "ENG", "edition": wiki.edition}
     ok = _test(client, {**body, "credential": wiki.key}, wiki.key)
@@ -127,7 +128,8 @@ def test_a_sharepoint_test_gets_the_drive_or_folder(rest, graph):
     assert client.get("/sources").json() == []
 
 
-def test_a_google_drive_test_gets_the_folder(rest, drive):
+def test_a_google_drive_test_gets_the_folder(rest, gdrive):
+    drive = gdrive
     client = rest.new_user().client
     folder = drive.folder("Handbook")
     doc = drive.add("leave.txt", "text/plain", folder, b"twenty days")

@@ -82,7 +82,7 @@ def test_a_failing_source_does_not_stop_another(services, home_site):
     raising = home_site.url.replace("127.0.0.1", "localhost")
     _web(services, "b-raises", raising + "/", every="1h", folder="b")
     _web(services, "c-up", home_site.url + "/", every="1h", folder="c")
-    real = services.sources.web
+    real = services.sources.connectors.web
 
     class Raising:  # a fetcher that breaks on one host, as a bug in a connector would
         def get(self, url, headers, **kw) -> WebAnswer:
@@ -90,7 +90,7 @@ def test_a_failing_source_does_not_stop_another(services, home_site):
                 raise RuntimeError("connector bug")
             return real.get(url, headers, **kw)
 
-    services.sources.web = Raising()
+    services.sources.connectors.web = Raising()  # the syncs read through it
     done = {d.record.name: d for d in services.sources.sync_due(now=T0)}
     assert done["a-down"].failed.startswith("robots.txt")
     assert done["b-raises"].failed == "RuntimeError: connector bug"

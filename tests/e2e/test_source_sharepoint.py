@@ -151,7 +151,7 @@ def test_throttling_is_waited_out_as_retry_after_says(services, drive):
     _add(services, drive, ids["policies"])
     drive.throttled = 2
     waits: list[float] = []
-    services.sources.sleep = waits.append  # what the sync waited, without waiting
+    services.sources.connectors.sleep = waits.append  # what the sync waited, without waiting
     report = services.sources.sync(WS, "sp")
     assert report.failed is None and len(report.added) == 3
     assert report.throttled == 2 and waits == [1.0, 1.0]  # as Retry-After said

@@ -36,7 +36,9 @@ JSON_BYTES = 20_000_000  # one page of a listing
 class CredentialRejected(BunkoError):
     """The service refused the source's credential (401/403): the whole sync fails."""
 
-    status: int | None = None  # the refusing answer's, when a request was refused
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.http_status = status  # the refusing answer's, when a request was refused
 
 
 class Gone(UpstreamError):
@@ -117,9 +119,8 @@ class ApiClient:
                 answer.status == 403 and self.rate_limited is not None and self.rate_limited(answer)
             )
             if answer.status in _REJECTED and not throttled:
-                refused = CredentialRejected(f"{url} answered {answer.status}{_said(answer)}")
-                refused.status = answer.status
-                raise refused
+                said = f"{url} answered {answer.status}{_said(answer)}"
+                raise CredentialRejected(said, answer.status)
             if not throttled:
                 if answer.status in accept:
                     return answer

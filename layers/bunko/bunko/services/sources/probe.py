@@ -147,7 +147,7 @@ def check_service(
             said = f"the site refused an anonymous visitor: give a credential ({exc})"
         else:
             said = f"credential rejected: {exc}"
-        found = ConnectionCheck(False, said, exc.status, url)
+        found = ConnectionCheck(False, said, exc.http_status, url)
     except BunkoError as exc:
         found = ConnectionCheck(False, f"no answer: {exc}", url=url)
     if report.requests > 1:

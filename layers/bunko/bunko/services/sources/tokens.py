@@ -107,9 +107,9 @@ def access_token(
     answer = fetcher.post_form(url, form, max_bytes=_TOKEN_BYTES, allow_private=allow_private)
     if answer.status in (400, 401):
         said = answer.body[:200].decode("utf-8", "replace")
-        refused = CredentialRejected(f"the token endpoint answered {answer.status}: {said}")
-        refused.status = answer.status
-        raise refused
+        raise CredentialRejected(
+            f"the token endpoint answered {answer.status}: {said}", answer.status
+        )
     if answer.status != 200:
         raise UpstreamError(f"the token endpoint answered {answer.status}")
     try:
