@@ -46,6 +46,7 @@ DOOR_REACHES = {
     "mcp/stdio.py": {"close", "identity"},
     "mcp/tool_server.py": {"audit", "settings"},
     "mcp/tools_chat.py": {"answers", "chat", "chat_slots", "search"},
+    "mcp/tools_owners.py": {"answers", "audit", "missing"},
     "mcp/tools_sources.py": {"sources"},
     "mcp/tools_read.py": {"search"},
     "mcp/tools_research.py": {"research"},

@@ -14,7 +14,8 @@ HTTP_TOOLS = {
     "search_text", "add_item_text", "update_item", "delete_item", "get_item_by_id",
     "list_documents", "list_categories", "get_document_count", "get_document",
     "delete_document", "lsa_retrain", "ask", "list_metadata_keys", "set_document_metadata",
-    "list_sources", "sync_source", "rate_answer", *RESEARCH_TOOLS,
+    "list_sources", "sync_source", "rate_answer", "list_activity", "list_marked_answers",
+    "list_missing_questions", *RESEARCH_TOOLS,
 }  # fmt: skip
 # (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
 HINTS = {
@@ -35,6 +36,9 @@ HINTS = {
     "rate_answer": (False, False, True, False),
     "list_sources": (True, False, True, False),
     "sync_source": (False, True, True, True),
+    "list_activity": (True, False, True, False),
+    "list_marked_answers": (True, False, True, False),
+    "list_missing_questions": (True, False, True, False),
     **RESEARCH_HINTS,
 }
 SEARCH_ITEM_KEYS = {"id", "document_id", "path", "mime", "category", "content", "similarity"}

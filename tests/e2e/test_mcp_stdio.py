@@ -38,8 +38,9 @@ async def test_stdio_serves_every_tool_and_adds_local_files(tmp_path):
     async with Client(bunko_mcp(data)) as client:
         names = {t.name for t in (await client.list_tools()).tools}
         assert "add_file" in names and "ask" in names
-        # with the two metadata tools, rate_answer, list_sources and sync_source
-        assert len(names) == 18 + len(RESEARCH_TOOLS)
+        # with the two metadata tools, rate_answer, list_sources, sync_source and the
+        # owners' three reads (list_activity, list_marked_answers, list_missing_questions)
+        assert len(names) == 21 + len(RESEARCH_TOOLS)
         added = ok(await client.call_tool("add_file", {"file": str(page), "category": "hobby"}))
         assert added["status"] == "completed" and added["mime"] == "text/html"
         assert added["path"] == page.resolve().as_posix().lstrip("/")  # a logical path

@@ -25,6 +25,7 @@ from bunko.domain.auth import Principal
 from bunko.errors import BunkoError, TooManyRequestsError
 from bunko.mcp.registry import Profile, ToolContext, ToolSpec, Transport
 from bunko.mcp.tools_chat import CHAT_TOOLS
+from bunko.mcp.tools_owners import OWNER_TOOLS
 from bunko.mcp.tools_read import READ_TOOLS
 from bunko.mcp.tools_research import RESEARCH_TOOLS
 from bunko.mcp.tools_sources import SOURCE_TOOLS
@@ -54,6 +55,7 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     *RESEARCH_TOOLS,
     *WRITE_TOOLS,
     *SOURCE_TOOLS,
+    *OWNER_TOOLS,
 )
 TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in ALL_TOOLS}
 
@@ -194,7 +196,7 @@ async def call_tool(
 
 
 # The arguments that name a tool's object, in the order looked for.
-_OBJECT_ARGUMENTS = ("id", "document_id", "corpus_id", "project_id")
+_OBJECT_ARGUMENTS = ("id", "document_id", "corpus_id", "project_id", "answer_id")
 
 
 class _Audit:
