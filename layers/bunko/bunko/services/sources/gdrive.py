@@ -28,6 +28,7 @@ from urllib.parse import quote, urlencode
 
 from bunko.errors import UpstreamError
 from bunko.ports.sources import WebAnswer
+from bunko.services.sources.api import json_object
 from bunko.services.sources.drives import DriveFile, DriveReader, TokenExpired, files_under
 
 GOOGLE = "https://www.googleapis.com"
@@ -74,13 +75,7 @@ class DriveSync(DriveReader):
         )
         if answer.status in (400, 404):
             raise TokenExpired(f"{path} answered {answer.status}")
-        try:
-            body = json.loads(answer.body)
-        except ValueError as exc:
-            raise UpstreamError(f"{path} did not answer JSON: {exc}") from exc
-        if not isinstance(body, dict):
-            raise UpstreamError(f"{path} did not answer a JSON object")
-        return body
+        return json_object(path, answer.body)
 
     def _check_time(self) -> None:
         if self.out_of_time():

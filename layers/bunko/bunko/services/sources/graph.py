@@ -20,12 +20,12 @@ or one folder of it, read through Microsoft Graph's delta query.
 
 from __future__ import annotations
 
-import json
 from functools import cached_property
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 from bunko.errors import UpstreamError
+from bunko.services.sources.api import json_object
 from bunko.services.sources.drives import DriveFile, DriveReader, TokenExpired, files_under
 
 GRAPH = "https://graph.microsoft.com/v1.0"
@@ -94,13 +94,7 @@ class GraphSync(DriveReader):
         if answer.status == 410:
             where = answer.headers.get("location")
             raise TokenExpired("410 Gone", urljoin(link, where) if where else None)
-        try:
-            page = json.loads(answer.body)
-        except ValueError as exc:
-            raise UpstreamError(f"{link} did not answer JSON: {exc}") from exc
-        if not isinstance(page, dict):
-            raise UpstreamError(f"{link} did not answer a JSON object")
-        return page
+        return json_object(link, answer.body)
 
     def scope(self) -> str | None:
         """The id of the synced folder: the setting's, or the drive's root."""
