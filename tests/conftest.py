@@ -45,6 +45,12 @@ def make_services(data_dir: Path, **settings) -> Services:
     return build_services(Settings(data_dir=data_dir, **settings))
 
 
+def library_texts(services: Services, workspace: str) -> dict[str, str]:
+    """Each document's text by its path, once what was queued (a source's sync) is indexed."""
+    assert services.ingest.wait_for_queue(timeout=60)
+    return {d.path: services.library.text(d) or "" for d in services.library.documents(workspace)}
+
+
 @pytest.fixture
 def services(tmp_path: Path) -> Iterator[Services]:
     """Keyword-only Bunko: fast, no model to load."""

@@ -54,11 +54,11 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import uuid
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, quote, urlsplit
+
+from tests.e2e.local_server import LocalServer
 
 WHEN = "2026-11-30T09:00:00.000Z"
 
@@ -82,7 +82,7 @@ class Page:
     attachments: dict[str, Attachment] = field(default_factory=dict)
 
 
-class FakeConfluence:
+class FakeConfluence(LocalServer):
     def __init__(
         self, edition: str = "cloud", *, space: str = "ENG", credential: str | None = None
     ) -> None:
@@ -98,32 +98,9 @@ class FakeConfluence:
         self.credential = credential
         self.throttle: list[tuple[int, str | None]] = []  # the next answers: (status, Retry-After)
         self.broken: set[str] = set()  # page ids whose body answers 500
-        self.log: list[tuple[str, int, str | None]] = []  # (path?query, status, Authorization)
         self.on_request = None  # called with each path before it is answered
-        self._lock = threading.Lock()
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                if site.on_request is not None:
-                    site.on_request(self.path)
-                status, headers, body = site.answer(self.path, self.headers)
-                with site._lock:
-                    site.log.append((self.path, status, self.headers.get("Authorization")))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        super().__init__()  # logs (path?query, status, Authorization)
         self.url = self.origin + self.context  # what a source is given
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     # -- the test's side ------------------------------------------------------------------
 
@@ -144,15 +121,6 @@ class FakeConfluence:
         version = known.version + 1 if known else 1
         page.attachments[att_id] = Attachment(att_id, title, data, media_type, version)
 
-    def requests(self) -> list[tuple[str, int, str | None]]:
-        with self._lock:
-            done, self.log = self.log, []
-        return done
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
     # -- answers --------------------------------------------------------------------------
 
     def _authorized(self, given: str | None) -> bool:
@@ -164,7 +132,12 @@ class FakeConfluence:
             expected = f"Bearer {self.credential}"
         return given == expected
 
+    def entry(self, path: str, status: int, headers) -> tuple[str, int, str | None]:
+        return path, status, headers.get("Authorization")
+
     def answer(self, raw: str, headers) -> tuple[int, dict[str, str], bytes]:
+        if self.on_request is not None:
+            self.on_request(raw)
         if self.throttle:
             status, wait = self.throttle.pop(0)
             out = {"Content-Type": "application/json"}

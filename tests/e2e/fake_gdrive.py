@@ -51,11 +51,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import threading
 import uuid
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from tests.e2e.local_server import LocalServer
 
 FOLDER = "application/vnd.google-apps.folder"
 DOC = "application/vnd.google-apps.document"
@@ -78,7 +78,7 @@ class File:
     drive: str | None = None  # the shared drive it is in (None: a user's My Drive)
 
 
-class FakeGDrive:
+class FakeGDrive(LocalServer):
     def __init__(self, *, page_size: int = 100) -> None:
         self.page_size = page_size
         self.token = "good-token"
@@ -90,42 +90,8 @@ class FakeGDrive:
         self.throttled = 0
         self.retry_after: str | None = "1"
         self.throttle_status = 429  # or 403, as "Usage limits" says a quota exceeded answers
-        self.log: list[tuple[str, int]] = []
-        self._lock = threading.RLock()
         self._next = 0
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, headers, body = fake.answer(self.path, self.headers)
-                with fake._lock:
-                    fake.log.append((self.path, status))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
-                status, headers, body = fake.token_answer(self.path, form)
-                with fake._lock:
-                    fake.log.append((self.path, status))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        super().__init__()
 
     # -- the test edits the Drive ---------------------------------------------------------
 
@@ -158,29 +124,26 @@ class FakeGDrive:
             self._next += 1
             return f"0Ashared{self._next:04d}"
 
-    def edit(self, file_id: str, content: bytes) -> None:
+    def _update(self, file_id: str, **fields: object) -> None:
+        """A new version of the file with these fields."""
         with self._lock:
             f = self.files[file_id]
-            f.content, f.version = content, f.version + 1
+            for name, value in fields.items():
+                setattr(f, name, value)
+            f.version += 1
             self._changed(file_id)
+
+    def edit(self, file_id: str, content: bytes) -> None:
+        self._update(file_id, content=content)
 
     def rename(self, file_id: str, name: str) -> None:
-        with self._lock:
-            f = self.files[file_id]
-            f.name, f.version = name, f.version + 1
-            self._changed(file_id)
+        self._update(file_id, name=name)
 
     def move(self, file_id: str, parent: str) -> None:
-        with self._lock:
-            f = self.files[file_id]
-            f.parents, f.version = [parent], f.version + 1
-            self._changed(file_id)
+        self._update(file_id, parents=[parent])
 
     def trash(self, file_id: str) -> None:
-        with self._lock:
-            f = self.files[file_id]
-            f.trashed, f.version = True, f.version + 1
-            self._changed(file_id)
+        self._update(file_id, trashed=True)
 
     def remove(self, file_id: str) -> None:
         """Deleted for good: a change with `removed: true`."""
@@ -208,7 +171,7 @@ class FakeGDrive:
              "client_id": "1234", "token_uri": self.url + "/token"}
         )  # fmt: skip
 
-    def token_answer(self, path: str, form: dict[str, str]) -> tuple[int, dict, bytes]:
+    def answer_post(self, path: str, form: dict[str, str]) -> tuple[int, dict, bytes]:
         """Google's OAuth 2.0 token endpoint for a service account's signed JWT."""
         import jwt
 
@@ -231,15 +194,6 @@ class FakeGDrive:
             return self._json(400, {"error": "invalid_scope"})
         body = {"access_token": self.token, "expires_in": 3599, "token_type": "Bearer"}
         return self._json(200, body)
-
-    def requests(self) -> list[tuple[str, int]]:
-        with self._lock:
-            done, self.log = self.log, []
-        return done
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
     # -- what the API answers -------------------------------------------------------------
 

@@ -42,11 +42,11 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import uuid
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
+
+from tests.e2e.local_server import LocalServer
 
 ROOT = "01ROOTITEM"
 
@@ -66,7 +66,7 @@ class Item:
     deleted: bool = False
 
 
-class FakeGraph:
+class FakeGraph(LocalServer):
     def __init__(
         self, *, drive_id: str = "b!fakeDriveId", page_size: int = 200, business: bool = False
     ) -> None:
@@ -82,46 +82,12 @@ class FakeGraph:
         self.expired_before = 0  # a delta token from before this counter answers 410
         self.throttled = 0  # the next this-many API requests answer 429
         self.retry_after = 1
-        self.log: list[tuple[str, int]] = []  # (path and query, status)
         self.auth_on_downloads = 0  # download requests that carried an Authorization header
         self.tenant, self.client_id, self.client_secret = "contoso", "app-1", "s3cret"
         self.broken: set[str] = set()  # item ids whose download answers 503 every time
-        self._lock = threading.RLock()
         self._next_id = 0
-        fake = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, headers, body = fake.answer(self.path, self.headers)
-                with fake._lock:
-                    fake.log.append((self.path, status))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def do_POST(self) -> None:
-                length = int(self.headers.get("Content-Length") or 0)
-                form = {k: v[0] for k, v in parse_qs(self.rfile.read(length).decode()).items()}
-                status, headers, body = fake.token_answer(self.path, form)
-                with fake._lock:
-                    fake.log.append((self.path, status))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        super().__init__()
         self.url = self.origin + "/v1.0"  # the source's `url`: Graph's service root
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     # -- the test edits the drive ---------------------------------------------------------
 
@@ -147,27 +113,25 @@ class FakeGraph:
             self._touch(item)
             return item.id
 
+    def _update(self, item_id: str, **fields: object) -> None:
+        """A new version of the item with these fields."""
+        with self._lock:
+            item = self.items[item_id]
+            for name, value in fields.items():
+                setattr(item, name, value)
+            item.version += 1
+            self._touch(item)
+
     def edit(self, item_id: str, content: bytes) -> None:
         with self._lock:
-            item = self.items[item_id]
-            item.content = content
-            item.version += 1
-            item.content_version += 1
-            self._touch(item)
+            version = self.items[item_id].content_version + 1
+            self._update(item_id, content=content, content_version=version)
 
     def rename(self, item_id: str, name: str) -> None:
-        with self._lock:
-            item = self.items[item_id]
-            item.name = name
-            item.version += 1
-            self._touch(item)
+        self._update(item_id, name=name)
 
     def move(self, item_id: str, parent: str) -> None:
-        with self._lock:
-            item = self.items[item_id]
-            item.parent = parent
-            item.version += 1
-            self._touch(item)
+        self._update(item_id, parent=parent)
 
     def delete(self, item_id: str) -> None:
         """Deleted, with every item under it (each then reported with the deleted facet)."""
@@ -183,15 +147,6 @@ class FakeGraph:
         with self._lock:
             self.seq += 1
             self.expired_before = self.seq
-
-    def requests(self) -> list[tuple[str, int]]:
-        with self._lock:
-            done, self.log = self.log, []
-        return done
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
     # -- what the drive answers -----------------------------------------------------------
 
@@ -337,7 +292,7 @@ class FakeGraph:
              "client_secret": self.client_secret, "authority": self.origin}
         )  # fmt: skip
 
-    def token_answer(self, path: str, form: dict[str, str]) -> tuple[int, dict, bytes]:
+    def answer_post(self, path: str, form: dict[str, str]) -> tuple[int, dict, bytes]:
         """The Microsoft identity platform's token endpoint, client credentials flow."""
         if path != f"/{self.tenant}/oauth2/v2.0/token":
             return self._json(404, {"error": "invalid_request"})

@@ -5,37 +5,16 @@ a conditional request that matches; every request logged."""
 from __future__ import annotations
 
 import hashlib
-import threading
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+from tests.e2e.local_server import LocalServer
 
 
-class LocalSite:
+class LocalSite(LocalServer):
     def __init__(self) -> None:
+        super().__init__()
         self.pages: dict[str, tuple[str, bytes]] = {}  # path → (content type, body)
         self.modified: dict[str, float] = {}  # path → a Last-Modified (instead of an ETag)
-        self.log: list[tuple[str, int]] = []  # (path, status)
-        self._lock = threading.Lock()
-        site = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                status, headers, body = site.answer(self.path, self.headers)
-                with site._lock:
-                    site.log.append((self.path, status))
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
 
     def html(self, path: str, body: str, title: str = "") -> None:
         page = f"<html><head><title>{title}</title></head><body>{body}</body></html>"
@@ -58,12 +37,3 @@ class LocalSite:
             if headers.get("If-None-Match") == etag:
                 return 304, out, b""
         return 200, out, body
-
-    def requests(self) -> list[tuple[str, int]]:
-        with self._lock:
-            done, self.log = self.log, []
-        return done
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()

@@ -14,6 +14,7 @@ import pytest
 from bunko.domain.sources import UPLOAD
 from bunko.errors import ValidationError
 from bunko.services.ingest import Upload
+from tests.conftest import library_texts
 from tests.e2e.fake_confluence import FakeConfluence
 
 WS = "default"
@@ -48,11 +49,6 @@ def _add(services, site, name="eng", **settings):
     )  # fmt: skip
 
 
-def _texts(services) -> dict[str, str]:
-    assert services.ingest.wait_for_queue(timeout=60)
-    return {d.path: services.library.text(d) or "" for d in services.library.documents(WS)}
-
-
 def _bodies(log) -> list[str]:
     """Requests that fetched a page's body or an attachment's bytes."""
     return [
@@ -75,7 +71,7 @@ def test_a_space_syncs_from_empty_and_a_resync_fetches_no_body(services, wiki):
     log = wiki.requests()
     assert {auth for _, _, auth in log} == {_auth(wiki)}  # the credential on every request
     assert any("cursor=" in p or "start=2" in p for p, _, _ in log)  # listings were paged
-    texts = _texts(services)
+    texts = library_texts(services, WS)
     assert texts["eng/Home.md"].startswith("# Home") and "engineering space" in texts["eng/Home.md"]
     assert "deploy --region <eu-west-1>" in texts["eng/Runbook.md"]  # a code macro's text
     assert "Check the canary first." in texts["eng/Runbook/checklist.txt"]
@@ -94,7 +90,7 @@ def test_a_page_changed_deleted_and_renamed(services, wiki):
     hand = services.ingest.submit(Upload(WS, b"Typed by hand.", path="eng/hand.txt", source=UPLOAD))
     _add(services, wiki)
     services.sources.sync(WS, "eng")
-    _texts(services)
+    library_texts(services, WS)
     runbook = services.library.at(WS, "eng/Runbook.md")
     checklist = services.library.at(WS, "eng/Runbook/checklist.txt")
     wiki.requests()
@@ -113,7 +109,7 @@ def test_a_page_changed_deleted_and_renamed(services, wiki):
     ]
     assert report.fetched == 2  # Home's and the renamed page's bodies; the attachment not again
     assert len(_bodies(wiki.requests())) == 2
-    texts = _texts(services)
+    texts = library_texts(services, WS)
     assert "new roadmap" in texts["eng/Home.md"]
     assert "eng/Glossary.md" not in texts
     moved = services.library.at(WS, "eng/Deploy runbook.md")
@@ -168,7 +164,7 @@ def test_throttling_is_waited_out_as_retry_after_says(services, wiki):
 def test_an_expired_credential_fails_the_sync_and_deletes_nothing(services, wiki):
     _add(services, wiki)
     services.sources.sync(WS, "eng")
-    _texts(services)
+    library_texts(services, WS)
     before = sorted(d.path for d in services.library.documents(WS))
     wiki.credential = wiki.key + "-rotated"  # the one the source holds no longer works
     report = services.sources.sync(WS, "eng")

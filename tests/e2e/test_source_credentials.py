@@ -8,10 +8,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import threading
 import time
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -22,6 +20,7 @@ from bunko.services.sources import SyncReport
 from bunko.services.sources.api import ApiClient, CredentialRejected, retry_after
 from bunko.services.sources.sources import CREDENTIAL_SCOPE, SCOPE
 from tests.e2e.cli_harness import BUNKO, run
+from tests.e2e.local_server import LocalServer
 from tests.e2e.rest_harness import serve
 
 SECRET = "me@example.com:ATATT3xSECRET-token-4711"
@@ -141,37 +140,19 @@ def test_from_the_command_line_a_credential_comes_from_the_environment_or_stdin(
 # -- the shared GET of API connectors --------------------------------------------------------
 
 
-class Throttling:
+class Throttling(LocalServer):
     """A service on a local socket that answers each path from a script of answers, logging
     every request's Authorization header."""
 
     def __init__(self) -> None:
         self.script: dict[str, list[tuple[int, dict[str, str], bytes]]] = {}
         self.seen: list[tuple[str, str | None]] = []
-        service = self
+        super().__init__()
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:
-                service.seen.append((self.path, self.headers.get("Authorization")))
-                answers = service.script.get(self.path) or [(404, {}, b"")]
-                status, headers, body = answers.pop(0) if len(answers) > 1 else answers[0]
-                self.send_response(status)
-                for name, value in headers.items():
-                    self.send_header(name, value)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def answer(self, path: str, headers) -> tuple[int, dict[str, str], bytes]:
+        self.seen.append((path, headers.get("Authorization")))
+        answers = self.script.get(path) or [(404, {}, b"")]
+        return answers.pop(0) if len(answers) > 1 else answers[0]
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ import pytest
 from bunko.domain.sources import UPLOAD
 from bunko.errors import ValidationError
 from bunko.services.ingest import Upload
-from tests.conftest import make_services
+from tests.conftest import library_texts, make_services
 from tests.e2e.fake_gdrive import DOC, SHEET, FakeGDrive
 
 WS = "default"
@@ -44,11 +44,6 @@ def _add(services, d: FakeGDrive, folder_id: str, name: str = "gd", **more):
     return services.sources.add(WS, "gdrive", name, settings, operator=True, credential=d.token)
 
 
-def _texts(services) -> dict[str, str]:
-    assert services.ingest.wait_for_queue(timeout=60)
-    return {d.path: services.library.text(d) or "" for d in services.library.documents(WS)}
-
-
 def test_a_folder_is_listed_then_only_the_changes_are_asked(services, gd):
     ids = _tree(gd)
     hand = services.ingest.submit(Upload(WS, b"Typed by hand.", path="gd/hand.txt", source=UPLOAD))
@@ -63,7 +58,7 @@ def test_a_folder_is_listed_then_only_the_changes_are_asked(services, gd):
     assert sum(p.startswith("/drive/v3/files?") for p in asked) >= 3  # paged, and HR too
     assert any(f"/files/{ids['handbook']}/export?mimeType=text%2Fplain" in p for p in asked)
     assert any(f"/files/{ids['leave']}?alt=media" in p for p in asked)
-    texts = _texts(services)
+    texts = library_texts(services, WS)
     assert "work in the open" in texts["gd/Handbook.txt"]
     assert "laptops" in texts["gd/Budget.csv"]
     handbook = services.library.at(WS, "gd/Handbook.txt")  # where a reader opens it in Drive
@@ -92,7 +87,7 @@ def test_a_folder_is_listed_then_only_the_changes_are_asked(services, gd):
     assert third.added == ["gd/Moved in/guide.md"]
     assert third.fetched == 2  # the handbook and the guide: the rename kept its md5
     assert services.library.at(WS, "gd/time-off.md").id == leave_doc.id
-    texts = _texts(services)
+    texts = library_texts(services, WS)
     assert "write things down" in texts["gd/Handbook.txt"]
     assert texts["gd/hand.txt"] == "Typed by hand."
     assert services.library.find(WS, hand.id) is not None
@@ -133,7 +128,7 @@ def test_a_google_doc_exported_as_docx(services, gd):
     _add(services, gd, folder, export="docx")
     report = services.sources.sync(WS, "gd")
     assert report.added == ["gd/Plan.docx"], report
-    assert "ship the connector" in _texts(services)["gd/Plan.docx"]
+    assert "ship the connector" in library_texts(services, WS)["gd/Plan.docx"]
 
 
 def test_a_rejected_page_token_lists_the_folder_again(services, gd):

@@ -13,7 +13,7 @@ import pytest
 from bunko.domain.sources import UPLOAD
 from bunko.errors import ValidationError
 from bunko.services.ingest import Upload
-from tests.conftest import make_services
+from tests.conftest import library_texts, make_services
 from tests.e2e.fake_graph import ROOT, FakeGraph
 
 WS = "default"
@@ -44,11 +44,6 @@ def _add(services, d: FakeGraph, item_id: str | None, name: str = "sp", **more):
     return services.sources.add(WS, "sharepoint", name, settings, operator=True, credential=d.token)
 
 
-def _texts(services) -> dict[str, str]:
-    assert services.ingest.wait_for_queue(timeout=60)
-    return {d.path: services.library.text(d) or "" for d in services.library.documents(WS)}
-
-
 def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     ids = _drive_tree(drive)
     hand = services.ingest.submit(Upload(WS, b"Typed by hand.", path="sp/hand.txt", source=UPLOAD))
@@ -62,7 +57,7 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     deltas = [p for p, _ in asked if "/root/delta" in p]
     assert len(deltas) > 2  # paged: nextLink after nextLink, then the deltaLink
     assert drive.auth_on_downloads == 0  # the pre-authenticated URL got no credential
-    texts = _texts(services)
+    texts = library_texts(services, WS)
     assert "twenty days" in texts["sp/leave.md"]
     leave = services.library.at(WS, "sp/leave.md")  # where a reader opens it in SharePoint
     assert leave.metadata == {
@@ -88,7 +83,7 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     assert sorted(third.added) == ["sp/HR/new.md", "sp/other.md"]
     assert third.fetched == 3  # leave, new, other: the renamed file is not downloaded
     assert services.library.at(WS, "sp/trips.txt").id == travel_doc.id  # its history kept
-    texts = _texts(services)
+    texts = library_texts(services, WS)
     assert "twenty-five" in texts["sp/leave.md"]
     assert texts["sp/hand.txt"] == "Typed by hand."  # another source's: never touched
 

@@ -10,7 +10,7 @@ import pytest
 from bunko.domain.sources import UPLOAD
 from bunko.errors import ValidationError
 from bunko.services.ingest import Upload
-from tests.conftest import make_services
+from tests.conftest import library_texts, make_services
 from tests.e2e.local_site import LocalSite
 
 NAV = "<nav>SITE-NAVIGATION <a href='/a.html'>A</a></nav>"
@@ -38,11 +38,6 @@ def site():
     s.close()
 
 
-def _texts(services, workspace: str) -> dict[str, str]:
-    assert services.ingest.wait_for_queue(timeout=60)
-    return {d.path: services.library.text(d) or "" for d in services.library.documents(workspace)}
-
-
 def test_a_site_syncs_adds_changes_and_removes_and_a_resync_asks_only(services, site):
     ws = "default"
     hand = services.ingest.submit(
@@ -58,7 +53,7 @@ def test_a_site_syncs_adds_changes_and_removes_and_a_resync_asks_only(services, 
     assert set(first.added) == pages and not first.deleted and not first.errors, first
     asked = site.requests()
     assert not [p for p, _ in asked if p.startswith("/private/")]  # robots.txt honoured
-    texts = _texts(services, ws)
+    texts = library_texts(services, ws)
     assert "Welcome to the handbook." in texts[f"handbook/{host}/index.md"]
     assert "SITE-NAVIGATION" not in texts[f"handbook/{host}/a.md"]  # main text only
     assert "Beta page about boats." in texts[f"handbook/{host}/b.md"]
@@ -82,7 +77,7 @@ def test_a_site_syncs_adds_changes_and_removes_and_a_resync_asks_only(services, 
     assert sorted(third.changed) == [f"handbook/{host}/b.md", f"handbook/{host}/docs/c.md"]
     assert third.added == [f"handbook/{host}/docs/new.md"]
     assert third.fetched == 3  # b, c and new: the rest answered 304
-    texts = _texts(services, ws)
+    texts = library_texts(services, ws)
     assert "bridges" in texts[f"handbook/{host}/b.md"]
     assert texts["handbook/hand.txt"] == "Typed by hand."  # another source's: never touched
     assert services.library.find(ws, hand.id) is not None

@@ -152,6 +152,17 @@ class ApiClient:
             raise UpstreamError(f"{url} did not answer JSON: {exc}") from exc
 
 
+def json_object(where: str, body: bytes) -> dict[str, Any]:
+    """`body` decoded, a JSON object, or an UpstreamError naming `where` (its URL or path)."""
+    try:
+        found = json.loads(body)
+    except ValueError as exc:
+        raise UpstreamError(f"{where} did not answer JSON: {exc}") from exc
+    if not isinstance(found, dict):
+        raise UpstreamError(f"{where} did not answer a JSON object")
+    return found
+
+
 def _said(answer: WebAnswer) -> str:
     """The start of a refusal's body: services say why there (an expired token, a scope)."""
     text = answer.body[:200].decode("utf-8", "replace").strip()

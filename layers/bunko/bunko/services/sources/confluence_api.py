@@ -12,7 +12,6 @@ followed, so the credential is never sent elsewhere.
 from __future__ import annotations
 
 import base64
-import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from bunko.errors import BunkoError, UpstreamError
 from bunko.parsing.html import parse_html
-from bunko.services.sources.api import ApiClient, CredentialRejected
+from bunko.services.sources.api import ApiClient, CredentialRejected, json_object
 
 _CDATA = re.compile(r"<!\[CDATA\[(.*?)\]\]>", re.DOTALL)
 _LINK_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="?next"?')
@@ -131,7 +130,7 @@ class ConfluenceApi:
             answer = self.client.get(
                 url, max_bytes=20_000_000, headers={"Accept": "application/json"}
             )
-            body = _json(url, answer.body)
+            body = json_object(url, answer.body)
             results = body.get("results")
             if not isinstance(results, list):
                 raise UpstreamError(f"{url}: a listing without results")
@@ -171,7 +170,7 @@ class ConfluenceApi:
             # visitor instead of refusing it (CONFSERVER-98199): its listing would be what
             # anyone sees, and the mirror would delete the rest.
             who = f"{self.base}/rest/api/user/current"
-            me = _json(who, self.client.get(who, max_bytes=1_000_000).body)
+            me = json_object(who, self.client.get(who, max_bytes=1_000_000).body)
             if me.get("type") == "anonymous":
                 raise CredentialRejected("Data Center took the credential as an anonymous visitor")
         url = f"{self.base}/rest/api/space/{key}/content/page?limit={DC_LIMIT}&expand=version"
@@ -216,21 +215,11 @@ class ConfluenceApi:
 
     def read_page(self, page: Item, *, max_bytes: int) -> bytes:
         """The page's text (its title a heading); Gone when it was deleted meanwhile."""
-        body = _json(page.url, self.client.get(page.url, max_bytes=max_bytes).body)
+        body = json_object(page.url, self.client.get(page.url, max_bytes=max_bytes).body)
         storage = ((body.get("body") or {}).get("storage") or {}).get("value")
         if not isinstance(storage, str):
             raise UpstreamError(f"{page.url}: no storage body")
         return storage_text(str(body.get("title") or page.title), storage)
-
-
-def _json(url: str, body: bytes) -> dict[str, Any]:
-    try:
-        found = json.loads(body)
-    except ValueError as exc:
-        raise UpstreamError(f"{url} did not answer JSON: {exc}") from exc
-    if not isinstance(found, dict):
-        raise UpstreamError(f"{url} did not answer a JSON object")
-    return found
 
 
 def _number(item: dict[str, Any]) -> int:

@@ -14,13 +14,14 @@ the state of a large drive is kept whole on every sync.
 from __future__ import annotations
 
 import posixpath
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from bunko.errors import BunkoError
-from bunko.services.sources.api import CredentialRejected, credential_failure
-from bunko.services.sources.records import SyncReport
+from bunko.services.sources.api import ApiClient, CredentialRejected, credential_failure
+from bunko.services.sources.records import SourceRecord, SyncReport
 
 _DEPTH = 256  # deeper than any drive allows: a loop in parents is not followed forever
 
@@ -103,6 +104,34 @@ def files_under(
             out[n] = replace(found, path=f"{stem}~{found.id[-12:]}{suffix}")
         taken.add(out[n].path.lower())
     return sorted(out, key=lambda f: f.path)
+
+
+class DriveReader:
+    """What one sync's reading of a drive holds (graph.GraphSync, gdrive.DriveSync): the
+    source, its kept state, the API client, the report, the files Bunko reads, and the time
+    it has run, which `max_seconds` bounds."""
+
+    def __init__(
+        self,
+        record: SourceRecord,
+        state: dict[str, Any],
+        api: ApiClient,
+        report: SyncReport,
+        *,
+        supported: Callable[[str], bool],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.record = record
+        self.settings = record.settings
+        self.state = state
+        self.api = api
+        self.report = report
+        self.supported = supported
+        self.clock = clock
+        self.started = clock()
+
+    def out_of_time(self) -> bool:
+        return self.clock() - self.started >= self.settings["max_seconds"]
 
 
 class DriveRun(Protocol):

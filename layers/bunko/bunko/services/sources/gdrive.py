@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import json
 import posixpath
-import time
-from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 from urllib.parse import quote, urlencode
 
 from bunko.errors import UpstreamError
 from bunko.ports.sources import WebAnswer
-from bunko.services.sources.api import ApiClient
-from bunko.services.sources.drives import DriveFile, TokenExpired, files_under
-from bunko.services.sources.records import SourceRecord, SyncReport
+from bunko.services.sources.api import json_object
+from bunko.services.sources.drives import DriveFile, DriveReader, TokenExpired, files_under
 
 GOOGLE = "https://www.googleapis.com"
 FOLDER = "application/vnd.google-apps.folder"
@@ -52,30 +50,21 @@ _PAGE_BYTES = 50_000_000
 _EXPORT_BYTES = 10_000_000  # files.export's own bound
 
 
-class DriveSync:
-    def __init__(
-        self,
-        record: SourceRecord,
-        state: dict[str, Any],
-        api: ApiClient,
-        report: SyncReport,
-        *,
-        supported: Callable[[str], bool],
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.record = record
-        self.settings = record.settings
-        self.state = state
-        self.api = api
-        self.report = report
-        self.supported = supported
-        self.clock = clock
-        self.started = clock()
-        self.base = self.settings["url"].rstrip("/") + "/drive/v3"
-        self.root = self.settings["folder_id"]
-        # A shared drive's files are listed in its own corpus and its changes asked by its id.
+class DriveSync(DriveReader):
+    @cached_property
+    def base(self) -> str:
+        return self.settings["url"].rstrip("/") + "/drive/v3"
+
+    @cached_property
+    def root(self) -> str:
+        return self.settings["folder_id"]
+
+    @cached_property
+    def in_drive(self) -> dict[str, str]:
+        """A shared drive's files are listed in its own corpus and its changes asked by its
+        id."""
         shared = self.settings.get("shared_drive_id")
-        self.in_drive = {"driveId": shared, "supportsAllDrives": "true"} if shared else {}
+        return {"driveId": shared, "supportsAllDrives": "true"} if shared else {}
 
     # -- reading the folder ---------------------------------------------------------------
 
@@ -86,16 +75,10 @@ class DriveSync:
         )
         if answer.status in (400, 404):
             raise TokenExpired(f"{path} answered {answer.status}")
-        try:
-            body = json.loads(answer.body)
-        except ValueError as exc:
-            raise UpstreamError(f"{path} did not answer JSON: {exc}") from exc
-        if not isinstance(body, dict):
-            raise UpstreamError(f"{path} did not answer a JSON object")
-        return body
+        return json_object(path, answer.body)
 
     def _check_time(self) -> None:
-        if self.clock() - self.started >= self.settings["max_seconds"]:
+        if self.out_of_time():
             raise _OutOfTime()
 
     def _list(self, folder: str, items: dict[str, dict[str, Any]]) -> None:

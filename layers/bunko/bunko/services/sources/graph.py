@@ -20,45 +20,23 @@ or one folder of it, read through Microsoft Graph's delta query.
 
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Callable
+from functools import cached_property
 from typing import Any
 from urllib.parse import quote, urljoin, urlsplit
 
 from bunko.errors import UpstreamError
-from bunko.services.sources.api import ApiClient
-from bunko.services.sources.drives import DriveFile, TokenExpired, files_under
-from bunko.services.sources.records import SourceRecord, SyncReport
+from bunko.services.sources.api import json_object
+from bunko.services.sources.drives import DriveFile, DriveReader, TokenExpired, files_under
 
 GRAPH = "https://graph.microsoft.com/v1.0"
 _PAGE_BYTES = 50_000_000
 
 
-class GraphSync:
-    def __init__(
-        self,
-        record: SourceRecord,
-        state: dict[str, Any],
-        api: ApiClient,
-        report: SyncReport,
-        *,
-        supported: Callable[[str], bool],
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.record = record
-        self.settings = record.settings
-        self.state = state
-        self.api = api
-        self.report = report
-        self.supported = supported
-        self.clock = clock
-        self.started = clock()
+class GraphSync(DriveReader):
+    @cached_property
+    def drive_url(self) -> str:
         base = self.settings["url"].rstrip("/")
-        self.drive_url = f"{base}/drives/{quote(self.settings['drive_id'], safe='!')}"
-
-    def _out_of_time(self) -> bool:
-        return self.clock() - self.started >= self.settings["max_seconds"]
+        return f"{base}/drives/{quote(self.settings['drive_id'], safe='!')}"
 
     def read(self) -> bool:
         """Bring `items` up to date (the whole drive the first time, or after a 410; what
@@ -69,7 +47,7 @@ class GraphSync:
         link = link or f"{self.drive_url}/root/delta"
         restarted = False
         while True:
-            if self._out_of_time():
+            if self.out_of_time():
                 self.report.failed = (
                     f"the drive's listing took more than max_seconds "
                     f"({self.settings['max_seconds']} s); nothing deleted"
@@ -116,13 +94,7 @@ class GraphSync:
         if answer.status == 410:
             where = answer.headers.get("location")
             raise TokenExpired("410 Gone", urljoin(link, where) if where else None)
-        try:
-            page = json.loads(answer.body)
-        except ValueError as exc:
-            raise UpstreamError(f"{link} did not answer JSON: {exc}") from exc
-        if not isinstance(page, dict):
-            raise UpstreamError(f"{link} did not answer a JSON object")
-        return page
+        return json_object(link, answer.body)
 
     def scope(self) -> str | None:
         """The id of the synced folder: the setting's, or the drive's root."""
