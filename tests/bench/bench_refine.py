@@ -16,8 +16,9 @@ On a throw-away data folder with the fast model (USE) and e5 refining:
 The peer is e5 as the only model (BUNKO_EMBEDDER=e5): its ingest pace is the refined pace
 here, and its quality the refined figures (the same index, built the same way).
 
-Each phase also reports abstention at the default min_score (as `bunko eval`). `--records F`
-writes the refined model's candidates for `fit_calibration.py fit` (as its `collect` does).
+Each phase also reports abstention at the default min_score (as `bunko eval`). The refined
+model's calibration records come from `fit_calibration --embedder e5` (its `collect` builds
+the e5 generation directly, as search serves it).
 
 `--three-legs` also measures, once refined, a question for the next step: both generations
 exist, so could a search fuse BM25, e5 and USE cosines (convex, min-max per leg, weights
@@ -40,7 +41,6 @@ from bunko.evaluation.metrics import ndcg_at, recall_at
 from bunko.ports import SearchFilter
 from bunko.services.search.fusion import _minmax
 from bunko.services.search.search import SearchOptions
-from tests.bench.fit_calibration import collect_records
 
 REPO = Path(__file__).resolve().parents[2]
 RANKED = SearchOptions(limit=100, min_score=0.0)
@@ -109,7 +109,6 @@ def run(
     name: str,
     docs: int | None,
     three_legs: bool = False,
-    records: Path | None = None,
 ) -> dict:
     data = load_beir(eval_dir / name)
     corpus = list(data.corpus.items())
@@ -143,11 +142,6 @@ def run(
         report["refine_seconds"] = round(took, 1)
         report["refined_chunks_per_s"] = round(chunks / took, 1)
         report["refined"] = _quality(services, data, query_ids, path_of, unanswerable)
-        if records is not None:
-            data.queries = {q: data.queries[q] for q in query_ids}
-            meta = {"dataset": name, "embedder": "e5 (refined)", "documents": len(corpus)}
-            found = collect_records(services, data, eval_dir / name, path_of)
-            records.write_text(json.dumps({"meta": meta, "records": found}), encoding="utf-8")
         if three_legs:
             report["three_legs_ndcg@10"] = _three_legs(services, data, query_ids, path_of)
 
@@ -171,12 +165,11 @@ def main() -> None:
     parser.add_argument("--set", default="jsquad-valid")
     parser.add_argument("--docs", type=int, default=None, help="the first N documents only")
     parser.add_argument("--three-legs", action="store_true", help="measure 3-leg fusion too")
-    parser.add_argument("--records", type=Path, help="write the refined candidates here")
     args = parser.parse_args()
     eval_dir = args.eval_dir or Path(
         os.environ.get("BUNKO_EVAL_DIR") or REPO.parent / "shared" / "eval"
     )
-    report = run(eval_dir, args.set, args.docs, args.three_legs, args.records)
+    report = run(eval_dir, args.set, args.docs, args.three_legs)
     print(json.dumps(report, indent=2, ensure_ascii=False))
 
 

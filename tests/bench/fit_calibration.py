@@ -66,7 +66,15 @@ def _bulk(services, queue, workspace_id: str, docs: dict[str, str]) -> dict[str,
     return path_of
 
 
-def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: int) -> dict:
+def collect(
+    directory: Path,
+    embedder: str,
+    max_docs: int | None,
+    max_queries: int,
+    *,
+    same_topic: int = libraries.SAME_TOPIC_LIBRARIES,
+    same_topic_only: bool = False,
+) -> dict:
     data = load_beir(directory)
     records: list[dict] = []
     with scratch_services(embedder=embedder) as (services, queue):
@@ -120,7 +128,7 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
             records.append(record_)
 
         by_title = len(set(libraries.topics(data).values())) <= len(data.corpus) / 2
-        for size, draws in libraries.DRAWS.items():
+        for size, draws in {} if same_topic_only else libraries.DRAWS.items():
             for lib in libraries.draw_libraries(data, size, draws):
                 docs = {d: data.corpus[d] for d in lib.documents}
                 id_of = _bulk(services, queue, lib.workspace_id, docs)
@@ -130,7 +138,8 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                 for q in lib.unanswerable:
                     record(lib.workspace_id, other, q, set(), id_of)
         gold = load_answers(directory)
-        for lib in libraries.draw_same_topic(data, gold) if gold else []:
+        drawn = libraries.draw_same_topic(data, gold, libraries=same_topic) if gold else []
+        for lib in drawn:
             id_of = _bulk(
                 services, queue, lib.workspace_id, {d: data.corpus[d] for d in lib.documents}
             )
@@ -140,7 +149,7 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
                 record(lib.workspace_id, "same-topic-unanswered", q, set(), id_of)
         questions = sorted(data.queries)
         random.Random(0).shuffle(questions)
-        questions = questions[:max_queries]
+        questions = [] if same_topic_only else questions[:max_queries]
         corpus = data.corpus
         if max_docs and max_docs < len(corpus):
             keep = {d for q in questions for d in data.qrels[q] if d in corpus}
@@ -148,14 +157,17 @@ def collect(directory: Path, embedder: str, max_docs: int | None, max_queries: i
             random.Random(0).shuffle(rest)
             keep |= set(rest[: max(0, max_docs - len(keep))])
             corpus = {d: corpus[d] for d in sorted(keep)}
+        if same_topic_only:
+            corpus = {}
         path_of = _bulk(services, queue, DEFAULT_WORKSPACE_ID, corpus)
         for q in questions:
             relevant = {d for d, g in data.qrels[q].items() if g > 0}
             record(DEFAULT_WORKSPACE_ID, "answerable", data.queries[q], relevant, path_of)
-        for source, texts in foreign_queries(directory, count=max_queries).items():
+        foreign = {} if same_topic_only else foreign_queries(directory, count=max_queries)
+        for source, texts in foreign.items():
             for q in texts:
                 record(DEFAULT_WORKSPACE_ID, f"foreign:{source}", q, set(), path_of)
-        for q in random_queries():
+        for q in [] if same_topic_only else random_queries():
             record(DEFAULT_WORKSPACE_ID, "random", q, set(), path_of)
         scale = measure_scale(generation.embedder) if generation.embedder else None
     meta = {"dataset": directory.name, "embedder": embedder, "documents": len(corpus)}
@@ -387,6 +399,15 @@ def main() -> None:
     parser.add_argument("--start", help="the row to search from: " + ",".join(FEATURES))
     parser.add_argument("--max-docs", type=int)
     parser.add_argument("--max-queries", type=int, default=400)
+    parser.add_argument(
+        "--same-topic-libraries",
+        type=int,
+        default=None,
+        help="articles drawn for same-topic libraries (bunko eval draws 16; more: less chance)",
+    )
+    parser.add_argument(
+        "--same-topic-only", action="store_true", help="record the same-topic libraries only"
+    )
     parser.add_argument("--records", type=Path, help="save the candidates here")
     parser.add_argument("--pair", action="store_true", help="evidence of two adjacent sentences")
     parser.add_argument(
@@ -405,7 +426,17 @@ def main() -> None:
         FLOORS["scifact"] = SCIFACT_FLOOR
     loaded = [json.loads(p.read_text(encoding="utf-8")) for p in args.load]
     for directory in args.directories:
-        loaded.append(collect(directory, args.embedder, args.max_docs, args.max_queries))
+        drawn = args.same_topic_libraries or libraries.SAME_TOPIC_LIBRARIES
+        loaded.append(
+            collect(
+                directory,
+                args.embedder,
+                args.max_docs,
+                args.max_queries,
+                same_topic=drawn,
+                same_topic_only=args.same_topic_only,
+            )
+        )
         print(f"collected {directory}", flush=True)
     if args.records:
         args.records.write_text(json.dumps(loaded), encoding="utf-8")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bunko.services.search.background_terms import in_its_language, query_languages, weighted_terms
-from bunko.services.search.evidence import evidence
+from bunko.services.search.evidence import evidence, is_claim
 
 OFFICES = {
     "london": "The London office has 60 desks. It opens at 08:00 on weekdays.",
@@ -121,3 +121,43 @@ def test_a_question_in_a_language_the_tables_do_not_know_has_nothing_absent():
     # Thai: no term table reads it, so its words' absence from English files says nothing
     thai = evidence(in_its_language("ร้านเบเกอรี่เปิดกี่โมงเช้า"), OFFICES)
     assert set(thai) == set(OFFICES) and all(e.absent == 0.0 for e in thai.values())
+
+
+def test_a_claim_is_read_over_the_whole_passage_and_its_title():
+    # A claim states what a paper says, across its abstract's sentences and its title; a
+    # question's answer is one sentence (SciFact's claims were refused for want of one)
+    abstract = {
+        "p": "Maternal vitamin D and infant size\n"
+        "We measured vitamin D deficiency in 1,200 pregnant women. "
+        "Low levels were common in winter. "
+        "The birth weight of their infants did not differ."
+    }
+    named = {"p": "12345\nMaternal vitamin D and infant size"}
+    claim = "Vitamin D deficiency is unrelated to birth weight."
+    assert is_claim(claim)
+    as_claim = evidence(in_its_language(claim), abstract, named, claim=True)["p"]
+    as_question = evidence(in_its_language(claim), abstract, named)["p"]
+    assert as_claim.evidence > 0.6 > as_question.evidence
+    # a claim the passage does not make holds little of it, read either way
+    other = "Smoking during pregnancy lowers birth weight."
+    assert evidence(in_its_language(other), abstract, named, claim=True)["p"].evidence < 0.5
+    # one passage among others: their shared words are still topic
+    spread = {**abstract, "q": "Vitamin D deficiency in adults. Serum levels fall in winter."}
+    named["q"] = "67890\nVitamin D in adults"
+    found = evidence(in_its_language(claim), spread, named, claim=True)
+    assert found["p"].evidence > found["q"].evidence
+
+
+def test_questions_and_requests_are_told_from_claims():
+    assert is_claim("DUSP4 decreases apoptosis.")
+    assert is_claim("Summarise the leave policy for new staff.")  # a request: the passage
+    for asked in (
+        "What is the parental leave policy?",
+        "How many desks does the Osaka office have.",  # a question without its mark
+        "Can I bring my dog to the office",
+        "日本で梅雨がないのは北海道とどこか。",  # Japanese questions often end in 。
+        "交響曲第2番ハ短調が完成した年は。",
+        "Fig. 3.",
+        "parental leave policy",
+    ):
+        assert not is_claim(asked), asked

@@ -35,6 +35,11 @@ words, MIN_WEIGHT) is answered by the passage: evidence 1. `pair` is the evidenc
 two adjacent sentences: the one before often holds what an answer's "it" or "the work" stands
 for.
 
+A question's answer is a sentence; a claim is not. "Vitamin D deficiency is unrelated to birth
+weight." states what a paper says across its abstract's sentences and its title (SciFact's
+claims, or a request such as "Summarise the leave policy."), so a query that states
+(is_claim) is read over each whole passage, its document's name and title held with it.
+
 Both are computed in the core from the text the gate already reads, so the local and the
 OpenSearch engine are judged alike, and a library of one passage is judged on its own words
 (it has no other passages: every term it holds is specific). What a chunk's text gives them
@@ -174,16 +179,69 @@ def _share(
     return sum(s for s, h in zip(specific, held, strict=True) if h) / total
 
 
+# A question's first word that asks (English; other languages' questions carry "?"): "What
+# causes X." is still a question, whatever its last character.
+_ASKING = frozenset(
+    [
+        "what",
+        "who",
+        "whom",
+        "whose",
+        "when",
+        "where",
+        "why",
+        "how",
+        "which",
+        "is",
+        "are",
+        "was",
+        "were",
+        "do",
+        "does",
+        "did",
+        "can",
+        "could",
+        "should",
+        "would",
+        "will",
+        "shall",
+        "may",
+        "might",
+        "has",
+        "have",
+        "had",
+    ]
+)
+_WORD = re.compile(r"[^\W_]+")
+CLAIM_WORDS = 3  # fewer words end in "." as a title or a name does ("Dr.", "Fig. 3.")
+
+
+def is_claim(query: str) -> bool:
+    """Does the query state something (or ask for it: "Summarise the leave policy.") rather
+    than ask a question? A sentence of CLAIM_WORDS words or more ending in a full stop, with
+    no question mark and not opening with a word that asks. A question's answer is a
+    sentence; a claim ("Vitamin D deficiency is unrelated to birth weight.") is what an
+    abstract says across its sentences, so its evidence is read over the whole passage.
+    Japanese questions often end in 。 (…どこか。, …の名前は。): read as questions."""
+    text = query.strip()
+    if not text.endswith(".") or "?" in text or "？" in text or "¿" in text:
+        return False
+    words = _WORD.findall(text)
+    return len(words) >= CLAIM_WORDS and words[0].lower() not in _ASKING
+
+
 def evidence(
     terms: Sequence[tuple[QueryTerm, float]],
     texts: Mapping[str, str],
     context: Mapping[str, str] | None = None,
     *,
     stored: Mapping[str, str | None] | None = None,
+    claim: bool = False,
 ) -> dict[str, Evidence]:
     """Chunk id → its Evidence, for the window's passages `texts` (chunk id → text), each
     read with its document's `context` (chunk id → its document's name and title); `stored`:
-    chunk id → the reading stored with it at ingest (Chunk.sentence_terms), where there is one."""
+    chunk id → the reading stored with it at ingest (Chunk.sentence_terms), where there is one.
+    A `claim` (is_claim) is read over each whole passage, not its best sentence."""
     total = sum(w for _, w in terms)
     if not terms or total <= 0 or not texts:
         return {}
@@ -203,7 +261,9 @@ def evidence(
     others = len(texts) - 1 + SMOOTHING
     out = {}
     for cid, mine in held.items():
-        neutral = _held(terms, named[cid])
+        # A question's words its document's name and title hold name the document; a claim's
+        # are part of what the document says (read below as held, with the passage)
+        neutral = [False] * len(terms) if claim else _held(terms, named[cid])
         specific = [
             0.0 if topic or w <= MIN_WEIGHT else w * (1.0 - (n - int(h)) / others)
             for (_, w), n, h, topic in zip(terms, count, mine, neutral, strict=True)
@@ -217,6 +277,8 @@ def evidence(
             continue
         headings = units[cid].headings
         sentences = units[cid].sentences or (frozenset(),)
+        if claim:  # the passage as one unit, under its name and title
+            sentences = (named[cid].union(*sentences),)
         weight = sum(specific)
         best = max(_share(terms, specific, weight, headings | s) for s in sentences)
         pair = max(

@@ -25,7 +25,7 @@ from bunko.services.search.background_terms import (
     weighted_terms,
 )
 from bunko.services.search.calibration import CALIBRATIONS, Calibration
-from bunko.services.search.evidence import Evidence, evidence
+from bunko.services.search.evidence import Evidence, evidence, is_claim
 from bunko.services.search.fusion import FusedHit
 from bunko.services.search.search_items import fetch_documents
 
@@ -69,7 +69,11 @@ def window_signals(
     them at ingest); without `read_evidence` (a row that does not weigh it), only the
     background coverage."""
     terms = weighted_terms(query)
-    found = evidence(in_its_language(query), texts, context, stored=stored) if read_evidence else {}
+    found = (
+        evidence(in_its_language(query), texts, context, stored=stored, claim=is_claim(query))
+        if read_evidence
+        else {}
+    )
     none = Evidence(0.0, 0.0)
     return {
         cid: TextSignals(text_coverage(terms, text), *astuple(found.get(cid, none)))
