@@ -20,7 +20,7 @@ from bunko.domain.libraries import MAX_NAME_LENGTH
 from bunko.http.deps import AccountsDep, Admin, Reader, ServicesDep
 from bunko.http.errors import error_responses
 
-router = APIRouter(prefix="/drop-folder", tags=["drop-folder"], responses=error_responses(401, 403))
+router = APIRouter(tags=["drop-folder"], responses=error_responses(401, 403))
 
 
 class DropSubfolder(BaseModel):
@@ -60,13 +60,13 @@ def _state(services: ServicesDep, accounts: AccountsDep, workspace_id: str, admi
     )
 
 
-@router.get("", response_model=DropFolder)
+@router.get("/drop-folder", response_model=DropFolder)
 def drop_folder(principal: Reader, services: ServicesDep, accounts: AccountsDep) -> DropFolder:
     """What of the drop folder fills the library this request works in."""
     return _state(services, accounts, principal.workspace_id, principal.is_admin)
 
 
-@router.put("", response_model=DropFolder, responses=error_responses(400, 404))
+@router.put("/drop-folder", response_model=DropFolder, responses=error_responses(400, 404))
 def point_drop_folder(
     body: DropFolderChoice, principal: Admin, services: ServicesDep, accounts: AccountsDep
 ) -> DropFolder:
@@ -82,7 +82,9 @@ def point_drop_folder(
     return _state(services, accounts, principal.workspace_id, True)
 
 
-@router.delete("/subfolders/{subfolder}", response_model=DropFolder, responses=error_responses(400))
+@router.delete(
+    "/drop-folder/subfolders/{subfolder}", response_model=DropFolder, responses=error_responses(400)
+)
 def unmap_drop_subfolder(
     subfolder: Annotated[str, Path(min_length=1, max_length=MAX_SUBFOLDER_LENGTH)],
     principal: Admin,
