@@ -368,9 +368,6 @@ class Sources:
         self._save_last_sync(record, {**report.summary(), "at": self.now()})
         return report
 
-    def _save(self, record: SourceRecord) -> None:
-        self.store.put_settings(SCOPE, f"{record.workspace_id}/{record.name}", record.to_dict())
-
     def _save_last_sync(self, record: SourceRecord, last_sync: dict[str, Any]) -> None:
         """Record a sync on the source as it is now (a schedule changed while it ran is kept),
         unless it was removed (or replaced) meanwhile."""
