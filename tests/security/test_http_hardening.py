@@ -80,6 +80,20 @@ def test_a_rebound_host_is_refused_on_every_route(hardened_ports, port, path):
             assert ok.status_code in (200, 404), (name, ok.text)  # served, not 421
 
 
+def test_a_rebound_host_gets_each_doors_error_shape_and_is_documented(hardened_ports):
+    """421 can answer any operation, so /openapi.json names it on every one, and the /v1/
+    door answers it in OpenAI's error shape, as every other /v1/ error."""
+    url = hardened_ports.urls()["rest"]
+    with httpx.Client(base_url=url, timeout=30, headers={"Host": "evil.example"}) as client:
+        openai_door = client.get("/v1/models")
+        assert openai_door.status_code == 421
+        assert openai_door.json()["error"]["message"] == "invalid Host header"
+    schema = httpx.get(url + "/openapi.json", timeout=30).json()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            assert "421" in operation["responses"], (method, path)
+
+
 def test_the_rebinding_attack_changes_nothing(hardened_ports):
     before = httpx.get(hardened_ports.mcp + "/settings", timeout=30).json()
     attack = httpx.post(

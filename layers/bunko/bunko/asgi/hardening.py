@@ -99,7 +99,7 @@ class TrustedHosts:
             header = dict(scope.get("headers") or []).get(b"host", b"").decode("latin-1")
             if host_name(header) not in self.hosts:
                 # 421, as the MCP SDK answers a rebound /mcp
-                await error_response(421, "invalid Host header")(scope, receive, send)
+                await error_response(421, "invalid Host header", scope=scope)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 

@@ -49,6 +49,8 @@ def document_errors(app: FastAPI) -> None:
                 if any(p.get("name") == LIBRARY_HEADER for p in operation.get("parameters", [])):
                     # a library the caller is not in (http/deps): any route may answer it
                     responses.setdefault("404", {"description": "Not Found"})
+                # a Host header this server does not answer to (asgi/hardening.TrustedHosts)
+                responses.setdefault("421", {"description": "Misdirected Request"})
                 for status, response in responses.items():
                     if status[0] in "45":
                         response["content"] = {"application/json": {"schema": ref}}
