@@ -214,6 +214,7 @@ def test_deleting_a_library_takes_its_answers(rest):
     assert store.marked(library, limit=10) == ([], 0) and store.collected(library, limit=10) == []
 
 
+@pytest.mark.slow  # real `bunko missing` processes that load the model
 def test_bunko_missing_prints_the_list_on_the_machine(rest, marked_team):
     owner = marked_team[0]
     for question in PARKING:  # this module's other tests may have run, or not

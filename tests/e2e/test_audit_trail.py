@@ -202,6 +202,7 @@ def test_refusals_sign_ins_and_who_reads_the_trail(rest):
     assert wrong not in kept and SECRET_TEXT not in kept and ADMIN[1] not in kept
 
 
+@pytest.mark.slow  # real `bunko audit` processes
 def test_bunko_audit_prints_the_trail_on_the_machine(rest):
     admin = rest.admin()
     library = admin.client.post("/libraries", json={"name": "Printed"}).json()

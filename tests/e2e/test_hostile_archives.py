@@ -17,6 +17,8 @@ from tests.conftest import make_services
 from tests.e2e.cli_harness import run
 from tests.e2e.library_move import LIBRARY, PASSWORD, make_library
 
+pytestmark = pytest.mark.slow  # a real `bunko import` process a case
+
 
 @pytest.fixture(scope="module")
 def archive(tmp_path_factory) -> Path:

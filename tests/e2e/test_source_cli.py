@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.e2e.cli_harness import run
 from tests.e2e.local_site import LocalSite
 from tests.e2e.test_source_git import Repo
+
+pytestmark = pytest.mark.slow  # real `bunko` processes, a dozen a test
 
 
 def test_a_git_source_from_the_command_line(tmp_path):

@@ -331,6 +331,7 @@ def test_over_rest_an_owner_adds_syncs_and_lists_a_confluence_space(wiki_rest):
         site.close()
 
 
+@pytest.mark.slow  # real `bunko` processes
 def test_from_the_command_line_a_confluence_space(tmp_path):
     from tests.e2e.cli_harness import run
 

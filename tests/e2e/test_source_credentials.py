@@ -113,6 +113,7 @@ def test_over_rest_a_credential_is_written_and_never_answered(private_rest):
     assert client.put("/sources/nothing/credential", json={"credential": OTHER}).status_code == 404
 
 
+@pytest.mark.slow  # real `bunko source` processes
 def test_from_the_command_line_a_credential_comes_from_the_environment_or_stdin(tmp_path):
     data = tmp_path / "data"
     add = ["source", "add", "confluence", "--name", "wiki", "--url", CONFLUENCE["url"]]
