@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -33,6 +35,46 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.aws)
         if "chromium" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+
+
+# A module's own marks, when it states them on one line (`pytestmark = pytest.mark.slow`).
+_MODULE_MARKS = re.compile(r"^pytestmark = (.*)$", re.MULTILINE)
+# A name in a `-m` expression, as pytest's own scanner reads one.
+_MARK_NAME = re.compile(r"(?:\w|:|\+|-|\.|\[|\]|\\|/)+")
+
+
+def _marks_of(path: Path) -> set[str] | None:
+    """The marks every test under `path` carries whatever it says itself: tests/aws/ is
+    `aws`, a module its one-line `pytestmark`. None where nothing is known."""
+    if path == AWS_TESTS:
+        return {"aws"}
+    if path.suffix != ".py" or not path.name.startswith("test_"):
+        return None
+    found = _MODULE_MARKS.search(path.read_text(encoding="utf-8"))
+    if found is None:
+        return None
+    marks = set(re.findall(r"pytest\.mark\.(\w+)", found.group(1)))
+    return marks | ({"aws"} if path.is_relative_to(AWS_TESTS) else set())
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """Not imported at all: a module (or tests/aws/) none of whose tests `-m` could select.
+    `make check` would otherwise import CDK (a Node process), moto and the fuzzers in each
+    worker only to deselect every test they hold. Decided on every value the expression's
+    other names could take, so a test that `-m` selects is never left out."""
+    expression = config.getoption("markexpr", "")
+    marks = _marks_of(collection_path) if expression else None
+    if not marks or re.search(r"[^\s(]\(", expression):  # marker(arg=...): pytest decides
+        return None
+    from _pytest.mark.expression import Expression
+
+    compiled = Expression.compile(expression)
+    others = sorted(set(_MARK_NAME.findall(expression)) - {"and", "or", "not"} - marks)
+    for values in itertools.product((False, True), repeat=len(others)):
+        chosen = marks | {name for name, on in zip(others, values, strict=True) if on}
+        if compiled.evaluate(lambda name, chosen=chosen, **_: name in chosen):
+            return None
+    return True
 
 
 def make_services(data_dir: Path, **settings) -> Services:

@@ -37,3 +37,32 @@ def test_the_shared_servers_are_the_conftests_and_nowhere_else():
     assert defined["rest"] == ["conftest.py"]
     assert defined["fresh_rest"] == ["conftest.py"]
     assert defined["kb"] == ["conftest.py"]
+
+
+class _MarkOption:
+    """The one option `pytest_ignore_collect` reads: `-m`'s expression."""
+
+    def __init__(self, expression: str) -> None:
+        self.expression = expression
+
+    def getoption(self, name: str, default: object = None) -> str:
+        assert name == "markexpr"
+        return self.expression
+
+
+def test_only_what_no_test_of_m_could_select_is_left_unimported():
+    from tests.conftest import pytest_ignore_collect
+
+    slow = TESTS / "e2e" / "test_cli.py"  # pytestmark = pytest.mark.slow
+    on_aws = TESTS / "aws" / "test_cli_on_aws.py"  # under tests/aws/, and slow
+    plain = TESTS / "architecture" / "test_tests.py"
+    quick = _MarkOption("not slow and not aws")
+    assert pytest_ignore_collect(slow, quick) is True
+    assert pytest_ignore_collect(TESTS / "aws", quick) is True
+    assert pytest_ignore_collect(on_aws, _MarkOption("not aws")) is True
+    assert pytest_ignore_collect(plain, quick) is None
+    assert pytest_ignore_collect(TESTS / "e2e", quick) is None
+    for selects in ("", "slow", "not aws", "slow or not slow", "not slow or anyio", "aws or slow"):
+        assert pytest_ignore_collect(slow, _MarkOption(selects)) is None, selects
+    assert pytest_ignore_collect(slow, _MarkOption("not (slow or aws)")) is True
+    assert pytest_ignore_collect(on_aws, _MarkOption("slow and not aws")) is True

@@ -3,21 +3,25 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 
 import pytest
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "1")
 
-aws_cdk = pytest.importorskip("aws_cdk", reason="the cdk extra is not installed")
-
-from aws_cdk.assertions import Annotations, Template  # noqa: E402
-
-from infra.app import build_app  # noqa: E402
+# Looked up, not imported: importing aws_cdk starts a Node process, which the modules here
+# that never synthesize (and a run that deselects the synths) need not pay for.
+if importlib.util.find_spec("aws_cdk") is None:
+    pytest.skip("the cdk extra is not installed", allow_module_level=True)
 
 
 def synthesize(tmp_path_factory, **context):
     """The stack synthesized with these context values (no asset bundling)."""
+    import aws_cdk
+
+    from infra.app import build_app
+
     app = aws_cdk.App(
         context={"aws:cdk:bundling-stacks": [], **context},
         outdir=str(tmp_path_factory.mktemp("cdk.out")),
@@ -33,10 +37,14 @@ def synthesized(tmp_path_factory):
 
 
 @pytest.fixture(scope="session")
-def template(synthesized) -> Template:
+def template(synthesized):
+    from aws_cdk.assertions import Template
+
     return Template.from_stack(synthesized)
 
 
 @pytest.fixture(scope="session")
-def annotations(synthesized) -> Annotations:
+def annotations(synthesized):
+    from aws_cdk.assertions import Annotations
+
     return Annotations.from_stack(synthesized)
