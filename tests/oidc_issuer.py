@@ -35,6 +35,8 @@ import oidc_provider_mock
 import werkzeug.serving
 from authlib.oauth2.rfc9068 import JWTBearerTokenGenerator
 
+from tests.e2e.live_server import LOOPBACK_TLS
+
 TEMPLATES = Path(oidc_provider_mock.__file__).parent / "templates"
 
 
@@ -156,7 +158,7 @@ def fragment(url: str) -> dict[str, str]:
 def web_sign_in(bunko_url: str, sub: str) -> dict[str, str]:
     """A person signs in to Bunko's web app with the issuer, as a browser does; the fragment
     of the address Bunko sends them to (`oidc_token`, or `oidc_error`)."""
-    with httpx.Client(timeout=30) as browser:
+    with httpx.Client(timeout=30, verify=LOOPBACK_TLS) as browser:
         sent = browser.get(bunko_url + "/auth/oidc/login")
         assert sent.status_code == 302, sent.text
         landed = browser.get(submit_login_form(browser, sent.headers["location"], sub))
@@ -169,7 +171,7 @@ def access_token(issuer: Issuer, sub: str, *, resource: str, client_id: str = "a
     issuer's form, as any OAuth client gets one."""
     callback = "http://127.0.0.1:1/callback"
     metadata = issuer.metadata()
-    with httpx.Client(timeout=30) as browser:
+    with httpx.Client(timeout=30, verify=LOOPBACK_TLS) as browser:
         params = {"response_type": "code", "client_id": client_id, "redirect_uri": callback,
                   "scope": "openid", "state": "s", "nonce": "n", "resource": resource}  # fmt: skip
         url = metadata["authorization_endpoint"] + "?" + urlencode(params)

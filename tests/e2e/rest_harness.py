@@ -17,7 +17,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.drops.folder_monitor import FolderMonitor
 from bunko.server_app import create_app
 from tests.conftest import make_services
-from tests.e2e.live_server import LiveServer
+from tests.e2e.live_server import LOOPBACK_TLS, LiveServer
 from tests.waiting import wait_for
 
 JWT_SECRET = "test-secret-" + "x" * 32
@@ -41,7 +41,7 @@ class Rest:
 
     def client(self, token: str | None = None) -> httpx.Client:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        return httpx.Client(base_url=self.url, headers=headers, timeout=60)
+        return httpx.Client(base_url=self.url, headers=headers, timeout=60, verify=LOOPBACK_TLS)
 
     def login(self, username: str, password: str) -> User:
         with self.client() as anonymous:
