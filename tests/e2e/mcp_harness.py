@@ -20,7 +20,7 @@ from mcp_types import CallToolResult
 from bunko.bootstrap import Services
 from bunko.mcp.http import create_mcp_app
 from tests.conftest import make_services
-from tests.e2e.live_server import LiveServer
+from tests.e2e.live_server import LOOPBACK_TLS, LiveServer
 
 
 @dataclass
@@ -61,7 +61,9 @@ def _headers(key: str | None) -> dict[str, str]:
 async def http_client(url: str, key: str | None, *, mode: str = "auto") -> AsyncIterator[Client]:
     """The official client over streamable HTTP."""
     async with (
-        httpx2.AsyncClient(headers=_headers(key), timeout=httpx2.Timeout(60.0)) as http,
+        httpx2.AsyncClient(
+            headers=_headers(key), timeout=httpx2.Timeout(60.0), verify=LOOPBACK_TLS
+        ) as http,
         Client(streamable_http_client(url + "/mcp", http_client=http), mode=mode) as client,
     ):
         yield client
