@@ -10,12 +10,14 @@ signals the gate reads (the cosine on the query's scale, the engine coverage, ba
 coverage, evidence, reach, absent; tests/bench/fit_calibration.py's columns). Then, on the
 held-out draw (the first of `--draws`):
 
-- the packaged row with its bias moved: the kept / refused trade-off the row can reach;
+- the question row (calibration.CALIBRATIONS) with its bias moved: the kept / refused
+  trade-off it can reach; the claim row (calibration.CLAIM_ROWS) at the default cut;
 - each signal alone: the share of claims kept when the threshold refuses 0.95 of the other
   claims (a claim is kept by its best relevant hit, refused when every hit is below);
 - a row refitted on the other draws (fit_calibration's search: the most claims kept, no
-  other-topic refusal below the packaged row's), and gradient-boosted trees on the same
-  signals (the most these signals can tell apart, not a row the gate could ship).
+  other-topic refusal below the question row's; how CLAIM_ROWS was fitted), and
+  gradient-boosted trees on the same signals (the most these signals can tell apart, not a
+  row the gate could ship).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.evaluation import libraries, load_beir
 from bunko.ports import SearchFilter
-from bunko.services.search.calibration import CALIBRATIONS
+from bunko.services.search.calibration import CALIBRATIONS, CLAIM_ROWS
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.relevance_gate import (
     TextSignals,
@@ -202,7 +204,7 @@ def main() -> None:
     held, train = per[draws[0]], [per[d] for d in draws[1:]]
     row = CALIBRATIONS[ROWS[args.embedder]]
     start = np.array([getattr(row, f) for f in FEATURES] + [row.bias])
-    print(f"held-out draw {draws[0]}, the packaged row with its bias moved:")
+    print(f"held-out draw {draws[0]}, the question row with its bias moved:")
     for shift in np.arange(-1.0, 2.01, 0.5):
         w = start.copy()
         w[-1] += shift
@@ -213,7 +215,12 @@ def main() -> None:
     for name in SIGNALS:
         i = FEATURES.index(name)
         print(f"  {name} alone: {_line(kept_at_refused(held, lambda h, i=i: h[:, i]))}")
-    print(f"  the packaged row: {_line(kept_at_refused(held, lambda h: h[:, :-1] @ start[:-1]))}")
+    print(f"  the question row: {_line(kept_at_refused(held, lambda h: h[:, :-1] @ start[:-1]))}")
+    if ROWS[args.embedder] in CLAIM_ROWS:
+        claims = CLAIM_ROWS[ROWS[args.embedder]]
+        c = np.array([getattr(claims, f) for f in FEATURES] + [claims.bias])
+        held_out = _line(shares(held, lambda h: h[:, :-1] @ c[:-1] + c[-1]))
+        print(f"the packaged claim row, held out, at the default cut: {held_out}")
     if train:
         w = refit(train, start, args.steps, args.seed)
         print(f"  trees on every signal: {_line(trees(train, held))}")
