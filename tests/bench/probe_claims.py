@@ -108,20 +108,30 @@ def collect(directory: Path, embedder: str, draws: list[int]) -> dict[int, dict[
     return out
 
 
+def _padded(claims: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """The claims' hits as one array (claims, most hits, columns) and which rows are hits."""
+    most = max((len(h) for h in claims), default=1)
+    x = np.zeros((len(claims), most, len(FEATURES) + 1))
+    valid = np.zeros((len(claims), most), bool)
+    for i, h in enumerate(claims):
+        x[i, : len(h)], valid[i, : len(h)] = h, True
+    return x, valid
+
+
+_PADDED: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+
+
 def best_scores(groups: dict[str, list], score) -> dict[str, np.ndarray]:
     """Per group, each claim's deciding score: its best relevant hit's (answerable) or its
-    best hit's (other)."""
+    best hit's (other). `score` maps hits (..., columns) to their scores (...)."""
     out = {}
     for group, claims in groups.items():
-        answerable = group.endswith("answerable")
-        out[group] = np.array(
-            [
-                max((s for s, r in zip(score(h), h[:, -1], strict=True) if r or not answerable))
-                if len(h)
-                else -np.inf
-                for h in claims
-            ]
-        )
+        key = id(claims)
+        if key not in _PADDED:  # padded once: the refit scores the same claims many times
+            _PADDED[key] = _padded(claims)
+        x, valid = _PADDED[key]
+        mask = valid & (x[:, :, -1] > 0) if group.endswith("answerable") else valid
+        out[group] = np.where(mask, score(x), -np.inf).max(axis=1)
     return out
 
 
@@ -157,11 +167,11 @@ def refit(train: list[dict[str, list]], start: np.ndarray, steps: int, seed: int
             pooled.setdefault(g, []).extend(v)
 
     def value(w: np.ndarray) -> float:
-        s = shares(pooled, lambda h: h[:, :-1] @ w[:-1] + w[-1])
+        s = shares(pooled, lambda h: h[..., :-1] @ w[:-1] + w[-1])
         short = sum(max(0.0, floor[g] - s[g]) for g in s if not g.endswith("answerable"))
         return (s["lib1-answerable"] + s["lib10-answerable"]) / 2 - 5 * short
 
-    floor = shares(pooled, lambda h: h[:, :-1] @ start[:-1] + start[-1])
+    floor = shares(pooled, lambda h: h[..., :-1] @ start[:-1] + start[-1])
     best, w_best = value(start), start
     for _ in range(steps):
         w = w_best.copy()
@@ -188,7 +198,12 @@ def trees(train: list[dict[str, list]], held: dict[str, list]) -> dict[str, floa
                 y.append(np.full(len(rows), g.endswith("answerable")))
     model = HistGradientBoostingClassifier(max_iter=200, learning_rate=0.05, random_state=0)
     model.fit(np.concatenate(x), np.concatenate(y))
-    return kept_at_refused(held, lambda h: model.predict_proba(h[:, :-1])[:, 1])
+
+    def prob(h: np.ndarray) -> np.ndarray:
+        flat = h.reshape(-1, h.shape[-1])[:, :-1]
+        return model.predict_proba(flat)[:, 1].reshape(h.shape[:-1])
+
+    return kept_at_refused(held, prob)
 
 
 def main() -> None:
@@ -209,24 +224,24 @@ def main() -> None:
         w = start.copy()
         w[-1] += shift
         print(
-            f"  bias {shift:+.1f}: {_line(shares(held, lambda h, w=w: h[:, :-1] @ w[:-1] + w[-1]))}"
+            f"  bias {shift:+.1f}: {_line(shares(held, lambda h, w=w: h[..., :-1] @ w[:-1] + w[-1]))}"
         )
     print(f"kept at {REFUSE} of the other claims refused (held-out draw):")
     for name in SIGNALS:
         i = FEATURES.index(name)
-        print(f"  {name} alone: {_line(kept_at_refused(held, lambda h, i=i: h[:, i]))}")
-    print(f"  the question row: {_line(kept_at_refused(held, lambda h: h[:, :-1] @ start[:-1]))}")
+        print(f"  {name} alone: {_line(kept_at_refused(held, lambda h, i=i: h[..., i]))}")
+    print(f"  the question row: {_line(kept_at_refused(held, lambda h: h[..., :-1] @ start[:-1]))}")
     if ROWS[args.embedder] in CLAIM_ROWS:
         claims = CLAIM_ROWS[ROWS[args.embedder]]
         c = np.array([getattr(claims, f) for f in FEATURES] + [claims.bias])
-        held_out = _line(shares(held, lambda h: h[:, :-1] @ c[:-1] + c[-1]))
+        held_out = _line(shares(held, lambda h: h[..., :-1] @ c[:-1] + c[-1]))
         print(f"the packaged claim row, held out, at the default cut: {held_out}")
     if train:
         w = refit(train, start, args.steps, args.seed)
         print(f"  trees on every signal: {_line(trees(train, held))}")
         print(f"a row refitted on draws {args.draws.split(',', 1)[1]}: {np.round(w, 2).tolist()}")
         print(
-            f"  held out, at the default cut: {_line(shares(held, lambda h: h[:, :-1] @ w[:-1] + w[-1]))}"
+            f"  held out, at the default cut: {_line(shares(held, lambda h: h[..., :-1] @ w[:-1] + w[-1]))}"
         )
 
 
