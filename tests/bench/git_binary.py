@@ -71,7 +71,15 @@ class GitCli:
             raise ValidationError(f"git: {remote!r} is not an absolute path to a repository")
         return str(path)
 
-    def fetch(self, key: str, remote: str, branch: str, *, allow_private: bool) -> str:
+    def fetch(
+        self,
+        key: str,
+        remote: str,
+        branch: str,
+        *,
+        allow_private: bool,
+        max_seconds: float | None = None,
+    ) -> str:
         where = self._remote(remote, allow_private)
         if not branch or branch.startswith("-") or ".." in branch:
             raise ValidationError(f"git: not a branch name: {branch!r}")

@@ -64,10 +64,15 @@ def test_a_fetch_stops_at_its_byte_bound_and_keeps_no_half_copy(tmp_path, served
     assert not list((tmp_path / "copies" / "k.git" / "objects" / "pack").glob("*.pack"))
 
 
-def test_a_fetch_stops_at_its_time_bound(tmp_path, served):
+def test_a_fetch_stops_at_its_time_bound_or_the_sync_s(tmp_path, served):
     repos = _repos(tmp_path / "copies", max_fetch_seconds=0)
     with pytest.raises(UpstreamError, match="took over 0 s"):
         repos.fetch("k", served.url, "main", allow_private=True)
+    # The sync's own time left (on AWS: the invocation's) bounds it too.
+    with pytest.raises(UpstreamError, match="took over 0 s"):
+        _repos(tmp_path / "other").fetch(
+            "k", served.url, "main", allow_private=True, max_seconds=-3
+        )
 
 
 def test_the_copies_stay_within_their_disk_bound(tmp_path, served):

@@ -140,11 +140,22 @@ class DulwichRepos:
             raise ValidationError(f"git: {remote!r} is not an absolute path to a repository")
         return str(path)
 
-    def fetch(self, key: str, remote: str, branch: str, *, allow_private: bool) -> str:
+    def fetch(
+        self,
+        key: str,
+        remote: str,
+        branch: str,
+        *,
+        allow_private: bool,
+        max_seconds: float | None = None,
+    ) -> str:
         ref = f"refs/heads/{branch}".encode()
         if not branch or branch.startswith("-") or not check_ref_format(ref):
             raise ValidationError(f"git: not a branch name: {branch!r}")
-        budget = _Budget(self._room(key), self.max_fetch_seconds)
+        seconds = self.max_fetch_seconds
+        if max_seconds is not None:
+            seconds = max(0.0, min(seconds, max_seconds))
+        budget = _Budget(self._room(key), seconds)
         client: Any
         if remote.startswith(("https://", "http://")):
             self.guard(remote, allow_private)

@@ -50,9 +50,18 @@ class GitChange:
 class GitRepos(Protocol):
     """Local copies of remote repositories, one per key (a connector's id)."""
 
-    def fetch(self, key: str, remote: str, branch: str, *, allow_private: bool) -> str:
+    def fetch(
+        self,
+        key: str,
+        remote: str,
+        branch: str,
+        *,
+        allow_private: bool,
+        max_seconds: float | None = None,
+    ) -> str:
         """Bring `branch` of `remote` (an https URL, each request guarded as `get` is, or a
-        local path where the shape allows one) into the copy; the commit id it points at now."""
+        local path where the shape allows one) into the copy, within `max_seconds` (and the
+        adapter's own bounds); the commit id it points at now."""
         ...
 
     def tree(self, key: str, commit: str) -> dict[str, str]:

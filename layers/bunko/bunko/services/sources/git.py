@@ -59,7 +59,12 @@ class GitSync:
         try:
             self.report.requests += 1
             head = self.repos.fetch(
-                self.record.id, s["url"], s["branch"], allow_private=self.record.private
+                self.record.id,
+                s["url"],
+                s["branch"],
+                allow_private=self.record.private,
+                # the run's time (on AWS: what the invocation has left) bounds the fetch too
+                max_seconds=s["max_seconds"] - (self.clock() - self.started),
             )
         except BunkoError as exc:
             self.report.failed = str(exc)
