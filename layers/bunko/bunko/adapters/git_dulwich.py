@@ -152,19 +152,23 @@ class DulwichRepos:
         ref = f"refs/heads/{branch}".encode()
         if not branch or branch.startswith("-") or not check_ref_format(ref):
             raise ValidationError(f"git: not a branch name: {branch!r}")
+        http = remote.startswith(("https://", "http://"))
+        if http:
+            self.guard(remote, allow_private)  # before anything is written or evicted
+        else:
+            path = self._local(remote)
         seconds = self.max_fetch_seconds
         if max_seconds is not None:
             seconds = max(0.0, min(seconds, max_seconds))
         budget = _Budget(self._room(key), seconds)
         client: Any
-        if remote.startswith(("https://", "http://")):
-            self.guard(remote, allow_private)
+        if http:
             client = _GuardedHttp(
                 remote, lambda url: self.guard(url, allow_private), budget, self.timeout
             )
             path = ""  # the client's base URL is the repository
         else:
-            client, path = LocalGitClient(), self._local(remote)
+            client = LocalGitClient()
         gitdir = self._dir(key)
         if not gitdir.exists():
             gitdir.mkdir(parents=True)
