@@ -43,7 +43,7 @@ def git_env(api_with_accounts, aws_env, monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def served(tmp_path):
+def handbook_over_smart_http(tmp_path):
     repo = Repo(tmp_path / "repo")
     repo.write("README.md", "# Handbook\n\nHow the ferry crew works.\n")
     repo.write("docs/leave.md", "Leave policy: twenty days a year.\n")
@@ -62,7 +62,8 @@ def _files(api, token: str) -> dict[str, dict]:
     return {f["name"]: f for f in files}
 
 
-def test_a_git_source_syncs_on_aws(git_env, served):
+def test_a_git_source_syncs_on_aws(git_env, handbook_over_smart_http):
+    served = handbook_over_smart_http
     api, function, scratch, index = git_env
     token = sign_in(api)
     status, made = call(api, "POST", "/sources", {"kind": "git", "name": "handbook",
@@ -121,7 +122,8 @@ def test_a_git_source_syncs_on_aws(git_env, served):
     assert "handbook/docs/boarding.md" not in final
 
 
-def test_a_redirect_is_not_followed_and_deletes_nothing(git_env, served):
+def test_a_redirect_is_not_followed_and_deletes_nothing(git_env, handbook_over_smart_http):
+    served = handbook_over_smart_http
     api, _, _, index = git_env
     token = sign_in(api)
     status, made = call(api, "POST", "/sources", {"kind": "git", "name": "handbook",

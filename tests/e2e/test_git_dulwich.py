@@ -17,7 +17,7 @@ from tests.e2e.test_source_git import Repo
 
 
 @pytest.fixture
-def served(tmp_path: Path):
+def pages_over_smart_http(tmp_path: Path):
     repo = Repo(tmp_path / "repo")
     for n in range(40):
         # varied text, so the pack does not compress to nothing
@@ -38,7 +38,10 @@ def _repos(root: Path, guarded: list[str] | None = None, **bounds: float) -> Dul
     return DulwichRepos(root, guard, local_paths=False, **limits)  # type: ignore[arg-type]
 
 
-def test_every_request_is_guarded_and_a_second_fetch_brings_only_what_changed(tmp_path, served):
+def test_every_request_is_guarded_and_a_second_fetch_brings_only_what_changed(
+    tmp_path, pages_over_smart_http
+):
+    served = pages_over_smart_http
     guarded: list[str] = []
     repos = _repos(tmp_path / "copies", guarded)
     first = repos.fetch("k", served.url, "main", allow_private=True)
@@ -57,14 +60,16 @@ def test_every_request_is_guarded_and_a_second_fetch_brings_only_what_changed(tm
     assert [(c.status, c.path) for c in repos.diff("k", first, second)] == [("M", "docs/page0.md")]
 
 
-def test_a_fetch_stops_at_its_byte_bound_and_keeps_no_half_copy(tmp_path, served):
+def test_a_fetch_stops_at_its_byte_bound_and_keeps_no_half_copy(tmp_path, pages_over_smart_http):
+    served = pages_over_smart_http
     repos = _repos(tmp_path / "copies", max_fetch_bytes=2_000)
     with pytest.raises(UpstreamError, match="passed 2,000 bytes"):
         repos.fetch("k", served.url, "main", allow_private=True)
     assert not list((tmp_path / "copies" / "k.git" / "objects" / "pack").glob("*.pack"))
 
 
-def test_a_fetch_stops_at_its_time_bound_or_the_sync_s(tmp_path, served):
+def test_a_fetch_stops_at_its_time_bound_or_the_sync_s(tmp_path, pages_over_smart_http):
+    served = pages_over_smart_http
     repos = _repos(tmp_path / "copies", max_fetch_seconds=0)
     with pytest.raises(UpstreamError, match="took over 0 s"):
         repos.fetch("k", served.url, "main", allow_private=True)
@@ -75,7 +80,8 @@ def test_a_fetch_stops_at_its_time_bound_or_the_sync_s(tmp_path, served):
         )
 
 
-def test_the_copies_stay_within_their_disk_bound(tmp_path, served):
+def test_the_copies_stay_within_their_disk_bound(tmp_path, pages_over_smart_http):
+    served = pages_over_smart_http
     root = tmp_path / "copies"
     roomy = _repos(root)
     for key in ("old", "recent"):
@@ -94,7 +100,11 @@ def test_the_copies_stay_within_their_disk_bound(tmp_path, served):
         )
 
 
-def test_a_refusing_guard_stops_the_fetch_and_local_paths_are_refused_here(tmp_path, served):
+def test_a_refusing_guard_stops_the_fetch_and_local_paths_are_refused_here(
+    tmp_path, pages_over_smart_http
+):
+    served = pages_over_smart_http
+
     def guard(url: str, allow_private: bool) -> str:
         if "git-upload-pack" in url and "info/refs" not in url:
             raise ValidationError("source: refused by the guard")
