@@ -242,3 +242,38 @@ def test_a_service_account_key_gets_a_token_each_sync(services, gd):
     gd.remove(ids["hiring"])
     third = services.sources.sync(WS, "sa")
     assert third.failed and "invalid_grant" in third.failed and third.deleted == []
+
+
+def test_a_listing_longer_than_a_run_goes_on_from_its_checkpoint(services, gd):
+    """A first listing that takes longer than the run's time bound keeps where it was (the
+    folders still to list, the next page's token, the items read so far, the change token
+    asked before it); the next run goes on from there, and nothing is mirrored until the
+    listing is whole, so a partial listing never deletes."""
+    team = gd.folder("Team")
+    subs = [gd.folder(f"Sub{n}", team) for n in range(3)]
+    for n in range(18):
+        gd.add(f"f{n:02}.md", "text/markdown", subs[n % 3], f"File number {n}.\n".encode())
+    hand = services.ingest.submit(Upload(WS, b"Typed by hand.", path="gd/hand.txt", source=UPLOAD))
+    # One second a request: a bound of 4 s lets a run ask about four pages of two files.
+    services.sources.connectors.clock = lambda: float(len(gd.log))
+    _add(services, gd, team, max_seconds=4)
+
+    runs, asked = [], []
+    while not (report := services.sources.sync(WS, "gd")).complete:
+        assert report.failed is None and report.deleted == [], report
+        runs.append(report)
+        asked += [p for p, _ in gd.requests()]
+        assert len(runs) < 60
+    listing = [r for r in runs if not r.added]
+    assert len(listing) >= 2 and all(r.stopped_by == "max_seconds" for r in listing)
+    starts = [p for p in asked if p.startswith("/drive/v3/changes/startPageToken")]
+    assert len(starts) == 1  # the listing went on; it did not start again
+    pages = [p for p in asked if p.startswith("/drive/v3/files?")]
+    assert len(pages) == len(set(pages))
+    added = sorted(p for r in [*runs, report] for p in r.added)
+    assert added == sorted(f"gd/Sub{n % 3}/f{n:02}.md" for n in range(18))
+    assert services.library.find(WS, hand.id) is not None
+
+    again = services.sources.sync(WS, "gd")  # then the changes API, from the token kept
+    assert again.complete and again.fetched == 0 and again.unchanged == 18
+    assert [p for p, _ in gd.requests() if "/files?" in p] == []

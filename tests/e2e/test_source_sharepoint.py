@@ -267,3 +267,49 @@ def test_an_app_registrations_client_credentials_get_a_token_each_sync(services,
     third = services.sources.sync(WS, "app")
     assert third.failed and "invalid_client" in third.failed and third.deleted == []
     assert services.library.at(WS, "app/travel.txt") is not None
+
+
+def _until_complete(services, name: str, fake, most: int = 60) -> list:
+    """Sync `name` run after run until one completes (each run as one scheduler turn or one
+    Lambda invocation would be: a fresh read of the kept state); each run's report gets the
+    paths the fake was asked (`asked`)."""
+    runs = []
+    while not runs or not runs[-1].complete:
+        report = services.sources.sync(WS, name)
+        assert report.failed is None, report
+        report.asked = [p for p, _ in fake.requests()]
+        runs.append(report)
+        assert len(runs) < most, runs[-1]
+    return runs
+
+
+def test_a_listing_longer_than_a_run_goes_on_from_its_checkpoint(services, drive):
+    """A first listing that takes longer than the run's time bound keeps its link and the
+    items read so far; the next run goes on from there, and nothing is mirrored (so nothing
+    is deleted) until a listing reaches its deltaLink."""
+    folder = drive.folder("Docs")
+    ids = [drive.put(f"f{n:02}.md", f"File number {n}.\n".encode(), folder) for n in range(20)]
+    # One second a request: a bound of 4 s lets a run ask about four pages of two items.
+    services.sources.connectors.clock = lambda: float(len(drive.log))
+    _add(services, drive, None, name="big", max_seconds=4)
+
+    runs = _until_complete(services, "big", drive)
+    listing = [r for r in runs if not r.added and r.unchanged == 0]
+    assert len(listing) >= 2  # the listing alone took more than one run
+    assert all(r.stopped_by == "max_seconds" for r in listing)
+    assert sorted(p for r in runs for p in r.added) == [f"big/Docs/f{n:02}.md" for n in range(20)]
+    pages = [p for r in runs[: len(listing) + 1] for p in r.asked if "/root/delta" in p]
+    assert len(pages) == len(set(pages)) > len(listing)  # no page asked twice: it went on
+
+    # A 410 starts a full listing again: while it is partial, nothing is deleted.
+    drive.delete(ids[0])
+    drive.expire_tokens()
+    partial = []
+    while not (report := services.sources.sync(WS, "big")).complete:
+        assert report.failed is None and report.deleted == [], report
+        assert len(services.library.documents(WS)) == 20  # a partial listing deletes nothing
+        partial.append(report)
+        assert len(partial) < 60
+    assert len(partial) >= 2
+    assert report.deleted == ["big/Docs/f00.md"]
+    assert sum(r.fetched for r in [*partial, report]) == 0  # the files it had: not downloaded

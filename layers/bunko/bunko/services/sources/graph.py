@@ -14,6 +14,8 @@ or one folder of it, read through Microsoft Graph's delta query.
   service leaves the cTag out, as OneDrive for Business does in delta answers) differs from
   the one its document was written from, through `/items/{id}/content`, whose 302 leads to
   a pre-authenticated URL fetched without the credential.
+- A listing longer than the run's time bound keeps its next link and the items read so far
+  (`listing`); the next run goes on from it, and nothing is mirrored before the deltaLink.
 - `410 Gone`: the token is too old; the drive is enumerated again from the `Location` the
   answer gives, and what the new listing lacks is deleted by the mirror.
 """
@@ -41,18 +43,26 @@ class GraphSync(DriveReader):
     def read(self) -> bool:
         """Bring `items` up to date (the whole drive the first time, or after a 410; what
         changed otherwise). False, with `report.failed`, when the listing could not be read
-        to its end: then nothing is mirrored and the token is not moved."""
-        link = self.state.get("cursor")
-        items: dict[str, dict[str, Any]] = dict(self.state.get("items") or {}) if link else {}
-        link = link or f"{self.drive_url}/root/delta"
-        restarted = False
+        to its end: then nothing is mirrored and the token is not moved. False without it
+        when the run's time ran out mid-listing: the link to ask next and the items read so
+        far are kept (`listing`), and the next run goes on from there; nothing is mirrored
+        until a listing reaches its deltaLink, so a partial listing never deletes."""
+        listing = self.state.get("listing")
+        if listing:
+            link, items = listing["link"], listing["items"]
+            restarted = bool(listing.get("restarted"))
+        else:
+            link = self.state.get("cursor")
+            items = dict(self.state.get("items") or {}) if link else {}
+            link = link or f"{self.drive_url}/root/delta"
+            restarted = False
+        asked = 0  # one page at least each run, or a bound too tight would never end it
         while True:
-            if self.out_of_time():
-                self.report.failed = (
-                    f"the drive's listing took more than max_seconds "
-                    f"({self.settings['max_seconds']} s); nothing deleted"
-                )
+            if asked and self.out_of_time():
+                self.state["listing"] = {"link": link, "items": items, "restarted": restarted}
+                self.report.complete, self.report.stopped_by = False, "max_seconds"
                 return False
+            asked += 1
             try:
                 page = self._page(link)
             except TokenExpired as exc:
@@ -79,6 +89,7 @@ class GraphSync(DriveReader):
                     "drive, or not visible to the credential); nothing deleted"
                 )
                 return False
+            self.state.pop("listing", None)
             self.state["cursor"] = page["@odata.deltaLink"]
             self.state["items"] = items
             return True
