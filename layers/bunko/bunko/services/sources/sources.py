@@ -53,6 +53,12 @@ log = logging.getLogger(__name__)
 SCOPE = "sources"
 STATE_SCOPE = "source_state"
 CREDENTIAL_SCOPE = "source_credentials"
+# One sync of a source at a time across processes (two Lambda invocations, `bunko source
+# sync` beside `bunko serve`): a lease by the source's id, taken before its state is read
+# and released after it is written. It lasts the run's time bound and this margin (a run
+# may end its file past the bound), so a holder that crashed frees it after that.
+LEASE_SCOPE = "source_leases"
+LEASE_MARGIN = 300.0
 # Failures that are the file's own (empty, unreadable, a type Bunko does not read): the same
 # bytes fail the same way, so they are not read again until they change.
 _THE_FILES = (ValidationError, UnsupportedMediaError, ParseError)
@@ -270,6 +276,7 @@ class Sources:
         """What a source kept beside its record: sync state, credential, Git copy."""
         self.store.delete_settings(STATE_SCOPE, record.id)
         self.store.delete_settings(CREDENTIAL_SCOPE, record.id)
+        self.store.delete_settings(LEASE_SCOPE, record.id)
         if record.kind == "git":
             self.git.forget(record.id)
 
@@ -349,7 +356,20 @@ class Sources:
                 raise ConflictError(f"source {record.name!r} is syncing already")
             self._running.add(record.id)
         try:
-            return self._sync(record, max_seconds=max_seconds)
+            bound = record.settings.get("max_seconds", DEFAULTS["web"]["max_seconds"])
+            if max_seconds is not None:
+                bound = min(bound, max_seconds)
+            holder, now = new_id(), self.now()
+            if not self.store.take_lease(
+                LEASE_SCOPE, record.id, holder, now=now, until=now + bound + LEASE_MARGIN
+            ):
+                raise ConflictError(
+                    f"source {record.name!r} is syncing already (in another process)"
+                )
+            try:
+                return self._sync(record, max_seconds=max_seconds)
+            finally:
+                self.store.release_lease(LEASE_SCOPE, record.id, holder)
         finally:
             with self._lock:
                 self._running.discard(record.id)
