@@ -135,9 +135,9 @@ def test_a_rejected_page_token_lists_the_folder_again(services, gd):
     ids = _tree(gd)
     _add(services, gd, ids["team"])
     services.sources.sync(WS, "gd")
-    state = services.sources.store.get_settings("source_state", services.sources.get(WS, "gd").id)
+    state = services.sources.states.load(services.sources.get(WS, "gd").id)
     state["cursor"] = "not-a-token"
-    services.sources.store.put_settings("source_state", services.sources.get(WS, "gd").id, state)
+    services.sources.states.save(services.sources.get(WS, "gd").id, state)
     gd.remove(ids["leave"])
     report = services.sources.sync(WS, "gd")
     assert report.failed is None and report.deleted == ["gd/leave.md"]
@@ -189,9 +189,9 @@ def test_a_folder_the_credential_cannot_see_fails_and_deletes_nothing(services, 
     ids = _tree(gd)
     _add(services, gd, ids["team"])
     services.sources.sync(WS, "gd")
-    state = services.sources.store.get_settings("source_state", services.sources.get(WS, "gd").id)
+    state = services.sources.states.load(services.sources.get(WS, "gd").id)
     state["cursor"] = "not-a-token"  # the next sync lists everything again
-    services.sources.store.put_settings("source_state", services.sources.get(WS, "gd").id, state)
+    services.sources.states.save(services.sources.get(WS, "gd").id, state)
     team = gd.files.pop(ids["team"])  # unshared: the folder is not found
     report = services.sources.sync(WS, "gd")
     assert report.failed and "cannot be seen" in report.failed and report.deleted == []

@@ -47,11 +47,11 @@ from bunko.services.sources.records import (
     check_settings,
 )
 from bunko.services.sources.schedule import DEFAULT_EVERY, UNSET, DueSync, _Unset, parse_every
+from bunko.services.sources.state import SyncStates
 
 log = logging.getLogger(__name__)
 
 SCOPE = "sources"
-STATE_SCOPE = "source_state"
 CREDENTIAL_SCOPE = "source_credentials"
 # One sync of a source at a time across processes (two Lambda invocations, `bunko source
 # sync` beside `bunko serve`): a lease by the source's id, taken before its state is read
@@ -93,6 +93,7 @@ class Sources:
         a sync asked for now may take (the request's own bound: on AWS the api function's
         timeout); a schedule goes on from there."""
         self.store = store
+        self.states = SyncStates(store)  # what each source's last sync saw
         self.ingest = ingest
         self.library = library
         self.web = web
@@ -274,7 +275,7 @@ class Sources:
 
     def _forget(self, record: SourceRecord) -> None:
         """What a source kept beside its record: sync state, credential, Git copy."""
-        self.store.delete_settings(STATE_SCOPE, record.id)
+        self.states.forget(record.id)
         self.store.delete_settings(CREDENTIAL_SCOPE, record.id)
         self.store.delete_settings(LEASE_SCOPE, record.id)
         if record.kind == "git":
@@ -376,7 +377,7 @@ class Sources:
 
     def _sync(self, record: SourceRecord, *, max_seconds: float | None = None) -> SyncReport:
         started = self.clock()
-        state = self.store.get_settings(STATE_SCOPE, record.id) or {}
+        state = self.states.load(record.id)
         report = SyncReport()
         run = record
         if max_seconds is not None and max_seconds < record.settings.get("max_seconds", 1e12):
@@ -384,7 +385,7 @@ class Sources:
         self.connectors.run(run, state, report)
         report.seconds = self.clock() - started
         if report.failed is None:
-            self.store.put_settings(STATE_SCOPE, record.id, state)
+            self.states.save(record.id, state)
         self._save_last_sync(record, {**report.summary(), "at": self.now()})
         return report
 
