@@ -61,7 +61,7 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     assert "twenty days" in texts["sp/leave.md"]
     leave = services.library.at(WS, "sp/leave.md")  # where a reader opens it in SharePoint
     assert leave.metadata == {
-        "url": f"https://contoso.sharepoint.com/Shared%20Documents/{ids['leave']}"
+        "url": "https://contoso.sharepoint.com/Shared%20Documents/Policies/leave.md"
     }
 
     again = services.sources.sync(WS, "sp")
@@ -82,7 +82,12 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     assert third.deleted == ["sp/HR/hiring.md"]
     assert sorted(third.added) == ["sp/HR/new.md", "sp/other.md"]
     assert third.fetched == 3  # leave, new, other: the renamed file is not downloaded
-    assert services.library.at(WS, "sp/trips.txt").id == travel_doc.id  # its history kept
+    trips = services.library.at(WS, "sp/trips.txt")
+    assert trips.id == travel_doc.id  # its history kept
+    # Its link follows the rename, though its content did not change (nothing downloaded).
+    assert trips.metadata == {
+        "url": "https://contoso.sharepoint.com/Shared%20Documents/Policies/trips.txt"
+    }
     texts = library_texts(services, WS)
     assert "twenty-five" in texts["sp/leave.md"]
     assert texts["sp/hand.txt"] == "Typed by hand."  # another source's: never touched
@@ -92,6 +97,8 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     fourth = services.sources.sync(WS, "sp")
     assert fourth.renamed == [("sp/HR/new.md", "sp/People/new.md")]
     assert fourth.deleted == ["sp/other.md"] and fourth.fetched == 0
+    moved = services.library.at(WS, "sp/People/new.md")  # a folder renamed: its files' links
+    assert moved.metadata["url"].endswith("/Shared%20Documents/Policies/People/new.md")
     assert services.library.find(WS, hand.id) is not None
 
     assert services.sources.remove(WS, "sp") == 3

@@ -164,6 +164,9 @@ def _apply(items: dict[str, dict[str, Any]], value: dict[str, Any]) -> None:
         entry["r"] = 1
     if "folder" in value or "root" in value:
         entry["f"] = 1
+        if isinstance(value.get("webUrl"), str):
+            entry["w"] = value["webUrl"]
+            _follow(items, (items.get(item_id) or {}).get("w"), entry["w"])
     elif "file" in value:
         entry["t"] = value.get("cTag") or value.get("eTag") or ""
         if isinstance(value.get("size"), int):
@@ -174,3 +177,15 @@ def _apply(items: dict[str, dict[str, Any]], value: dict[str, Any]) -> None:
     else:
         return
     items[item_id] = entry
+
+
+def _follow(items: dict[str, dict[str, Any]], old: str | None, new: str) -> None:
+    """A folder renamed or moved: the delta does not repeat what is under it, and their
+    webUrls (the item's path in SharePoint) start with the folder's: they follow it."""
+    if not old or old == new:
+        return
+    prefix = old + "/"
+    for item in items.values():
+        link = item.get("w")
+        if isinstance(link, str) and link.startswith(prefix):
+            item["w"] = new + "/" + link[len(prefix) :]
