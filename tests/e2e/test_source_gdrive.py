@@ -277,3 +277,29 @@ def test_a_listing_longer_than_a_run_goes_on_from_its_checkpoint(services, gd):
     again = services.sources.sync(WS, "gd")  # then the changes API, from the token kept
     assert again.complete and again.fetched == 0 and again.unchanged == 18
     assert [p for p, _ in gd.requests() if "/files?" in p] == []
+
+
+def test_a_checkpoint_whose_page_token_expired_lists_the_folder_again(services, gd):
+    """A listing's page token kept between runs that Drive no longer takes: the folder is
+    listed again from the start (a new start token first), not failed run after run."""
+    team = gd.folder("Team")
+    for n in range(12):
+        gd.add(f"f{n:02}.md", "text/markdown", team, f"File number {n}.\n".encode())
+    services.sources.connectors.clock = lambda: float(len(gd.log))
+    record = _add(services, gd, team, max_seconds=3)
+    first = services.sources.sync(WS, "gd")
+    assert (first.complete, first.failed, first.added) == (False, None, [])
+    state = services.sources.states.load(record.id)
+    assert state["listing"]["token"]  # stopped inside the folder's pages
+    state["listing"]["token"] = "expired-token"
+    services.sources.states.save(record.id, state)
+    gd.requests()
+    runs = []
+    while not (report := services.sources.sync(WS, "gd")).complete:
+        assert report.failed is None, report
+        runs.append(report)
+        assert len(runs) < 60
+    asked = [p for p, _ in gd.requests()]
+    assert sum(p.startswith("/drive/v3/changes/startPageToken") for p in asked) == 1
+    added = sorted(p for r in [*runs, report] for p in r.added)
+    assert added == [f"gd/f{n:02}.md" for n in range(12)]

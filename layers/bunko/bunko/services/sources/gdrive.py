@@ -110,6 +110,8 @@ class DriveSync(DriveReader):
                     try:
                         page = self._get("files", params)
                     except TokenExpired as exc:
+                        if walk.get("token") and walk.get("resumed"):
+                            raise  # a page token kept since an earlier run: listed again
                         raise UpstreamError(f"listing folder {parent}: {exc}") from exc
                     for f in page.get("files") or []:
                         if _apply(items, f, parent_hint=parent) == "folder":
@@ -130,12 +132,17 @@ class DriveSync(DriveReader):
         list, the next page's token and the items read so far)."""
         walk = self.state.get("listing")
         if walk is not None:
-            walk["pages"] = 0  # this run's
-        else:
+            walk["pages"], walk["resumed"] = 0, True  # this run's pages; from a checkpoint
+            try:
+                self._walk(walk)
+            except TokenExpired:  # its page token expired between runs: start again
+                del self.state["listing"]
+                walk = None
+        if walk is None:
             walk = {"start": self._start(), "todo": [self.root], "done": [], "token": None}
             walk["items"] = {}
             self.state["listing"] = walk
-        self._walk(walk)
+            self._walk(walk)
         del self.state["listing"]
         self.state["cursor"] = walk["start"]
         return walk["items"]

@@ -48,18 +48,17 @@ class GraphSync(DriveReader):
         far are kept (`listing`), and the next run goes on from there; nothing is mirrored
         until a listing reaches its deltaLink, so a partial listing never deletes."""
         listing = self.state.get("listing")
-        if listing:
+        if listing:  # a link kept too long answers 410 as a token does: listed again then
             link, items = listing["link"], listing["items"]
-            restarted = bool(listing.get("restarted"))
         else:
             link = self.state.get("cursor")
             items = dict(self.state.get("items") or {}) if link else {}
             link = link or f"{self.drive_url}/root/delta"
-            restarted = False
+        restarted = False  # one fresh enumeration a run, not a loop of them
         asked = 0  # one page at least each run, or a bound too tight would never end it
         while True:
             if asked and self.out_of_time():
-                self.state["listing"] = {"link": link, "items": items, "restarted": restarted}
+                self.state["listing"] = {"link": link, "items": items}
                 self.report.complete, self.report.stopped_by = False, "max_seconds"
                 return False
             asked += 1
