@@ -320,4 +320,3 @@ def test_a_listing_longer_than_a_run_goes_on_from_its_checkpoint(services, drive
     assert len(partial) >= 2
     assert report.deleted == ["big/Docs/f00.md"]
     assert sum(r.fetched for r in [*partial, report]) == 0  # the files it had: not downloaded
-
