@@ -192,6 +192,33 @@ def test_marked_answers_and_the_missing_list_move_with_conversations(tmp_path: P
         target.close()
 
 
+def test_a_library_that_does_not_collect_missing_questions_moves_without_them(tmp_path: Path):
+    archive = tmp_path / "hb.zip"
+    source = make_services(tmp_path / "source", embedder="none")
+    try:
+        workspace = make_library(source)
+        grace, up = ask(source, workspace, "grace", "How long is parental leave?", found=True)
+        source.answers.mark(grace, up.id, mark="up")
+        ask(source, workspace, "grace", "Where is the bike shed?", found=False)  # collected
+        ada = source.accounts.auth.users.get_user_by_username("ada")
+        owner = replace(principal_for(ada), workspace_id=workspace)
+        source.answers.change_settings(owner, collect_missing=False)  # then turned off
+        export_library(moving_parts(source), workspace, archive, conversations=True)
+    finally:
+        source.close()
+    target = make_services(tmp_path / "target", embedder="none")
+    try:
+        target.accounts.auth.create_user("ada", PASSWORD, is_admin=True)
+        target.accounts.auth.create_user("grace", PASSWORD)
+        moved = import_library(moving_parts(target), archive, wait_seconds=120)
+        landed = target.accounts.libraries.workspace_named(LIBRARY)
+        assert target.answers.answer_settings(landed).collect_missing is False
+        assert moved.answers_added == 1  # the mark; not the question the library collected
+        assert target.answers.store.collected(landed, limit=10) == []
+    finally:
+        target.close()
+
+
 def test_a_hostile_answer_or_vector_line_is_refused_with_nothing_written(tmp_path: Path):
     archive = tmp_path / "hb.zip"
     source = make_services(tmp_path / "source", embedder="none")

@@ -11,6 +11,7 @@ from typing import Any
 
 from bunko.domain import utcnow
 from bunko.domain.answers import MAX_COLLECTED, AnswerRecord
+from bunko.services.chat.answers import SETTINGS_SCOPE
 from bunko.services.moving.archive import ANSWERS, ArchiveReader, ArchiveWriter
 from bunko.services.moving.conversations import moved_conversation_id, when
 from bunko.services.moving.parts import MovingParts
@@ -75,16 +76,35 @@ def _answer_record(
     }
 
 
+def collects_missing(parts: MovingParts, workspace_id: str) -> bool | None:
+    """The library's setting: whether it collects the questions it could not answer."""
+    if parts.answers is None:
+        return None
+    return parts.answers.answer_settings(workspace_id).collect_missing
+
+
 def import_answers(
-    parts: MovingParts, reader: ArchiveReader, workspace: str, paths: dict[str, str]
+    parts: MovingParts,
+    reader: ArchiveReader,
+    workspace: str,
+    paths: dict[str, str],
+    collect: bool | None,
 ) -> int:
     """The archive's answers into the library (its owners' marked list and missing list);
     how many were added. One already here (its id derives from the archive's) is left alone;
-    one whose keeping ended since the export is not added."""
+    one whose keeping ended since the export is not added. `collect`: the archive library's
+    setting; a library that does not collect (off there, or here) takes no question onto
+    its missing list, only the marks."""
     if parts.answers is None:
         return 0
-    store, now, added = parts.answers.store, utcnow(), 0
+    book = parts.answers
+    if collect is False and book.settings is not None:
+        book.settings.put_settings(SETTINGS_SCOPE, workspace, {"collectMissing": False})
+    collecting = book.answer_settings(workspace).collect_missing
+    store, now, added = book.store, utcnow(), 0
     for raw in reader.answers():
+        if raw.get("mark") not in ("up", "down") and not collecting:
+            continue  # on the missing list only, and this library keeps none
         answer_id = str(uuid.uuid5(_ANSWER_IDS, f"{workspace}:{raw['id']}"))
         expires = when(raw.get("expires_at")) if raw.get("expires_at") else None
         if (expires is not None and expires <= now) or store.get(workspace, answer_id):
@@ -107,7 +127,7 @@ def import_answers(
                 turn=turn if isinstance(turn, int) and not isinstance(turn, bool) else None,
                 at=when(raw.get("at")),
                 expires_at=expires,
-                collected=bool(raw.get("collected")),
+                collected=collecting and bool(raw.get("collected")),
             )
         )
         if raw.get("mark") in ("up", "down"):
@@ -118,7 +138,7 @@ def import_answers(
                 comment=raw.get("comment"),
                 marked_by=_user_id(parts, raw.get("marked_by")) or f"workspace:{workspace}",
                 marked_at=when(raw.get("marked_at")),
-                collected=bool(raw.get("collected")),
+                collected=collecting and bool(raw.get("collected")),
                 expires_at=expires,
             )
         added += 1

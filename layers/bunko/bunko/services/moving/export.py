@@ -9,7 +9,7 @@ from typing import Any
 
 from bunko.domain import DEFAULT_WORKSPACE_ID, Document, DocumentStatus, new_id, utcnow
 from bunko.errors import NotFoundError
-from bunko.services.moving.answers import export_answers
+from bunko.services.moving.answers import collects_missing, export_answers
 from bunko.services.moving.archive import (
     CONVERSATIONS,
     DOCUMENTS,
@@ -281,6 +281,9 @@ def _manifest(
     if parts.workspace_settings is not None:
         saved = parts.workspace_settings.get(workspace_id)
         settings = {k: v for k, v in saved.items() if k not in _MACHINE_SETTINGS}
+    collect = collects_missing(parts, workspace_id)
+    if collect is not None:  # the missing list's collection, on or off (docs/answers.md)
+        settings["collect_missing"] = collect
     sources = []
     for source in parts.sources.list(workspace_id) if parts.sources else []:
         sources.append(

@@ -212,7 +212,10 @@ def _write_documents(
     report.conversations_added, report.conversations_skipped = import_conversations(
         parts, reader, workspace, paths
     )
-    report.answers_added = import_answers(parts, reader, workspace, paths)
+    collect = manifest.get("settings", {}).get("collect_missing")
+    report.answers_added = import_answers(
+        parts, reader, workspace, paths, collect if isinstance(collect, bool) else None
+    )
     _wait(parts, workspace, waiting, report, progress, wait_seconds)
     report.items_edited, report.items_deleted = restore_items(
         parts, reader, workspace, paths, report.skipped
