@@ -283,3 +283,29 @@ def test_vectors_in_an_archive_are_taken_by_the_same_model_and_not_by_another(tm
         assert moved.vectors_reused == 0 and "no model here" in (moved.vectors_unused or "")
     finally:
         other.close()
+
+
+def test_an_archive_of_version_1_still_imports(tmp_path: Path):
+    archive, older = tmp_path / "hb.zip", tmp_path / "v1.zip"
+    source = make_services(tmp_path / "source", embedder="none")
+    try:
+        workspace = make_library(source)
+        export_library(moving_parts(source), workspace, archive, revisions=False)
+    finally:
+        source.close()
+    with zipfile.ZipFile(archive) as given, zipfile.ZipFile(older, "w") as out:
+        for info in given.infolist():
+            data = given.read(info)
+            if info.filename == "manifest.json":  # as the first format wrote it
+                manifest = json.loads(data)
+                manifest["version"] = 1
+                for key in ("revisions", "answers"):
+                    manifest.pop(key)
+                data = json.dumps(manifest).encode()
+            out.writestr(info, data)
+    target = make_services(tmp_path / "target", embedder="none")
+    try:
+        moved = import_library(moving_parts(target), older, wait_seconds=120)
+        assert (moved.added, moved.indexed, moved.revisions_added) == (7, 7, 0)
+    finally:
+        target.close()

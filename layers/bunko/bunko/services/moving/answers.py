@@ -10,7 +10,14 @@ import uuid
 from typing import Any
 
 from bunko.domain import utcnow
-from bunko.domain.answers import MAX_COLLECTED, AnswerRecord
+from bunko.domain.answers import (
+    MAX_COLLECTED,
+    MAX_COMMENT_CHARS,
+    MAX_KEPT_ANSWER_CHARS,
+    MAX_KEPT_SOURCES,
+    AnswerRecord,
+)
+from bunko.services.bounds.request_limits import MESSAGE_CHARS
 from bunko.services.chat.answers import SETTINGS_SCOPE
 from bunko.services.moving.archive import ANSWERS, ArchiveReader, ArchiveWriter
 from bunko.services.moving.conversations import moved_conversation_id, when
@@ -116,9 +123,11 @@ def import_answers(
                 id=answer_id,
                 library_id=workspace,
                 asker=_user_id(parts, raw.get("asker")) or f"workspace:{workspace}",
-                question=raw["question"],
-                answer=raw["answer"],
-                sources=[_source(s, paths) for s in raw.get("sources", []) if isinstance(s, dict)],
+                question=raw["question"][:MESSAGE_CHARS],  # no door takes a longer one
+                answer=raw["answer"][:MAX_KEPT_ANSWER_CHARS],  # as much as any answer keeps
+                sources=[_source(s, paths) for s in raw.get("sources", []) if isinstance(s, dict)][
+                    :MAX_KEPT_SOURCES
+                ],
                 refused=bool(raw.get("refused")),
                 door=str(raw.get("door") or "rest"),
                 conversation_id=moved_conversation_id(workspace, conversation)
@@ -135,7 +144,7 @@ def import_answers(
                 workspace,
                 answer_id,
                 mark=raw["mark"],
-                comment=raw.get("comment"),
+                comment=(raw.get("comment") or "")[:MAX_COMMENT_CHARS] or None,
                 marked_by=_user_id(parts, raw.get("marked_by")) or f"workspace:{workspace}",
                 marked_at=when(raw.get("marked_at")),
                 collected=collecting and bool(raw.get("collected")),

@@ -31,7 +31,9 @@ from bunko.domain.metadata import check_metadata
 from bunko.errors import ValidationError
 
 FORMAT = "bunko-library"
-VERSION = 1  # what this Bunko writes and the newest it reads
+# What this Bunko writes and the newest it reads. 2 added earlier revisions and answers.jsonl:
+# a Bunko that reads 1 says to upgrade instead of dropping the history without a word.
+VERSION = 2
 MANIFEST = "manifest.json"
 DOCUMENTS = "documents.jsonl"
 CONVERSATIONS = "conversations.jsonl"

@@ -252,9 +252,8 @@ def _document(
         report.revisions_added += _earlier_revisions(
             parts, reader, record, workspace, here, path, source
         )
-    except BunkoError as exc:
-        report.skipped[path] = f"an earlier revision: {exc}"
-        return None
+    except BunkoError as exc:  # its history stops there; the current revision still moves
+        report.skipped[path] = f"an earlier revision was not written: {exc}"
     upload = _upload(parts, reader, record, workspace, path, source, record["content_hash"])
     try:
         doc = parts.ingest.submit(upload)
