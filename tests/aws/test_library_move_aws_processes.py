@@ -38,7 +38,6 @@ from tests.aws.handlers import load_event, load_function
 from tests.conftest import make_services
 from tests.e2e.library_move import LIBRARY, PASSWORD, documents, top_hits
 from tests.e2e.test_library_move_contents import LEAVE, ask, history, with_history
-from tests.waiting import free_port
 
 pytestmark = pytest.mark.slow  # `bunko` processes against moto's and osmem's servers
 
@@ -50,9 +49,10 @@ REGION, TABLE, BUCKET, INDEX = "us-east-1", "bunko-move-test", "bunko-move-test"
 def deployment(osmem_clone, monkeypatch) -> Iterator[dict[str, str]]:
     """The environment an operator sets from the stack's outputs, pointing at moto's server
     and osmem's; the table, bucket, queues, JWT secret and KMS key made there."""
-    port = free_port()
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=port)
+    # port 0: the system picks a free one as it binds (no window for another job to take it)
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
+    _, port = server.get_host_and_port()
     env = {
         "AWS_ENDPOINT_URL": f"http://127.0.0.1:{port}", "AWS_REGION": REGION,
         "AWS_DEFAULT_REGION": REGION, "AWS_ACCESS_KEY_ID": "testing",
