@@ -46,7 +46,7 @@ REGION, TABLE, BUCKET, INDEX = "us-east-1", "bunko-move-test", "bunko-move-test"
 
 
 @pytest.fixture
-def deployment(osmem_clone, monkeypatch) -> Iterator[dict[str, str]]:
+def moto_deployment(osmem_clone, monkeypatch) -> Iterator[dict[str, str]]:
     """The environment an operator sets from the stack's outputs, pointing at moto's server
     and osmem's; the table, bucket, queues, JWT secret and KMS key made there."""
     # port 0: the system picks a free one as it binds (no window for another job to take it)
@@ -139,7 +139,7 @@ def local(data: Path) -> dict[str, str]:
 
 
 def test_bunko_export_and_import_processes_move_a_library_to_aws_and_back(
-    deployment, tmp_path: Path
+    moto_deployment, tmp_path: Path
 ):
     first, back = tmp_path / "first.zip", tmp_path / "back.zip"
     source = make_services(tmp_path / "source", embedder="none", backend="local")
@@ -156,9 +156,9 @@ def test_bunko_export_and_import_processes_move_a_library_to_aws_and_back(
     assert out.returncode == 0, out.stderr
 
     for user in (["ada", "--admin"], ["grace"]):
-        made = bunko(deployment, "user", "create", *user)
+        made = bunko(moto_deployment, "user", "create", *user)
         assert made.returncode == 0, made.stderr
-    imported = bunko(deployment, "import", str(first), "--wait", "300")
+    imported = bunko(moto_deployment, "import", str(first), "--wait", "300")
     assert imported.returncode == 0, imported.stdout + imported.stderr
     assert f"imported into library {LIBRARY!r} (made now): 7 added" in imported.stdout
     assert "7 indexed" in imported.stdout and "members added: ada, grace" in imported.stdout
@@ -176,11 +176,11 @@ def test_bunko_export_and_import_processes_move_a_library_to_aws_and_back(
         assert total == 1 and (marked[0].mark, marked[0].comment) == ("up", "clear")
     finally:
         aws.close()
-    again = bunko(deployment, "import", str(first), "--wait", "300")
+    again = bunko(moto_deployment, "import", str(first), "--wait", "300")
     assert again.returncode == 0, again.stderr
     assert "0 added, 7 already here" in again.stdout
 
-    exported = bunko(deployment, "export", LIBRARY, str(back), "--conversations")
+    exported = bunko(moto_deployment, "export", LIBRARY, str(back), "--conversations")
     assert exported.returncode == 0, exported.stderr
     assert "7 documents" in exported.stdout and "3 earlier revisions" in exported.stdout
     with zipfile.ZipFile(back) as zipped:

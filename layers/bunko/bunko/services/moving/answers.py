@@ -17,8 +17,6 @@ from bunko.domain.answers import (
     MAX_KEPT_SOURCES,
     AnswerRecord,
 )
-from bunko.services.bounds.request_limits import MESSAGE_CHARS
-from bunko.services.chat.answers import SETTINGS_SCOPE
 from bunko.services.moving.archive import ANSWERS, ArchiveReader, ArchiveWriter
 from bunko.services.moving.conversations import moved_conversation_id, when
 from bunko.services.moving.parts import MovingParts
@@ -105,8 +103,8 @@ def import_answers(
     if parts.answers is None:
         return 0
     book = parts.answers
-    if collect is False and book.settings is not None:
-        book.settings.put_settings(SETTINGS_SCOPE, workspace, {"collectMissing": False})
+    if collect is False:
+        book.stop_collecting(workspace)
     collecting = book.answer_settings(workspace).collect_missing
     store, now, added = book.store, utcnow(), 0
     for raw in reader.answers():
@@ -123,7 +121,7 @@ def import_answers(
                 id=answer_id,
                 library_id=workspace,
                 asker=_user_id(parts, raw.get("asker")) or f"workspace:{workspace}",
-                question=raw["question"][:MESSAGE_CHARS],  # no door takes a longer one
+                question=raw["question"][:MAX_KEPT_ANSWER_CHARS],  # no door takes a longer one
                 answer=raw["answer"][:MAX_KEPT_ANSWER_CHARS],  # as much as any answer keeps
                 sources=[_source(s, paths) for s in raw.get("sources", []) if isinstance(s, dict)][
                     :MAX_KEPT_SOURCES

@@ -21,8 +21,7 @@ from bunko.domain.libraries import Library as LibraryRecord
 from bunko.domain.metadata import check_metadata
 from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, connector_source
 from bunko.errors import BunkoError, NotFoundError, ValidationError
-from bunko.services.ingest import Upload
-from bunko.services.ingest.known_vectors import KnownVectors
+from bunko.services.ingest import KnownVectors, Upload
 from bunko.services.moving.answers import import_answers
 from bunko.services.moving.archive import ArchiveReader
 from bunko.services.moving.conversations import import_conversations

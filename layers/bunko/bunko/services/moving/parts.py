@@ -14,10 +14,8 @@ from bunko.domain.accounts import OPERATOR
 from bunko.domain.audit import AuditEvent, Outcome
 from bunko.ports import BlobStore, MetadataStore, UserStore
 from bunko.services.accounts import AuditTrail, LibraryService
-from bunko.services.chat import ConversationService
-from bunko.services.chat.answers import AnswerBook
-from bunko.services.ingest import ChunkItemsService, IngestService, UploadPolicy
-from bunko.services.ingest.pipeline import IndexingPipeline
+from bunko.services.chat import AnswerBook, ConversationService
+from bunko.services.ingest import ChunkItemsService, IndexingPipeline, IngestService, UploadPolicy
 from bunko.services.library import Library
 from bunko.services.settings import WorkspaceSettingsService
 from bunko.services.sources import Sources
