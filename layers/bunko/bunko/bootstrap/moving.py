@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from bunko.adapters.local.worker import ThreadIngestQueue
 from bunko.services.moving import MovingParts
 
 if TYPE_CHECKING:
@@ -25,4 +26,7 @@ def moving_parts(services: Services) -> MovingParts:
         sources=services.sources,
         conversations=services.conversations,
         audit=services.audit,
+        answers=services.answers,
+        # the worker thread runs the pipeline here; an SQS queue hands it to the ingest function
+        pipeline=services.pipeline if isinstance(services.queue, ThreadIngestQueue) else None,
     )
