@@ -225,7 +225,7 @@ def _document(
         source=source,
         metadata=metadata,
         mode="precise" if record.get("mode") == "precise" else None,
-        by_operator=True,
+        by_operator=parts.operator,
     )
     try:
         doc = parts.ingest.submit(upload)
@@ -288,7 +288,7 @@ def _sources(
             try:
                 settings = {k: v for k, v in (given.get("settings") or {}).items()}
                 record = parts.sources.add(
-                    workspace, given.get("kind"), name, settings, operator=True
+                    workspace, given.get("kind"), name, settings, operator=parts.operator
                 )
             except BunkoError as exc:
                 report.sources_skipped[str(name)] = str(exc)

@@ -42,6 +42,9 @@ class MovingParts:
     sources: Sources | None = None
     conversations: ConversationService | None = None
     audit: AuditTrail | None = None
+    # False: a person moving it over the network (services/moving/jobs.py): the quota and the
+    # sources' rules of people apply, not the machine operator's
+    operator: bool = True
 
     def record(
         self,
