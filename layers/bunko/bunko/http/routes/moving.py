@@ -20,7 +20,7 @@ from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.deps import AccountsDep, CurrentPrincipal, ServicesDep, bearer
 from bunko.http.errors import error_responses
 from bunko.ports.downloads import content_disposition
-from bunko.services.moving.jobs import LibraryMoves, MoveJob
+from bunko.services.moving.jobs import LibraryMoves, MoveJob, archive_link
 
 router = APIRouter(prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403))
 LINK_PATTERN = r"^[A-Za-z0-9_-]{20,100}$"
@@ -110,11 +110,6 @@ class MoveOut(BaseModel):
                 conversationsSkipped=report.conversations_skipped,
             )
         return out
-
-
-def archive_link(job: MoveJob) -> str:
-    """The path of a finished export's archive on this API, with its download secret."""
-    return f"/libraries/{job.workspace_id}/export/{job.id}/archive?link={job.link}"
 
 
 def moves_of(services) -> LibraryMoves:

@@ -59,6 +59,12 @@ class MoveJob:
         self.phase, self.total, self.done = label, total, 0
 
 
+def archive_link(job: MoveJob) -> str:
+    """Where the REST door serves a finished export's archive: a path with its download
+    secret (http/routes/moving.py), which the MCP tool gives too."""
+    return f"/libraries/{job.workspace_id}/export/{job.id}/archive?link={job.link}"
+
+
 class LibraryMoves:
     """The jobs of this process. `parts` builds the moving parts of the running services."""
 
