@@ -239,10 +239,14 @@ async def start_import(
         wanted = name or str(manifest["library"].get("name") or "")
         library = await anyio.to_thread.run_sync(accounts.libraries.create, principal, wanted)
     except BaseException:
-        path.unlink(missing_ok=True)
+        moves.discard(path)
         raise
     job = moves.start_import(
-        path, workspace_id=library.id, by=principal.user_id, with_people=principal.is_admin
+        path,
+        workspace_id=library.id,
+        name=library.name,
+        by=principal.user_id,
+        with_people=principal.is_admin,
     )
     return MoveOut.of(job, moves)
 

@@ -9,6 +9,7 @@ parts these jobs use carry no trail of their own.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import threading
 import time
@@ -148,9 +149,18 @@ class LibraryMoves:
     # -- import ----------------------------------------------------------------------------
 
     def spool_file(self) -> Path:
-        """Where an upload is written before it is read: this process's spool."""
-        self.spool.mkdir(parents=True, exist_ok=True)
-        return self.spool / f"upload-{new_id()}.zip"
+        """Where an upload is written before it is read: a folder of its own in this
+        process's spool (the archive's messages name it `archive.zip`, nothing of ours)."""
+        folder = self.spool / f"upload-{new_id()}"
+        folder.mkdir(parents=True)
+        return folder / "archive.zip"
+
+    @staticmethod
+    def discard(upload: Path) -> None:
+        """An upload's file and its folder, gone."""
+        upload.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            upload.parent.rmdir()
 
     def check(self, path: Path) -> dict[str, Any]:
         """The archive's manifest, once the whole archive is checked (ArchiveError if not):
@@ -163,9 +173,10 @@ class LibraryMoves:
             reader.close()
 
     def start_import(
-        self, path: Path, *, workspace_id: str, by: str | None, with_people: bool
+        self, path: Path, *, workspace_id: str, name: str, by: str | None, with_people: bool
     ) -> MoveJob:
-        """Read the checked archive at `path` into the library just made for it (its id);
+        """Read the checked archive at `path` into the library just made for it (its id and
+        name);
         the upload is deleted when done. `with_people` False (a person who is not an admin):
         the conversations are not imported (they would be others' words put in others'
         names), and the quota and the sources' rules of people apply."""
@@ -178,9 +189,11 @@ class LibraryMoves:
 
         def run() -> None:
             try:
-                job.imported = import_library(parts, path, library=workspace_id, progress=progress)
+                report = import_library(parts, path, library=workspace_id, progress=progress)
+                report.library_name = name  # asked for by its id, named by its name
+                job.imported = report
             finally:
-                path.unlink(missing_ok=True)
+                self.discard(path)
 
         self._run(job, run, keep=False)
         return job
@@ -221,7 +234,7 @@ class LibraryMoves:
             job.finished_at = utcnow()
             job.expires_at = time.monotonic() + self.ttl
             if not keep and job.path is not None:
-                job.path.unlink(missing_ok=True)
+                self.discard(job.path)
 
         threading.Thread(target=target, name=f"bunko-{job.kind}-{job.id}", daemon=True).start()
 
