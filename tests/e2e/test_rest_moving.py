@@ -170,3 +170,26 @@ def test_a_hostile_or_unreadable_archive_is_refused_and_nothing_is_made(rest, ex
     with rest.client(key["key"]) as agent:
         archive = io.BytesIO(path.read_bytes())
         assert_error(agent.post("/libraries/import", files={"file": ("a.zip", archive)}), 403)
+
+
+def test_a_persons_import_adds_no_source_reading_the_servers_own_files(rest, exported, tmp_path):
+    """`bunko import` is the operator's and may add a Git source on a path of the machine; a
+    person's import over REST may not (it would read the server's files into their library)."""
+    path, _ = exported
+    local = {"id": "c0ffee00-0000-4000-8000-000000000001", "name": "server-files",
+             "kind": "git", "settings": {"url": "/etc"}, "private": False,
+             "created_at": "2026-01-01T00:00:00+00:00"}  # fmt: skip
+    archive = rewrite(path, tmp_path / "git.zip",
+                      change={"manifest.json": manifest_with(sources=[local])})  # fmt: skip
+    person = rest.new_user()
+    started = person.client.post(
+        "/libraries/import",
+        files={"file": ("a.zip", archive.read_bytes(), "application/zip")},
+        data={"name": "With a local source"},
+    )
+    assert started.status_code == 202, started.text
+    job = _poll(person.client, f"/libraries/import/{started.json()['id']}")
+    assert job["status"] == "done", job
+    assert job["result"]["sourcesAdded"] == []
+    assert "path on the server is refused" in job["result"]["sourcesSkipped"]["server-files"]
+    assert rest.services.sources.list(job["libraryId"]) == []
