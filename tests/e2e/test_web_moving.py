@@ -10,9 +10,8 @@ import zipfile
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.rest_harness import wait_until_done
-from tests.e2e.test_web_libraries import sign_in
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -39,7 +38,7 @@ def test_an_owner_exports_a_library_and_imports_it_back(rest, chromium, tmp_path
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, owner)
+        enter(page, owner.username, owner.password)
         page.get_by_role("link", name="Settings").click()
         card = page.get_by_role("region", name=LIBRARY)
         card.get_by_text("Export library").click()
@@ -88,7 +87,7 @@ def test_an_owner_exports_a_library_and_imports_it_back(rest, chromium, tmp_path
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, viewer)
+        enter(page, viewer.username, viewer.password)
         page.get_by_role("link", name="Settings").click()
         card = page.get_by_role("region", name=LIBRARY)
         expect(card).to_be_visible()
