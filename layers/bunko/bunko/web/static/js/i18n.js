@@ -80,7 +80,7 @@ const en = {
   'admin.only': 'Only admins manage users. Ask one to add a colleague or reset a password.', 'set.passwordMismatch': 'The two new passwords differ.',
   'lib.readOnly': 'You can search and chat over {name} (viewer); its owners can make you an editor to add files.', 'lib.current': 'Library', 'lib.own': 'My library', 'lib.role.viewer': 'viewer', 'lib.role.editor': 'editor', 'lib.role.owner': 'owner',
   'libs.title': 'Libraries', 'libs.none': 'No shared libraries yet.', 'libs.name': 'New library name', 'libs.create': 'Create library',
-  'libs.export': 'Export library', 'libs.exportHint': 'One archive with its files, metadata, categories, members and settings (never a password or key): import it on any Bunko here or with bunko import.',
+  'libs.export': 'Export library', 'libs.exportHint': 'One archive with its files, metadata, categories, members and settings (never a password or key): import it into any Bunko: here, or with bunko import.',
   'libs.exportStart': 'Write the archive', 'libs.exportConversations': 'Include conversations', 'libs.exporting': 'Exporting: {done} of {total} documents', 'libs.download': 'Download {name} ({size})',
   'libs.import': 'Import a library from an archive', 'libs.importFile': 'Archive (.zip)', 'libs.importName': 'New library name (optional)', 'libs.importButton': 'Import',
   'libs.uploading': 'Uploading and checking the archive…', 'libs.importing': 'Importing: {done} of {total} documents', 'libs.indexing': 'Indexing: {done} of {total} documents',
