@@ -19,8 +19,8 @@ from typing import Any
 from bunko.domain import DEFAULT_WORKSPACE_ID, Document
 from bunko.domain.libraries import Library as LibraryRecord
 from bunko.domain.metadata import check_metadata
-from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, connector_source
-from bunko.errors import BunkoError, NotFoundError, ValidationError
+from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, UPLOAD, connector_source
+from bunko.errors import BunkoError, NotFoundError, TooManyRequestsError, ValidationError
 from bunko.services.ingest import Upload
 from bunko.services.moving.archive import ArchiveReader
 from bunko.services.moving.conversations import import_conversations
@@ -204,6 +204,10 @@ def _document(
     source = sources.get(record["source"], record["source"])
     if source in _PLACES:
         source = CLI  # not this side's drop folder's: its next look would delete the file
+    if not parts.operator and source not in sources.values():
+        # A person's import: the archive's word for who owns a file is not trusted (`cli`
+        # is never counted, a connector never paced); theirs is an upload, counted and paced.
+        source = UPLOAD
     here = parts.ingest.document_at(workspace, path)
     if (
         here is not None
@@ -228,12 +232,23 @@ def _document(
         by_operator=parts.operator,
     )
     try:
-        doc = parts.ingest.submit(upload)
+        doc = _submit(parts, upload)
     except BunkoError as exc:
         report.skipped[path] = str(exc)
         return None
     report.added += 1
     return doc
+
+
+def _submit(parts: MovingParts, upload: Upload) -> Document:
+    """A person's import (services/moving/jobs.py) is paced as their uploads are: past the
+    rate it waits its turn (the Retry-After), as a client does, and loses no document. The
+    operator's import is never paced."""
+    while True:
+        try:
+            return parts.ingest.submit(upload)
+        except TooManyRequestsError as exc:
+            time.sleep(max(exc.retry_after, 0.5))
 
 
 def _members(
