@@ -81,7 +81,9 @@ def main() -> None:
         started = time.perf_counter()
         with archive.open("rb") as data:
             moved = importer.client.post(
-                "/libraries/import", files={"file": ("bench.zip", data, "application/zip")}
+                "/libraries/import",
+                files={"file": ("bench.zip", data, "application/zip")},
+                data={"name": "Bench copy"},
             ).json()
         uploaded = time.perf_counter() - started
         moved = ended(importer.client, f"/libraries/import/{moved['id']}")
