@@ -91,9 +91,10 @@ class LibraryMoves:
     ) -> MoveJob:
         """Start writing the library's archive (the caller checked that `by` owns it)."""
         parts = replace(self._parts(), audit=None)
+        total = parts.library.count_documents(workspace_id)  # before a slot is taken
         job = self._admit("export", workspace_id, by)
         job.path = self.spool / f"{job.id}.zip"
-        job.phase_of("exporting", parts.library.count_documents(workspace_id))
+        job.phase_of("exporting", total)
 
         def run() -> None:
             job.exported = export_library(
