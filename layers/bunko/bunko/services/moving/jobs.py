@@ -76,8 +76,10 @@ class LibraryMoves:
         spool: Path,
         ttl: float = EXPORT_TTL,
         max_running: int = MAX_RUNNING,
+        clock: Callable[[], float] = time.monotonic,  # what the TTL is counted on
     ) -> None:
         self._parts = parts
+        self.clock = clock
         self.spool = spool
         self.ttl = ttl
         self.max_running = max_running
@@ -137,7 +139,7 @@ class LibraryMoves:
         """Seconds until an ended job (and an export's archive) is forgotten."""
         if job.expires_at is None:
             return int(self.ttl)
-        return max(0, int(job.expires_at - time.monotonic()))
+        return max(0, int(job.expires_at - self.clock()))
 
     def wait(self, job: MoveJob, seconds: float) -> MoveJob:
         """Until the job ends or `seconds` pass (the MCP tool answers once it can)."""
@@ -233,7 +235,7 @@ class LibraryMoves:
             else:
                 job.status = "done"
             job.finished_at = utcnow()
-            job.expires_at = time.monotonic() + self.ttl
+            job.expires_at = self.clock() + self.ttl
             if not keep and job.path is not None:
                 self.discard(job.path)
 
@@ -241,7 +243,7 @@ class LibraryMoves:
 
     def _sweep(self) -> None:
         """Forget ended jobs past their time, deleting their archives."""
-        now = time.monotonic()
+        now = self.clock()
         with self._lock:
             gone = [
                 j for j in self._jobs.values() if j.expires_at is not None and j.expires_at < now
