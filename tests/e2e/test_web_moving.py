@@ -65,7 +65,7 @@ def test_an_owner_exports_a_library_and_imports_it_back(rest, chromium, tmp_path
         assert [lib["name"] for lib in owner.client.get("/libraries").json()].count(MOVED) == 0
 
         form.get_by_label("Archive (.zip)").set_input_files(archive)
-        form.get_by_label("New library name (optional)").fill(MOVED)
+        form.get_by_label("Name for the imported library (optional)").fill(MOVED)
         form.get_by_role("button", name="Import").click()
         # the page polls the import through its indexing before it says so
         done = f"Imported {len(DOCUMENTS)} documents into {MOVED}"

@@ -82,7 +82,7 @@ const en = {
   'libs.title': 'Libraries', 'libs.none': 'No shared libraries yet.', 'libs.name': 'New library name', 'libs.create': 'Create library',
   'libs.export': 'Export library', 'libs.exportHint': 'One archive with its files, metadata, categories, members and settings (never a password or key): import it into any Bunko: here, or with bunko import.',
   'libs.exportStart': 'Write the archive', 'libs.exportConversations': 'Include conversations', 'libs.exporting': 'Exporting: {done} of {total} documents', 'libs.download': 'Download {name} ({size})',
-  'libs.import': 'Import a library from an archive', 'libs.importFile': 'Archive (.zip)', 'libs.importName': 'New library name (optional)', 'libs.importButton': 'Import',
+  'libs.import': 'Import a library from an archive', 'libs.importFile': 'Archive (.zip)', 'libs.importName': 'Name for the imported library (optional)', 'libs.importButton': 'Import',
   'libs.uploading': 'Uploading and checking the archive…', 'libs.importing': 'Importing: {done} of {total} documents', 'libs.indexing': 'Indexing: {done} of {total} documents',
   'libs.imported': 'Imported {added} documents into {name}', 'libs.moveFailed': 'It stopped: {error}',
   'libs.activity': 'Activity', 'libs.activityNone': 'Nothing recorded yet.', 'libs.activityKey': 'key of {name}',

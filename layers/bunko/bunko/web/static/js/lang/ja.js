@@ -81,7 +81,7 @@ export default {
   'libs.title': 'ライブラリ', 'libs.none': '共有ライブラリはまだありません。', 'libs.name': '新しいライブラリの名前', 'libs.create': 'ライブラリを作成',
   'libs.export': 'ライブラリをエクスポート', 'libs.exportHint': 'ファイル、メタデータ、カテゴリ、メンバー、設定を一つのアーカイブにまとめます（パスワードやキーは含みません）。どの Bunko でもここからインポートするか、bunko import で読み込めます。',
   'libs.exportStart': 'アーカイブを作成', 'libs.exportConversations': '会話も含める', 'libs.exporting': 'エクスポート中：{total} 件中 {done} 件', 'libs.download': '{name} をダウンロード（{size}）',
-  'libs.import': 'アーカイブからライブラリをインポート', 'libs.importFile': 'アーカイブ（.zip）', 'libs.importName': '新しいライブラリの名前（任意）', 'libs.importButton': 'インポート',
+  'libs.import': 'アーカイブからライブラリをインポート', 'libs.importFile': 'アーカイブ（.zip）', 'libs.importName': 'インポート後のライブラリ名（任意）', 'libs.importButton': 'インポート',
   'libs.uploading': 'アーカイブを送信して確認しています…', 'libs.importing': 'インポート中：{total} 件中 {done} 件', 'libs.indexing': 'インデックス作成中：{total} 件中 {done} 件',
   'libs.imported': '{name} に {added} 件の文書をインポートしました', 'libs.moveFailed': '途中で止まりました：{error}',
   'libs.activity': 'アクティビティ', 'libs.activityNone': 'まだ記録はありません。', 'libs.activityKey': '{name} のキー',

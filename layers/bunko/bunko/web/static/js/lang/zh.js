@@ -81,7 +81,7 @@ export default {
   'libs.title': '资料库', 'libs.none': '还没有共享资料库。', 'libs.name': '新资料库名称', 'libs.create': '创建资料库',
   'libs.export': '导出资料库', 'libs.exportHint': '将文件、元数据、分类、成员和设置打包为一个归档（不含密码或密钥）：可在任何 Bunko 中在此导入，或用 bunko import 读入。',
   'libs.exportStart': '生成归档', 'libs.exportConversations': '包含对话', 'libs.exporting': '正在导出：{done} / {total} 个文档', 'libs.download': '下载 {name}（{size}）',
-  'libs.import': '从归档导入资料库', 'libs.importFile': '归档（.zip）', 'libs.importName': '新资料库名称（可选）', 'libs.importButton': '导入',
+  'libs.import': '从归档导入资料库', 'libs.importFile': '归档（.zip）', 'libs.importName': '导入后的资料库名称（可选）', 'libs.importButton': '导入',
   'libs.uploading': '正在上传并检查归档…', 'libs.importing': '正在导入：{done} / {total} 个文档', 'libs.indexing': '正在建立索引：{done} / {total} 个文档',
   'libs.imported': '已将 {added} 个文档导入 {name}', 'libs.moveFailed': '已中止：{error}',
   'libs.activity': '活动记录', 'libs.activityNone': '还没有记录。', 'libs.activityKey': '{name} 的密钥',
