@@ -7,6 +7,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bunko.adapters.local.worker import ThreadIngestQueue
 from bunko.domain import new_id
 from bunko.services.moving import MovingParts
 from bunko.services.moving.jobs import LibraryMoves
@@ -30,6 +31,9 @@ def moving_parts(services: Services) -> MovingParts:
         sources=services.sources,
         conversations=services.conversations,
         audit=services.audit,
+        answers=services.answers,
+        # the worker thread runs the pipeline here; an SQS queue hands it to the ingest function
+        pipeline=services.pipeline if isinstance(services.queue, ThreadIngestQueue) else None,
     )
 
 

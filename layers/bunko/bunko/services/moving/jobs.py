@@ -181,11 +181,11 @@ class LibraryMoves:
         """Read the checked archive at `path` into the library just made for it (its id and
         name);
         the upload is deleted when done. `with_people` False (a person who is not an admin):
-        the conversations are not imported (they would be others' words put in others'
-        names), and the quota and the sources' rules of people apply."""
+        the conversations and marked answers are not imported (they would be others' words
+        put in others' names), and the quota and the sources' rules of people apply."""
         parts = replace(self._parts(), audit=None, operator=False)
         if not with_people:
-            parts = replace(parts, conversations=None)
+            parts = replace(parts, conversations=None, answers=None)
         job = self._admit("import", workspace_id, by)
         job.path = path
         progress = ImportProgress(total=job.phase_of, step=job.step)
