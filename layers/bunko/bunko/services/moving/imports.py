@@ -19,8 +19,8 @@ from typing import Any
 from bunko.domain import DEFAULT_WORKSPACE_ID, Document
 from bunko.domain.libraries import Library as LibraryRecord
 from bunko.domain.metadata import check_metadata
-from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, connector_source
-from bunko.errors import BunkoError, NotFoundError, ValidationError
+from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, UPLOAD, connector_source
+from bunko.errors import BunkoError, NotFoundError, TooManyRequestsError, ValidationError
 from bunko.services.ingest import KnownVectors, Upload
 from bunko.services.moving.answers import import_answers
 from bunko.services.moving.archive import ArchiveReader
@@ -237,6 +237,10 @@ def _document(
     source = sources.get(record["source"], record["source"])
     if source in _PLACES:
         source = CLI  # not this side's drop folder's: its next look would delete the file
+    if not parts.operator and source not in sources.values():
+        # A person's import: the archive's word for who owns a file is not trusted (`cli`
+        # is never counted, a connector never paced); theirs is an upload, counted and paced.
+        source = UPLOAD
     here = parts.ingest.document_at(workspace, path)
     if (
         here is not None
@@ -255,12 +259,23 @@ def _document(
         report.skipped[path] = f"an earlier revision was not written: {exc}"
     upload = _upload(parts, reader, record, workspace, path, source, record["content_hash"])
     try:
-        doc = parts.ingest.submit(upload)
+        doc = _submit(parts, upload)
     except BunkoError as exc:
         report.skipped[path] = str(exc)
         return None
     report.added += 1
     return doc
+
+
+def _submit(parts: MovingParts, upload: Upload) -> Document:
+    """A person's import (services/moving/jobs.py) is paced as their uploads are: past the
+    rate it waits its turn (the Retry-After), as a client does, and loses no document. The
+    operator's import is never paced."""
+    while True:
+        try:
+            return parts.ingest.submit(upload)
+        except TooManyRequestsError as exc:
+            time.sleep(max(exc.retry_after, 0.5))
 
 
 def _earlier_revisions(
@@ -288,7 +303,7 @@ def _earlier_revisions(
     if had != whole[: len(had)]:
         return 0
     for content_hash in chain[len(had) :]:
-        parts.ingest.submit(_upload(parts, reader, record, workspace, path, source, content_hash))
+        _submit(parts, _upload(parts, reader, record, workspace, path, source, content_hash))
     return len(chain[len(had) :])
 
 
@@ -312,7 +327,7 @@ def _upload(
         source=source,
         metadata=check_metadata(record["metadata"]),
         mode="precise" if record.get("mode") == "precise" else None,
-        by_operator=True,
+        by_operator=parts.operator,
     )
 
 
@@ -401,7 +416,7 @@ def _sources(
             try:
                 settings = {k: v for k, v in (given.get("settings") or {}).items()}
                 record = parts.sources.add(
-                    workspace, given.get("kind"), name, settings, operator=True
+                    workspace, given.get("kind"), name, settings, operator=parts.operator
                 )
             except BunkoError as exc:
                 report.sources_skipped[str(name)] = str(exc)

@@ -46,6 +46,9 @@ class MovingParts:
     # The indexing pipeline when it runs in this process (the embedded shape's worker): an
     # import hands it the archive's vectors to reuse. None on AWS, where a function indexes.
     pipeline: IndexingPipeline | None = None
+    # False: a person moving it over the network (services/moving/jobs.py): the quota and the
+    # sources' rules of people apply, not the machine operator's
+    operator: bool = True
 
     def record(
         self,
