@@ -39,6 +39,7 @@ from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.evaluation.answers import load_answers
 from bunko.ports import SearchFilter
+from bunko.services.search.evidence import is_claim
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.model_scale import measure_scale
 from bunko.services.search.relevance_gate import (
@@ -123,6 +124,8 @@ def collect(
                 for h in fused[:TOP]
             ]
             record_ = {"group": group, "hits": rows}
+            if is_claim(query):  # judged by the claim row (calibration.CLAIM_ROWS), not this one
+                record_["claim"] = True
             if own.scale != base.scale:
                 record_["scale"] = [own.scale.unrelated, own.scale.related]
             records.append(record_)
@@ -242,6 +245,8 @@ class Candidates:
             lo, hi = d["meta"].get("scale", [0.0, 1.0])
             by_group: dict[str, list] = {}
             for r in d["records"]:
+                if r.get("claim"):
+                    continue  # tests/bench/probe_claims.py fits the claim row
                 # evidence: one sentence (column 3) or, recorded since, two adjacent (5)
                 dataset = d["meta"]["dataset"]
                 hits = np.array(

@@ -3,7 +3,7 @@
 from bunko.services.search.background_terms import text_coverage, weighted_terms
 from bunko.services.search.evidence import read_sentences
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
-from bunko.services.search.relevance_gate import gate_window, read_window, shown_order
+from bunko.services.search.relevance_gate import gate_window, read_window, row_for, shown_order
 from bunko.services.search.search import SearchItem, SearchOptions, SearchService
 
 __all__ = [
@@ -15,6 +15,7 @@ __all__ = [
     "query_vector_weight",
     "read_sentences",
     "read_window",
+    "row_for",
     "shown_order",
     "text_coverage",
     "vector_weight_for",
