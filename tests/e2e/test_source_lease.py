@@ -9,9 +9,13 @@ import subprocess
 import threading
 import time
 
+import pytest
+
 from tests.conftest import make_services
 from tests.e2e.cli_harness import BUNKO, bunko_env, run
 from tests.e2e.local_site import LocalSite
+
+pytestmark = pytest.mark.slow  # real `bunko source` processes, and waits on their leases
 
 
 class HeldSite(LocalSite):
