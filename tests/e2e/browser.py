@@ -60,6 +60,17 @@ class Tab:
         return [e for e in self.errors if not any(re.search(a, e) for a in allowed)]
 
 
+def enter(page: sync_api.Page, username: str, password: str, *, new: bool = False) -> None:
+    """Sign in on the web app's first screen (`new`: create the account), then wait for the
+    Library page, which the app opens after either (its password hash takes seconds on a
+    loaded machine: the tab's 30 s, not expect's 5 s default)."""
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Create account" if new else "Sign in").click()
+    library = page.get_by_role("heading", name="Library")
+    sync_api.expect(library).to_be_visible(timeout=30_000)
+
+
 @contextmanager
 def browser() -> Iterator[sync_api.Browser]:
     with sync_api.sync_playwright() as playwright:

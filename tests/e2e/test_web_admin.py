@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.rest_harness import PASSWORD, serve
 
 pytestmark = needs_chromium
@@ -20,19 +20,12 @@ NEW_PASSWORD = "the colleague's new password"
 OWN_PASSWORD = "a password only I know"
 
 
-def create_account(page, username: str) -> None:
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Create account").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
-
-
 def test_the_first_account_administers_the_rest(tmp_path, chromium):
     closed = {"admin_username": None, "admin_password": None, "signup": "closed"}
     with serve(tmp_path / "data", **closed) as rest:
         with tab(chromium, rest.url + "/") as t:
             page = t.page
-            create_account(page, "founder")
+            enter(page, "founder", PASSWORD, new=True)
             page.get_by_role("link", name="Users").click()
             founder = page.locator("main li").filter(has_text="founder")
             expect(founder.locator(".tag")).to_have_text("admin")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.chat_harness import load_documents
-from tests.e2e.test_web_libraries import sign_in, switch_to
+from tests.e2e.test_web_libraries import switch_to
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -33,7 +33,7 @@ def test_a_viewer_marks_answers_and_the_owner_reads_them(rest, chromium):
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, viewer)
+        enter(page, viewer.username, viewer.password)
         switch_to(page, LIBRARY)
         page.get_by_role("link", name="Chat").click()
         for question in (REFUSED, ANSWERED):  # the refused one first: no follow-up
@@ -59,7 +59,7 @@ def test_a_viewer_marks_answers_and_the_owner_reads_them(rest, chromium):
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, owner)
+        enter(page, owner.username, owner.password)
         page.get_by_role("link", name="Settings").click()
         card = page.get_by_role("region", name=LIBRARY)
         card.get_by_text("Marked answers").click()

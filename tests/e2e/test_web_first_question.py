@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.rest_harness import PASSWORD
 
 # The settings of the module's live server (the `rest` fixture, tests/conftest.py).
@@ -24,10 +24,7 @@ PROBE = Path(__file__).resolve().parents[1] / "data" / "first_library" / "probe.
 def test_the_code_word_question_cites_the_only_file(rest, chromium):
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        page.get_by_label("Username").fill("first-minute")
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Create account").click()
-        expect(page.get_by_role("heading", name="Library")).to_be_visible()
+        enter(page, "first-minute", PASSWORD, new=True)
         page.locator("input[type=file]").set_input_files([str(PROBE)])
         page.get_by_role("button", name="Upload").click()
         row = page.get_by_role("row").filter(has=page.get_by_role("link", name="probe.txt"))

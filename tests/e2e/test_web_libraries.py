@@ -9,20 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.rest_harness import wait_until_done, watching
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
 
 LIBRARY = "Team Handbook"
-
-
-def sign_in(page, user) -> None:
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(user.password)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
 
 
 def switch_to(page, name: str) -> None:
@@ -39,7 +32,7 @@ def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_see
     owner, viewer, editor, outsider = (rest.new_user() for _ in range(4))
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, owner)
+        enter(page, owner.username, owner.password)
         page.get_by_role("link", name="Settings").click()
         page.get_by_label("New library name").fill(LIBRARY)
         page.get_by_role("button", name="Create library").click()
@@ -71,7 +64,7 @@ def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_see
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, viewer)
+        enter(page, viewer.username, viewer.password)
         expect(page.get_by_role("row")).to_have_count(0)  # their own library is empty
         switch_to(page, LIBRARY)
         expect(page.get_by_role("link", name="travel.txt")).to_be_visible()
@@ -97,7 +90,7 @@ def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_see
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, outsider)
+        enter(page, outsider.username, outsider.password)
         picker = page.get_by_role("combobox", name="Library")
         expect(picker.locator("option")).to_have_count(1)  # only their own
         page.goto(f"{rest.url}/#/files/{file_id}")  # a direct link to the file
@@ -144,7 +137,8 @@ def test_a_dropped_file_appears_in_the_admins_default_library_in_the_app(rest, c
         (drop / "dropped-runbook.md").write_text("Restart the pump with the red switch.", "utf-8")
         with tab(chromium, rest.url + "/") as t:
             page = t.page
-            sign_in(page, rest.admin())
+            admin = rest.admin()
+            enter(page, admin.username, admin.password)
             switch_to(page, "default")
             expect(page.get_by_role("link", name="dropped-runbook.md")).to_be_visible(
                 timeout=30_000

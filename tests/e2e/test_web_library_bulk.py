@@ -12,8 +12,8 @@ import re
 import httpx
 import pytest
 
-from tests.e2e.browser import PHONE, needs_chromium, tab
-from tests.e2e.rest_harness import PASSWORD, serve
+from tests.e2e.browser import PHONE, enter, needs_chromium, tab
+from tests.e2e.rest_harness import serve
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -32,13 +32,6 @@ def notes(folder, count: int, prefix: str = "note") -> list[str]:
     return paths
 
 
-def sign_in(page, user) -> None:
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
-
-
 def summary(page):
     return page.locator(".upload-summary")
 
@@ -50,7 +43,7 @@ def test_500_files_dropped_at_once_all_land_with_the_default_limits(chromium, tm
         with tab(chromium, rest.url + "/") as t:
             page = t.page
             page.on("response", lambda r: refused.append(r) if r.status == 429 else None)
-            sign_in(page, user)
+            enter(page, user.username, user.password)
             page.locator("input[type=file]").set_input_files(notes(tmp_path / "folder", MANY))
             page.get_by_role("button", name="Upload").click()
             expect(summary(page)).to_contain_text("Uploading")
@@ -78,7 +71,7 @@ def test_a_tiny_burst_makes_the_queue_wait_and_still_land_everything(chromium, t
         with tab(chromium, rest.url + "/") as t:
             page = t.page
             page.on("response", lambda r: paced.append(r) if r.status == 429 else None)
-            sign_in(page, user)
+            enter(page, user.username, user.password)
             page.locator("input[type=file]").set_input_files(notes(tmp_path / "folder", 40))
             page.get_by_role("button", name="Upload").click()
             expect(summary(page)).to_contain_text("the server asked to slow down")
@@ -109,7 +102,7 @@ def test_failures_summarised_retry_works_and_x_removes_its_own_row(chromium, tmp
 
         with tab(chromium, rest.url + "/") as t:
             page = t.page
-            sign_in(page, user)
+            enter(page, user.username, user.password)
             page.route(UPLOADS, flaky)
             page.locator("input[type=file]").set_input_files(notes(tmp_path / "a", 5, "first"))
             page.get_by_role("button", name="Upload").click()
@@ -147,7 +140,7 @@ def test_the_list_searches_sorts_pages_confirms_deletes_and_downloads(chromium, 
             )
         with tab(chromium, rest.url + "/") as t:
             page = t.page
-            sign_in(page, user)
+            enter(page, user.username, user.password)
             rows = page.locator(".files-table tbody tr")
             expect(page.get_by_text("1–25 of 30")).to_be_visible()
             expect(rows).to_have_count(25)

@@ -14,7 +14,7 @@ import re
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.rest_harness import PASSWORD
 
 pytestmark = [needs_chromium]
@@ -57,10 +57,7 @@ def test_polls_back_off_pause_while_hidden_and_stop(rest, chromium):
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        page.get_by_label("Username").fill(user.username)
-        page.get_by_label("Password").fill(PASSWORD)
-        page.get_by_role("button", name="Sign in").click()
-        expect(page.get_by_role("heading", name="Library")).to_be_visible()
+        enter(page, user.username, PASSWORD)
         page.clock.install()
         page.route(LISTING, answer)
         page.reload()

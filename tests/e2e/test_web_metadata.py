@@ -15,8 +15,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, needs_chromium, tab
-from tests.e2e.rest_harness import PASSWORD, wait_until_done
+from tests.e2e.browser import DESKTOP, PHONE, SCREENSHOTS, enter, needs_chromium, tab
+from tests.e2e.rest_harness import wait_until_done
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -28,13 +28,6 @@ TEXTS = {
     "notes.txt": "Harbour notes about the fee and the tenant, with no metadata at all.",
 }
 QUESTION = "What is the harbour fee for the tenant?"
-
-
-def sign_in(page, user) -> None:
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
 
 
 def write(folder, *names: str) -> list[str]:
@@ -87,7 +80,7 @@ def test_upload_with_metadata_edit_it_and_filter_the_library(rest, chromium, tmp
     user = rest.new_user()
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, user)
+        enter(page, user.username, user.password)
         files = page.locator("input[type=file]")
         summary = page.locator(".upload-summary")
 
@@ -263,7 +256,7 @@ def seeded(rest):
 def test_a_search_with_a_filter_finds_only_matching_files(rest, chromium, seeded):
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, seeded)
+        enter(page, seeded.username, seeded.password)
         page.get_by_role("link", name="Search").click()
         box = page.get_by_role("searchbox", name="Search")
         box.fill("harbour fee tenant")
@@ -290,7 +283,7 @@ def test_a_search_with_a_filter_finds_only_matching_files(rest, chromium, seeded
 def test_a_chat_question_with_a_filter_cites_only_matching_files(rest, chromium, seeded):
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, seeded)
+        enter(page, seeded.username, seeded.password)
         page.get_by_role("link", name="Chat").click()
         expect(page.get_by_role("heading", name="Chat")).to_be_visible()
         add_condition(page, "team", "equals", {"Value": "ops"})

@@ -21,7 +21,7 @@ from bunko import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
 from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed
-from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, needs_chromium
+from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, enter, needs_chromium
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -62,10 +62,7 @@ def tab(chromium, deployed_shape) -> Iterator[Tab]:
     page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
     page.goto(deployed_shape.url + "/")
-    page.get_by_label("Username").fill("hanako")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Create account").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
+    enter(page, "hanako", PASSWORD, new=True)
     try:
         yield opened
     finally:

@@ -16,12 +16,11 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from tests.e2e.browser import needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.fake_confluence import FakeConfluence
 from tests.e2e.git_http import GitOverHttp
 from tests.e2e.local_site import LocalSite
 from tests.e2e.test_source_git import Repo
-from tests.e2e.test_web_libraries import sign_in
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -95,7 +94,7 @@ def test_an_owner_adds_tests_syncs_pauses_and_removes_sources(
     owner = rest.new_user()
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, owner)
+        enter(page, owner.username, owner.password)
         open_sources(page)
         expect(page.get_by_text("No sources yet.")).to_be_visible()
         form = page.get_by_role("form", name="Add a source")
@@ -195,7 +194,7 @@ def test_a_viewer_sees_the_sources_and_nothing_to_press_also_in_japanese(rest, c
     assert made.status_code == 201, made.text
     with tab(chromium, rest.url + "/") as t:
         page = t.page
-        sign_in(page, viewer)
+        enter(page, viewer.username, viewer.password)
         switch_to(page, "Team Wiki")
         open_sources(page)
         card = page.get_by_role("region", name="wiki")
@@ -266,7 +265,7 @@ def test_an_owner_adds_a_confluence_space_with_a_credential_it_never_sees_again(
         answers = keep_answers(page)
         sent: list[tuple[str, str]] = []
         page.on("request", lambda r: sent.append((r.url, r.post_data or "")))
-        sign_in(page, owner)
+        enter(page, owner.username, owner.password)
         open_sources(page)
         form = page.get_by_role("form", name="Add a source")
         form.get_by_label("Kind").select_option("sharepoint")

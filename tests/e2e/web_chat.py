@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.browser import enter
+
 expect = pytest.importorskip("playwright.sync_api", reason="playwright is not installed").expect
 
 
 def sign_in(page, user) -> None:
-    page.get_by_label("Username").fill(user.username)
-    page.get_by_label("Password").fill(user.password)
-    page.get_by_role("button", name="Sign in").click()
-    expect(page.get_by_role("heading", name="Library")).to_be_visible()
+    """Sign in, then open Chat."""
+    enter(page, user.username, user.password)
     page.get_by_role("link", name="Chat").click()
     expect(page.get_by_role("heading", name="Chat")).to_be_visible()
 
