@@ -32,6 +32,7 @@ HANDLERS = {
     "stream": REPO_ROOT / "functions" / "stream" / "main.py",
     "ingest": REPO_ROOT / "functions" / "ingest" / "handler.py",
     "search_index": REPO_ROOT / "functions" / "search_index" / "handler.py",
+    "sources": REPO_ROOT / "functions" / "sources" / "handler.py",
 }
 LAYER_TARGET = 150 * 1000 * 1000
 IMPORT_TARGET_MS = 500
@@ -51,6 +52,13 @@ FIRST_CALL = {
     "stream": ["uvicorn", *_APP],
     "ingest": ["bunko.bootstrap", "bunko.drops.s3_events", *_ADAPTERS],
     "search_index": [],
+    # a due Git source: the wing, its website fetcher and dulwich (tests/infra/test_layer_build)
+    "sources": [
+        "bunko.bootstrap",
+        "bunko.adapters.web_fetcher",
+        "bunko.adapters.git_dulwich",
+        *_ADAPTERS,
+    ],
 }
 
 

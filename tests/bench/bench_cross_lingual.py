@@ -20,12 +20,15 @@ and the English question's.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import json
 import os
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
+from bunko.bootstrap.root import Services
 from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.evaluation import abstention, libraries
@@ -68,6 +71,34 @@ def _refused(
     return {"question": asked, "found": found, "english": hits(english, 0.0)}
 
 
+@contextlib.contextmanager
+def served(data, small: list[libraries.Library]) -> Iterator[tuple[Services, dict[str, str]]]:
+    """Scratch services whose default workspace holds `data`'s corpus and each of `small`
+    its own documents, ingested with USE and refined with e5, which then serves (its
+    per-query background measured); and Bunko document id → the set's id."""
+    overrides = {"embedder": "use", "refine_embedder": "e5", "refine_quiet_seconds": 0}
+    with scratch_services(**overrides) as (services, queue):
+        path_of: dict[str, str] = {}
+        for doc_id, text in data.corpus.items():
+            doc = services.ingest.submit_text(WS, path=f"{doc_id}.txt", content=text or "-")
+            path_of[doc.id] = doc_id
+        services.pipeline.process(queue.take())
+        for library in small:
+            for doc_id in library.documents:
+                doc = services.ingest.submit_text(
+                    library.workspace_id, path=f"{doc_id}.txt", content=data.corpus[doc_id]
+                )
+                path_of[doc.id] = doc_id
+        services.pipeline.process(queue.take())
+        refiner = services.refiner
+        for workspace in {WS, *(lib.workspace_id for lib in small)}:
+            assert refiner.refine(workspace)
+        e5 = refiner.generations.refined.embedder
+        assert services.search.generation(WS).embedder is e5
+        services.search.query_scales.measure(e5)
+        yield services, path_of
+
+
 def run(
     eval_dir: Path,
     langs: list[str],
@@ -83,30 +114,10 @@ def run(
         "jsquad": _sample(eval_dir / "jsquad-valid" / "queries.jsonl", FOREIGN),
     }
     report: dict = {"documents": len(data.corpus)}
-    overrides = {"embedder": "use", "refine_embedder": "e5", "refine_quiet_seconds": 0}
-    with scratch_services(**overrides) as (services, queue):
-        path_of: dict[str, str] = {}
-        for doc_id, text in data.corpus.items():
-            doc = services.ingest.submit_text(WS, path=f"{doc_id}.txt", content=text or "-")
-            path_of[doc.id] = doc_id
-        services.pipeline.process(queue.take())
-        drawn = {
-            size: libraries.draw_libraries(data, size, n) for size, n in libraries.DRAWS.items()
-        }
-        for library in (lib for libs in drawn.values() for lib in libs):
-            for doc_id in library.documents:
-                doc = services.ingest.submit_text(
-                    library.workspace_id, path=f"{doc_id}.txt", content=data.corpus[doc_id]
-                )
-                path_of[doc.id] = doc_id
-        services.pipeline.process(queue.take())
-        refiner = services.refiner
-        for workspace in {WS, *(lib.workspace_id for libs in drawn.values() for lib in libs)}:
-            assert refiner.refine(workspace)
+    drawn = {size: libraries.draw_libraries(data, size, n) for size, n in libraries.DRAWS.items()}
+    with served(data, [lib for libs in drawn.values() for lib in libs]) as (services, path_of):
         search = services.search
-        e5 = refiner.generations.refined.embedder
-        assert search.generation(WS).embedder is e5
-        search.query_scales.measure(e5)
+        e5 = services.refiner.generations.refined.embedder
         # Each question is embedded once for both modes.
         e5.embed_query = functools.lru_cache(maxsize=None)(e5.embed_query)
         min_score = services.settings.min_score

@@ -11,7 +11,10 @@ and `bunko import` make:
 - import into a new data folder with the embedder given (the default model: the import's
   time is mostly embedding) and again with none (keyword search only: the rest of the work),
   each until every document is indexed;
-- the same import run again (idempotent: every document already there).
+- the same import run again (idempotent: every document already there);
+- the library exported with its vectors (`--vectors`: the export embeds every passage), and
+  that archive imported by the same model, which takes the archive's vectors instead of
+  embedding again.
 """
 
 from __future__ import annotations
@@ -100,6 +103,20 @@ def main() -> None:
         seconds, report = timed_import(archive, root / f"into-{args.embedder}", args.embedder)
         print(f"import again ({args.embedder}): {seconds:.2f} s, {report.added} added, "
               f"{report.unchanged} already there")  # fmt: skip
+        source = services_at(root / "source", args.embedder)
+        if source.embedder is not None and hasattr(source.embedder, "warm_up"):
+            source.embedder.warm_up()
+        with_vectors = root / "with-vectors.zip"
+        started = time.perf_counter()
+        export_library(moving_parts(source), DEFAULT_WORKSPACE_ID, with_vectors, vectors=True)
+        exported = time.perf_counter() - started
+        source.close()
+        print(f"export --vectors: {exported:.2f} s, archive {with_vectors.stat().st_size:,} "
+              "bytes")  # fmt: skip
+        seconds, report = timed_import(with_vectors, root / "into-reused", args.embedder)
+        print(f"import with the archive's vectors ({args.embedder}): {seconds:.1f} s, "
+              f"{report.indexed} indexed, {report.vectors_reused} passages' vectors taken, "
+              f"{report.vectors_embedded} embedded")  # fmt: skip
 
 
 if __name__ == "__main__":

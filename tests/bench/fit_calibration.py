@@ -40,6 +40,7 @@ from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.abstention import foreign_queries, random_queries
 from bunko.evaluation.answers import load_answers
 from bunko.ports import SearchFilter
+from bunko.services.search.evidence import is_claim
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.model_scale import measure_scale
 from bunko.services.search.relevance_gate import (
@@ -126,6 +127,8 @@ def collect(
             record_ = {"group": group, "hits": rows}
             if library:  # a same-topic library's: --hold-out splits by it
                 record_["library"] = library
+            if is_claim(query):  # judged by the claim row (calibration.CLAIM_ROWS), not this one
+                record_["claim"] = True
             if own.scale != base.scale:
                 record_["scale"] = [own.scale.unrelated, own.scale.related]
             records.append(record_)
@@ -263,6 +266,8 @@ class Candidates:
             lo, hi = d["meta"].get("scale", [0.0, 1.0])
             by_group: dict[str, list] = {}
             for r in d["records"]:
+                if r.get("claim"):
+                    continue  # tests/bench/probe_claims.py fits the claim row
                 group = _split(r, hold_out)
                 if group is None:
                     continue

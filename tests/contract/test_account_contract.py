@@ -372,6 +372,30 @@ def test_settings_scopes_and_owners_do_not_mix(accounts: AccountStores):
     assert settings.list_settings("nothing") == []
 
 
+def test_a_lease_has_one_holder_until_it_is_released_or_expires(accounts: AccountStores):
+    """Two syncs of one source (two processes, two Lambda invocations) never run at once:
+    the second caller is refused while the first holds it; a crashed holder's lease is
+    taken over once it expires; a release by a holder whose lease was taken over does not
+    free the new holder's."""
+    settings = accounts.settings
+    assert settings.take_lease("lease", "src1", "a", now=1000.0, until=1100.0)
+    assert not settings.take_lease("lease", "src1", "b", now=1050.0, until=1150.0)
+    assert settings.take_lease("lease", "src2", "b", now=1050.0, until=1150.0)  # another one
+    assert settings.take_lease("lease", "src1", "a", now=1060.0, until=1200.0)  # renewed
+    assert not settings.take_lease("lease", "src1", "b", now=1150.0, until=1250.0)
+    settings.release_lease("lease", "src1", "b")  # not b's: nothing happens
+    assert not settings.take_lease("lease", "src1", "b", now=1150.0, until=1250.0)
+    settings.release_lease("lease", "src1", "a")
+    assert settings.take_lease("lease", "src1", "b", now=1150.0, until=1250.0)
+    # b crashes holding it: once it has expired, c takes it over; b's late release is void.
+    assert not settings.take_lease("lease", "src1", "c", now=1249.0, until=1400.0)
+    assert settings.take_lease("lease", "src1", "c", now=1250.0, until=1400.0)
+    settings.release_lease("lease", "src1", "b")
+    assert not settings.take_lease("lease", "src1", "d", now=1300.0, until=1500.0)
+    settings.release_lease("lease", "src1", "c")
+    assert settings.take_lease("lease", "src1", "d", now=1300.0, until=1500.0)
+
+
 def test_get_many_settings_reads_one_scope_in_a_batch(accounts: AccountStores):
     # /knowledge-bases reads a page of files' upload options this way, not one read each.
     settings = accounts.settings

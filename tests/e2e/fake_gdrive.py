@@ -305,7 +305,10 @@ class FakeGDrive(LocalServer):
             key=lambda f: f.id,
         )
         size = min(int(query.get("pageSize", self.page_size)), self.page_size)
-        offset = int(query.get("pageToken") or 0)
+        given = query.get("pageToken") or "0"
+        if not given.isdigit():  # a token Drive no longer takes (or never gave)
+            return self._error(400, "invalid", "Invalid Value", "global")
+        offset = int(given)
         body: dict = {
             "kind": "drive#fileList",
             "incompleteSearch": False,

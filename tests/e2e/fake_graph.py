@@ -44,7 +44,7 @@ import base64
 import json
 import uuid
 from dataclasses import dataclass, field
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 from tests.e2e.local_server import LocalServer
 
@@ -180,7 +180,8 @@ class FakeGraph(LocalServer):
                 out["name"] = item.name
             return out
         out["name"] = item.name
-        out["webUrl"] = f"https://contoso.sharepoint.com/Shared%20Documents/{item.id}"
+        # SharePoint's webUrl is the item's path in the library: a rename or a move changes it.
+        out["webUrl"] = f"https://contoso.sharepoint.com/Shared%20Documents/{self._web_path(item)}"
         out["eTag"] = f'"{{{item.guid}}},{item.version}"'
         out["lastModifiedDateTime"] = "2026-12-07T15:00:00Z"
         if item.folder:
@@ -194,6 +195,16 @@ class FakeGraph(LocalServer):
             out["file"] = {"mimeType": item.mime}
             out["size"] = len(item.content)
         return out
+
+    def _web_path(self, item: Item) -> str:
+        names: list[str] = []
+        current: Item | None = item
+        for _ in range(256):
+            if current is None or current.id == ROOT:
+                break
+            names.append(quote(current.name))
+            current = self.items.get(current.parent or "")
+        return "/".join(reversed(names))
 
     def _token(self, **state: int) -> str:
         return base64.urlsafe_b64encode(json.dumps(state).encode()).decode().rstrip("=")

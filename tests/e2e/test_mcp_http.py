@@ -15,7 +15,7 @@ HTTP_TOOLS = {
     "list_documents", "list_categories", "get_document_count", "get_document",
     "delete_document", "lsa_retrain", "ask", "list_metadata_keys", "set_document_metadata",
     "list_sources", "sync_source", "rate_answer", "list_activity", "list_marked_answers",
-    "list_missing_questions", *RESEARCH_TOOLS,
+    "list_missing_questions", "export_library", *RESEARCH_TOOLS,
 }  # fmt: skip
 # (readOnlyHint, destructiveHint, idempotentHint, openWorldHint)
 HINTS = {
@@ -39,6 +39,7 @@ HINTS = {
     "list_activity": (True, False, True, False),
     "list_marked_answers": (True, False, True, False),
     "list_missing_questions": (True, False, True, False),
+    "export_library": (False, False, False, False),
     **RESEARCH_HINTS,
 }
 SEARCH_ITEM_KEYS = {"id", "document_id", "path", "mime", "category", "content", "similarity"}

@@ -40,7 +40,8 @@ async def test_stdio_serves_every_tool_and_adds_local_files(tmp_path):
         assert "add_file" in names and "ask" in names
         # with the two metadata tools, rate_answer, list_sources, sync_source and the
         # owners' three reads (list_activity, list_marked_answers, list_missing_questions)
-        assert len(names) == 21 + len(RESEARCH_TOOLS)
+        # and export_library
+        assert len(names) == 22 + len(RESEARCH_TOOLS)
         added = ok(await client.call_tool("add_file", {"file": str(page), "category": "hobby"}))
         assert added["status"] == "completed" and added["mime"] == "text/html"
         assert added["path"] == page.resolve().as_posix().lstrip("/")  # a logical path

@@ -135,9 +135,9 @@ def test_a_rejected_page_token_lists_the_folder_again(services, gd):
     ids = _tree(gd)
     _add(services, gd, ids["team"])
     services.sources.sync(WS, "gd")
-    state = services.sources.store.get_settings("source_state", services.sources.get(WS, "gd").id)
+    state = services.sources.states.load(services.sources.get(WS, "gd").id)
     state["cursor"] = "not-a-token"
-    services.sources.store.put_settings("source_state", services.sources.get(WS, "gd").id, state)
+    services.sources.states.save(services.sources.get(WS, "gd").id, state)
     gd.remove(ids["leave"])
     report = services.sources.sync(WS, "gd")
     assert report.failed is None and report.deleted == ["gd/leave.md"]
@@ -189,9 +189,9 @@ def test_a_folder_the_credential_cannot_see_fails_and_deletes_nothing(services, 
     ids = _tree(gd)
     _add(services, gd, ids["team"])
     services.sources.sync(WS, "gd")
-    state = services.sources.store.get_settings("source_state", services.sources.get(WS, "gd").id)
+    state = services.sources.states.load(services.sources.get(WS, "gd").id)
     state["cursor"] = "not-a-token"  # the next sync lists everything again
-    services.sources.store.put_settings("source_state", services.sources.get(WS, "gd").id, state)
+    services.sources.states.save(services.sources.get(WS, "gd").id, state)
     team = gd.files.pop(ids["team"])  # unshared: the folder is not found
     report = services.sources.sync(WS, "gd")
     assert report.failed and "cannot be seen" in report.failed and report.deleted == []
@@ -242,3 +242,64 @@ def test_a_service_account_key_gets_a_token_each_sync(services, gd):
     gd.remove(ids["hiring"])
     third = services.sources.sync(WS, "sa")
     assert third.failed and "invalid_grant" in third.failed and third.deleted == []
+
+
+def test_a_listing_longer_than_a_run_goes_on_from_its_checkpoint(services, gd):
+    """A first listing that takes longer than the run's time bound keeps where it was (the
+    folders still to list, the next page's token, the items read so far, the change token
+    asked before it); the next run goes on from there, and nothing is mirrored until the
+    listing is whole, so a partial listing never deletes."""
+    team = gd.folder("Team")
+    subs = [gd.folder(f"Sub{n}", team) for n in range(3)]
+    for n in range(18):
+        gd.add(f"f{n:02}.md", "text/markdown", subs[n % 3], f"File number {n}.\n".encode())
+    hand = services.ingest.submit(Upload(WS, b"Typed by hand.", path="gd/hand.txt", source=UPLOAD))
+    # One second a request: a bound of 4 s lets a run ask about four pages of two files.
+    services.sources.connectors.clock = lambda: float(len(gd.log))
+    _add(services, gd, team, max_seconds=4)
+
+    runs, asked = [], []
+    while not (report := services.sources.sync(WS, "gd")).complete:
+        assert report.failed is None and report.deleted == [], report
+        runs.append(report)
+        asked += [p for p, _ in gd.requests()]
+        assert len(runs) < 60
+    listing = [r for r in runs if not r.added]
+    assert len(listing) >= 2 and all(r.stopped_by == "max_seconds" for r in listing)
+    starts = [p for p in asked if p.startswith("/drive/v3/changes/startPageToken")]
+    assert len(starts) == 1  # the listing went on; it did not start again
+    pages = [p for p in asked if p.startswith("/drive/v3/files?")]
+    assert len(pages) == len(set(pages))
+    added = sorted(p for r in [*runs, report] for p in r.added)
+    assert added == sorted(f"gd/Sub{n % 3}/f{n:02}.md" for n in range(18))
+    assert services.library.find(WS, hand.id) is not None
+
+    again = services.sources.sync(WS, "gd")  # then the changes API, from the token kept
+    assert again.complete and again.fetched == 0 and again.unchanged == 18
+    assert [p for p, _ in gd.requests() if "/files?" in p] == []
+
+
+def test_a_checkpoint_whose_page_token_expired_lists_the_folder_again(services, gd):
+    """A listing's page token kept between runs that Drive no longer takes: the folder is
+    listed again from the start (a new start token first), not failed run after run."""
+    team = gd.folder("Team")
+    for n in range(12):
+        gd.add(f"f{n:02}.md", "text/markdown", team, f"File number {n}.\n".encode())
+    services.sources.connectors.clock = lambda: float(len(gd.log))
+    record = _add(services, gd, team, max_seconds=3)
+    first = services.sources.sync(WS, "gd")
+    assert (first.complete, first.failed, first.added) == (False, None, [])
+    state = services.sources.states.load(record.id)
+    assert state["listing"]["token"]  # stopped inside the folder's pages
+    state["listing"]["token"] = "expired-token"
+    services.sources.states.save(record.id, state)
+    gd.requests()
+    runs = []
+    while not (report := services.sources.sync(WS, "gd")).complete:
+        assert report.failed is None, report
+        runs.append(report)
+        assert len(runs) < 60
+    asked = [p for p, _ in gd.requests()]
+    assert sum(p.startswith("/drive/v3/changes/startPageToken") for p in asked) == 1
+    added = sorted(p for r in [*runs, report] for p in r.added)
+    assert added == [f"gd/f{n:02}.md" for n in range(12)]

@@ -131,3 +131,34 @@ def test_an_owner_adds_a_sharepoint_and_a_gdrive_source(open_rest):
     finally:
         graph.close()
         gd.close()
+
+
+def test_a_url_with_a_credential_in_its_query_is_refused(open_rest):
+    """A source's URL is shown to every member of its library: a token in its query would
+    be too, so it is refused (as user:password in a URL is), naming the parameter, never
+    echoing the value; a URL whose query holds none is taken."""
+    client = open_rest.new_user().client
+    secret = "glpat-s3cr3tVALUE"
+    for url in (
+        f"https://example.com/docs/?access_token={secret}",
+        f"https://example.com/feed?page=2&private_token={secret}",
+        f"https://bucket.s3.amazonaws.com/site/index.html?X-Amz-Signature={secret}",
+        f"https://example.com/?sig={secret}",
+    ):
+        refused = client.post("/sources", json={"kind": "web", "name": "w", "url": url})
+        assert refused.status_code == 400, refused.text
+        assert "looks like a credential" in refused.text and secret not in refused.text
+    sitemap = f"https://example.com/sitemap.xml?apikey={secret}"
+    refused = client.post(
+        "/sources",
+        json={"kind": "web", "name": "w", "url": "https://example.com/", "sitemap": sitemap},
+    )
+    assert refused.status_code == 400 and secret not in refused.text
+    assert client.get("/sources").json() == []
+    site = LocalSite()  # a query without a credential is taken (this check names no DNS)
+    try:
+        url = f"{site.url}/?page=2&author=ann"
+        taken = client.post("/sources", json={"kind": "web", "name": "w", "url": url})
+        assert taken.status_code == 201, taken.text
+    finally:
+        site.close()

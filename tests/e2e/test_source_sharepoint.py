@@ -61,7 +61,7 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     assert "twenty days" in texts["sp/leave.md"]
     leave = services.library.at(WS, "sp/leave.md")  # where a reader opens it in SharePoint
     assert leave.metadata == {
-        "url": f"https://contoso.sharepoint.com/Shared%20Documents/{ids['leave']}"
+        "url": "https://contoso.sharepoint.com/Shared%20Documents/Policies/leave.md"
     }
 
     again = services.sources.sync(WS, "sp")
@@ -82,7 +82,12 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     assert third.deleted == ["sp/HR/hiring.md"]
     assert sorted(third.added) == ["sp/HR/new.md", "sp/other.md"]
     assert third.fetched == 3  # leave, new, other: the renamed file is not downloaded
-    assert services.library.at(WS, "sp/trips.txt").id == travel_doc.id  # its history kept
+    trips = services.library.at(WS, "sp/trips.txt")
+    assert trips.id == travel_doc.id  # its history kept
+    # Its link follows the rename, though its content did not change (nothing downloaded).
+    assert trips.metadata == {
+        "url": "https://contoso.sharepoint.com/Shared%20Documents/Policies/trips.txt"
+    }
     texts = library_texts(services, WS)
     assert "twenty-five" in texts["sp/leave.md"]
     assert texts["sp/hand.txt"] == "Typed by hand."  # another source's: never touched
@@ -92,6 +97,8 @@ def test_a_folder_syncs_then_only_its_delta_is_asked(services, drive):
     fourth = services.sources.sync(WS, "sp")
     assert fourth.renamed == [("sp/HR/new.md", "sp/People/new.md")]
     assert fourth.deleted == ["sp/other.md"] and fourth.fetched == 0
+    moved = services.library.at(WS, "sp/People/new.md")  # a folder renamed: its files' links
+    assert moved.metadata["url"].endswith("/Shared%20Documents/Policies/People/new.md")
     assert services.library.find(WS, hand.id) is not None
 
     assert services.sources.remove(WS, "sp") == 3
@@ -267,3 +274,49 @@ def test_an_app_registrations_client_credentials_get_a_token_each_sync(services,
     third = services.sources.sync(WS, "app")
     assert third.failed and "invalid_client" in third.failed and third.deleted == []
     assert services.library.at(WS, "app/travel.txt") is not None
+
+
+def _until_complete(services, name: str, fake, most: int = 60) -> list:
+    """Sync `name` run after run until one completes (each run as one scheduler turn or one
+    Lambda invocation would be: a fresh read of the kept state); each run's report gets the
+    paths the fake was asked (`asked`)."""
+    runs = []
+    while not runs or not runs[-1].complete:
+        report = services.sources.sync(WS, name)
+        assert report.failed is None, report
+        report.asked = [p for p, _ in fake.requests()]
+        runs.append(report)
+        assert len(runs) < most, runs[-1]
+    return runs
+
+
+def test_a_listing_longer_than_a_run_goes_on_from_its_checkpoint(services, drive):
+    """A first listing that takes longer than the run's time bound keeps its link and the
+    items read so far; the next run goes on from there, and nothing is mirrored (so nothing
+    is deleted) until a listing reaches its deltaLink."""
+    folder = drive.folder("Docs")
+    ids = [drive.put(f"f{n:02}.md", f"File number {n}.\n".encode(), folder) for n in range(20)]
+    # One second a request: a bound of 4 s lets a run ask about four pages of two items.
+    services.sources.connectors.clock = lambda: float(len(drive.log))
+    _add(services, drive, None, name="big", max_seconds=4)
+
+    runs = _until_complete(services, "big", drive)
+    listing = [r for r in runs if not r.added and r.unchanged == 0]
+    assert len(listing) >= 2  # the listing alone took more than one run
+    assert all(r.stopped_by == "max_seconds" for r in listing)
+    assert sorted(p for r in runs for p in r.added) == [f"big/Docs/f{n:02}.md" for n in range(20)]
+    pages = [p for r in runs[: len(listing) + 1] for p in r.asked if "/root/delta" in p]
+    assert len(pages) == len(set(pages)) > len(listing)  # no page asked twice: it went on
+
+    # A 410 starts a full listing again: while it is partial, nothing is deleted.
+    drive.delete(ids[0])
+    drive.expire_tokens()
+    partial = []
+    while not (report := services.sources.sync(WS, "big")).complete:
+        assert report.failed is None and report.deleted == [], report
+        assert len(services.library.documents(WS)) == 20  # a partial listing deletes nothing
+        partial.append(report)
+        assert len(partial) < 60
+    assert len(partial) >= 2
+    assert report.deleted == ["big/Docs/f00.md"]
+    assert sum(r.fetched for r in [*partial, report]) == 0  # the files it had: not downloaded

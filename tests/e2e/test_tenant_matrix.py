@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import time
 import uuid
 from typing import Any
 
@@ -42,6 +43,8 @@ ID_PARAMS = {
     "conversationId": "conversation_id",  # POST /chat/stream's body
     "library_id": "library_id",
     "answer_id": "answer_id",  # the owner's answer (POST /answers/{answer_id}/mark)
+    "export_id": "export_id",  # the owner's export of their shared library, and its import
+    "import_id": "import_id",
 }
 # Parameters that name a file or search text rather than point at a record: the owner's name
 # or words are sent, and the answer (in the caller's own workspace) must carry none of the
@@ -95,6 +98,13 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
     shelf.headers["X-Bunko-Library"] = library
     shared = shelf.post("/upload", files={"file": ("shelf.txt", text.encode(), "text/plain")})
     assert wait_until_done(shelf, shared.json()["id"])["status"] == "completed"
+    export = client.post(f"/libraries/{library}/export", json={}).json()
+    export = _ended(client, f"/libraries/{library}/export/{export['id']}")
+    archive = client.get(export["download"]).content
+    moved = client.post("/libraries/import", data={"name": f"{MARKER} copy"},
+                        files={"file": ("a.zip", archive, "application/zip")}).json()  # fmt: skip
+    moved = _ended(client, f"/libraries/import/{moved['id']}")
+    assert (export["status"], moved["status"]) == ("done", "done"), (export, moved)
     return {
         "library_id": library,
         "shared_doc_id": shared.json()["id"],
@@ -110,7 +120,19 @@ def _owner_state(rest: Rest, owner: User) -> dict[str, Any]:
         "conversation_id": conversation,
         "answer_id": answer_id,
         "workspace": workspace,
+        "export_id": export["id"],
+        "import_id": moved["id"],
     }
+
+
+def _ended(client, path: str) -> dict:
+    """A move's job once it has ended (it runs in the server's threads)."""
+    for _ in range(600):
+        job = client.get(path).json()
+        if job["status"] != "running":
+            return job
+        time.sleep(0.1)
+    raise AssertionError(f"{path} still running")
 
 
 def _snapshot(rest: Rest, owner: User, state: dict[str, Any]) -> str:
@@ -151,7 +173,8 @@ def _leaks(text: str, sent: str, state: dict[str, Any]) -> list[str]:
     name the id it did not find)."""
     secrets = [MARKER, state["doc_id"], state["config_id"], state["conversion_id"],
                state["api_key_id"], state["conversation_id"], *state["chunk_ids"],
-               state["library_id"], state["shared_doc_id"], state["answer_id"]]  # fmt: skip
+               state["library_id"], state["shared_doc_id"], state["answer_id"],
+               state["export_id"], state["import_id"]]  # fmt: skip
     return [s for s in secrets if s in text and (s == MARKER or s not in sent)]
 
 
@@ -275,7 +298,7 @@ VIEWER_MAY = {
     ("POST", "/chat/stream"), ("POST", "/v1/chat/completions"), ("POST", "/conversations"),
     ("POST", "/api-keys"), ("PUT", "/user-settings"), ("POST", "/libraries"),
     ("POST", "/auth/change-password"), ("POST", "/auth/session"), ("POST", "/libreoffice/convert"),
-    ("POST", "/research-api/corpora/search"),
+    ("POST", "/research-api/corpora/search"), ("POST", "/libraries/import"),
 }  # fmt: skip
 
 

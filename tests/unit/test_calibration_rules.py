@@ -11,6 +11,7 @@ from bunko.config import Settings
 from bunko.evaluation.abstention import foreign_queries, measure, random_queries
 from bunko.services.search.calibration import (
     CALIBRATIONS,
+    CLAIM_ROWS,
     GENERIC,
     VECTOR_ONLY,
     ModelScale,
@@ -18,6 +19,7 @@ from bunko.services.search.calibration import (
     has_row,
     vector_only_calibration,
 )
+from bunko.services.search.relevance_gate import row_for
 
 DEFAULT = Settings.model_fields["min_score"].default
 
@@ -154,3 +156,18 @@ def test_a_japanese_question_over_japanese_passages_is_judged_by_the_japanese_ro
     assert for_question(row, "育児休業は何か月取れますか？", TextSignals(0.0)) is row
     assert for_question(row, "What is the parental leave policy?", held) is row
     assert for_question(row, "文部科学大臣", held) is row  # no kana: maybe Chinese
+
+
+def test_a_claim_is_judged_by_its_models_claim_row():
+    use = CALIBRATIONS["use-multilingual-v3"]
+    claim = "Vitamin D deficiency is unrelated to birth weight."
+    assert row_for(claim, use) == CLAIM_ROWS["use-multilingual-v3"] != use
+    assert row_for("What is the parental leave policy?", use) is use
+    # on the row's own scale (a per-query scale moves it), its weights the claim row's
+    moved = row_for(claim, use.on_scale(ModelScale(0.1, 0.8)))
+    assert moved == CLAIM_ROWS["use-multilingual-v3"].on_scale(ModelScale(0.1, 0.8))
+    # a row without a claim row of its own (a configured one, GENERIC, keyword-only, e5's)
+    # judges claims itself
+    for row in (CALIBRATIONS["keyword"], GENERIC, CALIBRATIONS["multilingual-e5-small"]):
+        assert row_for(claim, row) is row
+    assert row_for(claim, use.on_scale(ModelScale(0.1, 0.8))).curve == use.curve

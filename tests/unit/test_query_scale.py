@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 
 from bunko.services.search.calibration import CALIBRATIONS
-from bunko.services.search.query_scale import QueryScales, question_language, text_language
+from bunko.services.search.query_scale import (
+    LANGUAGE_OFFSETS,
+    QueryScales,
+    question_language,
+    text_language,
+)
 
 PASSAGE = (
     "The lighthouse keeper on Gull Island logs the wind speed every three hours and "
@@ -138,7 +143,8 @@ def test_a_question_is_lifted_by_its_own_languages_gap() -> None:
         lift = base.unrelated - scale.unrelated
         query = vector / np.linalg.norm(vector)
         mean = {k: float((v @ query).mean()) for k, v in background.vectors.items()}
-        assert lift == pytest.approx(mean[lang] - mean["en"], abs=1e-9), lang
+        offset = LANGUAGE_OFFSETS.get((lang, "en"), 0.0)  # Hindi's: the gap reads too little
+        assert lift == pytest.approx(mean[lang] - mean["en"] + offset, abs=1e-9), lang
         nearest = max(mean[k] for k in SCALE_LANGUAGES) - mean["en"]
         assert lift > 1.5 * nearest, (lang, lift, nearest)  # what the five gave
     # English, and English misread as Romanian ("care" asks in Romanian): nothing moves.

@@ -33,7 +33,15 @@ def export_command(
     vectors: Annotated[
         bool,
         typer.Option(
-            "--vectors", help="Also each passage's vector (the import embeds again all the same)."
+            "--vectors",
+            help="Also each passage's vector: an import into a library searched by the same "
+            "model takes them instead of embedding again.",
+        ),
+    ] = False,
+    current_only: Annotated[
+        bool,
+        typer.Option(
+            "--current-only", help="Only each document's current revision, not its history."
         ),
     ] = False,
     data_dir: DataDir = None,
@@ -52,7 +60,13 @@ def export_command(
         parts = moving_parts(services)
         with _progress("exporting", services.library.count_documents(workspace)) as step:
             report = export_library(
-                parts, workspace, file, conversations=conversations, vectors=vectors, progress=step
+                parts,
+                workspace,
+                file,
+                conversations=conversations,
+                vectors=vectors,
+                revisions=not current_only,
+                progress=step,
             )
     except BunkoError as exc:
         typer.echo(f"error: {exc}", err=True)
@@ -63,6 +77,8 @@ def export_command(
         typer.echo(f"no original kept for {path}: exported without its bytes", err=True)
     more = f", {report.conversations} conversations" if conversations else ""
     more += f", {report.vectors} vectors" if vectors else ""
+    more += f", {report.answers} marked or missing answers" if conversations else ""
+    more += "" if current_only else f", {report.revisions} earlier revisions"
     typer.echo(
         f"exported library {name!r}: {report.documents} documents{more}, "
         f"{report.bytes:,} bytes, to {file} (archive {report.archive_id})"
@@ -143,6 +159,18 @@ def import_command(
         f"{', '.join(report.members_added) or 'none'}; {report.conversations_added} "
         f"conversations (archive {report.archive_id})"
     )
+    if report.revisions_added or report.answers_added:
+        typer.echo(
+            f"earlier revisions written: {report.revisions_added}; marked or missing "
+            f"answers added: {report.answers_added}"
+        )
+    if report.vectors_reused or report.vectors_embedded:
+        typer.echo(
+            f"vectors taken from the archive: {report.vectors_reused} passages "
+            f"({report.vectors_embedded} embedded here)"
+        )
+    elif report.vectors_unused:
+        typer.echo(f"the archive's vectors were not used: {report.vectors_unused}")
     if report.items_edited or report.items_deleted:
         typer.echo(
             f"passages edited by hand restored: {report.items_edited} edited, "

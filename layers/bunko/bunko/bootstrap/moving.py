@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import shutil
+import tempfile
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from bunko.adapters.local.worker import ThreadIngestQueue
+from bunko.domain import new_id
 from bunko.services.moving import MovingParts
+from bunko.services.moving.jobs import LibraryMoves
 
 if TYPE_CHECKING:
     from bunko.bootstrap.root import Services
@@ -25,4 +31,15 @@ def moving_parts(services: Services) -> MovingParts:
         sources=services.sources,
         conversations=services.conversations,
         audit=services.audit,
+        answers=services.answers,
+        # the worker thread runs the pipeline here; an SQS queue hands it to the ingest function
+        pipeline=services.pipeline if isinstance(services.queue, ThreadIngestQueue) else None,
     )
+
+
+def build_moves(services: Services) -> LibraryMoves:
+    """The REST and MCP doors' moves, spooled in a folder of this machine's temporary files
+    (made on first use, removed when the services close): on AWS, the function's temporary storage."""
+    spool = Path(tempfile.gettempdir()) / f"bunko-moves-{new_id()}"
+    services.closers.append(lambda: shutil.rmtree(spool, ignore_errors=True))
+    return LibraryMoves(lambda: moving_parts(services), spool=spool)

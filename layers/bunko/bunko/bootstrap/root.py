@@ -14,6 +14,7 @@ from bunko.bootstrap.chat import build_chat
 from bunko.bootstrap.embedding import build_embedding, workspace_generations
 from bunko.bootstrap.ingest import build_ingest, build_work
 from bunko.bootstrap.library import build_library
+from bunko.bootstrap.moving import build_moves
 from bunko.bootstrap.research import build_research
 from bunko.bootstrap.search import build_search
 from bunko.bootstrap.settings import build_preferences
@@ -41,6 +42,7 @@ from bunko.services.ingest import (
     UploadPolicy,
 )
 from bunko.services.library import Library, OriginalFiles
+from bunko.services.moving.jobs import LibraryMoves
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 from bunko.services.sources import Sources
@@ -89,6 +91,7 @@ class Services:
     vision: VisionAdvisor | None
     conversions: ConversionService | None
     audit: AuditTrail | None  # who did what (docs/audit.md)
+    moves: LibraryMoves | None  # exports and imports started at the REST and MCP doors
     closers: list[Callable[[], None]]
 
     def close(self) -> None:
@@ -141,7 +144,7 @@ def wire_services(
     accounts = build_accounts(
         settings, adapters, ingest, library, embedding, preferences, research, chat, sources
     )
-    return Services(
+    services = Services(
         settings=settings,
         metadata=adapters.metadata,
         blobs=adapters.blobs,
@@ -150,8 +153,11 @@ def wire_services(
         search=search,
         research=research,
         closers=closers,
+        moves=None,
         **fields_of(ingest, library, sources, embedding, chat, accounts),
     )
+    services.moves = build_moves(services)
+    return services
 
 
 def fields_of(*wings: object) -> dict[str, object]:

@@ -1,18 +1,17 @@
 """The sources wing, wired: connectors over the settings store, a website fetcher and Git
-copies under the data folder, both behind the outbound guard. On AWS (the settings store is
-the DynamoDB table) the same wing, without Git: the functions' runtime has no `git` binary,
-so a Git source is refused there with a message (docs/sources.md)."""
+copies read with dulwich (pure Python: the AWS functions' runtime has no `git` binary), both
+behind the outbound guard. The Git copies live under the data folder on one machine, and in
+a bounded scratch folder of the function's /tmp on AWS, where local paths are refused."""
 
 from __future__ import annotations
 
+import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NoReturn
+from pathlib import Path
 
 from bunko.bootstrap.adapters import Adapters
 from bunko.config import Settings
-from bunko.errors import ValidationError
-from bunko.ports.sources import GitRepos
 from bunko.services.embedding import check_outbound_url
 from bunko.services.ingest import IngestService
 from bunko.services.library import Library
@@ -42,14 +41,16 @@ def build_sources(
 
     web = HttpWebFetcher(guard)
     closers.append(web.close)
-    refused: dict[str, str] = {}
-    if settings.backend == "local":
-        from bunko.adapters.local.git_cli import GitCli
+    from bunko.adapters.git_dulwich import DulwichRepos
 
-        git: GitRepos = GitCli(settings.data_dir / "sources", guard, local_paths=True)
-    else:
-        git = NoGit()
-        refused["git"] = GIT_ON_AWS
+    local = settings.backend == "local"
+    git = DulwichRepos(
+        settings.data_dir / "sources" if local else Path(tempfile.gettempdir()) / "bunko-git",
+        guard,
+        local_paths=local,  # on AWS a path would name the function's own files
+        max_fetch_bytes=GIT_FETCH_BYTES,
+        max_disk_bytes=GIT_COPIES_BYTES if local else GIT_COPIES_BYTES_AWS,
+    )
     sources = Sources(
         store=adapters.accounts.stores.settings,
         ingest=ingest,
@@ -60,7 +61,6 @@ def build_sources(
         cipher=adapters.accounts.cipher,  # the one model configs' API keys are kept with
         private_for_operator=settings.private_sources(operator=True),
         private_for_people=settings.private_sources(operator=False),
-        refuse_kinds=refused,
         # On AWS a sync asked for over REST runs in the api function (25 s): it stops in
         # time and the scheduled sync function goes on from there.
         on_demand_seconds=None if settings.backend == "local" else AWS_ON_DEMAND_SECONDS,
@@ -69,20 +69,9 @@ def build_sources(
 
 
 AWS_ON_DEMAND_SECONDS = 15.0
-GIT_ON_AWS = (
-    "git sources are not synced on AWS: its functions have no git binary; sync the "
-    "repository with `bunko` on a machine, or publish it as a website (a web source)"
-)
-
-
-class NoGit:
-    """The Git port where there is no `git` (AWS): Sources refuses git sources before any
-    call, so reaching this is a bug."""
-
-    def _refuse(self, *args: object, **kwargs: object) -> NoReturn:
-        raise ValidationError(GIT_ON_AWS)
-
-    fetch = tree = diff = read = _refuse
-
-    def forget(self, key: str) -> None:
-        pass  # nothing was ever copied
+# A Git fetch reads at most this much (a shallow fetch of one branch: its files, compressed).
+GIT_FETCH_BYTES = 256 << 20
+# The Git copies together, at most: on AWS within the functions' 512 MB of /tmp (the
+# default ephemeral storage), leaving room for what else a function writes there.
+GIT_COPIES_BYTES = 4 << 30
+GIT_COPIES_BYTES_AWS = 320 << 20

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 from mcp_types import ToolAnnotations
 from pydantic import BaseModel
@@ -27,6 +27,13 @@ PROFILES: tuple[Profile, ...] = ("core", "full")
 TRANSPORTS: tuple[Transport, ...] = ("http", "stdio")
 
 
+@runtime_checkable
+class Attachments(Protocol):
+    """A tool's result that carries content blocks beside its JSON (mcp/tools_moving.py)."""
+
+    def content_blocks(self) -> list[Any]: ...
+
+
 @dataclass(frozen=True)
 class ToolContext:
     """What a tool call sees: the services and the caller (whose workspace it works in)."""
@@ -34,6 +41,7 @@ class ToolContext:
     services: Services
     principal: Principal
     transport: Transport
+    base_url: str | None = None  # the server's address over HTTP (for links to its REST door)
 
     @property
     def workspace_id(self) -> str:

@@ -23,8 +23,9 @@ from bunko.asgi.errors import status_for
 from bunko.domain.audit import AuditEvent, outcome_of
 from bunko.domain.auth import Principal
 from bunko.errors import BunkoError, TooManyRequestsError
-from bunko.mcp.registry import Profile, ToolContext, ToolSpec, Transport
+from bunko.mcp.registry import Attachments, Profile, ToolContext, ToolSpec, Transport
 from bunko.mcp.tools_chat import CHAT_TOOLS
+from bunko.mcp.tools_moving import MOVING_TOOLS
 from bunko.mcp.tools_owners import OWNER_TOOLS
 from bunko.mcp.tools_read import READ_TOOLS
 from bunko.mcp.tools_research import RESEARCH_TOOLS
@@ -56,6 +57,7 @@ ALL_TOOLS: tuple[ToolSpec, ...] = (
     *WRITE_TOOLS,
     *SOURCE_TOOLS,
     *OWNER_TOOLS,
+    *MOVING_TOOLS,
 )
 TOOLS: dict[str, ToolSpec] = {spec.name: spec for spec in ALL_TOOLS}
 
@@ -107,10 +109,11 @@ def build_server(
     async def on_call_tool(
         ctx: ServerRequestContext, params: CallToolRequestParams
     ) -> CallToolResult:
-        client = None
+        client = base_url = None
         if ctx.request is not None:
             caller = ctx.request.scope.get(PRINCIPAL_SCOPE_KEY)
             client = (ctx.request.scope.get("client") or (None,))[0]
+            base_url = str(ctx.request.base_url).rstrip("/")
         elif callable(principal):
             caller = await anyio.to_thread.run_sync(principal)
         else:
@@ -123,6 +126,7 @@ def build_server(
             transport=transport,
             tools=offered,
             client=client,
+            base_url=base_url,
         )
 
     schemas = {name: spec.operation.input_schema() for name, spec in offered.items()}
@@ -150,6 +154,7 @@ async def call_tool(
     transport: Transport,
     tools: Mapping[str, ToolSpec] = TOOLS,
     client: str | None = None,
+    base_url: str | None = None,
 ) -> CallToolResult:
     """Check, validate, run one tool; every refusal is a tool error an agent can act on. A
     tool that changes something, and any refusal, leaves one event in the audit trail."""
@@ -172,7 +177,9 @@ async def call_tool(
             f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}" for e in exc.errors()
         )
         return _error(spec, f"invalid arguments for {name}: {problems}")
-    context = ToolContext(services=services, principal=principal, transport=transport)
+    context = ToolContext(
+        services=services, principal=principal, transport=transport, base_url=base_url
+    )
     try:
         result = await anyio.to_thread.run_sync(partial(spec.run, context, args))
     except TooManyRequestsError as exc:
@@ -190,8 +197,10 @@ async def call_tool(
     audit(200)
     structured = result.to_structured()
     text = json.dumps(structured, ensure_ascii=False)
+    # a tool may attach more than its JSON: a link to a resource, or the resource itself
+    more = result.content_blocks() if isinstance(result, Attachments) else []
     return CallToolResult(
-        content=[TextContent(type="text", text=text)], structured_content=structured
+        content=[TextContent(type="text", text=text), *more], structured_content=structured
     )
 
 

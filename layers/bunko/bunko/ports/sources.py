@@ -50,13 +50,26 @@ class GitChange:
 class GitRepos(Protocol):
     """Local copies of remote repositories, one per key (a connector's id)."""
 
-    def fetch(self, key: str, remote: str, branch: str, *, allow_private: bool) -> str:
-        """Bring `branch` of `remote` (an https URL, guarded as `get` is, or a local path)
-        into the copy; the commit id it points at now."""
+    def fetch(
+        self,
+        key: str,
+        remote: str,
+        branch: str,
+        *,
+        allow_private: bool,
+        max_seconds: float | None = None,
+    ) -> str:
+        """Bring `branch` of `remote` (an https URL, each request guarded as `get` is, or a
+        local path where the shape allows one) into the copy, within `max_seconds` (and the
+        adapter's own bounds); the commit id it points at now."""
         ...
 
-    def tree(self, key: str, commit: str) -> dict[str, tuple[str, int]]:
-        """Every file of `commit`: path → (blob id, size)."""
+    def tree(self, key: str, commit: str) -> dict[str, str]:
+        """Every file of `commit`: path → blob id (no symlinks, no submodules)."""
+        ...
+
+    def sizes(self, key: str, blobs: Sequence[str]) -> dict[str, int]:
+        """The size in bytes of each blob (asked only of the blobs a sync may read)."""
         ...
 
     def diff(self, key: str, old: str, new: str) -> list[GitChange]:

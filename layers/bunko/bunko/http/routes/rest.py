@@ -16,6 +16,7 @@ from bunko.http.routes import (
     libraries,
     libreoffice,
     model_configs,
+    moving,
     oidc,
     openai_compat,
     research,
@@ -35,6 +36,7 @@ def rest_routers() -> list[APIRouter]:
         oidc.router,
         users.router,
         api_keys.router,
+        moving.router,  # before libraries': `/libraries/import` is no library's id
         libraries.router,
         drop_folder.router,
         model_configs.router,

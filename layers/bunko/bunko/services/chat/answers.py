@@ -91,6 +91,12 @@ class AnswerBook:
         self.settings.put_settings(SETTINGS_SCOPE, library, {"collectMissing": collect_missing})
         return AnswerSettings(collect_missing=collect_missing)
 
+    def stop_collecting(self, library_id: str) -> None:
+        """Turn the library's collection off for the machine's operator (`bunko import` of a
+        library whose collection was off); nothing when settings are not kept here."""
+        if self.settings is not None:
+            self.settings.put_settings(SETTINGS_SCOPE, library_id, {"collectMissing": False})
+
     def forget_library(self, library_id: str) -> None:
         """Everything kept of a library's answers (the library, or its person, is deleted)."""
         self.store.delete_library(library_id)

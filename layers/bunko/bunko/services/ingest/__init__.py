@@ -5,6 +5,7 @@ read through the library wing)."""
 from bunko.services.ingest.chunk_items import MAX_ITEM_CHARS, ChunkItemsService
 from bunko.services.ingest.ingest import IngestService
 from bunko.services.ingest.knowledge_base import KnowledgeBaseService
+from bunko.services.ingest.known_vectors import KnownVectors
 from bunko.services.ingest.mirror import Mirrored
 from bunko.services.ingest.pipeline import IndexingPipeline
 from bunko.services.ingest.status import StatusService
@@ -19,6 +20,7 @@ __all__ = [
     "IndexingPipeline",
     "IngestService",
     "KnowledgeBaseService",
+    "KnownVectors",
     "Mirrored",
     "StatusService",
     "Upload",

@@ -17,6 +17,7 @@ from bunko.errors import BunkoError, NotFoundError, StaleError
 from bunko.ports import (
     BlobStore,
     DocumentWrite,
+    Embedder,
     EmbeddingGeneration,
     EmbeddingGenerations,
     IngestJob,
@@ -33,6 +34,7 @@ from bunko.services.ingest.document_chunks import parse_and_chunk
 from bunko.services.ingest.document_writes import write_documents
 from bunko.services.ingest.embed_stream import EmbedStream, Vectors
 from bunko.services.ingest.job_routing import JobRouting, MoreJobs
+from bunko.services.ingest.known_vectors import KnownVectors
 
 log = logging.getLogger(__name__)
 
@@ -73,6 +75,9 @@ class IndexingPipeline:
         self.generations = generations
         self.batch_size = batch_size
         self.read_sentences = read_sentences
+        # Vectors to take instead of embedding their texts again (`bunko import` of an archive
+        # exported with its vectors, by the same model), while that import runs.
+        self.known: KnownVectors | None = None
 
     def process(self, jobs: Sequence[IngestJob], more: MoreJobs | None = None) -> list[Document]:
         """Index a batch of jobs, grouped by the model that serves their workspace (each
@@ -107,7 +112,7 @@ class IndexingPipeline:
         finished: list[Document] = []
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bunko-embed") as executor:
             stream: EmbedStream[_Prepared] = EmbedStream(
-                lambda texts: embed_texts(generation.embedder, texts, self.batch_size),
+                lambda texts: self._embed(generation.embedder, texts),
                 batch_size=self.batch_size,
                 executor=executor,
             )
@@ -123,6 +128,12 @@ class IndexingPipeline:
             while stream:
                 finished += self._write_ready(stream.ready(wait=True))
         return finished
+
+    def _embed(self, embedder: Embedder | None, texts: list[str]) -> Vectors:
+        known = self.known
+        if known is not None:
+            return known.embed(embedder, texts, self.batch_size)
+        return embed_texts(embedder, texts, self.batch_size)
 
     def _claimed(self, jobs: Sequence[IngestJob]) -> Iterator[tuple[IngestJob, Document]]:
         """The jobs with work to do, each document marked `indexing` first, CLAIM_JOBS at a

@@ -5,6 +5,7 @@
     documents.jsonl      one line a document: its path, metadata, category, source, state
     originals/<sha256>   each original's bytes, named by their SHA-256 (one copy per content)
     conversations.jsonl  only when exported with --conversations
+    answers.jsonl        only with --conversations: answers people marked, and the missing list
     vectors.jsonl        only when exported with --vectors
 
 The writer streams: one original in memory at a time. The reader checks the whole archive
@@ -30,14 +31,17 @@ from bunko.domain.metadata import check_metadata
 from bunko.errors import ValidationError
 
 FORMAT = "bunko-library"
-VERSION = 1  # what this Bunko writes and the newest it reads
+# What this Bunko writes and the newest it reads. 2 added earlier revisions and answers.jsonl:
+# a Bunko that reads 1 says to upgrade instead of dropping the history without a word.
+VERSION = 2
 MANIFEST = "manifest.json"
 DOCUMENTS = "documents.jsonl"
 CONVERSATIONS = "conversations.jsonl"
+ANSWERS = "answers.jsonl"
 VECTORS = "vectors.jsonl"
 ORIGINALS = "originals/"
 _ORIGINAL = re.compile(r"^originals/[0-9a-f]{64}$")
-_NAMES = (MANIFEST, DOCUMENTS, CONVERSATIONS, VECTORS)
+_NAMES = (MANIFEST, DOCUMENTS, CONVERSATIONS, ANSWERS, VECTORS)
 
 BLOCK = 1 << 20
 MAX_MANIFEST_BYTES = 16 << 20
@@ -105,7 +109,7 @@ class ArchiveWriter:
         out.write(json.dumps(record, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
 
     def close(self, manifest: dict[str, Any]) -> None:
-        for member in (DOCUMENTS, CONVERSATIONS, VECTORS):
+        for member in (DOCUMENTS, CONVERSATIONS, ANSWERS, VECTORS):
             spooled = self._lines.pop(member, None)
             if spooled is None and member != DOCUMENTS:
                 continue
@@ -181,6 +185,10 @@ class ArchiveReader:
             for number, record in enumerate(self._lines(CONVERSATIONS), start=1):
                 if not isinstance(record, dict) or not isinstance(record.get("messages"), list):
                     raise ArchiveError(f"conversations.jsonl line {number}: not a conversation")
+        for number, record in enumerate(self.answers(), start=1):
+            check_answer(record, number)
+        for number, record in enumerate(self.vectors(), start=1):
+            check_vector(record, number)
         return self.manifest
 
     def _check_entries(self, infos: list[zipfile.ZipInfo]) -> None:
@@ -275,6 +283,12 @@ class ArchiveReader:
             return iter(())
         return self._lines(CONVERSATIONS)
 
+    def answers(self) -> Iterator[dict[str, Any]]:
+        return self._lines(ANSWERS) if ANSWERS in self.zip.NameToInfo else iter(())
+
+    def vectors(self) -> Iterator[dict[str, Any]]:
+        return self._lines(VECTORS) if VECTORS in self.zip.NameToInfo else iter(())
+
     def original(self, content_hash: str) -> bytes:
         """One original's bytes (checked by `check`, bounded by the target's upload size)."""
         return self.zip.read(original_name(content_hash))
@@ -322,6 +336,9 @@ def check_document(record: Any, number: int, hashes: set[str]) -> None:
         check_metadata(record["metadata"])
     except ValidationError as exc:
         raise ArchiveError(f"{where}: {exc}") from exc
+    revisions = record.get("revisions", [])
+    if not isinstance(revisions, list) or not all(_valid_revision(r, hashes) for r in revisions):
+        raise ArchiveError(f"{where}: its earlier revisions are not originals in the archive")
     items = record.get("items")
     if items is not None and not _valid_items(items):
         raise ArchiveError(f"{where}: items are not spans and edited texts")
@@ -342,3 +359,44 @@ def _valid_items(items: Any) -> bool:
         and isinstance(edits, dict)
         and all(k.isdigit() and isinstance(v, str) and v.strip() for k, v in edits.items())
     )
+
+
+def _valid_revision(revision: Any, hashes: set[str]) -> bool:
+    """{"revision": n, "content_hash": h, "original": "originals/h", ...}, oldest first."""
+    return (
+        isinstance(revision, dict)
+        and isinstance(revision.get("content_hash"), str)
+        and revision["content_hash"] in hashes
+        and revision.get("original") == original_name(revision["content_hash"])
+    )
+
+
+_ANSWER_TEXTS = ("question", "answer")
+
+
+def check_answer(record: Any, number: int) -> None:
+    """One line of answers.jsonl: a question, its answer, what was cited, how it was marked."""
+    where = f"answers.jsonl line {number}"
+    if not isinstance(record, dict) or not isinstance(record.get("id"), str):
+        raise ArchiveError(f"{where}: not an answer")
+    if not all(isinstance(record.get(key), str) for key in _ANSWER_TEXTS):
+        raise ArchiveError(f"{where}: its question or answer is not text")
+    if record.get("mark") not in (None, "up", "down"):
+        raise ArchiveError(f"{where}: a mark is up or down")
+    if not isinstance(record.get("sources", []), list):
+        raise ArchiveError(f"{where}: sources is not a list")
+    for key in ("comment", "asker", "marked_by", "conversation_id"):
+        if record.get(key) is not None and not isinstance(record[key], str):
+            raise ArchiveError(f"{where}: {key} is not text")
+
+
+def check_vector(record: Any, number: int) -> None:
+    """One line of vectors.jsonl: a passage's text and its vector from the named model."""
+    vector = record.get("vector") if isinstance(record, dict) else None
+    if (
+        not isinstance(vector, list)
+        or not isinstance(record.get("content"), str)
+        or not isinstance(record.get("model"), str)
+        or not all(isinstance(x, int | float) and not isinstance(x, bool) for x in vector)
+    ):
+        raise ArchiveError(f"vectors.jsonl line {number}: not a passage and its vector")

@@ -35,10 +35,10 @@ def import_conversations(
                 skipped += 1
                 continue
             owner = user.id
-        conversation_id = str(uuid.uuid5(_CONVERSATION_IDS, f"{workspace}:{record.get('id')}"))
+        conversation_id = moved_conversation_id(workspace, record.get("id"))
         if store.get(workspace, owner, conversation_id, messages=False) is not None:
             continue
-        created = _when(record.get("created_at"))
+        created = when(record.get("created_at"))
         store.add(
             Conversation(
                 id=conversation_id,
@@ -63,6 +63,12 @@ def import_conversations(
     return added, skipped
 
 
+def moved_conversation_id(workspace: str, archived_id: Any) -> str:
+    """The id a conversation of the archive has in `workspace` (the same on every import:
+    importing twice adds none, and its answers point to it)."""
+    return str(uuid.uuid5(_CONVERSATION_IDS, f"{workspace}:{archived_id}"))
+
+
 def _message(raw: dict[str, Any], paths: dict[str, str]) -> Message:
     sources = []
     for source in raw.get("sources") or []:
@@ -75,12 +81,12 @@ def _message(raw: dict[str, Any], paths: dict[str, str]) -> Message:
         role=role,
         content=str(raw.get("content", "")),
         sources=sources,
-        created_at=_when(raw.get("created_at")),
+        created_at=when(raw.get("created_at")),
         truncated=bool(raw.get("truncated")),
     )
 
 
-def _when(text: Any) -> datetime:
+def when(text: Any) -> datetime:
     try:
         return datetime.fromisoformat(text) if isinstance(text, str) else utcnow()
     except ValueError:

@@ -9,6 +9,7 @@ from typing import Any
 
 from bunko.domain import DEFAULT_WORKSPACE_ID, Document, DocumentStatus, new_id, utcnow
 from bunko.errors import NotFoundError
+from bunko.services.moving.answers import collects_missing, export_answers
 from bunko.services.moving.archive import (
     CONVERSATIONS,
     DOCUMENTS,
@@ -36,7 +37,9 @@ class ExportReport:
     archive_id: str
     documents: int = 0
     originals_missing: list[str] = field(default_factory=list)  # paths whose bytes are gone
+    revisions: int = 0  # earlier revisions exported with their originals
     conversations: int = 0
+    answers: int = 0  # answers people marked or the library collected as missing
     vectors: int = 0
     bytes: int = 0  # the archive's size
 
@@ -48,13 +51,15 @@ def export_library(
     *,
     conversations: bool = False,
     vectors: bool = False,
+    revisions: bool = True,
     progress: Progress | None = None,
 ) -> ExportReport:
     """Write the library's archive at `path` (replacing a file there only once it is whole),
-    and record the export in the audit trail whether it ends well or not."""
+    and record the export in the audit trail whether it ends well or not. `revisions`: each
+    document's earlier revisions too (its history), not only the current one."""
     report = ExportReport(archive_id=new_id())
     try:
-        _write(parts, workspace_id, path, report, conversations, vectors, progress)
+        _write(parts, workspace_id, path, report, conversations, vectors, revisions, progress)
     except BaseException:
         parts.record(
             EXPORT_ACTION,
@@ -81,6 +86,7 @@ def _write(
     report: ExportReport,
     conversations: bool,
     vectors: bool,
+    revisions: bool,
     progress: Progress | None,
 ) -> None:
     if parts.metadata.get_workspace(workspace_id) is None:
@@ -97,6 +103,9 @@ def _write(
                 report.originals_missing.append(doc.path)
             else:
                 record["original"] = writer.add_original(doc.content_hash, data, mime=doc.mime)
+            if revisions:
+                record["revisions"] = _earlier_revisions(parts, writer, doc)
+                report.revisions += len(record["revisions"])
             writer.add_line(DOCUMENTS, record)
             paths[doc.id] = doc.path
             report.documents += 1
@@ -106,6 +115,7 @@ def _write(
                 progress(1)
         if conversations:
             report.conversations = _add_conversations(parts, writer, workspace_id, paths)
+            report.answers = export_answers(parts, writer, workspace_id, paths)
         writer.close(_manifest(parts, workspace_id, report, conversations, vectors))
     except BaseException:
         writer.abandon()
@@ -135,6 +145,34 @@ def document_record(doc: Document) -> dict[str, Any]:
         "updated_at": doc.updated_at.isoformat(),
         "original": None,
     }
+
+
+def _earlier_revisions(
+    parts: MovingParts, writer: ArchiveWriter, doc: Document
+) -> list[dict[str, Any]]:
+    """The document's revisions before the current one, oldest first, each with its original
+    (kept by both shapes: a new revision never deletes the old one's bytes). One whose bytes
+    are gone is left out: the history moves as far as it is kept."""
+    earlier = []
+    for revision in sorted(
+        parts.metadata.list_revisions(doc.workspace_id, doc.id), key=lambda r: r.revision
+    ):
+        if revision.revision >= doc.revision:
+            continue
+        try:
+            data = parts.blobs.get(revision.blob_key)
+        except NotFoundError:
+            continue
+        earlier.append(
+            {
+                "revision": revision.revision,
+                "content_hash": revision.content_hash,
+                "size": revision.size,
+                "created_at": revision.created_at.isoformat(),
+                "original": writer.add_original(revision.content_hash, data, mime=doc.mime),
+            }
+        )
+    return earlier
 
 
 def _items(parts: MovingParts, doc: Document) -> dict[str, Any] | None:
@@ -243,6 +281,9 @@ def _manifest(
     if parts.workspace_settings is not None:
         saved = parts.workspace_settings.get(workspace_id)
         settings = {k: v for k, v in saved.items() if k not in _MACHINE_SETTINGS}
+    collect = collects_missing(parts, workspace_id)
+    if collect is not None:  # the missing list's collection, on or off (docs/answers.md)
+        settings["collect_missing"] = collect
     sources = []
     for source in parts.sources.list(workspace_id) if parts.sources else []:
         sources.append(
@@ -267,6 +308,8 @@ def _manifest(
         "sources": sources,
         "documents": report.documents,
         "originals_missing": report.originals_missing,
+        "revisions": report.revisions,
         "conversations": report.conversations if conversations else None,
+        "answers": report.answers if conversations else None,
         "vectors": report.vectors if vectors else None,
     }

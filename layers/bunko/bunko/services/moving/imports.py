@@ -19,9 +19,10 @@ from typing import Any
 from bunko.domain import DEFAULT_WORKSPACE_ID, Document
 from bunko.domain.libraries import Library as LibraryRecord
 from bunko.domain.metadata import check_metadata
-from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, connector_source
-from bunko.errors import BunkoError, NotFoundError, ValidationError
-from bunko.services.ingest import Upload
+from bunko.domain.sources import CLI, DROP_FOLDER, S3_DROP, UPLOAD, connector_source
+from bunko.errors import BunkoError, NotFoundError, TooManyRequestsError, ValidationError
+from bunko.services.ingest import KnownVectors, Upload
+from bunko.services.moving.answers import import_answers
 from bunko.services.moving.archive import ArchiveReader
 from bunko.services.moving.conversations import import_conversations
 from bunko.services.moving.items import restore_items
@@ -54,6 +55,11 @@ class ImportReport:
     conversations_skipped: int = 0  # their owner has no account here
     items_edited: int = 0  # passages edited by hand in the library exported, restored
     items_deleted: int = 0
+    revisions_added: int = 0  # earlier revisions written before a document's current one
+    answers_added: int = 0  # marked answers and the missing list's questions
+    vectors_reused: int = 0  # passages given the archive's vector, not embedded again
+    vectors_embedded: int = 0  # passages embedded here although the archive had vectors
+    vectors_unused: str | None = None  # why the archive's vectors were not taken
 
 
 @dataclass
@@ -169,6 +175,29 @@ def _write(
     _members(parts, manifest, workspace, report)
     _settings(parts, manifest, workspace)
     sources = _sources(parts, manifest, workspace, report)
+    known = _known_vectors(parts, reader, manifest, workspace, report)
+    if known is not None and parts.pipeline is not None:
+        parts.pipeline.known = known
+    try:
+        _write_documents(
+            parts, reader, manifest, workspace, sources, report, progress, wait_seconds
+        )
+    finally:
+        if known is not None and parts.pipeline is not None:
+            parts.pipeline.known = None
+            report.vectors_reused, report.vectors_embedded = known.reused, known.embedded
+
+
+def _write_documents(
+    parts: MovingParts,
+    reader: ArchiveReader,
+    manifest: dict[str, Any],
+    workspace: str,
+    sources: dict[str, str],
+    report: ImportReport,
+    progress: ImportProgress,
+    wait_seconds: float,
+) -> None:
     progress.total("importing", manifest["documents"])
     waiting: dict[str, str] = {}  # document id → path
     paths: dict[str, str] = {}  # path → document id, for the conversations' citations
@@ -181,6 +210,10 @@ def _write(
         progress.step(1)
     report.conversations_added, report.conversations_skipped = import_conversations(
         parts, reader, workspace, paths
+    )
+    collect = manifest.get("settings", {}).get("collect_missing")
+    report.answers_added = import_answers(
+        parts, reader, workspace, paths, collect if isinstance(collect, bool) else None
     )
     _wait(parts, workspace, waiting, report, progress, wait_seconds)
     report.items_edited, report.items_deleted = restore_items(
@@ -204,6 +237,10 @@ def _document(
     source = sources.get(record["source"], record["source"])
     if source in _PLACES:
         source = CLI  # not this side's drop folder's: its next look would delete the file
+    if not parts.operator and source not in sources.values():
+        # A person's import: the archive's word for who owns a file is not trusted (`cli`
+        # is never counted, a connector never paced); theirs is an upload, counted and paced.
+        source = UPLOAD
     here = parts.ingest.document_at(workspace, path)
     if (
         here is not None
@@ -214,26 +251,117 @@ def _document(
     ):
         report.unchanged += 1
         return here
-    upload = Upload(
+    try:
+        report.revisions_added += _earlier_revisions(
+            parts, reader, record, workspace, here, path, source
+        )
+    except BunkoError as exc:  # its history stops there; the current revision still moves
+        report.skipped[path] = f"an earlier revision was not written: {exc}"
+    upload = _upload(parts, reader, record, workspace, path, source, record["content_hash"])
+    try:
+        doc = _submit(parts, upload)
+    except BunkoError as exc:
+        report.skipped[path] = str(exc)
+        return None
+    report.added += 1
+    return doc
+
+
+def _submit(parts: MovingParts, upload: Upload) -> Document:
+    """A person's import (services/moving/jobs.py) is paced as their uploads are: past the
+    rate it waits its turn (the Retry-After), as a client does, and loses no document. The
+    operator's import is never paced."""
+    while True:
+        try:
+            return parts.ingest.submit(upload)
+        except TooManyRequestsError as exc:
+            time.sleep(max(exc.retry_after, 0.5))
+
+
+def _earlier_revisions(
+    parts: MovingParts,
+    reader: ArchiveReader,
+    record: dict[str, Any],
+    workspace: str,
+    here: Document | None,
+    path: str,
+    source: str,
+) -> int:
+    """Write the document's earlier revisions this library lacks, oldest first, before its
+    current one (the history as the archive has it): the revisions here must be the
+    archive's first ones, else (another document at the path) only the current one is
+    written. Each is queued as any new revision is; the pipeline skips one already replaced
+    by the next. How many were written."""
+    chain = [r["content_hash"] for r in record.get("revisions", [])]
+    if not chain:
+        return 0
+    had: list[str] = []
+    if here is not None:
+        kept = parts.metadata.list_revisions(workspace, here.id)
+        had = [r.content_hash for r in sorted(kept, key=lambda r: r.revision)]
+    whole = [*chain, record["content_hash"]]
+    if had != whole[: len(had)]:
+        return 0
+    for content_hash in chain[len(had) :]:
+        _submit(parts, _upload(parts, reader, record, workspace, path, source, content_hash))
+    return len(chain[len(had) :])
+
+
+def _upload(
+    parts: MovingParts,
+    reader: ArchiveReader,
+    record: dict[str, Any],
+    workspace: str,
+    path: str,
+    source: str,
+    content_hash: str,
+) -> Upload:
+    return Upload(
         workspace,
-        reader.original(record["content_hash"]),
+        reader.original(content_hash),
         path=path,
         mime=record.get("mime") or None,
         category=record.get("category"),
         chunk_size=record.get("chunk_size"),
         chunk_overlap=record.get("chunk_overlap"),
         source=source,
-        metadata=metadata,
+        metadata=check_metadata(record["metadata"]),
         mode="precise" if record.get("mode") == "precise" else None,
-        by_operator=True,
+        by_operator=parts.operator,
     )
-    try:
-        doc = parts.ingest.submit(upload)
-    except BunkoError as exc:
-        report.skipped[path] = str(exc)
+
+
+def _known_vectors(
+    parts: MovingParts,
+    reader: ArchiveReader,
+    manifest: dict[str, Any],
+    workspace: str,
+    report: ImportReport,
+) -> KnownVectors | None:
+    """The archive's vectors, when this library embeds with the model that made them (its
+    name and dimension) and the indexing runs in this process; else None and why, in
+    `report.vectors_unused`."""
+    if manifest.get("vectors") is None:
         return None
-    report.added += 1
-    return doc
+    embedder = parts.ingest.generations.chosen(workspace).embedder
+    if parts.pipeline is None:
+        report.vectors_unused = "the ingest function indexes on this shape: it embeds them"
+        return None
+    first = next(reader.vectors(), None)
+    if first is None or embedder is None:
+        report.vectors_unused = "no vectors in the archive, or no model here"
+        return None
+    known = KnownVectors(first["model"], len(first["vector"]))
+    if not known.serves(embedder):
+        report.vectors_unused = (
+            f"they are {first['model']}'s ({len(first['vector'])} dimensions); this "
+            f"library embeds with {embedder.name} ({embedder.dimension})"
+        )
+        return None
+    for record in reader.vectors():
+        if record["model"] == known.model and not known.add(record["content"], record["vector"]):
+            break  # the memory allowed is full: the rest are embedded
+    return known
 
 
 def _members(
@@ -288,7 +416,7 @@ def _sources(
             try:
                 settings = {k: v for k, v in (given.get("settings") or {}).items()}
                 record = parts.sources.add(
-                    workspace, given.get("kind"), name, settings, operator=True
+                    workspace, given.get("kind"), name, settings, operator=parts.operator
                 )
             except BunkoError as exc:
                 report.sources_skipped[str(name)] = str(exc)

@@ -14,8 +14,8 @@ from bunko.domain.accounts import OPERATOR
 from bunko.domain.audit import AuditEvent, Outcome
 from bunko.ports import BlobStore, MetadataStore, UserStore
 from bunko.services.accounts import AuditTrail, LibraryService
-from bunko.services.chat import ConversationService
-from bunko.services.ingest import ChunkItemsService, IngestService, UploadPolicy
+from bunko.services.chat import AnswerBook, ConversationService
+from bunko.services.ingest import ChunkItemsService, IndexingPipeline, IngestService, UploadPolicy
 from bunko.services.library import Library
 from bunko.services.settings import WorkspaceSettingsService
 from bunko.services.sources import Sources
@@ -42,6 +42,13 @@ class MovingParts:
     sources: Sources | None = None
     conversations: ConversationService | None = None
     audit: AuditTrail | None = None
+    answers: AnswerBook | None = None  # answers people marked and the missing list
+    # The indexing pipeline when it runs in this process (the embedded shape's worker): an
+    # import hands it the archive's vectors to reuse. None on AWS, where a function indexes.
+    pipeline: IndexingPipeline | None = None
+    # False: a person moving it over the network (services/moving/jobs.py): the quota and the
+    # sources' rules of people apply, not the machine operator's
+    operator: bool = True
 
     def record(
         self,

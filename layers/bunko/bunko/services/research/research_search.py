@@ -20,6 +20,7 @@ from bunko.services.search import (
     fuse,
     gate_window,
     read_window,
+    row_for,
     shown_order,
     vector_weight_for,
 )
@@ -81,8 +82,9 @@ def rank_passages(
         keyword_weight=weight,
     )
     # Cut and sorted by the calibrated similarity: exactly as normal search does.
-    calibration = search.calibration_for(
-        vector_used=bool(vector), method=search.method, embedder=embedder
+    calibration = row_for(
+        query,
+        search.calibration_for(vector_used=bool(vector), method=search.method, embedder=embedder),
     )
     by_chunk = {cp.passage.chunk_id: cp for cp in unique}
     signals, outside = read_window(

@@ -7,6 +7,7 @@ from bunko.services.search.relevance_gate import (
     for_question,
     gate_window,
     read_window,
+    row_for,
     shown_order,
 )
 from bunko.services.search.search import SearchItem, SearchOptions, SearchService
@@ -21,6 +22,7 @@ __all__ = [
     "query_vector_weight",
     "read_sentences",
     "read_window",
+    "row_for",
     "shown_order",
     "text_coverage",
     "vector_weight_for",

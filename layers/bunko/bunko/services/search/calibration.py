@@ -230,6 +230,27 @@ CALIBRATIONS: dict[str, Calibration] = {
         curve=E5_CURVE,
     ),
 }
+# A query that states a claim (services/search/evidence.is_claim: SciFact's "Vitamin D
+# deficiency is unrelated to birth weight.") is judged by its model's claim row where it has
+# one: a claim's words spread over its abstract and 40% of them are nowhere in it, so the
+# signals weigh otherwise than for a question. Fitted by tests/bench/probe_claims.py on
+# SciFact's library draws 1 and 2 (the eval's draw 0 held out): the most claims kept with no
+# other-topic refusal below the question row's; the same curve.
+CLAIM_ROWS: dict[str, Calibration] = {
+    "use-multilingual-v3": Calibration(
+        cosine=4.66,
+        coverage=1.22,
+        background=4.98,
+        product=-3.1,
+        evidence=3.58,
+        reach=-4.1,
+        evidence_reach=3.85,
+        absent=-0.36,
+        bias=-3.69,
+        scale=USE_SCALE,
+        curve=USE_CURVE,
+    ),
+}
 # A model without a row of its own, on the scale measured for it: fitted on USE's and e5's
 # records together, each on its own scale.
 GENERIC = Calibration(cosine=4.0, coverage=4.0, background=10.0, product=4.0, bias=-5.25)
@@ -279,3 +300,12 @@ def vector_only_calibration(
     if row is not None:
         return row
     return GENERIC_VECTOR_ONLY.on_scale(scale or ModelScale())
+
+
+def for_claims(row: Calibration) -> Calibration:
+    """The claim row (CLAIM_ROWS) of a packaged row, on the row's own scale (e5's moves per
+    query); any other row (a configured one, GENERIC, keyword-only) judges claims itself."""
+    for name, claim in CLAIM_ROWS.items():
+        if replace(row, scale=ModelScale()) == replace(CALIBRATIONS[name], scale=ModelScale()):
+            return replace(claim, scale=row.scale)
+    return row

@@ -25,7 +25,7 @@ from bunko.services.search.background_terms import (
     text_coverage,
     weighted_terms,
 )
-from bunko.services.search.calibration import CALIBRATIONS, Calibration
+from bunko.services.search.calibration import CALIBRATIONS, Calibration, for_claims
 from bunko.services.search.evidence import Evidence, evidence, is_claim
 from bunko.services.search.fusion import FusedHit
 from bunko.services.search.search_items import fetch_documents
@@ -133,6 +133,12 @@ def shown_order(hits: Sequence[FusedHit], similarity: Mapping[str, float]) -> li
     return sorted(hits, key=lambda h: -round(similarity[h.chunk_id], SHOWN_DIGITS))
 
 
+def row_for(query: str, calibration: Calibration) -> Calibration:
+    """The row that judges `query`: a claim's own (calibration.CLAIM_ROWS) where its model
+    has one, else `calibration`."""
+    return for_claims(calibration) if is_claim(query) else calibration
+
+
 def weighs_evidence(calibration: Calibration) -> bool:
     return bool(
         calibration.evidence
@@ -172,7 +178,8 @@ def for_question(calibration: Calibration, query: str, outside: TextSignals) -> 
     """The row that judges this question: the row's Japanese one for a question in Japanese
     whose candidates are in its language (the window holds some of its words: `reach`, 0
     across languages), else the row itself."""
-    if calibration.japanese is not None and outside.reach > 0 and _KANA.search(query):
+    japanese = calibration.japanese is not None and not is_claim(query)
+    if japanese and outside.reach > 0 and _KANA.search(query):
         return calibration.japanese
     return calibration
 
@@ -201,6 +208,7 @@ def similarities(
     """Chunk id → similarity for every fused hit. Fills `chunks` with the window's chunks
     and `documents` with those it had to read. A chunk whose document is still `indexing`
     has no vector yet: its cosine is missing, not low, so its keywords alone decide."""
+    calibration = row_for(query, calibration)
     window = gate_window(fused, limit)
     if window:
         chunks.update(

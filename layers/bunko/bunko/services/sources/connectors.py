@@ -8,6 +8,7 @@ and when they sync are services/sources/sources.py's."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import posixpath
 from collections.abc import Callable
@@ -254,7 +255,20 @@ class Connectors:
             ),
             max_file_bytes=self.ingest.policy.max_file_bytes,
             clock=self.clock,
+            relabel=lambda file: self._relabel(record, file.path, file.url),
         )
+
+    def _relabel(self, record: SourceRecord, path: str, url: str) -> None:
+        """The document at `path` gets `url` as its link, its bytes not read again; a
+        failure waits for its next change (the link is a convenience, not its content)."""
+        doc = self.library.at(record.workspace_id, path)
+        meta = _url_metadata(url) if url else None
+        if doc is None or doc.source != record.source or meta is None:
+            return
+        wanted = {**doc.metadata, **meta}
+        if wanted != doc.metadata:
+            with contextlib.suppress(BunkoError):
+                self.ingest.set_metadata(record.workspace_id, doc.id, wanted)
 
     def _sync_sharepoint(
         self, record: SourceRecord, state: dict[str, Any], report: SyncReport

@@ -154,12 +154,15 @@ def sync_files(
     write: Callable[[DriveFile, bytes], bool],
     max_file_bytes: int,
     clock: Callable[[], float],
+    relabel: Callable[[DriveFile], None] = lambda file: None,
 ) -> None:
     """A drive's sync: read what changed, mirror (renames told by ids), then download and
     write the files whose tag changed, within the run's bounds. `mirror(seen, moved)` gives
     the renames it made; `write(file, data)` is False when the failure may pass (the file is
     tried again next time). A listing that fails, or a credential refused, ends the sync
-    with `report.failed` before the mirror: nothing is deleted, the change token stays."""
+    with `report.failed` before the mirror: nothing is deleted, the change token stays.
+    `relabel(file)`: a file moved or renamed whose content did not change (not downloaded):
+    its document's link follows it (SharePoint's webUrl is the item's path)."""
     started = clock()
     try:
         if not run.read():
@@ -183,6 +186,9 @@ def sync_files(
                 else:  # its document did not move (it was being indexed): written anew
                     del kept[f.id]
         todo = [f for f in found if (kept.get(f.id) or {}).get("tag") != f.tag]
+        for f in found:
+            if f.path in moved and f.id in kept and kept[f.id].get("tag") == f.tag:
+                relabel(f)
         report.unchanged += len(found) - len(todo)
         for n, f in enumerate(todo):
             bound = None

@@ -15,6 +15,9 @@ Drive API v3.
   DOCX, or Markdown, as the source says), Sheets as CSV (the first sheet), Slides as text,
   through `files.export`. A file is downloaded again only when its `md5Checksum` (a Google
   document has none: its `version`) differs from the one its document was written from.
+- A listing longer than the run's time bound keeps where it was (`listing`: the start token,
+  the folders still to list, the next page's token, the items read so far); the next run
+  goes on from it, and nothing is mirrored before it is whole.
 - A page token the API rejects (400 or 404) means listing the folder again from the start.
 """
 
@@ -81,40 +84,70 @@ class DriveSync(DriveReader):
         if self.out_of_time():
             raise _OutOfTime()
 
+    def _walk(self, walk: dict[str, Any]) -> None:
+        """List the folders of `walk` (`todo`, first to last) and the folders found in them,
+        into `walk["items"]`. `walk` is left as it stands after each page (`token`: the next
+        page of `todo[0]`), so a run out of time leaves it ready to go on from."""
+        items, todo = walk["items"], walk["todo"]
+        while todo:
+            parent = todo[0]
+            if parent not in walk["done"]:
+                while True:
+                    if walk.get("pages"):  # one page at least each run, so it always moves
+                        self._check_time()
+                    walk["pages"] = walk.get("pages", 0) + 1
+                    params = {
+                        "q": f"'{parent}' in parents and trashed = false",
+                        "fields": f"nextPageToken,incompleteSearch,files({_FIELDS})",
+                        "pageSize": 1000,
+                        "supportsAllDrives": "true",
+                        "includeItemsFromAllDrives": "true",
+                    }
+                    if self.in_drive:
+                        params.update(self.in_drive, corpora="drive")
+                    if walk.get("token"):
+                        params["pageToken"] = walk["token"]
+                    try:
+                        page = self._get("files", params)
+                    except TokenExpired as exc:
+                        if walk.get("token") and walk.get("resumed"):
+                            raise  # a page token kept since an earlier run: listed again
+                        raise UpstreamError(f"listing folder {parent}: {exc}") from exc
+                    for f in page.get("files") or []:
+                        if _apply(items, f, parent_hint=parent) == "folder":
+                            todo.append(f["id"])
+                    walk["token"] = page.get("nextPageToken")
+                    if not walk["token"]:
+                        break
+                walk["done"].append(parent)
+            todo.pop(0)
+
     def _list(self, folder: str, items: dict[str, dict[str, Any]]) -> None:
         """Every file and folder under `folder`, into `items`."""
-        todo, done = [folder], set()
-        while todo:
-            parent = todo.pop()
-            if parent in done:
-                continue
-            done.add(parent)
-            token = None
-            while True:
-                self._check_time()
-                params = {
-                    "q": f"'{parent}' in parents and trashed = false",
-                    "fields": f"nextPageToken,incompleteSearch,files({_FIELDS})",
-                    "pageSize": 1000,
-                    "supportsAllDrives": "true",
-                    "includeItemsFromAllDrives": "true",
-                }
-                if self.in_drive:
-                    params.update(self.in_drive, corpora="drive")
-                if token:
-                    params["pageToken"] = token
-                try:
-                    page = self._get("files", params)
-                except TokenExpired as exc:
-                    raise UpstreamError(f"listing folder {parent}: {exc}") from exc
-                for f in page.get("files") or []:
-                    if _apply(items, f, parent_hint=parent) == "folder":
-                        todo.append(f["id"])
-                token = page.get("nextPageToken")
-                if not token:
-                    break
+        self._walk({"todo": [folder], "done": [], "token": None, "items": items})
 
     def _full(self) -> dict[str, dict[str, Any]]:
+        """The folder listed whole, from the start or from the listing a bound stopped
+        (`listing` in the state: the start token asked before it, the folders still to
+        list, the next page's token and the items read so far)."""
+        walk = self.state.get("listing")
+        if walk is not None:
+            walk["pages"], walk["resumed"] = 0, True  # this run's pages; from a checkpoint
+            try:
+                self._walk(walk)
+            except TokenExpired:  # its page token expired between runs: start again
+                del self.state["listing"]
+                walk = None
+        if walk is None:
+            walk = {"start": self._start(), "todo": [self.root], "done": [], "token": None}
+            walk["items"] = {}
+            self.state["listing"] = walk
+            self._walk(walk)
+        del self.state["listing"]
+        self.state["cursor"] = walk["start"]
+        return walk["items"]
+
+    def _start(self) -> str:
         asked = {"supportsAllDrives": "true", **self.in_drive}
         start = self._get("changes/startPageToken", asked).get("startPageToken")
         if not isinstance(start, str):
@@ -133,10 +166,7 @@ class DriveSync(DriveReader):
                 f"the folder {self.root} cannot be seen (deleted, in the trash, or not shared "
                 "with the credential)"
             )
-        items: dict[str, dict[str, Any]] = {}
-        self._list(self.root, items)
-        self.state["cursor"] = start
-        return items
+        return start
 
     def _changes(self, items: dict[str, dict[str, Any]]) -> None:
         token = self.state["cursor"]
@@ -184,7 +214,7 @@ class DriveSync(DriveReader):
         """Bring `items` up to date. False, with `report.failed`, when the folder could
         not be read to its end: then nothing is mirrored and the token is not moved."""
         try:
-            if self.state.get("cursor"):
+            if self.state.get("cursor") and not self.state.get("listing"):
                 items = dict(self.state.get("items") or {})
                 try:
                     self._changes(items)
@@ -193,6 +223,9 @@ class DriveSync(DriveReader):
             else:
                 items = self._full()
         except _OutOfTime:
+            if self.state.get("listing"):  # a whole listing: the next run goes on from it
+                self.report.complete, self.report.stopped_by = False, "max_seconds"
+                return False
             self.report.failed = (
                 f"the folder's listing took more than max_seconds "
                 f"({self.settings['max_seconds']} s); nothing deleted"

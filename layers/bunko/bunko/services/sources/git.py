@@ -59,7 +59,12 @@ class GitSync:
         try:
             self.report.requests += 1
             head = self.repos.fetch(
-                self.record.id, s["url"], s["branch"], allow_private=self.record.private
+                self.record.id,
+                s["url"],
+                s["branch"],
+                allow_private=self.record.private,
+                # the run's time (on AWS: what the invocation has left) bounds the fetch too
+                max_seconds=s["max_seconds"] - (self.clock() - self.started),
             )
         except BunkoError as exc:
             self.report.failed = str(exc)
@@ -73,19 +78,22 @@ class GitSync:
             return True
         tree = self.repos.tree(self.record.id, head)
         chosen = {
-            p: found
-            for p, found in tree.items()
+            p: blob
+            for p, blob in tree.items()
             if selected(p, s["include"], s["exclude"]) and self.supported(p)
         }
         if last and last != head:
             for change in self.repos.diff(self.record.id, last, head):
                 if change.status == "R" and change.old_path in files and change.path in chosen:
                     self.moved[self.path(change.path)] = self.path(change.old_path)
+        self._same_blob_renames(chosen, files)
         self.seen = [self.path(p) for p in chosen]
-        for p, (blob, size) in sorted(chosen.items()):
-            if files.get(p) == blob:
-                self.report.unchanged += 1
-            elif size > self.max_file_bytes:
+        new = sorted(p for p, blob in chosen.items() if files.get(p) != blob)
+        sizes = self.repos.sizes(self.record.id, sorted({chosen[p] for p in new}))
+        self.report.unchanged += len(chosen) - len(new)
+        for p in new:
+            blob, size = chosen[p], sizes[chosen[p]]
+            if size > self.max_file_bytes:
                 self.report.errors[self.path(p)] = (
                     f"{size:,} bytes; the limit is {self.max_file_bytes:,} bytes"
                 )
@@ -95,6 +103,19 @@ class GitSync:
         self.chosen = set(chosen)
         self.state["commit"] = head
         return True
+
+    def _same_blob_renames(self, chosen: dict[str, str], files: dict[str, str]) -> None:
+        """A file gone from its path whose same bytes (blob id) appear at a path not synced
+        before is a rename too: what tells one when the copy holds no last commit to diff
+        against (a new AWS function instance's empty /tmp, a force-push)."""
+        told = set(self.moved.values())
+        gone: dict[str, list[str]] = {}
+        for p, blob in files.items():
+            if p not in chosen and self.path(p) not in told:
+                gone.setdefault(blob, []).append(p)
+        for p in sorted(chosen):
+            if p not in files and self.path(p) not in self.moved and gone.get(chosen[p]):
+                self.moved[self.path(p)] = self.path(gone[chosen[p]].pop(0))
 
     def renamed(self, old_path: str, new_path: str) -> None:
         """A rename the mirror made: the file's blob is known at its new path."""

@@ -14,6 +14,8 @@ or one folder of it, read through Microsoft Graph's delta query.
   service leaves the cTag out, as OneDrive for Business does in delta answers) differs from
   the one its document was written from, through `/items/{id}/content`, whose 302 leads to
   a pre-authenticated URL fetched without the credential.
+- A listing longer than the run's time bound keeps its next link and the items read so far
+  (`listing`); the next run goes on from it, and nothing is mirrored before the deltaLink.
 - `410 Gone`: the token is too old; the drive is enumerated again from the `Location` the
   answer gives, and what the new listing lacks is deleted by the mirror.
 """
@@ -41,18 +43,25 @@ class GraphSync(DriveReader):
     def read(self) -> bool:
         """Bring `items` up to date (the whole drive the first time, or after a 410; what
         changed otherwise). False, with `report.failed`, when the listing could not be read
-        to its end: then nothing is mirrored and the token is not moved."""
-        link = self.state.get("cursor")
-        items: dict[str, dict[str, Any]] = dict(self.state.get("items") or {}) if link else {}
-        link = link or f"{self.drive_url}/root/delta"
-        restarted = False
+        to its end: then nothing is mirrored and the token is not moved. False without it
+        when the run's time ran out mid-listing: the link to ask next and the items read so
+        far are kept (`listing`), and the next run goes on from there; nothing is mirrored
+        until a listing reaches its deltaLink, so a partial listing never deletes."""
+        listing = self.state.get("listing")
+        if listing:  # a link kept too long answers 410 as a token does: listed again then
+            link, items = listing["link"], listing["items"]
+        else:
+            link = self.state.get("cursor")
+            items = dict(self.state.get("items") or {}) if link else {}
+            link = link or f"{self.drive_url}/root/delta"
+        restarted = False  # one fresh enumeration a run, not a loop of them
+        asked = 0  # one page at least each run, or a bound too tight would never end it
         while True:
-            if self.out_of_time():
-                self.report.failed = (
-                    f"the drive's listing took more than max_seconds "
-                    f"({self.settings['max_seconds']} s); nothing deleted"
-                )
+            if asked and self.out_of_time():
+                self.state["listing"] = {"link": link, "items": items}
+                self.report.complete, self.report.stopped_by = False, "max_seconds"
                 return False
+            asked += 1
             try:
                 page = self._page(link)
             except TokenExpired as exc:
@@ -79,6 +88,7 @@ class GraphSync(DriveReader):
                     "drive, or not visible to the credential); nothing deleted"
                 )
                 return False
+            self.state.pop("listing", None)
             self.state["cursor"] = page["@odata.deltaLink"]
             self.state["items"] = items
             return True
@@ -153,6 +163,9 @@ def _apply(items: dict[str, dict[str, Any]], value: dict[str, Any]) -> None:
         entry["r"] = 1
     if "folder" in value or "root" in value:
         entry["f"] = 1
+        if isinstance(value.get("webUrl"), str):
+            entry["w"] = value["webUrl"]
+            _follow(items, (items.get(item_id) or {}).get("w"), entry["w"])
     elif "file" in value:
         entry["t"] = value.get("cTag") or value.get("eTag") or ""
         if isinstance(value.get("size"), int):
@@ -163,3 +176,15 @@ def _apply(items: dict[str, dict[str, Any]], value: dict[str, Any]) -> None:
     else:
         return
     items[item_id] = entry
+
+
+def _follow(items: dict[str, dict[str, Any]], old: str | None, new: str) -> None:
+    """A folder renamed or moved: the delta does not repeat what is under it, and their
+    webUrls (the item's path in SharePoint) start with the folder's: they follow it."""
+    if not old or old == new:
+        return
+    prefix = old + "/"
+    for item in items.values():
+        link = item.get("w")
+        if isinstance(link, str) and link.startswith(prefix):
+            item["w"] = new + "/" + link[len(prefix) :]

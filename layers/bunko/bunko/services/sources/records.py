@@ -7,6 +7,7 @@ import re
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
 from bunko.domain.sources import connector_source
 from bunko.errors import ValidationError
@@ -79,6 +80,28 @@ CEILINGS = {
 }
 
 
+# Query parameters that carry a credential (OAuth's access_token, S3's presigned signature,
+# GitLab's private_token, an API key): a source's URL is shown to every member of its
+# library, so one holding them is refused, as a URL's user:password is by the outbound guard.
+_SECRET_PARAM = re.compile(
+    r"^(key|sig|auth|code|pass|pwd|.*(token|secret|password|passwd|signature|credential|"
+    r"api[_-]?key|access[_-]?key|auth[_-]?key))$",
+    re.IGNORECASE,
+)
+
+
+def check_url_query(what: str, url: str) -> None:
+    """Refuse a URL whose query names a credential (its name, never its value, is said)."""
+    query = urlsplit(url).query
+    for name, _ in parse_qsl(query, keep_blank_values=True):
+        if _SECRET_PARAM.match(name.strip()):
+            raise ValidationError(
+                f"{what}: the query parameter {name!r} looks like a credential, and a "
+                "source's URL is shown to everyone in its library; give the credential as "
+                "the source's credential (kept encrypted, never shown), or a URL without it"
+            )
+
+
 def check_name(name: str) -> str:
     if not isinstance(name, str) or not _NAME.match(name):
         raise ValidationError(
@@ -122,6 +145,9 @@ def check_settings(kind: str, given: dict[str, Any]) -> dict[str, Any]:
             "gdrive": "the Drive API's root (https://www.googleapis.com)",
         }[kind]
         raise ValidationError(f"{kind} source: needs {what} (url)")
+    for key in ("url", "sitemap"):
+        if isinstance(settings.get(key), str):
+            check_url_query(key, settings[key])
     for key, ceiling in CEILINGS.items():
         if key in settings:
             value = settings[key]

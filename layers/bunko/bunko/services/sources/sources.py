@@ -47,12 +47,18 @@ from bunko.services.sources.records import (
     check_settings,
 )
 from bunko.services.sources.schedule import DEFAULT_EVERY, UNSET, DueSync, _Unset, parse_every
+from bunko.services.sources.state import SyncStates
 
 log = logging.getLogger(__name__)
 
 SCOPE = "sources"
-STATE_SCOPE = "source_state"
 CREDENTIAL_SCOPE = "source_credentials"
+# One sync of a source at a time across processes (two Lambda invocations, `bunko source
+# sync` beside `bunko serve`): a lease by the source's id, taken before its state is read
+# and released after it is written. It lasts the run's time bound and this margin (a run
+# may end its file past the bound), so a holder that crashed frees it after that.
+LEASE_SCOPE = "source_leases"
+LEASE_MARGIN = 300.0
 # Failures that are the file's own (empty, unreadable, a type Bunko does not read): the same
 # bytes fail the same way, so they are not read again until they change.
 _THE_FILES = (ValidationError, UnsupportedMediaError, ParseError)
@@ -87,6 +93,7 @@ class Sources:
         a sync asked for now may take (the request's own bound: on AWS the api function's
         timeout); a schedule goes on from there."""
         self.store = store
+        self.states = SyncStates(store)  # what each source's last sync saw
         self.ingest = ingest
         self.library = library
         self.web = web
@@ -268,8 +275,9 @@ class Sources:
 
     def _forget(self, record: SourceRecord) -> None:
         """What a source kept beside its record: sync state, credential, Git copy."""
-        self.store.delete_settings(STATE_SCOPE, record.id)
+        self.states.forget(record.id)
         self.store.delete_settings(CREDENTIAL_SCOPE, record.id)
+        self.store.delete_settings(LEASE_SCOPE, record.id)
         if record.kind == "git":
             self.git.forget(record.id)
 
@@ -349,14 +357,27 @@ class Sources:
                 raise ConflictError(f"source {record.name!r} is syncing already")
             self._running.add(record.id)
         try:
-            return self._sync(record, max_seconds=max_seconds)
+            bound = record.settings.get("max_seconds", DEFAULTS["web"]["max_seconds"])
+            if max_seconds is not None:
+                bound = min(bound, max_seconds)
+            holder, now = new_id(), self.now()
+            if not self.store.take_lease(
+                LEASE_SCOPE, record.id, holder, now=now, until=now + bound + LEASE_MARGIN
+            ):
+                raise ConflictError(
+                    f"source {record.name!r} is syncing already (in another process)"
+                )
+            try:
+                return self._sync(record, max_seconds=max_seconds)
+            finally:
+                self.store.release_lease(LEASE_SCOPE, record.id, holder)
         finally:
             with self._lock:
                 self._running.discard(record.id)
 
     def _sync(self, record: SourceRecord, *, max_seconds: float | None = None) -> SyncReport:
         started = self.clock()
-        state = self.store.get_settings(STATE_SCOPE, record.id) or {}
+        state = self.states.load(record.id)
         report = SyncReport()
         run = record
         if max_seconds is not None and max_seconds < record.settings.get("max_seconds", 1e12):
@@ -364,7 +385,7 @@ class Sources:
         self.connectors.run(run, state, report)
         report.seconds = self.clock() - started
         if report.failed is None:
-            self.store.put_settings(STATE_SCOPE, record.id, state)
+            self.states.save(record.id, state)
         self._save_last_sync(record, {**report.summary(), "at": self.now()})
         return report
 

@@ -3,6 +3,7 @@ keys, stored by the hash of the secret, which is what every request looks up).""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Sequence
 from datetime import datetime
@@ -46,6 +47,35 @@ class DynamoDBSettingsStore:
             ConsistentRead=True,
         )
         return [(item[SK], json.loads(item["value"])) for item in found]  # owner order
+
+    def take_lease(self, scope: str, owner: str, holder: str, *, now: float, until: float) -> bool:
+        value = {"holder": holder, "until": until}
+        item = {**self._key(scope, owner), "value": json.dumps(value), "lease_holder": holder}
+        try:
+            self.table.client.put_item(
+                TableName=self.table.name,
+                Item={**_S(item), "lease_until": {"N": repr(float(until))}},
+                ConditionExpression=(
+                    "attribute_not_exists(pk) OR lease_until <= :now OR lease_holder = :holder"
+                ),
+                ExpressionAttributeValues={
+                    ":now": {"N": repr(float(now))},
+                    ":holder": {"S": holder},
+                },
+            )
+        except self.table.client.exceptions.ConditionalCheckFailedException:
+            return False
+        return True
+
+    def release_lease(self, scope: str, owner: str, holder: str) -> None:
+        # Taken over once it expired: the lease is the new holder's, left as it is.
+        with contextlib.suppress(self.table.client.exceptions.ConditionalCheckFailedException):
+            self.table.client.delete_item(
+                TableName=self.table.name,
+                Key=_S(self._key(scope, owner)),
+                ConditionExpression="lease_holder = :holder",
+                ExpressionAttributeValues={":holder": {"S": holder}},
+            )
 
 
 def _hash_key(key_hash: str) -> dict[str, str]:

@@ -52,3 +52,29 @@ class SqliteSettingsStore:
             "SELECT owner, value FROM settings WHERE scope = ? ORDER BY owner", (scope,)
         )
         return [(r[0], json.loads(r[1])) for r in rows]
+
+    def take_lease(self, scope: str, owner: str, holder: str, *, now: float, until: float) -> bool:
+        # BEGIN IMMEDIATE holds the database's write lock across the read and the write, for
+        # every process on the file: two cannot both see the lease free.
+        with self.db.transaction() as conn:
+            row = conn.execute(
+                "SELECT value FROM settings WHERE scope = ? AND owner = ?", (scope, owner)
+            ).fetchone()
+            if row is not None:
+                held = json.loads(row[0])
+                if held.get("holder") != holder and held.get("until", 0) > now:
+                    return False
+            conn.execute(
+                "INSERT INTO settings (scope, owner, value) VALUES (?, ?, ?) "
+                "ON CONFLICT (scope, owner) DO UPDATE SET value = excluded.value",
+                (scope, owner, json.dumps({"holder": holder, "until": until})),
+            )
+        return True
+
+    def release_lease(self, scope: str, owner: str, holder: str) -> None:
+        with self.db.transaction() as conn:
+            conn.execute(
+                "DELETE FROM settings WHERE scope = ? AND owner = ? "
+                "AND json_extract(value, '$.holder') = ?",
+                (scope, owner, holder),
+            )

@@ -171,6 +171,14 @@ export async function sendIn(libraryId, method, path, body) {
   return res.json();
 }
 
+// A multipart POST in the person's own library (an archive to import: it names no library).
+export async function postForm(path, form) {
+  await configured;
+  const res = await fetch(base + path, { method: 'POST', headers: headers({}, true), body: form });
+  if (!res.ok) throw await fail(res);
+  return res.json();
+}
+
 async function fail(res) {
   let body = null;
   try {

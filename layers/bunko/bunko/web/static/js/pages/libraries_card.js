@@ -1,7 +1,7 @@
 // Settings → Libraries: the shared libraries one belongs to, with one's role; create one;
 // in those one owns, add members by name, change their role, remove them, delete the library.
 import * as api from '../api.js';
-import { clear, errorBox, field, h, renderTop, showError, toast } from '../layout.js';
+import { clear, errorBox, field, formatBytes, h, renderTop, showError, toast } from '../layout.js';
 import { t } from '../i18n.js';
 import { session } from '../api.js';
 import { answerSections } from './answer_marks.js';
@@ -62,6 +62,7 @@ export function librariesCard() {
           if (session.library()?.id === lib.id) session.setLibrary(null);
           act(api.del(path(lib.id)));
         } }, t('libs.delete')),
+        exportSection(lib),
         activity(lib, names, loaded),
         ...answerSections(lib, (err) => showError(error, err)));
     }
@@ -91,6 +92,83 @@ export function librariesCard() {
     return details;
   }
 
+  // Export (owners): POST …/export starts it; its progress is polled until the archive's link
+  // (good for a few minutes, no token needed: a browser's download sends none) is there.
+  function exportSection(lib) {
+    const conversations = h('input', { type: 'checkbox' });
+    const status = h('p', { class: 'small muted', role: 'status' });
+    const button = h('button', { type: 'button', class: 'ghost', onclick: async () => {
+      showError(error, null);
+      button.disabled = true;
+      clear(status, t('libs.exporting', { done: 0, total: '…' }));
+      try {
+        let job = await api.sendIn(lib.id, 'POST', path(lib.id, '/export'), { conversations: conversations.checked });
+        while (job.status === 'running') {
+          await new Promise((done) => setTimeout(done, 500));
+          job = await api.getIn(lib.id, path(lib.id, `/export/${encodeURIComponent(job.id)}`));
+          clear(status, t('libs.exporting', { done: job.done, total: job.total }));
+        }
+        if (job.status !== 'done') throw new Error(t('libs.moveFailed', { error: job.error || '' }));
+        clear(status, h('a', { href: api.absolute(job.download), download: '', class: 'button' },
+          t('libs.download', { name: `${lib.name}.bunko.zip`, size: formatBytes(job.bytes) })));
+      } catch (err) {
+        clear(status);
+        showError(error, err);
+      } finally {
+        button.disabled = false;
+      }
+    } }, t('libs.exportStart'));
+    return h('details', { class: 'move' }, h('summary', {}, t('libs.export')),
+      h('p', { class: 'small muted' }, t('libs.exportHint')),
+      h('label', { class: 'row' }, conversations, t('libs.exportConversations')),
+      h('div', { class: 'row' }, button), status);
+  }
+
+  // Import: the archive is uploaded and checked whole (a refusal makes nothing), then read
+  // into a new library of the person's, documents first, then their indexing.
+  function importForm() {
+    const file = h('input', { type: 'file', accept: '.zip,application/zip', required: true });
+    const named = h('input', { maxLength: 64, autocomplete: 'off' });
+    const status = h('p', { class: 'small muted', role: 'status' });
+    const submit = h('button', { type: 'submit' }, t('libs.importButton'));
+    const progress = (job) => t(job.phase === 'indexing' ? 'libs.indexing' : 'libs.importing', { done: job.done, total: job.total });
+    async function send(e) {
+      e.preventDefault();
+      showError(error, null);
+      if (!file.files.length) return;
+      submit.disabled = true;
+      clear(status, t('libs.uploading'));
+      try {
+        const form = new FormData();
+        form.append('file', file.files[0]);
+        if (named.value.trim()) form.append('name', named.value.trim());
+        let job = await api.postForm('/libraries/import', form);
+        refresh(); // the new library is listed at once; its documents arrive
+        while (job.status === 'running') {
+          clear(status, progress(job));
+          await new Promise((done) => setTimeout(done, 500));
+          job = await api.request('GET', `/libraries/import/${encodeURIComponent(job.id)}`, undefined, false, true);
+        }
+        if (job.status !== 'done') throw new Error(t('libs.moveFailed', { error: job.error || '' }));
+        const message = t('libs.imported', { added: job.result.added, name: job.result.libraryName });
+        clear(status, message);
+        toast(message);
+        file.value = '';
+        named.value = '';
+        refresh();
+      } catch (err) {
+        clear(status);
+        showError(error, err);
+      } finally {
+        submit.disabled = false;
+      }
+    }
+    return h('form', { class: 'import-library', onsubmit: send, 'aria-label': t('libs.import') },
+      h('h3', {}, t('libs.import')),
+      h('div', { class: 'row' }, field(t('libs.importFile'), file), field(t('libs.importName'), named), submit),
+      status);
+  }
+
   async function create(e) {
     e.preventDefault();
     showError(error, null);
@@ -106,5 +184,5 @@ export function librariesCard() {
   refresh();
   return h('div', { class: 'card' }, h('h2', {}, t('libs.title')), list,
     h('form', { class: 'row', onsubmit: create }, field(t('libs.name'), name), h('button', { type: 'submit' }, t('libs.create'))),
-    error);
+    importForm(), error);
 }

@@ -1,6 +1,8 @@
-"""GitCli: a Git connector's repositories, read with the `git` binary. Each connector keeps a
-bare copy under `root/<key>.git`; a sync fetches its branch into it (only the new objects),
-and lists, diffs and reads from there: nothing is checked out.
+"""GitCli: the Git port read with the `git` binary, as Bunko did before dulwich
+(bunko/adapters/git_dulwich.py) served both shapes; kept here only as the reference
+tests/bench/bench_git_repos.py measures dulwich against. Each connector keeps a bare copy
+under `root/<key>.git`; a sync fetches its branch into it (only the new objects), and lists,
+diffs and reads from there: nothing is checked out.
 
 A remote is an https URL (checked by the outbound guard before each fetch; redirects not
 followed) or a local path (where the shape allows local paths). Every other transport
@@ -48,7 +50,7 @@ class GitCli:
             cmd += ["--git-dir", str(self._dir(key))]
         env = {"GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_NOSYSTEM": "1", "HOME": str(self.root)}
         try:
-            done = subprocess.run(  # noqa: S603 - the git binary, no shell; remotes checked
+            done = subprocess.run(
                 [*cmd, *args], input=data, capture_output=True, timeout=_TIMEOUT, env=env
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
@@ -69,7 +71,15 @@ class GitCli:
             raise ValidationError(f"git: {remote!r} is not an absolute path to a repository")
         return str(path)
 
-    def fetch(self, key: str, remote: str, branch: str, *, allow_private: bool) -> str:
+    def fetch(
+        self,
+        key: str,
+        remote: str,
+        branch: str,
+        *,
+        allow_private: bool,
+        max_seconds: float | None = None,
+    ) -> str:
         where = self._remote(remote, allow_private)
         if not branch or branch.startswith("-") or ".." in branch:
             raise ValidationError(f"git: not a branch name: {branch!r}")
@@ -81,17 +91,25 @@ class GitCli:
         self._git(key, "fetch", "--quiet", "--no-tags", "--force", "--", where, f"{branch}:{ref}")
         return self._git(key, "rev-parse", "--verify", ref).decode().strip()
 
-    def tree(self, key: str, commit: str) -> dict[str, tuple[str, int]]:
-        out = self._git(key, "ls-tree", "-r", "-l", "-z", "--full-tree", commit)
-        files: dict[str, tuple[str, int]] = {}
+    def tree(self, key: str, commit: str) -> dict[str, str]:
+        out = self._git(key, "ls-tree", "-r", "-z", "--full-tree", commit)
+        files: dict[str, str] = {}
         for entry in out.split(b"\0"):
             if not entry:
                 continue
             meta, _, path = entry.partition(b"\t")
-            mode, kind, blob, size = meta.split()
+            mode, kind, blob = meta.split()
             if kind == b"blob" and mode != b"120000":  # symlinks are not files
-                files[path.decode("utf-8", "surrogateescape")] = (blob.decode(), int(size))
+                files[path.decode("utf-8", "surrogateescape")] = blob.decode()
         return files
+
+    def sizes(self, key: str, blobs: Sequence[str]) -> dict[str, int]:
+        if not blobs:
+            return {}
+        out = self._git(
+            key, "cat-file", "--batch-check", data="".join(b + "\n" for b in blobs).encode()
+        )
+        return {line.split()[0].decode(): int(line.split()[2]) for line in out.splitlines()}
 
     def diff(self, key: str, old: str, new: str) -> list[GitChange]:
         try:

@@ -1,0 +1,266 @@
+"""A library's move at the REST door (docs/owners.md, "Moving a library"): its owners export it
+into an archive and download it; any signed-in person imports an archive into a new library
+of theirs. Both run as jobs of this process (services/moving/jobs.py), read by polling."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Annotated, Literal
+
+import anyio
+from fastapi import APIRouter, File, Form, Query, Security, UploadFile
+from fastapi.responses import FileResponse
+from fastapi.security import HTTPAuthorizationCredentials
+from pydantic import BaseModel, Field
+
+from bunko.domain.auth import SCOPE_WRITE, Principal
+from bunko.domain.libraries import MAX_NAME_LENGTH
+from bunko.errors import PermissionDeniedError, ServiceUnavailableError
+from bunko.http.deps import AccountsDep, CurrentPrincipal, ServicesDep, bearer
+from bunko.http.errors import error_responses
+from bunko.ports.downloads import content_disposition
+from bunko.services.moving.jobs import LibraryMoves, MoveJob, archive_link
+
+router = APIRouter(prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403))
+LINK_PATTERN = r"^[A-Za-z0-9_-]{20,100}$"
+_BLOCK = 1 << 20
+
+
+class ExportStart(BaseModel):
+    conversations: bool = Field(False, description="Also the conversations kept in it.")
+    vectors: bool = Field(False, description="Also each passage's vector.")
+
+
+_DEFAULTS = ExportStart()  # a body left out
+
+
+class ImportResult(BaseModel):
+    """What an import did (when done): as `bunko import` prints it."""
+
+    libraryName: str
+    added: int
+    unchanged: int
+    indexed: int
+    failed: dict[str, str]
+    skipped: dict[str, str]
+    pending: list[str]
+    membersAdded: list[str]
+    membersMissing: list[str]
+    sourcesAdded: list[str]
+    sourcesSkipped: dict[str, str]
+    conversationsAdded: int
+    conversationsSkipped: int
+
+
+class MoveOut(BaseModel):
+    id: str
+    kind: Literal["export", "import"]
+    libraryId: str
+    status: Literal["running", "done", "failed"]
+    phase: str  # "exporting"; "importing", then "indexing"
+    done: int
+    total: int
+    error: str | None = None
+    startedAt: datetime
+    finishedAt: datetime | None = None
+    download: str | None = Field(
+        None,
+        description="A finished export: a link to its archive, a path on this API that "
+        "needs no token, good for `expiresIn` seconds.",
+    )
+    expiresIn: int | None = None
+    documents: int | None = None  # an export's
+    bytes: int | None = None  # an export's archive size
+    result: ImportResult | None = None  # a finished import's
+
+    @classmethod
+    def of(cls, job: MoveJob, moves: LibraryMoves) -> MoveOut:
+        out = cls(
+            id=job.id,
+            kind=job.kind,
+            libraryId=job.workspace_id,
+            status=job.status,
+            phase=job.phase,
+            done=job.done,
+            total=job.total,
+            error=job.error,
+            startedAt=job.started_at,
+            finishedAt=job.finished_at,
+        )
+        if job.exported is not None and job.status == "done":
+            out.download = archive_link(job)
+            out.expiresIn = moves.expires_in(job)
+            out.documents, out.bytes = job.exported.documents, job.exported.bytes
+        report = job.imported
+        if report is not None:
+            out.result = ImportResult(
+                libraryName=report.library_name,
+                added=report.added,
+                unchanged=report.unchanged,
+                indexed=report.indexed,
+                failed=report.failed,
+                skipped=report.skipped,
+                pending=report.pending,
+                membersAdded=report.members_added,
+                membersMissing=report.members_missing,
+                sourcesAdded=report.sources_added,
+                sourcesSkipped=report.sources_skipped,
+                conversationsAdded=report.conversations_added,
+                conversationsSkipped=report.conversations_skipped,
+            )
+        return out
+
+
+def moves_of(services) -> LibraryMoves:
+    if services.moves is None or services.accounts is None:
+        raise ServiceUnavailableError("libraries are not available on this backend")
+    return services.moves
+
+
+def owned_library(accounts, principal: Principal, library_id: str) -> str:
+    """The workspace of `library_id` when the caller may export it: its owners (with a key
+    that writes); 404 for a library they are not in (an admin's too: `bunko export` on the
+    machine moves any library)."""
+    inside = accounts.libraries.enter(principal, library_id)
+    if not inside.has(SCOPE_WRITE) or not inside.manages():
+        raise PermissionDeniedError("only the library's owners may do this")
+    return inside.workspace_id
+
+
+@router.post(
+    "/{library_id}/export",
+    status_code=202,
+    response_model=MoveOut,
+    responses=error_responses(404, 429),
+)
+def start_export(
+    library_id: str,
+    principal: CurrentPrincipal,
+    accounts: AccountsDep,
+    services: ServicesDep,
+    body: ExportStart = _DEFAULTS,
+) -> MoveOut:
+    """Start writing the library's archive (its owners): originals, paths,
+    metadata, categories, sources' settings (never a secret), members by username,
+    settings; conversations and vectors when asked. Poll GET …/export/{export_id}; once
+    done, its `download` link serves the archive for a few minutes."""
+    moves = moves_of(services)
+    workspace = owned_library(accounts, principal, library_id)
+    job = moves.start_export(
+        workspace, by=principal.user_id, conversations=body.conversations, vectors=body.vectors
+    )
+    return MoveOut.of(job, moves)
+
+
+@router.get(
+    "/{library_id}/export/{export_id}", response_model=MoveOut, responses=error_responses(404)
+)
+def export_status(
+    library_id: str,
+    export_id: str,
+    principal: CurrentPrincipal,
+    accounts: AccountsDep,
+    services: ServicesDep,
+) -> MoveOut:
+    """An export's progress; once done, the link to its archive."""
+    moves = moves_of(services)
+    workspace = owned_library(accounts, principal, library_id)
+    return MoveOut.of(moves.export(workspace, export_id), moves)
+
+
+@router.get(
+    "/{library_id}/export/{export_id}/archive",
+    responses={
+        200: {"content": {"application/zip": {}}, "description": "The library's archive."},
+        **error_responses(404),
+    },
+)
+def export_archive(
+    library_id: str,
+    export_id: str,
+    services: ServicesDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Security(bearer)],
+    link: Annotated[
+        str | None,
+        Query(max_length=100, pattern=LINK_PATTERN, description="From the export's `download`."),
+    ] = None,
+) -> FileResponse:
+    """A finished export's archive, read from disk as it is sent: for an owner's token, or
+    the export's own `download` link (a browser's download sends no token)."""
+    moves = moves_of(services)
+    if link is not None:
+        job = moves.linked(library_id, export_id, link)
+    else:
+        principal = services.identity.authenticate(credentials.credentials if credentials else None)
+        job = moves.archive(owned_library(services.accounts, principal, library_id), export_id)
+    assert job.path is not None
+    name = services.accounts.libraries.name_of(job.workspace_id)
+    return FileResponse(
+        job.path,
+        media_type="application/zip",
+        headers={
+            "Content-Disposition": content_disposition(f"{name}.bunko.zip", "application/zip"),
+            "Cache-Control": "private, no-store",
+        },
+    )
+
+
+@router.post(
+    "/import",
+    status_code=202,
+    response_model=MoveOut,
+    responses=error_responses(400, 409, 413, 429),
+)
+async def start_import(
+    file: Annotated[UploadFile, File(description="An archive `bunko export` or Export wrote.")],
+    principal: CurrentPrincipal,
+    accounts: AccountsDep,
+    services: ServicesDep,
+    name: Annotated[
+        str | None,
+        Form(
+            max_length=MAX_NAME_LENGTH,
+            description="The new library's name; default: the archive's.",
+        ),
+    ] = None,
+) -> MoveOut:
+    """Import an archive into a new library of the caller's (they are its owner). The whole
+    archive is checked first: one this Bunko cannot read or trust is refused (400) before
+    anything is made. Its members are added by username (unknown names are reported);
+    conversations only when an admin imports. Poll GET /libraries/import/{import_id}."""
+    moves = moves_of(services)
+    if principal.user_id is None or principal.api_key_id is not None:
+        raise PermissionDeniedError("only a signed-in person imports a library (not a key)")
+    path = moves.spool_file()
+    try:
+        await _spool(file, path)
+        manifest = await anyio.to_thread.run_sync(moves.check, path)
+        wanted = name or str(manifest["library"].get("name") or "")
+        library = await anyio.to_thread.run_sync(accounts.libraries.create, principal, wanted)
+    except BaseException:
+        moves.discard(path)
+        raise
+    job = moves.start_import(
+        path,
+        workspace_id=library.id,
+        name=library.name,
+        by=principal.user_id,
+        with_people=principal.is_admin,
+    )
+    return MoveOut.of(job, moves)
+
+
+async def _spool(file: UploadFile, path: Path) -> None:
+    """The upload onto disk, a block at a time (the body's size is bounded before this)."""
+    with path.open("wb") as out:
+        while block := await file.read(_BLOCK):
+            await anyio.to_thread.run_sync(out.write, block)
+
+
+@router.get("/import/{import_id}", response_model=MoveOut, responses=error_responses(404))
+def import_status(import_id: str, principal: CurrentPrincipal, services: ServicesDep) -> MoveOut:
+    """An import's progress (for the person who started it): importing, then indexing; once
+    done, what it did."""
+    moves = moves_of(services)
+    return MoveOut.of(moves.imported(principal.user_id, import_id), moves)

@@ -1,0 +1,69 @@
+"""The doors' move jobs (services/moving/jobs.py) on real services: at most `max_running` run
+at once in a process (the next is refused with a Retry-After, and takes no slot), a finished
+export's archive is there for its TTL and then gone with the job."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import replace
+
+import pytest
+
+from bunko.bootstrap.moving import moving_parts
+from bunko.domain import DEFAULT_WORKSPACE_ID
+from bunko.errors import NotFoundError, TooManyRequestsError
+from bunko.services.ingest import Upload
+from bunko.services.moving.jobs import LibraryMoves
+from tests.conftest import make_services
+
+
+class GatedBlobs:
+    """The blob store, whose reads wait until the gate opens: an export kept running."""
+
+    def __init__(self, blobs, gate: threading.Event) -> None:
+        self.blobs, self.gate = blobs, gate
+
+    def get(self, key: str) -> bytes:
+        self.gate.wait(30)
+        return self.blobs.get(key)
+
+    def __getattr__(self, name):
+        return getattr(self.blobs, name)
+
+
+@pytest.fixture
+def services(tmp_path):
+    services = make_services(tmp_path / "data", embedder="none")
+    doc = services.ingest.submit(Upload(DEFAULT_WORKSPACE_ID, b"The pier.", path="pier.txt"))
+    services.library.wait_until_indexed(DEFAULT_WORKSPACE_ID, doc.id, timeout=60)
+    yield services
+    services.close()
+
+
+def test_moves_at_once_are_bounded_and_an_archive_lasts_its_ttl(services, tmp_path):
+    gate = threading.Event()
+    parts = replace(moving_parts(services), blobs=GatedBlobs(services.blobs, gate))
+    now = [1000.0]
+    moves = LibraryMoves(
+        lambda: parts, spool=tmp_path / "spool", ttl=900, max_running=1, clock=lambda: now[0]
+    )
+    first = moves.start_export(DEFAULT_WORKSPACE_ID, by=None, conversations=False, vectors=False)
+    for _ in range(2):  # refused, and the refusal took no slot
+        with pytest.raises(TooManyRequestsError) as refused:
+            moves.start_export(DEFAULT_WORKSPACE_ID, by=None, conversations=False, vectors=False)
+        assert refused.value.retry_after == 30
+    gate.set()
+    moves.wait(first, 30)
+    assert first.status == "done" and first.exported.documents == 1
+    archive = moves.linked(DEFAULT_WORKSPACE_ID, first.id, first.link).path
+    assert archive.is_file()
+    with pytest.raises(NotFoundError):
+        moves.linked(DEFAULT_WORKSPACE_ID, first.id, "x" * 43)
+    second = moves.start_export(DEFAULT_WORKSPACE_ID, by=None, conversations=False, vectors=False)
+    moves.wait(second, 30)
+    assert second.status == "done"
+    assert moves.expires_in(first) == 900
+    now[0] += 901  # past the TTL: the next look forgets both, archives too
+    with pytest.raises(NotFoundError):
+        moves.export(DEFAULT_WORKSPACE_ID, first.id)
+    assert not archive.exists()
