@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import zlib
 from pathlib import Path
 
 import numpy as np
@@ -86,7 +87,7 @@ def collect(
             vector_used=True, method="convex", embedder=generation.embedder
         ).scale
 
-        def record(workspace_id, group, query, relevant, id_of):
+        def record(workspace_id, group, query, relevant, id_of, library=""):
             filters = SearchFilter(workspace_id=workspace_id)
             vector = services.search.query_vector(query, generation.embedder)
             keyword, semantic = generation.index.hybrid_search(query, vector, filters, 100)
@@ -124,6 +125,8 @@ def collect(
                 for h in fused[:TOP]
             ]
             record_ = {"group": group, "hits": rows}
+            if library:  # a same-topic library's: --hold-out splits by it
+                record_["library"] = library
             if is_claim(query):  # judged by the claim row (calibration.CLAIM_ROWS), not this one
                 record_["claim"] = True
             if own.scale != base.scale:
@@ -147,9 +150,11 @@ def collect(
                 services, queue, lib.workspace_id, {d: data.corpus[d] for d in lib.documents}
             )
             for q, rel in lib.answerable:
-                record(lib.workspace_id, "same-topic-answerable", q, rel, id_of)
+                group = "same-topic-answerable"
+                record(lib.workspace_id, group, q, rel, id_of, lib.workspace_id)
             for q in lib.unanswerable:
-                record(lib.workspace_id, "same-topic-unanswered", q, set(), id_of)
+                group = "same-topic-unanswered"
+                record(lib.workspace_id, group, q, set(), id_of, lib.workspace_id)
         questions = sorted(data.queries)
         random.Random(0).shuffle(questions)
         questions = [] if same_topic_only else questions[:max_queries]
@@ -202,8 +207,8 @@ HOLD_MARGIN = 0.02
 def _required(group: str, dataset: str = "") -> float:
     """The floor a group must hold: kept (answerable) or refused."""
     name = dataset.split(":")[-1]
-    if group == "same-topic-unanswered":
-        return 0.0  # what the search maximises
+    if group == "same-topic-unanswered" or group.startswith(HELD):
+        return 0.0  # what the search maximises; with --hold-out, what it never sees
     if group in FLOORS.get(name, {}):
         return FLOORS[name][group]
     if name in CROSS_LINGUAL:
@@ -236,10 +241,26 @@ def _absent(hit: list[float], dataset: str, group: str) -> float:
     return 0.0 if across else 1.0 - hit[4]
 
 
+# With --hold-out, the same-topic libraries (recorded with their id) whose id's CRC-32 is odd
+# are this group's, kept out of the search and reported beside the fitted ones; same-topic
+# records without an id (an older draw, maybe the same articles) are left out.
+HELD = "held-"
+
+
+def _split(record: dict, hold_out: bool) -> str | None:
+    """The record's group, with --hold-out: HELD for a held-out library, None to leave out."""
+    group = record["group"]
+    if not hold_out or not group.startswith("same-topic"):
+        return group
+    if "library" not in record:
+        return None
+    return HELD + group if zlib.crc32(record["library"].encode()) % 2 else group
+
+
 class Candidates:
     """Every (set, group)'s questions as arrays: features (n, TOP, FEATURES) and masks."""
 
-    def __init__(self, loaded: list[dict], *, pair: bool = False) -> None:
+    def __init__(self, loaded: list[dict], *, pair: bool = False, hold_out: bool = False) -> None:
         self.groups: dict[tuple[str, str], tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         for d in loaded:
             lo, hi = d["meta"].get("scale", [0.0, 1.0])
@@ -247,6 +268,9 @@ class Candidates:
             for r in d["records"]:
                 if r.get("claim"):
                     continue  # tests/bench/probe_claims.py fits the claim row
+                group = _split(r, hold_out)
+                if group is None:
+                    continue
                 # evidence: one sentence (column 3) or, recorded since, two adjacent (5)
                 dataset = d["meta"]["dataset"]
                 hits = np.array(
@@ -262,10 +286,10 @@ class Candidates:
                     ],
                     float,
                 ).reshape(-1, 7)
-                if _answerable(r["group"]) and not hits[:, 6].any():
+                if _answerable(group) and not hits[:, 6].any():
                     continue  # retrieval missed it: no row can keep it
                 scale = r.get("scale", (lo, hi))  # the query's own, where it has one
-                by_group.setdefault(r["group"].split(":")[0], []).append((hits, scale))
+                by_group.setdefault(group.split(":")[0], []).append((hits, scale))
             for group, rows in by_group.items():
                 x = np.zeros((len(rows), TOP, len(FEATURES)))
                 valid = np.zeros((len(rows), TOP), bool)
@@ -325,6 +349,9 @@ def _rises(weights: np.ndarray) -> bool:
     return a + c >= 0 and b >= 0 and e + 2.05 * c >= 0 and f + min(0.0, h) >= 0
 
 
+FIXED: dict[int, float] = {}  # --fixed: features the search does not move
+
+
 def search_row(candidates: Candidates, start: np.ndarray, steps: int, seed: int = 0):
     rng = np.random.default_rng(seed)
     best = (*_value(candidates, start), start)
@@ -332,6 +359,8 @@ def search_row(candidates: Candidates, start: np.ndarray, steps: int, seed: int 
         w = best[3].copy()
         pick = rng.choice(len(w), rng.integers(1, len(w) + 1), replace=False)
         w[pick] += rng.normal(0.0, 1.0, len(pick))
+        for i, value in FIXED.items():
+            w[i] = value
         if not _rises(w):
             continue
         found = _value(candidates, w)
@@ -424,9 +453,18 @@ def main() -> None:
     parser.add_argument(
         "--mean-objective", action="store_true", help="maximise the sets' mean refusal"
     )
+    parser.add_argument(
+        "--hold-out", action="store_true", help="fit on half the same-topic libraries"
+    )
+    parser.add_argument(
+        "--fixed", nargs="*", default=[], help="FEATURE=VALUE the search keeps, e.g. absent=0"
+    )
     parser.add_argument("--load", type=Path, nargs="*", default=[], help="reuse saved ones")
     args = parser.parse_args()
     OBJECTIVE["mean"] = args.mean_objective
+    for item in args.fixed:
+        name, value = item.split("=")
+        FIXED[FEATURES.index(name)] = float(value)
     if args.scifact_floors:
         FLOORS["scifact"] = SCIFACT_FLOOR
     loaded = [json.loads(p.read_text(encoding="utf-8")) for p in args.load]
@@ -448,6 +486,7 @@ def main() -> None:
     candidates = Candidates(
         [d for item in loaded for d in (item if isinstance(item, list) else [item])],
         pair=args.pair,
+        hold_out=args.hold_out,
     )
     if args.hold_start:
         row = CALIBRATIONS[args.row]

@@ -27,7 +27,7 @@ DOCUMENTS = {
 
 
 @pytest.fixture(scope="module")
-def handbook(rest):
+def keyed_handbook(rest):
     owner, library, keys = shared_library(rest)
     load_documents(owner, DOCUMENTS)
     return library, keys
@@ -37,8 +37,8 @@ def _events(rest) -> int:
     return rest.services.audit.store.events(AuditQuery(limit=1)).total
 
 
-async def test_an_owner_exports_the_library_and_gets_where_to_download_it(rest, handbook):
-    library, keys = handbook
+async def test_an_owner_exports_the_library_and_gets_where_to_download_it(rest, keyed_handbook):
+    library, keys = keyed_handbook
     before = _events(rest)
     async with http_client(rest.url, keys["owner"]) as client:
         result = await client.call_tool("export_library", {"conversations": True, "wait": 120})
@@ -64,8 +64,8 @@ async def test_an_owner_exports_the_library_and_gets_where_to_download_it(rest, 
     assert (again["exportId"], again["download"]) == (out["exportId"], out["download"])
 
 
-async def test_editors_and_viewers_keys_cannot_export(rest, handbook):
-    _, keys = handbook
+async def test_editors_and_viewers_keys_cannot_export(rest, keyed_handbook):
+    _, keys = keyed_handbook
     for role in ("editor", "viewer"):
         before = _events(rest)
         async with http_client(rest.url, keys[role]) as client:

@@ -40,34 +40,36 @@ DEFAULT = Settings.model_fields["min_score"].default
 
 
 @pytest.fixture(scope="module")
-def services(tmp_path_factory):
+def abstract_library(tmp_path_factory):
     queue = CollectingQueue()
-    services = build_services(
+    abstract_library = build_services(
         Settings(data_dir=Path(tmp_path_factory.mktemp("claims")), embedder="use"), queue=queue
     )
-    services.ingest.submit_text(WS, path="sporulation.md", content=ABSTRACT)
-    services.pipeline.process(queue.take())
-    yield services
-    services.close()
+    abstract_library.ingest.submit_text(WS, path="sporulation.md", content=ABSTRACT)
+    abstract_library.pipeline.process(queue.take())
+    yield abstract_library
+    abstract_library.close()
 
 
-def best(services, query: str, min_score: float = 0.0) -> float:
-    items = services.search.search(WS, query, SearchOptions(limit=10, min_score=min_score)).items
+def best(abstract_library, query: str, min_score: float = 0.0) -> float:
+    items = abstract_library.search.search(
+        WS, query, SearchOptions(limit=10, min_score=min_score)
+    ).items
     return max((i.similarity for i in items), default=0.0)
 
 
-def test_the_abstracts_claims_are_kept_and_other_fields_claims_refused(services):
+def test_the_abstracts_claims_are_kept_and_other_fields_claims_refused(abstract_library):
     for claim in SUPPORTED:
-        assert best(services, claim, DEFAULT) >= DEFAULT, claim
+        assert best(abstract_library, claim, DEFAULT) >= DEFAULT, claim
     for claim in OTHER_FIELDS:
-        assert best(services, claim, DEFAULT) == 0.0, claim
+        assert best(abstract_library, claim, DEFAULT) == 0.0, claim
 
 
-def test_a_claim_is_judged_by_the_claim_row_and_a_question_is_not(services, monkeypatch):
+def test_a_claim_is_judged_by_the_claim_row_and_a_question_is_not(abstract_library, monkeypatch):
     claim = SUPPORTED[1]
     question = "Do membrane remodelling defects delay the onset of sporulation?"
-    with_rows = best(services, claim), best(services, question)
+    with_rows = best(abstract_library, claim), best(abstract_library, question)
     monkeypatch.setattr(calibration_module, "CLAIM_ROWS", {})
-    without = best(services, claim), best(services, question)
+    without = best(abstract_library, claim), best(abstract_library, question)
     assert with_rows[0] != without[0]
     assert with_rows[1] == without[1]

@@ -32,17 +32,17 @@ class GatedBlobs:
 
 
 @pytest.fixture
-def services(tmp_path):
-    services = make_services(tmp_path / "data", embedder="none")
-    doc = services.ingest.submit(Upload(DEFAULT_WORKSPACE_ID, b"The pier.", path="pier.txt"))
-    services.library.wait_until_indexed(DEFAULT_WORKSPACE_ID, doc.id, timeout=60)
-    yield services
-    services.close()
+def pier_library(tmp_path):
+    pier_library = make_services(tmp_path / "data", embedder="none")
+    doc = pier_library.ingest.submit(Upload(DEFAULT_WORKSPACE_ID, b"The pier.", path="pier.txt"))
+    pier_library.library.wait_until_indexed(DEFAULT_WORKSPACE_ID, doc.id, timeout=60)
+    yield pier_library
+    pier_library.close()
 
 
-def test_moves_at_once_are_bounded_and_an_archive_lasts_its_ttl(services, tmp_path):
+def test_moves_at_once_are_bounded_and_an_archive_lasts_its_ttl(pier_library, tmp_path):
     gate = threading.Event()
-    parts = replace(moving_parts(services), blobs=GatedBlobs(services.blobs, gate))
+    parts = replace(moving_parts(pier_library), blobs=GatedBlobs(pier_library.blobs, gate))
     now = [1000.0]
     moves = LibraryMoves(
         lambda: parts, spool=tmp_path / "spool", ttl=900, max_running=1, clock=lambda: now[0]

@@ -143,6 +143,21 @@ def test_the_vectors_lead_only_as_far_as_they_are_confident():
     assert adapted_vector_weight(0.3, absent, 10.0, vector_confidence(-0.1)) == 0.3
 
 
+def test_a_japanese_question_over_japanese_passages_is_judged_by_the_japanese_row():
+    from bunko.services.search.relevance_gate import TextSignals, for_question
+
+    row = CALIBRATIONS["use-multilingual-v3"]
+    assert row.japanese is not None
+    held = TextSignals(0.0, reach=0.4)  # the window holds some of the question's words
+    assert for_question(row, "育児休業は何か月取れますか？", held) is row.japanese
+    # kanji and particles only: the language tables read Chinese too, the kana tell
+    assert for_question(row, "文部科学大臣の通称は？", held) is row.japanese
+    # over passages in another language (reach 0), or in another script: the row itself
+    assert for_question(row, "育児休業は何か月取れますか？", TextSignals(0.0)) is row
+    assert for_question(row, "What is the parental leave policy?", held) is row
+    assert for_question(row, "文部科学大臣", held) is row  # no kana: maybe Chinese
+
+
 def test_a_claim_is_judged_by_its_models_claim_row():
     use = CALIBRATIONS["use-multilingual-v3"]
     claim = "Vitamin D deficiency is unrelated to birth weight."

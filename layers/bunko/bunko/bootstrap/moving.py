@@ -9,8 +9,7 @@ from typing import TYPE_CHECKING
 
 from bunko.adapters.local.worker import ThreadIngestQueue
 from bunko.domain import new_id
-from bunko.services.moving import MovingParts
-from bunko.services.moving.jobs import LibraryMoves
+from bunko.services.moving import LibraryMoves, MovingParts
 
 if TYPE_CHECKING:
     from bunko.bootstrap.root import Services

@@ -42,7 +42,7 @@ from bunko.services.ingest import (
     UploadPolicy,
 )
 from bunko.services.library import Library, OriginalFiles
-from bunko.services.moving.jobs import LibraryMoves
+from bunko.services.moving import LibraryMoves
 from bunko.services.research import ResearchService
 from bunko.services.search import SearchService
 from bunko.services.sources import Sources

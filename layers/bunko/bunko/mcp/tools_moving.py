@@ -20,7 +20,7 @@ from bunko.domain.auth import SCOPE_WRITE
 from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.mcp.registry import ToolContext, ToolSpec, tool
 from bunko.operations.models import Id, Output, StrictInput
-from bunko.services.moving.jobs import LibraryMoves, MoveJob, archive_link
+from bunko.services.moving import LibraryMoves, MoveJob, archive_link
 
 EMBED_MAX_BYTES = 1 << 20  # an archive up to this size also comes inside the result
 WAIT_MAX = 300

@@ -20,7 +20,7 @@ from bunko.errors import PermissionDeniedError, ServiceUnavailableError
 from bunko.http.deps import AccountsDep, CurrentPrincipal, ServicesDep, bearer
 from bunko.http.errors import error_responses
 from bunko.ports.downloads import content_disposition
-from bunko.services.moving.jobs import LibraryMoves, MoveJob, archive_link
+from bunko.services.moving import LibraryMoves, MoveJob, archive_link
 
 router = APIRouter(prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403))
 LINK_PATTERN = r"^[A-Za-z0-9_-]{20,100}$"

@@ -4,6 +4,7 @@
 from bunko.services.moving.archive import FORMAT, VERSION, ArchiveError
 from bunko.services.moving.export import ExportReport, export_library
 from bunko.services.moving.imports import ImportProgress, ImportReport, import_library
+from bunko.services.moving.jobs import LibraryMoves, MoveJob, archive_link
 from bunko.services.moving.parts import MovingParts
 
 __all__ = [
@@ -13,7 +14,10 @@ __all__ = [
     "ExportReport",
     "ImportProgress",
     "ImportReport",
+    "LibraryMoves",
+    "MoveJob",
     "MovingParts",
+    "archive_link",
     "export_library",
     "import_library",
 ]

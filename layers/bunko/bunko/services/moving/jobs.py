@@ -59,6 +59,14 @@ class MoveJob:
     def phase_of(self, label: str, total: int) -> None:
         self.phase, self.total, self.done = label, total, 0
 
+    def end(self, failure: Exception | None, *, at: Any) -> None:
+        """The job's last state: done, or failed with what stopped it (the next poll reads it)."""
+        if failure is None:
+            self.status = "done"
+        else:
+            self.status, self.error = "failed", str(failure) or type(failure).__name__
+        self.finished_at = at
+
 
 def archive_link(job: MoveJob) -> str:
     """Where the REST door serves a finished export's archive: a path with its download
@@ -231,10 +239,9 @@ class LibraryMoves:
             try:
                 work()
             except Exception as exc:  # the job's answer; the next poll reads it
-                job.status, job.error = "failed", str(exc) or type(exc).__name__
+                job.end(exc, at=utcnow())
             else:
-                job.status = "done"
-            job.finished_at = utcnow()
+                job.end(None, at=utcnow())
             job.expires_at = self.clock() + self.ttl
             if not keep and job.path is not None:
                 self.discard(job.path)

@@ -16,6 +16,7 @@ from bunko.domain.research import CorpusPassage
 from bunko.ports import Embedder, IndexHit, PassageScorer
 from bunko.services.search import (
     SearchService,
+    for_question,
     fuse,
     gate_window,
     read_window,
@@ -92,6 +93,7 @@ def rank_passages(
         {},  # a sealed passage keeps no document name; its headings still count
         calibration,
     )
+    calibration = for_question(calibration, query, outside)
     scores = {
         h.chunk_id: signals.get(h.chunk_id, outside).similarity(calibration, h) for h in fused
     }

@@ -63,6 +63,11 @@ class Calibration:
     # score (isotonic, tests/bench/fit_calibration.py), so the number shown is that share;
     # empty: the logistic of the score.
     curve: tuple[tuple[float, float], ...] = ()
+    # The row for a question written in Japanese over passages in its language (for_question
+    # in relevance_gate.py): USE places a Japanese question nearer its article's topic than
+    # an English one, so a row fitted on both weighs the cosine too much for the one and the
+    # words too little for the other (docs/relevance.md).
+    japanese: Calibration | None = None
 
     def similarity(
         self,
@@ -154,6 +159,44 @@ E5_CURVE = (
     (17.63, 0.99),
 )
 
+# USE's row for a Japanese question over Japanese passages (Calibration.japanese), fitted on
+# jsquad-valid's records alone with half of 55 same-topic libraries held out
+# (tests/bench/fit_calibration.py --hold-out, docs/relevance.md), and its curve.
+USE_JAPANESE_CURVE = (
+    (-8.0, 0.001),
+    (-7.0, 0.002),
+    (-6.0, 0.003),
+    (-5.0, 0.004),
+    (-4.0, 0.005),
+    (-3.0, 0.006),
+    (-2.0, 0.012),
+    (-1.0, 0.042),
+    (-0.8473, 0.3),
+    (-0.36, 0.301),
+    (0.31, 0.302),
+    (1.18, 0.303),
+    (2.01, 0.471),
+    (3.08, 0.577),
+    (4.11, 0.853),
+    (5.05, 0.909),
+    (5.93, 0.973),
+    (6.88, 0.974),
+    (7.78, 0.975),
+    (11.53, 0.99),
+)
+USE_JAPANESE = Calibration(
+    cosine=2.13,
+    coverage=6.98,
+    background=4.28,
+    product=-1.77,
+    evidence=3.32,
+    reach=-5.44,
+    evidence_reach=2.01,
+    bias=-3.35,
+    scale=USE_SCALE,
+    curve=USE_JAPANESE_CURVE,
+)
+
 # Keyed by the start of the embedder's `name`; "keyword" serves keyword-only search (no
 # vectors: a missing cosine is not a low one). The model rows were fitted on the scales of
 # an earlier measurement (every language as queries) and are written here on today's
@@ -171,6 +214,7 @@ CALIBRATIONS: dict[str, Calibration] = {
         bias=-3.5,
         scale=USE_SCALE,
         curve=USE_CURVE,
+        japanese=USE_JAPANESE,
     ),
     "multilingual-e5-small": Calibration(
         cosine=5.09,

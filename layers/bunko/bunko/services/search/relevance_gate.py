@@ -11,6 +11,7 @@ best few candidates, and the window holds several times a default page.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
 from functools import lru_cache
@@ -168,6 +169,21 @@ def read_window(
     return signals, TextSignals(0.0, reach=reach, absent=absent)
 
 
+# Kana: a question that holds them is Japanese (Chinese has none); the language tables alone
+# read a question of kanji and particles (文部科学大臣の通称は？) as Chinese too.
+_KANA = re.compile(r"[\u3041-\u30ff]")
+
+
+def for_question(calibration: Calibration, query: str, outside: TextSignals) -> Calibration:
+    """The row that judges this question: the row's Japanese one for a question in Japanese
+    whose candidates are in its language (the window holds some of its words: `reach`, 0
+    across languages), else the row itself."""
+    japanese = calibration.japanese is not None and not is_claim(query)
+    if japanese and outside.reach > 0 and _KANA.search(query):
+        return calibration.japanese
+    return calibration
+
+
 def gate_window(fused: Sequence[FusedHit], limit: int) -> list[FusedHit]:
     """The candidates whose text the gate reads: the best by fused rank, then the best by
     keyword coverage wherever fusion put them."""
@@ -210,6 +226,7 @@ def similarities(
     )
     stored = {c.id: c.sentence_terms for c in read}
     signals, outside = read_window(query, texts, context, calibration, stored=stored)
+    calibration = for_question(calibration, query, outside)
     keyword_only = CALIBRATIONS["keyword"]
     found: dict[str, float] = {}
     unsure: list[tuple[FusedHit, float]] = []  # scored by keywords alone, if indexing
