@@ -145,3 +145,13 @@ def api_with_accounts(aws_env, monkeypatch):
     from tests.aws.handlers import load_function
 
     return load_function("api")
+
+
+@pytest.fixture
+def moto_deployment(osmem_clone, monkeypatch) -> Iterator[dict[str, str]]:
+    """The environment an operator sets from the stack's outputs (tests/aws/deployment.py),
+    with the ingest function indexing what the queue receives."""
+    from tests.aws.deployment import moto_deployment_env
+
+    with moto_deployment_env(osmem_clone.url, monkeypatch) as env:
+        yield env

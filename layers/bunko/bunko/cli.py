@@ -98,7 +98,7 @@ def ingest(
             )
         except BunkoError as exc:
             typer.echo(f"skipped {f}: {exc}", err=True)
-    wait_with_progress(services, len(submitted), "indexing")
+    wait_with_progress(services, workspace, [doc.id for doc in submitted], "indexing")
     failed = 0
     for doc in submitted:
         final = services.library.find(workspace, doc.id)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Annotated
 
@@ -62,16 +63,20 @@ def library_label(services, workspace_id: str) -> str:
     return services.accounts.libraries.name_of(workspace_id)
 
 
-def wait_with_progress(services, total: int, label: str) -> None:
-    """Wait for the ingest queue to empty, with a progress bar of `total` documents."""
+def wait_with_progress(services, workspace_id: str, document_ids: list[str], label: str) -> None:
+    """Wait until each document's indexing ends (completed or failed), with a progress bar.
+    It watches the metadata store, not a queue, so it waits for this process's worker on a
+    data folder and for the ingest function on AWS alike (SQS has no `join`)."""
     from tqdm import tqdm
 
-    with tqdm(total=total, desc=label, unit="doc", disable=total < 2) as bar:
-        done = 0
-        while True:
-            idle = services.ingest.wait_for_queue(timeout=0.5)
-            now = total - min(total, services.status.queue_depth())
-            bar.update(now - done)
-            done = now
-            if idle:
-                return
+    waiting, pause = set(document_ids), 0.05
+    with tqdm(total=len(waiting), desc=label, unit="doc", disable=len(waiting) < 2) as bar:
+        while waiting:
+            for document_id in list(waiting):
+                doc = services.library.find(workspace_id, document_id)
+                if doc is None or doc.settled:  # deleted meanwhile, or indexed, or failed
+                    waiting.discard(document_id)
+                    bar.update(1)
+            if waiting:
+                time.sleep(pause)
+                pause = min(pause * 1.5, 1.0)  # quick for a local worker, gentle on a table

@@ -212,7 +212,9 @@ def sync(
     for where, why in report.errors.items():
         typer.echo(f"error {where}: {why}", err=True)
     if wait:
-        wait_with_progress(services, len(report.added) + len(report.changed), "indexing")
+        written = [services.library.at(workspace, p) for p in report.added + report.changed]
+        ids = [doc.id for doc in written if doc is not None]
+        wait_with_progress(services, workspace, ids, "indexing")
     more = "" if report.complete else f"; stopped by {report.stopped_by}, the next sync goes on"
     typer.echo(
         f"{len(report.added)} added, {len(report.changed)} changed, {len(report.renamed)} "
