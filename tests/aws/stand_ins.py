@@ -6,15 +6,18 @@ stack would create (the table from the same schema module the stack uses).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import threading
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 import boto3
 from moto import mock_aws
+from moto.dynamodb.models import DynamoDBBackend
 
 from bunko.deploy_schema import create_table_kwargs
 
@@ -54,7 +57,7 @@ def moto_aws() -> Iterator[MotoAws]:
         AWS_REGION=REGION,
     )
     try:
-        with mock_aws():
+        with mock_aws(), serialised_dynamodb_writes():
             s3 = boto3.client("s3", region_name=REGION)
             s3.create_bucket(Bucket=BUCKET)
             dynamodb = boto3.client("dynamodb", region_name=REGION)
@@ -79,6 +82,35 @@ def moto_aws() -> Iterator[MotoAws]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
+
+
+# DynamoDB applies each write, a transaction included, atomically: its condition is checked and
+# its items written as one step, whatever other writers do. moto checks, then writes, in
+# Python, and undoes a cancelled transaction by restoring a copy of the whole table, so two
+# threads (the contract tests' races) can both pass one condition, or one undo can erase the
+# other's write. One lock restores the service's guarantee; reads stay unlocked.
+_DYNAMODB_WRITES = ("put_item", "update_item", "delete_item", "transact_write_items")
+
+
+@contextmanager
+def serialised_dynamodb_writes() -> Iterator[None]:
+    from unittest import mock
+
+    lock = threading.RLock()
+
+    def locked(write):
+        @functools.wraps(write)
+        def under_lock(*args, **kwargs):
+            with lock:
+                return write(*args, **kwargs)
+
+        return under_lock
+
+    with ExitStack() as patches:
+        for name in _DYNAMODB_WRITES:
+            original = getattr(DynamoDBBackend, name)
+            patches.enter_context(mock.patch.object(DynamoDBBackend, name, locked(original)))
+        yield
 
 
 def notify_queue(aws_env, prefix: str = "drop/") -> None:
