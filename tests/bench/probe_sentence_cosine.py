@@ -10,7 +10,9 @@ vector and its sentences' (each sentence embedded alone), less the library's mea
 best cosine over its passages (so the topic's own closeness cancels). An answerable question
 is scored by its gold passage, an unanswerable one by its best passage; b and g are searched
 on the libraries whose id's CRC-32 is even and the cut applied to the odd ones (fit_calibration's
-split), whose kept and refused are printed beside the whole set's best.
+split), whose kept and refused are printed beside the whole set's best. `--soft-low L` reads
+the evidence with soft term matching instead (tests/bench/probe_soft_terms.py, USE per term,
+low L, alpha 1): both readings together.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.answers import load_answers
 from bunko.services.search.background_terms import in_its_language
 from bunko.services.search.evidence import _SENTENCE_END, evidence
+from tests.bench.probe_soft_terms import Space, soft_evidence
 
 # Per library: per answerable question (evidence, absent, s) of its gold passage; per
 # unanswerable question [passages, 3] of every passage.
@@ -50,6 +53,7 @@ class Window:
     owner: np.ndarray
     spent: float = 0.0
     asked: int = 0
+    soft: tuple[Space, float] | None = None  # soft term matching: the space and its `low`
 
     def rows(self, model: UniversalSentenceEncoderEmbedder, question: str) -> np.ndarray:
         """[passages, 3]: each passage's evidence, absent and best sentence cosine (less the
@@ -61,18 +65,24 @@ class Window:
         best = np.full(len(self.docs), -1.0)
         np.maximum.at(best, self.owner, self.vectors @ q)
         best -= best.mean()
-        found = evidence(in_its_language(question), self.texts, self.context)
+        terms = in_its_language(question)
+        if self.soft is not None:  # probe_soft_terms' reading, at one (low, alpha)
+            space, low = self.soft
+            read = soft_evidence(terms, self.texts, self.context, space, [(low, 1.0)])[0]
+        else:
+            read = {
+                c: (e.evidence, e.absent)
+                for c, e in evidence(terms, self.texts, self.context).items()
+            }
         return np.array(
-            [
-                (found[d].evidence, found[d].absent, best[i]) if d in found else (0, 0, best[i])
-                for i, d in enumerate(self.docs)
-            ]
+            [(*read[d], best[i]) if d in read else (0, 0, best[i]) for i, d in enumerate(self.docs)]
         )
 
 
-def read(directory: Path, count: int) -> tuple[list[Library], float]:
+def read(directory: Path, count: int, soft: float | None) -> tuple[list[Library], float]:
     data = load_beir(directory)
     model = UniversalSentenceEncoderEmbedder()
+    space = Space(lambda words: np.asarray(model.embed_documents(list(words)), np.float32))
     out: list[Library] = []
     spent, asked = 0.0, 0
     for lib in libraries.draw_same_topic(data, load_answers(directory), libraries=count):
@@ -84,7 +94,9 @@ def read(directory: Path, count: int) -> tuple[list[Library], float]:
         vectors = np.asarray(model.embed_documents(flat), dtype=np.float32)
         owner = np.repeat(np.arange(len(docs)), [len(p) for p in parts])
 
-        window = Window(docs, texts, context, vectors, owner)
+        window = Window(
+            docs, texts, context, vectors, owner, soft=None if soft is None else (space, soft)
+        )
         kept = []
         for question, relevant in lib.answerable:
             r = window.rows(model, question)
@@ -121,8 +133,11 @@ def main() -> None:
     parser.add_argument("directory", type=Path)
     parser.add_argument("--libraries", type=int, default=64)
     parser.add_argument("--keep", type=float, default=0.95)
+    parser.add_argument(
+        "--soft-low", type=float, help="read evidence with soft term matching (USE per term)"
+    )
     args = parser.parse_args()
-    libs, seconds = read(args.directory, args.libraries)
+    libs, seconds = read(args.directory, args.libraries, args.soft_low)
     refused, b, g, _ = search(libs, args.keep)
     today = search_b(libs, args.keep)
     print(f"whole set: refused {refused:.3f} at {args.keep:.2f} kept (b {b:g}, g {g:g})")
