@@ -22,18 +22,22 @@ the vectors of the terms, per question, read from a cache per term, as a gate wo
 from __future__ import annotations
 
 import argparse
+import re
 import time
 import zlib
 from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
 
-from bunko.domain.keyword_analysis import QueryTerm
+from bunko.domain.keyword_analysis import QueryTerm, index_terms
+from bunko.domain.sentences import is_heading
 from bunko.evaluation import libraries, load_beir
 from bunko.evaluation.answers import load_answers
 from bunko.services.search.background_terms import MIN_WEIGHT, in_its_language
 from bunko.services.search.evidence import (
+    _SENTENCE_END,
     SMOOTHING,
     _chunk_units,
     _context_terms,
@@ -97,15 +101,51 @@ class Space:
         return np.stack([self.cache[w] for w in words]) if words else np.zeros((0, 1))
 
 
+# Words as a reader sees them, not as the index cuts them: a run of kanji, of katakana, or of
+# letters and digits (hiragana runs are mostly particles and endings: left out).
+_WORDS = re.compile(
+    r"[\u4e00-\u9fff\u3005]+|[\u30a0-\u30ff]+|[^\W\d_\u3040-\u30ff\u4e00-\u9fff]+|\d+"
+)
+
+
+def words_of(text: str) -> list[str]:
+    return [w.lower() for w in _WORDS.findall(text)]
+
+
+@lru_cache(maxsize=8192)
+def sentence_words(text: str) -> tuple[frozenset[str], tuple[frozenset[str], ...]]:
+    """A chunk's heading words and each sentence's words, sentence for sentence as
+    evidence._read cuts them (the same loop), so they line up with its SentenceTerms."""
+    headings: set[str] = set()
+    sentences: list[frozenset[str]] = []
+    for line in text.splitlines():
+        if is_heading(line):
+            headings.update(words_of(line))
+            continue
+        for part in _SENTENCE_END.split(line):
+            if part and not part.isspace() and index_terms(part):
+                sentences.append(frozenset(words_of(part)))
+    return frozenset(headings), tuple(sentences)
+
+
+def question_words(question: str, terms: Sequence[tuple[QueryTerm, float]]) -> list[str]:
+    """Each query term's word in the question: the first word that holds it, else itself."""
+    words = words_of(question)
+    return [next((w for w in words if t.text in w), t.text) for t, _ in terms]
+
+
 def soft_evidence(
     terms: Sequence[tuple[QueryTerm, float]],
     texts: Mapping[str, str],
     context: Mapping[str, str],
     space: Space,
     settings: Sequence[tuple[float, float]],
+    question: str | None = None,
 ) -> list[dict[str, tuple[float, float]]]:
     """Per (low, alpha) in `settings`: chunk id → (evidence, absent), as evidence.evidence
-    reads them for a question, with soft credit for terms a sentence does not hold."""
+    reads them for a question, with soft credit for terms a sentence does not hold. With the
+    `question`, the vectors compared are words' (words_of: the question's word that holds
+    each term, the sentence's words) instead of index terms (stems, CJK bigrams)."""
     total = sum(w for _, w in terms)
     if not terms or total <= 0 or not texts:
         return [{} for _ in settings]
@@ -119,7 +159,8 @@ def soft_evidence(
     same = _same_language(terms, list(units.values())[:5])
     absent = 1.0 - reach if same else 0.0
     others = len(texts) - 1 + SMOOTHING
-    qvec = space.unit([t.text for t, _ in terms])
+    asked = question_words(question, terms) if question else [t.text for t, _ in terms]
+    qvec = space.unit(asked)
     out: list[dict[str, tuple[float, float]]] = [{} for _ in settings]
     for cid, mine in held.items():
         neutral = _held(terms, named[cid])
@@ -141,11 +182,17 @@ def soft_evidence(
         weight = float(specific.sum())
         headings = units[cid].headings
         sentences = units[cid].sentences or (frozenset(),)
+        if question:
+            heading_words, by_sentence = sentence_words(texts[cid])
         best = [0.0] * len(settings)
-        for s in sentences:
+        for i, s in enumerate(sentences):
             read = headings | s
             hard = np.array(_held(terms, read), dtype=float)
-            words = sorted(read)
+            if question:
+                mine_words = by_sentence[i] if i < len(by_sentence) else frozenset()
+                words = sorted(heading_words | mine_words)
+            else:
+                words = sorted(read)
             cos = (qvec @ space.unit(words).T).max(axis=1) if words else np.zeros(len(terms))
             for k, (low, alpha) in enumerate(settings):
                 soft = np.clip((cos - low) / max(1e-9, 1.0 - low), 0.0, 1.0) * alpha
@@ -158,7 +205,12 @@ def soft_evidence(
 
 
 def read(
-    directory: Path, count: int, space: Space, settings: Sequence[tuple[float, float]]
+    directory: Path,
+    count: int,
+    space: Space,
+    settings: Sequence[tuple[float, float]],
+    *,
+    words: bool = False,
 ) -> tuple[list[str], list[list[tuple[np.ndarray, np.ndarray]]], float]:
     """The libraries' ids; per setting, per library: (evidence, absent) of its answerable and
     unanswerable questions (probe_evidence.read's); and the seconds per question read."""
@@ -173,14 +225,18 @@ def read(
         refused: list[list[tuple[float, float]]] = [[] for _ in settings]
         for question, relevant in lib.answerable:
             asked += 1
-            found = soft_evidence(in_its_language(question), texts, context, space, settings)
+            found = soft_evidence(
+                in_its_language(question), texts, context, space, settings, words and question
+            )
             for k, f in enumerate(found):
                 gold = [f[d] for d in relevant if d in f]
                 if gold:
                     kept[k].append(max(gold))
         for question in lib.unanswerable:
             asked += 1
-            found = soft_evidence(in_its_language(question), texts, context, space, settings)
+            found = soft_evidence(
+                in_its_language(question), texts, context, space, settings, words and question
+            )
             for k, f in enumerate(found):
                 if f:
                     refused[k].append(max(f.values()))
@@ -219,6 +275,9 @@ def main() -> None:
     parser.add_argument("--space", choices=sorted(SPACES), default="e5-table")
     parser.add_argument("--libraries", type=int, default=64)
     parser.add_argument("--keep", type=float, default=0.95)
+    parser.add_argument(
+        "--words", action="store_true", help="compare words' vectors, not index terms'"
+    )
     parser.add_argument("--lows", default="1,0.9,0.8,0.7,0.6,0.5")
     parser.add_argument("--alphas", default="1,0.5")
     args = parser.parse_args()
@@ -229,7 +288,7 @@ def main() -> None:
         if float(low) < 1.0
     ]
     space = Space(SPACES[args.space]())
-    drawn, per, seconds = read(args.directory, args.libraries, space, settings)
+    drawn, per, seconds = read(args.directory, args.libraries, space, settings, words=args.words)
     for (low, alpha), libs in zip(settings, per, strict=True):
         share, b = refused_at(libs, args.keep)
         print(f"low {low:g} alpha {alpha:g}: refused {share:.3f} at {args.keep:.2f} kept (b {b:g})")
