@@ -54,6 +54,7 @@ class Window:
     spent: float = 0.0
     asked: int = 0
     soft: tuple[Space, float] | None = None  # soft term matching: the space and its `low`
+    words: bool = False  # ... over words' vectors (probe_soft_terms --words)
 
     def rows(self, model: UniversalSentenceEncoderEmbedder, question: str) -> np.ndarray:
         """[passages, 3]: each passage's evidence, absent and best sentence cosine (less the
@@ -68,7 +69,9 @@ class Window:
         terms = in_its_language(question)
         if self.soft is not None:  # probe_soft_terms' reading, at one (low, alpha)
             space, low = self.soft
-            read = soft_evidence(terms, self.texts, self.context, space, [(low, 1.0)])[0]
+            asked = question if self.words else None
+            found = soft_evidence(terms, self.texts, self.context, space, [(low, 1.0)], asked)
+            read = found[0]
         else:
             read = {
                 c: (e.evidence, e.absent)
@@ -79,7 +82,9 @@ class Window:
         )
 
 
-def read(directory: Path, count: int, soft: float | None) -> tuple[list[Library], float]:
+def read(
+    directory: Path, count: int, soft: float | None, *, words: bool = False
+) -> tuple[list[Library], float]:
     data = load_beir(directory)
     model = UniversalSentenceEncoderEmbedder()
     space = Space(lambda words: np.asarray(model.embed_documents(list(words)), np.float32))
@@ -95,7 +100,13 @@ def read(directory: Path, count: int, soft: float | None) -> tuple[list[Library]
         owner = np.repeat(np.arange(len(docs)), [len(p) for p in parts])
 
         window = Window(
-            docs, texts, context, vectors, owner, soft=None if soft is None else (space, soft)
+            docs,
+            texts,
+            context,
+            vectors,
+            owner,
+            soft=None if soft is None else (space, soft),
+            words=words,
         )
         kept = []
         for question, relevant in lib.answerable:
@@ -136,8 +147,9 @@ def main() -> None:
     parser.add_argument(
         "--soft-low", type=float, help="read evidence with soft term matching (USE per term)"
     )
+    parser.add_argument("--words", action="store_true", help="... over words (probe_soft_terms)")
     args = parser.parse_args()
-    libs, seconds = read(args.directory, args.libraries, args.soft_low)
+    libs, seconds = read(args.directory, args.libraries, args.soft_low, words=args.words)
     refused, b, g, _ = search(libs, args.keep)
     today = search_b(libs, args.keep)
     print(f"whole set: refused {refused:.3f} at {args.keep:.2f} kept (b {b:g}, g {g:g})")
