@@ -303,3 +303,51 @@ def test_a_checkpoint_whose_page_token_expired_lists_the_folder_again(services, 
     assert sum(p.startswith("/drive/v3/changes/startPageToken") for p in asked) == 1
     added = sorted(p for r in [*runs, report] for p in r.added)
     assert added == [f"gd/f{n:02}.md" for n in range(12)]
+
+
+def test_changes_longer_than_a_run_go_on_from_their_checkpoint(services, gd):
+    """A pass of the changes API that takes longer than the run's time bound keeps where it
+    was (the next page's token, the items so far, then the folders moved in still to list);
+    the next run goes on from there, nothing is mirrored (so nothing deleted) until the
+    pass is whole, and the kept change token moves only then."""
+    team, outside = gd.folder("Team"), gd.folder("Outside")
+    old = [gd.add(f"old{n}.md", "text/markdown", team, f"Old file {n}.\n".encode()) for n in (0, 1)]
+    for n in range(6):
+        gd.add(f"in{n}.md", "text/markdown", outside, f"Moved in {n}.\n".encode())
+    record = _add(services, gd, team)
+    first = services.sources.sync(WS, "gd")
+    assert first.complete and first.added == ["gd/old0.md", "gd/old1.md"], first
+    cursor = services.sources.states.load(record.id)["cursor"]
+
+    for n in range(10):
+        gd.add(f"new{n:02}.md", "text/markdown", team, f"New file {n}.\n".encode())
+    gd.remove(old[0])
+    gd.move(outside, team)  # its six files: listed as the folder moved in
+    gd.requests()
+    # One second a request: a bound of 2 s lets a run ask two pages of two changes.
+    services.sources.connectors.clock = lambda: float(len(gd.log))
+    runs, asked, reading, walks = [], [], 0, 0
+    while not (report := services.sources.sync(WS, "gd", max_seconds=2)).complete:
+        assert report.failed is None and report.stopped_by == "max_seconds", report
+        runs.append(report)
+        state = services.sources.states.load(record.id)
+        if reading == len(runs) - 1:  # the pass's runs, up to the one that ended it
+            asked += [p for p, _ in gd.requests()]
+        if "changes" in state:  # still reading them: nothing mirrored, the token kept
+            reading += 1
+            walks += "walk" in state["changes"]  # the pages done, the folder moved in not yet
+            assert (report.added, report.deleted, state["cursor"]) == ([], [], cursor)
+        assert len(runs) < 60
+    runs.append(report)
+    assert reading >= 3 and walks >= 1  # the change pages took runs, the folder's listing too
+    changes = [p for p in asked if p.startswith("/drive/v3/changes?")]
+    assert len(changes) == len(set(changes)) == 6  # each page asked once: it went on
+    assert not any(p.startswith("/drive/v3/changes/startPageToken") for p in asked)
+    assert [p for r in runs for p in r.deleted] == ["gd/old0.md"]
+    assert sorted(p for r in runs for p in r.added) == sorted(
+        [f"gd/new{n:02}.md" for n in range(10)] + [f"gd/Outside/in{n}.md" for n in range(6)]
+    )
+    assert services.sources.states.load(record.id)["cursor"] != cursor
+
+    again = services.sources.sync(WS, "gd")  # from the new token: nothing more
+    assert again.complete and again.fetched == 0 and again.added == again.deleted == []
