@@ -143,7 +143,8 @@ class FakeGraph(LocalServer):
             self._touch(item)
 
     def expire_tokens(self) -> None:
-        """Every delta token handed out so far answers 410 Gone from now on."""
+        """Every delta token handed out so far (a deltaLink's, or a nextLink's in the middle
+        of a set) answers 410 Gone from now on."""
         with self._lock:
             self.seq += 1
             self.expired_before = self.seq
@@ -331,7 +332,8 @@ class FakeGraph(LocalServer):
         if state is None:
             return self._error(400, "invalidRequest", "Invalid delta token.")
         since, offset = state["since"], state.get("offset", 0)
-        if since and since < self.expired_before:
+        issued = state.get("issued", since)  # a nextLink's: when it was handed out
+        if (since and since < self.expired_before) or (issued and issued < self.expired_before):
             fresh = self._delta_link("token", since=0, offset=0)
             return self._error(
                 410,
@@ -345,7 +347,7 @@ class FakeGraph(LocalServer):
         body: dict = {"value": [self._resource(i) for i in page]}
         if offset + self.page_size < len(items):
             body["@odata.nextLink"] = self._delta_link(
-                "token", since=since, offset=offset + self.page_size
+                "token", since=since, offset=offset + self.page_size, issued=self.seq
             )
         else:
             body["@odata.deltaLink"] = self._delta_link("token", since=self.seq, offset=0)
