@@ -1,0 +1,59 @@
+"""A forward HTTP proxy on a local socket, as an operator's network has one: it takes a
+request for an absolute URL (`GET http://host/path`), makes it to that host, and answers
+what the host answered. Every request is logged (method, the URL asked, its
+Proxy-Authorization), so a test sees what went through it."""
+
+from __future__ import annotations
+
+import http.client
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
+
+_HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "te",
+        "trailer", "transfer-encoding", "upgrade", "content-length"}  # fmt: skip
+
+
+class ForwardProxy:
+    def __init__(self) -> None:
+        self.log: list[tuple[str, str, str | None]] = []
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                self._forward()
+
+            def do_POST(self) -> None:
+                self._forward()
+
+            def _forward(self) -> None:
+                proxy.log.append((self.command, self.path, self.headers.get("Proxy-Authorization")))
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                target = urlsplit(self.path)
+                upstream = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
+                headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
+                path = target.path + (f"?{target.query}" if target.query else "")
+                upstream.request(self.command, path, body=body or None, headers=headers)
+                answer = upstream.getresponse()
+                content = answer.read()
+                upstream.close()
+                self.send_response(answer.status)
+                for name, value in answer.getheaders():
+                    if name.lower() not in _HOP:
+                        self.send_header(name, value)
+                self.send_header("Content-Length", str(len(content)))
+                self.end_headers()
+                self.wfile.write(content)
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
