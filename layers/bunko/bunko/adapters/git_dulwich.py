@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import shutil
 import time
-import urllib.request
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from dulwich.objects import S_ISGITLINK, Commit
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
+from bunko.adapters.bounded_http import proxy_for
 from bunko.errors import UpstreamError, ValidationError
 from bunko.ports.sources import GitChange
 
@@ -116,17 +116,6 @@ class _GuardedHttp(Urllib3HttpGitClient):
             return piece
 
         return resp, counted
-
-
-def proxy_for(url: str) -> str | None:
-    """The proxy the environment names for `url`, None to go direct: the scheme's own
-    (HTTPS_PROXY for https://), else ALL_PROXY, unless NO_PROXY lists the host."""
-    proxies = urllib.request.getproxies_environment()
-    parts = urlsplit(url)
-    proxy = proxies.get(parts.scheme) or proxies.get("all")
-    if not proxy or urllib.request.proxy_bypass_environment(parts.netloc, proxies):
-        return None
-    return proxy if "://" in proxy else f"http://{proxy}"
 
 
 class DulwichRepos:
