@@ -60,8 +60,13 @@ from tests.e2e.local_server import LocalServer
 FOLDER = "application/vnd.google-apps.folder"
 DOC = "application/vnd.google-apps.document"
 SHEET = "application/vnd.google-apps.spreadsheet"
+SLIDES = "application/vnd.google-apps.presentation"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-_EXPORTS = {DOC: ("text/plain", "text/markdown", DOCX), SHEET: ("text/csv",)}
+_EXPORTS = {
+    DOC: ("text/plain", "text/markdown", DOCX),
+    SHEET: ("text/csv",),
+    SLIDES: ("text/plain",),
+}
 _IN_PARENTS = re.compile(r"^'([^']+)' in parents and trashed = false$")
 
 
@@ -277,7 +282,7 @@ class FakeGDrive(LocalServer):
 
     def _export(self, f: File, wanted: str) -> bytes:
         if wanted != DOCX:
-            return f.content  # the test holds a Docs file's text (or a sheet's CSV) as is
+            return f.content  # the test holds a Docs file's text (a sheet's CSV, a deck's text)
         import io
 
         import docx  # python-docx: a real DOCX, as Drive's export gives

@@ -15,7 +15,7 @@ from bunko.domain.sources import UPLOAD
 from bunko.errors import ValidationError
 from bunko.services.ingest import Upload
 from tests.conftest import library_texts, make_services
-from tests.e2e.fake_gdrive import DOC, SHEET, FakeGDrive
+from tests.e2e.fake_gdrive import DOC, SHEET, SLIDES, FakeGDrive
 
 WS = "default"
 
@@ -351,3 +351,56 @@ def test_changes_longer_than_a_run_go_on_from_their_checkpoint(services, gd):
 
     again = services.sources.sync(WS, "gd")  # from the new token: nothing more
     assert again.complete and again.fetched == 0 and again.added == again.deleted == []
+
+
+def test_slides_as_text_docs_as_markdown_and_other_google_types_left_out(services, gd):
+    """Slides are exported as plain text, Docs as the `export` setting says (Markdown here);
+    a form, a drawing and a shortcut are not read (nothing asked about them); a renamed
+    Google document is exported again (its version moved) and keeps its document."""
+    team = gd.folder("Team")
+    guide = gd.add("Guide", DOC, team, b"# Guide\n\nWe write things down.\n")
+    deck = gd.add("Deck", SLIDES, team, b"Slide one: the ferry leaves at nine.\n")
+    others = [
+        gd.add(name, f"application/vnd.google-apps.{kind}", team)
+        for name, kind in (("Survey", "form"), ("Map", "drawing"), ("Link", "shortcut"))
+    ]
+    _add(services, gd, team, export="markdown")
+    first = services.sources.sync(WS, "gd")
+    assert (first.failed, first.errors, first.added) == (None, {}, ["gd/Deck.txt", "gd/Guide.md"])
+    asked = [p for p, _ in gd.requests()]
+    assert any(f"/files/{deck}/export?mimeType=text%2Fplain" in p for p in asked)
+    assert any(f"/files/{guide}/export?mimeType=text%2Fmarkdown" in p for p in asked)
+    assert not any(f"/files/{other}" in p for p in asked for other in others)
+    texts = library_texts(services, WS)
+    assert "ferry leaves at nine" in texts["gd/Deck.txt"]
+    kept = services.library.at(WS, "gd/Guide.md")
+
+    gd.rename(guide, "Manual")
+    second = services.sources.sync(WS, "gd")
+    assert second.renamed == [("gd/Guide.md", "gd/Manual.md")] and second.fetched == 1, second
+    assert any(f"/files/{guide}/export" in p for p, _ in gd.requests())
+    assert services.library.at(WS, "gd/Manual.md").id == kept.id
+
+
+def test_a_file_over_the_upload_limit_is_an_error_not_downloaded_until_it_changes(tmp_path, gd):
+    services = make_services(tmp_path / "data", embedder="none", max_file_bytes=1000)
+    try:
+        team = gd.folder("Team")
+        big = gd.add("big.md", "text/markdown", team, b"x" * 2000)
+        gd.add("small.md", "text/markdown", team, b"Small and read.\n")
+        _add(services, gd, team)
+        first = services.sources.sync(WS, "gd")
+        assert first.added == ["gd/small.md"] and first.fetched == 1, first
+        assert "2,000 bytes; the limit is 1,000 bytes" in first.errors["gd/big.md"]
+        assert not any(f"/files/{big}?alt=media" in p for p, _ in gd.requests())
+
+        again = services.sources.sync(WS, "gd")  # unchanged: not tried, nor an error again
+        assert (again.errors, again.fetched, again.unchanged) == ({}, 0, 2), again
+        gd.rename(big, "large.md")  # its new path told, still not downloaded
+        moved = services.sources.sync(WS, "gd")
+        assert list(moved.errors) == ["gd/large.md"] and moved.fetched == 0, moved
+        gd.edit(big, b"Now small enough.\n")
+        last = services.sources.sync(WS, "gd")
+        assert last.added == ["gd/large.md"] and last.fetched == 1, last
+    finally:
+        services.close()
