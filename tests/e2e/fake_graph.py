@@ -64,6 +64,7 @@ class Item:
     content_version: int = 1  # cTag: content only
     changed_at: int = 0  # the drive's change counter when it last changed
     deleted: bool = False
+    facet: str | None = None  # "package" (a OneNote notebook) or "remoteItem" (shared in)
 
 
 class FakeGraph(LocalServer):
@@ -103,11 +104,14 @@ class FakeGraph(LocalServer):
             self._touch(item)
             return item.id
 
-    def put(self, name: str, content: bytes, parent: str = ROOT, mime: str = "") -> str:
-        """A new file; its id."""
+    def put(
+        self, name: str, content: bytes, parent: str = ROOT, mime: str = "", facet: str = ""
+    ) -> str:
+        """A new file; its id. `facet`: "package" or "remoteItem", as driveItem shows them."""
         with self._lock:
             self._next_id += 1
             item = Item(f"01FILE{self._next_id:04d}", name, parent, content=content)
+            item.facet = facet or None
             item.mime = mime or "application/octet-stream"
             self.items[item.id] = item
             self._touch(item)
@@ -181,6 +185,14 @@ class FakeGraph(LocalServer):
                 out["name"] = item.name
             return out
         out["name"] = item.name
+        if item.facet == "package":  # a OneNote notebook: a package, neither file nor folder
+            out["package"] = {"type": "oneNote"}
+            return out
+        if item.facet == "remoteItem":  # the item lives in another drive
+            out["remoteItem"] = {
+                "id": "01REMOTE" + item.id,
+                "parentReference": {"driveId": "b!other"},
+            }
         # SharePoint's webUrl is the item's path in the library: a rename or a move changes it.
         out["webUrl"] = f"https://contoso.sharepoint.com/Shared%20Documents/{self._web_path(item)}"
         out["eTag"] = f'"{{{item.guid}}},{item.version}"'

@@ -371,3 +371,15 @@ def test_a_410_on_a_kept_next_link_starts_again_and_deletes_nothing_until_whole(
     assert sorted(p for r in runs for p in r.deleted) == ["big/Docs/f00.md", "big/Docs/f01.md"]
     texts = library_texts(services, WS)
     assert len(texts) == 10 and all("edited" in t for t in texts.values()), texts
+
+
+def test_a_onenote_notebook_and_an_item_shared_from_another_drive_are_not_taken(services, drive):
+    folder = drive.folder("Docs")
+    drive.put("plan.md", b"The plan: ship in spring.\n", folder)
+    notebook = drive.put("Team Notes.md", b"", folder, facet="package")
+    shared = drive.put("shared.md", b"From someone else's drive.\n", folder, facet="remoteItem")
+    _add(services, drive, folder)
+    report = services.sources.sync(WS, "sp")
+    assert (report.failed, report.errors, report.added) == (None, {}, ["sp/plan.md"]), report
+    asked = [p for p, _ in drive.requests()]
+    assert not any(item in p for p in asked for item in (notebook, shared))
