@@ -95,6 +95,7 @@ class FakeGDrive(LocalServer):
         self.throttled = 0
         self.retry_after: str | None = "1"
         self.throttle_status = 429  # or 403, as "Usage limits" says a quota exceeded answers
+        self.throttle_only = ""  # throttle only requests whose path and query hold this
         self._next = 0
         super().__init__()
 
@@ -239,7 +240,7 @@ class FakeGDrive(LocalServer):
         parts = urlsplit(target)
         path, query = parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()}
         with self._lock:
-            if self.throttled:
+            if self.throttled and self.throttle_only in target:
                 self.throttled -= 1
                 extra = {"Retry-After": self.retry_after} if self.retry_after else {}
                 if self.throttle_status == 403:

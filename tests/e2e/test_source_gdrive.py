@@ -169,6 +169,32 @@ def test_a_403_for_the_rate_limit_is_waited_out_not_taken_for_a_refusal(services
     assert report.throttled == 2 and waits == [1.0, 2.0]
 
 
+def test_a_wait_past_the_bounds_fails_the_listing_or_the_one_file(services, gd):
+    """Throttling that asks for longer than a wait may last (120 s): the listing fails and
+    deletes nothing (its token kept), or a download is an error on its file alone, tried
+    again at the next sync; neither is waited for."""
+    ids = _tree(gd)
+    _add(services, gd, ids["team"])
+    assert services.sources.sync(WS, "gd").failed is None
+    waits: list[float] = []
+    services.sources.connectors.sleep = waits.append
+    gd.remove(ids["hiring"])
+    gd.edit(ids["leave"], b"Leave: twenty-five days.\n")
+    gd.throttled, gd.retry_after = 1, "3600"
+    failed = services.sources.sync(WS, "gd")
+    assert failed.failed and "3600 s" in failed.failed and failed.deleted == [], failed
+    assert services.library.at(WS, "gd/HR/hiring.txt") is not None
+
+    gd.throttled, gd.throttle_only = 1, f"/files/{ids['leave']}?alt=media"
+    one = services.sources.sync(WS, "gd")
+    assert one.failed is None and one.deleted == ["gd/HR/hiring.txt"], one
+    assert "3600 s" in one.errors["gd/leave.md"] and one.changed == []
+    assert waits == []
+    again = services.sources.sync(WS, "gd")
+    assert again.changed == ["gd/leave.md"] and again.errors == {}, again
+    assert "twenty-five" in library_texts(services, WS)["gd/leave.md"]
+
+
 def test_an_expired_credential_fails_the_sync_and_deletes_nothing(services, gd):
     ids = _tree(gd)
     _add(services, gd, ids["team"])
