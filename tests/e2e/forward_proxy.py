@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import http.client
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlsplit
 
+_NAMES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 _HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "te",
         "trailer", "transfer-encoding", "upgrade", "content-length"}  # fmt: skip
 
@@ -57,3 +60,16 @@ class ForwardProxy:
     def close(self) -> None:
         self.httpd.shutdown()
         self.httpd.server_close()
+
+
+@contextmanager
+def forward_proxy(monkeypatch) -> Iterator[ForwardProxy]:
+    """A ForwardProxy, with no proxy named by the environment yet (the test names it)."""
+    for name in _NAMES:
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.upper(), raising=False)
+    proxy = ForwardProxy()
+    try:
+        yield proxy
+    finally:
+        proxy.close()
