@@ -1,11 +1,14 @@
 """A forward HTTP proxy on a local socket, as an operator's network has one: it takes a
 request for an absolute URL (`GET http://host/path`), makes it to that host, and answers
-what the host answered. Every request is logged (method, the URL asked, its
-Proxy-Authorization), so a test sees what went through it."""
+what the host answered; `CONNECT host:port` (an https URL's way through) opens a tunnel
+and relays its bytes both ways, unread. Every request is logged (method, the URL or
+host:port asked, its Proxy-Authorization), so a test sees what went through it."""
 
 from __future__ import annotations
 
 import http.client
+import select
+import socket
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -30,6 +33,27 @@ class ForwardProxy:
 
             def do_POST(self) -> None:
                 self._forward()
+
+            def do_CONNECT(self) -> None:
+                proxy.log.append(("CONNECT", self.path, self.headers.get("Proxy-Authorization")))
+                host, _, port = self.path.rpartition(":")
+                upstream = socket.create_connection((host, int(port)), timeout=60)
+                self.send_response(200, "Connection Established")
+                self.end_headers()
+                ends = [self.connection, upstream]
+                try:
+                    while True:
+                        ready, _, _ = select.select(ends, [], [], 60)
+                        if not ready:
+                            return
+                        for end in ready:
+                            data = end.recv(65536)
+                            if not data:
+                                return
+                            (upstream if end is self.connection else self.connection).sendall(data)
+                finally:
+                    upstream.close()
+                    self.close_connection = True
 
             def _forward(self) -> None:
                 proxy.log.append((self.command, self.path, self.headers.get("Proxy-Authorization")))

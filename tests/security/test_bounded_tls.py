@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
 from bunko.adapters.bounded_http import bounded_client
+from tests.e2e.forward_proxy import forward_proxy
 
 
 def client() -> httpx.Client:
@@ -99,3 +100,16 @@ def test_the_shared_context_still_refuses_an_unverified_certificate(self_signed_
     for _ in range(2):  # the second client, on the shared context, as the first
         with client() as http, pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY"):
             http.get(self_signed_https)
+
+
+def test_through_a_proxys_tunnel_the_endpoints_certificate_is_still_checked(
+    self_signed_https, monkeypatch
+):
+    """An https endpoint behind HTTPS_PROXY is reached through the proxy's CONNECT tunnel,
+    and TLS runs end to end: the endpoint's certificate is checked, not the proxy's word."""
+    with forward_proxy(monkeypatch) as proxy:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        with client() as http, pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY"):
+            http.get(self_signed_https)
+        target = self_signed_https.removeprefix("https://").rstrip("/")
+        assert [(method, where) for method, where, _ in proxy.log] == [("CONNECT", target)]
