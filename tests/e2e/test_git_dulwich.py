@@ -19,6 +19,7 @@ from bunko.errors import UpstreamError, ValidationError
 from tests.e2e.forward_proxy import forward_proxy
 from tests.e2e.git_smart_http import SmartGitOverHttp
 from tests.e2e.test_source_git import Repo
+from tests.self_signed_https import self_signed_https
 
 
 @pytest.fixture
@@ -180,3 +181,18 @@ def test_behind_a_proxy_the_guard_still_checks_each_target(
             repos.fetch("k", served.url, "main", allow_private=True)
         assert proxy.log and all("info/refs" in url for _, url, _ in proxy.log)
         assert all(url.startswith(served.url) for _, url, _ in proxy.log)
+
+
+def test_an_https_remote_behind_a_proxy_is_tunnelled_and_its_certificate_checked(
+    tmp_path, monkeypatch
+):
+    """Behind HTTPS_PROXY an https remote is reached through the proxy's CONNECT tunnel, and
+    TLS runs end to end: a remote whose certificate no CA signed is refused."""
+    with forward_proxy(monkeypatch) as proxy, self_signed_https(tmp_path) as url:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        with pytest.raises(UpstreamError, match="CERTIFICATE_VERIFY_FAILED"):
+            _repos(tmp_path / "copies").fetch("k", url + "served.git", "main", allow_private=True)
+        target = url.removeprefix("https://").rstrip("/")
+        assert proxy.log and {(method, where) for method, where, _ in proxy.log} == {
+            ("CONNECT", target)
+        }
