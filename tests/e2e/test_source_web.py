@@ -116,6 +116,18 @@ def test_robots_txt_as_rfc_9309_reads_it(services, site):
     assert free.failed is None and free.added == ["h/127.0.0.1/a.md"], free
 
 
+def test_a_page_answered_410_goes_and_one_answered_503_keeps_its_document(services, site):
+    ws = "default"
+    services.sources.add(ws, "web", "h", {"url": site.url + "/"}, operator=True)
+    assert len(services.sources.sync(ws, "h").added) == 5
+    site.status["/b.html"] = 410
+    site.status["/docs/c.html"] = 503
+    report = services.sources.sync(ws, "h")
+    assert report.failed is None and report.deleted == ["h/127.0.0.1/b.md"], report
+    assert list(report.errors) == ["h/127.0.0.1/docs/c.md"] and "503" in str(report.errors)
+    assert services.library.at(ws, "h/127.0.0.1/docs/c.md") is not None  # kept as it was
+
+
 def test_one_bad_page_is_recorded_and_keeps_its_document(services, site):
     ws = "default"
     services.sources.add(
