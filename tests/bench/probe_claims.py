@@ -18,11 +18,17 @@ held-out draw (the first of `--draws`):
   other-topic refusal below the question row's; how CLAIM_ROWS was fitted), and
   gradient-boosted trees on the same signals (the most these signals can tell apart, not a
   row the gate could ship).
+
+`--curve` prints only the claim row's curve (fit_calibration.curve over every claim's top ten
+hits on the training draws, how USE_CLAIM_CURVE was fitted) and the held-out draw's
+reliability table on the packaged curve and on the refitted one. `--records F` saves the
+candidates, `--load F` reuses them (no ingest).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 import numpy as np
@@ -39,7 +45,7 @@ from bunko.services.search.relevance_gate import (
     window_context,
     window_signals,
 )
-from tests.bench.fit_calibration import FEATURES, LOGIT, TOP, _bulk
+from tests.bench.fit_calibration import FEATURES, LOGIT, TOP, _bulk, curve, reliability_table
 
 ROWS = {"use": "use-multilingual-v3", "e5": "multilingual-e5-small"}
 REFUSE = 0.95
@@ -98,8 +104,10 @@ def collect(directory: Path, embedder: str, draws: list[int]) -> dict[int, dict[
                     id_of = _bulk(services, queue, lib.workspace_id, docs)
                     for q, rel in lib.answerable:
                         found = hits(lib.workspace_id, q, rel, id_of)
-                        if found[:, -1].any():  # else retrieval missed it: no row keeps it
-                            groups.setdefault(f"lib{size}-answerable", []).append(found)
+                        # a claim whose relevant abstract retrieval missed: no row keeps it, so
+                        # it is left out of kept/refused but its hits count for the curve
+                        missed = "answerable" if found[:, -1].any() else "missed"
+                        groups.setdefault(f"lib{size}-{missed}", []).append(found)
                     for q in lib.unanswerable:
                         found = hits(lib.workspace_id, q, set(), id_of)
                         groups.setdefault(f"lib{size}-other", []).append(found)
@@ -121,11 +129,16 @@ def _padded(claims: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
 _PADDED: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
 
+def _judged(groups: dict[str, list]) -> dict[str, list]:
+    """The groups a claim is kept or refused in (not the claims retrieval missed)."""
+    return {g: v for g, v in groups.items() if not g.endswith("-missed")}
+
+
 def best_scores(groups: dict[str, list], score) -> dict[str, np.ndarray]:
     """Per group, each claim's deciding score: its best relevant hit's (answerable) or its
     best hit's (other). `score` maps hits (..., columns) to their scores (...)."""
     out = {}
-    for group, claims in groups.items():
+    for group, claims in _judged(groups).items():
         key = id(claims)
         if key not in _PADDED:  # padded once: the refit scores the same claims many times
             _PADDED[key] = _padded(claims)
@@ -191,7 +204,7 @@ def trees(train: list[dict[str, list]], held: dict[str, list]) -> dict[str, floa
 
     x, y = [], []
     for groups in train:
-        for g, claims in groups.items():
+        for g, claims in _judged(groups).items():
             for h in claims:
                 rows = h[h[:, -1] > 0] if g.endswith("answerable") else h
                 x.append(rows[:, :-1])
@@ -206,6 +219,43 @@ def trees(train: list[dict[str, list]], held: dict[str, list]) -> dict[str, floa
     return kept_at_refused(held, prob)
 
 
+def hit_scores(groups: dict[str, list], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every claim's top TOP hits (the hits `bunko eval`'s reliability table counts): the
+    row's score (before its curve) and whether the hit is relevant."""
+    hits = np.concatenate([h[:TOP] for claims in groups.values() for h in claims])
+    return hits[:, :-1] @ w[:-1] + w[-1], hits[:, -1] > 0
+
+
+def calibrate(train: list[dict[str, list]], held: dict[str, list], row) -> None:
+    """The claim row's curve fitted on the training draws' hits (fit_calibration.curve), and
+    the held-out draw's reliability on the packaged curve and on the refitted one."""
+    w = np.array([getattr(row, f) for f in FEATURES] + [row.bias])
+    pooled = {f"{i}-{g}": v for i, groups in enumerate(train) for g, v in groups.items()}
+    scores, relevant = hit_scores(pooled, w)
+    knots = curve(scores, relevant)
+    print(f"the claim row's curve, fitted on {len(scores)} hits of the training draws:")
+    print(f"  {knots}")
+    scores, relevant = hit_scores(held, w)
+    print(f"held-out draw, {len(scores)} hits, the packaged curve:")
+    reliability_table(scores, relevant, row.curve)
+    print("held-out draw, the refitted curve:")
+    reliability_table(scores, relevant, tuple(knots))
+
+
+def _save(path: Path, per: dict[int, dict[str, list]]) -> None:
+    out = {d: {g: [h.tolist() for h in v] for g, v in groups.items()} for d, groups in per.items()}
+    path.write_text(json.dumps(out), encoding="utf-8")
+
+
+def _load(path: Path) -> dict[int, dict[str, list]]:
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    width = len(FEATURES) + 1
+    return {
+        int(d): {g: [np.array(h).reshape(-1, width) for h in v] for g, v in groups.items()}
+        for d, groups in raw.items()
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path)
@@ -213,10 +263,18 @@ def main() -> None:
     parser.add_argument("--draws", default="0,1,2", help="the first is held out")
     parser.add_argument("--steps", type=int, default=2500)
     parser.add_argument("--seed", type=int, default=2, help="of the refit's random steps")
+    parser.add_argument("--records", type=Path, help="save the candidates here")
+    parser.add_argument("--load", type=Path, help="reuse saved candidates (no ingest)")
+    parser.add_argument("--curve", action="store_true", help="only the claim row's curve")
     args = parser.parse_args()
     draws = [int(d) for d in args.draws.split(",")]
-    per = collect(args.directory, args.embedder, draws)
+    per = _load(args.load) if args.load else collect(args.directory, args.embedder, draws)
+    if args.records:
+        _save(args.records, per)
     held, train = per[draws[0]], [per[d] for d in draws[1:]]
+    if args.curve:
+        calibrate(train, held, CLAIM_ROWS[ROWS[args.embedder]])
+        return
     row = CALIBRATIONS[ROWS[args.embedder]]
     start = np.array([getattr(row, f) for f in FEATURES] + [row.bias])
     print(f"held-out draw {draws[0]}, the question row with its bias moved:")
