@@ -168,6 +168,11 @@ class E5Embedder:
         """Unit vectors of the texts as passages, shape (len(texts), 384), float32."""
         return self._embed(texts, is_query=False)
 
+    def forget_queries(self) -> None:
+        """Drop the remembered query vectors (a bench measures the forward pass)."""
+        with self._queries_lock:
+            self._queries.clear()
+
     def embed_query(self, text: str) -> np.ndarray:
         """Unit vector of the text as a query, shape (384,), float32 (a copy: the caller may
         change it without changing what is remembered)."""
