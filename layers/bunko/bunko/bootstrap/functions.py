@@ -92,3 +92,15 @@ def sources_graph() -> Services:
 
     settings = Settings()
     return wire_services(settings, build_aws_adapters(settings, sign_in=False))
+
+
+def moves_graph() -> Services:
+    """The services a library's move runs on in the ingest function (a message on its
+    queue): the API's graph without signing in, whose ingest queue is SQS (a move's
+    documents are indexed by other invocations) and whose moves read the table and bucket."""
+    from bunko.bootstrap.aws import build_aws_adapters
+    from bunko.bootstrap.root import wire_services
+    from bunko.config import Settings
+
+    settings = Settings()
+    return wire_services(settings, build_aws_adapters(settings, sign_in=False))

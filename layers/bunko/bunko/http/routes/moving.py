@@ -1,6 +1,7 @@
 """A library's move at the REST door (docs/owners.md, "Moving a library"): its owners export it
 into an archive and download it; any signed-in person imports an archive into a new library
-of theirs. Both run as jobs of this process (services/moving/jobs.py), read by polling."""
+of theirs. Both run as jobs (services/moving/jobs.py) whose record any process reads, so a
+poll may reach another server (another Lambda execution environment) than the start."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Annotated, Literal
 
 import anyio
 from fastapi import APIRouter, File, Form, Query, Security, UploadFile
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
@@ -25,6 +26,7 @@ from bunko.services.moving import LibraryMoves, MoveJob, archive_link
 router = APIRouter(prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403))
 LINK_PATTERN = r"^[A-Za-z0-9_-]{20,100}$"
 _BLOCK = 1 << 20
+LINK_SECONDS = 300  # the bucket's signed link to an archive, on AWS
 
 
 class ExportStart(BaseModel):
@@ -51,6 +53,12 @@ class ImportResult(BaseModel):
     sourcesSkipped: dict[str, str]
     conversationsAdded: int
     conversationsSkipped: int
+    revisionsAdded: int = Field(description="Earlier revisions written before the current.")
+    answersAdded: int = Field(description="Marked answers and the missing list's questions.")
+    itemsEdited: int = Field(description="Passages edited by hand, restored.")
+    itemsDeleted: int = Field(description="Passages deleted by hand, deleted again.")
+    vectorsReused: int = Field(description="Passages given the archive's vector.")
+    vectorsEmbedded: int = Field(description="Passages embedded here.")
 
 
 class MoveOut(BaseModel):
@@ -108,6 +116,12 @@ class MoveOut(BaseModel):
                 sourcesSkipped=report.sources_skipped,
                 conversationsAdded=report.conversations_added,
                 conversationsSkipped=report.conversations_skipped,
+                revisionsAdded=report.revisions_added,
+                answersAdded=report.answers_added,
+                itemsEdited=report.items_edited,
+                itemsDeleted=report.items_deleted,
+                vectorsReused=report.vectors_reused,
+                vectorsEmbedded=report.vectors_embedded,
             )
         return out
 
@@ -171,8 +185,10 @@ def export_status(
 
 @router.get(
     "/{library_id}/export/{export_id}/archive",
+    response_model=None,
     responses={
         200: {"content": {"application/zip": {}}, "description": "The library's archive."},
+        307: {"description": "On AWS: the archive at a signed link of the bucket."},
         **error_responses(404),
     },
 )
@@ -185,22 +201,27 @@ def export_archive(
         str | None,
         Query(max_length=100, pattern=LINK_PATTERN, description="From the export's `download`."),
     ] = None,
-) -> FileResponse:
-    """A finished export's archive, read from disk as it is sent: for an owner's token, or
-    the export's own `download` link (a browser's download sends no token)."""
+) -> FileResponse | RedirectResponse:
+    """A finished export's archive, read from disk as it is sent (on AWS: a redirect to a
+    link the bucket serves for a few minutes): for an owner's token, or the export's own
+    `download` link (a browser's download sends no token)."""
     moves = moves_of(services)
     if link is not None:
         job = moves.linked(library_id, export_id, link)
     else:
         principal = services.identity.authenticate(credentials.credentials if credentials else None)
         job = moves.archive(owned_library(services.accounts, principal, library_id), export_id)
-    assert job.path is not None
-    name = services.accounts.libraries.name_of(job.workspace_id)
+    assert job.archive is not None
+    name = f"{services.accounts.libraries.name_of(job.workspace_id)}.bunko.zip"
+    here = moves.archives.local(job.archive)
+    if here is None:  # in the bucket: a signed link S3 serves (no Lambda response carries it)
+        url = moves.archives.link(job.archive, name, LINK_SECONDS)
+        return RedirectResponse(url, status_code=307, headers={"Cache-Control": "no-store"})
     return FileResponse(
-        job.path,
+        here,
         media_type="application/zip",
         headers={
-            "Content-Disposition": content_disposition(f"{name}.bunko.zip", "application/zip"),
+            "Content-Disposition": content_disposition(name, "application/zip"),
             "Cache-Control": "private, no-store",
         },
     )
