@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from bunko.ports.uploads import SignedUpload
+
 # A job's record as its store keeps it: a JSON-ready mapping (MoveJob.record / from_record)
 MoveRecord = dict[str, Any]
 # Seconds the worker has left (a Lambda invocation's remaining time)
@@ -64,6 +66,10 @@ class ArchiveSpace(Protocol):
         """A signed download of the archive as `filename` (not `served_here`)."""
         ...
 
+    def upload_link(self, key: str, size: int, seconds: int) -> SignedUpload:
+        """A signed PUT of an archive of exactly `size` bytes as `key` (not `served_here`)."""
+        ...
+
     def delete(self, key: str) -> None: ...
 
     def discard(self, path: Path) -> None:
@@ -72,8 +78,9 @@ class ArchiveSpace(Protocol):
 
 
 class MoveRunner(Protocol):
-    def start(self, job_id: str) -> None:
-        """Run the job (LibraryMoves.run) away from the request that started it."""
+    def start(self, job_id: str, *, delay: int = 0) -> None:
+        """Run the job (LibraryMoves.run) away from the request that started it, `delay`
+        seconds from now at the earliest."""
         ...
 
 

@@ -21,6 +21,7 @@ from bunko.adapters.local.sqlite.db import SqliteDatabase
 from bunko.domain import new_id, utcnow
 from bunko.errors import NotFoundError
 from bunko.ports.moves import MoveRecord
+from bunko.ports.uploads import SignedUpload
 
 INTERRUPTED = "interrupted: the server stopped while it ran"
 
@@ -125,6 +126,7 @@ class FolderArchives:
     def keep(self, key: str, path: Path) -> None:
         target = self._path(key)
         if path != target:
+            self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
             shutil.move(path, target)
             self.discard(path)
 
@@ -141,11 +143,15 @@ class FolderArchives:
     def link(self, key: str, filename: str, seconds: int) -> str:
         raise NotImplementedError("served by this process")
 
+    def upload_link(self, key: str, size: int, seconds: int) -> SignedUpload:
+        raise NotImplementedError("the archive comes in the request: POST /libraries/import")
+
     def delete(self, key: str) -> None:
         self._path(key).unlink(missing_ok=True)
 
-    @staticmethod
-    def discard(path: Path) -> None:
+    def discard(self, path: Path) -> None:
+        if path.parent == self.root:
+            return  # a kept archive (what `fetch` gives here), not a scratch copy
         path.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             path.parent.rmdir()
@@ -157,7 +163,8 @@ class ThreadRunner:
     def __init__(self, run: Any) -> None:
         self.run = run
 
-    def start(self, job_id: str) -> None:
+    def start(self, job_id: str, *, delay: int = 0) -> None:
+        # a thread waits for the indexing itself: nothing is run again later
         threading.Thread(
             target=self.run, args=(job_id,), name=f"bunko-move-{job_id}", daemon=True
         ).start()

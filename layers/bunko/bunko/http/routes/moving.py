@@ -17,7 +17,12 @@ from pydantic import BaseModel, Field
 
 from bunko.domain.auth import SCOPE_WRITE, Principal
 from bunko.domain.libraries import MAX_NAME_LENGTH
-from bunko.errors import PermissionDeniedError, ServiceUnavailableError
+from bunko.errors import (
+    NotFoundError,
+    PermissionDeniedError,
+    ServiceUnavailableError,
+    ValidationError,
+)
 from bunko.http.deps import AccountsDep, CurrentPrincipal, ServicesDep, bearer
 from bunko.http.errors import error_responses
 from bunko.ports.downloads import content_disposition
@@ -27,6 +32,7 @@ router = APIRouter(prefix="/libraries", tags=["libraries"], responses=error_resp
 LINK_PATTERN = r"^[A-Za-z0-9_-]{20,100}$"
 _BLOCK = 1 << 20
 LINK_SECONDS = 300  # the bucket's signed link to an archive, on AWS
+UPLOAD_SECONDS = 900  # the bucket's signed PUT of an archive to import
 
 
 class ExportStart(BaseModel):
@@ -227,17 +233,74 @@ def export_archive(
     )
 
 
+class UploadRequest(BaseModel):
+    size: int = Field(ge=1, description="The archive's exact size in bytes (signed).")
+
+
+class UploadOut(BaseModel):
+    upload: str = Field(description="Name it as `upload` in POST /libraries/import.")
+    url: str
+    method: str
+    headers: dict[str, str]
+    expiresIn: int
+
+
+@router.post(
+    "/import/upload",
+    status_code=201,
+    response_model=UploadOut,
+    responses=error_responses(413, 503),
+)
+def sign_import_upload(
+    body: UploadRequest, principal: CurrentPrincipal, services: ServicesDep
+) -> UploadOut:
+    """On AWS: a signed URL to PUT an archive to (API Gateway takes 10 MB a request), then
+    POST /libraries/import with `upload` instead of `file`. The upload is the caller's
+    only, and the bucket deletes it after a day."""
+    moves = moves_of(services)
+    user_id = _person(principal)
+    if moves.archives.served_here:
+        raise ServiceUnavailableError("send the archive itself: POST /libraries/import `file`")
+    services.uploads.size(body.size, what="archive")
+    key = moves.upload_key(user_id)
+    signed = moves.archives.upload_link(key, body.size, UPLOAD_SECONDS)
+    return UploadOut(
+        upload=key,
+        url=signed.url,
+        method=signed.method,
+        headers=signed.headers,
+        expiresIn=signed.expires_in,
+    )
+
+
+def _person(principal: Principal) -> str:
+    if principal.user_id is None or principal.api_key_id is not None:
+        raise PermissionDeniedError("only a signed-in person imports a library (not a key)")
+    return principal.user_id
+
+
 @router.post(
     "/import",
     status_code=202,
     response_model=MoveOut,
-    responses=error_responses(400, 409, 413, 429),
+    responses=error_responses(400, 404, 409, 413, 429),
 )
 async def start_import(
-    file: Annotated[UploadFile, File(description="An archive `bunko export` or Export wrote.")],
     principal: CurrentPrincipal,
     accounts: AccountsDep,
     services: ServicesDep,
+    file: Annotated[
+        UploadFile | None,
+        File(description="An archive `bunko export` or Export wrote."),
+    ] = None,
+    upload: Annotated[
+        str | None,
+        Form(
+            max_length=120,
+            pattern=LINK_PATTERN,
+            description="Instead of `file`: the archive PUT to POST …/import/upload's URL.",
+        ),
+    ] = None,
     name: Annotated[
         str | None,
         Form(
@@ -251,23 +314,41 @@ async def start_import(
     anything is made. Its members are added by username (unknown names are reported);
     conversations only when an admin imports. Poll GET /libraries/import/{import_id}."""
     moves = moves_of(services)
-    if principal.user_id is None or principal.api_key_id is not None:
-        raise PermissionDeniedError("only a signed-in person imports a library (not a key)")
-    path = moves.spool_file()
+    user_id = _person(principal)
+    if (file is None) == (upload is None):
+        raise ValidationError("send the archive as `file`, or name its signed `upload`")
+    if upload is not None and not moves.uploaded_by(upload, user_id):
+        raise NotFoundError("no such upload")
+    path: Path | None = None
     try:
-        await _spool(file, path)
+        if upload is not None:
+            path = await anyio.to_thread.run_sync(moves.archives.fetch, upload)
+        else:
+            assert file is not None
+            path = moves.spool_file()
+            await _spool(file, path)
+    except BaseException:
+        if upload is None and path is not None:
+            moves.discard(path)
+        raise
+    try:
         manifest = await anyio.to_thread.run_sync(moves.check, path)
         wanted = name or str(manifest["library"].get("name") or "")
         library = await anyio.to_thread.run_sync(accounts.libraries.create, principal, wanted)
     except BaseException:
         moves.discard(path)
+        if upload is not None:  # refused: nothing of it is kept
+            await anyio.to_thread.run_sync(moves.archives.delete, upload)
         raise
-    job = moves.start_import(
-        path,
-        workspace_id=library.id,
-        name=library.name,
-        by=principal.user_id,
-        with_people=principal.is_admin,
+    job = await anyio.to_thread.run_sync(
+        lambda: moves.start_import(
+            path,
+            workspace_id=library.id,
+            name=library.name,
+            by=user_id,
+            with_people=principal.is_admin,
+            kept=upload,
+        )
     )
     return MoveOut.of(job, moves)
 

@@ -7,9 +7,10 @@ which the API reaches with a message on the ingest queue. `bunko export` / `bunk
 call export_library / import_library directly.
 
 The worker (`run`) saves the record as it goes (progress at most every `save_every`
-seconds). An import still indexing when its invocation's time runs short saves what it
-waits for and queues itself again; one whose invocation died is delivered again and, being
-idempotent, goes on where the last one stopped.
+seconds). In the ingest function an import writes the documents, then looks at their
+indexing in later messages of its own (`_import`); an invocation that died (its 10
+minutes) is delivered again by the queue and, the import being idempotent, goes on where
+the last one stopped.
 
 The doors record each request in the audit trail themselves (one event a request), so the
 parts these jobs use carry no trail of their own.
@@ -33,15 +34,15 @@ from bunko.ports.moves import ArchiveSpace, MoveJobStore, MoveRecord, MoveRunner
 from bunko.services.moving.archive import ArchiveReader
 from bunko.services.moving.export import ExportReport, export_library
 from bunko.services.moving.imports import ImportProgress, ImportReport, import_library
+from bunko.services.moving.items import restore_items
 from bunko.services.moving.parts import MovingParts
 
 EXPORT_TTL = 15 * 60  # seconds an export's archive waits for its download
 MAX_RUNNING = 2  # moves at once: each reads or writes a whole library
 RETRY_AFTER = 30
 SAVE_EVERY = 0.5  # seconds between saves of a running job's progress
-# An invocation stops waiting for the indexing this long before its end, to save and queue
-# the rest (the ingest function's 10 minutes)
-MARGIN = 60.0
+MAX_ATTEMPTS = 2  # a job whose invocation died twice fails (before the dead-letter queue)
+RECHECK = 10  # seconds between looks at an import's indexing, in the ingest function
 
 Status = Literal["running", "done", "failed"]
 
@@ -67,6 +68,7 @@ class MoveJob:
     link: str = field(default_factory=lambda: secrets.token_urlsafe(32))  # download secret
     options: dict[str, Any] = field(default_factory=dict)  # what the door asked for
     runner: str = ""  # host:pid of the embedded server that runs it
+    attempts: int = 0  # invocations that started its work (a stopped one is run again)
     exported: ExportReport | None = None
     imported: ImportReport | None = None
 
@@ -130,6 +132,7 @@ class LibraryMoves:
         max_running: int = MAX_RUNNING,
         clock: Callable[[], float] = time.time,  # what the TTL is counted on
         save_every: float = SAVE_EVERY,
+        recheck: int = RECHECK,
     ) -> None:
         from bunko.adapters.local.moves import ThreadRunner  # the embedded default
 
@@ -140,6 +143,7 @@ class LibraryMoves:
         self.ttl = ttl
         self.max_running = max_running
         self.save_every = save_every
+        self.recheck = recheck
 
     # -- export ----------------------------------------------------------------------------
 
@@ -228,22 +232,38 @@ class LibraryMoves:
             reader.close()
 
     def start_import(
-        self, path: Path, *, workspace_id: str, name: str, by: str | None, with_people: bool
+        self,
+        path: Path,
+        *,
+        workspace_id: str,
+        name: str,
+        by: str | None,
+        with_people: bool,
+        kept: str | None = None,
     ) -> MoveJob:
         """Read the checked archive at `path` into the library just made for it (its id and
         name); the upload is kept where the worker reads it, and deleted when done.
         `with_people` False (a person who is not an admin): the conversations and marked
         answers are not imported (they would be others' words put in others' names), and
-        the quota and the sources' rules of people apply."""
+        the quota and the sources' rules of people apply. `kept`: the archive is there
+        already under that key (a signed upload), `path` only this process's copy."""
         try:
             job = self._admit("import", workspace_id, by)
             job.options = {"name": name, "with_people": with_people}
-            job.archive = job.id
-            self.archives.keep(job.archive, path)
-        except BaseException:
+            job.archive = kept or job.id
+            if kept is None:
+                self.archives.keep(job.archive, path)
+        finally:
             self.discard(path)
-            raise
         return self._start(job)
+
+    def upload_key(self, user_id: str) -> str:
+        """A new key for a person's signed upload of an archive (only theirs to import)."""
+        return f"upload-{user_id}-{secrets.token_hex(16)}"
+
+    @staticmethod
+    def uploaded_by(key: str, user_id: str) -> bool:
+        return key.startswith(f"upload-{user_id}-")
 
     def imported(self, user_id: str | None, job_id: str) -> MoveJob:
         """The import `job_id`, for the person who started it only."""
@@ -261,7 +281,14 @@ class LibraryMoves:
         if job is None or job.status != "running":
             return
         saver = _Saver(self, job)
+        if job.phase != "indexing":  # its work, not a look at the indexing
+            job.attempts += 1
+            self.jobs.save(job.record())
         try:
+            if job.attempts > MAX_ATTEMPTS:
+                raise RuntimeError(
+                    f"stopped {MAX_ATTEMPTS} times before its end (the function's time limit?)"
+                )
             if job.kind == "export":
                 self._export(job, saver)
             elif not self._import(job, saver, time_left):
@@ -294,15 +321,17 @@ class LibraryMoves:
         job.archive = job.id
 
     def _import(self, job: MoveJob, saver: _Saver, time_left: TimeLeft | None) -> bool:
-        """True once the import ended; False when it saved itself to go on later."""
+        """True once the import ended; False when it queued itself to go on later.
+
+        In a thread (`time_left` None) the import waits for its documents' indexing, as
+        `bunko import` does. In the ingest function it does not: that would hold one of
+        the few invocations that index them (two in a small deployment). It writes the
+        documents, then looks again every `recheck` seconds, each look a message of its own,
+        and once every document is indexed restores the passages edited by hand."""
         parts = replace(self._parts(), audit=None, operator=False)
         if not job.options.get("with_people"):
             parts = replace(parts, conversations=None, answers=None)
-        budget = 3600.0 if time_left is None else max(time_left() - MARGIN, 0.0)
-        if job.imported is not None and job.phase == "indexing":
-            report = job.imported  # the last invocation wrote the documents
-            _wait_more(parts, job, report, saver, budget)
-        else:
+        if job.imported is None or job.phase != "indexing":
             assert job.archive is not None
             path = self.archives.fetch(job.archive)
             try:
@@ -311,18 +340,45 @@ class LibraryMoves:
                     path,
                     library=job.workspace_id,
                     progress=ImportProgress(total=saver.phase_of, step=saver.step),
-                    wait_seconds=budget,
+                    wait_seconds=3600.0 if time_left is None else 0.0,
                 )
             finally:
                 self.archives.discard(path)
             report.library_name = str(job.options.get("name") or report.library_name)
             job.imported = report
-        if report.pending and time_left is not None:
-            job.phase_of("indexing", len(report.pending))
-            self.jobs.save(job.record())
-            self.runner.start(job.id)  # the next invocation waits for the rest
-            return False
-        return True
+            if not report.pending or time_left is None:
+                return True
+        else:
+            report = job.imported
+            _look_again(parts, job, report, saver)
+            if not report.pending:
+                self._restore(parts, job, report)
+                return True
+        job.phase = "indexing"
+        self.jobs.save(job.record())
+        self.runner.start(job.id, delay=self.recheck)
+        return False
+
+    def _restore(self, parts: MovingParts, job: MoveJob, report: ImportReport) -> None:
+        """The passages edited or deleted by hand, once every document is indexed."""
+        assert job.archive is not None
+        path = self.archives.fetch(job.archive)
+        reader = ArchiveReader(path, max_file_bytes=parts.policy.max_file_bytes)
+        try:
+            paths = {}
+            for record in reader.documents():
+                if record.get("items"):
+                    doc = parts.ingest.document_at(
+                        job.workspace_id, parts.policy.path(record["path"])
+                    )
+                    if doc is not None:
+                        paths[record["path"]] = doc.id
+            edited, deleted = restore_items(parts, reader, job.workspace_id, paths, report.skipped)
+        finally:
+            reader.close()
+            self.archives.discard(path)
+        report.items_edited += edited
+        report.items_deleted += deleted
 
     # -- the jobs --------------------------------------------------------------------------
 
@@ -386,24 +442,16 @@ class _Saver:
             self.moves.jobs.save(self.job.record())
 
 
-def _wait_more(
-    parts: MovingParts, job: MoveJob, report: ImportReport, saver: _Saver, budget: float
-) -> None:
-    """The documents an earlier invocation left indexing, until settled or `budget` passes."""
-    deadline, pause = time.monotonic() + budget, 0.5
-    while report.pending:
-        for path in list(report.pending):
-            doc = parts.ingest.document_at(job.workspace_id, path)
-            if doc is None or doc.settled:
-                report.pending.remove(path)
-                saver.step(1)
-                if doc is None:
-                    report.failed[path] = "deleted while it was indexed"
-                elif doc.error is not None or str(doc.status) == "failed":
-                    report.failed[path] = doc.error or "failed"
-                else:
-                    report.indexed += 1
-        if not report.pending or time.monotonic() >= deadline:
-            return
-        time.sleep(pause)
-        pause = min(pause * 1.5, 5.0)
+def _look_again(parts: MovingParts, job: MoveJob, report: ImportReport, saver: _Saver) -> None:
+    """The documents an earlier invocation left indexing: those settled since are counted."""
+    for path in list(report.pending):
+        doc = parts.ingest.document_at(job.workspace_id, path)
+        if doc is None or doc.settled:
+            report.pending.remove(path)
+            saver.step(1)
+            if doc is None:
+                report.failed[path] = "deleted while it was indexed"
+            elif doc.error is not None or str(doc.status) == "failed":
+                report.failed[path] = doc.error or "failed"
+            else:
+                report.indexed += 1

@@ -13,9 +13,11 @@ from typing import TYPE_CHECKING
 
 from botocore.exceptions import ClientError
 
+from bunko.adapters.aws.s3.presign import presign_put_object
 from bunko.domain import new_id
 from bunko.errors import NotFoundError
 from bunko.ports.downloads import content_disposition
+from bunko.ports.uploads import SignedUpload
 
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
@@ -72,6 +74,14 @@ class S3Archives:
         return self.client.generate_presigned_url(
             "get_object", Params=params, ExpiresIn=seconds, HttpMethod="GET"
         )
+
+    def upload_link(self, key: str, size: int, seconds: int) -> SignedUpload:
+        """A presigned PUT of exactly `size` bytes as `key` (API Gateway takes 10 MB a
+        request; S3 takes the archive whole)."""
+        return presign_put_object(
+            self.client, bucket=self.bucket, key=self.object_key(key),
+            content_type="application/zip", expires_in=seconds, content_length=size,
+        )  # fmt: skip
 
     def delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=self.object_key(key))
