@@ -245,11 +245,17 @@ class UploadOut(BaseModel):
     expiresIn: int
 
 
-@router.post(
+# Mounted where archives wait in a bucket (AWS): elsewhere the archive comes in the request.
+signed_router = APIRouter(
+    prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403)
+)
+
+
+@signed_router.post(
     "/import/upload",
     status_code=201,
     response_model=UploadOut,
-    responses=error_responses(413, 503),
+    responses=error_responses(413),
 )
 def sign_import_upload(
     body: UploadRequest, principal: CurrentPrincipal, services: ServicesDep
@@ -259,8 +265,6 @@ def sign_import_upload(
     only, and the bucket deletes it after a day."""
     moves = moves_of(services)
     user_id = _person(principal)
-    if moves.archives.served_here:
-        raise ServiceUnavailableError("send the archive itself: POST /libraries/import `file`")
     services.uploads.size(body.size, what="archive")
     key = moves.upload_key(user_id)
     signed = moves.archives.upload_link(key, body.size, UPLOAD_SECONDS)
