@@ -21,25 +21,31 @@ import httpx
 import pytest
 from mangum import Mangum
 
+from bunko import lambda_entry
 from bunko.asgi.api_gateway import behind_api_gateway
 from bunko.bootstrap import build_services
 from bunko.config import Settings
 from bunko.domain.audit import AuditQuery
 from bunko.server_app import create_app
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event
+from tests.aws.handlers import api_event, load_function
 from tests.e2e.library_move import HANDBOOK, PASSWORD, documents, make_library, top_hits
 
 pytestmark = pytest.mark.slow  # moto's and osmem's servers, the queue pump
 
 
 class Environment:
-    """One warm execution environment of the API function: its own services and app."""
+    """One warm execution environment of the API function: its own services and app; the
+    first is the function's handler itself (its calls are what the permission contract
+    records as the API function's), another is built the same way beside it."""
 
-    def __init__(self) -> None:
-        self.services = build_services(Settings(password_hash_cost="light"))
-        app = behind_api_gateway(create_app(self.services), cors_origins=[])
-        self.handler = Mangum(app, lifespan="off")
+    def __init__(self, handler: Any = None) -> None:
+        self.services = None
+        if handler is None:
+            self.services = build_services(Settings(password_hash_cost="light"))
+            app = behind_api_gateway(create_app(self.services), cors_origins=[])
+            handler = Mangum(app, lifespan="off")
+        self.handler = handler
 
     def invoke(self, method: str, path: str, *, token: str | None = None, json_body: Any = None,
                body: bytes | None = None, content_type: str | None = None,
@@ -70,7 +76,8 @@ class Environment:
         return self.json("POST", "/auth/login", json_body=body)["access_token"]
 
     def close(self) -> None:
-        self.services.close()
+        if self.services is not None:
+            self.services.close()
 
 
 def _header(response: dict, name: str) -> str | None:
@@ -106,11 +113,22 @@ def _multipart(fields: dict[str, str], archive: bytes | None) -> tuple[bytes, st
     ) + f"--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"
 
 
+@pytest.fixture
+def api_function(moto_deployment):
+    """The API function as Lambda loads it (its app built on the first invocation)."""
+    caches = (lambda_entry.api_app, lambda_entry.served_app)
+    for cached in caches:
+        cached.cache_clear()
+    yield load_function("api").handler
+    for cached in caches:
+        cached.cache_clear()
+
+
 def test_moves_started_in_one_environment_are_polled_downloaded_and_imported_from_another(
-    moto_deployment,
+    moto_deployment, api_function
 ):
     operator = build_services(Settings(password_hash_cost="light"))
-    a, b = Environment(), Environment()
+    a, b = Environment(api_function), Environment()
     try:
         library = make_library(operator)
         before, hits = documents(operator, library), top_hits(operator, library)
@@ -126,19 +144,20 @@ def test_moves_started_in_one_environment_are_polled_downloaded_and_imported_fro
         assert (export["status"], export["documents"]) == ("done", len(HANDBOOK)), export
         link = export["download"].split("?link=")[1]
         path = export["download"].split("?")[0].removeprefix("/v1")
-        redirect = b.invoke("GET", path, query={"link": link})  # no token: the link is its own
-        assert redirect["statusCode"] == 307, redirect
-        signed = _header(redirect, "location")
-        assert signed.startswith(moto_deployment["AWS_ENDPOINT_URL"]) and "moves/" in signed
-        archive = httpx.get(signed, timeout=60)
-        assert archive.status_code == 200 and len(archive.content) == export["bytes"]
-        assert "Team Handbook.bunko.zip" in archive.headers["content-disposition"]
+        for env in (b, a):  # either environment hands it out (no token: the link is its own)
+            redirect = env.invoke("GET", path, query={"link": link})
+            assert redirect["statusCode"] == 307, redirect
+            signed = _header(redirect, "location")
+            assert signed.startswith(moto_deployment["AWS_ENDPOINT_URL"]) and "moves/" in signed
+            archive = httpx.get(signed, timeout=60)
+            assert archive.status_code == 200 and len(archive.content) == export["bytes"]
+            assert "Team Handbook.bunko.zip" in archive.headers["content-disposition"]
 
-        # 1. the archive in API Gateway's body; started in B, polled from A
+        # 1. the archive in API Gateway's body; started in A, polled from B
         body, kind = _multipart({"name": "Handbook on AWS"}, archive.content)
-        moved = b.json("POST", "/libraries/import", token=grace_b, body=body, content_type=kind,
+        moved = a.json("POST", "/libraries/import", token=grace_a, body=body, content_type=kind,
                        status=202)  # fmt: skip
-        job = _ended(a, grace_a, f"/libraries/import/{moved['id']}")
+        job = _ended(b, grace_b, f"/libraries/import/{moved['id']}")
         assert job["status"] == "done", job["error"]
         result = job["result"]
         assert (result["added"], result["indexed"], result["pending"]) == (len(HANDBOOK),) * 2 + (
@@ -166,13 +185,24 @@ def test_moves_started_in_one_environment_are_polled_downloaded_and_imported_fro
         assert documents(operator, again["libraryId"]) == before
         assert top_hits(operator, again["libraryId"]) == hits
 
-        page = trail.events(AuditQuery(limit=10))
-        # one event a start (and the signed upload, and the refusal), none for the polls
-        assert page.total - events == 5
-        assert [(e.action, e.status) for e in reversed(page.events[:5])] == [
+        # 3. an upload that is no archive: refused (400), and deleted from the bucket
+        junk = a.json("POST", "/libraries/import/upload", token=grace_a,
+                      json_body={"size": 64}, status=201)  # fmt: skip
+        assert httpx.put(junk["url"], content=b"x" * 64, headers=junk["headers"]).is_success
+        body, kind = _multipart({"upload": junk["upload"]}, None)
+        bad = a.invoke("POST", "/libraries/import", token=grace_a, body=body, content_type=kind)
+        assert bad["statusCode"] == 400 and "not a Bunko archive" in bad["body"], bad
+        gone = a.invoke("POST", "/libraries/import", token=grace_a, body=body, content_type=kind)
+        assert gone["statusCode"] == 404, gone
+
+        page = trail.events(AuditQuery(limit=20))
+        # one event a start (and the signed uploads, and the refusals), none for the polls
+        assert page.total - events == 8
+        assert [(e.action, e.status) for e in reversed(page.events[:8])] == [
             ("POST /libraries/{library_id}/export", 202), ("POST /libraries/import", 202),
             ("POST /libraries/import/upload", 201), ("POST /libraries/import", 404),
-            ("POST /libraries/import", 202),
+            ("POST /libraries/import", 202), ("POST /libraries/import/upload", 201),
+            ("POST /libraries/import", 400), ("POST /libraries/import", 404),
         ]  # fmt: skip
     finally:
         a.close()
