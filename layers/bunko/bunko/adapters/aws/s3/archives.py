@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from botocore.exceptions import ClientError
 
 from bunko.adapters.aws.s3.presign import presign_put_object
+from bunko.deploy_schema import MOVES_PREFIX
 from bunko.domain import new_id
 from bunko.errors import NotFoundError
 from bunko.ports.downloads import content_disposition
@@ -22,7 +23,6 @@ from bunko.ports.uploads import SignedUpload
 if TYPE_CHECKING:
     from mypy_boto3_s3 import S3Client
 
-MOVES_PREFIX = "moves/"
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 
 
