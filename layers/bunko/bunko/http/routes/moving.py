@@ -260,7 +260,7 @@ signed_router = APIRouter(
 def sign_import_upload(
     body: UploadRequest, principal: CurrentPrincipal, services: ServicesDep
 ) -> UploadOut:
-    """On AWS: a signed URL to PUT an archive to (API Gateway takes 10 MB a request), then
+    """On AWS: a signed URL to PUT an archive to (a body reaches the API up to 4 MiB), then
     POST /libraries/import with `upload` instead of `file`. The upload is the caller's
     only, and the bucket deletes it after a day."""
     moves = moves_of(services)

@@ -76,8 +76,8 @@ class S3Archives:
         )
 
     def upload_link(self, key: str, size: int, seconds: int) -> SignedUpload:
-        """A presigned PUT of exactly `size` bytes as `key` (API Gateway takes 10 MB a
-        request; S3 takes the archive whole)."""
+        """A presigned PUT of exactly `size` bytes as `key` (a body reaches the API up to
+        4 MiB; S3 takes the archive whole)."""
         return presign_put_object(
             self.client, bucket=self.bucket, key=self.object_key(key),
             content_type="application/zip", expires_in=seconds, content_length=size,
