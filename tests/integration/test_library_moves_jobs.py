@@ -102,3 +102,60 @@ def test_a_job_whose_server_stopped_reads_failed_interrupted_after_a_restart(tmp
     assert job.finished_at is not None and job.expires_at is not None
     assert MoveJob.from_record(restarted.get(alive.id)).status == "running"
     assert restarted.running() == 1
+
+
+class Held:
+    """A runner that only records what was started (the queue's messages, not delivered)."""
+
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, int]] = []
+
+    def start(self, job_id: str, *, delay: int = 0) -> None:
+        self.sent.append((job_id, delay))
+
+
+def test_a_move_whose_invocation_died_goes_on_when_delivered_again_and_fails_the_third_time(
+    pier_library, tmp_path
+):
+    """The queue delivers a move again after its invocation died: the import, idempotent,
+    runs again to its end; a job whose work started twice already fails on the next."""
+    import shutil
+
+    from bunko.services.moving import export_library
+
+    parts = moving_parts(pier_library)
+    archive = tmp_path / "pier.zip"
+    export_library(parts, DEFAULT_WORKSPACE_ID, archive)
+    runner = Held()
+    moves = LibraryMoves(
+        lambda: parts,
+        jobs=SqliteMoveJobs(SqliteDatabase(tmp_path / "moves.db")),
+        archives=FolderArchives(tmp_path / "moves"),
+        runner=runner,
+    )
+    copies = []
+    for name in ("Pier copy", "Pier again"):
+        library = pier_library.accounts.libraries.create_for_operator(name)
+        upload = moves.spool_file()
+        shutil.copy(archive, upload)
+        job = moves.start_import(
+            upload, workspace_id=library.id, name=name, by="u", with_people=False
+        )
+        copies.append((library, job))
+    assert runner.sent == [(job.id, 0) for _, job in copies]  # queued, not run
+    (library, died), (_, twice) = copies
+    # the first delivery's invocation died as it started: the record says one attempt
+    record = moves.jobs.get(died.id)
+    moves.jobs.save({**record, "attempts": 1, "phase": "importing"})
+    moves.run(died.id)  # delivered again
+    done = moves.imported("u", died.id)
+    assert (done.status, done.attempts, done.imported.added) == ("done", 2, 1), done.error
+    assert pier_library.ingest.document_at(library.id, "pier.txt") is not None
+    assert moves.archives.local(died.id) is None  # the upload, gone once imported
+    moves.run(died.id)  # a fourth delivery of an ended job changes nothing
+    assert moves.imported("u", died.id).attempts == 2
+    moves.jobs.save({**moves.jobs.get(twice.id), "attempts": 2})
+    moves.run(twice.id)
+    failed = moves.imported("u", twice.id)
+    assert failed.status == "failed" and "stopped 2 times" in failed.error
+    assert moves.jobs.running() == 0
