@@ -1,5 +1,6 @@
 """The embedded shape's move ports (ports/moves.py): job records in the metadata database,
-archives in a private folder of the data folder, the work in a thread of the server.
+archives in a private folder of the data folder (the work: a thread of the server, the
+services' default).
 
 A server stopped while a job ran leaves a record that nothing will finish: the next server
 marks it failed ("interrupted"), so a poll answers that rather than a 404."""
@@ -11,11 +12,9 @@ import json
 import os
 import shutil
 import socket
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from bunko.adapters.local.sqlite.db import SqliteDatabase
 from bunko.domain import new_id, utcnow
@@ -155,16 +154,3 @@ class FolderArchives:
         path.unlink(missing_ok=True)
         with contextlib.suppress(OSError):
             path.parent.rmdir()
-
-
-class ThreadRunner:
-    """The job in a daemon thread of this process (`run` is LibraryMoves.run)."""
-
-    def __init__(self, run: Any) -> None:
-        self.run = run
-
-    def start(self, job_id: str, *, delay: int = 0) -> None:
-        # a thread waits for the indexing itself: nothing is run again later
-        threading.Thread(
-            target=self.run, args=(job_id,), name=f"bunko-move-{job_id}", daemon=True
-        ).start()

@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import secrets
 import socket
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields, replace
@@ -134,11 +135,9 @@ class LibraryMoves:
         save_every: float = SAVE_EVERY,
         recheck: int = RECHECK,
     ) -> None:
-        from bunko.adapters.local.moves import ThreadRunner  # the embedded default
-
         self._parts = parts
         self.jobs, self.archives = jobs, archives
-        self.runner: MoveRunner = runner or ThreadRunner(self.run)
+        self.runner: MoveRunner = runner or _Threads(self.run)
         self.clock = clock
         self.ttl = ttl
         self.max_running = max_running
@@ -419,6 +418,19 @@ class LibraryMoves:
             if record.get("archive"):
                 self.archives.delete(record["archive"])
             self.jobs.forget(record["id"])
+
+
+class _Threads:
+    """The default runner: the job in a daemon thread of this process, which waits for its
+    import's indexing itself (nothing is run again later: `delay` is not needed)."""
+
+    def __init__(self, run: Callable[[str], None]) -> None:
+        self.run = run
+
+    def start(self, job_id: str, *, delay: int = 0) -> None:
+        threading.Thread(
+            target=self.run, args=(job_id,), name=f"bunko-move-{job_id}", daemon=True
+        ).start()
 
 
 class _Saver:
