@@ -397,7 +397,7 @@ def curve(scores: np.ndarray, relevant: np.ndarray, knots: int = 12) -> list[tup
         )
         p = min(0.99, max(p, out[-1][1] + 0.001 if out else 0.001))  # rising, below 1
         out.append((round(float(k), 4), round(p, 3)))
-        if p >= 0.99:  # flat from here: on_curve rises on past the last knot instead
+        if out[-1][1] >= 0.99:  # flat from here: on_curve rises on past the last knot instead
             break
     return out
 

@@ -22,13 +22,13 @@ held-out draw (the first of `--draws`):
 `--curve` prints only the claim row's curve (fit_calibration.curve over every claim's top ten
 hits on the training draws, how USE_CLAIM_CURVE was fitted) and the held-out draw's
 reliability table on the packaged curve and on the refitted one. `--records F` saves the
-candidates, `--load F` reuses them (no ingest).
+candidates (pickle), `--load F` reuses them (no ingest).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -242,20 +242,6 @@ def calibrate(train: list[dict[str, list]], held: dict[str, list], row) -> None:
     reliability_table(scores, relevant, tuple(knots))
 
 
-def _save(path: Path, per: dict[int, dict[str, list]]) -> None:
-    out = {d: {g: [h.tolist() for h in v] for g, v in groups.items()} for d, groups in per.items()}
-    path.write_text(json.dumps(out), encoding="utf-8")
-
-
-def _load(path: Path) -> dict[int, dict[str, list]]:
-    raw = json.loads(path.read_text(encoding="utf-8"))
-    width = len(FEATURES) + 1
-    return {
-        int(d): {g: [np.array(h).reshape(-1, width) for h in v] for g, v in groups.items()}
-        for d, groups in raw.items()
-    }
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path)
@@ -263,14 +249,17 @@ def main() -> None:
     parser.add_argument("--draws", default="0,1,2", help="the first is held out")
     parser.add_argument("--steps", type=int, default=2500)
     parser.add_argument("--seed", type=int, default=2, help="of the refit's random steps")
-    parser.add_argument("--records", type=Path, help="save the candidates here")
-    parser.add_argument("--load", type=Path, help="reuse saved candidates (no ingest)")
+    parser.add_argument("--records", type=Path, help="save the candidates here (pickle)")
+    parser.add_argument("--load", type=Path, help="reuse saved candidates instead")
     parser.add_argument("--curve", action="store_true", help="only the claim row's curve")
     args = parser.parse_args()
     draws = [int(d) for d in args.draws.split(",")]
-    per = _load(args.load) if args.load else collect(args.directory, args.embedder, draws)
+    if args.load:
+        per = pickle.loads(args.load.read_bytes())
+    else:
+        per = collect(args.directory, args.embedder, draws)
     if args.records:
-        _save(args.records, per)
+        args.records.write_bytes(pickle.dumps(per))
     held, train = per[draws[0]], [per[d] for d in draws[1:]]
     if args.curve:
         calibrate(train, held, CLAIM_ROWS[ROWS[args.embedder]])
