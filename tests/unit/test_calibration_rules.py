@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 
 import pytest
 
@@ -14,13 +13,10 @@ from bunko.services.search.calibration import (
     CALIBRATIONS,
     CLAIM_ROWS,
     GENERIC,
-    USE_CLAIM_CURVE,
-    USE_CURVE,
     VECTOR_ONLY,
     ModelScale,
     calibration_for,
     has_row,
-    on_curve,
     vector_only_calibration,
 )
 from bunko.services.search.relevance_gate import row_for
@@ -191,19 +187,4 @@ def test_a_claim_is_judged_by_its_models_claim_row():
     # claims itself
     for row in (CALIBRATIONS["keyword"], GENERIC):
         assert row_for(claim, row) is row
-    assert row_for(claim, use.on_scale(ModelScale(0.1, 0.8))).curve == USE_CLAIM_CURVE
-
-
-def test_the_claim_rows_curve_is_its_own_and_keeps_the_cut_where_it_was():
-    # A claim's score means another share relevant than a question's (probe_claims --curve),
-    # but the cut stays on the same score: kept and refused do not move.
-    claim_row = CLAIM_ROWS["use-multilingual-v3"]
-    assert claim_row.curve == USE_CLAIM_CURVE != USE_CURVE
-    cut = math.log(DEFAULT / (1 - DEFAULT))
-    for knots in (USE_CURVE, USE_CLAIM_CURVE):
-        assert on_curve(knots, cut) == pytest.approx(DEFAULT, abs=1e-4)
-        assert on_curve(knots, cut - 0.01) < DEFAULT < on_curve(knots, cut + 0.01)
-    # rising everywhere, below 1 past the last knot: the number never saturates
-    zs = [-9 + i / 10 for i in range(200)]
-    shown = [on_curve(USE_CLAIM_CURVE, z) for z in zs]
-    assert all(a < b for a, b in itertools.pairwise(shown)) and shown[-1] < 1.0
+    assert row_for(claim, use.on_scale(ModelScale(0.1, 0.8))).curve == use.curve

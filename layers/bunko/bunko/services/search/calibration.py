@@ -199,29 +199,6 @@ USE_JAPANESE = Calibration(
     curve=USE_JAPANESE_CURVE,
 )
 
-# The share of USE's claim-row hits relevant at each score: SciFact's one- and ten-file
-# library draws 1 and 2, every claim's top ten hits (tests/bench/probe_claims.py --curve),
-# pinned at the default min_score as the others. Past 2.18 the draws' hits were all
-# relevant: it ends there, and on_curve rises on towards 1 (the number never saturates).
-USE_CLAIM_CURVE = (
-    (-8.0, 0.001),
-    (-7.0, 0.002),
-    (-6.0, 0.003),
-    (-5.0, 0.008),
-    (-4.0, 0.009),
-    (-3.0, 0.035),
-    (-2.0, 0.142),
-    (-1.0, 0.29),
-    (-0.8473, 0.3),
-    (-0.64, 0.554),
-    (-0.38, 0.622),
-    (-0.08, 0.747),
-    (0.34, 0.748),
-    (0.92, 0.824),
-    (1.56, 0.932),
-    (2.18, 0.99),
-)
-
 # e5's row for a Japanese question over Japanese passages, fitted as USE_JAPANESE on e5's
 # jsquad-valid records (the eval's libraries and corpus, and 64 same-topic libraries, half of
 # them held out; docs/relevance.md), and its curve. Its bias was raised from the search's
@@ -328,9 +305,9 @@ CALIBRATIONS: dict[str, Calibration] = {
 # one: a claim's words spread over its abstract and 40% of them are nowhere in it, so the
 # signals weigh otherwise than for a question. Fitted by tests/bench/probe_claims.py on
 # SciFact's library draws 1 and 2 (the eval's draw 0 held out): the most claims kept with no
-# other-topic refusal below the question row's. Each has its curve, fitted on the same draws'
-# top-ten hits (probe_claims --curve): read on USE's question curve, a claim's hit shown at
-# 0.3–0.4 was relevant 73% of the time (docs/relevance.md).
+# other-topic refusal below the question row's. USE's reads its scores on the question row's
+# curve: a curve fitted on the library draws alone showed SciFact's whole-corpus hits too high
+# (`bunko eval` ECE 0.075 -> 0.110; docs/relevance.md), e5's has its own.
 CLAIM_ROWS: dict[str, Calibration] = {
     "use-multilingual-v3": Calibration(
         cosine=4.66,
@@ -343,7 +320,7 @@ CLAIM_ROWS: dict[str, Calibration] = {
         absent=-0.36,
         bias=-3.69,
         scale=USE_SCALE,
-        curve=USE_CLAIM_CURVE,
+        curve=USE_CURVE,
     ),
     # Fitted the same way (probe_claims --embedder e5, draws 1 and 2; draw 0 held out).
     "multilingual-e5-small": Calibration(
