@@ -18,8 +18,8 @@ from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.services.ingest import Upload
 from bunko.services.moving import export_library
 from tests.conftest import make_services
-from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed
-from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, enter, needs_chromium
+from tests.e2e.aws_web import BUCKET
+from tests.e2e.browser import SCREENSHOTS, needs_chromium
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -35,34 +35,26 @@ DOCUMENTS = {
 }
 
 
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    with moto_server() as url:
-        yield url
-
-
 @pytest.fixture
-def deployed_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
-    with serve_as_deployed(
-        moto_url=moto_url, opensearch_url=osmem_clone.url, monkeypatch=monkeypatch,
-        presign_above=THRESHOLD,
-    ) as served:  # fmt: skip
+def ingest_function(deployed_shape) -> Iterator[None]:
+    """The ingest function, fed from the queue: the import's message, its documents', and its
+    looks at them."""
+    import os
+
+    from tests.aws.deployment import QueuePump
+
+    lambda_entry.moves.cache_clear()
+    pump = QueuePump(os.environ["BUNKO_INGEST_QUEUE_URL"])
+    pump.start()
+    try:
+        yield
+    finally:
+        pump.stop()
         lambda_entry.moves.cache_clear()
-        import os
-
-        from tests.aws.deployment import QueuePump
-
-        pump = QueuePump(os.environ["BUNKO_INGEST_QUEUE_URL"])  # the ingest function
-        pump.start()
-        try:
-            yield served
-        finally:
-            pump.stop()
-            lambda_entry.moves.cache_clear()
 
 
 @pytest.fixture
-def archive(tmp_path) -> Path:
+def lighthouse_archive(tmp_path) -> Path:
     """A small library's archive, written by `bunko export`'s code on a data folder."""
     services = make_services(tmp_path / "data", embedder="none", backend="local")
     try:
@@ -77,32 +69,16 @@ def archive(tmp_path) -> Path:
     return target
 
 
-@pytest.fixture
-def tab(chromium, deployed_shape) -> Iterator[Tab]:
-    """A fresh context on the app, signed up (no request routing: the bucket's CORS rule is
-    what is under test, and Playwright would answer preflights itself)."""
-    context = chromium.new_context(locale="en-US", viewport=DESKTOP)
-    context.set_default_timeout(30_000)
-    opened = Tab(context.new_page())
-    page = opened.page
-    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
-    page.goto(deployed_shape.url + "/")
-    enter(page, "hanako", PASSWORD, new=True)
-    try:
-        yield opened
-    finally:
-        context.close()
-
-
-def test_a_large_archive_goes_to_the_bucket_and_is_imported(deployed_shape, tab, archive):
+def test_a_large_archive_goes_to_the_bucket_and_is_imported(
+    deployed_shape, ingest_function, tab, lighthouse_archive
+):
     page = tab.page
     deployed_shape.allow_origins(deployed_shape.url)
     sent = []
     page.on("request", lambda r: sent.append((r.method, r.url)))
     page.get_by_role("link", name="Settings").click()
     form = page.get_by_role("form", name="Import a library from an archive")
-    form.get_by_label("Archive (.zip)").set_input_files(str(archive))
+    form.get_by_label("Archive (.zip)").set_input_files(str(lighthouse_archive))
     form.get_by_label("Name for the imported library (optional)").fill("Lighthouse")
     form.get_by_role("button", name="Import").click()
     done = f"Imported {len(DOCUMENTS)} documents into Lighthouse"

@@ -11,7 +11,6 @@ message on the file's row instead of a silent hang."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -20,8 +19,8 @@ import pytest
 from bunko import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
-from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed
-from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, enter, needs_chromium
+from tests.e2e.aws_web import BUCKET
+from tests.e2e.browser import SCREENSHOTS, needs_chromium
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -33,40 +32,6 @@ PASSWORD = "correct horse battery"
 MARKER = "quillwort"  # a word only the large file holds, near its end
 CHUNK_SIZE, CHUNK_OVERLAP = 4000, 400
 UPLOADED = 60_000  # ms for presign and the PUT of 1.4 MB to end, on a busy machine too
-
-
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    with moto_server() as url:
-        yield url
-
-
-@pytest.fixture
-def deployed_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
-    with serve_as_deployed(
-        moto_url=moto_url, opensearch_url=osmem_clone.url, monkeypatch=monkeypatch,
-        presign_above=THRESHOLD,
-    ) as served:  # fmt: skip
-        yield served
-
-
-@pytest.fixture
-def tab(chromium, deployed_shape) -> Iterator[Tab]:
-    """A fresh context on the app, signed up. No request routing (browser.tab routes every
-    request for its CSP): Playwright would answer CORS preflights itself, and the bucket's
-    CORS rule is what is under test."""
-    context = chromium.new_context(locale="en-US", viewport=DESKTOP)
-    context.set_default_timeout(30_000)
-    opened = Tab(context.new_page())
-    page = opened.page
-    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
-    page.goto(deployed_shape.url + "/")
-    enter(page, "hanako", PASSWORD, new=True)
-    try:
-        yield opened
-    finally:
-        context.close()
 
 
 @pytest.fixture
