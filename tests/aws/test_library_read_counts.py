@@ -31,7 +31,7 @@ from bunko.adapters.aws.dynamodb.table import Table
 from bunko.domain import Document, utcnow
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import api_event, presign, sign_in
-from tests.aws.stand_ins import TABLE
+from tests.aws.stand_ins import TABLE, after_each_call
 from tests.aws.test_handlers import user_workspace
 
 BOUNDARY = "bunko-count-boundary"
@@ -197,7 +197,7 @@ def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monk
     """Its first read counts its documents; a document write landing during that count makes
     the count run again (the totals item's `seq` moved), so the totals kept are exact."""
     from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
-    from bunko.adapters.aws.dynamodb.totals import LibraryCounters, totals_key
+    from bunko.adapters.aws.dynamodb.totals import totals_key
     from bunko.adapters.local.files import FileBlobStore
     from bunko.ports import LibraryTotals
 
@@ -205,19 +205,19 @@ def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monk
     fill(aws.dynamodb, "ws-old", 30)  # 30 documents of 100 bytes, no counter
     racing = Document(id="late", workspace_id="ws-old", path="late.md", name="late.md",
                       mime="text/markdown", size=5)  # fmt: skip
-    count = LibraryCounters._count
     calls = []
 
-    def count_while_a_write_lands(self, workspace_id):
-        found = count(self, workspace_id)
-        calls.append(found)
+    def a_write_lands(parsed: dict) -> None:
+        calls.append(parsed["Count"])
         if len(calls) == 1:
             store.add_document(racing)  # lands after the count read, before the totals are set
-        return found
 
-    monkeypatch.setattr(LibraryCounters, "_count", count_while_a_write_lands)
-    assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
-    assert calls == [LibraryTotals(30, 3000), LibraryTotals(31, 3005)]
+    def counts(params: dict) -> bool:  # the counter's read of the documents' sizes
+        return params.get("ProjectionExpression") == "#size"
+
+    with after_each_call(aws.dynamodb, "Query", counts, a_write_lands):
+        assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
+    assert calls == [30, 31]  # counted again after the write
     # counted from now on: one item read, kept by the documents' transactions
     with counted(monkeypatch) as reads:
         assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
