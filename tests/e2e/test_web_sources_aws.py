@@ -22,7 +22,7 @@ pytest.importorskip("aws_cdk")  # the deployed shape's bucket rule comes from in
 def served_on_loopback(tmp_path, monkeypatch):
     """The repository, and the app allowed to reach loopback (set before the app is built)."""
     monkeypatch.setenv("BUNKO_ALLOW_PRIVATE_SOURCES", "true")
-    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # the function's /tmp
+    monkeypatch.setenv("BUNKO_SCRATCH_DIR", str(tmp_path))  # the function's /tmp
     repo = Repo(tmp_path / "repo")
     repo.write("README.md", "# Handbook\n\nHow the ferry crew works.\n")
     repo.write("docs/leave.md", "Leave policy: twenty days a year.\n")

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import shutil
-import tempfile
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bunko.adapters.local.worker import ThreadIngestQueue
@@ -37,8 +35,9 @@ def moving_parts(services: Services) -> MovingParts:
 
 
 def build_moves(services: Services) -> LibraryMoves:
-    """The REST and MCP doors' moves, spooled in a folder of this machine's temporary files
-    (made on first use, removed when the services close): on AWS, the function's temporary storage."""
-    spool = Path(tempfile.gettempdir()) / f"bunko-moves-{new_id()}"
+    """The REST and MCP doors' moves, spooled in a folder of the scratch folder (made on
+    first use, removed when the services close): `Settings.scratch`, on AWS the function's
+    temporary storage."""
+    spool = services.settings.scratch / f"bunko-moves-{new_id()}"
     services.closers.append(lambda: shutil.rmtree(spool, ignore_errors=True))
     return LibraryMoves(lambda: moving_parts(services), spool=spool)
