@@ -16,8 +16,8 @@ import pytest
 from bunko import lambda_entry
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import call, load_event, load_function, sign_in
+from tests.e2e.git_repo import Repo
 from tests.e2e.git_smart_http import SmartGitOverHttp
-from tests.e2e.test_source_git import Repo
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.browser import needs_chromium
+from tests.e2e.git_repo import Repo
 from tests.e2e.git_smart_http import SmartGitOverHttp
-from tests.e2e.test_source_git import Repo
 from tests.e2e.test_web_presign_upload import deployed_shape, moto_url, shoot, tab  # noqa: F401
 
 pytestmark = [needs_chromium]
