@@ -12,7 +12,6 @@ import httpx
 
 from bunko.domain.audit import AuditQuery
 from bunko.http.app import create_app
-from tests.aws.test_library_move_aws import aws_shape  # noqa: F401 (a fixture)
 from tests.e2e.library_move import HANDBOOK, PASSWORD, documents, make_library, top_hits
 from tests.e2e.live_server import LiveServer
 
@@ -34,7 +33,7 @@ def _signed_in(url: str, username: str) -> httpx.Client:
     return httpx.Client(base_url=url, timeout=60, headers={"Authorization": f"Bearer {token}"})
 
 
-def test_export_and_import_over_rest_on_the_aws_shape(aws_shape):  # noqa: F811
+def test_export_and_import_over_rest_on_the_aws_shape(aws_shape):
     aws = aws_shape
     library = make_library(aws)
     before, hits = documents(aws, library), top_hits(aws, library)

@@ -9,8 +9,8 @@ from bunko.adapters.aws.dynamodb.table import Table
 from bunko.adapters.local.files import FileBlobStore
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery, arrange
+from tests.aws.dynamodb_reads import counted, fill
 from tests.aws.stand_ins import TABLE, after_each_call
-from tests.aws.test_library_read_counts import counted, fill
 
 
 def _store(aws, tmp_path, **knobs) -> DynamoDBMetadataStore:

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import enter, needs_chromium, tab
-from tests.e2e.test_web_libraries import switch_to
+from tests.e2e.browser import enter, needs_chromium, switch_to, tab
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
