@@ -4,7 +4,9 @@ unknown corpus (404), and nothing changed by any of them."""
 
 from __future__ import annotations
 
+import re
 import uuid
+from pathlib import Path
 
 from tests.e2e.research_contract import validate_snapshot
 
@@ -143,3 +145,11 @@ def test_deleting_a_project_or_its_owner_releases_the_retained_text(rest):
     assert admin.client.delete(f"/users/{user.id}").status_code == 200
     assert research.list_projects(ws) == [] and research.list_corpora(ws) == []
     assert research.store.pinned_passages(ws, doc.id, 1) == []
+
+
+def test_the_server_serves_exactly_the_research_paths_the_docs_name(rest):
+    """docs/rest.md's table is the contract: each path it names is served, and no other."""
+    docs = (Path(__file__).parents[2] / "docs" / "rest.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"^\| POST (/research-api/\w+/\w+) \|", docs, re.MULTILINE))
+    served = {p for p in rest.client().get("/openapi.json").json()["paths"] if "research-api" in p}
+    assert named and named == served

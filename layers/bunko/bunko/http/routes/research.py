@@ -22,14 +22,27 @@ from bunko.http.errors import error_responses
 from bunko.operations.operation import Operation
 from bunko.operations.research import RESEARCH_OPERATIONS
 
-PREFIX = "/research-api"
-router = APIRouter(prefix=PREFIX, tags=["research"])
+router = APIRouter(tags=["research"])
 
-
-def rest_path(name: str) -> str:
-    """The path under /research-api: research_corpora_get → /corpora/get."""
-    noun, verb = name.removeprefix("research_").split("_", 1)
-    return f"/{noun}/{verb}"
+# Each tool's REST twin, written out: a public path is a contract (sosoapi's clients call
+# /research-api/corpora/get), so renaming a tool must not move it. Every research operation
+# has exactly one path here, checked when this module loads.
+REST_PATHS: dict[str, str] = {
+    "research_projects_create": "/research-api/projects/create",
+    "research_projects_list": "/research-api/projects/list",
+    "research_projects_delete": "/research-api/projects/delete",
+    "research_evidence_add": "/research-api/evidence/add",
+    "research_evidence_remove": "/research-api/evidence/remove",
+    "research_corpora_seal": "/research-api/corpora/seal",
+    "research_corpora_get": "/research-api/corpora/get",
+    "research_corpora_list": "/research-api/corpora/list",
+    "research_corpora_search": "/research-api/corpora/search",
+}
+if REST_PATHS.keys() != RESEARCH_OPERATIONS.keys():
+    raise RuntimeError(
+        "research tools and their REST paths differ: "
+        f"{sorted(REST_PATHS.keys() ^ RESEARCH_OPERATIONS.keys())}"
+    )
 
 
 def _handler(op: Operation):
@@ -65,7 +78,7 @@ def _openapi(op: Operation) -> dict[str, Any]:
 
 for _op in RESEARCH_OPERATIONS.values():
     router.add_api_route(
-        rest_path(_op.name),
+        REST_PATHS[_op.name],
         _handler(_op),
         methods=["POST"],
         name=_op.name,
