@@ -60,8 +60,13 @@ from tests.e2e.local_server import LocalServer
 FOLDER = "application/vnd.google-apps.folder"
 DOC = "application/vnd.google-apps.document"
 SHEET = "application/vnd.google-apps.spreadsheet"
+SLIDES = "application/vnd.google-apps.presentation"
 DOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
-_EXPORTS = {DOC: ("text/plain", "text/markdown", DOCX), SHEET: ("text/csv",)}
+_EXPORTS = {
+    DOC: ("text/plain", "text/markdown", DOCX),
+    SHEET: ("text/csv",),
+    SLIDES: ("text/plain",),
+}
 _IN_PARENTS = re.compile(r"^'([^']+)' in parents and trashed = false$")
 
 
@@ -90,6 +95,7 @@ class FakeGDrive(LocalServer):
         self.throttled = 0
         self.retry_after: str | None = "1"
         self.throttle_status = 429  # or 403, as "Usage limits" says a quota exceeded answers
+        self.throttle_only = ""  # throttle only requests whose path and query hold this
         self._next = 0
         super().__init__()
 
@@ -234,7 +240,7 @@ class FakeGDrive(LocalServer):
         parts = urlsplit(target)
         path, query = parts.path, {k: v[0] for k, v in parse_qs(parts.query).items()}
         with self._lock:
-            if self.throttled:
+            if self.throttled and self.throttle_only in target:
                 self.throttled -= 1
                 extra = {"Retry-After": self.retry_after} if self.retry_after else {}
                 if self.throttle_status == 403:
@@ -277,7 +283,7 @@ class FakeGDrive(LocalServer):
 
     def _export(self, f: File, wanted: str) -> bytes:
         if wanted != DOCX:
-            return f.content  # the test holds a Docs file's text (or a sheet's CSV) as is
+            return f.content  # the test holds a Docs file's text (a sheet's CSV, a deck's text)
         import io
 
         import docx  # python-docx: a real DOCX, as Drive's export gives

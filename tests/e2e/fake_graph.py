@@ -64,6 +64,7 @@ class Item:
     content_version: int = 1  # cTag: content only
     changed_at: int = 0  # the drive's change counter when it last changed
     deleted: bool = False
+    facet: str | None = None  # "package" (a OneNote notebook) or "remoteItem" (shared in)
 
 
 class FakeGraph(LocalServer):
@@ -103,11 +104,14 @@ class FakeGraph(LocalServer):
             self._touch(item)
             return item.id
 
-    def put(self, name: str, content: bytes, parent: str = ROOT, mime: str = "") -> str:
-        """A new file; its id."""
+    def put(
+        self, name: str, content: bytes, parent: str = ROOT, mime: str = "", facet: str = ""
+    ) -> str:
+        """A new file; its id. `facet`: "package" or "remoteItem", as driveItem shows them."""
         with self._lock:
             self._next_id += 1
             item = Item(f"01FILE{self._next_id:04d}", name, parent, content=content)
+            item.facet = facet or None
             item.mime = mime or "application/octet-stream"
             self.items[item.id] = item
             self._touch(item)
@@ -143,7 +147,8 @@ class FakeGraph(LocalServer):
             self._touch(item)
 
     def expire_tokens(self) -> None:
-        """Every delta token handed out so far answers 410 Gone from now on."""
+        """Every delta token handed out so far (a deltaLink's, or a nextLink's in the middle
+        of a set) answers 410 Gone from now on."""
         with self._lock:
             self.seq += 1
             self.expired_before = self.seq
@@ -180,6 +185,14 @@ class FakeGraph(LocalServer):
                 out["name"] = item.name
             return out
         out["name"] = item.name
+        if item.facet == "package":  # a OneNote notebook: a package, neither file nor folder
+            out["package"] = {"type": "oneNote"}
+            return out
+        if item.facet == "remoteItem":  # the item lives in another drive
+            out["remoteItem"] = {
+                "id": "01REMOTE" + item.id,
+                "parentReference": {"driveId": "b!other"},
+            }
         # SharePoint's webUrl is the item's path in the library: a rename or a move changes it.
         out["webUrl"] = f"https://contoso.sharepoint.com/Shared%20Documents/{self._web_path(item)}"
         out["eTag"] = f'"{{{item.guid}}},{item.version}"'
@@ -331,7 +344,8 @@ class FakeGraph(LocalServer):
         if state is None:
             return self._error(400, "invalidRequest", "Invalid delta token.")
         since, offset = state["since"], state.get("offset", 0)
-        if since and since < self.expired_before:
+        issued = state.get("issued", since)  # a nextLink's: when it was handed out
+        if (since and since < self.expired_before) or (issued and issued < self.expired_before):
             fresh = self._delta_link("token", since=0, offset=0)
             return self._error(
                 410,
@@ -345,7 +359,7 @@ class FakeGraph(LocalServer):
         body: dict = {"value": [self._resource(i) for i in page]}
         if offset + self.page_size < len(items):
             body["@odata.nextLink"] = self._delta_link(
-                "token", since=since, offset=offset + self.page_size
+                "token", since=since, offset=offset + self.page_size, issued=self.seq
             )
         else:
             body["@odata.deltaLink"] = self._delta_link("token", since=self.seq, offset=0)

@@ -15,12 +15,15 @@ class LocalSite(LocalServer):
         super().__init__()
         self.pages: dict[str, tuple[str, bytes]] = {}  # path → (content type, body)
         self.modified: dict[str, float] = {}  # path → a Last-Modified (instead of an ETag)
+        self.status: dict[str, int] = {}  # path → a status it answers instead (a 503)
 
     def html(self, path: str, body: str, title: str = "") -> None:
         page = f"<html><head><title>{title}</title></head><body>{body}</body></html>"
         self.pages[path] = ("text/html; charset=utf-8", page.encode())
 
     def answer(self, path: str, headers) -> tuple[int, dict[str, str], bytes]:
+        if path in self.status:
+            return self.status[path], {"Content-Type": "text/plain"}, b"status set by the test"
         found = self.pages.get(path)
         if found is None:
             return 404, {"Content-Type": "text/plain"}, b"not found"

@@ -1,19 +1,25 @@
 """The Git port read with dulwich (bunko/adapters/git_dulwich.py), against a real repository
 served over Git's smart HTTP protocol on a local socket: each request passes the guard, a
 second fetch asks only for what changed, and a fetch stops at its bounds (bytes, time) with
-the copies kept within theirs (other copies go first, least recently fetched first)."""
+the copies kept within theirs (other copies go first, least recently fetched first); behind
+the proxy the environment names, the fetch goes through it, and the guard still checks the
+remote's URLs."""
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
 from bunko.adapters.git_dulwich import DulwichRepos
 from bunko.errors import UpstreamError, ValidationError
+from tests.e2e.forward_proxy import forward_proxy
 from tests.e2e.git_repo import Repo
 from tests.e2e.git_smart_http import SmartGitOverHttp
+from tests.self_signed_https import self_signed_https
 
 
 @pytest.fixture
@@ -123,3 +129,70 @@ def test_a_refusing_guard_stops_the_fetch_and_local_paths_are_refused_here(
     for remote in (str(served.repo.root), "file://" + str(served.repo.root)):
         with pytest.raises(ValidationError, match="only https"):
             repos.fetch("k", remote, "main", allow_private=True)
+
+
+def test_a_fetch_goes_through_the_proxy_the_environment_names(
+    tmp_path, pages_over_smart_http, monkeypatch
+):
+    with forward_proxy(monkeypatch) as proxy:
+        served = pages_over_smart_http
+        monkeypatch.setenv("HTTP_PROXY", f"http://bunko:s%40cret@{urlsplit(proxy.url).netloc}")
+        guarded: list[str] = []
+        repos = _repos(tmp_path / "copies", guarded)
+        head = repos.fetch("k", served.url, "main", allow_private=True)
+        assert len(repos.tree("k", head)) == 40
+        through = [url for _, url, _ in proxy.log]
+        assert any(url.endswith("/git-upload-pack") for url in through), through
+        assert len(through) == len(served.log)  # every request went through it
+        assert set(through) <= set(guarded)  # the guard saw each one's target, not the proxy
+        login = "Basic " + base64.b64encode(b"bunko:s@cret").decode()
+        assert {auth for _, _, auth in proxy.log} == {login}
+
+        # A host NO_PROXY lists is fetched directly.
+        monkeypatch.setenv("NO_PROXY", "example.org, 127.0.0.1")
+        served.repo.write("docs/page0.md", "changed\n")
+        served.repo.commit("second")
+        served.update()
+        asked = len(served.log)
+        repos.fetch("k", served.url, "main", allow_private=True)
+        assert len(served.log) > asked and len(proxy.log) == len(through)
+
+
+def test_behind_a_proxy_the_guard_still_checks_each_target(
+    tmp_path, pages_over_smart_http, monkeypatch
+):
+    with forward_proxy(monkeypatch) as proxy:
+        served = pages_over_smart_http
+        monkeypatch.setenv("http_proxy", proxy.url)
+
+        def guard(url: str, allow_private: bool) -> str:
+            if "git-upload-pack" in url and "info/refs" not in url:
+                raise ValidationError("source: refused by the guard")
+            return url
+
+        repos = DulwichRepos(
+            tmp_path / "copies",
+            guard,
+            local_paths=False,
+            max_fetch_bytes=1 << 30,
+            max_disk_bytes=1 << 31,
+        )
+        with pytest.raises(ValidationError, match="refused by the guard"):
+            repos.fetch("k", served.url, "main", allow_private=True)
+        assert proxy.log and all("info/refs" in url for _, url, _ in proxy.log)
+        assert all(url.startswith(served.url) for _, url, _ in proxy.log)
+
+
+def test_an_https_remote_behind_a_proxy_is_tunnelled_and_its_certificate_checked(
+    tmp_path, monkeypatch
+):
+    """Behind HTTPS_PROXY an https remote is reached through the proxy's CONNECT tunnel, and
+    TLS runs end to end: a remote whose certificate no CA signed is refused."""
+    with forward_proxy(monkeypatch) as proxy, self_signed_https(tmp_path) as url:
+        monkeypatch.setenv("HTTPS_PROXY", proxy.url)
+        with pytest.raises(UpstreamError, match="CERTIFICATE_VERIFY_FAILED"):
+            _repos(tmp_path / "copies").fetch("k", url + "served.git", "main", allow_private=True)
+        target = url.removeprefix("https://").rstrip("/")
+        assert proxy.log and {(method, where) for method, where, _ in proxy.log} == {
+            ("CONNECT", target)
+        }

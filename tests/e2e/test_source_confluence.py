@@ -14,7 +14,7 @@ import pytest
 from bunko.domain.sources import UPLOAD
 from bunko.errors import ValidationError
 from bunko.services.ingest import Upload
-from tests.conftest import library_texts
+from tests.conftest import library_texts, make_services
 from tests.e2e.fake_confluence import FakeConfluence
 
 WS = "default"
@@ -371,3 +371,32 @@ def test_a_space_that_lists_nothing_where_pages_were_deletes_nothing(services, w
     report = services.sources.sync(WS, "eng")
     assert report.failed and "listed no pages where 5 were" in report.failed
     assert report.deleted == [] and len(services.library.documents(WS)) == 6
+
+
+def test_titles_that_make_one_path_and_an_attachment_over_the_upload_limit(tmp_path, wiki):
+    """Two titles that make the same path (a `/` reads `-`): the later page id's gets
+    ` (ID)`. An attachment over the upload limit is an error on its path, not downloaded,
+    and not asked for again until its version changes."""
+    services = make_services(tmp_path / "data", embedder="none", max_file_bytes=1000)
+    try:
+        wiki.page("106", "On-call - rota", "<p>The other rota page.</p>")
+        wiki.attach("105", "att203", "minutes.txt", b"Minutes.\n" * 200, "text/plain")
+        _add(services, wiki)
+        first = services.sources.sync(WS, "eng")
+        assert first.failed is None, first
+        assert (
+            "eng/On-call - rota.md" in first.added and "eng/On-call - rota (106).md" in first.added
+        )
+        texts = library_texts(services, WS)
+        assert "Pagers rotate weekly." in texts["eng/On-call - rota.md"]  # page 103's
+        assert "The other rota page." in texts["eng/On-call - rota (106).md"]
+        assert "the limit is 1,000 bytes" in first.errors["eng/Retros/minutes.txt"], first.errors
+        assert not [p for p in _bodies(wiki.requests()) if "minutes.txt" in p]
+
+        again = services.sources.sync(WS, "eng")  # its version unchanged: not asked again
+        assert again.errors == {} and again.fetched == 0, again
+        wiki.attach("105", "att203", "minutes.txt", b"Short minutes.\n", "text/plain")
+        last = services.sources.sync(WS, "eng")
+        assert last.added == ["eng/Retros/minutes.txt"] and last.fetched == 1, last
+    finally:
+        services.close()

@@ -15,7 +15,7 @@ from bunko.domain.sources import UPLOAD
 from bunko.errors import ValidationError
 from bunko.services.ingest import Upload
 from tests.conftest import library_texts, make_services
-from tests.e2e.fake_gdrive import DOC, SHEET, FakeGDrive
+from tests.e2e.fake_gdrive import DOC, SHEET, SLIDES, FakeGDrive
 
 WS = "default"
 
@@ -169,6 +169,32 @@ def test_a_403_for_the_rate_limit_is_waited_out_not_taken_for_a_refusal(services
     assert report.throttled == 2 and waits == [1.0, 2.0]
 
 
+def test_a_wait_past_the_bounds_fails_the_listing_or_the_one_file(services, gd):
+    """Throttling that asks for longer than a wait may last (120 s): the listing fails and
+    deletes nothing (its token kept), or a download is an error on its file alone, tried
+    again at the next sync; neither is waited for."""
+    ids = _tree(gd)
+    _add(services, gd, ids["team"])
+    assert services.sources.sync(WS, "gd").failed is None
+    waits: list[float] = []
+    services.sources.connectors.sleep = waits.append
+    gd.remove(ids["hiring"])
+    gd.edit(ids["leave"], b"Leave: twenty-five days.\n")
+    gd.throttled, gd.retry_after = 1, "3600"
+    failed = services.sources.sync(WS, "gd")
+    assert failed.failed and "3600 s" in failed.failed and failed.deleted == [], failed
+    assert services.library.at(WS, "gd/HR/hiring.txt") is not None
+
+    gd.throttled, gd.throttle_only = 1, f"/files/{ids['leave']}?alt=media"
+    one = services.sources.sync(WS, "gd")
+    assert one.failed is None and one.deleted == ["gd/HR/hiring.txt"], one
+    assert "3600 s" in one.errors["gd/leave.md"] and one.changed == []
+    assert waits == []
+    again = services.sources.sync(WS, "gd")
+    assert again.changed == ["gd/leave.md"] and again.errors == {}, again
+    assert "twenty-five" in library_texts(services, WS)["gd/leave.md"]
+
+
 def test_an_expired_credential_fails_the_sync_and_deletes_nothing(services, gd):
     ids = _tree(gd)
     _add(services, gd, ids["team"])
@@ -303,3 +329,104 @@ def test_a_checkpoint_whose_page_token_expired_lists_the_folder_again(services, 
     assert sum(p.startswith("/drive/v3/changes/startPageToken") for p in asked) == 1
     added = sorted(p for r in [*runs, report] for p in r.added)
     assert added == [f"gd/f{n:02}.md" for n in range(12)]
+
+
+def test_changes_longer_than_a_run_go_on_from_their_checkpoint(services, gd):
+    """A pass of the changes API that takes longer than the run's time bound keeps where it
+    was (the next page's token, the items so far, then the folders moved in still to list);
+    the next run goes on from there, nothing is mirrored (so nothing deleted) until the
+    pass is whole, and the kept change token moves only then."""
+    team, outside = gd.folder("Team"), gd.folder("Outside")
+    old = [gd.add(f"old{n}.md", "text/markdown", team, f"Old file {n}.\n".encode()) for n in (0, 1)]
+    for n in range(6):
+        gd.add(f"in{n}.md", "text/markdown", outside, f"Moved in {n}.\n".encode())
+    record = _add(services, gd, team)
+    first = services.sources.sync(WS, "gd")
+    assert first.complete and first.added == ["gd/old0.md", "gd/old1.md"], first
+    cursor = services.sources.states.load(record.id)["cursor"]
+
+    for n in range(10):
+        gd.add(f"new{n:02}.md", "text/markdown", team, f"New file {n}.\n".encode())
+    gd.remove(old[0])
+    gd.move(outside, team)  # its six files: listed as the folder moved in
+    gd.requests()
+    # One second a request: a bound of 2 s lets a run ask two pages of two changes.
+    services.sources.connectors.clock = lambda: float(len(gd.log))
+    runs, asked, reading, walks = [], [], 0, 0
+    while not (report := services.sources.sync(WS, "gd", max_seconds=2)).complete:
+        assert report.failed is None and report.stopped_by == "max_seconds", report
+        runs.append(report)
+        state = services.sources.states.load(record.id)
+        if reading == len(runs) - 1:  # the pass's runs, up to the one that ended it
+            asked += [p for p, _ in gd.requests()]
+        if "changes" in state:  # still reading them: nothing mirrored, the token kept
+            reading += 1
+            walks += "walk" in state["changes"]  # the pages done, the folder moved in not yet
+            assert (report.added, report.deleted, state["cursor"]) == ([], [], cursor)
+        assert len(runs) < 60
+    runs.append(report)
+    assert reading >= 3 and walks >= 1  # the change pages took runs, the folder's listing too
+    changes = [p for p in asked if p.startswith("/drive/v3/changes?")]
+    assert len(changes) == len(set(changes)) == 6  # each page asked once: it went on
+    assert not any(p.startswith("/drive/v3/changes/startPageToken") for p in asked)
+    assert [p for r in runs for p in r.deleted] == ["gd/old0.md"]
+    assert sorted(p for r in runs for p in r.added) == sorted(
+        [f"gd/new{n:02}.md" for n in range(10)] + [f"gd/Outside/in{n}.md" for n in range(6)]
+    )
+    assert services.sources.states.load(record.id)["cursor"] != cursor
+
+    again = services.sources.sync(WS, "gd")  # from the new token: nothing more
+    assert again.complete and again.fetched == 0 and again.added == again.deleted == []
+
+
+def test_slides_as_text_docs_as_markdown_and_other_google_types_left_out(services, gd):
+    """Slides are exported as plain text, Docs as the `export` setting says (Markdown here);
+    a form, a drawing and a shortcut are not read (nothing asked about them); a renamed
+    Google document is exported again (its version moved) and keeps its document."""
+    team = gd.folder("Team")
+    guide = gd.add("Guide", DOC, team, b"# Guide\n\nWe write things down.\n")
+    deck = gd.add("Deck", SLIDES, team, b"Slide one: the ferry leaves at nine.\n")
+    others = [
+        gd.add(name, f"application/vnd.google-apps.{kind}", team)
+        for name, kind in (("Survey", "form"), ("Map", "drawing"), ("Link", "shortcut"))
+    ]
+    _add(services, gd, team, export="markdown")
+    first = services.sources.sync(WS, "gd")
+    assert (first.failed, first.errors, first.added) == (None, {}, ["gd/Deck.txt", "gd/Guide.md"])
+    asked = [p for p, _ in gd.requests()]
+    assert any(f"/files/{deck}/export?mimeType=text%2Fplain" in p for p in asked)
+    assert any(f"/files/{guide}/export?mimeType=text%2Fmarkdown" in p for p in asked)
+    assert not any(f"/files/{other}" in p for p in asked for other in others)
+    texts = library_texts(services, WS)
+    assert "ferry leaves at nine" in texts["gd/Deck.txt"]
+    kept = services.library.at(WS, "gd/Guide.md")
+
+    gd.rename(guide, "Manual")
+    second = services.sources.sync(WS, "gd")
+    assert second.renamed == [("gd/Guide.md", "gd/Manual.md")] and second.fetched == 1, second
+    assert any(f"/files/{guide}/export" in p for p, _ in gd.requests())
+    assert services.library.at(WS, "gd/Manual.md").id == kept.id
+
+
+def test_a_file_over_the_upload_limit_is_an_error_not_downloaded_until_it_changes(tmp_path, gd):
+    services = make_services(tmp_path / "data", embedder="none", max_file_bytes=1000)
+    try:
+        team = gd.folder("Team")
+        big = gd.add("big.md", "text/markdown", team, b"x" * 2000)
+        gd.add("small.md", "text/markdown", team, b"Small and read.\n")
+        _add(services, gd, team)
+        first = services.sources.sync(WS, "gd")
+        assert first.added == ["gd/small.md"] and first.fetched == 1, first
+        assert "2,000 bytes; the limit is 1,000 bytes" in first.errors["gd/big.md"]
+        assert not any(f"/files/{big}?alt=media" in p for p, _ in gd.requests())
+
+        again = services.sources.sync(WS, "gd")  # unchanged: not tried, nor an error again
+        assert (again.errors, again.fetched, again.unchanged) == ({}, 0, 2), again
+        gd.rename(big, "large.md")  # its new path told, still not downloaded
+        moved = services.sources.sync(WS, "gd")
+        assert list(moved.errors) == ["gd/large.md"] and moved.fetched == 0, moved
+        gd.edit(big, b"Now small enough.\n")
+        last = services.sources.sync(WS, "gd")
+        assert last.added == ["gd/large.md"] and last.fetched == 1, last
+    finally:
+        services.close()

@@ -11,6 +11,7 @@ import pytest
 
 from bunko.domain.sources import UPLOAD
 from bunko.services.ingest import Upload
+from tests.conftest import make_services
 from tests.e2e.git_repo import Repo
 
 REMOTE = "".join(f"Remote work rule {n}: any two days a week.\n" for n in range(1, 9))
@@ -174,3 +175,32 @@ def test_a_path_on_the_server_is_refused_unless_the_operator_adds_it(services, r
     with pytest.raises(ValidationError, match="path on the server is refused"):
         services.sources.add("default", "git", "h", {"url": str(repo.root)})
     assert services.sources.list("default") == []
+
+
+def test_symlinks_and_submodules_are_not_files_and_a_file_over_the_limit_is_an_error(tmp_path):
+    """A symlink and a submodule (a gitlink) are not files; a file over the upload limit is
+    an error on it, not read, and not tried again until it changes."""
+    services = make_services(tmp_path / "data", embedder="none", max_file_bytes=1000)
+    try:
+        r = Repo(tmp_path / "links")
+        r.write("docs/leave.md", "Leave policy: twenty days a year.\n")
+        r.write("docs/big.md", "A long page.\n" * 100)
+        (r.root / "docs/link.md").symlink_to("leave.md")
+        r.git("add", "-A")
+        sub = "d049f6c27a2244e12041955e262a404c7faba355"  # a commit of another repository
+        r.git("update-index", "--add", "--cacheinfo", f"160000,{sub},vendor/lib.md")
+        r.git("commit", "--quiet", "-m", "links")
+        assert "120000" in r.git("ls-files", "-s", "docs/link.md")  # a symlink, as Git keeps one
+        services.sources.add("default", "git", "h", {"url": str(r.root)}, operator=True)
+        first = services.sources.sync("default", "h")
+        assert first.failed is None and first.added == ["h/docs/leave.md"], first
+        assert list(first.errors) == ["h/docs/big.md"] and "the limit is 1,000" in str(first.errors)
+        r.write("docs/leave.md", "Leave policy: twenty-five days a year.\n")
+        r.commit("edit")
+        second = services.sources.sync("default", "h")  # the big file unchanged: not tried
+        assert second.changed == ["h/docs/leave.md"] and second.errors == {}, second
+        r.write("docs/big.md", "A short page now.\n")
+        r.commit("shorter")
+        assert services.sources.sync("default", "h").added == ["h/docs/big.md"]
+    finally:
+        services.close()

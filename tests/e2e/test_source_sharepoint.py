@@ -320,3 +320,66 @@ def test_a_listing_longer_than_a_run_goes_on_from_its_checkpoint(services, drive
     assert len(partial) >= 2
     assert report.deleted == ["big/Docs/f00.md"]
     assert sum(r.fetched for r in [*partial, report]) == 0  # the files it had: not downloaded
+
+
+def test_a_410_on_a_kept_next_link_starts_again_and_deletes_nothing_until_whole(services, drive):
+    """A checkpoint's nextLink that Graph no longer serves (410 Gone, `resyncRequired`), in
+    a first listing and in a pass of changes: the listing starts again from the 410's
+    `Location`, nothing the drive still holds is deleted while the new listing is partial,
+    and the run that completes it deletes only what the drive lacks."""
+    folder = drive.folder("Docs")
+    ids = [drive.put(f"f{n:02}.md", f"File number {n}.\n".encode(), folder) for n in range(12)]
+    # One second a request: a bound of 3 s lets a run ask about three pages of two items.
+    services.sources.connectors.clock = lambda: float(len(drive.log))
+    record = _add(services, drive, None, name="big", max_seconds=3)
+
+    def stopped_then_expired() -> None:
+        report = services.sources.sync(WS, "big")
+        assert (report.complete, report.failed, report.deleted) == (False, None, []), report
+        assert services.sources.states.load(record.id)["listing"]["link"]  # a nextLink kept
+        drive.expire_tokens()
+        drive.requests()
+
+    def until_complete() -> tuple[list, list[int]]:
+        runs, statuses = [], []
+        while not runs or not runs[-1].complete:
+            report = services.sources.sync(WS, "big")
+            assert report.failed is None, report
+            statuses += [s for p, s in drive.requests() if "/root/delta" in p]
+            if services.sources.states.load(record.id).get("listing"):  # partial: none go
+                assert report.deleted == [] and len(services.library.documents(WS)) == docs
+            runs.append(report)
+            assert len(runs) < 60
+        return runs, statuses
+
+    # A first listing whose nextLink expires between runs: listed again from the start.
+    docs = 0
+    stopped_then_expired()
+    runs, statuses = until_complete()
+    assert statuses[0] == 410 and statuses.count(410) == 1
+    assert sorted(p for r in runs for p in r.added) == [f"big/Docs/f{n:02}.md" for n in range(12)]
+
+    # A pass of changes (many pages) stopped midway, its nextLink then expired.
+    for n in range(1, 12):
+        drive.edit(ids[n], f"File number {n}, edited.\n".encode())
+    drive.delete(ids[0])
+    docs = 12
+    stopped_then_expired()
+    drive.delete(ids[1])  # gone while the new listing runs
+    runs, statuses = until_complete()
+    assert statuses[0] == 410 and statuses.count(410) == 1
+    assert sorted(p for r in runs for p in r.deleted) == ["big/Docs/f00.md", "big/Docs/f01.md"]
+    texts = library_texts(services, WS)
+    assert len(texts) == 10 and all("edited" in t for t in texts.values()), texts
+
+
+def test_a_onenote_notebook_and_an_item_shared_from_another_drive_are_not_taken(services, drive):
+    folder = drive.folder("Docs")
+    drive.put("plan.md", b"The plan: ship in spring.\n", folder)
+    notebook = drive.put("Team Notes.md", b"", folder, facet="package")
+    shared = drive.put("shared.md", b"From someone else's drive.\n", folder, facet="remoteItem")
+    _add(services, drive, folder)
+    report = services.sources.sync(WS, "sp")
+    assert (report.failed, report.errors, report.added) == (None, {}, ["sp/plan.md"]), report
+    asked = [p for p, _ in drive.requests()]
+    assert not any(item in p for p in asked for item in (notebook, shared))

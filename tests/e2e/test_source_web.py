@@ -90,6 +90,44 @@ def test_a_site_syncs_adds_changes_and_removes_and_a_resync_asks_only(services, 
     assert [d.path for d in services.library.documents(ws)] == ["handbook/hand.txt"]
 
 
+def test_robots_txt_as_rfc_9309_reads_it(services, site):
+    """BunkoBot's own group is the one that applies (not `*`'s); a robots.txt answered 5xx
+    means nothing may be fetched (the sync fails, nothing deleted); one answered 4xx means
+    no rules."""
+    ws = "default"
+    site.pages["/robots.txt"] = (
+        "text/plain",
+        b"User-agent: BunkoBot\nDisallow: /a.html\n\nUser-agent: *\nDisallow: /\n",
+    )
+    services.sources.add(ws, "web", "h", {"url": site.url + "/"}, operator=True)
+    first = services.sources.sync(ws, "h")
+    asked = {p for p, _ in site.requests()}
+    assert "/a.html" not in asked and "/private/secret.html" in asked, asked
+    assert first.failed is None and "h/127.0.0.1/private/secret.md" in first.added, first
+    assert "h/127.0.0.1/a.md" not in first.added
+
+    site.status["/robots.txt"] = 503
+    failed = services.sources.sync(ws, "h")
+    assert failed.failed == "robots.txt answered 503" and failed.deleted == [], failed
+    assert [p for p, _ in site.requests()] == ["/robots.txt"]  # nothing else fetched
+
+    site.status["/robots.txt"] = 404
+    free = services.sources.sync(ws, "h")
+    assert free.failed is None and free.added == ["h/127.0.0.1/a.md"], free
+
+
+def test_a_page_answered_410_goes_and_one_answered_503_keeps_its_document(services, site):
+    ws = "default"
+    services.sources.add(ws, "web", "h", {"url": site.url + "/"}, operator=True)
+    assert len(services.sources.sync(ws, "h").added) == 5
+    site.status["/b.html"] = 410
+    site.status["/docs/c.html"] = 503
+    report = services.sources.sync(ws, "h")
+    assert report.failed is None and report.deleted == ["h/127.0.0.1/b.md"], report
+    assert list(report.errors) == ["h/127.0.0.1/docs/c.md"] and "503" in str(report.errors)
+    assert services.library.at(ws, "h/127.0.0.1/docs/c.md") is not None  # kept as it was
+
+
 def test_one_bad_page_is_recorded_and_keeps_its_document(services, site):
     ws = "default"
     services.sources.add(

@@ -11,6 +11,11 @@ followed (3xx fails the fetch), so it cannot lead inside the network. A fetch is
 bytes and time, and the copies together in size (`max_disk_bytes`: on AWS the function's
 /tmp): past it, other sources' copies go first, least recently fetched first; a source
 whose copy is gone fetches it again (renames then found by blob id, services/sources/git.py).
+
+Behind a proxy, the fetch goes through the one the environment names for the remote's
+scheme (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, either case; a host NO_PROXY lists goes
+direct), as the other outbound clients (httpx's) take it. The guard still checks the
+remote's own URL, before each request: the proxy is the operator's, the target is not.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote, urlsplit
 
 import certifi
 import urllib3
@@ -30,6 +36,7 @@ from dulwich.objects import S_ISGITLINK, Commit
 from dulwich.refs import check_ref_format
 from dulwich.repo import Repo
 
+from bunko.adapters.bounded_http import proxy_for
 from bunko.errors import UpstreamError, ValidationError
 from bunko.ports.sources import GitChange
 
@@ -64,13 +71,23 @@ class _GuardedHttp(Urllib3HttpGitClient):
     def __init__(
         self, url: str, guard: Callable[[str], object], budget: _Budget, timeout: float
     ) -> None:
-        pool = urllib3.PoolManager(
-            headers={"User-Agent": USER_AGENT},
-            retries=urllib3.Retry(total=1, redirect=0, raise_on_redirect=False),
-            timeout=urllib3.Timeout(connect=timeout, read=timeout),
-            ca_certs=certifi.where(),
-            cert_reqs="CERT_REQUIRED",
-        )
+        options: dict[str, Any] = {
+            "headers": {"User-Agent": USER_AGENT},
+            "retries": urllib3.Retry(total=1, redirect=0, raise_on_redirect=False),
+            "timeout": urllib3.Timeout(connect=timeout, read=timeout),
+            "ca_certs": certifi.where(),
+            "cert_reqs": "CERT_REQUIRED",
+        }
+        proxy = proxy_for(url)
+        pool: urllib3.PoolManager
+        if proxy is None:
+            pool = urllib3.PoolManager(**options)
+        else:
+            found = urlsplit(proxy)
+            if found.username:  # user:password@ in the proxy's URL: Proxy-Authorization
+                login = f"{unquote(found.username)}:{unquote(found.password or '')}"
+                options["proxy_headers"] = urllib3.make_headers(proxy_basic_auth=login)
+            pool = urllib3.ProxyManager(proxy, **options)
         super().__init__(url, pool_manager=pool, timeout=timeout, quiet=True)
         self.guard = guard
         self.budget = budget

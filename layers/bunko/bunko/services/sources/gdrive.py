@@ -18,6 +18,10 @@ Drive API v3.
 - A listing longer than the run's time bound keeps where it was (`listing`: the start token,
   the folders still to list, the next page's token, the items read so far); the next run
   goes on from it, and nothing is mirrored before it is whole.
+- A pass of the changes longer than the run's time bound keeps where it was (`changes`: the
+  next page's token, the items so far; then the folders moved in still to list); the next
+  run goes on from it, nothing is mirrored before it is whole, and the kept cursor moves
+  only then.
 - A page token the API rejects (400 or 404) means listing the folder again from the start.
 """
 
@@ -84,11 +88,13 @@ class DriveSync(DriveReader):
         if self.out_of_time():
             raise _OutOfTime()
 
-    def _walk(self, walk: dict[str, Any]) -> None:
+    def _walk(self, walk: dict[str, Any], items: dict[str, dict[str, Any]] | None = None) -> None:
         """List the folders of `walk` (`todo`, first to last) and the folders found in them,
-        into `walk["items"]`. `walk` is left as it stands after each page (`token`: the next
-        page of `todo[0]`), so a run out of time leaves it ready to go on from."""
-        items, todo = walk["items"], walk["todo"]
+        into `items` (by default `walk["items"]`). `walk` is left as it stands after each page
+        (`token`: the next page of `todo[0]`), so a run out of time leaves it ready to go on
+        from."""
+        items = walk["items"] if items is None else items
+        todo = walk["todo"]
         while todo:
             parent = todo[0]
             if parent not in walk["done"]:
@@ -121,10 +127,6 @@ class DriveSync(DriveReader):
                         break
                 walk["done"].append(parent)
             todo.pop(0)
-
-    def _list(self, folder: str, items: dict[str, dict[str, Any]]) -> None:
-        """Every file and folder under `folder`, into `items`."""
-        self._walk({"todo": [folder], "done": [], "token": None, "items": items})
 
     def _full(self) -> dict[str, dict[str, Any]]:
         """The folder listed whole, from the start or from the listing a bound stopped
@@ -168,15 +170,28 @@ class DriveSync(DriveReader):
             )
         return start
 
-    def _changes(self, items: dict[str, dict[str, Any]]) -> None:
-        token = self.state["cursor"]
-        before = {i for i in items if items[i].get("f")}
-        while True:
-            self._check_time()
+    def _changes(self) -> dict[str, dict[str, Any]]:
+        """The items with the changes since the kept cursor applied, and the folders moved
+        in listed whole. A pass longer than the run's time bound keeps where it was
+        (`changes`: the next page's token, the items so far, the folders known before, and
+        once the pages end, the new start token and the walk of the folders moved in); the
+        next run goes on from it, and the cursor moves only once the pass is whole."""
+        run = self.state.get("changes")
+        pages = 0
+        if run is None:
+            items = dict(self.state.get("items") or {})
+            before = sorted(i for i in items if items[i].get("f"))
+            run = {"token": self.state["cursor"], "before": before, "items": items}
+            self.state["changes"] = run
+        items = run["items"]
+        while "walk" not in run:
+            if pages:  # one page at least each run, so it always moves
+                self._check_time()
+            pages += 1
             page = self._get(
                 "changes",
                 {
-                    "pageToken": token,
+                    "pageToken": run["token"],
                     "pageSize": 1000,
                     "includeRemoved": "true",
                     "supportsAllDrives": "true",
@@ -197,33 +212,40 @@ class DriveSync(DriveReader):
                 else:
                     _apply(items, file)
             if page.get("nextPageToken"):
-                token = page["nextPageToken"]
+                run["token"] = page["nextPageToken"]
                 continue
             if not page.get("newStartPageToken"):
                 raise UpstreamError("changes.list: a page with neither token")
-            self.state["cursor"] = page["newStartPageToken"]
-            break
-        # What is the folder's now: parents lead to it. A folder that came in is listed whole.
-        inside = _under(items, self.root)
-        for gone in set(items) - inside:
-            del items[gone]
-        for folder in sorted(i for i in inside if items[i].get("f") and i not in before):
-            self._list(folder, items)
+            # What is the folder's now: parents lead to it. A folder that came in is listed whole.
+            inside = _under(items, self.root)
+            for gone in set(items) - inside:
+                del items[gone]
+            known = set(run["before"])
+            todo = sorted(i for i in inside if items[i].get("f") and i not in known)
+            run["new"] = page["newStartPageToken"]
+            run["walk"] = {"todo": todo, "done": [], "token": None}  # into run["items"]
+        walk = run["walk"]
+        walk["pages"], walk["resumed"] = pages, pages == 0  # pages == 0: from a checkpoint
+        self._walk(walk, items)
+        del self.state["changes"]
+        self.state["cursor"] = run["new"]
+        return items
 
     def read(self) -> bool:
         """Bring `items` up to date. False, with `report.failed`, when the folder could
         not be read to its end: then nothing is mirrored and the token is not moved."""
         try:
             if self.state.get("cursor") and not self.state.get("listing"):
-                items = dict(self.state.get("items") or {})
                 try:
-                    self._changes(items)
+                    items = self._changes()
                 except TokenExpired:  # the token was rejected: list the folder again
+                    self.state.pop("changes", None)
                     items = self._full()
             else:
                 items = self._full()
         except _OutOfTime:
-            if self.state.get("listing"):  # a whole listing: the next run goes on from it
+            if self.state.get("listing") or self.state.get("changes"):
+                # a whole listing, or a pass of the changes: the next run goes on from it
                 self.report.complete, self.report.stopped_by = False, "max_seconds"
                 return False
             self.report.failed = (
