@@ -11,6 +11,8 @@ from constructs import Construct
 
 from bunko.deploy_schema import (
     GLOBAL_INDEXES,
+    MOVES_DAYS,
+    MOVES_PREFIX,
     PK,
     PRESIGNED_DROP_DAYS,
     PRESIGNED_TAG,
@@ -66,6 +68,12 @@ class Storage(Construct):
                 prefix=drop_prefix,
                 tag_filters={PRESIGNED_TAG: PRESIGNED_TAG_VALUE},
                 expiration=Duration.days(PRESIGNED_DROP_DAYS),
+            ), s3.LifecycleRule(
+                # A library's archive: an export's waits 15 minutes for its download, an
+                # import's upload until the import ends; a day is their longest stay.
+                id="ExpireLibraryArchives",
+                prefix=MOVES_PREFIX,
+                expiration=Duration.days(MOVES_DAYS),
             )],
             removal_policy=removal,
             auto_delete_objects=not retain_data,

@@ -11,7 +11,7 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from bunko.deploy_schema import ENV_PREFIX, env_name
+from bunko.deploy_schema import ENV_PREFIX, MOVES_PREFIX, env_name
 from infra.constructs.api import RestApi
 from infra.constructs.functions import BunkoFunctions
 from infra.constructs.index_setup import SearchIndexSetup
@@ -270,11 +270,21 @@ class BunkoStack(Stack):
         roles = [_role(f) for f in functions.all]
         for role in roles:
             grant_table(role, storage.table)
+        # Libraries' archives: the web functions (one app: the permission contract records
+        # them as one) keep an import's upload, sign its PUT and an export's download, delete
+        # a refused upload, and read a small export to embed it (MCP); the ingest function
+        # runs the moves (reads the upload, writes the export, deletes the upload once
+        # imported). The sources' sync has none.
+        archive_rw = ["s3:GetObject", "s3:PutObject", "s3:DeleteObject"]
+        moves = {functions.api: archive_rw, functions.stream: archive_rw,
+                 functions.ingest: archive_rw}  # fmt: skip
         for function in functions.all:
             syncs = function is functions.sources
             grant_files(_role(function), storage.bucket, BLOB_PREFIX, DROP_PREFIX,
                         drop_write=None if syncs else function is not functions.ingest,
-                        blob_read=not syncs)  # fmt: skip
+                        blob_read=not syncs,
+                        moves=(MOVES_PREFIX, moves[function]) if function in moves else None,
+                        )  # fmt: skip
         # every function but the sources' sync embeds (ingest: passages; api, stream: queries)
         embedders = [_role(f) for f in functions.all if f is not functions.sources]
         if config.embedding_provider == "bedrock":

@@ -29,9 +29,10 @@ def suppress_findings(stack: Stack, *, stage_name: str) -> None:
                 NagPackSuppression(
                     id="AwsSolutions-IAM5",
                     reason="Object keys are created at run time: access is scoped to the "
-                    "blobs/ and drop/ prefixes of the one bucket.",
+                    "blobs/, drop/ and moves/ (libraries' archives) prefixes of the one bucket.",
                     applies_to=["Resource::<StorageFiles48C02C92.Arn>/blobs/*",
-                                "Resource::<StorageFiles48C02C92.Arn>/drop/*"],
+                                "Resource::<StorageFiles48C02C92.Arn>/drop/*",
+                                "Resource::<StorageFiles48C02C92.Arn>/moves/*"],
                 ),
                 NagPackSuppression(
                     id="AwsSolutions-IAM5",

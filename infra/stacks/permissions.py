@@ -57,11 +57,12 @@ def grant_files(
     *,
     drop_write: bool | None,
     blob_read: bool = True,
+    moves: tuple[str, list[str]] | None = None,
 ) -> None:
     """Blobs: read (unless not `blob_read`: the sources' sync writes and deletes originals,
     the ingest function reads them), write, delete. Drops: read and delete a refused
     presigned upload's version (ingest), or write (presigned uploads), or nothing (None: the
-    sources' sync)."""
+    sources' sync). `moves`: (prefix, S3 actions) on libraries' archives."""
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=["s3:GetObject"] * blob_read + ["s3:PutObject", "s3:DeleteObject"],
         resources=[bucket.arn_for_objects(f"{blob_prefix}*")],
@@ -78,6 +79,12 @@ def grant_files(
             actions=drop_actions, resources=[bucket.arn_for_objects(f"{drop_prefix}*")],
         ))  # fmt: skip
     prefixes = [f"{blob_prefix}*"] + ([f"{drop_prefix}*"] if drop_write is not None else [])
+    if moves is not None:
+        moves_prefix, actions = moves
+        role.add_to_principal_policy(iam.PolicyStatement(
+            actions=actions, resources=[bucket.arn_for_objects(f"{moves_prefix}*")],
+        ))  # fmt: skip
+        prefixes.append(f"{moves_prefix}*")
     # Listing is needed for prefix deletes and to tell "missing" from "forbidden" on HEAD.
     role.add_to_principal_policy(iam.PolicyStatement(
         actions=["s3:ListBucket"], resources=[bucket.bucket_arn],

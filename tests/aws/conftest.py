@@ -110,11 +110,11 @@ def aws_env(aws, osmem_clone, opensearch, monkeypatch):
         monkeypatch.setenv(key, value)
     OpenSearchServerlessIndex(opensearch, index=INDEX, dimension=None).ensure_index()
     for cached in (lambda_entry.api_app, lambda_entry.served_app, lambda_entry.ingest_handler,
-                   lambda_entry.ingest_retries):  # fmt: skip
+                   lambda_entry.ingest_retries, lambda_entry.moves):  # fmt: skip
         cached.cache_clear()
     yield aws
     for cached in (lambda_entry.api_app, lambda_entry.served_app, lambda_entry.ingest_handler,
-                   lambda_entry.ingest_retries):  # fmt: skip
+                   lambda_entry.ingest_retries, lambda_entry.moves):  # fmt: skip
         cached.cache_clear()
 
 

@@ -59,7 +59,7 @@ def moto_deployment_env(osmem_url: str, monkeypatch) -> Iterator[dict[str, str]]
     OpenSearchServerlessIndex(
         OpenSearch(hosts=[osmem_url]), index=INDEX, dimension=None
     ).ensure_index()
-    caches = (lambda_entry.ingest_handler, lambda_entry.ingest_retries)
+    caches = (lambda_entry.ingest_handler, lambda_entry.ingest_retries, lambda_entry.moves)
     for cached in caches:
         cached.cache_clear()
     pump = QueuePump(env["BUNKO_INGEST_QUEUE_URL"])

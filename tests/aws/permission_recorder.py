@@ -25,6 +25,7 @@ _BUILDERS = {
     "ingest_handler": "ingest",
     "ingest_retries": "ingest",
     "sources": "sources",
+    "moves": "ingest",  # a library's move, run by the ingest function
 }
 CONVERSE_ACTIONS = {"Converse": "InvokeModel", "ConverseStream": "InvokeModelWithResponseStream"}
 # Cross-region inference profile ids start with one of these (us.anthropic.claude-…).

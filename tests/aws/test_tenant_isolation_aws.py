@@ -246,7 +246,10 @@ def after_intruders_calls(world, before: str) -> str:
 # --- coverage: every route the Lambda app adds has a tenant test here ---
 
 # Routes the Lambda app serves beyond the embedded app, and the test that checks each.
-AWS_TENANT_TESTS = {("POST", "/uploads/presign"): "test_presign_never_signs_into_another_workspace"}
+AWS_TENANT_TESTS = {
+    ("POST", "/uploads/presign"): "test_presign_never_signs_into_another_workspace",
+    ("POST", "/libraries/import/upload"): "test_an_archive_upload_is_imported_by_its_uploader_only",
+}
 # Routes outside the OpenAPI document that both shapes serve: the MCP endpoint (its tools are
 # the embedded matrix's `tools/list` half), and documents that hold no workspace data.
 NOT_IN_OPENAPI = {
@@ -270,6 +273,47 @@ def routes(app) -> set[tuple[str, str]]:
         for route in iter_route_contexts(app.routes)
         for method in sorted(route.methods or {"*"})
     }
+
+
+def _import_upload(api, token: str, upload: str) -> tuple[int, dict]:
+    """POST /libraries/import naming a signed upload, as a browser's form sends it."""
+    boundary = "tenant-boundary"
+    body = (f'--{boundary}\r\nContent-Disposition: form-data; name="upload"\r\n\r\n'
+            f"{upload}\r\n--{boundary}--\r\n")  # fmt: skip
+    event = api_event("POST", "/libraries/import", body=body, headers={
+        "Authorization": f"Bearer {token}",
+        "Content-Type": f"multipart/form-data; boundary={boundary}",
+    })  # fmt: skip
+    response = api.handler(event, FakeLambdaContext())
+    return response["statusCode"], json.loads(response["body"])
+
+
+def test_an_archive_upload_is_imported_by_its_uploader_only(api_with_accounts, aws_env):
+    """An archive PUT by a signed URL is named by a key that carries its uploader: another
+    person (or their key, or a key twisted to look like theirs) cannot import it."""
+    api = api_with_accounts
+    owner, intruder = sign_in(api, "ada"), sign_in(api, "bob")
+    status, mine = call(api, "POST", "/libraries/import/upload", {"size": 64}, token=owner)
+    assert status == 201, mine
+    key = mine["upload"]
+    requests.put(mine["url"], data=b"x" * 64, headers=mine["headers"], timeout=30)
+    status, theirs = call(api, "POST", "/libraries/import/upload", {"size": 64}, token=intruder)
+    assert status == 201 and theirs["upload"].split("-")[1] != key.split("-")[1], theirs
+    status, agent = call(api, "POST", "/api-keys", {"name": "agent", "scopes": ["kb:write"]},
+                         token=intruder)  # fmt: skip
+    assert status == 201, agent
+    bob_prefix = theirs["upload"].rsplit("-", 1)[0]
+    for credential, upload, refused in (
+        (intruder, key, 404),  # not theirs
+        (intruder, f"{bob_prefix}-{key[-32:]}", 404),  # theirs in name only: no such object
+        (intruder, f"{bob_prefix}-../{key[-32:]}", 400),  # the pattern refuses it
+        (agent["key"], key, 403),  # a key imports nothing
+    ):
+        status, answer = _import_upload(api, credential, upload)
+        assert status == refused, (upload, answer)
+    status, answer = _import_upload(api, owner, key)
+    assert status == 400 and "not a Bunko archive" in answer["message"], answer  # read: its own
+    assert _import_upload(api, owner, key)[0] == 404  # a refused upload is deleted
 
 
 def test_every_aws_only_route_has_a_tenant_test(api_with_accounts, tmp_path):

@@ -23,6 +23,7 @@ held-out draw (the first of `--draws`):
 from __future__ import annotations
 
 import argparse
+import pickle
 from pathlib import Path
 
 import numpy as np
@@ -213,9 +214,16 @@ def main() -> None:
     parser.add_argument("--draws", default="0,1,2", help="the first is held out")
     parser.add_argument("--steps", type=int, default=2500)
     parser.add_argument("--seed", type=int, default=2, help="of the refit's random steps")
+    parser.add_argument("--records", type=Path, help="save the candidates here (pickle)")
+    parser.add_argument("--load", type=Path, help="reuse saved candidates instead")
     args = parser.parse_args()
     draws = [int(d) for d in args.draws.split(",")]
-    per = collect(args.directory, args.embedder, draws)
+    if args.load:
+        per = pickle.loads(args.load.read_bytes())
+    else:
+        per = collect(args.directory, args.embedder, draws)
+    if args.records:
+        args.records.write_bytes(pickle.dumps(per))
     held, train = per[draws[0]], [per[d] for d in draws[1:]]
     row = CALIBRATIONS[ROWS[args.embedder]]
     start = np.array([getattr(row, f) for f in FEATURES] + [row.bias])

@@ -147,7 +147,7 @@ def test_a_hostile_or_unreadable_archive_is_refused_and_nothing_is_made(rest, ex
     path, _ = exported
     person = rest.new_user()
     libraries = len(rest.services.accounts.libraries.store.list_libraries())
-    spool = rest.services.moves.spool
+    spool = rest.services.moves.archives.root
     bad = {
         "truncated": path.read_bytes()[: path.stat().st_size // 2],
         "newer": rewrite(path, tmp_path / "v.zip",
@@ -160,12 +160,12 @@ def test_a_hostile_or_unreadable_archive_is_refused_and_nothing_is_made(rest, ex
             "/libraries/import", files={"file": ("a.zip", data, "application/zip")}
         )
         body = assert_error(refused, 400)
-        assert "upload-" not in body["message"], body  # our spool's names stay ours
+        assert "scratch-" not in body["message"], body  # our spool's names stay ours
         if why == "not a zip":
             assert "archive.zip is not a Bunko archive" in body["message"], body
         assert _count(rest) - before == 1 and _latest(rest).status == 400
     assert len(rest.services.accounts.libraries.store.list_libraries()) == libraries
-    assert not list(spool.glob("upload-*"))  # no upload left behind
+    assert not list(spool.glob("scratch-*"))  # no upload left behind
     # a name taken: 409, nothing made
     taken = person.client.post(
         "/libraries/import",

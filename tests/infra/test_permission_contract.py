@@ -43,6 +43,7 @@ RECORDED_TESTS = [
     "tests/aws/test_workspace_model_on_aws.py",
     "tests/aws/test_models_on_aws.py",
     "tests/aws/test_sources_on_aws.py",
+    "tests/aws/test_move_jobs_on_lambda.py",  # a library's move: api, then ingest
 ]
 # The models tests/aws/test_models_on_aws.py chats and reranks with: the stack grants chat
 # and rerank only on the models it is told of (bunko:chatModelIds, bunko:rerankModelIds).

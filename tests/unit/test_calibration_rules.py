@@ -158,6 +158,19 @@ def test_a_japanese_question_over_japanese_passages_is_judged_by_the_japanese_ro
     assert for_question(row, "文部科学大臣", held) is row  # no kana: maybe Chinese
 
 
+def test_e5s_japanese_row_judges_a_japanese_question_on_the_querys_own_scale():
+    from bunko.services.search.relevance_gate import TextSignals, for_question
+
+    e5 = CALIBRATIONS["multilingual-e5-small"]
+    assert e5.japanese is not None and e5.japanese != e5
+    held = TextSignals(0.0, reach=0.4)
+    assert for_question(e5, "育児休業は何か月取れますか？", held) is e5.japanese
+    assert for_question(e5, "What is the parental leave policy?", held) is e5
+    # a per-query scale (query_scale.py) moves the Japanese row with the row
+    moved = e5.on_scale(ModelScale(0.7, 0.85))
+    assert for_question(moved, "育児休業は何か月取れますか？", held).scale == ModelScale(0.7, 0.85)
+
+
 def test_a_claim_is_judged_by_its_models_claim_row():
     use = CALIBRATIONS["use-multilingual-v3"]
     claim = "Vitamin D deficiency is unrelated to birth weight."
@@ -166,8 +179,12 @@ def test_a_claim_is_judged_by_its_models_claim_row():
     # on the row's own scale (a per-query scale moves it), its weights the claim row's
     moved = row_for(claim, use.on_scale(ModelScale(0.1, 0.8)))
     assert moved == CLAIM_ROWS["use-multilingual-v3"].on_scale(ModelScale(0.1, 0.8))
-    # a row without a claim row of its own (a configured one, GENERIC, keyword-only, e5's)
-    # judges claims itself
-    for row in (CALIBRATIONS["keyword"], GENERIC, CALIBRATIONS["multilingual-e5-small"]):
+    # e5's (the refined generation's) has its own, on the query's scale too
+    e5 = CALIBRATIONS["multilingual-e5-small"]
+    assert row_for(claim, e5) == CLAIM_ROWS["multilingual-e5-small"] != e5
+    assert row_for(claim, e5.on_scale(ModelScale(0.7, 0.85))).scale == ModelScale(0.7, 0.85)
+    # a row without a claim row of its own (a configured one, GENERIC, keyword-only) judges
+    # claims itself
+    for row in (CALIBRATIONS["keyword"], GENERIC):
         assert row_for(claim, row) is row
     assert row_for(claim, use.on_scale(ModelScale(0.1, 0.8))).curve == use.curve

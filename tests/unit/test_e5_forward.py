@@ -89,7 +89,7 @@ def test_a_query_does_not_wait_for_a_batch_of_documents(numpy_e5: E5Embedder) ->
     worker.start()
     time.sleep(0.2)
     started = time.perf_counter()
-    numpy_e5.embed_query("Wie viele Punkte gab die Verteidigung ab?")
+    numpy_e5.embed_query("Wie viele Punkte gab die Abwehr ab?")  # not a remembered one
     during = time.perf_counter() - started
     busy = worker.is_alive()
     worker.join()
@@ -97,3 +97,26 @@ def test_a_query_does_not_wait_for_a_batch_of_documents(numpy_e5: E5Embedder) ->
     # Not queued behind the batch (which takes seconds): at most a few times its own cost
     # while sharing the cores with it.
     assert during < max(1.0, 8 * alone), (during, alone)
+
+
+def test_a_query_asked_again_is_not_embedded_again(numpy_e5: E5Embedder) -> None:
+    forward = numpy_e5._loaded()
+    calls = []
+    encode = forward.encode
+
+    def counted(texts, *, is_query):
+        calls.append(list(texts))
+        return encode(texts, is_query=is_query)
+
+    forward.encode = counted  # the shared model's own method, counted for this test
+    try:
+        first = numpy_e5.embed_query("Wer gewann den Super Bowl 50?")
+        first[:] = 0.0  # the caller's copy: what is remembered does not change
+        again = numpy_e5.embed_query("Wer gewann den Super Bowl 50?")
+        other = numpy_e5.embed_query("Who won Super Bowl 50?")
+    finally:
+        del forward.encode
+    assert calls == [["Wer gewann den Super Bowl 50?"], ["Who won Super Bowl 50?"]]
+    np.testing.assert_allclose(again, encode(["Wer gewann den Super Bowl 50?"], is_query=True)[0])
+    assert float(np.linalg.norm(again)) == pytest.approx(1.0, abs=1e-4)
+    assert float(again @ other) < 0.999

@@ -48,7 +48,7 @@ class Settings(BaseSettings):
     backend: Literal["local", "aws"] = "local"
     data_dir: Path = Path("data")
     # What a process may lose between runs (on AWS, the function's /tmp: the Git sources'
-    # copies, the moves' spool); None: the system's temporary folder.
+    # copies); None: the system's temporary folder.
     scratch_dir: Path | None = None
 
     # servers

@@ -26,6 +26,9 @@ TTL_ATTRIBUTE = "expires"
 # lifecycle rule expires presigned drops that never ingest (and the drop copy of those that
 # did: the original is kept under blobs/). An operator's drops carry no tag and stay.
 PRESIGNED_TAG, PRESIGNED_TAG_VALUE = "bunko-presigned", "1"
+# Libraries' archives (exports to download, imports' uploads: bunko/adapters/aws/s3/archives.py):
+# only the functions reach them, and the bucket's lifecycle rule deletes them after a day.
+MOVES_PREFIX, MOVES_DAYS = "moves/", 1
 PRESIGNED_DROP_DAYS = 14  # the dead-letter queue's retention: a redriven message still finds it
 
 

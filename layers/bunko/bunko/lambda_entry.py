@@ -17,6 +17,7 @@ if TYPE_CHECKING:
 
     from bunko.bootstrap.functions import Retries
     from bunko.drops.s3_events import IngestEventHandler
+    from bunko.services.moving import LibraryMoves
     from bunko.services.sources import Sources
 
 
@@ -71,4 +72,15 @@ def sources() -> Sources:
     wing = sources_graph().sources
     if wing is None:
         raise RuntimeError("sources need the account stores: set BUNKO_MODEL_KEYS_KMS_KEY_ID")
+    return wing
+
+
+@cache
+def moves() -> LibraryMoves:
+    """The moves the ingest function runs (a message the API queued); built on the first."""
+    from bunko.bootstrap.functions import moves_graph
+
+    wing = moves_graph().moves
+    if wing is None:
+        raise RuntimeError("moves need the account stores: set BUNKO_MODEL_KEYS_KMS_KEY_ID")
     return wing

@@ -28,6 +28,7 @@ from bunko.ports.audit import AuditStore
 from bunko.ports.conversations import ConversationStore
 from bunko.ports.downloads import OriginalLinks
 from bunko.ports.libraries import LibraryStore
+from bunko.ports.moves import MovePorts
 from bunko.ports.sign_in import IdentityLinkStore
 from bunko.ports.uploads import UploadSigner
 from bunko.services.embedding import ModelConfigService
@@ -85,4 +86,6 @@ class Adapters:
     send_build_step: Callable[[str, str, str | None], None] | None = None
     # A stronger model's generation refined in the background (BUNKO_REFINE_EMBEDDER)
     refined: EmbeddingGeneration | None = None
+    # where a library's move started at a door lives (None: nowhere; no door moves one)
+    moves: MovePorts | None = None
     closers: list[Callable[[], None]] = field(default_factory=list)

@@ -26,20 +26,23 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
     decrypts their API keys, to embed with a workspace's own model."""
     from bunko.adapters.aws.clients import boto_client, opensearch_client
     from bunko.adapters.aws.dynamodb.conversations import DynamoDBConversationStore
+    from bunko.adapters.aws.dynamodb.moves import DynamoDBMoveJobs
     from bunko.adapters.aws.dynamodb.research import DynamoDBResearchStore
     from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
     from bunko.adapters.aws.dynamodb.table import Table
     from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
     from bunko.adapters.aws.opensearch.ledger import IdLedger
+    from bunko.adapters.aws.s3.archives import S3Archives
     from bunko.adapters.aws.s3.blobs import S3BlobStore
     from bunko.adapters.aws.s3.downloads import S3OriginalLinks
     from bunko.adapters.aws.s3.presign import S3UploadSigner
     from bunko.adapters.aws.settings import AwsSettings
-    from bunko.adapters.aws.sqs_queue import SqsIngestQueue
+    from bunko.adapters.aws.sqs_queue import SqsIngestQueue, SqsMoveRunner
     from bunko.adapters.local.engine import Bm25PassageScorer
     from bunko.adapters.local.soffice import SofficeConverter
     from bunko.bootstrap.aws_embedder import build_aws_embedder
     from bunko.bootstrap.aws_generations import aws_generation_opener
+    from bunko.ports.moves import MovePorts
 
     aws = AwsSettings()
     s3 = boto_client("s3", aws)
@@ -82,6 +85,15 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
         # Pure Python BM25 over one corpus's passages: the same ranking as the embedded shape.
         passage_scorer=Bm25PassageScorer(),
         original_links=S3OriginalLinks(blobs),
+        # a move's record in the table, its archive in the bucket, its work in the ingest
+        # function (the API only queues it)
+        moves=MovePorts(
+            jobs=DynamoDBMoveJobs(Table(dynamodb, aws.table_name)),
+            archives=S3Archives(s3, bucket=aws.bucket),
+            runner=SqsMoveRunner(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
+            if aws.ingest_queue_url
+            else None,
+        ),
         upload_signer=S3UploadSigner(
             s3,
             bucket=aws.bucket,

@@ -92,3 +92,24 @@ def sources_graph() -> Services:
 
     settings = Settings()
     return wire_services(settings, build_aws_adapters(settings, sign_in=False))
+
+
+def moves_graph() -> Services:
+    """The services a library's move runs on in the ingest function (a message on its
+    queue): the API's graph, whose ingest queue is SQS (a move's documents are indexed by
+    other invocations) and whose moves read the table and bucket. The account services need
+    a token key; the ingest function may not read the deployment's (it signs nobody in), so
+    it gets one of its own that no other function knows: a token it could make opens
+    nothing anywhere."""
+    import secrets
+    from dataclasses import replace
+
+    from bunko.bootstrap.aws import build_aws_adapters
+    from bunko.bootstrap.root import wire_services
+    from bunko.config import Settings
+
+    settings = Settings()
+    adapters = build_aws_adapters(settings, sign_in=False)
+    if adapters.accounts is not None:
+        adapters.accounts = replace(adapters.accounts, jwt_secret=secrets.token_urlsafe(48))
+    return wire_services(settings, adapters)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from bunko.bootstrap.adapters import AccountAdapters, AccountStores, Adapters
 from bunko.config import Settings
 from bunko.ports import Embedder, EmbeddingGeneration
+from bunko.ports.moves import MovePorts
 from bunko.services.accounts import AuthService
 
 if TYPE_CHECKING:
@@ -50,6 +51,7 @@ def build_local_adapters(settings: Settings) -> Adapters:
     from bunko.adapters.local.embedders import build_embedder
     from bunko.adapters.local.engine import Bm25PassageScorer, GenerationIndex
     from bunko.adapters.local.files import FileBlobStore
+    from bunko.adapters.local.moves import FolderArchives, SqliteMoveJobs
     from bunko.adapters.local.original_links import HmacOriginalLinks
     from bunko.adapters.local.private_files import make_private
     from bunko.adapters.local.soffice import SofficeConverter
@@ -91,6 +93,9 @@ def build_local_adapters(settings: Settings) -> Adapters:
             settings, configs, closers
         ),
         refined=refined,
+        moves=MovePorts(
+            jobs=SqliteMoveJobs(db), archives=FolderArchives(settings.data_dir / "moves")
+        ),
         closers=[index.close, *([refined.index.close] if refined else []), db.close],
     )
 

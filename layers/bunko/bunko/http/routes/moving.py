@@ -1,6 +1,7 @@
 """A library's move at the REST door (docs/owners.md, "Moving a library"): its owners export it
 into an archive and download it; any signed-in person imports an archive into a new library
-of theirs. Both run as jobs of this process (services/moving/jobs.py), read by polling."""
+of theirs. Both run as jobs (services/moving/jobs.py) whose record any process reads, so a
+poll may reach another server (another Lambda execution environment) than the start."""
 
 from __future__ import annotations
 
@@ -10,13 +11,18 @@ from typing import Annotated, Literal
 
 import anyio
 from fastapi import APIRouter, File, Form, Query, Security, UploadFile
-from fastapi.responses import FileResponse
+from fastapi.responses import FileResponse, RedirectResponse
 from fastapi.security import HTTPAuthorizationCredentials
 from pydantic import BaseModel, Field
 
 from bunko.domain.auth import SCOPE_WRITE, Principal
 from bunko.domain.libraries import MAX_NAME_LENGTH
-from bunko.errors import PermissionDeniedError, ServiceUnavailableError
+from bunko.errors import (
+    NotFoundError,
+    PermissionDeniedError,
+    ServiceUnavailableError,
+    ValidationError,
+)
 from bunko.http.deps import AccountsDep, CurrentPrincipal, ServicesDep, bearer
 from bunko.http.errors import error_responses
 from bunko.ports.downloads import content_disposition
@@ -25,6 +31,8 @@ from bunko.services.moving import LibraryMoves, MoveJob, archive_link
 router = APIRouter(prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403))
 LINK_PATTERN = r"^[A-Za-z0-9_-]{20,100}$"
 _BLOCK = 1 << 20
+LINK_SECONDS = 300  # the bucket's signed link to an archive, on AWS
+UPLOAD_SECONDS = 900  # the bucket's signed PUT of an archive to import
 
 
 class ExportStart(BaseModel):
@@ -51,6 +59,12 @@ class ImportResult(BaseModel):
     sourcesSkipped: dict[str, str]
     conversationsAdded: int
     conversationsSkipped: int
+    revisionsAdded: int = Field(description="Earlier revisions written before the current.")
+    answersAdded: int = Field(description="Marked answers and the missing list's questions.")
+    itemsEdited: int = Field(description="Passages edited by hand, restored.")
+    itemsDeleted: int = Field(description="Passages deleted by hand, deleted again.")
+    vectorsReused: int = Field(description="Passages given the archive's vector.")
+    vectorsEmbedded: int = Field(description="Passages embedded here.")
 
 
 class MoveOut(BaseModel):
@@ -108,6 +122,12 @@ class MoveOut(BaseModel):
                 sourcesSkipped=report.sources_skipped,
                 conversationsAdded=report.conversations_added,
                 conversationsSkipped=report.conversations_skipped,
+                revisionsAdded=report.revisions_added,
+                answersAdded=report.answers_added,
+                itemsEdited=report.items_edited,
+                itemsDeleted=report.items_deleted,
+                vectorsReused=report.vectors_reused,
+                vectorsEmbedded=report.vectors_embedded,
             )
         return out
 
@@ -171,8 +191,10 @@ def export_status(
 
 @router.get(
     "/{library_id}/export/{export_id}/archive",
+    response_model=None,
     responses={
         200: {"content": {"application/zip": {}}, "description": "The library's archive."},
+        307: {"description": "On AWS: the archive at a signed link of the bucket."},
         **error_responses(404),
     },
 )
@@ -185,38 +207,104 @@ def export_archive(
         str | None,
         Query(max_length=100, pattern=LINK_PATTERN, description="From the export's `download`."),
     ] = None,
-) -> FileResponse:
-    """A finished export's archive, read from disk as it is sent: for an owner's token, or
-    the export's own `download` link (a browser's download sends no token)."""
+) -> FileResponse | RedirectResponse:
+    """A finished export's archive, read from disk as it is sent (on AWS: a redirect to a
+    link the bucket serves for a few minutes): for an owner's token, or the export's own
+    `download` link (a browser's download sends no token)."""
     moves = moves_of(services)
     if link is not None:
         job = moves.linked(library_id, export_id, link)
     else:
         principal = services.identity.authenticate(credentials.credentials if credentials else None)
         job = moves.archive(owned_library(services.accounts, principal, library_id), export_id)
-    assert job.path is not None
-    name = services.accounts.libraries.name_of(job.workspace_id)
+    assert job.archive is not None
+    name = f"{services.accounts.libraries.name_of(job.workspace_id)}.bunko.zip"
+    here = moves.archives.local(job.archive)
+    if here is None:  # in the bucket: a signed link S3 serves (no Lambda response carries it)
+        url = moves.archives.link(job.archive, name, LINK_SECONDS)
+        return RedirectResponse(url, status_code=307, headers={"Cache-Control": "no-store"})
     return FileResponse(
-        job.path,
+        here,
         media_type="application/zip",
         headers={
-            "Content-Disposition": content_disposition(f"{name}.bunko.zip", "application/zip"),
+            "Content-Disposition": content_disposition(name, "application/zip"),
             "Cache-Control": "private, no-store",
         },
     )
+
+
+class UploadRequest(BaseModel):
+    size: int = Field(ge=1, description="The archive's exact size in bytes (signed).")
+
+
+class UploadOut(BaseModel):
+    upload: str = Field(description="Name it as `upload` in POST /libraries/import.")
+    url: str
+    method: str
+    headers: dict[str, str]
+    expiresIn: int
+
+
+# Mounted where archives wait in a bucket (AWS): elsewhere the archive comes in the request.
+signed_router = APIRouter(
+    prefix="/libraries", tags=["libraries"], responses=error_responses(401, 403)
+)
+
+
+@signed_router.post(
+    "/import/upload",
+    status_code=201,
+    response_model=UploadOut,
+    responses=error_responses(413),
+)
+def sign_import_upload(
+    body: UploadRequest, principal: CurrentPrincipal, services: ServicesDep
+) -> UploadOut:
+    """On AWS: a signed URL to PUT an archive to (a body reaches the API up to 4 MiB), then
+    POST /libraries/import with `upload` instead of `file`. The upload is the caller's
+    only, and the bucket deletes it after a day."""
+    moves = moves_of(services)
+    user_id = _person(principal)
+    services.uploads.size(body.size, what="archive")
+    key = moves.upload_key(user_id)
+    signed = moves.archives.upload_link(key, body.size, UPLOAD_SECONDS)
+    return UploadOut(
+        upload=key,
+        url=signed.url,
+        method=signed.method,
+        headers=signed.headers,
+        expiresIn=signed.expires_in,
+    )
+
+
+def _person(principal: Principal) -> str:
+    if principal.user_id is None or principal.api_key_id is not None:
+        raise PermissionDeniedError("only a signed-in person imports a library (not a key)")
+    return principal.user_id
 
 
 @router.post(
     "/import",
     status_code=202,
     response_model=MoveOut,
-    responses=error_responses(400, 409, 413, 429),
+    responses=error_responses(400, 404, 409, 413, 429),
 )
 async def start_import(
-    file: Annotated[UploadFile, File(description="An archive `bunko export` or Export wrote.")],
     principal: CurrentPrincipal,
     accounts: AccountsDep,
     services: ServicesDep,
+    file: Annotated[
+        UploadFile | None,
+        File(description="An archive `bunko export` or Export wrote."),
+    ] = None,
+    upload: Annotated[
+        str | None,
+        Form(
+            max_length=120,
+            pattern=LINK_PATTERN,
+            description="Instead of `file`: the archive PUT to POST …/import/upload's URL.",
+        ),
+    ] = None,
     name: Annotated[
         str | None,
         Form(
@@ -230,23 +318,41 @@ async def start_import(
     anything is made. Its members are added by username (unknown names are reported);
     conversations only when an admin imports. Poll GET /libraries/import/{import_id}."""
     moves = moves_of(services)
-    if principal.user_id is None or principal.api_key_id is not None:
-        raise PermissionDeniedError("only a signed-in person imports a library (not a key)")
-    path = moves.spool_file()
+    user_id = _person(principal)
+    if (file is None) == (upload is None):
+        raise ValidationError("send the archive as `file`, or name its signed `upload`")
+    if upload is not None and not moves.uploaded_by(upload, user_id):
+        raise NotFoundError("no such upload")
+    path: Path | None = None
     try:
-        await _spool(file, path)
+        if upload is not None:
+            path = await anyio.to_thread.run_sync(moves.archives.fetch, upload)
+        else:
+            assert file is not None
+            path = moves.spool_file()
+            await _spool(file, path)
+    except BaseException:
+        if upload is None and path is not None:
+            moves.discard(path)
+        raise
+    try:
         manifest = await anyio.to_thread.run_sync(moves.check, path)
         wanted = name or str(manifest["library"].get("name") or "")
         library = await anyio.to_thread.run_sync(accounts.libraries.create, principal, wanted)
     except BaseException:
         moves.discard(path)
+        if upload is not None:  # refused: nothing of it is kept
+            await anyio.to_thread.run_sync(moves.archives.delete, upload)
         raise
-    job = moves.start_import(
-        path,
-        workspace_id=library.id,
-        name=library.name,
-        by=principal.user_id,
-        with_people=principal.is_admin,
+    job = await anyio.to_thread.run_sync(
+        lambda: moves.start_import(
+            path,
+            workspace_id=library.id,
+            name=library.name,
+            by=user_id,
+            with_people=principal.is_admin,
+            kept=upload,
+        )
     )
     return MoveOut.of(job, moves)
 

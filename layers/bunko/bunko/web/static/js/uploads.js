@@ -74,6 +74,24 @@ async function uploadDirect(file, fields, onProgress) {
   return { direct: true, path: signed.path, key: signed.key };
 }
 
+// An archive to import (Settings): where a request's body cannot hold it (config's
+// presignUploadsAbove, on AWS), PUT to storage first through POST /libraries/import/upload.
+// Resolves with the upload's name for POST /libraries/import, or null: send it as the form's
+// file (a smaller archive, or a server that takes every archive in the request).
+export async function archiveUpload(file, onProgress = () => {}) {
+  const { presignAbove } = await settings();
+  if (presignAbove === null || file.size <= presignAbove) return null;
+  let signed;
+  try {
+    signed = await post('/libraries/import/upload', { size: file.size });
+  } catch (err) {
+    if (err.status === 404 || err.status === 503) return null; // not mounted here
+    throw err;
+  }
+  await putToStorage(file, signed, onProgress);
+  return signed.upload;
+}
+
 function putToStorage(file, signed, onProgress) {
   return new Promise((resolve, reject) => {
     const xhr = new XMLHttpRequest();

@@ -140,7 +140,11 @@ export function librariesCard() {
       clear(status, t('libs.uploading'));
       try {
         const form = new FormData();
-        form.append('file', file.files[0]);
+        // on AWS a large archive goes to storage first (a request's body stops at 4 MiB)
+        const { archiveUpload } = await import('../uploads.js');
+        const upload = await archiveUpload(file.files[0]);
+        if (upload) form.append('upload', upload);
+        else form.append('file', file.files[0]);
         if (named.value.trim()) form.append('name', named.value.trim());
         let job = await api.postForm('/libraries/import', form);
         refresh(); // the new library is listed at once; its documents arrive
