@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from dataclasses import fields
 
-from tests.architecture.test_layers import PACKAGE, door_modules
+from tests.architecture.source import PACKAGE, door_modules
 
 # `wire_services` calls one builder per wing (bootstrap/<wing>.py); a new service goes in its
 # wing's builder and bundle, not here.

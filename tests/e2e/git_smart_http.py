@@ -12,7 +12,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tests.e2e.test_source_git import Repo
+from tests.e2e.git_repo import Repo
 
 
 class SmartGitOverHttp:

@@ -20,14 +20,13 @@ from bunko import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
 from tests.e2e.aws_web import BUCKET
-from tests.e2e.browser import SCREENSHOTS, needs_chromium
+from tests.e2e.browser import needs_chromium, shoot
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 pytest.importorskip("aws_cdk")  # the bucket's CORS rule comes from infra's construct
 
-THRESHOLD = 1024 * 1024  # config.json's presignUploadsAbove here (4 MiB on AWS)
 PASSWORD = "correct horse battery"
 MARKER = "quillwort"  # a word only the large file holds, near its end
 CHUNK_SIZE, CHUNK_OVERLAP = 4000, 400
@@ -48,11 +47,6 @@ def log_and_note(tmp_path) -> tuple[Path, Path]:
     return large, small
 
 
-def shoot(page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
-
-
 def ingest(key: str) -> dict:
     """The ingest function, fed the SQS message S3's notification sends for `key`."""
     from tests.aws.conftest import FakeLambdaContext
@@ -66,9 +60,11 @@ def ingest(key: str) -> dict:
     return load_function("ingest").handler(event, FakeLambdaContext())
 
 
-def test_a_large_file_goes_straight_to_s3_with_its_options(deployed_shape, tab, log_and_note):
+def test_a_large_file_goes_straight_to_s3_with_its_options(
+    deployed_shape, deployed_tab, log_and_note
+):
     large, small = log_and_note
-    page = tab.page
+    page = deployed_tab.page
     deployed_shape.allow_origins(deployed_shape.url)
     sent = []
     page.on("request", lambda r: sent.append((r.method, r.url, r.headers)))
@@ -138,12 +134,14 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(deployed_shape, tab, 
     hits = services.index.keyword_search(MARKER, SearchFilter(workspace), 5)
     assert {h.document_id for h in hits} == {doc.id}
     shoot(page, "presign-03-search")
-    assert tab.errors == []
+    assert deployed_tab.errors == []
 
 
-def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(deployed_shape, tab, log_and_note):
+def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(
+    deployed_shape, deployed_tab, log_and_note
+):
     large, _ = log_and_note
-    page = tab.page
+    page = deployed_tab.page
     deployed_shape.allow_origins("https://elsewhere.example")
     page.locator("input[type=file]").set_input_files([str(large)])
     page.get_by_role("button", name="Upload").click()
@@ -156,14 +154,16 @@ def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(deployed_shape, 
     shoot(page, "presign-04-cors-refused")
     assert deployed_shape.drops() == {}
     # Chromium's own report of the refusal, and nothing else
-    assert tab.errors and all("CORS" in e or "net::ERR_FAILED" in e for e in tab.errors)
+    assert deployed_tab.errors and all(
+        "CORS" in e or "net::ERR_FAILED" in e for e in deployed_tab.errors
+    )
 
 
-def test_an_s3_error_body_becomes_a_message_on_the_row(deployed_shape, tab, log_and_note):
+def test_an_s3_error_body_becomes_a_message_on_the_row(deployed_shape, deployed_tab, log_and_note):
     """S3 answers a changed signed header with 403 and an XML body (moto checks no signatures,
     so S3's answer is played back here, CORS headers and all)."""
     large, _ = log_and_note
-    page = tab.page
+    page = deployed_tab.page
     deployed_shape.allow_origins(deployed_shape.url)
     cors = {
         "Access-Control-Allow-Origin": deployed_shape.url,
