@@ -12,7 +12,7 @@ EXTRAS ?= local,e5,aws,cdk,dev
 # missing (as root, or with sudo).
 SYSTEM_PACKAGES := libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui fonts-ipaexfont-gothic util-linux mount tesseract-ocr tesseract-ocr-jpn tesseract-ocr-eng chromium
 
-.PHONY: install system run test check lint format eval bench bench-aws synth clean
+.PHONY: install system run test check durations lint format eval bench bench-aws synth clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -37,7 +37,8 @@ run: install  ## start Bunko on the embedded default (http://127.0.0.1:3000, dro
 	$(BIN)/bunko serve
 
 # pytest-xdist: JOBS processes, each running whole test modules (their module fixtures, servers
-# and models, are built once); `make test JOBS=4` on a bigger machine.
+# and models, are built once); `make test JOBS=4` on a bigger machine. The longest modules
+# are handed out first (tests/scheduling.py, from tests/durations.json: `make durations`).
 JOBS ?= 2
 # Bytecode is cached even where the environment says not to (container images set
 # PYTHONDONTWRITEBYTECODE=1): otherwise each worker compiles the package and rewrites the
@@ -53,6 +54,9 @@ check: install  ## lint, then the quick tests (neither slow nor aws): under 2 mi
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(PYTEST) -m "not slow and not aws"
+
+durations: install  ## re-time the quick tests' modules: the order make check's workers take them in
+	$(PYTEST) -m "not slow and not aws" --record-durations
 
 lint: install
 	$(BIN)/ruff check .

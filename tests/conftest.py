@@ -12,6 +12,7 @@ import pytest
 
 from bunko.bootstrap import Services, build_services
 from bunko.config import Settings
+from tests.scheduling import order_for_workers, pytest_addoption, pytest_configure  # noqa: F401
 
 # The suite's services and servers answer with the model a test names; progressive quality
 # (an e5 refiner, on by default) only where a test asks for it.
@@ -26,15 +27,17 @@ EVAL_DIR = REPO_ROOT.parent / "shared" / "eval"
 AWS_TESTS = REPO_ROOT / "tests" / "aws"
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The markers `make check` selects by (pyproject.toml declares them): every test under
     tests/aws/ is `aws`; every test that drives a browser (the `chromium` fixture) is `slow`.
-    Other slow modules say so themselves (`pytestmark = pytest.mark.slow`)."""
+    Other slow modules say so themselves (`pytestmark = pytest.mark.slow`). Then, in xdist's
+    workers, the longest modules first (tests/scheduling.py)."""
     for item in items:
         if item.path.is_relative_to(AWS_TESTS):
             item.add_marker(pytest.mark.aws)
         if "chromium" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.slow)
+    order_for_workers(config, items)
 
 
 # A module's own marks, when it states them on one line (`pytestmark = pytest.mark.slow`).

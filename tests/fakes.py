@@ -312,14 +312,16 @@ class PipelineWorld:
     """IngestService and IndexingPipeline over the fakes above, sharing one set of stores:
     `submit` queues text files, `take_jobs` hands their jobs to a test."""
 
-    def __init__(self, embedder: FakeEmbedder, *, batch_size: int = 64) -> None:
+    def __init__(
+        self, embedder: FakeEmbedder, *, batch_size: int = 64, blobs: FakeBlobStore | None = None
+    ) -> None:
         from bunko.domain.ingest_options import IngestDefaults
         from bunko.services.ingest.ingest import IngestService
         from bunko.services.ingest.pipeline import IndexingPipeline
         from bunko.services.ingest.upload_policy import UploadPolicy
 
         self.embedder = embedder
-        self.metadata, self.blobs = FakeMetadataStore(), FakeBlobStore()
+        self.metadata, self.blobs = FakeMetadataStore(), blobs or FakeBlobStore()
         self.index, self.queue = FakeSearchIndex(embedder.dimension), FakeQueue()
         self.ingest = IngestService(
             metadata=self.metadata, blobs=self.blobs, queue=self.queue,

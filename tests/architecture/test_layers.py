@@ -11,18 +11,14 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "layers" / "bunko" / "bunko"
-REPO = PACKAGE.parents[2]
+from tests.architecture.source import ABOVE_DOORS, DOORS, PACKAGE, REPO, door_modules, modules
+
 # A module past SOFT_LINES is worth a look (a warning in the test summary), never a wall: a
 # seam decides where to split, not the count. The wall there was made code pack lines under
 # `# fmt: skip` (148 lines in the package); the formatter formats, and a marker is kept only
 # for a hand-laid table (word lists, a settings schema): at most MAX_FMT_SKIPS of them.
 SOFT_LINES = 300
 MAX_FMT_SKIPS = 10
-
-
-def modules(under: str = "") -> list[Path]:
-    return sorted((PACKAGE / under).rglob("*.py"))
 
 
 def imported(path: Path) -> set[str]:
@@ -210,11 +206,8 @@ def test_outside_the_local_engine_only_its_face_is_imported():
     assert bad == []
 
 
-# The doors a request enters by; what they share, below them; and what composes or starts
-# them, above them (the app holding REST and MCP, the Lambda entry, `bunko serve`, the CLI).
-DOORS = ("bunko.http", "bunko.mcp", "bunko.drops")
+# What the doors share, below them.
 SHARED_BY_DOORS = ("bunko.asgi", "bunko.operations")
-ABOVE_DOORS = ("bunko.server_app", "bunko.lambda_entry", "bunko.embedded_server", "bunko.cli")
 
 
 def imported_names(path: Path) -> set[str]:
@@ -295,14 +288,6 @@ RAW_PORTS = {"metadata", "index", "blobs", "queue", "embedder"}
 SERVICE_NAMES = {
     "services", "ingest", "items", "library", "pipeline", "search", "status", "knowledge_base"
 }  # fmt: skip
-
-
-def door_modules() -> list[Path]:
-    """The doors and what starts them (the CLI, `bunko serve`, the app, the Lambda entry)."""
-    above = [PACKAGE / f"{name.removeprefix('bunko.')}.py" for name in ABOVE_DOORS]
-    clis = sorted(PACKAGE.glob("cli*.py"))
-    doors = [path for door in DOORS for path in modules(door.removeprefix("bunko."))]
-    return sorted({*doors, *clis, *(p for p in above if p.exists())})
 
 
 def test_doors_reach_no_raw_port_past_the_services():

@@ -66,3 +66,20 @@ def test_only_what_no_test_of_m_could_select_is_left_unimported():
         assert pytest_ignore_collect(slow, _MarkOption(selects)) is None, selects
     assert pytest_ignore_collect(slow, _MarkOption("not (slow or aws)")) is True
     assert pytest_ignore_collect(on_aws, _MarkOption("slow and not aws")) is True
+
+
+def test_no_test_module_imports_another():
+    """What several test modules use lives in a shared module or a conftest.py: a test module
+    imported by another runs its module-level setup twice, its fixtures are collected twice,
+    and moving or deleting one test breaks others."""
+    found = []
+    for path in sorted(TESTS.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            named = []
+            if isinstance(node, ast.ImportFrom):
+                named = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                named = [a.name for a in node.names]
+            if any(name.rsplit(".", 1)[-1].startswith("test_") for name in named):
+                found.append(f"{path.relative_to(TESTS)}:{node.lineno}")
+    assert found == []

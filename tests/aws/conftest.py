@@ -155,3 +155,40 @@ def moto_deployment(osmem_clone, monkeypatch) -> Iterator[dict[str, str]]:
 
     with moto_deployment_env(osmem_clone.url, monkeypatch) as env:
         yield env
+
+
+@pytest.fixture
+def aws_shape(aws_env, monkeypatch):
+    """The AWS shape's services as an operator's machine builds them (accounts on: the JWT
+    secret and the KMS key exist), and the ingest function fed from the queue meanwhile."""
+    import threading
+
+    from botocore.client import BaseClient
+
+    from bunko.bootstrap import build_services
+    from bunko.config import Settings
+    from tests.aws.handlers import IngestPump  # it imports this module: imported when used
+
+    secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
+        Name="bunko-jwt", SecretString="s" * 48
+    )
+    key = boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["KeyId"]
+    monkeypatch.setenv("BUNKO_JWT_SECRET_ARN", secret["ARN"])
+    monkeypatch.setenv("BUNKO_MODEL_KEYS_KMS_KEY_ID", key)
+    # moto answers one call at a time (its backends are not thread-safe); the import and the
+    # ingest function below run at once, as on AWS, their calls taking turns.
+    turns, call = threading.RLock(), BaseClient._make_api_call
+
+    def one_at_a_time(self, operation, params):
+        with turns:
+            return call(self, operation, params)
+
+    monkeypatch.setattr(BaseClient, "_make_api_call", one_at_a_time)
+    services = build_services(Settings(password_hash_cost="light"))
+    pump = IngestPump(aws_env)
+    pump.start()
+    try:
+        yield services
+    finally:
+        pump.stop()
+        services.close()

@@ -1,16 +1,20 @@
 """Load the Lambda handler modules from functions/ (they are not a package: each folder is
-one function's code asset) and the sample events from events/."""
+one function's code asset) and the sample events from events/, and drive the functions as
+the AWS tests do: API calls, uploads, the drop queue delivered, a person's workspace."""
 
 from __future__ import annotations
 
+import base64
 import copy
 import importlib.util
 import json
 import sys
+import threading
 from pathlib import Path
 from types import ModuleType
 from urllib.parse import quote
 
+from bunko import lambda_entry
 from tests.aws.conftest import FakeLambdaContext
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -92,3 +96,86 @@ def created_event(key: str) -> dict:
     body["Records"][0]["s3"]["object"]["key"] = quote(key)
     event["Records"][0]["body"] = json.dumps(body)
     return event
+
+
+def deliver(aws_env, drop_ingest) -> None:
+    """Play the Lambda poller until the queue is empty; every message must succeed."""
+    template = load_event("sqs_s3_object_created.json")["Records"][0]
+    for _ in range(100):
+        batch = aws_env.sqs.receive_message(
+            QueueUrl=aws_env.queue_url, MaxNumberOfMessages=10, VisibilityTimeout=0
+        ).get("Messages", [])
+        if not batch:
+            return
+        records = [
+            {**template, "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"],
+             "body": m["Body"]}
+            for m in batch
+        ]  # fmt: skip
+        result = drop_ingest.handler({"Records": records}, FakeLambdaContext())
+        assert result == {"batchItemFailures": []}
+        for m in batch:
+            aws_env.sqs.delete_message(QueueUrl=aws_env.queue_url, ReceiptHandle=m["ReceiptHandle"])
+    raise AssertionError("the ingest queue never drained")
+
+
+def user_workspace(username: str) -> str:
+    user = lambda_entry.api_app().state.services.accounts.auth.users.get_user_by_username(username)
+    return user.workspace_id
+
+
+def upload(api, token: str, filename: str, data: bytes) -> dict:
+    body = multipart(filename, data, "text/markdown")
+    event = api_event("POST", "/upload", headers={
+        "Authorization": f"Bearer {token}",
+        "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
+        "Content-Length": str(len(body)),
+    })  # fmt: skip
+    event["body"] = base64.b64encode(body).decode()  # a binary media type: base64 in the event
+    event["isBase64Encoded"] = True
+    response = api.handler(event, FakeLambdaContext())
+    assert response["statusCode"] == 201, response["body"]
+    return json.loads(response["body"])
+
+
+BOUNDARY = "bunko-test-boundary"
+
+
+def multipart(filename: str, data: bytes, content_type: str) -> bytes:
+    return (
+        (
+            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
+            f"Content-Type: {content_type}\r\n\r\n"
+        ).encode()
+        + data
+        + f"\r\n--{BOUNDARY}--\r\n".encode()
+    )
+
+
+class IngestPump(threading.Thread):
+    """SQS → the ingest function, as Lambda's event source mapping runs it."""
+
+    def __init__(self, aws_env) -> None:
+        super().__init__(daemon=True)
+        self.aws, self.ingest = aws_env, load_function("ingest")
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        while not self.halt.is_set():
+            batch = self.aws.sqs.receive_message(
+                QueueUrl=self.aws.queue_url, MaxNumberOfMessages=10
+            ).get("Messages", [])
+            for message in batch:
+                event = load_event("sqs_ingest_job.json")
+                event["Records"][0]["body"] = message["Body"]
+                result = self.ingest.handler(event, FakeLambdaContext())
+                if not result["batchItemFailures"]:
+                    self.aws.sqs.delete_message(
+                        QueueUrl=self.aws.queue_url, ReceiptHandle=message["ReceiptHandle"]
+                    )
+            if not batch:
+                self.halt.wait(0.05)
+
+    def stop(self) -> None:
+        self.halt.set()
+        self.join(timeout=30)

@@ -10,7 +10,7 @@ import functools
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -142,3 +142,31 @@ class Tapped:
     def __getattr__(self, name: str) -> Any:
         calls = self.__dict__["calls"]
         return calls[name] if name in calls else getattr(self.__dict__["wrapped"], name)
+
+
+@contextmanager
+def after_each_call(
+    client: Any, operation: str, picks: Callable[[dict], bool], then: Callable[[dict], None]
+) -> Iterator[None]:
+    """Run `then(parsed response)` after each `operation` call of `client` whose parameters
+    `picks` accepts, through botocore's own event hooks: a race lands between two requests of
+    the code under test without patching it (the parameters are seen before the call, the
+    response after, in one request's context)."""
+    flag = f"bunko-picked-{id(then)}"
+
+    def mark(params: dict, context: dict, **_: Any) -> None:
+        context[flag] = picks(params)
+
+    def after(parsed: dict, context: dict, **_: Any) -> None:
+        if context.get(flag):
+            then(parsed)
+
+    events = client.meta.events
+    service = client.meta.service_model.service_id.hyphenize()
+    events.register(f"provide-client-params.{service}.{operation}", mark)
+    events.register(f"after-call.{service}.{operation}", after)
+    try:
+        yield
+    finally:
+        events.unregister(f"provide-client-params.{service}.{operation}", mark)
+        events.unregister(f"after-call.{service}.{operation}", after)

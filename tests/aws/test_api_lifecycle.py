@@ -5,7 +5,6 @@ what it asserts, it makes the calls the permission contract records for these pa
 
 from __future__ import annotations
 
-import base64
 import json
 
 import pytest
@@ -14,34 +13,7 @@ from bunko import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
-
-BOUNDARY = "bunko-test-boundary"
-
-
-def multipart(filename: str, data: bytes, content_type: str) -> bytes:
-    return (
-        (
-            f'--{BOUNDARY}\r\nContent-Disposition: form-data; name="file"; filename="{filename}"\r\n'
-            f"Content-Type: {content_type}\r\n\r\n"
-        ).encode()
-        + data
-        + f"\r\n--{BOUNDARY}--\r\n".encode()
-    )
-
-
-def upload(api, token: str, filename: str, data: bytes) -> dict:
-    body = multipart(filename, data, "text/markdown")
-    event = api_event("POST", "/upload", headers={
-        "Authorization": f"Bearer {token}",
-        "Content-Type": f"multipart/form-data; boundary={BOUNDARY}",
-        "Content-Length": str(len(body)),
-    })  # fmt: skip
-    event["body"] = base64.b64encode(body).decode()  # a binary media type: base64 in the event
-    event["isBase64Encoded"] = True
-    response = api.handler(event, FakeLambdaContext())
-    assert response["statusCode"] == 201, response["body"]
-    return json.loads(response["body"])
+from tests.aws.handlers import call, load_event, load_function, sign_in, upload
 
 
 def test_upload_index_search_delete_through_the_functions(api_with_accounts, aws_env):

@@ -11,9 +11,8 @@ import json
 from bunko import lambda_entry
 from bunko.domain import DEFAULT_WORKSPACE_ID
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, call, load_function, sign_in
+from tests.aws.handlers import api_event, call, deliver, load_function, sign_in
 from tests.aws.stand_ins import BUCKET, notify_queue
-from tests.aws.test_s3_drop_metadata import deliver
 
 DROP = "drop/"
 

@@ -9,7 +9,6 @@ refused; a redirect is not followed and deletes nothing."""
 from __future__ import annotations
 
 import shutil
-import tempfile
 import time
 
 import pytest
@@ -17,8 +16,8 @@ import pytest
 from bunko import lambda_entry
 from tests.aws.conftest import FakeLambdaContext
 from tests.aws.handlers import call, load_event, load_function, sign_in
+from tests.e2e.git_repo import Repo
 from tests.e2e.git_smart_http import SmartGitOverHttp
-from tests.e2e.test_source_git import Repo
 
 
 @pytest.fixture
@@ -26,7 +25,7 @@ def git_env(api_with_accounts, aws_env, monkeypatch, tmp_path):
     monkeypatch.setenv("BUNKO_ALLOW_PRIVATE_SOURCES", "true")  # the test's server: loopback
     scratch = tmp_path / "lambda-tmp"
     scratch.mkdir()
-    monkeypatch.setattr(tempfile, "tempdir", str(scratch))  # the function's /tmp
+    monkeypatch.setenv("BUNKO_SCRATCH_DIR", str(scratch))  # the function's /tmp
     lambda_entry.sources.cache_clear()
     ingest = load_function("ingest")
 

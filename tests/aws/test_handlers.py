@@ -13,7 +13,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID, DocumentStatus
 from bunko.ports import SearchFilter
 from bunko.services.ingest import Upload
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, sign_in
+from tests.aws.handlers import load_event, sign_in, user_workspace
 from tests.aws.stand_ins import BUCKET
 
 DROPPED_KEY = "drop/default/manuals/検索 guide.md"
@@ -40,11 +40,6 @@ def presign_event(token: str | None, body: dict | None = None) -> dict:
     if body is not None:
         event["body"] = json.dumps(body)
     return event
-
-
-def user_workspace(username: str) -> str:
-    user = lambda_entry.api_app().state.services.accounts.auth.users.get_user_by_username(username)
-    return user.workspace_id
 
 
 def test_anonymous_presign_is_refused(api_with_accounts):

@@ -10,14 +10,11 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from bunko.adapters.aws.dynamodb import items
 from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
-from bunko.adapters.aws.dynamodb.table import Table
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery
-from tests.aws.stand_ins import TABLE
+from tests.aws.stand_ins import TABLE, after_each_call
 
 WS = "11111111-1111-4111-8111-111111111111"
 
@@ -77,14 +74,11 @@ def test_the_options_are_read_in_one_batch_for_a_page(store):
     for n in range(5):
         _older_item(store, _doc(f"{n}.txt"), {"mode": "precise", "embeddingModelId": None})
     calls = []
-    batch_get = Table.batch_get
 
-    def counted(self, keys):
-        calls.append(len(keys))
-        return batch_get(self, keys)
+    def read(parsed: dict) -> None:  # the items one BatchGetItem request returned
+        calls.append(sum(len(found) for found in parsed["Responses"].values()))
 
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Table, "batch_get", counted)
+    with after_each_call(store.table.client, "BatchGetItem", lambda params: True, read):
         page = store.find_documents(WS, DocumentQuery(), limit=10).documents
     assert [d.mode for d in page] == ["precise"] * 5
     assert calls == [5]

@@ -7,82 +7,14 @@ the deployment here has no embedding model)."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
-import boto3
-import pytest
-from botocore.client import BaseClient
-
-from bunko.bootstrap import build_services
 from bunko.bootstrap.moving import moving_parts
-from bunko.config import Settings
 from bunko.domain.audit import AuditQuery
 from bunko.services.accounts import LOCAL_PRINCIPAL
 from bunko.services.moving import export_library, import_library
-from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function
-from tests.aws.stand_ins import REGION
 from tests.conftest import make_services
 from tests.e2e.library_move import LIBRARY, PASSWORD, documents, make_library, top_hits
-
-
-@pytest.fixture
-def aws_shape(aws_env, monkeypatch):
-    """The AWS shape's services as an operator's machine builds them (accounts on: the JWT
-    secret and the KMS key exist), and the ingest function fed from the queue meanwhile."""
-    secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
-        Name="bunko-jwt", SecretString="s" * 48
-    )
-    key = boto3.client("kms", region_name=REGION).create_key()["KeyMetadata"]["KeyId"]
-    monkeypatch.setenv("BUNKO_JWT_SECRET_ARN", secret["ARN"])
-    monkeypatch.setenv("BUNKO_MODEL_KEYS_KMS_KEY_ID", key)
-    # moto answers one call at a time (its backends are not thread-safe); the import and the
-    # ingest function below run at once, as on AWS, their calls taking turns.
-    turns, call = threading.RLock(), BaseClient._make_api_call
-
-    def one_at_a_time(self, operation, params):
-        with turns:
-            return call(self, operation, params)
-
-    monkeypatch.setattr(BaseClient, "_make_api_call", one_at_a_time)
-    services = build_services(Settings(password_hash_cost="light"))
-    pump = QueuePump(aws_env)
-    pump.start()
-    try:
-        yield services
-    finally:
-        pump.stop()
-        services.close()
-
-
-class QueuePump(threading.Thread):
-    """SQS → the ingest function, as Lambda's event source mapping runs it."""
-
-    def __init__(self, aws_env) -> None:
-        super().__init__(daemon=True)
-        self.aws, self.ingest = aws_env, load_function("ingest")
-        self.halt = threading.Event()
-
-    def run(self) -> None:
-        while not self.halt.is_set():
-            batch = self.aws.sqs.receive_message(
-                QueueUrl=self.aws.queue_url, MaxNumberOfMessages=10
-            ).get("Messages", [])
-            for message in batch:
-                event = load_event("sqs_ingest_job.json")
-                event["Records"][0]["body"] = message["Body"]
-                result = self.ingest.handler(event, FakeLambdaContext())
-                if not result["batchItemFailures"]:
-                    self.aws.sqs.delete_message(
-                        QueueUrl=self.aws.queue_url, ReceiptHandle=message["ReceiptHandle"]
-                    )
-            if not batch:
-                self.halt.wait(0.05)
-
-    def stop(self) -> None:
-        self.halt.set()
-        self.join(timeout=30)
 
 
 def test_embedded_to_aws_and_back_keeps_the_library_and_its_top_hits(aws_shape, tmp_path: Path):

@@ -23,8 +23,16 @@ from bunko.config import Settings
 from bunko.services.accounts.tokens import principal_for
 from tests.aws.deployment import bunko
 from tests.conftest import make_services
-from tests.e2e.library_move import LIBRARY, PASSWORD, documents, top_hits
-from tests.e2e.test_library_move_contents import LEAVE, ask, history, with_history
+from tests.e2e.library_move import (
+    LEAVE,
+    LIBRARY,
+    PASSWORD,
+    ask,
+    documents,
+    history,
+    top_hits,
+    with_history,
+)
 
 pytestmark = pytest.mark.slow  # `bunko` processes against moto's and osmem's servers
 

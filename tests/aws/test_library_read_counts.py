@@ -18,110 +18,18 @@ from __future__ import annotations
 
 import base64
 import json
-from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import timedelta
 
 import pytest
-from botocore.client import BaseClient
 
 from bunko.adapters.aws.dynamodb import items
 from bunko.adapters.aws.dynamodb.table import Table
-from bunko.domain import Document, utcnow
+from bunko.domain import Document
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, presign, sign_in
-from tests.aws.stand_ins import TABLE
-from tests.aws.test_handlers import user_workspace
+from tests.aws.dynamodb_reads import Reads, counted, fill, item_bytes
+from tests.aws.handlers import api_event, presign, sign_in, user_workspace
+from tests.aws.stand_ins import TABLE, after_each_call
 
 BOUNDARY = "bunko-count-boundary"
-
-
-def item_bytes(item: dict) -> int:
-    """An item's size as DynamoDB bills it: each attribute's name plus its value (strings by
-    their UTF-8 bytes, numbers one byte per two digits plus one, lists and maps 3 bytes plus
-    one per element)."""
-    return sum(len(name.encode()) + _value_bytes(value) for name, value in item.items())
-
-
-def _value_bytes(value: dict) -> int:
-    ((kind, v),) = value.items()
-    if kind == "S":
-        return len(v.encode())
-    if kind == "N":
-        return (len(v.lstrip("-").replace(".", "").strip("0")) + 1) // 2 + 1
-    if kind == "B":
-        return len(v)
-    if kind in ("BOOL", "NULL"):
-        return 1
-    if kind == "L":
-        return 3 + sum(1 + _value_bytes(e) for e in v)
-    if kind == "M":
-        return 3 + sum(1 + len(k.encode()) + _value_bytes(e) for k, e in v.items())
-    return sum(len(e.encode()) if isinstance(e, str) else len(e) for e in v)  # sets
-
-
-class Reads:
-    def __init__(self) -> None:
-        self.requests: Counter[str] = Counter()
-        self.items = 0
-        self.bytes = 0  # of the items returned (what a read without a projection is billed)
-
-    def record(self, operation: str, parsed: dict) -> None:
-        self.requests[operation] += 1
-        if "ScannedCount" in parsed:
-            self.items += parsed["ScannedCount"]
-        elif "Item" in parsed:
-            self.items += 1
-        elif "Responses" in parsed and operation == "BatchGetItem":
-            self.items += sum(len(v) for v in parsed["Responses"].values())
-        found = parsed.get("Items") or ([parsed["Item"]] if "Item" in parsed else [])
-        if operation == "BatchGetItem":
-            found = [i for v in parsed.get("Responses", {}).values() for i in v]
-        self.bytes += sum(item_bytes(i) for i in found)
-
-    @property
-    def seen(self) -> tuple[dict[str, int], int]:
-        return dict(self.requests), self.items
-
-
-@contextmanager
-def counted(monkeypatch) -> Iterator[Reads]:
-    """Every DynamoDB call made by any client (the function builds its own)."""
-    reads = Reads()
-    original = BaseClient._make_api_call
-
-    def recording(self, operation, params):
-        parsed = original(self, operation, params)
-        if self.meta.service_model.service_name == "dynamodb":
-            reads.record(operation, parsed)
-        return parsed
-
-    with monkeypatch.context() as patch:
-        patch.setattr(BaseClient, "_make_api_call", recording)
-        yield reads
-
-
-def fill(dynamodb, workspace_id: str, n: int) -> None:
-    """`n` documents of 100 bytes written as items, without the stores' transactions."""
-    base = utcnow() - timedelta(days=1)
-    docs = [
-        Document(id=f"doc-{i:05d}", workspace_id=workspace_id, path=f"bulk/{i:05d}.md",
-                 name=f"{i:05d}.md", mime="text/markdown", size=100,
-                 created_at=base + timedelta(milliseconds=i), updated_at=base)
-        for i in range(n)
-    ]  # fmt: skip
-    Table(dynamodb, TABLE).batch_write(
-        puts=[
-            {
-                **items.doc_key(workspace_id, d.id),
-                **items.document_attributes(d),
-                "ver": 1,
-                "chunks_stored": 0,
-            }
-            for d in docs
-        ]
-    )
 
 
 def upload(api, token: str, name: str) -> None:
@@ -197,7 +105,7 @@ def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monk
     """Its first read counts its documents; a document write landing during that count makes
     the count run again (the totals item's `seq` moved), so the totals kept are exact."""
     from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
-    from bunko.adapters.aws.dynamodb.totals import LibraryCounters, totals_key
+    from bunko.adapters.aws.dynamodb.totals import totals_key
     from bunko.adapters.local.files import FileBlobStore
     from bunko.ports import LibraryTotals
 
@@ -205,19 +113,19 @@ def test_a_library_from_before_the_counter_is_counted_once_and_exactly(aws, monk
     fill(aws.dynamodb, "ws-old", 30)  # 30 documents of 100 bytes, no counter
     racing = Document(id="late", workspace_id="ws-old", path="late.md", name="late.md",
                       mime="text/markdown", size=5)  # fmt: skip
-    count = LibraryCounters._count
     calls = []
 
-    def count_while_a_write_lands(self, workspace_id):
-        found = count(self, workspace_id)
-        calls.append(found)
+    def a_write_lands(parsed: dict) -> None:
+        calls.append(parsed["Count"])
         if len(calls) == 1:
             store.add_document(racing)  # lands after the count read, before the totals are set
-        return found
 
-    monkeypatch.setattr(LibraryCounters, "_count", count_while_a_write_lands)
-    assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
-    assert calls == [LibraryTotals(30, 3000), LibraryTotals(31, 3005)]
+    def counts(params: dict) -> bool:  # the counter's read of the documents' sizes
+        return params.get("ProjectionExpression") == "#size"
+
+    with after_each_call(aws.dynamodb, "Query", counts, a_write_lands):
+        assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)
+    assert calls == [30, 31]  # counted again after the write
     # counted from now on: one item read, kept by the documents' transactions
     with counted(monkeypatch) as reads:
         assert store.library_totals("ws-old") == LibraryTotals(documents=31, bytes=3005)

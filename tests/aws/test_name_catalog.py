@@ -4,19 +4,18 @@ bucket at its cap turns the catalog off instead of failing a write, and filters 
 
 from __future__ import annotations
 
-from bunko.adapters.aws.dynamodb import names
-from bunko.adapters.aws.dynamodb.names import NameCatalog
 from bunko.adapters.aws.dynamodb.store import DynamoDBMetadataStore
 from bunko.adapters.aws.dynamodb.table import Table
 from bunko.adapters.local.files import FileBlobStore
 from bunko.domain import Document
 from bunko.domain.document_query import DocumentQuery, arrange
-from tests.aws.stand_ins import TABLE
-from tests.aws.test_library_read_counts import counted, fill
+from tests.aws.dynamodb_reads import counted, fill
+from tests.aws.stand_ins import TABLE, after_each_call
 
 
-def _store(aws, tmp_path) -> DynamoDBMetadataStore:
-    return DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=FileBlobStore(tmp_path))
+def _store(aws, tmp_path, **knobs) -> DynamoDBMetadataStore:
+    blobs = FileBlobStore(tmp_path)
+    return DynamoDBMetadataStore(aws.dynamodb, table_name=TABLE, blobs=blobs, **knobs)
 
 
 def _doc(doc_id: str, path: str, size: int = 5) -> Document:
@@ -33,6 +32,11 @@ def _head(aws) -> dict:
     return Table(aws.dynamodb, TABLE).get({"pk": "WS#ws-old", "sk": "NAMES"}) or {}
 
 
+def _reads_the_documents(params: dict) -> bool:
+    """The catalog's read of a library's documents (the fields of their entries)."""
+    return "#path" in params.get("ExpressionAttributeNames", {})
+
+
 def test_a_library_from_before_the_catalog_is_built_once_and_exactly(aws, monkeypatch, tmp_path):
     """Its first filtered listing reads its documents and puts each bucket on the condition
     that its version is the one read before; a document added, one renamed and one deleted
@@ -40,27 +44,23 @@ def test_a_library_from_before_the_catalog_is_built_once_and_exactly(aws, monkey
     store = _store(aws, tmp_path)
     fill(aws.dynamodb, "ws-old", 30)  # written as items: no catalog entries, no head
     store.add_document(_doc("early", "early/e.md"))  # since the catalog: an entry, no head
-    read = NameCatalog._documents
     calls = []
 
-    def read_while_writes_land(self, workspace_id):
-        found = read(self, workspace_id)
-        calls.append(len(found))
+    def writes_land(parsed: dict) -> None:
+        calls.append(parsed["Count"])
         if len(calls) == 1:  # after the documents were read, before the buckets are put
             store.add_document(_doc("late", "late/00003-late.md"))
             moved = store.get_document("ws-old", "doc-00004")
             moved.path, moved.name = "moved/00004-moved.md", "00004-moved.md"
             store.save_document(moved)
             assert store.delete_document("ws-old", "early")
-        return found
 
-    monkeypatch.setattr(NameCatalog, "_documents", read_while_writes_land)
-    assert _paths(store, "BULK/0000", sort="name", descending=False) == (
-        [f"bulk/{i:05d}.md" for i in (0, 1, 2, 3, 5, 6, 7, 8, 9)], 9,
-    )  # fmt: skip
+    with after_each_call(aws.dynamodb, "Query", _reads_the_documents, writes_land):
+        assert _paths(store, "BULK/0000", sort="name", descending=False) == (
+            [f"bulk/{i:05d}.md" for i in (0, 1, 2, 3, 5, 6, 7, 8, 9)], 9,
+        )  # fmt: skip
     assert calls == [31, 31]  # built again after the writes; answered from what it read
     assert _head(aws)["built"] is True
-    monkeypatch.setattr(NameCatalog, "_documents", read)
     with counted(monkeypatch) as reads:  # from now on: one query of the catalog, the page
         assert _paths(store, "-late") == (["late/00003-late.md"], 1)
         assert _paths(store, "early") == ([], 0)
@@ -71,9 +71,7 @@ def test_a_library_from_before_the_catalog_is_built_once_and_exactly(aws, monkey
     assert _paths(store, "", sort="name", descending=False) == (truth, 31)
 
 
-def test_a_full_bucket_turns_the_catalog_off_and_filters_read_the_documents(
-    aws, monkeypatch, tmp_path
-):
+def test_a_full_bucket_turns_the_catalog_off_and_filters_read_the_documents(aws, tmp_path):
     """DynamoDB refuses an item past 400 KB, which would fail the document's transaction: a
     write whose bucket would pass the cap writes the document without its entry and marks
     the catalog off, and filters read the documents from then on, as exact as before."""
@@ -82,7 +80,7 @@ def test_a_full_bucket_turns_the_catalog_off_and_filters_read_the_documents(
         store.add_document(_doc(f"d{i}", f"notes/n{i}.md"))
     assert _paths(store, "N1") == (["notes/n1.md"], 1)  # builds the catalog
     assert _head(aws)["built"] is True
-    monkeypatch.setattr(names, "_CAP", 1)  # every bucket is now past its cap
+    store = _store(aws, tmp_path, catalog_cap=1)  # every bucket is now past its cap
     store.add_document(_doc("d3", "notes/n3.md"))
     store.delete_document("ws-old", "d0")
     moved = store.get_document("ws-old", "d1")
@@ -94,6 +92,6 @@ def test_a_full_bucket_turns_the_catalog_off_and_filters_read_the_documents(
     assert _paths(store, "NOTES/", sort="name", descending=False) == (
         ["notes/n2.md", "notes/n3.md", "notes/renamed.md"], 3,
     )  # fmt: skip
-    monkeypatch.setattr(names, "_CAP", 390_000)
+    store = _store(aws, tmp_path)  # the cap back as deployed
     assert _paths(store, "renamed") == (["notes/renamed.md"], 1)  # off stays off: still exact
     assert _head(aws).get("off") is True

@@ -21,7 +21,7 @@ from bunko.domain import DocumentStatus
 from bunko.domain.metadata import parse_filter
 from bunko.services.search.search import SearchOptions
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function
+from tests.aws.handlers import deliver, load_event, load_function
 from tests.aws.stand_ins import BUCKET, notify_queue
 
 DROP = "drop/"
@@ -40,27 +40,6 @@ def drop_ingest(aws_env):
 def warnings(caplog) -> pytest.LogCaptureFixture:
     caplog.set_level(logging.WARNING, logger="bunko.drops")
     return caplog
-
-
-def deliver(aws_env, drop_ingest) -> None:
-    """Play the Lambda poller until the queue is empty; every message must succeed."""
-    template = load_event("sqs_s3_object_created.json")["Records"][0]
-    for _ in range(100):
-        batch = aws_env.sqs.receive_message(
-            QueueUrl=aws_env.queue_url, MaxNumberOfMessages=10, VisibilityTimeout=0
-        ).get("Messages", [])
-        if not batch:
-            return
-        records = [
-            {**template, "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"],
-             "body": m["Body"]}
-            for m in batch
-        ]  # fmt: skip
-        result = drop_ingest.handler({"Records": records}, FakeLambdaContext())
-        assert result == {"batchItemFailures": []}
-        for m in batch:
-            aws_env.sqs.delete_message(QueueUrl=aws_env.queue_url, ReceiptHandle=m["ReceiptHandle"])
-    raise AssertionError("the ingest queue never drained")
 
 
 def put(aws_env, path: str, body: str | bytes) -> None:

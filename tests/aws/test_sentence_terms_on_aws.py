@@ -30,9 +30,8 @@ from bunko.services.ingest import IndexingPipeline, IngestService, UploadPolicy
 from bunko.services.search import SearchOptions, SearchService, read_sentences
 from bunko.services.search import evidence as evidence_module
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function, sign_in
+from tests.aws.handlers import load_event, load_function, sign_in, upload
 from tests.aws.stand_ins import BUCKET, TABLE
-from tests.aws.test_api_lifecycle import upload
 
 WS, BEFORE = "ws-stored", "ws-before"
 FILES = {

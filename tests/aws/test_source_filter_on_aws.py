@@ -9,7 +9,7 @@ from __future__ import annotations
 from bunko import lambda_entry
 from bunko.domain.sources import AGENT
 from tests.aws.handlers import get, load_function, sign_in
-from tests.aws.test_metadata_on_aws import ingest_all, upload
+from tests.aws.metadata_uploads import ingest_all, upload
 
 
 def searched(api, token: str, source: str | None) -> list[str]:

@@ -46,7 +46,7 @@ def test_get_and_delete_on_mcp_are_405_at_once_in_both_functions(api_with_accoun
     over a socket) and through the api function's handler."""
     from bunko import lambda_entry
     from tests.e2e.live_server import LiveServer
-    from tests.e2e.test_mcp_methods import assert_refused_at_once
+    from tests.e2e.mcp_harness import assert_refused_at_once
 
     main = load_function("stream", "main")
     app = main.build()

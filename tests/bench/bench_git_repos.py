@@ -18,8 +18,8 @@ from pathlib import Path
 
 from bunko.adapters.git_dulwich import DulwichRepos
 from tests.bench.git_binary import GitCli
+from tests.e2e.git_repo import Repo
 from tests.e2e.git_smart_http import SmartGitOverHttp
-from tests.e2e.test_source_git import Repo
 
 
 def make_repo(root: Path, files: int) -> Repo:

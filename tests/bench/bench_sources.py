@@ -17,8 +17,8 @@ import time
 from pathlib import Path
 
 from tests.conftest import make_services
+from tests.e2e.git_repo import Repo
 from tests.e2e.local_site import LocalSite
-from tests.e2e.test_source_git import Repo
 
 WORDS = [
     "policy",

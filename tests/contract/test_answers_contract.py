@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from bunko.domain import utcnow
-from bunko.domain.answers import AnswerRecord
+from bunko.domain.answers import AnswerMark, AnswerRecord
 from tests.contract.accounts import AccountStores
 
 NOW = utcnow().replace(microsecond=0)  # expiry is kept in whole seconds
@@ -41,16 +41,15 @@ def test_marks_replace_and_list_last_marked_first(accounts: AccountStores):
     for record in (first, second, other):
         store.add(record)
     later = NOW + timedelta(days=365)
-    marked = store.set_mark("lib-a", first.id, mark="up", comment=None, marked_by="u-ada",
-                            marked_at=NOW, collected=False, expires_at=later)  # fmt: skip
+    up = AnswerMark("up", None, "u-ada", NOW)
+    marked = store.set_mark("lib-a", first.id, up, collected=False, expires_at=later)
     assert (marked.mark, marked.marked_by, marked.collected) == ("up", "u-ada", False)
-    store.set_mark("lib-a", second.id, mark="up", comment="good", marked_by="u-ada",
-                   marked_at=NOW + timedelta(seconds=1), collected=False, expires_at=later)  # fmt: skip
-    assert store.set_mark("lib-b", first.id, mark="down", comment=None, marked_by="u-x",
-                          marked_at=NOW, collected=True, expires_at=later) is None  # fmt: skip
-    again = store.set_mark("lib-a", first.id, mark="down", comment="wrong number",
-                           marked_by="u-ada", marked_at=NOW + timedelta(seconds=2),
-                           collected=True, expires_at=later)  # fmt: skip
+    good = AnswerMark("up", "good", "u-ada", NOW + timedelta(seconds=1))
+    store.set_mark("lib-a", second.id, good, collected=False, expires_at=later)
+    elsewhere = AnswerMark("down", None, "u-x", NOW)
+    assert store.set_mark("lib-b", first.id, elsewhere, collected=True, expires_at=later) is None
+    down = AnswerMark("down", "wrong number", "u-ada", NOW + timedelta(seconds=2))
+    again = store.set_mark("lib-a", first.id, down, collected=True, expires_at=later)
     assert (again.mark, again.comment, again.collected) == ("down", "wrong number", True)
     page, total = store.marked("lib-a", limit=10)
     assert [r.id for r in page] == [first.id, second.id] and total == 2  # one row per answer
@@ -73,8 +72,8 @@ def test_the_missing_list_is_newest_first_and_retention_hides(accounts: AccountS
     assert [r.id for r in store.collected("lib-a", limit=10)] == [new.id, old.id]
     assert [r.id for r in store.collected("lib-a", limit=1)] == [new.id]
     assert store.get("lib-a", gone.id) is None
-    assert store.set_mark("lib-a", gone.id, mark="up", comment=None, marked_by="u-ada",
-                          marked_at=NOW, collected=False, expires_at=None) is None  # fmt: skip
+    up = AnswerMark("up", None, "u-ada", NOW)
+    assert store.set_mark("lib-a", gone.id, up, collected=False, expires_at=None) is None
     store.expire(NOW + timedelta(days=1))
     assert store.get("lib-a", old.id) == old
 
@@ -84,8 +83,8 @@ def test_deleting_a_library_takes_its_answers(accounts: AccountStores):
     mine, theirs = _answer(3, collected=True, refused=True), _answer(2, library_id="lib-b")
     store.add(mine)
     store.add(theirs)
-    store.set_mark("lib-a", mine.id, mark="down", comment=None, marked_by="u-ada",
-                   marked_at=NOW, collected=True, expires_at=None)  # fmt: skip
+    down = AnswerMark("down", None, "u-ada", NOW)
+    store.set_mark("lib-a", mine.id, down, collected=True, expires_at=None)
     assert store.delete_library("lib-a") == 1
     assert store.get("lib-a", mine.id) is None and store.marked("lib-a", limit=5) == ([], 0)
     assert store.collected("lib-a", limit=5) == []

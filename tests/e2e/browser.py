@@ -71,6 +71,24 @@ def enter(page: sync_api.Page, username: str, password: str, *, new: bool = Fals
     sync_api.expect(library).to_be_visible(timeout=30_000)
 
 
+def switch_to(page: sync_api.Page, name: str) -> None:
+    """Pick the library named `name` in the header's Library picker, and wait until it is
+    the one shown."""
+    picker = page.get_by_role("combobox", name="Library")
+    option = picker.locator("option", has_text=name)
+    sync_api.expect(option).to_have_count(1)
+    picker.select_option(option.get_attribute("value"))
+    sync_api.expect(page.get_by_role("combobox", name="Library")).to_have_value(
+        option.get_attribute("value")
+    )
+
+
+def shoot(page: sync_api.Page, name: str) -> None:
+    """A full-page screenshot in SCREENSHOTS, named for what it shows."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
+
+
 @contextmanager
 def browser() -> Iterator[sync_api.Browser]:
     with sync_api.sync_playwright() as playwright:

@@ -11,7 +11,7 @@ import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tests.e2e.test_source_git import Repo
+from tests.e2e.git_repo import Repo
 
 
 class GitOverHttp:
@@ -38,7 +38,8 @@ class GitOverHttp:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/"
         self.update()
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # Polled every 50 ms, so that close() waits no half second (serve_forever's default)
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 
     def update(self) -> None:
         """The working repository's branches, pushed; then the files the dumb protocol

@@ -12,7 +12,7 @@ import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-from tests.e2e.test_source_git import Repo
+from tests.e2e.git_repo import Repo
 
 
 class SmartGitOverHttp:
@@ -85,7 +85,8 @@ class SmartGitOverHttp:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/{name}"
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # Polled every 50 ms, so that close() waits no half second (serve_forever's default)
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 
     @property
     def bytes_served(self) -> int:

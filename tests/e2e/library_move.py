@@ -4,8 +4,14 @@ for a set of questions (tests/e2e/test_library_move.py, tests/aws/test_library_m
 
 from __future__ import annotations
 
+import json
+import zipfile
+from dataclasses import replace
+from pathlib import Path
+
 from bunko.domain import DocumentStatus
 from bunko.services.accounts.tokens import principal_for
+from bunko.services.chat.chat import Source
 from bunko.services.ingest import Upload
 from bunko.services.search import SearchOptions
 
@@ -113,3 +119,62 @@ def top_hits(services, workspace: str, k: int = 3) -> dict[str, list[str]]:
         q: [hit.path for hit in services.search.search(workspace, q, options).items]
         for q in QUESTIONS
     }
+
+
+LEAVE = "policies/leave.md"
+
+
+EARLIER = [
+    b"# Parental leave\n\nEmployees receive ten weeks of paid parental leave.",
+    b"# Parental leave\n\nEmployees receive twelve weeks of paid parental leave.",
+]
+
+
+def history(services, workspace: str, path: str) -> list[str]:
+    doc = services.library.at(workspace, path)
+    revisions = services.metadata.list_revisions(workspace, doc.id)
+    return [r.content_hash for r in sorted(revisions, key=lambda r: r.revision)]
+
+
+def with_history(services) -> str:
+    """The handbook library, its leave policy written twice before its current text."""
+    library = make_library(services)
+    current = HANDBOOK[LEAVE][0].encode()
+    for data in [*EARLIER, current]:
+        doc = services.ingest.submit(
+            Upload(library, data, path=LEAVE, category="hr", metadata={"team": "people"},
+                   source="upload")
+        )  # fmt: skip
+        services.library.wait_until_indexed(library, doc.id, timeout=60)
+    return library
+
+
+def ask(services, workspace: str, username: str, question: str, *, found: bool):
+    user = services.accounts.auth.users.get_user_by_username(username)
+    principal = replace(principal_for(user), workspace_id=workspace)
+    doc = services.library.at(workspace, LEAVE)
+    sources = [Source(file_name="leave.md", content="sixteen weeks", score=0.8, chunk_index=0,
+                      document_id=doc.id)] if found else []  # fmt: skip
+    kept = services.answers.keep(
+        principal, question=question, answer="Sixteen weeks." if found else "Nothing found.",
+        sources=sources, door="rest",
+    )  # fmt: skip
+    return principal, kept
+
+
+def rewrite(archive: Path, out: Path, *, drop=(), add=None, change=None) -> Path:
+    """A copy of `archive` without `drop`, with `add` (name → bytes) and `change` (name →
+    function of the old bytes)."""
+    with zipfile.ZipFile(archive) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            if name in drop:
+                continue
+            data = src.read(name)
+            dst.writestr(name, (change or {}).get(name, lambda b: b)(data))
+        for name, data in (add or {}).items():
+            dst.writestr(name, data)
+    return out
+
+
+def manifest_with(**fields):
+    return lambda raw: json.dumps({**json.loads(raw), **fields}).encode()

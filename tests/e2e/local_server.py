@@ -45,7 +45,8 @@ class LocalServer:
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.origin = f"http://127.0.0.1:{self.httpd.server_address[1]}"
         self.url = self.origin
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        # Polled every 50 ms, so that close() waits no half second (serve_forever's default)
+        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
 
     def answer(self, path: str, headers: Mapping[str, str]) -> Answer:
         return 404, {"Content-Type": "text/plain"}, b"not found"

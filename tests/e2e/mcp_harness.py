@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import httpx2
 from mcp import Client, MCPError
 from mcp.client.sse import sse_client
@@ -97,3 +98,45 @@ def ok(result: CallToolResult) -> dict:
     data = payload(result)
     assert data == result.structured_content  # both carry the same result
     return data
+
+
+STREAM = {"Accept": "text/event-stream"}
+
+
+def assert_refused_at_once(url: str, method: str, key: str | None) -> None:
+    """405 naming POST, a whole response: a held stream would answer 200 and its headers,
+    then keep the body open (the SDK's first ping comes after 15 s)."""
+    headers = dict(STREAM, **({"Authorization": f"Bearer {key}"} if key else {}))
+    response = httpx.request(method, url + "/mcp", headers=headers, timeout=60)
+    assert response.status_code == 405, response.text
+    assert response.headers["allow"] == "POST"
+    assert response.json()["error"]["message"].startswith("Method Not Allowed")
+
+
+async def refusal(client, name: str, arguments: dict) -> str:
+    """The tool error a call ended in (the official client raises it)."""
+    try:
+        result = await client.call_tool(name, arguments)
+    except BaseException as exc:
+        found = mcp_error_in(exc)
+        if found is None:
+            raise
+        return str(found)
+    assert result.is_error, result.structured_content
+    return result.content[0].text
+
+
+def shared_library(rest):
+    """A library with an owner, an editor and a viewer (Rest.shared_library), each with an
+    API key in it."""
+    shared = rest.shared_library("Handbook", "editor", "viewer")
+    shared.owner.client.headers["X-Bunko-Library"] = shared.id
+    people = {"owner": shared.owner, **shared.members}
+    scopes = {"owner": ["kb:read", "kb:write"], "editor": ["kb:read", "kb:write"]}
+    keys = {
+        role: person.client.post(
+            "/api-keys", json={"scopes": scopes.get(role, ["kb:read"])}
+        ).json()["key"]
+        for role, person in people.items()
+    }
+    return shared.owner, shared.id, keys

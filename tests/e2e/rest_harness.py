@@ -70,6 +70,40 @@ class Rest:
     def admin(self) -> User:
         return self.login(*ADMIN)
 
+    def shared_library(
+        self, name: str, *roles: str, documents: dict[str, bytes] | None = None
+    ) -> Shared:
+        """A library a new owner made and shared with a new person in each role (added by
+        username); each member's client works in it (X-Bunko-Library). `documents`: files the
+        owner uploaded into it, indexed before this returns."""
+        owner = self.new_user()
+        library = owner.client.post("/libraries", json={"name": name}).json()["id"]
+        members = {}
+        for role in roles:
+            members[role] = person = self.new_user()
+            added = owner.client.put(
+                f"/libraries/{library}/members", json={"username": person.username, "role": role}
+            )
+            assert added.status_code == 200, added.text
+            person.client.headers["X-Bunko-Library"] = library
+        for file_name, data in (documents or {}).items():
+            uploaded = owner.client.post(
+                "/upload", files={"file": (file_name, data)}, headers={"X-Bunko-Library": library}
+            )
+            assert uploaded.status_code == 201, uploaded.text
+            file_id = uploaded.json()["id"]
+            assert wait_until_done(owner.client, file_id, library=library)["status"] == "completed"
+        return Shared(library, owner, members)
+
+
+@dataclass
+class Shared:
+    """A shared library: its id, its owner and its members by role."""
+
+    id: str
+    owner: User
+    members: dict[str, User]
+
 
 @contextmanager
 def serve(data_dir: Path, **settings: Any) -> Iterator[Rest]:
@@ -90,11 +124,15 @@ def serve(data_dir: Path, **settings: Any) -> Iterator[Rest]:
         services.close()
 
 
-def wait_until_done(client: httpx.Client, file_id: str, timeout: float = 60.0) -> dict:
-    """The file's record once it is `completed` or `failed`."""
+def wait_until_done(
+    client: httpx.Client, file_id: str, timeout: float = 60.0, *, library: str | None = None
+) -> dict:
+    """The file's record once it is `completed` or `failed` (`library`: the one it is in,
+    when not the client's own)."""
+    headers = {"X-Bunko-Library": library} if library else {}
 
     def done() -> dict | None:
-        record = client.get(f"/knowledge-bases/{file_id}").json()
+        record = client.get(f"/knowledge-bases/{file_id}", headers=headers).json()
         return record if record["status"] in ("completed", "failed") else None
 
     return wait_for(done, timeout)

@@ -17,8 +17,8 @@ import pytest
 from bunko.adapters.git_dulwich import DulwichRepos
 from bunko.errors import UpstreamError, ValidationError
 from tests.e2e.forward_proxy import forward_proxy
+from tests.e2e.git_repo import Repo
 from tests.e2e.git_smart_http import SmartGitOverHttp
-from tests.e2e.test_source_git import Repo
 from tests.self_signed_https import self_signed_https
 
 

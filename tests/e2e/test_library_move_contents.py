@@ -16,23 +16,20 @@ import pytest
 from bunko.bootstrap.moving import moving_parts
 from bunko.domain import DocumentStatus
 from bunko.services.accounts.tokens import principal_for
-from bunko.services.chat.chat import Source
 from bunko.services.ingest import Upload
 from bunko.services.moving import ArchiveError, export_library, import_library
 from tests.conftest import make_services
-from tests.e2e.library_move import HANDBOOK, LIBRARY, PASSWORD, make_library, top_hits
-
-LEAVE = "policies/leave.md"
-EARLIER = [
-    b"# Parental leave\n\nEmployees receive ten weeks of paid parental leave.",
-    b"# Parental leave\n\nEmployees receive twelve weeks of paid parental leave.",
-]
-
-
-def history(services, workspace: str, path: str) -> list[str]:
-    doc = services.library.at(workspace, path)
-    revisions = services.metadata.list_revisions(workspace, doc.id)
-    return [r.content_hash for r in sorted(revisions, key=lambda r: r.revision)]
+from tests.e2e.library_move import (
+    HANDBOOK,
+    LEAVE,
+    LIBRARY,
+    PASSWORD,
+    ask,
+    history,
+    make_library,
+    top_hits,
+    with_history,
+)
 
 
 def originals(services, workspace: str, path: str) -> list[bytes]:
@@ -41,19 +38,6 @@ def originals(services, workspace: str, path: str) -> list[bytes]:
         services.metadata.list_revisions(workspace, doc.id), key=lambda r: r.revision
     )
     return [services.blobs.get(r.blob_key) for r in revisions]
-
-
-def with_history(services) -> str:
-    """The handbook library, its leave policy written twice before its current text."""
-    library = make_library(services)
-    current = HANDBOOK[LEAVE][0].encode()
-    for data in [*EARLIER, current]:
-        doc = services.ingest.submit(
-            Upload(library, data, path=LEAVE, category="hr", metadata={"team": "people"},
-                   source="upload")
-        )  # fmt: skip
-        services.library.wait_until_indexed(library, doc.id, timeout=60)
-    return library
 
 
 def test_earlier_revisions_move_with_their_originals_and_twice_adds_none(tmp_path: Path):
@@ -118,19 +102,6 @@ def test_an_import_stopped_inside_a_history_goes_on_from_where_it_was(tmp_path: 
         assert history(target, made.id, LEAVE) == chain
     finally:
         target.close()
-
-
-def ask(services, workspace: str, username: str, question: str, *, found: bool):
-    user = services.accounts.auth.users.get_user_by_username(username)
-    principal = replace(principal_for(user), workspace_id=workspace)
-    doc = services.library.at(workspace, LEAVE)
-    sources = [Source(file_name="leave.md", content="sixteen weeks", score=0.8, chunk_index=0,
-                      document_id=doc.id)] if found else []  # fmt: skip
-    kept = services.answers.keep(
-        principal, question=question, answer="Sixteen weeks." if found else "Nothing found.",
-        sources=sources, door="rest",
-    )  # fmt: skip
-    return principal, kept
 
 
 def test_marked_answers_and_the_missing_list_move_with_conversations(tmp_path: Path):

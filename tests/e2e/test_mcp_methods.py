@@ -7,27 +7,14 @@ from __future__ import annotations
 
 import uuid
 
-import httpx
 import pytest
 
 from bunko.server_app import create_app
 from tests.conftest import make_services
 from tests.e2e.live_server import LiveServer
-from tests.e2e.mcp_harness import http_client, ok
+from tests.e2e.mcp_harness import assert_refused_at_once, http_client, ok
 
 pytestmark = pytest.mark.anyio
-
-STREAM = {"Accept": "text/event-stream"}
-
-
-def assert_refused_at_once(url: str, method: str, key: str | None) -> None:
-    """405 naming POST, a whole response: a held stream would answer 200 and its headers,
-    then keep the body open (the SDK's first ping comes after 15 s)."""
-    headers = dict(STREAM, **({"Authorization": f"Bearer {key}"} if key else {}))
-    response = httpx.request(method, url + "/mcp", headers=headers, timeout=60)
-    assert response.status_code == 405, response.text
-    assert response.headers["allow"] == "POST"
-    assert response.json()["error"]["message"].startswith("Method Not Allowed")
 
 
 @pytest.mark.parametrize("method", ["GET", "DELETE"])

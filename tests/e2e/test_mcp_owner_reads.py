@@ -10,8 +10,7 @@ import pytest
 
 from bunko.domain.audit import AuditQuery
 from tests.e2e.chat_harness import load_documents
-from tests.e2e.mcp_harness import http_client, ok
-from tests.e2e.test_mcp_sources import refusal, shared_library
+from tests.e2e.mcp_harness import http_client, ok, refusal, shared_library
 
 pytestmark = pytest.mark.anyio
 

@@ -10,7 +10,7 @@ import pytest
 
 from bunko.domain.audit import AuditQuery
 from tests.e2e.local_site import LocalSite
-from tests.e2e.mcp_harness import http_client, mcp_error_in, ok
+from tests.e2e.mcp_harness import http_client, ok, refusal, shared_library
 
 pytestmark = pytest.mark.anyio
 
@@ -26,38 +26,6 @@ def handbook_site():
     s.html("/leave.html", "<main><p>Leave: twenty days a year.</p></main>", title="Leave")
     yield s
     s.close()
-
-
-async def refusal(client, name: str, arguments: dict) -> str:
-    """The tool error a call ended in (the official client raises it)."""
-    try:
-        result = await client.call_tool(name, arguments)
-    except BaseException as exc:
-        found = mcp_error_in(exc)
-        if found is None:
-            raise
-        return str(found)
-    assert result.is_error, result.structured_content
-    return result.content[0].text
-
-
-def shared_library(rest):
-    """A library with an owner, an editor and a viewer, each with an API key in it."""
-    owner, editor, viewer = rest.new_user(), rest.new_user(), rest.new_user()
-    library = owner.client.post("/libraries", json={"name": "Handbook"}).json()["id"]
-    for person, role in ((editor, "editor"), (viewer, "viewer")):
-        owner.client.put(
-            f"/libraries/{library}/members", json={"username": person.username, "role": role}
-        )
-    keys = {}
-    for role, person, scopes in (
-        ("owner", owner, ["kb:read", "kb:write"]),
-        ("editor", editor, ["kb:read", "kb:write"]),
-        ("viewer", viewer, ["kb:read"]),
-    ):
-        person.client.headers["X-Bunko-Library"] = library
-        keys[role] = person.client.post("/api-keys", json={"scopes": scopes}).json()["key"]
-    return owner, library, keys
 
 
 async def test_list_and_sync_sources_as_rest_allows(rest, handbook_site):

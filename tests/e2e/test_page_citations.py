@@ -7,15 +7,18 @@ for the file's readers only."""
 from __future__ import annotations
 
 import time
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import openai
 import pytest
 
+from bunko.adapters.local.original_links import HmacOriginalLinks
+from bunko.domain import Document
 from tests.e2e.chat_harness import ask
 from tests.e2e.citation_files import REPORT, SHEET, SLIDES
 from tests.e2e.mcp_harness import http_client, ok
-from tests.e2e.rest_harness import assert_error, wait_until_done
+from tests.e2e.rest_harness import JWT_SECRET, assert_error, wait_until_done
 
 SOURCE_FIELDS = {
     "fileName", "content", "score", "chunkIndex", "documentId",
@@ -143,16 +146,28 @@ def test_the_original_opens_by_a_link_for_its_readers_only(rest, citations_reade
         assert browser_tab.get(theirs.replace(other, file_id)).status_code == 403
 
 
-def test_an_expired_link_is_refused(rest, citations_reader, monkeypatch):
+def test_an_expired_link_is_refused(rest, citations_reader):
     file_id = next(
         f["id"]
         for f in citations_reader.client.get("/knowledge-bases").json()
         if f["name"] == "report.pdf"
     )
-    url = citations_reader.client.get(f"/knowledge-bases/{file_id}/original-link").json()["url"]
-    links = rest.services.originals.links
-    monkeypatch.setattr(links, "clock", lambda: time.time() + links.expires_in + 1)
+    fresh = citations_reader.client.get(f"/knowledge-bases/{file_id}/original-link").json()
+    # The same link as the server signs it (its key), issued one lifetime and a second ago.
+    (workspace,) = parse_qs(urlsplit(fresh["url"]).query)["workspace"]
+    report = Document(
+        id=file_id,
+        workspace_id=workspace,
+        path="report.pdf",
+        name="report.pdf",
+        mime="application/pdf",
+    )
+    issued_before = HmacOriginalLinks(
+        JWT_SECRET, clock=lambda: time.time() - fresh["expiresIn"] - 1
+    )
+    url = issued_before.link_to(report).url
     with httpx.Client(base_url=rest.url) as browser_tab:
+        assert browser_tab.get(fresh["url"]).status_code == 200  # the key is the server's
         body = assert_error(browser_tab.get(url), 403)
     assert "expired" in body["message"]
 

@@ -15,9 +15,17 @@ from pathlib import Path
 import pytest
 
 from bunko.domain.audit import AuditQuery
-from tests.e2e.library_move import HANDBOOK, LIBRARY, PASSWORD, documents, make_library, top_hits
+from tests.e2e.library_move import (
+    HANDBOOK,
+    LIBRARY,
+    PASSWORD,
+    documents,
+    make_library,
+    manifest_with,
+    rewrite,
+    top_hits,
+)
 from tests.e2e.rest_harness import assert_error
-from tests.e2e.test_hostile_archives import manifest_with, rewrite
 
 
 def _poll(client, path: str, timeout: float = 120.0) -> dict:

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from tests.e2e.cli_harness import run
+from tests.e2e.git_repo import Repo
 from tests.e2e.local_site import LocalSite
-from tests.e2e.test_source_git import Repo
 
 pytestmark = pytest.mark.slow  # real `bunko` processes, a dozen a test
 

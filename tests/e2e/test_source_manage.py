@@ -11,9 +11,9 @@ import pytest
 
 from bunko.services.sources.probe import _branches
 from tests.e2e.git_http import GitOverHttp
+from tests.e2e.git_repo import Repo
 from tests.e2e.local_site import LocalSite
 from tests.e2e.rest_harness import serve
-from tests.e2e.test_source_git import Repo
 
 # The module's server lets the people on it add sources on loopback (the local sites).
 REST_SETTINGS = {"allow_private_sources": True}

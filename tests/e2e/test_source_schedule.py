@@ -14,9 +14,9 @@ from bunko.errors import ValidationError
 from bunko.ports.sources import WebAnswer
 from bunko.services.sources import parse_every
 from tests.conftest import make_services
+from tests.e2e.git_repo import Repo
 from tests.e2e.local_site import LocalSite
 from tests.e2e.rest_harness import serve
-from tests.e2e.test_source_git import Repo
 
 HOUR = 3600.0
 T0 = 1_900_000_000.0

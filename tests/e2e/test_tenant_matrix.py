@@ -21,6 +21,7 @@ from mcp import MCPError
 from bunko.domain.auth import SCOPE_READ, SCOPE_WRITE
 from bunko.services.conversion.libreoffice import pdf_key
 from tests.e2e.mcp_harness import http_client
+from tests.e2e.openapi_values import resolved, sample_value
 from tests.e2e.rest_harness import Rest, User, serve, wait_until_done
 
 MARKER = "zanzibarowlmarker"  # a word only the owner's data contains
@@ -178,43 +179,6 @@ def _leaks(text: str, sent: str, state: dict[str, Any]) -> list[str]:
     return [s for s in secrets if s in text and (s == MARKER or s not in sent)]
 
 
-def _value(schema: dict, spec: dict) -> Any:
-    """A valid-looking value for a schema, enough to reach the route's ownership check."""
-    schema = _resolve(schema, spec)
-    if "anyOf" in schema:
-        schema = next(s for s in schema["anyOf"] if s.get("type") != "null")
-    if "default" in schema and schema["default"] is not None:
-        return schema["default"]
-    if "enum" in schema:
-        return schema["enum"][0]
-    kind = schema.get("type")
-    if kind == "integer":
-        return max(schema.get("minimum", 1), 1)
-    if kind == "number":
-        return 0.5
-    if kind == "boolean":
-        return False
-    if kind == "array":
-        return []
-    if kind == "object":
-        return {
-            name: _value(sub, spec)
-            for name, sub in schema.get("properties", {}).items()
-            if name in schema.get("required", [])
-        }
-    return "x"
-
-
-def _resolve(schema: dict, spec: dict) -> dict:
-    ref = schema.get("$ref")
-    if ref:
-        node: Any = spec
-        for part in ref.lstrip("#/").split("/"):
-            node = node[part]
-        return node
-    return schema
-
-
 def _operations(spec: dict):
     for path, ops in spec["paths"].items():
         for method, op in ops.items():
@@ -244,16 +208,16 @@ def _call(client, spec: dict, path: str, method: str, op: dict, state: dict):
     kwargs: dict[str, Any] = {"params": query}
     content = op.get("requestBody", {}).get("content", {})
     if "application/json" in content:
-        schema = _resolve(content["application/json"]["schema"], spec)
-        kwargs["json"] = _value(schema, spec)
+        schema = resolved(content["application/json"]["schema"], spec)
+        kwargs["json"] = sample_value(schema, spec)
         for name in schema.get("properties", {}):
             if name in ID_PARAMS:  # a body field naming a record (chat's conversationId)
                 kwargs["json"][name], uses_id = state[ID_PARAMS[name]], True
     elif "multipart/form-data" in content:
-        form = _resolve(content["multipart/form-data"]["schema"], spec)
+        form = resolved(content["multipart/form-data"]["schema"], spec)
         files, data = {}, {}
         for name, sub in form.get("properties", {}).items():
-            sub = _resolve(sub, spec)
+            sub = resolved(sub, spec)
             if sub.get("format") == "binary" or sub.get("contentMediaType"):
                 files[name] = ("intruder.txt", b"intruder text", "text/plain")
             elif name in ID_PARAMS:
@@ -337,12 +301,12 @@ def _tool_arguments(tool, state: dict) -> list[dict]:
     """One call per way of pointing the tool at the owner's data."""
     schema = tool.input_schema
     props = schema.get("properties", {})
-    base = {name: _value(sub, schema) for name, sub in props.items() if name in schema.get(
+    base = {name: sample_value(sub, schema) for name, sub in props.items() if name in schema.get(
         "required", [])}  # fmt: skip
     for name, sub in props.items():
         if sub.get("type") == "string" and name in ("content", "query") and name in base:
             base[name] = MARKER  # a search for the owner's word
-    ids = [name for name, sub in props.items() if _resolve(sub, schema).get("format") == "uuid"]
+    ids = [name for name, sub in props.items() if resolved(sub, schema).get("format") == "uuid"]
     if not ids:
         return [base]
     variants = [state["doc_id"], *state["chunk_ids"][:1]]

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import enter, needs_chromium, tab
-from tests.e2e.chat_harness import load_documents
-from tests.e2e.test_web_libraries import switch_to
+from tests.e2e.browser import enter, needs_chromium, switch_to, tab
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -19,17 +17,15 @@ REST_SETTINGS = {"embedder": "use"}
 LIBRARY = "Marked Handbook"
 ANSWERED = "When was the Kessock lighthouse built?"
 REFUSED = "Where do employees park their cars?"
+LIGHTHOUSE = (
+    b"The Kessock lighthouse was built in 1872 on the northern shore. "
+    b"Its keeper trims the lamp every night."
+)
 
 
 def test_a_viewer_marks_answers_and_the_owner_reads_them(rest, chromium):
-    owner, viewer = rest.new_user(), rest.new_user()
-    library = owner.client.post("/libraries", json={"name": LIBRARY}).json()
-    added = owner.client.put(f"/libraries/{library['id']}/members",
-                             json={"username": viewer.username, "role": "viewer"})  # fmt: skip
-    assert added.status_code == 200
-    owner.client.headers["X-Bunko-Library"] = library["id"]
-    load_documents(owner, {"lighthouse.txt": "The Kessock lighthouse was built in 1872 on "
-                           "the northern shore. Its keeper trims the lamp every night."})  # fmt: skip
+    shared = rest.shared_library(LIBRARY, "viewer", documents={"lighthouse.txt": LIGHTHOUSE})
+    owner, viewer = shared.owner, shared.members["viewer"]
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page

@@ -15,14 +15,8 @@ LIBRARY = "Audited Handbook"
 
 
 def test_an_owner_reads_the_librarys_activity_and_a_viewer_sees_none(rest, chromium):
-    owner, viewer, editor = (rest.new_user() for _ in range(3))
-    library = owner.client.post("/libraries", json={"name": LIBRARY}).json()
-    for user, role in ((viewer, "viewer"), (editor, "editor")):
-        added = owner.client.put(f"/libraries/{library['id']}/members",
-                                 json={"username": user.username, "role": role})  # fmt: skip
-        assert added.status_code == 200
-    editor.client.headers["X-Bunko-Library"] = library["id"]
-    viewer.client.headers["X-Bunko-Library"] = library["id"]
+    shared = rest.shared_library(LIBRARY, "viewer", "editor")
+    owner, viewer, editor = shared.owner, shared.members["viewer"], shared.members["editor"]
     uploaded = editor.client.post("/upload", files={"file": ("travel.txt", b"60 euros a day.")})
     assert uploaded.status_code == 201
     refused = viewer.client.delete(f"/knowledge-bases/{uploaded.json()['id']}")

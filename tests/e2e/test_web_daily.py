@@ -9,10 +9,9 @@ import re
 
 import pytest
 
-from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, enter, needs_chromium, tab
+from tests.e2e.browser import DESKTOP, Tab, _with_strict_csp, enter, needs_chromium, switch_to, tab
 from tests.e2e.cli_harness import run
 from tests.e2e.rest_harness import JWT_SECRET, PASSWORD, wait_until_done, watching
-from tests.e2e.test_web_libraries import switch_to
 from tests.waiting import wait_for
 
 pytestmark = needs_chromium

@@ -18,7 +18,7 @@ from bunko.domain import DEFAULT_WORKSPACE_ID
 from bunko.services.ingest import Upload
 from bunko.services.moving import export_library
 from tests.conftest import make_services
-from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed
+from tests.e2e.aws_web import BUCKET, World, serve_as_deployed
 from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, enter, needs_chromium
 
 pytestmark = [needs_chromium]
@@ -35,14 +35,10 @@ DOCUMENTS = {
 }
 
 
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    with moto_server() as url:
-        yield url
-
-
 @pytest.fixture
-def deployed_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
+def importing_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
+    """The deployed shape (moto_url: tests/e2e/conftest.py) signing archives over THRESHOLD,
+    and the ingest function fed from the queue."""
     with serve_as_deployed(
         moto_url=moto_url, opensearch_url=osmem_clone.url, monkeypatch=monkeypatch,
         presign_above=THRESHOLD,
@@ -62,7 +58,7 @@ def deployed_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
 
 
 @pytest.fixture
-def archive(tmp_path) -> Path:
+def small_archive(tmp_path) -> Path:
     """A small library's archive, written by `bunko export`'s code on a data folder."""
     services = make_services(tmp_path / "data", embedder="none", backend="local")
     try:
@@ -78,7 +74,7 @@ def archive(tmp_path) -> Path:
 
 
 @pytest.fixture
-def tab(chromium, deployed_shape) -> Iterator[Tab]:
+def tab(chromium, importing_shape) -> Iterator[Tab]:
     """A fresh context on the app, signed up (no request routing: the bucket's CORS rule is
     what is under test, and Playwright would answer preflights itself)."""
     context = chromium.new_context(locale="en-US", viewport=DESKTOP)
@@ -87,7 +83,7 @@ def tab(chromium, deployed_shape) -> Iterator[Tab]:
     page = opened.page
     page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
-    page.goto(deployed_shape.url + "/")
+    page.goto(importing_shape.url + "/")
     enter(page, "hanako", PASSWORD, new=True)
     try:
         yield opened
@@ -95,14 +91,14 @@ def tab(chromium, deployed_shape) -> Iterator[Tab]:
         context.close()
 
 
-def test_a_large_archive_goes_to_the_bucket_and_is_imported(deployed_shape, tab, archive):
+def test_a_large_archive_goes_to_the_bucket_and_is_imported(importing_shape, tab, small_archive):
     page = tab.page
-    deployed_shape.allow_origins(deployed_shape.url)
+    importing_shape.allow_origins(importing_shape.url)
     sent = []
     page.on("request", lambda r: sent.append((r.method, r.url)))
     page.get_by_role("link", name="Settings").click()
     form = page.get_by_role("form", name="Import a library from an archive")
-    form.get_by_label("Archive (.zip)").set_input_files(str(archive))
+    form.get_by_label("Archive (.zip)").set_input_files(str(small_archive))
     form.get_by_label("Name for the imported library (optional)").fill("Lighthouse")
     form.get_by_role("button", name="Import").click()
     done = f"Imported {len(DOCUMENTS)} documents into Lighthouse"
@@ -112,11 +108,11 @@ def test_a_large_archive_goes_to_the_bucket_and_is_imported(deployed_shape, tab,
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=SCREENSHOTS / "import-signed-upload.png", full_page=True)
 
-    api = [(m, u.removeprefix(deployed_shape.url)) for m, u in sent]
+    api = [(m, u.removeprefix(importing_shape.url)) for m, u in sent]
     assert ("POST", "/libraries/import/upload") in api and ("POST", "/libraries/import") in api
     [put] = [u for m, u in sent if m == "PUT"]
-    assert put.startswith(f"{deployed_shape.moto_url}/{BUCKET}/moves/upload-")
+    assert put.startswith(f"{importing_shape.moto_url}/{BUCKET}/moves/upload-")
     # the import read the upload, then deleted it
-    left = deployed_shape.s3.list_objects_v2(Bucket=BUCKET, Prefix="moves/").get("KeyCount")
+    left = importing_shape.s3.list_objects_v2(Bucket=BUCKET, Prefix="moves/").get("KeyCount")
     assert left == 0
     assert tab.errors == []

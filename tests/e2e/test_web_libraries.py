@@ -9,23 +9,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import enter, needs_chromium, tab
+from tests.e2e.browser import enter, needs_chromium, switch_to, tab
 from tests.e2e.rest_harness import wait_until_done, watching
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
 
 LIBRARY = "Team Handbook"
-
-
-def switch_to(page, name: str) -> None:
-    picker = page.get_by_role("combobox", name="Library")
-    option = picker.locator("option", has_text=name)
-    expect(option).to_have_count(1)
-    picker.select_option(option.get_attribute("value"))
-    expect(page.get_by_role("combobox", name="Library")).to_have_value(
-        option.get_attribute("value")
-    )
 
 
 def test_an_owner_shares_a_library_that_a_viewer_reads_and_an_outsider_never_sees(rest, chromium):

@@ -11,7 +11,6 @@ import zipfile
 import pytest
 
 from tests.e2e.browser import enter, needs_chromium, tab
-from tests.e2e.rest_harness import wait_until_done
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -25,16 +24,8 @@ DOCUMENTS = {
 
 
 def test_an_owner_exports_a_library_and_imports_it_back(rest, chromium, tmp_path):
-    owner, viewer = rest.new_user(), rest.new_user()
-    library = owner.client.post("/libraries", json={"name": LIBRARY}).json()
-    added = owner.client.put(f"/libraries/{library['id']}/members",
-                             json={"username": viewer.username, "role": "viewer"})  # fmt: skip
-    assert added.status_code == 200
-    owner.client.headers["X-Bunko-Library"] = library["id"]
-    for name, data in DOCUMENTS.items():
-        uploaded = owner.client.post("/upload", files={"file": (name, data)})
-        assert wait_until_done(owner.client, uploaded.json()["id"])["status"] == "completed"
-    del owner.client.headers["X-Bunko-Library"]
+    shared = rest.shared_library(LIBRARY, "viewer", documents=DOCUMENTS)
+    owner, viewer = shared.owner, shared.members["viewer"]
 
     with tab(chromium, rest.url + "/") as t:
         page = t.page

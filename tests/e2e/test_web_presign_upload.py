@@ -11,7 +11,6 @@ message on the file's row instead of a silent hang."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote
 
@@ -20,53 +19,18 @@ import pytest
 from bunko import lambda_entry
 from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
-from tests.e2e.aws_web import BUCKET, World, moto_server, serve_as_deployed
-from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, enter, needs_chromium
+from tests.e2e.aws_web import BUCKET
+from tests.e2e.browser import needs_chromium, shoot
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip("playwright.sync_api")
 expect = sync_api.expect
 pytest.importorskip("aws_cdk")  # the bucket's CORS rule comes from infra's construct
 
-THRESHOLD = 1024 * 1024  # config.json's presignUploadsAbove here (4 MiB on AWS)
 PASSWORD = "correct horse battery"
 MARKER = "quillwort"  # a word only the large file holds, near its end
 CHUNK_SIZE, CHUNK_OVERLAP = 4000, 400
 UPLOADED = 60_000  # ms for presign and the PUT of 1.4 MB to end, on a busy machine too
-
-
-@pytest.fixture(scope="module")
-def moto_url() -> Iterator[str]:
-    with moto_server() as url:
-        yield url
-
-
-@pytest.fixture
-def deployed_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
-    with serve_as_deployed(
-        moto_url=moto_url, opensearch_url=osmem_clone.url, monkeypatch=monkeypatch,
-        presign_above=THRESHOLD,
-    ) as served:  # fmt: skip
-        yield served
-
-
-@pytest.fixture
-def tab(chromium, deployed_shape) -> Iterator[Tab]:
-    """A fresh context on the app, signed up. No request routing (browser.tab routes every
-    request for its CSP): Playwright would answer CORS preflights itself, and the bucket's
-    CORS rule is what is under test."""
-    context = chromium.new_context(locale="en-US", viewport=DESKTOP)
-    context.set_default_timeout(30_000)
-    opened = Tab(context.new_page())
-    page = opened.page
-    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
-    page.goto(deployed_shape.url + "/")
-    enter(page, "hanako", PASSWORD, new=True)
-    try:
-        yield opened
-    finally:
-        context.close()
 
 
 @pytest.fixture
@@ -83,11 +47,6 @@ def log_and_note(tmp_path) -> tuple[Path, Path]:
     return large, small
 
 
-def shoot(page, name: str) -> None:
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=SCREENSHOTS / f"{name}.png", full_page=True)
-
-
 def ingest(key: str) -> dict:
     """The ingest function, fed the SQS message S3's notification sends for `key`."""
     from tests.aws.conftest import FakeLambdaContext
@@ -101,9 +60,11 @@ def ingest(key: str) -> dict:
     return load_function("ingest").handler(event, FakeLambdaContext())
 
 
-def test_a_large_file_goes_straight_to_s3_with_its_options(deployed_shape, tab, log_and_note):
+def test_a_large_file_goes_straight_to_s3_with_its_options(
+    deployed_shape, deployed_tab, log_and_note
+):
     large, small = log_and_note
-    page = tab.page
+    page = deployed_tab.page
     deployed_shape.allow_origins(deployed_shape.url)
     sent = []
     page.on("request", lambda r: sent.append((r.method, r.url, r.headers)))
@@ -173,12 +134,14 @@ def test_a_large_file_goes_straight_to_s3_with_its_options(deployed_shape, tab, 
     hits = services.index.keyword_search(MARKER, SearchFilter(workspace), 5)
     assert {h.document_id for h in hits} == {doc.id}
     shoot(page, "presign-03-search")
-    assert tab.errors == []
+    assert deployed_tab.errors == []
 
 
-def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(deployed_shape, tab, log_and_note):
+def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(
+    deployed_shape, deployed_tab, log_and_note
+):
     large, _ = log_and_note
-    page = tab.page
+    page = deployed_tab.page
     deployed_shape.allow_origins("https://elsewhere.example")
     page.locator("input[type=file]").set_input_files([str(large)])
     page.get_by_role("button", name="Upload").click()
@@ -191,14 +154,16 @@ def test_a_bucket_that_does_not_allow_the_page_fails_on_the_row(deployed_shape, 
     shoot(page, "presign-04-cors-refused")
     assert deployed_shape.drops() == {}
     # Chromium's own report of the refusal, and nothing else
-    assert tab.errors and all("CORS" in e or "net::ERR_FAILED" in e for e in tab.errors)
+    assert deployed_tab.errors and all(
+        "CORS" in e or "net::ERR_FAILED" in e for e in deployed_tab.errors
+    )
 
 
-def test_an_s3_error_body_becomes_a_message_on_the_row(deployed_shape, tab, log_and_note):
+def test_an_s3_error_body_becomes_a_message_on_the_row(deployed_shape, deployed_tab, log_and_note):
     """S3 answers a changed signed header with 403 and an XML body (moto checks no signatures,
     so S3's answer is played back here, CORS headers and all)."""
     large, _ = log_and_note
-    page = tab.page
+    page = deployed_tab.page
     deployed_shape.allow_origins(deployed_shape.url)
     cors = {
         "Access-Control-Allow-Origin": deployed_shape.url,

@@ -19,8 +19,8 @@ import pytest
 from tests.e2e.browser import enter, needs_chromium, tab
 from tests.e2e.fake_confluence import FakeConfluence
 from tests.e2e.git_http import GitOverHttp
+from tests.e2e.git_repo import Repo
 from tests.e2e.local_site import LocalSite
-from tests.e2e.test_source_git import Repo
 
 pytestmark = needs_chromium
 expect = pytest.importorskip("playwright.sync_api").expect

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.browser import needs_chromium
+from tests.e2e.browser import needs_chromium, shoot
+from tests.e2e.git_repo import Repo
 from tests.e2e.git_smart_http import SmartGitOverHttp
-from tests.e2e.test_source_git import Repo
-from tests.e2e.test_web_presign_upload import deployed_shape, moto_url, shoot, tab  # noqa: F401
 
 pytestmark = [needs_chromium]
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -22,7 +21,7 @@ pytest.importorskip("aws_cdk")  # the deployed shape's bucket rule comes from in
 def served_on_loopback(tmp_path, monkeypatch):
     """The repository, and the app allowed to reach loopback (set before the app is built)."""
     monkeypatch.setenv("BUNKO_ALLOW_PRIVATE_SOURCES", "true")
-    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))  # the function's /tmp
+    monkeypatch.setenv("BUNKO_SCRATCH_DIR", str(tmp_path))  # the function's /tmp
     repo = Repo(tmp_path / "repo")
     repo.write("README.md", "# Handbook\n\nHow the ferry crew works.\n")
     repo.write("docs/leave.md", "Leave policy: twenty days a year.\n")
@@ -32,8 +31,8 @@ def served_on_loopback(tmp_path, monkeypatch):
     served.close()
 
 
-def test_the_sources_page_on_aws_adds_and_syncs_a_git_repository(served_on_loopback, tab):  # noqa: F811
-    page = tab.page
+def test_the_sources_page_on_aws_adds_and_syncs_a_git_repository(served_on_loopback, deployed_tab):
+    page = deployed_tab.page
     page.get_by_role("link", name="Sources").click()
     expect(page.get_by_text("No sources yet.")).to_be_visible()
     form = page.get_by_role("form", name="Add a source")
@@ -51,4 +50,4 @@ def test_the_sources_page_on_aws_adds_and_syncs_a_git_repository(served_on_loopb
     shoot(page, "48-sources-git-aws")
     page.get_by_role("link", name="Library", exact=True).click()
     expect(page.get_by_text("leave.md")).to_be_visible()
-    assert tab.unexpected_errors() == []
+    assert deployed_tab.unexpected_errors() == []

@@ -14,7 +14,7 @@ from bunko.bootstrap.root import build_services
 from bunko.config import Settings
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
 from bunko.services.search import SearchOptions
-from bunko.services.search import calibration as calibration_module
+from bunko.services.search.calibration import CLAIM_ROWS
 
 ABSTRACT = (
     "# Sporulation genes of Bacillus subtilis found by transposon sequencing\n\n"
@@ -65,11 +65,16 @@ def test_the_abstracts_claims_are_kept_and_other_fields_claims_refused(abstract_
         assert best(abstract_library, claim, DEFAULT) == 0.0, claim
 
 
-def test_a_claim_is_judged_by_the_claim_row_and_a_question_is_not(abstract_library, monkeypatch):
+def test_a_claim_is_judged_by_the_claim_row_and_a_question_is_not(abstract_library):
     claim = SUPPORTED[1]
     question = "Do membrane remodelling defects delay the onset of sporulation?"
+    search = abstract_library.search
+    assert search.claim_rows is CLAIM_ROWS  # the packaged rows, as `bunko serve` builds it
     with_rows = best(abstract_library, claim), best(abstract_library, question)
-    monkeypatch.setattr(calibration_module, "CLAIM_ROWS", {})
-    without = best(abstract_library, claim), best(abstract_library, question)
+    search.claim_rows = {}  # the service's knob: no model has a claim row
+    try:
+        without = best(abstract_library, claim), best(abstract_library, question)
+    finally:
+        search.claim_rows = CLAIM_ROWS
     assert with_rows[0] != without[0]
     assert with_rows[1] == without[1]

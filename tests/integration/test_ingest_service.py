@@ -74,30 +74,31 @@ def test_redelivered_job_does_not_duplicate(services):
     assert services.index.count(WS) == doc.chunk_count
 
 
-def _claim_without_bytes(services, monkeypatch, path, data):
+def _claim_without_bytes(services, path, data):
     """The state a process leaves when it dies (or the disk fills) after claiming a path and
-    before writing the file's bytes: a pending document with no original."""
-    real_put = services.blobs.put
-
-    def put(key, *args, **kw):
-        if key.startswith("originals/"):
-            raise OSError("No space left on device")
-        return real_put(key, *args, **kw)
-
-    with monkeypatch.context() as full_disk:
-        full_disk.setattr(services.blobs, "put", put)
+    before writing the file's bytes: a pending document with no original. The disk refuses
+    the original for real: a file stands where the library's originals folder goes."""
+    folder = services.blobs.root / "originals" / WS
+    aside = folder.with_name(f"{WS}.aside")
+    if folder.exists():
+        folder.rename(aside)
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_bytes(b"")
+    try:
         with pytest.raises(OSError):
             services.ingest.submit(Upload(WS, data, path=path, source="drop"))
+    finally:
+        folder.unlink()
+        if aside.exists():
+            aside.rename(folder)
     doc = services.metadata.get_document_by_path(WS, path)
     assert doc.status is DocumentStatus.PENDING and not services.blobs.exists(doc.blob_key)
     return doc
 
 
-def test_a_job_for_bytes_never_stored_fails_and_sending_the_file_again_completes_it(
-    services, monkeypatch
-):
+def test_a_job_for_bytes_never_stored_fails_and_sending_the_file_again_completes_it(services):
     data = b"A drop the last process claimed but never stored."
-    doc = _claim_without_bytes(services, monkeypatch, "drop/late.txt", data)
+    doc = _claim_without_bytes(services, "drop/late.txt", data)
     from bunko.ports import IngestJob
 
     [failed] = services.pipeline.process([IngestJob(WS, doc.id, doc.revision)])
@@ -109,11 +110,9 @@ def test_a_job_for_bytes_never_stored_fails_and_sending_the_file_again_completes
     assert [r.revision for r in services.metadata.list_revisions(WS, doc.id)] == [1]
 
 
-def test_bytes_never_stored_are_written_when_the_same_file_arrives_before_the_job(
-    services, monkeypatch
-):
+def test_bytes_never_stored_are_written_when_the_same_file_arrives_before_the_job(services):
     data = b"The rescan comes first this time."
-    doc = _claim_without_bytes(services, monkeypatch, "drop/first.txt", data)
+    doc = _claim_without_bytes(services, "drop/first.txt", data)
     again = ingest(services, "drop/first.txt", data, source="drop")
     assert (again.id, again.revision, again.status) == (doc.id, 1, DocumentStatus.COMPLETED)
     assert services.index.count(WS) == again.chunk_count

@@ -6,6 +6,9 @@ opened twice."""
 
 from __future__ import annotations
 
+import sqlite3
+from contextlib import closing
+
 import pytest
 
 from bunko.domain import DEFAULT_WORKSPACE_ID as WS
@@ -86,14 +89,17 @@ def test_a_key_saved_by_another_process_is_used_after_the_recheck_window(flaky_m
     assert services.search.generations.serving(WS).embedder._inner is embedder
 
 
-def test_a_store_that_fails_the_recheck_leaves_search_working(flaky_model, monkeypatch, caplog):
+def test_a_store_that_fails_the_recheck_leaves_search_working(flaky_model, caplog):
     services, proxy, _ = flaky_model
     no_window(services)
     store = services.accounts.model_configs.store
-
-    def unavailable(*args, **kwargs):
-        raise OSError("database is locked")
-
-    monkeypatch.setattr(store, "get_model_config", unavailable)
-    assert last_key(services, proxy) == "Bearer sk-first"
+    # The store fails for real: another connection moves its table away (a migration gone
+    # wrong, a damaged file), so the recheck's read raises sqlite3's OperationalError.
+    with closing(sqlite3.connect(store.db.path, isolation_level=None)) as other:
+        other.execute("ALTER TABLE model_configs RENAME TO model_configs_away")
+        try:
+            assert last_key(services, proxy) == "Bearer sk-first"
+        finally:
+            other.execute("ALTER TABLE model_configs_away RENAME TO model_configs")
     assert "could not read model config" in caplog.text
+    assert "no such table: model_configs" in caplog.text

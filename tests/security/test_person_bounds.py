@@ -14,7 +14,7 @@ import pytest
 
 from tests.e2e.rest_harness import assert_error, serve
 from tests.security.gated_llm import gated_llm
-from tests.security.test_user_resources import DOCUMENT, QUESTION, Held, Person
+from tests.security.people import DOCUMENT, QUESTION, Held, Person
 from tests.waiting import wait_for
 
 QUOTA = 3000

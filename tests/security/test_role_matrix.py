@@ -27,8 +27,8 @@ from mcp import MCPError
 
 from bunko.cli import app as cli_app
 from tests.e2e.mcp_harness import http_client
+from tests.e2e.openapi_values import resolved, sample_value
 from tests.e2e.rest_harness import User, serve
-from tests.e2e.test_tenant_matrix import _resolve, _value
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "security.md"
 COLUMNS = ("viewer", "editor", "owner", "admin", "former member", "deleted user")
@@ -92,10 +92,10 @@ async def _tool_outcomes(url: str, key: str, library: str) -> dict[str, str]:
             tools = (await client.list_tools()).tools
             for tool in tools:
                 schema = tool.input_schema
-                args = {n: _value(s, schema) for n, s in schema.get("properties", {}).items()
+                args = {n: sample_value(s, schema) for n, s in schema.get("properties", {}).items()
                         if n in schema.get("required", [])}  # fmt: skip
                 for name, sub in schema.get("properties", {}).items():
-                    if name in args and _resolve(sub, schema).get("format") == "uuid":
+                    if name in args and resolved(sub, schema).get("format") == "uuid":
                         args[name] = library if name == "workspace_id" else str(uuid.uuid4())
                 try:
                     result = await client.call_tool(tool.name, args)
@@ -161,7 +161,7 @@ def _call(client, spec: dict, path: str, method: str, op: dict, library: str):
     kwargs: dict[str, Any] = {"params": query}
     content = op.get("requestBody", {}).get("content", {})
     if "application/json" in content:
-        kwargs["json"] = _value(_resolve(content["application/json"]["schema"], spec), spec)
+        kwargs["json"] = sample_value(resolved(content["application/json"]["schema"], spec), spec)
     elif "multipart/form-data" in content:
         kwargs["files"] = {"file": ("probe.txt", b"probe text", "text/plain")}
     return client.request(method.upper(), url, **kwargs)

@@ -424,38 +424,37 @@ def test_a_search_during_a_background_insert_waits_for_one_step_not_the_batch(
     assert index.vector_search(vectors[40], ALL, 1)[0].chunk_id == "c40"
 
 
-def test_a_writer_waiting_for_the_graph_does_not_hold_up_searches(tmp_path: Path, monkeypatch):
+def test_a_writer_waiting_for_the_graph_does_not_hold_up_searches(tmp_path: Path):
     rng = np.random.default_rng(22)
     vectors = unit(rng, 120, 8)
     index = LocalSearchIndex(
         tmp_path, dimension=8, tuning=EngineTuning(pending_max=16, pending_limit=2)
     )
-    gate, entered = threading.Event(), threading.Event()
-    real_add = vector_index.add_to_graph
-
-    def held_add(*args):
-        entered.set()
-        gate.wait(60)  # the graph is slow: the writer falls behind it
-        real_add(*args)
-
-    monkeypatch.setattr(vector_index, "add_to_graph", held_add)
-    writer = threading.Thread(
-        target=lambda: [index.index([entry(f"c{i}", f"word{i}", vectors[i])]) for i in range(120)]
-    )
-    writer.start()
-    assert entered.wait(30)
-    for _ in range(3000):  # until the writer waits for the graph
-        ws = index._workspaces.get(WS)
-        if ws is not None and ws.vectors is not None and ws.vectors.backlog(1):
-            break
-        gate.wait(0.01)
-    assert index._workspaces[WS].vectors.backlog(1)
-    found: list = []
-    reader = threading.Thread(target=lambda: found.append(index.keyword_search("word3", ALL, 5)))
-    reader.start()
-    reader.join(30)  # the keyword leg needs neither the graph nor the waiting writer
-    alive = reader.is_alive()
-    gate.set()
+    index.index([entry("c0", "word0", vectors[0])])  # the workspace's vector index exists
+    vectors_index = index._workspaces[WS].vectors
+    graph, waited = vectors_index._graph_lock, threading.Event()
+    graph.acquire()  # the graph is busy (a slow step holds it): the writer falls behind it
+    try:
+        writer = threading.Thread(
+            target=lambda: [
+                index.index([entry(f"c{i}", f"word{i}", vectors[i])]) for i in range(1, 120)
+            ]
+        )
+        writer.start()
+        for _ in range(3000):  # until the writer waits for the graph
+            if vectors_index.backlog(1):
+                break
+            waited.wait(0.01)
+        assert vectors_index.backlog(1)
+        found: list = []
+        reader = threading.Thread(
+            target=lambda: found.append(index.keyword_search("word3", ALL, 5))
+        )
+        reader.start()
+        reader.join(30)  # the keyword leg needs neither the graph nor the waiting writer
+        alive = reader.is_alive()
+    finally:
+        graph.release()
     writer.join(60)
     assert not alive and [h.chunk_id for h in found[0]] == ["c3"]
     assert index.count(WS) == 120

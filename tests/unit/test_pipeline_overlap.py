@@ -8,11 +8,9 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import pytest
 
 from bunko.domain import DocumentStatus
-from bunko.services.ingest import document_chunks, pipeline
-from tests.fakes import FakeEmbedder, PipelineWorld
+from tests.fakes import FakeBlobStore, FakeEmbedder, PipelineWorld
 
 WS = "ws-1"
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "poison"]
@@ -42,42 +40,43 @@ def test_every_chunk_gets_its_own_vector_across_groups():
         np.testing.assert_allclose(entry.vector, embedder.embed_documents([chunk.content])[0])
 
 
+class ReadingOriginals(FakeBlobStore):
+    """The blob store, recording the keys read: the pipeline reads a document's original to
+    parse it, and chunks it in the same thread before it looks at the embedder again."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.read: set[str] = set()
+
+    def get(self, key: str) -> bytes:
+        found = super().get(key)
+        self.read.add(key)
+        return found
+
+
 class Recording(FakeEmbedder):
     """Records its batches; the first one lasts until every document is parsed, as a slow
     model's would, so the batches after it are made while the embedder is busy."""
 
-    def __init__(self, vocabulary, world_ref, parsed: list) -> None:
+    def __init__(self, vocabulary, world_ref) -> None:
         super().__init__(vocabulary)
-        self.world_ref, self.parsed, self.calls = world_ref, parsed, []
+        self.world_ref, self.calls, self.waited = world_ref, [], False
 
     def embed_documents(self, texts):
         self.calls.append(len(texts))
         world, deadline = self.world_ref[0], time.monotonic() + 30
         while len(self.calls) == 1 and time.monotonic() < deadline:
-            if len(self.parsed) == len(list(world.metadata.iter_documents(WS))):
+            if len(world.blobs.read) == len(list(world.metadata.iter_documents(WS))):
+                self.waited = True  # every original read while this first batch embeds
                 break
             time.sleep(0.01)
         return super().embed_documents(texts)
 
 
-@pytest.fixture
-def parsed(monkeypatch) -> list[str]:
-    """The ids of the documents the pipeline has parsed, in order."""
-    ids: list[str] = []
-
-    def counting(doc, **kwargs):
-        chunks = document_chunks.parse_and_chunk(doc, **kwargs)
-        ids.append(doc.id)
-        return chunks
-
-    monkeypatch.setattr(pipeline, "parse_and_chunk", counting)
-    return ids
-
-
-def test_batches_are_exact_across_documents_while_the_embedder_is_busy(parsed):
+def test_batches_are_exact_across_documents_while_the_embedder_is_busy():
     ref: list[World] = []
-    embedder = Recording(WORDS, ref, parsed)
-    world = World(embedder, batch_size=4)
+    embedder = Recording(WORDS, ref)
+    world = World(embedder, batch_size=4, blobs=ReadingOriginals())
     ref.append(world)
     _, jobs = world.submit(9, text=lambda n: f"{WORDS[n % 8]} words. " * (1 + 40 * (n % 3)))
     world.pipeline.process(jobs)
@@ -87,15 +86,17 @@ def test_batches_are_exact_across_documents_while_the_embedder_is_busy(parsed):
     assert all(d.status is DocumentStatus.COMPLETED for d in docs)
     # The first document's chunks went to the idle embedder at once; after that, only the
     # last batch is short: no document ends with a small batch of its own.
+    assert embedder.waited  # the batches after the first were made while it embedded
     first, *middle, last = embedder.calls
     assert first == world.metadata.get_document_by_path(WS, "d0.txt").chunk_count
     assert middle == [4] * len(middle) and 0 < last <= 4
     assert sum(embedder.calls) == chunks
 
 
-def test_the_documents_of_a_batch_are_written_together(parsed):
+def test_the_documents_of_a_batch_are_written_together():
     ref: list[World] = []
-    world = World(Recording(WORDS, ref, parsed), batch_size=64)
+    embedder = Recording(WORDS, ref)
+    world = World(embedder, batch_size=64, blobs=ReadingOriginals())
     ref.append(world)
     calls: list[set[str]] = []
     index = world.index.index
@@ -107,7 +108,7 @@ def test_the_documents_of_a_batch_are_written_together(parsed):
     world.pipeline.process(jobs)
     # Two batches (d0 went to the idle embedder alone, the other 19 waited for it): at most two
     # index calls, never one a document.
-    assert len(calls) <= 2 and sum(len(c) for c in calls) == 20
+    assert embedder.waited and len(calls) <= 2 and sum(len(c) for c in calls) == 20
     assert set().union(*calls) == {d.id for d in docs}
     assert all(d.status is DocumentStatus.COMPLETED for d in world.metadata.iter_documents(WS))
 

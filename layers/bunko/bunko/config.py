@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -46,6 +47,9 @@ class Settings(BaseSettings):
 
     backend: Literal["local", "aws"] = "local"
     data_dir: Path = Path("data")
+    # What a process may lose between runs (on AWS, the function's /tmp: the Git sources'
+    # copies); None: the system's temporary folder.
+    scratch_dir: Path | None = None
 
     # servers
     host: str = "127.0.0.1"
@@ -243,6 +247,11 @@ class Settings(BaseSettings):
         return value
 
     @cached_property
+    def scratch(self) -> Path:
+        """`scratch_dir`, or the system's temporary folder."""
+        return self.scratch_dir if self.scratch_dir is not None else Path(tempfile.gettempdir())
+
+    @property
     def secrets_dir(self) -> Path:
         return self.data_dir / "secrets"
 

@@ -5,10 +5,8 @@ a bounded scratch folder of the function's /tmp on AWS, where local paths are re
 
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 
 from bunko.bootstrap.adapters import Adapters
 from bunko.config import Settings
@@ -45,7 +43,7 @@ def build_sources(
 
     local = settings.backend == "local"
     git = DulwichRepos(
-        settings.data_dir / "sources" if local else Path(tempfile.gettempdir()) / "bunko-git",
+        settings.data_dir / "sources" if local else settings.scratch / "bunko-git",
         guard,
         local_paths=local,  # on AWS a path would name the function's own files
         max_fetch_bytes=GIT_FETCH_BYTES,

@@ -17,6 +17,18 @@ from bunko.domain.documents import new_id, utcnow
 
 Mark = Literal["up", "down"]
 MARKS: tuple[Mark, ...] = ("up", "down")
+
+
+@dataclass(frozen=True)
+class AnswerMark:
+    """A person's mark on an answer: up or down, with what they said, by whom and when."""
+
+    mark: Mark
+    comment: str | None
+    marked_by: str  # the user id (or key) that marked it
+    marked_at: datetime
+
+
 MAX_COMMENT_CHARS = 1000
 # How long an answer nobody marked stays markable: its asker's window to mark it. A mark, or
 # a refusal the library collects, keeps it for the audit trail's retention instead.

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
-    from bunko.domain.answers import AnswerRecord, Mark
+    from bunko.domain.answers import AnswerMark, AnswerRecord
 
 
 class AnswerStore(Protocol):
@@ -21,15 +21,12 @@ class AnswerStore(Protocol):
         self,
         library_id: str,
         answer_id: str,
+        marked: AnswerMark,
         *,
-        mark: Mark,
-        comment: str | None,
-        marked_by: str,
-        marked_at: datetime,
         collected: bool,
         expires_at: datetime | None,
     ) -> AnswerRecord | None:
-        """Mark it (a new mark replaces the last), put it on the missing list when
+        """Mark it with `marked` (a new mark replaces the last), put it on the missing list when
         `collected` (it stays there once on it), keep it until `expires_at`; None when
         there is no such answer in the library."""
 

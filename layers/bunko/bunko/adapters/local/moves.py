@@ -57,9 +57,11 @@ class SqliteMoveJobs:
             if _alive(str(record.get("runner") or "")):
                 continue  # another server (or a command) on this data folder still runs it
             record.update(
-                status="failed", error=INTERRUPTED, finished_at=utcnow().isoformat(),
+                status="failed",
+                error=INTERRUPTED,
+                finished_at=utcnow().isoformat(),
                 expires_at=self.clock() + float(record.get("ttl") or 900),
-            )  # fmt: skip
+            )
             self.save(record)
 
     def save(self, record: MoveRecord) -> None:

@@ -21,6 +21,7 @@ from bunko.domain.answers import (
     MAX_COMMENT_CHARS,
     MAX_KEPT_ANSWER_CHARS,
     MAX_KEPT_SOURCES,
+    AnswerMark,
     AnswerRecord,
     Mark,
     kept_until,
@@ -198,13 +199,11 @@ class AnswerBook:
             raise NotFoundError(f"answer {answer_id} not found")
         now = self.clock()
         down: Mark = "down"
+        by = principal.user_id or conversation_owner(principal)
         marked = self.store.set_mark(
             library,
             answer_id,
-            mark=mark,  # type: ignore[arg-type]
-            comment=comment,
-            marked_by=principal.user_id or conversation_owner(principal),
-            marked_at=now,
+            AnswerMark(mark, comment, by, now),  # type: ignore[arg-type]
             collected=mark == down and self.answer_settings(library).collect_missing,
             expires_at=kept_until(now, self.retention_days),
         )

@@ -15,6 +15,7 @@ from bunko.domain.answers import (
     MAX_COMMENT_CHARS,
     MAX_KEPT_ANSWER_CHARS,
     MAX_KEPT_SOURCES,
+    AnswerMark,
     AnswerRecord,
 )
 from bunko.services.moving.archive import ANSWERS, ArchiveReader, ArchiveWriter
@@ -141,10 +142,12 @@ def import_answers(
             store.set_mark(
                 workspace,
                 answer_id,
-                mark=raw["mark"],
-                comment=(raw.get("comment") or "")[:MAX_COMMENT_CHARS] or None,
-                marked_by=_user_id(parts, raw.get("marked_by")) or f"workspace:{workspace}",
-                marked_at=when(raw.get("marked_at")),
+                AnswerMark(
+                    mark=raw["mark"],
+                    comment=(raw.get("comment") or "")[:MAX_COMMENT_CHARS] or None,
+                    marked_by=_user_id(parts, raw.get("marked_by")) or f"workspace:{workspace}",
+                    marked_at=when(raw.get("marked_at")),
+                ),
                 collected=collecting and bool(raw.get("collected")),
                 expires_at=expires,
             )

@@ -85,6 +85,7 @@ def rank_passages(
     calibration = row_for(
         query,
         search.calibration_for(vector_used=bool(vector), method=search.method, embedder=embedder),
+        search.claim_rows,
     )
     by_chunk = {cp.passage.chunk_id: cp for cp in unique}
     signals, outside = read_window(

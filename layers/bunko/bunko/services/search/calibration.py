@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 
@@ -388,10 +388,11 @@ def vector_only_calibration(
     return GENERIC_VECTOR_ONLY.on_scale(scale or ModelScale())
 
 
-def for_claims(row: Calibration) -> Calibration:
-    """The claim row (CLAIM_ROWS) of a packaged row, on the row's own scale (e5's moves per
-    query); any other row (a configured one, GENERIC, keyword-only) judges claims itself."""
-    for name, claim in CLAIM_ROWS.items():
+def for_claims(row: Calibration, claim_rows: Mapping[str, Calibration] = CLAIM_ROWS) -> Calibration:
+    """The claim row (`claim_rows`, by model) of a packaged row, on the row's own scale (e5's
+    moves per query); any other row (a configured one, GENERIC, keyword-only) judges claims
+    itself."""
+    for name, claim in claim_rows.items():
         if _weights(row) == _weights(CALIBRATIONS[name]):
             return replace(claim, scale=row.scale)
     return row

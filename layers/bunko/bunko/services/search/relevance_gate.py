@@ -25,7 +25,7 @@ from bunko.services.search.background_terms import (
     text_coverage,
     weighted_terms,
 )
-from bunko.services.search.calibration import CALIBRATIONS, Calibration, for_claims
+from bunko.services.search.calibration import CALIBRATIONS, CLAIM_ROWS, Calibration, for_claims
 from bunko.services.search.evidence import Evidence, evidence, is_claim
 from bunko.services.search.fusion import FusedHit
 from bunko.services.search.search_items import fetch_documents
@@ -133,10 +133,12 @@ def shown_order(hits: Sequence[FusedHit], similarity: Mapping[str, float]) -> li
     return sorted(hits, key=lambda h: -round(similarity[h.chunk_id], SHOWN_DIGITS))
 
 
-def row_for(query: str, calibration: Calibration) -> Calibration:
-    """The row that judges `query`: a claim's own (calibration.CLAIM_ROWS) where its model
-    has one, else `calibration`."""
-    return for_claims(calibration) if is_claim(query) else calibration
+def row_for(
+    query: str, calibration: Calibration, claim_rows: Mapping[str, Calibration] = CLAIM_ROWS
+) -> Calibration:
+    """The row that judges `query`: a claim's own (`claim_rows`, default
+    calibration.CLAIM_ROWS) where its model has one, else `calibration`."""
+    return for_claims(calibration, claim_rows) if is_claim(query) else calibration
 
 
 def weighs_evidence(calibration: Calibration) -> bool:
@@ -204,11 +206,12 @@ def similarities(
     limit: int,
     chunks: dict[str, Chunk],
     documents: dict[str, Document | None],
+    claim_rows: Mapping[str, Calibration] = CLAIM_ROWS,
 ) -> dict[str, float]:
     """Chunk id → similarity for every fused hit. Fills `chunks` with the window's chunks
     and `documents` with those it had to read. A chunk whose document is still `indexing`
     has no vector yet: its cosine is missing, not low, so its keywords alone decide."""
-    calibration = row_for(query, calibration)
+    calibration = row_for(query, calibration, claim_rows)
     window = gate_window(fused, limit)
     if window:
         chunks.update(

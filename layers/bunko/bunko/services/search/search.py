@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -31,6 +31,7 @@ from bunko.ports import (
 from bunko.services.bounds import SEARCHED_CHARS
 from bunko.services.search.calibration import (
     CALIBRATIONS,
+    CLAIM_ROWS,
     Calibration,
     calibration_for,
     has_row,
@@ -110,6 +111,7 @@ class SearchService:
         saved_defaults: SearchDefaults | None = None,
         calibration: Calibration | None = None,
         sources: Callable[[str, str], str] | None = None,
+        claim_rows: Mapping[str, Calibration] = CLAIM_ROWS,
     ) -> None:
         """`generations`: the model and index generation that serve each workspace;
         `sources(workspace_id, value)`: the documents' source a `source` filter names
@@ -126,6 +128,7 @@ class SearchService:
         self.saved_defaults = saved_defaults
         self.calibration = calibration  # fixed by the caller (tests, eval), else the model's
         self.sources = sources
+        self.claim_rows = claim_rows  # the rows that judge claims, by model (calibration.py)
         self.scales = ModelScales()  # each unfitted model's cosine scale, measured once
         self.query_scales = QueryScales()  # e5's per-query normalisation (query_scale.py)
 
@@ -308,6 +311,7 @@ class SearchService:
             limit=options.limit,
             chunks=chunks,
             documents=documents,
+            claim_rows=self.claim_rows,
         )
         return materialise(
             self.metadata,

@@ -17,7 +17,7 @@ from typing import Any
 from bunko.adapters.aws.dynamodb.items import serialize
 from bunko.adapters.aws.dynamodb.table import Table
 from bunko.deploy_schema import PK, SK, TTL_ATTRIBUTE
-from bunko.domain.answers import AnswerRecord, Mark
+from bunko.domain.answers import AnswerMark, AnswerRecord
 
 _PLAIN = tuple(
     [
@@ -120,11 +120,8 @@ class DynamoDBAnswerStore:
         self,
         library_id: str,
         answer_id: str,
+        marked: AnswerMark,
         *,
-        mark: Mark,
-        comment: str | None,
-        marked_by: str,
-        marked_at: datetime,
         collected: bool,
         expires_at: datetime | None,
     ) -> AnswerRecord | None:
@@ -132,10 +129,11 @@ class DynamoDBAnswerStore:
         if not item or not _live(item, _now()):
             return None
         record = _record(item)
-        record.mark, record.comment, record.marked_by = mark, comment, marked_by
-        record.marked_at, record.expires_at = marked_at, expires_at
+        record.mark, record.comment = marked.mark, marked.comment
+        record.marked_by, record.marked_at = marked.marked_by, marked.marked_at
+        record.expires_at = expires_at
         record.collected = record.collected or collected
-        marks = self._pointer("ANSWERMARK", record, _iso(marked_at) or "")
+        marks = self._pointer("ANSWERMARK", record, _iso(marked.marked_at) or "")
         puts = [marks]
         pointers = {"mark_sk": marks[SK]}
         if record.collected:  # put again: its TTL follows the answer's

@@ -22,7 +22,7 @@ packed into a few items read in one query and filtered in memory:
   its documents once (strongly consistent), then puts each bucket conditioned on the `v` it
   read before, so a write landing meanwhile makes it build again (at most three times; the
   listing is answered from the documents it read either way);
-- a bucket never passes _CAP bytes (DynamoDB's items hold 400 KB): a write that would pass
+- a bucket never passes CAP bytes (a knob of the catalog and its writes) (DynamoDB's items hold 400 KB): a write that would pass
   it writes the document without its entry and marks the catalog `off` instead, and filters
   read the documents again from then on (256 buckets of 390,000 bytes hold close to a
   million entries of ~100 bytes).
@@ -43,7 +43,7 @@ from bunko.domain import Document
 
 _S = items.serialize
 BUCKETS = 256
-_CAP = 390_000
+CAP = 390_000  # the default cap of a bucket's entries, in bytes
 _HEAD = "NAMES"
 _BUILDS = 3
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -117,10 +117,15 @@ def changed(current: dict[str, Any], document: Document) -> bool:
 
 
 def set_op(
-    workspace_id: str, document: Document, current: dict[str, Any] | None, *, full: bool = False
+    workspace_id: str,
+    document: Document,
+    current: dict[str, Any] | None,
+    *,
+    full: bool = False,
+    cap: int = CAP,
 ) -> dict[str, Any]:
     """The transaction item that sets the document's entry (`current`: its item before this
-    write, if any), within the bucket's cap; `full`: the cap was met, so mark the catalog off."""
+    write, if any), within the bucket's `cap`; `full`: the cap was met, so mark the catalog off."""
     if full:
         return _off_op(workspace_id)
     entry = _of_document(document)
@@ -134,7 +139,7 @@ def set_op(
             "ConditionExpression": "attribute_not_exists(#b) OR #b <= :room",
             "ExpressionAttributeNames": {"#e": f"d{document.id}", "#v": "v", "#b": "b"},
             "ExpressionAttributeValues": _S(
-                {":e": entry, ":one": 1, ":grown": grown, ":room": _CAP - grown}
+                {":e": entry, ":one": 1, ":grown": grown, ":room": cap - grown}
             ),
         }
     }
@@ -175,8 +180,9 @@ def _off_op(workspace_id: str) -> dict[str, Any]:
 
 
 class NameCatalog:
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, *, cap: int = CAP) -> None:
         self.table = table
+        self.cap = cap  # a bucket's entries never pass it (the writes hold the same cap)
 
     def _read(self, workspace_id: str, *, consistent: bool) -> list[dict[str, Any]]:
         return list(
@@ -209,7 +215,7 @@ class NameCatalog:
                     document
                 )
             rows = [row(d, e) for entries in buckets.values() for d, e in entries.items()]
-            if any(_size(entries) > _CAP for entries in buckets.values()):
+            if any(_size(entries) > self.cap for entries in buckets.values()):
                 self.table.transact([_off_op(workspace_id)])
                 return rows
             if self._put_buckets(workspace_id, versions, buckets):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from bunko.adapters.aws.dynamodb import items
 from bunko.adapters.aws.dynamodb.chunks import DynamoDBChunks
 from bunko.adapters.aws.dynamodb.document_listing import find_documents, matching_ids
+from bunko.adapters.aws.dynamodb.names import CAP as CATALOG_CAP
 from bunko.adapters.aws.dynamodb.names import NameCatalog
 from bunko.adapters.aws.dynamodb.table import Table, key_only
 from bunko.adapters.aws.dynamodb.totals import LibraryCounters
@@ -34,12 +35,19 @@ _S = items.serialize
 
 
 class DynamoDBMetadataStore:
-    def __init__(self, client: DynamoDBClient, *, table_name: str, blobs: BlobStore) -> None:
+    def __init__(
+        self,
+        client: DynamoDBClient,
+        *,
+        table_name: str,
+        blobs: BlobStore,
+        catalog_cap: int = CATALOG_CAP,
+    ) -> None:
         self.table = Table(client, table_name)
         self.chunks = DynamoDBChunks(self.table, blobs)
-        self.writes = DocumentWrites(self.table)
+        self.writes = DocumentWrites(self.table, catalog_cap=catalog_cap)
         self.counters = LibraryCounters(self.table)
-        self.names = NameCatalog(self.table)
+        self.names = NameCatalog(self.table, cap=catalog_cap)
 
     # workspaces
     def ensure_workspace(self, workspace: Workspace) -> Workspace:

@@ -30,8 +30,9 @@ _RETRYABLE = {"TransactionConflict", "ThrottlingError", "ProvisionedThroughputEx
 
 
 class DocumentWrites:
-    def __init__(self, table: Table) -> None:
+    def __init__(self, table: Table, *, catalog_cap: int = names.CAP) -> None:
         self.table = table
+        self.catalog_cap = catalog_cap  # the name catalog's bucket cap (dynamodb/names.py)
 
     def add(self, document: Document) -> None:
         attributes = {
@@ -59,7 +60,12 @@ class DocumentWrites:
         ops.append(totals_op(document.workspace_id, +1, document.size))
         full = False  # the entry's catalog bucket is at its cap
         for attempt in range(_ATTEMPTS):
-            sent = [*ops, names.set_op(document.workspace_id, document, None, full=full)]
+            sent = [
+                *ops,
+                names.set_op(
+                    document.workspace_id, document, None, full=full, cap=self.catalog_cap
+                ),
+            ]
             try:
                 self.table.transact(sent)
                 return
@@ -87,7 +93,11 @@ class DocumentWrites:
                 raise StaleError(f"document {document.id} is no longer at revision {if_revision}")
             ops = self._save_ops(document, current, keep_metadata)
             if names.changed(current, document):
-                ops.append(names.set_op(document.workspace_id, document, current, full=full))
+                ops.append(
+                    names.set_op(
+                        document.workspace_id, document, current, full=full, cap=self.catalog_cap
+                    )
+                )
             try:
                 self.table.transact(ops)
                 return

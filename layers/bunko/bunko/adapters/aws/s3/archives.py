@@ -45,9 +45,11 @@ class S3Archives:
 
     def keep(self, key: str, path: Path) -> None:
         self.client.upload_file(
-            str(path), self.bucket, self.object_key(key),
+            str(path),
+            self.bucket,
+            self.object_key(key),
             ExtraArgs={"ContentType": "application/zip"},
-        )  # fmt: skip
+        )
         self.discard(path)
 
     def fetch(self, key: str) -> Path:
@@ -79,9 +81,13 @@ class S3Archives:
         """A presigned PUT of exactly `size` bytes as `key` (a body reaches the API up to
         4 MiB; S3 takes the archive whole)."""
         return presign_put_object(
-            self.client, bucket=self.bucket, key=self.object_key(key),
-            content_type="application/zip", expires_in=seconds, content_length=size,
-        )  # fmt: skip
+            self.client,
+            bucket=self.bucket,
+            key=self.object_key(key),
+            content_type="application/zip",
+            expires_in=seconds,
+            content_length=size,
+        )
 
     def delete(self, key: str) -> None:
         self.client.delete_object(Bucket=self.bucket, Key=self.object_key(key))

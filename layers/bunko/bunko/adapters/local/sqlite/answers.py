@@ -8,7 +8,7 @@ import sqlite3
 from datetime import UTC, datetime
 
 from bunko.adapters.local.sqlite.db import SqliteDatabase
-from bunko.domain.answers import AnswerRecord, Mark
+from bunko.domain.answers import AnswerMark, AnswerRecord
 
 _FIELDS = tuple(
     [
@@ -114,11 +114,8 @@ class SqliteAnswerStore:
         self,
         library_id: str,
         answer_id: str,
+        marked: AnswerMark,
         *,
-        mark: Mark,
-        comment: str | None,
-        marked_by: str,
-        marked_at: datetime,
         collected: bool,
         expires_at: datetime | None,
     ) -> AnswerRecord | None:
@@ -128,10 +125,10 @@ class SqliteAnswerStore:
                 "collected = MAX(collected, ?), expires = ? "
                 f"WHERE id = ? AND library_id = ? AND {_LIVE}",
                 (
-                    mark,
-                    comment,
-                    marked_by,
-                    _iso(marked_at),
+                    marked.mark,
+                    marked.comment,
+                    marked.marked_by,
+                    _iso(marked.marked_at),
                     int(collected),
                     _epoch(expires_at),
                     answer_id,
