@@ -103,12 +103,17 @@ def browser() -> Iterator[sync_api.Browser]:
 
 
 @contextmanager
-def tab(chromium: sync_api.Browser, url: str, *, locale: str = "en-US") -> Iterator[Tab]:
-    """A fresh browser context (its own storage) on `url`, collecting console errors."""
+def tab(
+    chromium: sync_api.Browser, url: str, *, locale: str = "en-US", routed: bool = True
+) -> Iterator[Tab]:
+    """A fresh browser context (its own storage) on `url`, collecting console errors.
+    `routed=False` leaves requests alone (no strict CSP put on the page): Playwright would
+    answer CORS preflights itself, where a bucket's CORS rule is what is under test."""
     context = chromium.new_context(locale=locale, viewport=DESKTOP)
     context.set_default_timeout(30_000)
     page = context.new_page()
-    page.route("**/*", _with_strict_csp)
+    if routed:
+        page.route("**/*", _with_strict_csp)
     opened = Tab(page)
     page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))

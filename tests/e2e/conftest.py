@@ -36,20 +36,10 @@ def deployed_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
 
 @pytest.fixture
 def deployed_tab(chromium, deployed_shape) -> Iterator[Tab]:
-    """A fresh context on the app, signed up. No request routing (browser.tab routes every
-    request for its CSP): Playwright would answer CORS preflights itself, and the bucket's
-    CORS rule is what is under test."""
-    from tests.e2e.browser import DESKTOP, Tab, enter
+    """A fresh context on the app, signed up, its requests not routed (the bucket's CORS rule
+    is what is under test)."""
+    from tests.e2e.browser import enter, tab
 
-    context = chromium.new_context(locale="en-US", viewport=DESKTOP)
-    context.set_default_timeout(30_000)
-    opened = Tab(context.new_page())
-    page = opened.page
-    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
-    page.goto(deployed_shape.url + "/")
-    enter(page, "hanako", "correct horse battery", new=True)
-    try:
+    with tab(chromium, deployed_shape.url + "/", routed=False) as opened:
+        enter(opened.page, "hanako", "correct horse battery", new=True)
         yield opened
-    finally:
-        context.close()

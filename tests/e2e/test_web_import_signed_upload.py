@@ -19,7 +19,8 @@ from bunko.services.ingest import Upload
 from bunko.services.moving import export_library
 from tests.conftest import make_services
 from tests.e2e.aws_web import BUCKET, World, serve_as_deployed
-from tests.e2e.browser import DESKTOP, SCREENSHOTS, Tab, enter, needs_chromium
+from tests.e2e.browser import SCREENSHOTS, Tab, enter, needs_chromium
+from tests.e2e.browser import tab as browser_tab
 
 pytestmark = [needs_chromium]
 sync_api = pytest.importorskip("playwright.sync_api")
@@ -75,20 +76,11 @@ def small_archive(tmp_path) -> Path:
 
 @pytest.fixture
 def tab(chromium, importing_shape) -> Iterator[Tab]:
-    """A fresh context on the app, signed up (no request routing: the bucket's CORS rule is
-    what is under test, and Playwright would answer preflights itself)."""
-    context = chromium.new_context(locale="en-US", viewport=DESKTOP)
-    context.set_default_timeout(30_000)
-    opened = Tab(context.new_page())
-    page = opened.page
-    page.on("console", lambda m: opened.errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda exc: opened.errors.append(f"uncaught: {exc}"))
-    page.goto(importing_shape.url + "/")
-    enter(page, "hanako", PASSWORD, new=True)
-    try:
+    """A fresh context on the app, signed up, its requests not routed (the bucket's CORS rule
+    is what is under test)."""
+    with browser_tab(chromium, importing_shape.url + "/", routed=False) as opened:
+        enter(opened.page, "hanako", PASSWORD, new=True)
         yield opened
-    finally:
-        context.close()
 
 
 def test_a_large_archive_goes_to_the_bucket_and_is_imported(importing_shape, tab, small_archive):

@@ -61,6 +61,15 @@ class ImportReport:
     vectors_embedded: int = 0  # passages embedded here although the archive had vectors
     vectors_unused: str | None = None  # why the archive's vectors were not taken
 
+    def settled(self, path: str, doc: Any) -> None:
+        """Count a document whose indexing ended (None: deleted while it was indexed)."""
+        if doc is None:
+            self.failed[path] = "deleted while it was indexed"
+        elif doc.error is not None or str(doc.status) == "failed":
+            self.failed[path] = doc.error or "failed"
+        else:
+            self.indexed += 1
+
 
 @dataclass
 class ImportProgress:
@@ -445,12 +454,7 @@ def _wait(
             if doc is None or doc.settled:
                 del waiting[document_id]
                 progress.step(1)
-                if doc is None:
-                    report.failed[path] = "deleted while it was indexed"
-                elif doc.error is not None or str(doc.status) == "failed":
-                    report.failed[path] = doc.error or "failed"
-                else:
-                    report.indexed += 1
+                report.settled(path, doc)
         if not waiting or time.monotonic() >= deadline:
             break
         time.sleep(pause)  # the metadata store is asked again, gently on a cloud table

@@ -461,9 +461,4 @@ def _look_again(parts: MovingParts, job: MoveJob, report: ImportReport, saver: _
         if doc is None or doc.settled:
             report.pending.remove(path)
             saver.step(1)
-            if doc is None:
-                report.failed[path] = "deleted while it was indexed"
-            elif doc.error is not None or str(doc.status) == "failed":
-                report.failed[path] = doc.error or "failed"
-            else:
-                report.indexed += 1
+            report.settled(path, doc)
