@@ -20,6 +20,7 @@ import httpx
 import jwt
 import pytest
 
+from bunko.domain.audit import SIGN_IN, AuditQuery
 from tests.e2e.rest_harness import PASSWORD, Rest, assert_error, serve
 from tests.oidc_issuer import fragment, oidc_issuer, query, submit_login_form
 
@@ -179,6 +180,21 @@ def test_a_person_is_never_linked_to_a_local_account_by_name(oidc_server, issuer
         "Engineering": ("owner", False),
     }
     assert oidc_server.client(mallory).get("/users").status_code == 403  # not the admin
+
+
+def test_a_sign_in_taken_is_one_event_on_the_trail(oidc_server, issuer):
+    trail = oidc_server.services.audit.store
+    before = trail.events(AuditQuery(limit=1)).total
+    issuer.set_person("lin-sub", preferred_username="lin", groups=["eng"])
+    token = sign_in(oidc_server, "lin-sub")["oidc_token"]
+    lin = user_id(token)
+    # exactly one event for the whole sign-in (login, the issuer's form, the callback)
+    assert trail.events(AuditQuery(limit=1)).total == before + 1
+    [event] = trail.events(AuditQuery(user_id=lin)).events
+    workspace = oidc_server.services.accounts.users.users.get_user(lin).workspace_id
+    assert (event.action, event.outcome, event.status) == (SIGN_IN, "ok", 302)
+    assert (event.library_id, event.client, event.door) == (workspace, "127.0.0.1", "rest")
+    assert event.api_key_id is None and event.object_id is None
 
 
 def test_refused_sign_ins_land_on_the_web_app_and_create_no_one(oidc_server, issuer):

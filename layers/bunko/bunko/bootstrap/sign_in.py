@@ -87,5 +87,6 @@ def build_sign_in(
         tokens=auth.tokens,
         states=SignInStates(account.jwt_secret),
         provider_name=settings.oidc_provider_name or urlsplit(provider.issuer).hostname or "",
+        audit=auth.audit,
     )
     return SignInServices(web=web, mcp=mcp, authorization_server=metadata_doc)

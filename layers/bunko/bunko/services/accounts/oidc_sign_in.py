@@ -24,8 +24,10 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from bunko.domain.accounts import User
+from bunko.domain.audit import SIGN_IN, AuditEvent
 from bunko.errors import AuthenticationError, ServiceUnavailableError
 from bunko.ports.sign_in import OpenIdProvider
+from bunko.services.accounts.audit import AuditTrail
 from bunko.services.accounts.group_roles import GroupRoles
 from bunko.services.accounts.linked_people import LinkedPeople
 from bunko.services.accounts.sign_in_state import SignInState, SignInStates
@@ -55,7 +57,9 @@ class OidcSignIn:
         tokens: TokenService,
         states: SignInStates,
         provider_name: str,
+        audit: AuditTrail | None = None,
     ) -> None:
+        self.audit = audit  # a sign-in taken is one event, as a password's (AuthService)
         self.provider = provider
         self.client_id = client_id
         self.scopes = scopes
@@ -109,7 +113,18 @@ class OidcSignIn:
         groups = self.roles.groups(claims)  # refused before anyone is created
         user = self.people.person(claims)
         self.roles.sync(user.id, groups)
-        return self.tokens.issue(user), user
+        token = self.tokens.issue(user)
+        if self.audit is not None:  # the door's note gives the client; it adds no event of its own
+            self.audit.record(
+                AuditEvent(
+                    action=SIGN_IN,
+                    outcome="ok",
+                    status=302,  # what the callback answers: the way back to the web app
+                    user_id=user.id,
+                    library_id=user.workspace_id,
+                )
+            )
+        return token, user
 
     def sign_out_url(self, user_id: str, *, return_to: str) -> str | None:
         """Where to send the browser of a user who just signed out of Bunko, to end their
