@@ -17,6 +17,7 @@ from moto.server import ThreadedMotoServer
 from bunko.bootstrap.aws import open_aws_auth
 from bunko.config import Settings
 from bunko.deploy_schema import create_table_kwargs
+from bunko.domain.audit import AuditQuery
 from tests.waiting import free_port
 
 pytestmark = pytest.mark.slow  # real `bunko` processes against a moto server
@@ -84,8 +85,20 @@ def test_the_operator_promotes_demotes_and_resets_a_password(deployment):
     fresh = "ada's brand new password"
     reset = bunko(deployment, "user", "reset-password", "ada", password=fresh)
     assert reset.returncode == 0, reset.stderr
-    _, user = open_aws_auth(Settings()).login("ada", fresh)
+    auth = open_aws_auth(Settings())
+    _, user = auth.login("ada", fresh)
     assert user.is_admin
+    # each command is one event on the deployment's trail (in its table): the operator's,
+    # door cli, the user's id; never a password
+    events = auth.audit.store.events(AuditQuery(limit=100)).events[::-1]  # oldest first
+    assert [(e.action, e.outcome, e.status, e.object_id, e.user_id, e.door) for e in events] == [
+        ("cli:user-create", "ok", 200, user.id, "operator", "cli"),
+        ("cli:user-promote", "ok", 200, user.id, "operator", "cli"),
+        ("cli:user-demote", "failed", 409, user.id, "operator", "cli"),
+        ("cli:user-reset-password", "ok", 200, user.id, "operator", "cli"),
+        ("sign_in", "ok", 200, None, user.id, "rest"),  # the api's own sign-in, just above
+    ]  # fmt: skip
+    assert fresh not in repr(events) and PASSWORD not in repr(events)
 
 
 def test_a_missing_table_says_which_setting_to_check(deployment):

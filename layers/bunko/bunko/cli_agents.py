@@ -15,7 +15,13 @@ from typing import Annotated
 
 import typer
 
-from bunko.cli_options import DataDir, LibraryName, command_settings, library_workspace
+from bunko.cli_options import (
+    DataDir,
+    LibraryName,
+    command_settings,
+    library_workspace,
+    operator_action,
+)
 
 apikey_app = typer.Typer(help="Create, list and revoke API keys for agents.", no_args_is_help=True)
 
@@ -76,7 +82,10 @@ def create_key(
         typer.echo(f"error: no workspace {workspace!r}: name the library with --library", err=True)
         raise typer.Exit(2)
     try:
-        key, secret = services.apikeys.create(workspace_id=workspace, scopes=scopes, name=name)
+        with operator_action(services.audit, "cli:apikey-create", object_kind="key") as act:
+            act.library_id = workspace
+            key, secret = services.apikeys.create(workspace_id=workspace, scopes=scopes, name=name)
+            act.object_id = key.id  # the key's id, never its secret
     except BunkoError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(2) from exc
@@ -121,7 +130,9 @@ def revoke_key(
 
     services = _keys_services(data_dir)
     try:
-        services.apikeys.revoke(key_id)
+        with operator_action(services.audit, "cli:apikey-revoke", object_kind="key") as act:
+            act.object_id = key_id
+            act.library_id = services.apikeys.revoke(key_id).workspace_id
     except NotFoundError as exc:
         typer.echo(f"error: {exc}", err=True)
         raise typer.Exit(1) from exc

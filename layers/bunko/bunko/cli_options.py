@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated
 
@@ -80,3 +82,46 @@ def wait_with_progress(services, workspace_id: str, document_ids: list[str], lab
             if waiting:
                 time.sleep(pause)
                 pause = min(pause * 1.5, 1.0)  # quick for a local worker, gentle on a table
+
+
+class OperatorAction:
+    """What an operator's command learns as it runs: the object it acts on, once known."""
+
+    def __init__(self) -> None:
+        self.object_id: str | None = None
+        self.library_id: str | None = None
+
+
+@contextmanager
+def operator_action(audit, action: str, *, object_kind: str) -> Iterator[OperatorAction]:
+    """Record a command the machine's operator ran on the audit trail (`audit`: the server's
+    AuditTrail, or None where nothing is recorded), as `bunko export` does: user `operator`,
+    door `cli`, the object's id and never a secret; `ok` 200, or the status its refusal
+    would answer over REST (a taken name 409, an unknown user 404), or `failed` 500."""
+    from bunko.asgi.errors import status_for
+    from bunko.domain.accounts import OPERATOR
+    from bunko.domain.audit import AuditEvent, outcome_of
+    from bunko.errors import BunkoError
+
+    act = OperatorAction()
+    status = 500
+    try:
+        yield act
+        status = 200
+    except BunkoError as exc:
+        status = status_for(exc)
+        raise
+    finally:
+        if audit is not None:
+            audit.record(
+                AuditEvent(
+                    action=action,
+                    outcome=outcome_of(status),
+                    status=status,
+                    user_id=OPERATOR,
+                    library_id=act.library_id,
+                    object_kind=object_kind,
+                    object_id=act.object_id,
+                    door="cli",
+                )
+            )

@@ -12,12 +12,14 @@ from typing import Annotated
 
 import typer
 
-from bunko.cli_options import DataDir, command_settings
+from bunko.cli_options import DataDir, command_settings, operator_action
 
 user_app = typer.Typer(help="Manage the REST API's users.", no_args_is_help=True)
 
 
 def _auth(data_dir: Path | None):
+    """The auth service over the server's stores, with the audit trail its changes are
+    recorded on (the operator's `cli:user-*` events)."""
     settings = command_settings(data_dir)
     if settings.backend == "aws":
         from bunko.bootstrap.aws import open_aws_auth
@@ -77,7 +79,10 @@ def create(
 ) -> None:
     """Create a user (with a personal workspace); --admin for an administrator."""
     with _changing_users():
-        user = _auth(data_dir).create_user(username, password, is_admin=admin)
+        auth = _auth(data_dir)
+        with operator_action(auth.audit, "cli:user-create", object_kind="user") as act:
+            user = auth.create_user(username, password, is_admin=admin)
+            act.object_id, act.library_id = user.id, user.workspace_id
     typer.echo(f"created {'admin' if user.is_admin else 'user'} {user.username} ({user.id})")
 
 
@@ -91,17 +96,22 @@ def list_users(data_dir: DataDir = None) -> None:
 
 
 def _named(auth, username: str):
+    from bunko.errors import NotFoundError
+
     user = auth.users.get_user_by_username(username)
-    if user is None:
-        typer.echo(f"error: no user named {username!r} (`bunko user list` shows them)", err=True)
-        raise typer.Exit(1)
+    if user is None:  # said by _changing_users, and recorded as refused (404)
+        raise NotFoundError(f"no user named {username!r} (`bunko user list` shows them)")
     return user
 
 
 def _set_admin(username: str, is_admin: bool, data_dir: Path | None) -> None:
     with _changing_users():
         auth = _auth(data_dir)
-        user = auth.set_admin(_named(auth, username).id, is_admin)
+        action = "cli:user-promote" if is_admin else "cli:user-demote"
+        with operator_action(auth.audit, action, object_kind="user") as act:
+            named = _named(auth, username)
+            act.object_id, act.library_id = named.id, named.workspace_id
+            user = auth.set_admin(named.id, is_admin)
     typer.echo(f"{user.username} is {'an admin' if user.is_admin else 'a user'} now")
 
 
@@ -141,5 +151,8 @@ def reset_password(
     """Set a new password; every session the user had ends."""
     with _changing_users():
         auth = _auth(data_dir)
-        user = auth.reset_password(_named(auth, username).id, password)
+        with operator_action(auth.audit, "cli:user-reset-password", object_kind="user") as act:
+            named = _named(auth, username)  # the user's id is recorded, never the password
+            act.object_id, act.library_id = named.id, named.workspace_id
+            user = auth.reset_password(named.id, password)
     typer.echo(f"password of {user.username} reset; their sessions have ended")

@@ -179,6 +179,7 @@ def open_aws_auth(settings: Settings) -> AuthService:
     import secrets
 
     from bunko.adapters.aws.clients import boto_client
+    from bunko.adapters.aws.dynamodb.audit import DynamoDBAuditStore
     from bunko.adapters.aws.dynamodb.identity_links import DynamoDBIdentityLinkStore
     from bunko.adapters.aws.dynamodb.libraries import DynamoDBLibraryStore
     from bunko.adapters.aws.dynamodb.model_configs import DynamoDBModelConfigStore
@@ -189,6 +190,7 @@ def open_aws_auth(settings: Settings) -> AuthService:
     from bunko.adapters.aws.s3.blobs import S3BlobStore
     from bunko.adapters.aws.settings import AwsSettings
     from bunko.bootstrap.accounts import build_auth
+    from bunko.services.accounts import AuditTrail
 
     aws = AwsSettings()
     dynamodb = boto_client("dynamodb", aws)
@@ -206,4 +208,6 @@ def open_aws_auth(settings: Settings) -> AuthService:
         ),
         metadata=DynamoDBMetadataStore(dynamodb, table_name=aws.table_name, blobs=blobs),
         jwt_secret=secrets.token_hex(32),  # never used: the CLI issues no token
+        # the deployment's trail: what the operator changes here is recorded beside the rest
+        audit=AuditTrail(DynamoDBAuditStore(table, retention_days=settings.audit_retention_days)),
     )

@@ -171,9 +171,11 @@ def local_jwt_secret(settings: Settings) -> str:
 
 def open_local_auth(settings: Settings) -> AuthService:
     """Just the auth service over the local stores, for the CLI (no index, no model)."""
+    from bunko.adapters.local.sqlite.audit import SqliteAuditStore
     from bunko.adapters.local.sqlite.db import SqliteDatabase
     from bunko.adapters.local.sqlite.store import SqliteMetadataStore
     from bunko.bootstrap.accounts import build_auth
+    from bunko.services.accounts import AuditTrail
 
     db = SqliteDatabase(settings.metadata_path)
     return build_auth(
@@ -181,4 +183,6 @@ def open_local_auth(settings: Settings) -> AuthService:
         stores=local_account_stores(db),
         metadata=SqliteMetadataStore(db),
         jwt_secret=local_jwt_secret(settings),
+        # the server's trail: what the operator changes here is recorded beside the rest
+        audit=AuditTrail(SqliteAuditStore(db, retention_days=settings.audit_retention_days)),
     )
