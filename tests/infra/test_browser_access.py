@@ -75,8 +75,10 @@ def test_presigned_drops_that_never_ingest_expire(template):
     assert rule["Prefix"] == "drop/"
     assert rule["TagFilters"] == [{"Key": "bunko-presigned", "Value": "1"}]
     assert rule["ExpirationInDays"] == 14
-    # the other rules do not expire current objects
-    assert all("ExpirationInDays" not in r for r in rules if r is not rule)
+    # no other rule expires current objects under drop/ or blobs/: only the libraries'
+    # archives (moves/, a day) expire besides these
+    expiring = {r["Id"]: r["Prefix"] for r in rules if "ExpirationInDays" in r and r is not rule}
+    assert expiring == {"ExpireLibraryArchives": "moves/"}
     # the tag's PUT is authorised: S3 checks PutObjectTagging for a PUT with x-amz-tagging
     statements = [
         s for p in template.find_resources("AWS::IAM::Policy").values()
