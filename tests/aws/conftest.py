@@ -167,7 +167,7 @@ def aws_shape(aws_env, monkeypatch):
 
     from bunko.bootstrap import build_services
     from bunko.config import Settings
-    from tests.aws.handlers import IngestPump  # it imports this module: imported when used
+    from tests.aws.handlers import QueuePump  # it imports this module: imported when used
 
     secret = boto3.client("secretsmanager", region_name=REGION).create_secret(
         Name="bunko-jwt", SecretString="s" * 48
@@ -185,7 +185,7 @@ def aws_shape(aws_env, monkeypatch):
 
     monkeypatch.setattr(BaseClient, "_make_api_call", one_at_a_time)
     services = build_services(Settings(password_hash_cost="light"))
-    pump = IngestPump(aws_env)
+    pump = QueuePump(aws_env.queue_url, aws_env.sqs)
     pump.start()
     try:
         yield services

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import threading
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -20,8 +19,7 @@ from opensearchpy import OpenSearch
 from bunko import lambda_entry
 from bunko.adapters.aws.opensearch.index import OpenSearchServerlessIndex
 from bunko.deploy_schema import create_table_kwargs
-from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import load_event, load_function
+from tests.aws.handlers import QueuePump
 from tests.e2e.library_move import PASSWORD
 
 BUNKO = [sys.executable, "-m", "bunko.cli"]
@@ -75,37 +73,6 @@ def moto_deployment_env(osmem_url: str, monkeypatch) -> Iterator[dict[str, str]]
             urllib.request.Request(f"{env['AWS_ENDPOINT_URL']}/moto-api/reset", method="POST")
         )
         server.stop()
-
-
-class QueuePump(threading.Thread):
-    """SQS → the ingest function, as Lambda's event source mapping runs it (in this
-    process, through moto's server like the `bunko` processes)."""
-
-    def __init__(self, queue_url: str) -> None:
-        super().__init__(daemon=True)
-        self.queue_url, self.sqs = queue_url, boto3.client("sqs")
-        self.ingest = load_function("ingest")
-        self.halt = threading.Event()
-
-    def run(self) -> None:
-        while not self.halt.is_set():
-            batch = self.sqs.receive_message(
-                QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
-            ).get("Messages", [])
-            for message in batch:
-                event = load_event("sqs_ingest_job.json")
-                event["Records"][0]["body"] = message["Body"]
-                result = self.ingest.handler(event, FakeLambdaContext())
-                if not result["batchItemFailures"]:
-                    self.sqs.delete_message(
-                        QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"]
-                    )
-            if not batch:
-                self.halt.wait(0.1)
-
-    def stop(self) -> None:
-        self.halt.set()
-        self.join(timeout=60)
 
 
 def bunko(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

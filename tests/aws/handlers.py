@@ -152,30 +152,35 @@ def multipart(filename: str, data: bytes, content_type: str) -> bytes:
     )
 
 
-class IngestPump(threading.Thread):
-    """SQS → the ingest function, as Lambda's event source mapping runs it."""
+class QueuePump(threading.Thread):
+    """SQS → the ingest function, as Lambda's event source mapping runs it (in this process;
+    `sqs`: the client to poll with, by default one from the environment's endpoint, as the
+    `bunko` processes reach moto's server)."""
 
-    def __init__(self, aws_env) -> None:
+    def __init__(self, queue_url: str, sqs=None) -> None:
+        import boto3
+
         super().__init__(daemon=True)
-        self.aws, self.ingest = aws_env, load_function("ingest")
+        self.queue_url, self.sqs = queue_url, sqs or boto3.client("sqs")
+        self.ingest = load_function("ingest")
         self.halt = threading.Event()
 
     def run(self) -> None:
         while not self.halt.is_set():
-            batch = self.aws.sqs.receive_message(
-                QueueUrl=self.aws.queue_url, MaxNumberOfMessages=10
+            batch = self.sqs.receive_message(
+                QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=0
             ).get("Messages", [])
             for message in batch:
                 event = load_event("sqs_ingest_job.json")
                 event["Records"][0]["body"] = message["Body"]
                 result = self.ingest.handler(event, FakeLambdaContext())
                 if not result["batchItemFailures"]:
-                    self.aws.sqs.delete_message(
-                        QueueUrl=self.aws.queue_url, ReceiptHandle=message["ReceiptHandle"]
+                    self.sqs.delete_message(
+                        QueueUrl=self.queue_url, ReceiptHandle=message["ReceiptHandle"]
                     )
             if not batch:
                 self.halt.wait(0.05)
 
     def stop(self) -> None:
         self.halt.set()
-        self.join(timeout=30)
+        self.join(timeout=60)

@@ -44,6 +44,24 @@ def _repos(root: Path, guarded: list[str] | None = None, **bounds: float) -> Dul
     return DulwichRepos(root, guard, local_paths=False, **limits)  # type: ignore[arg-type]
 
 
+def _guard_refusing_the_pack(url: str, allow_private: bool) -> str:
+    """An outbound guard that lets the refs through and refuses the pack's request."""
+    if "git-upload-pack" in url and "info/refs" not in url:
+        raise ValidationError("source: refused by the guard")
+    return url
+
+
+def _refusing_the_pack(tmp_path) -> DulwichRepos:
+    """Remote copies fetched through `_guard_refusing_the_pack`, remote URLs only."""
+    return DulwichRepos(
+        tmp_path / "copies",
+        _guard_refusing_the_pack,
+        local_paths=False,
+        max_fetch_bytes=1 << 30,
+        max_disk_bytes=1 << 31,
+    )
+
+
 def test_every_request_is_guarded_and_a_second_fetch_brings_only_what_changed(
     tmp_path, pages_over_smart_http
 ):
@@ -111,18 +129,7 @@ def test_a_refusing_guard_stops_the_fetch_and_local_paths_are_refused_here(
 ):
     served = pages_over_smart_http
 
-    def guard(url: str, allow_private: bool) -> str:
-        if "git-upload-pack" in url and "info/refs" not in url:
-            raise ValidationError("source: refused by the guard")
-        return url
-
-    repos = DulwichRepos(
-        tmp_path / "copies",
-        guard,
-        local_paths=False,
-        max_fetch_bytes=1 << 30,
-        max_disk_bytes=1 << 31,
-    )
+    repos = _refusing_the_pack(tmp_path)
     with pytest.raises(ValidationError, match="refused by the guard"):
         repos.fetch("k", served.url, "main", allow_private=True)
     assert all("info/refs" in path for _, path, _ in served.log)  # the pack was never asked
@@ -165,18 +172,7 @@ def test_behind_a_proxy_the_guard_still_checks_each_target(
         served = pages_over_smart_http
         monkeypatch.setenv("http_proxy", proxy.url)
 
-        def guard(url: str, allow_private: bool) -> str:
-            if "git-upload-pack" in url and "info/refs" not in url:
-                raise ValidationError("source: refused by the guard")
-            return url
-
-        repos = DulwichRepos(
-            tmp_path / "copies",
-            guard,
-            local_paths=False,
-            max_fetch_bytes=1 << 30,
-            max_disk_bytes=1 << 31,
-        )
+        repos = _refusing_the_pack(tmp_path)
         with pytest.raises(ValidationError, match="refused by the guard"):
             repos.fetch("k", served.url, "main", allow_private=True)
         assert proxy.log and all("info/refs" in url for _, url, _ in proxy.log)

@@ -47,7 +47,7 @@ def importing_shape(moto_url, osmem_clone, monkeypatch) -> Iterator[World]:
         lambda_entry.moves.cache_clear()
         import os
 
-        from tests.aws.deployment import QueuePump
+        from tests.aws.handlers import QueuePump
 
         pump = QueuePump(os.environ["BUNKO_INGEST_QUEUE_URL"])  # the ingest function
         pump.start()
