@@ -7,8 +7,6 @@ from __future__ import annotations
 import asyncio
 import io
 import unicodedata
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 from pypdf import PdfWriter
@@ -16,6 +14,7 @@ from pypdf import PdfWriter
 from bunko.domain.auth import SCOPE_READ, SCOPE_WRITE
 from tests.e2e.mcp_harness import http_client, payload
 from tests.e2e.rest_harness import assert_error, serve, wait_until_done
+from tests.security.memory import RssGrowth
 
 pytestmark = pytest.mark.slow  # large and hostile files through the whole ingest
 
@@ -50,25 +49,6 @@ def _raw_upload(user, name: bytes, data: bytes):
     ])  # fmt: skip
     headers = {"content-type": "multipart/form-data; boundary=" + boundary.decode()}
     return user.client.post("/upload", content=body, headers=headers)
-
-
-def _status_mib(field: str) -> int:
-    with open("/proc/self/status") as status:
-        line = next(line for line in status if line.startswith(field + ":"))
-    return int(line.split()[1]) // 1024
-
-
-@contextmanager
-def peak_rise_mib() -> Iterator[list[int]]:
-    """How far this process's resident memory rose above where it stood, at its highest,
-    while the block ran. The server runs in the test's process, and an xdist worker keeps
-    what its earlier modules grew to, so the process's lifetime peak says nothing about
-    this file: Linux resets the high-water mark when asked (`clear_refs` 5)."""
-    with open("/proc/self/clear_refs", "w") as clear:
-        clear.write("5")
-    start, rise = _status_mib("VmRSS"), []
-    yield rise
-    rise.append(_status_mib("VmHWM") - start)
 
 
 def files(user) -> int:
@@ -115,7 +95,7 @@ def test_hard_files_end_completed_or_failed_with_a_reason(kept_file, case):
     _, user, _ = kept_file
     name, make, reason = CASES[case]
     data = make()
-    with peak_rise_mib() as rise:
+    with RssGrowth() as rss:
         response = upload(user, name, data)
         assert response.status_code == 201, response.text
         done = wait_until_done(user.client, response.json()["id"], timeout=300)  # shared CPUs
@@ -125,10 +105,9 @@ def test_hard_files_end_completed_or_failed_with_a_reason(kept_file, case):
         assert "Traceback" not in done["error"]
     else:
         assert done["status"] == "completed" and done["chunkCount"] >= 1
-    print(f"{case}: memory rose {rise[0]} MiB at its peak")
-    assert rise[0] < 1024, (
-        f"memory rose {rise[0]} MiB while one {len(data) // MIB} MiB file was read"
-    )
+    rose = rss.growth // MIB
+    print(f"{case}: memory rose {rose} MiB at its peak")
+    assert rose < 1024, f"memory rose {rose} MiB while one {len(data) // MIB} MiB file was read"
 
 
 def test_a_client_path_is_reduced_to_its_name(kept_file):
