@@ -369,18 +369,26 @@ def search_row(candidates: Candidates, start: np.ndarray, steps: int, seed: int 
     return best
 
 
-def curve(scores: np.ndarray, relevant: np.ndarray, knots: int = 12) -> list[tuple[float, float]]:
-    """The share of hits relevant at each score (isotonic), pinned at THRESHOLD on LOGIT."""
+def curve(
+    scores: np.ndarray,
+    relevant: np.ndarray,
+    knots: int = 12,
+    weights: np.ndarray | None = None,
+) -> list[tuple[float, float]]:
+    """The share of hits relevant at each score (isotonic), pinned at THRESHOLD on LOGIT;
+    `weights`: each hit's (so records of different sizes can count alike)."""
     order = np.argsort(scores)
     z, y = scores[order], relevant[order].astype(float)
-    blocks: list[list[float]] = []  # pool adjacent violators: [sum, count]
-    for v in y:
-        blocks.append([v, 1.0])
+    ws = np.ones(len(z)) if weights is None else np.asarray(weights, float)[order]
+    blocks: list[list[float]] = []  # pool adjacent violators: [weighted sum, weight, hits]
+    for v, wv in zip(y, ws, strict=True):
+        blocks.append([v * wv, wv, 1])
         while len(blocks) > 1 and blocks[-2][0] / blocks[-2][1] >= blocks[-1][0] / blocks[-1][1]:
             last = blocks.pop()
             blocks[-1][0] += last[0]
             blocks[-1][1] += last[1]
-    iso = np.concatenate([np.full(int(n), t / n) for t, n in blocks])
+            blocks[-1][2] += last[2]
+    iso = np.concatenate([np.full(int(n), t / w) for t, w, n in blocks])
     above = z[z > LOGIT]  # knots: every unit below the cut, and where the kept hits lie
     spread = np.quantile(above, np.linspace(0.0, 1.0, knots)) if len(above) else []
     at = np.round(np.r_[np.arange(-8.0, LOGIT, 1.0), spread], 2)

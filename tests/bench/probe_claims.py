@@ -29,15 +29,17 @@ from __future__ import annotations
 
 import argparse
 import pickle
+import zlib
 from pathlib import Path
 
 import numpy as np
 
 from bunko.bootstrap.scratch import scratch_services
 from bunko.domain import DEFAULT_WORKSPACE_ID
-from bunko.evaluation import libraries, load_beir
+from bunko.evaluation import abstention, libraries, load_beir
 from bunko.ports import SearchFilter
-from bunko.services.search.calibration import CALIBRATIONS, CLAIM_ROWS
+from bunko.services.search import SearchOptions
+from bunko.services.search.calibration import CALIBRATIONS, CLAIM_ROWS, on_curve
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.relevance_gate import (
     TextSignals,
@@ -45,18 +47,40 @@ from bunko.services.search.relevance_gate import (
     window_context,
     window_signals,
 )
-from tests.bench.fit_calibration import FEATURES, LOGIT, TOP, _bulk, curve, reliability_table
+from tests.bench.fit_calibration import (
+    FEATURES,
+    LOGIT,
+    THRESHOLD,
+    TOP,
+    _bulk,
+    curve,
+    reliability_table,
+)
 
 ROWS = {"use": "use-multilingual-v3", "e5": "multilingual-e5-small"}
 REFUSE = 0.95
+CORPUS, CORPUS_IDS, QUESTIONS = "corpus", "corpus-ids", "questions"  # --corpus's records
 SIGNALS = ("cosine", "coverage", "background", "evidence")
 
 
-def collect(directory: Path, embedder: str, draws: list[int]) -> dict[int, dict[str, list]]:
+def collect(
+    directory: Path,
+    embedder: str,
+    draws: list[int],
+    *,
+    corpus: bool = False,
+    neighbours: int = 0,
+    save: Path | None = None,
+) -> dict:
     """Draw → group ("lib1-answerable", "lib1-other", ...) → per claim, its top hits as
-    rows (the FEATURES, without the product columns' inputs repeated) and relevance."""
+    rows (the FEATURES, without the product columns' inputs repeated) and relevance. With
+    `corpus`, also CORPUS → the same for every claim over the whole corpus, as `bunko eval`
+    asks them (CORPUS_IDS: their query ids, per group), and QUESTIONS → the (similarity,
+    relevant) of the eval's other hits over it (other sets' questions, random strings),
+    which no claim row judges; `neighbours`: only the corpus's abstracts judged for a claim
+    or among its `neighbours` nearest (neighbourhood). `save`: written after each stage."""
     data = load_beir(directory)
-    out: dict[int, dict[str, list]] = {}
+    out: dict = {}
     with scratch_services(embedder=embedder) as (services, queue):
         generation = services.search.generation(DEFAULT_WORKSPACE_ID)
         if services.search.query_scales.applies(generation.embedder):
@@ -113,7 +137,48 @@ def collect(directory: Path, embedder: str, draws: list[int]) -> dict[int, dict[
                         groups.setdefault(f"lib{size}-other", []).append(found)
             out[draw] = groups
             print(f"draw {draw}: " + ", ".join(f"{g} {len(v)}" for g, v in groups.items()))
+            if save:
+                save.write_bytes(pickle.dumps(out))
+        if corpus:
+            docs = data.corpus
+            if neighbours:
+                docs = {d: docs[d] for d in neighbourhood(data, neighbours)}
+            id_of = _bulk(services, queue, DEFAULT_WORKSPACE_ID, docs)
+            groups, ids = {}, {}
+            for qid in sorted(data.queries):  # as bunko eval asks them
+                rel = {d for d, g in data.qrels[qid].items() if g > 0}
+                found = hits(DEFAULT_WORKSPACE_ID, data.queries[qid], rel, id_of)
+                group = "corpus-answerable" if found[:, -1].any() else "corpus-missed"
+                groups.setdefault(group, []).append(found)
+                ids.setdefault(group, []).append(qid)
+            out[CORPUS], out[CORPUS_IDS] = groups, ids
+            options = SearchOptions(limit=libraries.RESULT_LIMIT, min_score=0.0)
+            pairs = []
+            for questions in abstention.unanswerable_queries(directory).values():
+                for question in questions:
+                    items = services.search.search(DEFAULT_WORKSPACE_ID, question, options)
+                    pairs.extend((i.similarity, False) for i in items.items[:TOP])
+            out[QUESTIONS] = pairs
+            print("corpus: " + ", ".join(f"{g} {len(v)}" for g, v in groups.items()))
+            print(f"other questions' hits over the corpus: {len(pairs)}")
+            if save:
+                save.write_bytes(pickle.dumps(out))
     return out
+
+
+def neighbourhood(data, k: int) -> set[str]:
+    """The abstracts a claim's search meets among the whole corpus, where a model too slow
+    to embed all of it (e5 on a loaded machine) can be measured: every judged abstract and
+    each claim's `k` nearest by TF-IDF (the other abstracts of its field)."""
+    from sklearn.feature_extraction.text import TfidfVectorizer
+
+    ids = sorted(data.corpus)
+    tfidf = TfidfVectorizer(sublinear_tf=True, stop_words="english")
+    docs = tfidf.fit_transform(data.corpus[i] for i in ids)
+    claims = sorted(data.queries)
+    near = (tfidf.transform(data.queries[q] for q in claims) @ docs.T).toarray()
+    out = {d for q in claims for d, g in data.qrels[q].items() if g > 0 and d in data.corpus}
+    return out | {ids[j] for row in near for j in np.argsort(-row)[:k]}
 
 
 def _padded(claims: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -170,9 +235,16 @@ def _line(figures: dict[str, float]) -> str:
     return ", ".join(f"{k} {v:.3f}" for k, v in figures.items())
 
 
-def refit(train: list[dict[str, list]], start: np.ndarray, steps: int, seed: int) -> np.ndarray:
+def refit(
+    train: list[dict[str, list]],
+    start: np.ndarray,
+    steps: int,
+    seed: int,
+    floors: dict[str, float] | None = None,
+) -> np.ndarray:
     """fit_calibration's local search: the most claims kept (mean of the two sizes) with no
-    other-topic refusal below the starting row's, on the training draws."""
+    other-topic refusal below the starting row's (or `floors`, by group), on the training
+    draws."""
     rng = np.random.default_rng(seed)
     pooled: dict[str, list] = {}
     for groups in train:
@@ -184,7 +256,7 @@ def refit(train: list[dict[str, list]], start: np.ndarray, steps: int, seed: int
         short = sum(max(0.0, floor[g] - s[g]) for g in s if not g.endswith("answerable"))
         return (s["lib1-answerable"] + s["lib10-answerable"]) / 2 - 5 * short
 
-    floor = shares(pooled, lambda h: h[..., :-1] @ start[:-1] + start[-1])
+    floor = shares(pooled, lambda h: h[..., :-1] @ start[:-1] + start[-1]) | (floors or {})
     best, w_best = value(start), start
     for _ in range(steps):
         w = w_best.copy()
@@ -242,6 +314,73 @@ def calibrate(train: list[dict[str, list]], held: dict[str, list], row) -> None:
     reliability_table(scores, relevant, tuple(knots))
 
 
+def _held(qid: str) -> bool:
+    """A claim of the corpus held out of the pooled curve's fit (its id's CRC-32 is odd)."""
+    return zlib.crc32(qid.encode()) % 2 == 1
+
+
+def _shown(claims: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each claim's TOP hits as search shows them (sorted by the row's score, as by the
+    similarity: the curve rises): their scores and whether each is relevant."""
+    scores, relevant = [], []
+    for h in claims:
+        s = h[:, :-1] @ w[:-1] + w[-1]
+        top = np.argsort(-s, kind="stable")[:TOP]
+        scores.append(s[top])
+        relevant.append(h[top, -1] > 0)
+    if not scores:
+        return np.zeros(0), np.zeros(0, bool)
+    return np.concatenate(scores), np.concatenate(relevant)
+
+
+def _figures(pairs: list[tuple[float, bool]]) -> str:
+    from bunko.evaluation.reliability import reliability
+
+    r = reliability(pairs, min_score=THRESHOLD)
+    return (
+        f"{r['hits']} hits, ECE {r['ece']} (shown: {r['ece_shown']}), "
+        f"unrelated at 0.9+ {r['unrelated_at_0_9']}"
+    )
+
+
+def pooled(per: dict, draws: list[int], row, curves: dict[str, tuple]) -> tuple:
+    """The claim row's curve fitted on the training draws' library hits and the corpus's
+    even claims (by CRC-32 of the id), each source weighted to half the fit; then each of
+    `curves` and the pooled one measured on the held-out draw's libraries, the corpus's odd
+    claims, the whole corpus, and `bunko eval`'s mix (every claim over the corpus, the held-out
+    draw's libraries, the other sets' questions and random strings over the corpus)."""
+    w = np.array([getattr(row, f) for f in FEATURES] + [row.bias])
+    train_libs = [h for d in draws[1:] for claims in per[d].values() for h in claims]
+    corpus = [
+        (qid, h)
+        for g, claims in per[CORPUS].items()
+        for qid, h in zip(per[CORPUS_IDS][g], claims, strict=True)
+    ]
+    lib_s, lib_r = _shown(train_libs, w)
+    cor_s, cor_r = _shown([h for q, h in corpus if not _held(q)], w)
+    weights = np.r_[np.full(len(lib_s), 0.5 / len(lib_s)), np.full(len(cor_s), 0.5 / len(cor_s))]
+    fitted = curve(np.r_[lib_s, cor_s], np.r_[lib_r, cor_r], weights=weights * len(weights))
+    print(f"the pooled curve ({len(lib_s)} library hits, {len(cor_s)} corpus hits):")
+    print(f"  {fitted}")
+    parts = {
+        f"held-out draw {draws[0]}": [h for claims in per[draws[0]].values() for h in claims],
+        "corpus, held-out claims": [h for q, h in corpus if _held(q)],
+        "corpus, every claim": [h for _, h in corpus],
+    }
+    for name, knots in {**curves, "pooled": tuple(fitted)}.items():
+        print(f"{name}:")
+        shown = {}
+        for part, claims in parts.items():
+            scores, relevant = _shown(claims, w)
+            shown[part] = [
+                (on_curve(knots, float(z)), bool(r)) for z, r in zip(scores, relevant, strict=True)
+            ]
+            print(f"  {part}: {_figures(shown[part])}")
+        mix = shown[f"held-out draw {draws[0]}"] + shown["corpus, every claim"]
+        print(f"  bunko eval's mix: {_figures(mix + per.get(QUESTIONS, []))}")
+    return tuple(fitted)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("directory", type=Path)
@@ -250,19 +389,52 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2500)
     parser.add_argument("--seed", type=int, default=2, help="of the refit's random steps")
     parser.add_argument("--records", type=Path, help="save the candidates here (pickle)")
-    parser.add_argument("--load", type=Path, help="reuse saved candidates instead")
+    parser.add_argument("--load", type=Path, nargs="*", help="reuse saved candidates instead")
     parser.add_argument("--curve", action="store_true", help="only the claim row's curve")
+    parser.add_argument(
+        "--corpus", action="store_true", help="also record every claim over the whole corpus"
+    )
+    parser.add_argument(
+        "--neighbours",
+        type=int,
+        default=0,
+        help="--corpus with only the judged abstracts and each claim's K nearest",
+    )
+    parser.add_argument(
+        "--floor", nargs="*", default=[], help="GROUP=SHARE refused the refit must hold"
+    )
+    parser.add_argument(
+        "--from-claim-row",
+        action="store_true",
+        help="refit from the claim row, not the question row's",
+    )
+    parser.add_argument(
+        "--pooled", action="store_true", help="the claim curve fitted on libraries and corpus"
+    )
     args = parser.parse_args()
-    draws = [int(d) for d in args.draws.split(",")]
-    if args.load:
-        per = pickle.loads(args.load.read_bytes())
+    draws = [int(d) for d in args.draws.split(",") if d]
+    if args.load:  # several: merged (the draws of one, the corpus of another)
+        per = {k: v for path in args.load for k, v in pickle.loads(path.read_bytes()).items()}
     else:
-        per = collect(args.directory, args.embedder, draws)
-    if args.records:
-        args.records.write_bytes(pickle.dumps(per))
+        per = collect(
+            args.directory,
+            args.embedder,
+            draws,
+            corpus=args.corpus or bool(args.neighbours),
+            neighbours=args.neighbours,
+            save=args.records,
+        )
+    if not draws:  # the corpus recorded alone (--draws "" --corpus): analysed with --load
+        return
     held, train = per[draws[0]], [per[d] for d in draws[1:]]
     if args.curve:
         calibrate(train, held, CLAIM_ROWS[ROWS[args.embedder]])
+        return
+    if args.pooled:
+        claims = CLAIM_ROWS[ROWS[args.embedder]]
+        question = CALIBRATIONS[ROWS[args.embedder]].curve
+        curves = {"the packaged claim curve": claims.curve, "the question row's curve": question}
+        pooled(per, draws, claims, curves)
         return
     row = CALIBRATIONS[ROWS[args.embedder]]
     start = np.array([getattr(row, f) for f in FEATURES] + [row.bias])
@@ -284,7 +456,11 @@ def main() -> None:
         held_out = _line(shares(held, lambda h: h[..., :-1] @ c[:-1] + c[-1]))
         print(f"the packaged claim row, held out, at the default cut: {held_out}")
     if train:
-        w = refit(train, start, args.steps, args.seed)
+        floors = dict((g, float(v)) for g, v in (f.split("=") for f in args.floor))
+        if args.from_claim_row:
+            claims = CLAIM_ROWS[ROWS[args.embedder]]
+            start = np.array([getattr(claims, f) for f in FEATURES] + [claims.bias])
+        w = refit(train, start, args.steps, args.seed, floors)
         print(f"  trees on every signal: {_line(trees(train, held))}")
         print(f"a row refitted on draws {args.draws.split(',', 1)[1]}: {np.round(w, 2).tolist()}")
         print(
