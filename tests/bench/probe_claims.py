@@ -191,7 +191,9 @@ def _padded(claims: list[np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
     return x, valid
 
 
-_PADDED: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+# id of a group's list → (the list, its padded arrays): the list is kept so that its id is
+# not reused by another group's (a second refit in one process read the first one's claims).
+_PADDED: dict[int, tuple[list, tuple[np.ndarray, np.ndarray]]] = {}
 
 
 def _judged(groups: dict[str, list]) -> dict[str, list]:
@@ -206,8 +208,8 @@ def best_scores(groups: dict[str, list], score) -> dict[str, np.ndarray]:
     for group, claims in _judged(groups).items():
         key = id(claims)
         if key not in _PADDED:  # padded once: the refit scores the same claims many times
-            _PADDED[key] = _padded(claims)
-        x, valid = _PADDED[key]
+            _PADDED[key] = (claims, _padded(claims))
+        x, valid = _PADDED[key][1]
         mask = valid & (x[:, :, -1] > 0) if group.endswith("answerable") else valid
         out[group] = np.where(mask, score(x), -np.inf).max(axis=1)
     return out
@@ -343,9 +345,38 @@ def _figures(pairs: list[tuple[float, bool]]) -> str:
     )
 
 
-def pooled(per: dict, draws: list[int], row, curves: dict[str, tuple]) -> tuple:
+HIGH, UNRELATED_HIGH = 0.9, 0.10  # issue 45: at most 10% of unrelated hits shown at 0.9+
+
+
+def capped(knots: list, scores: np.ndarray, relevant: np.ndarray, weights: np.ndarray) -> list:
+    """`knots` held below HIGH up to the score above which only UNRELATED_HIGH of the fit's
+    unrelated shown hits (weighted) lie: where a few unrelated hits score as high as the
+    relevant ones, a share relevant of 0.92 would show most of them at 0.9+."""
+    unrelated = (scores >= LOGIT) & ~relevant
+    if not unrelated.any():
+        return knots
+    z, w = scores[unrelated], weights[unrelated]
+    order = np.argsort(-z)
+    above = np.cumsum(w[order]) / w.sum()  # the share at or above each, from the top
+    fits = above <= UNRELATED_HIGH
+    cap = float(z[order][fits][-1]) if fits.any() else float(z.max()) + 1e-3
+    high = [i for i, (k, p) in enumerate(knots) if k < cap and p >= HIGH]
+    if not high:
+        return knots
+    out = [
+        (k, round(HIGH - 0.001 * (len(high) - high.index(i)), 3) if i in high else p)
+        for i, (k, p) in enumerate(knots)
+    ]
+    at = round(cap, 2)
+    out = [kp for kp in out if kp[0] < at] + [(at, round(max(HIGH, on_curve(knots, at)), 3))]
+    return out + [kp for kp in knots if kp[0] > at]
+
+
+def pooled(
+    per: dict, draws: list[int], row, curves: dict[str, tuple], corpus_weight: float = 0.5
+) -> tuple:
     """The claim row's curve fitted on the training draws' library hits and the corpus's
-    even claims (by CRC-32 of the id), each source weighted to half the fit; then each of
+    even claims (by CRC-32 of the id), the corpus weighing `corpus_weight` of the fit; then each of
     `curves` and the pooled one measured on the held-out draw's libraries, the corpus's odd
     claims, the whole corpus, and `bunko eval`'s mix (every claim over the corpus, the held-out
     draw's libraries, the other sets' questions and random strings over the corpus)."""
@@ -358,8 +389,13 @@ def pooled(per: dict, draws: list[int], row, curves: dict[str, tuple]) -> tuple:
     ]
     lib_s, lib_r = _shown(train_libs, w)
     cor_s, cor_r = _shown([h for q, h in corpus if not _held(q)], w)
-    weights = np.r_[np.full(len(lib_s), 0.5 / len(lib_s)), np.full(len(cor_s), 0.5 / len(cor_s))]
-    fitted = curve(np.r_[lib_s, cor_s], np.r_[lib_r, cor_r], weights=weights * len(weights))
+    weights = np.r_[
+        np.full(len(lib_s), (1 - corpus_weight) / len(lib_s)),
+        np.full(len(cor_s), corpus_weight / len(cor_s)),
+    ]
+    scores, relevant = np.r_[lib_s, cor_s], np.r_[lib_r, cor_r]
+    fitted = curve(scores, relevant, weights=weights * len(weights))
+    fitted = capped(fitted, scores, relevant, weights)
     print(f"the pooled curve ({len(lib_s)} library hits, {len(cor_s)} corpus hits):")
     print(f"  {fitted}")
     parts = {
@@ -409,6 +445,9 @@ def main() -> None:
         help="refit from the claim row, not the question row's",
     )
     parser.add_argument(
+        "--corpus-weight", type=float, default=0.5, help="the corpus's share of --pooled's fit"
+    )
+    parser.add_argument(
         "--pooled", action="store_true", help="the claim curve fitted on libraries and corpus"
     )
     args = parser.parse_args()
@@ -434,7 +473,7 @@ def main() -> None:
         claims = CLAIM_ROWS[ROWS[args.embedder]]
         question = CALIBRATIONS[ROWS[args.embedder]].curve
         curves = {"the packaged claim curve": claims.curve, "the question row's curve": question}
-        pooled(per, draws, claims, curves)
+        pooled(per, draws, claims, curves, args.corpus_weight)
         return
     row = CALIBRATIONS[ROWS[args.embedder]]
     start = np.array([getattr(row, f) for f in FEATURES] + [row.bias])

@@ -266,6 +266,34 @@ E5_CLAIM_CURVE = (
     (15.72, 0.99),
 )
 
+# USE's claim row's curve: the share of hits relevant at each score of the claim row, fitted
+# on SciFact's library draws 1 and 2 *and* its whole corpus (the claims whose id's CRC-32 is
+# even), each half the fit (tests/bench/probe_claims.py --pooled; docs/relevance.md). A curve
+# fitted on the library draws alone read the whole corpus's hits too high: there a claim's
+# top hits are other abstracts of its field, which SciFact does not judge relevant.
+USE_CLAIM_CURVE = (
+    (-8.0, 0.001),
+    (-7.0, 0.002),
+    (-6.0, 0.003),
+    (-5.0, 0.007),
+    (-4.0, 0.009),
+    (-3.0, 0.034),
+    (-2.0, 0.086),
+    (-1.0, 0.148),
+    (-0.8473, 0.3),
+    (-0.62, 0.301),
+    (-0.35, 0.302),
+    (0.01, 0.303),
+    (0.3, 0.304),
+    (0.7, 0.305),
+    (1.15, 0.306),
+    (1.73, 0.307),
+    (2.38, 0.383),
+    (3.24, 0.616),
+    (4.68, 0.746),
+    (7.13, 0.99),
+)
+
 # Keyed by the start of the embedder's `name`; "keyword" serves keyword-only search (no
 # vectors: a missing cosine is not a low one). The model rows were fitted on the scales of
 # an earlier measurement (every language as queries) and are written here on today's
@@ -305,9 +333,8 @@ CALIBRATIONS: dict[str, Calibration] = {
 # one: a claim's words spread over its abstract and 40% of them are nowhere in it, so the
 # signals weigh otherwise than for a question. Fitted by tests/bench/probe_claims.py on
 # SciFact's library draws 1 and 2 (the eval's draw 0 held out): the most claims kept with no
-# other-topic refusal below the question row's. USE's reads its scores on the question row's
-# curve: a curve fitted on the library draws alone showed SciFact's whole-corpus hits too high
-# (`bunko eval` ECE 0.075 -> 0.110; docs/relevance.md), e5's has its own.
+# other-topic refusal below the question row's. Each reads its scores on a curve of its own,
+# fitted on the library draws and the whole corpus together (USE_CLAIM_CURVE).
 CLAIM_ROWS: dict[str, Calibration] = {
     "use-multilingual-v3": Calibration(
         cosine=4.66,
@@ -320,7 +347,7 @@ CLAIM_ROWS: dict[str, Calibration] = {
         absent=-0.36,
         bias=-3.69,
         scale=USE_SCALE,
-        curve=USE_CURVE,
+        curve=USE_CLAIM_CURVE,
     ),
     # Fitted the same way (probe_claims --embedder e5, draws 1 and 2; draw 0 held out).
     "multilingual-e5-small": Calibration(
