@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 
 import pytest
 
@@ -12,11 +13,14 @@ from bunko.evaluation.abstention import foreign_queries, measure, random_queries
 from bunko.services.search.calibration import (
     CALIBRATIONS,
     CLAIM_ROWS,
+    E5_CLAIM_CURVE,
     GENERIC,
+    USE_CLAIM_CURVE,
     VECTOR_ONLY,
     ModelScale,
     calibration_for,
     has_row,
+    on_curve,
     vector_only_calibration,
 )
 from bunko.services.search.relevance_gate import row_for
@@ -187,4 +191,27 @@ def test_a_claim_is_judged_by_its_models_claim_row():
     # claims itself
     for row in (CALIBRATIONS["keyword"], GENERIC):
         assert row_for(claim, row) is row
-    assert row_for(claim, use.on_scale(ModelScale(0.1, 0.8))).curve == use.curve
+    # each claim row reads its scores on a curve of its own (docs/relevance.md)
+    assert row_for(claim, use.on_scale(ModelScale(0.1, 0.8))).curve == USE_CLAIM_CURVE
+    assert row_for(claim, e5).curve == E5_CLAIM_CURVE != e5.curve
+
+
+ROWS = {
+    **{f"{name}": row for name, row in CALIBRATIONS.items() if row.curve},
+    **{f"{name} (claims)": row for name, row in CLAIM_ROWS.items()},
+    **{f"{name} (Japanese)": row.japanese for name, row in CALIBRATIONS.items() if row.japanese},
+}
+
+
+@pytest.mark.parametrize("name", sorted(ROWS))
+def test_every_curve_rises_below_one_and_keeps_the_default_cut(name):
+    # A curve only says what a score means: the default min_score must stay on the score the
+    # row was chosen for (its logit), so a new curve never moves what is kept or refused.
+    curve = ROWS[name].curve
+    cut = math.log(DEFAULT / (1 - DEFAULT))
+    assert on_curve(curve, cut) == pytest.approx(DEFAULT, abs=1e-3)
+    assert on_curve(curve, cut - 0.01) < DEFAULT <= on_curve(curve, cut + 0.01)
+    zs = [-12.0 + i * 0.05 for i in range(800)]
+    shown = [on_curve(curve, z) for z in zs]
+    assert all(b > a for a, b in itertools.pairwise(shown))
+    assert shown[0] > 0.0 and shown[-1] < 1.0
