@@ -213,3 +213,15 @@ def test_japanese_question_words_built_on_nani_weigh_nothing():
     # English questions are read as before
     english = "How many desks does the Osaka office have?"
     assert question_terms(english) == in_its_language(english)
+
+
+def test_the_noun_that_names_what_a_typed_question_asks_is_not_asked_of_the_passage():
+    question = "経費の申請期限はいつですか？"  # "the deadline": the answer is a date, not 期限
+    texts = [t.text for t, _ in question_terms(question)]
+    assert "経費" in texts and "申請" in texts
+    assert not any("期" in t or "限" in t for t in texts)  # nor the bigram 請期 across it
+    found = window_signals(question, EXPENSES, {})
+    assert found["date"].evidence == 1.0 and found["date"].absent < 0.05
+    assert found["none"].evidence == 1.0 - ANSWER_TYPE
+    # in a question that asks for no number or date, the noun is read as before
+    assert "時期" in [t.text for t, _ in question_terms("大学の設立時期は？")]

@@ -42,7 +42,9 @@ on 何 (何年, 何人, 何か月) are bigrams no list holds, so they weighed as
 いくつ, どのくらい) is answered by a number or a date: a passage no sentence of which holds
 one (a digit, a kanji numeral, or for "when" 年/月/日/世紀/年代) cannot answer it, and its
 evidence loses ANSWER_TYPE (`answer_type`; the classic no-answer check of extractive readers,
-on the types a passage's terms show without a tagger). Where / who / what questions ask for
+on the types a passage's terms show without a tagger). In such a question the noun that names
+what it asks (経費の申請期限はいつ: 期限, "deadline", is what the answer "翌月10日まで" is, not
+a word it holds; TYPE_NOUNS) is not asked of the passage either. Where / who / what questions ask for
 a place, a person or a name, which bigrams cannot tell, and are read as before.
 
 A question's answer is a sentence; a claim is not. "Vitamin D deficiency is unrelated to birth
@@ -282,13 +284,23 @@ def holds_type(terms: frozenset[str], wants: str) -> bool:
     return any(_NUMBER.search(t) or (wants == WHEN and _DATE.search(t)) for t in terms)
 
 
+# The nouns a question that asks when or how many names its answer by ("申請期限はいつ",
+# "the deadline is when": 期限 is what the answer's "10日まで" is, not a word it holds).
+TYPE_NOUNS = re.compile(
+    "期限|期日|時期|日程|日付|日時|時刻|年代|期間|日数|年数|人数|回数|件数|個数|総数|金額|価格"
+    "|値段|費用|割合|比率|人口|距離|面積"
+)
+
+
 def question_terms(query: str) -> list[tuple[QueryTerm, float]]:
     """The query's terms as evidence reads them (background_terms.in_its_language), without a
-    Japanese question's words built on 何 (何年, 何人: they ask, and weighed as names)."""
-    terms = in_its_language(query)
+    Japanese question's words built on 何 (何年, 何人: they ask, and weighed as names) nor,
+    in one that asks when or how many, the nouns that name what it asks (TYPE_NOUNS)."""
     if not KANA.search(query):
-        return terms
-    return [(t, w) for t, w in terms if "何" not in t.text]
+        return in_its_language(query)
+    if answer_type(query) is not None:
+        query = TYPE_NOUNS.sub("、", query)  # a break: no bigram straddles where it was
+    return [(t, w) for t, w in in_its_language(query) if "何" not in t.text]
 
 
 def evidence(
