@@ -220,8 +220,10 @@ def test_the_noun_that_names_what_a_typed_question_asks_is_not_asked_of_the_pass
     texts = [t.text for t, _ in question_terms(question)]
     assert "経費" in texts and "申請" in texts
     assert not any("期" in t or "限" in t for t in texts)  # nor the bigram 請期 across it
+    # read with 期限, the passage that answers held half of what the question asks (0.52) and
+    # 0.45 of its weight was nowhere in the library
     found = window_signals(question, EXPENSES, {})
-    assert found["date"].evidence == 1.0 and found["date"].absent < 0.05
+    assert found["date"].evidence == 1.0 and found["date"].absent < 0.1
     assert found["none"].evidence == 1.0 - ANSWER_TYPE
     # in a question that asks for no number or date, the noun is read as before
     assert "時期" in [t.text for t, _ in question_terms("大学の設立時期は？")]
