@@ -85,6 +85,7 @@ def _blank_pdf(pages: int) -> bytes:
 CASES = {
     "pdf-10000-blank-pages": ("blank.pdf", lambda: _blank_pdf(10_000), "no text"),
     "csv-one-10MB-line": ("wide.csv", lambda: b"cell," * (2 * MIB) + b"\n", None),
+    "csv-10MB-of-rows": ("tall.csv", lambda: b"cell,cell,cell,cell,cell\n" * (MIB * 2 // 5), None),
     "invalid-utf8": ("bad.txt", lambda: b"caf\xc3 \xff\xfe broken \xc0\xaf bytes " * 64, None),
     "utf16-no-bom": ("u16.txt", lambda: ("日本語の本文。" * 200).encode("utf-16-le"), None),
 }
