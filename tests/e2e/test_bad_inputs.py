@@ -108,7 +108,9 @@ def test_hard_files_end_completed_or_failed_with_a_reason(kept_file, case):
         assert done["status"] == "completed" and done["chunkCount"] >= 1
     rose = rss.growth // MIB
     print(f"{case}: memory rose {rose} MiB at its peak")
-    assert rose < 1024, f"memory rose {rose} MiB while one {len(data) // MIB} MiB file was read"
+    # 10 MB files: the CSVs rose 424 and 164 MiB before their rows were read in pieces, the
+    # chunker packed as it went and the keyword index counted postings in slices; 56 and 66 now.
+    assert rose < 128, f"memory rose {rose} MiB while one {len(data) // MIB} MiB file was read"
 
 
 def test_a_client_path_is_reduced_to_its_name(kept_file):

@@ -122,17 +122,19 @@ def _rows(text: str, delimiter: str) -> Iterator[str]:
     for record in csv.reader(pieces, delimiter=delimiter):
         parts.append("\t".join(" ".join(cell.split()) for cell in record))
         if pieces.row_ended:
-            yield _gaps_shrunk("".join(parts).rstrip("\t"))
-            parts.clear()
+            yield _row(parts)
     if parts:
-        yield _gaps_shrunk("".join(parts).rstrip("\t"))
+        yield _row(parts)
 
 
 _GAP = re.compile(f"\t{{{MAX_EMPTY_RUN + 2},}}")
 
 
-def _gaps_shrunk(row: str) -> str:
-    return _GAP.sub("\t" * (MAX_EMPTY_RUN + 1), row)
+def _row(parts: list[str]) -> str:
+    """The row the parts make, its trailing empty cells dropped; `parts` is emptied."""
+    row = "".join(parts)
+    parts.clear()  # before the copies below: a row can be the whole file
+    return _GAP.sub("\t" * (MAX_EMPTY_RUN + 1), row.rstrip("\t"))
 
 
 class _Pieces:
