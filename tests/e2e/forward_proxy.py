@@ -9,18 +9,19 @@ from __future__ import annotations
 import http.client
 import select
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from tests.loopback_http import LoopbackHttp
 
 _NAMES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 _HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "te",
         "trailer", "transfer-encoding", "upgrade", "content-length"}  # fmt: skip
 
 
-class ForwardProxy:
+class ForwardProxy(LoopbackHttp):
     def __init__(self) -> None:
         self.log: list[tuple[str, str, str | None]] = []
         proxy = self
@@ -77,13 +78,7 @@ class ForwardProxy:
             def log_message(self, *args) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 @contextmanager
