@@ -22,8 +22,10 @@ _HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "
 
 
 class ForwardProxy(LoopbackHttp):
-    def __init__(self) -> None:
+    def __init__(self, names: dict[str, str] | None = None) -> None:
+        """`names`: host names only this proxy resolves (its own DNS), to addresses."""
         self.log: list[tuple[str, str, str | None]] = []
+        known = names or {}
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -38,7 +40,7 @@ class ForwardProxy(LoopbackHttp):
             def do_CONNECT(self) -> None:
                 proxy.log.append(("CONNECT", self.path, self.headers.get("Proxy-Authorization")))
                 host, _, port = self.path.rpartition(":")
-                upstream = socket.create_connection((host, int(port)), timeout=60)
+                upstream = socket.create_connection((known.get(host, host), int(port)), timeout=60)
                 self.send_response(200, "Connection Established")
                 self.end_headers()
                 ends = [self.connection, upstream]
@@ -60,7 +62,8 @@ class ForwardProxy(LoopbackHttp):
                 proxy.log.append((self.command, self.path, self.headers.get("Proxy-Authorization")))
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 target = urlsplit(self.path)
-                upstream = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
+                host = known.get(target.hostname or "", target.hostname)
+                upstream = http.client.HTTPConnection(host, target.port, timeout=60)
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
                 path = target.path + (f"?{target.query}" if target.query else "")
                 upstream.request(self.command, path, body=body or None, headers=headers)
@@ -82,12 +85,12 @@ class ForwardProxy(LoopbackHttp):
 
 
 @contextmanager
-def forward_proxy(monkeypatch) -> Iterator[ForwardProxy]:
+def forward_proxy(monkeypatch, names: dict[str, str] | None = None) -> Iterator[ForwardProxy]:
     """A ForwardProxy, with no proxy named by the environment yet (the test names it)."""
     for name in _NAMES:
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.upper(), raising=False)
-    proxy = ForwardProxy()
+    proxy = ForwardProxy(names)
     try:
         yield proxy
     finally:
