@@ -22,7 +22,14 @@ held-out draw (the first of `--draws`):
 `--curve` prints only the claim row's curve (fit_calibration.curve over every claim's top ten
 hits on the training draws, how USE_CLAIM_CURVE was fitted) and the held-out draw's
 reliability table on the packaged curve and on the refitted one. `--records F` saves the
-candidates (pickle), `--load F` reuses them (no ingest).
+candidates (pickle), `--load F` reuses them (no ingest; several files are merged).
+
+`--corpus` also records every claim over the whole corpus, as `bunko eval` asks them, and the
+eval's other hits there (`--neighbours K`: only the judged abstracts and each claim's K nearest
+by TF-IDF, for a model too slow to embed them all); `--pooled` then fits the claim row's curve
+on the training draws and the corpus's even claims (`--corpus-weight` of the fit) and measures
+each curve on the held-out draw, the corpus's odd claims, every claim, and the eval's mix
+(how USE_CLAIM_CURVE and E5_CLAIM_CURVE were fitted; docs/relevance.md).
 """
 
 from __future__ import annotations
