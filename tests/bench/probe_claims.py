@@ -20,7 +20,7 @@ held-out draw (the first of `--draws`):
   row the gate could ship).
 
 `--curve` prints only the claim row's curve (fit_calibration.curve over every claim's top ten
-hits on the training draws, how USE_CLAIM_CURVE was fitted) and the held-out draw's
+hits on the training draws alone: the curve tried before --pooled) and the held-out draw's
 reliability table on the packaged curve and on the refitted one. `--records F` saves the
 candidates (pickle), `--load F` reuses them (no ingest; several files are merged).
 
