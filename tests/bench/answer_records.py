@@ -2,13 +2,15 @@
 question by question (`bunko eval --json` gives only the shares).
 
     .venv/bin/python -m tests.bench.answer_records ../shared/eval/xquad-dev/en out.jsonl [--max N]
+        [--embedder e5]
     .venv/bin/python -m tests.bench.answer_records --compare before.jsonl after.jsonl
 
 Ingests the set's corpus as `bunko eval` does (the default model and settings) and asks each
 question with gold answers through the chat service (the offline extractive answerer). A
 record holds the question, the answer's text, its sources' paragraph ids and similarities,
 the gold answers and whether the answer holds one (`contains`, as evaluation/answers.py
-counts it). `--compare` counts the questions by (held a gold answer before, after, answered
+counts it), and the passages the answerer quoted from (to replay the answerer alone).
+`--embedder` ingests with that model (`bunko eval --embedder`). `--compare` counts the questions by (held a gold answer before, after, answered
 before, answered after): what was lost to an abstention apart from what the answer text lost.
 """
 
@@ -25,10 +27,11 @@ from bunko.evaluation import answers
 from bunko.evaluation.beir import load_beir
 
 
-def records(directory: Path, limit: int | None) -> list[dict]:
+def records(directory: Path, limit: int | None, embedder: str | None = None) -> list[dict]:
     data, gold = load_beir(directory), answers.load_answers(directory) or {}
     asked = [q for q in sorted(data.queries) if q in gold][:limit]
-    with scratch_services() as (services, queue):
+    overrides = {"embedder": embedder} if embedder else {}
+    with scratch_services(**overrides) as (services, queue):
         paragraph = {}
         for doc_id, text in data.corpus.items():
             doc = services.ingest.submit_text(
@@ -48,6 +51,7 @@ def records(directory: Path, limit: int | None) -> list[dict]:
                     "answer": text,
                     "sources": [paragraph.get(s.document_id) for s in sources],
                     "scores": [round(s.score, 3) for s in sources],
+                    "passages": [s.content for s in sources],
                     "gold": gold[q],
                     "contains": any(
                         answers.normalise(g) in answers.normalise(text) for g in gold[q]
@@ -77,18 +81,21 @@ def main() -> None:
     parser.add_argument("paths", nargs=2, type=Path)
     parser.add_argument("--max", type=int, default=None, help="the first N questions only")
     parser.add_argument("--compare", action="store_true")
+    parser.add_argument("--embedder", default=None, help="use | e5 (default: the settings')")
     args = parser.parse_args()
     if args.compare:
         compare(*args.paths)
         return
     directory, out = args.paths
-    found = records(directory, args.max)
+    found = records(directory, args.max, args.embedder)
     with out.open("w", encoding="utf-8") as f:
         f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in found)
     shares = {k: sum(bool(r[k]) for r in found) / len(found) for k in ("contains", "sources")}
+    answered = [r for r in found if r["sources"]]
     print(
         f"{len(found)} questions: contains a gold answer {shares['contains']:.4f}, "
-        f"answered {shares['sources']:.4f}"
+        f"answered {shares['sources']:.4f}, of the answered "
+        f"{sum(r['contains'] for r in answered) / max(len(answered), 1):.4f}"
     )
 
 

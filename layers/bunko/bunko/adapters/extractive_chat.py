@@ -14,20 +14,29 @@ its length and for the rank of its source; the question's own last line counts f
 earlier questions a follow-up is searched with (services/follow_up) count half, and what it
 says it is about ("… about the budget?", "予算について") counts double. A sentence about the
 document itself ("This report describes …", "この規程は、…定める。") counts half: it shares
-the question's words for the document, rarely its answer. Up to MAX_QUOTES quotes that
-score at least RELATIVE_FLOOR of the best, a source already quoted counting SAME_SOURCE of
-its score, so an answer draws on several sources when they compete.
+the question's words for the document, rarely its answer. A question that asks for a number,
+a time or a name ("How many …", "When …", "Who …", 何人, いつ, 誰) reads a sentence that holds
+none it does not already say at ANSWER_TYPE of its score: the sentence that restates the
+question rarely answers it. Up to MAX_QUOTES quotes that score at least RELATIVE_FLOOR of the
+best, a source already quoted counting SAME_SOURCE of its score, so an answer draws on several
+sources when they compete.
 
-When the question shares at most half of its content terms with the passages (it is in
-another language; the relevance gate keeps such passages by their vectors), or shares none,
-it quotes the sentences closest to it by the embedding model that ranked them, where it has
-one."""
+When the question shares at most half of its content terms with the passages, the model that
+ranked them (where there is one) reads it too:
+- written in another language than the passages (the relevance gate keeps such passages by
+  their vectors; `same_language` tells, from the words each language knows): the sentences
+  closest to it by that model;
+- written in theirs (a paraphrase: "Which company was tasked with restoring the tapes?" over
+  "… assigned to Lowry Digital for restoration."): each sentence's word score (over the best
+  one's) BLEND_WORDS times, plus its cosine to the question (over the sentences' range), so a
+  sentence that says it in other words can rise without one that shares the words falling.
+The same when it shares none of them."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -38,7 +47,7 @@ from bunko.ports.chat import EXTRACTIVE_MODEL, ChatRequest
 
 NAME = EXTRACTIVE_MODEL
 MAX_QUOTES = 3
-SEMANTIC_QUOTES = 2
+SEMANTIC_QUOTES = 3  # as many as by words: the closest sentence is not always the answer
 MAX_SENTENCES = 64  # embedded for a semantic choice: the first ones of the best sources
 # Chosen on the shared answer sets (docs/chat.md, "Answer quality"), the same for every set.
 RELATIVE_FLOOR = 0.2  # a further quote scores at least this share of the best one
@@ -48,6 +57,8 @@ EARLIER_LINES = 0.5  # weight of the earlier questions a follow-up is searched w
 KANA_WEIGHT = 0.3  # weight of a bigram of hiragana only: mostly particles and endings
 FOCUS = 2.0  # weight of what the question says it is about, against its other words
 SELF_REFERENCE = 0.5  # a sentence about the document itself ("This report describes …")
+ANSWER_TYPE = 0.7  # a sentence without the number, time or name the question asks for
+BLEND_WORDS = 2.0  # a paraphrase's word score against its cosine (both scaled to [0, 1])
 # A document's statement of what it is: it shares the question's words for the document,
 # rarely its answer ("この規程は、…について定める。", "This report describes …").
 _ABOUT_ITSELF = re.compile(
@@ -67,6 +78,36 @@ INTRO = {
 }
 _HIRAGANA = re.compile("[\u3041-\u309f]")
 _KANA_ONLY = re.compile("^[\u3041-\u309f]+$")
+# What a question asks for, by its question word (the first that matches).
+# fmt: off
+_ASKS = (
+    ("number", re.compile(
+        r"\bhow (?:many|much|long|old|far|tall|large|big|high|fast|often|deep|wide|heavy)\b|"
+        r"\bwhat (?:percentage|percent|proportion|number|amount|size)\b|"
+        r"何(?:人|個|回|歳|才|本|枚|台|匹|頭|羽|冊|件|名|点|倍|割|%|パーセント|キロ|メートル|トン|円|"
+        r"ドル|つ|万|億)|いくつ|いくら|どのくらい|どれくらい|どの程度", re.I)),
+    ("time", re.compile(
+        r"\bwhen\b|\b(?:what|which) (?:year|years|date|day|month|century|decade|era|period|time)\b|"
+        r"いつ|何年|何月|何日|何世紀|何時|何曜", re.I)),
+    ("name", re.compile(r"\b(?:who|whom|whose)\b|誰|だれ|何者", re.I)),
+)
+_MONTHS = ("january|february|march|april|may|june|july|august|september|october|november|"
+           "december")
+_NUMBER_WORDS = ("one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+                 "forty|fifty|hundred|thousand|million|billion|dozen|half|several|single|double|"
+                 "twice|once")
+_DIGITS = r"\d+(?:[.,]\d+)*"  # a number whole: 1754 is the question's year, not a new 1
+# What holds such an answer: a name is a capitalised word inside a sentence, or a word in
+# kanji or katakana (Japanese names are written so); checked only outside the question's words.
+_HOLDS = {
+    "number": re.compile(rf"{_DIGITS}|[一二三四五六七八九十百千万億]+|\b(?:{_NUMBER_WORDS})\b", re.I),
+    "time": re.compile(
+        rf"{_DIGITS}|\b(?:{_MONTHS})\b|\b(?:century|centuries|decade|era|age|period|dynasty|reign|"
+        r"spring|summer|autumn|fall|winter)\b|[一二三四五六七八九十〇百千]+(?:年|月|日|世紀)|"
+        r"時代|世紀|年代|明治|大正|昭和|平成|令和|江戸|室町|鎌倉|平安|奈良", re.I),
+    "name": re.compile(r"(?<=\S )[A-Z][\w'’-]+|[\u30a1-\u30fa\u30fc]{2,}|[\u4e00-\u9fff]{2,}"),
+}
+# fmt: on
 
 
 def _question_weights(question: str) -> dict[str, float]:
@@ -87,9 +128,28 @@ def _focus(question: str) -> str:
     return found.group("focus") if found else ""
 
 
-def _scores(wanted: dict[str, float], found: Sequence[Quote]) -> list[float]:
+def asks_for(question: str) -> str:
+    """What the question asks for, by its question word: "number", "time", "name" or ""."""
+    return next((kind for kind, pattern in _ASKS if pattern.search(question)), "")
+
+
+def holds_answer(kind: str, sentence: str, question: str) -> bool:
+    """Whether the sentence holds a `kind` of answer ("number", "time", "name") that is not
+    one of the question's own words: "… led 500 men" for "How many men …?", not "… sent men"."""
+    asked = terms(question)
+    for found in _HOLDS[kind].finditer(sentence):
+        said = terms(found.group())
+        if not said or not said <= asked:
+            return True
+    return False
+
+
+def _scores(wanted: dict[str, float], found: Sequence[Quote], question: str) -> list[float]:
     """Each quote's score: its best sentence's weighted shared terms over log2 of its length,
-    discounted by its source's rank."""
+    discounted by its source's rank, and by ANSWER_TYPE when it lacks what the question asks."""
+    lines = [line for line in question.split("\n") if line.strip()]
+    last = lines[-1] if lines else question
+    kind = asks_for(last)
     held = [[terms(part) for part in q.parts] for q in found]
     pool = [set().union(*h) for h in held]
     idf = {t: math.log(1 + len(found) / (1 + sum(t in p for p in pool))) for t in wanted}
@@ -100,6 +160,8 @@ def _scores(wanted: dict[str, float], found: Sequence[Quote]) -> list[float]:
             for text, h in zip(quote.parts, parts, strict=True)
         ]
         score = max(each) / (1 + SOURCE_DISCOUNT * (quote.number - 1))
+        if kind and not holds_answer(kind, quote.text, last):
+            score *= ANSWER_TYPE
         scores.append(score * (SELF_REFERENCE if _ABOUT_ITSELF.match(quote.text) else 1.0))
     return scores
 
@@ -135,15 +197,43 @@ def closest_quotes(
 
 
 def _closest(embedder: Embedder, question: str, passages: list[str], limit: int) -> list[Quote]:
-    every = quotable(passages)
-    found = ([q for q in every if q.whole] or every)[:MAX_SENTENCES]
+    found = _embeddable(passages)
     if not found:
         return []
+    cosines = _cosines(embedder, question, found)
+    return [found[i] for i in np.argsort(-cosines)[:limit].tolist()]
+
+
+def _embeddable(passages: list[str]) -> list[Quote]:
+    every = quotable(passages)
+    return ([q for q in every if q.whole] or every)[:MAX_SENTENCES]
+
+
+def _cosines(embedder: Embedder, question: str, found: Sequence[Quote]) -> np.ndarray:
     vectors = np.asarray(embedder.embed_documents([q.text for q in found]), dtype=np.float32)
     query = np.asarray(embedder.embed_query(question), dtype=np.float32)
     norms = np.linalg.norm(vectors, axis=1) * max(float(np.linalg.norm(query)), 1e-12)
-    cosines = vectors @ query / np.maximum(norms, 1e-12)
-    return [found[i] for i in np.argsort(-cosines)[:limit].tolist()]
+    return vectors @ query / np.maximum(norms, 1e-12)
+
+
+def _blended(
+    embedder: Embedder, question: str, wanted: dict[str, float], passages: list[str], limit: int
+) -> list[Quote]:
+    """A paraphrase in the passages' language: each sentence by its word score (over the best
+    one's) BLEND_WORDS times plus its cosine to the question (over the sentences' range)."""
+    found = _embeddable(passages)
+    if not found:
+        return []
+    words = _scores(wanted, found, question)
+    cosines = _cosines(embedder, question, found)
+    low, span = float(cosines.min()), float(cosines.max() - cosines.min()) or 1.0
+    best = max(words) or 1.0
+    blend = [
+        BLEND_WORDS * w / best + (float(c) - low) / span
+        for w, c in zip(words, cosines, strict=True)
+    ]
+    order = sorted(range(len(found)), key=lambda i: (-blend[i], i))[:limit]
+    return [_trimmed(found[i], wanted) for i in order]
 
 
 def _mostly_absent(wanted: set[str], passages: list[str]) -> bool:
@@ -154,24 +244,40 @@ def _mostly_absent(wanted: set[str], passages: list[str]) -> bool:
     return bool(content) and len(content & held) * 2 <= len(content)
 
 
+# Is the question written in a language one of the passages is (None: cannot tell)?
+SameLanguage = Callable[[str, Sequence[str]], bool | None]
+
+
 def best_quotes(
-    question: str, passages: list[str], limit: int = MAX_QUOTES, embedder: Embedder | None = None
+    question: str,
+    passages: list[str],
+    limit: int = MAX_QUOTES,
+    embedder: Embedder | None = None,
+    same_language: SameLanguage | None = None,
 ) -> list[tuple[int, str]]:
     """(citation number, quote) of the best quotes, best first."""
-    return [(n, text) for n, text, _ in answer_quotes(question, passages, limit, embedder)]
+    found = answer_quotes(question, passages, limit, embedder, same_language)
+    return [(n, text) for n, text, _ in found]
 
 
 def answer_quotes(
-    question: str, passages: list[str], limit: int = MAX_QUOTES, embedder: Embedder | None = None
+    question: str,
+    passages: list[str],
+    limit: int = MAX_QUOTES,
+    embedder: Embedder | None = None,
+    same_language: SameLanguage | None = None,
 ) -> list[tuple[int, str, str]]:
     """(citation number, quote, the heading it sits under or "") of the best quotes."""
     wanted = _question_weights(question)
     if embedder is not None and _mostly_absent(set(wanted), passages):
+        if same_language is not None and same_language(question, passages):
+            # a paraphrase: the passages say it in other words of the same language
+            return labelled(_blended(embedder, question, wanted, passages, limit))
         # the question is in another language than the passages (a name or two in common)
         return labelled(_closest(embedder, question, passages, SEMANTIC_QUOTES))
     every = quotable(passages)
     found = [q for q in every if q.whole] or every  # pieces only when nothing is whole
-    scores = _scores(wanted, found)
+    scores = _scores(wanted, found, question)
     if not found or max(scores) <= 0:
         if embedder is not None:
             return labelled(_closest(embedder, question, passages, SEMANTIC_QUOTES))
@@ -182,11 +288,19 @@ def answer_quotes(
 class ExtractiveChat:
     name = NAME
 
-    def __init__(self, embedder: Embedder | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder | None = None, same_language: SameLanguage | None = None
+    ) -> None:
         self.embedder = embedder  # the model that ranked the passages, for other languages
+        self.same_language = same_language  # tells a paraphrase from another language
 
     def stream(self, request: ChatRequest) -> Iterator[str]:
-        quotes = answer_quotes(request.question, list(request.passages), embedder=self.embedder)
+        quotes = answer_quotes(
+            request.question,
+            list(request.passages),
+            embedder=self.embedder,
+            same_language=self.same_language,
+        )
         budget = max(request.max_tokens, 1) * 4  # about four characters a token
         yield INTRO.get(request.language, INTRO["en"])
         for number, sentence, heading in quotes:

@@ -15,6 +15,7 @@ from bunko.ports import Embedder
 from bunko.ports.chat import ChatModel, Reranker
 from bunko.services.chat import ChatModels
 from bunko.services.embedding import ModelConfigService
+from bunko.services.search.background_terms import written_alike
 
 # Providers without a base URL in their config use their own public endpoint.
 DEFAULT_BASE_URLS = {"gemini": "https://generativelanguage.googleapis.com/v1beta/openai/"}
@@ -98,5 +99,7 @@ def chat_models(
         configs,
         chat=clients.chat,
         rerank=clients.rerank,
-        offline=lambda ws: ExtractiveChat(embedder_for(ws) if embedder_for else None),
+        offline=lambda ws: ExtractiveChat(
+            embedder_for(ws) if embedder_for else None, same_language=written_alike
+        ),
     )

@@ -40,8 +40,12 @@ __all__ = ["Quote", "labelled", "quotable"]
 # it may be a fact of its own.
 DEMONSTRATIVE = re.compile(
     r"^(?:(?:this|that|these|those|such|thus|hence|therefore|the latter|the former)\b|"
+    # an example, a consequence or a manner of what the sentence before says ("For instance
+    # P ⊆ NP …" after "… are suspected to be unequal."; "As such, it made …")
+    r"(?:as such|for (?:example|instance)|in (?:this|that|the same) (?:way|case|manner|sense)|"
+    r"because of (?:this|that))\b|as a result,|"
     r"これ|それ|あれ|この|その|あの|こう|そう|同(?=[\u4e00-\u9fff])|後者|前者|"
-    r"したがって|従って|つまり|すなわち|这|那|其|因此|所以)",
+    r"したがって|従って|つまり|すなわち|例えば|たとえば|这|那|其|因此|所以|例如)",
     re.IGNORECASE,
 )
 PRONOUN = re.compile(r"^(?:(?:it|its|they|their|them|he|his|she|her)\b|彼|它|他|她)", re.I)

@@ -133,3 +133,22 @@ def coverage(terms: Sequence[tuple[QueryTerm, float]], text_terms: Iterable[str]
 
 def text_coverage(terms: Sequence[tuple[QueryTerm, float]], text: str) -> float:
     return coverage(terms, index_terms(text))
+
+
+# The passages whose words tell the language they are written in (a few: cheap, and enough).
+PASSAGE_SAMPLE = 5
+
+
+def written_alike(question: str, passages: Sequence[str]) -> bool | None:
+    """Is the question (its last line: a follow-up's earlier lines are the conversation's)
+    written in a language one of the first passages is written in? None when either side is
+    in no language the tables know (Thai, a random string). The offline answerer asks it of a
+    question that shares few words with its passages: a paraphrase in their language, or a
+    question in another."""
+    lines = [line for line in question.split("\n") if line.strip()]
+    last = lines[-1] if lines else question
+    asked = set(query_languages([t.text for t in query_terms(last, drop_stop_words=False)]))
+    written = [set(query_languages(list(index_terms(p)))) for p in passages[:PASSAGE_SAMPLE]]
+    if not asked or not any(written):
+        return None
+    return any(asked & languages for languages in written)
