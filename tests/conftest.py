@@ -112,6 +112,14 @@ def use_services(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Services]
     s.close()
 
 
+@pytest.fixture(scope="session")
+def use():
+    """The default multilingual model (USE) on its own, loaded once per session."""
+    from bunko.adapters.local.use_embedder import UniversalSentenceEncoderEmbedder
+
+    return UniversalSentenceEncoderEmbedder(batch_size=64)
+
+
 @pytest.fixture(scope="module")
 def rest(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """A live Bunko REST server (tests/e2e/rest_harness.serve) shared by a test module, built

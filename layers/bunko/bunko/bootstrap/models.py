@@ -15,7 +15,7 @@ from bunko.ports import Embedder
 from bunko.ports.chat import ChatModel, Reranker
 from bunko.services.chat import ChatModels
 from bunko.services.embedding import ModelConfigService
-from bunko.services.search.background_terms import written_alike
+from bunko.services.search import written_alike
 
 # Providers without a base URL in their config use their own public endpoint.
 DEFAULT_BASE_URLS = {"gemini": "https://generativelanguage.googleapis.com/v1beta/openai/"}

@@ -1,6 +1,6 @@
 """Search: hybrid retrieval, fusion and calibration, the relevance gate and background terms."""
 
-from bunko.services.search.background_terms import text_coverage, weighted_terms
+from bunko.services.search.background_terms import text_coverage, weighted_terms, written_alike
 from bunko.services.search.evidence import read_sentences
 from bunko.services.search.fusion import fuse, query_vector_weight, vector_weight_for
 from bunko.services.search.relevance_gate import (
@@ -27,4 +27,5 @@ __all__ = [
     "text_coverage",
     "vector_weight_for",
     "weighted_terms",
+    "written_alike",
 ]
