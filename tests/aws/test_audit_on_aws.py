@@ -1,12 +1,17 @@
 """The audit trail on AWS (docs/audit.md): through Mangum, fed the API Gateway event shape,
 the Lambda app (its paths under the stage, `/v1`) records sign-ins, writes and refusals in the table (moto), each with the
 caller's address as API Gateway gives it and the TTL attribute that retention sets, and an
-owner reads their library's trail with GET /audit."""
+owner reads their library's trail with GET /audit; the operator's `bunko apikey` commands
+land on the same trail."""
 
 from __future__ import annotations
 
-import boto3
+import json
 
+import boto3
+from typer.testing import CliRunner
+
+from bunko.cli import app as cli
 from bunko.deploy_schema import TTL_ATTRIBUTE
 from tests.aws.handlers import call, get, sign_in
 from tests.aws.stand_ins import REGION, TABLE
@@ -38,3 +43,28 @@ def test_the_lambda_app_records_and_reads_the_trail_in_the_table(api_with_accoun
     assert len(audit) == 5  # register, two sign-ins, the write, the refusal
     assert all(TTL_ATTRIBUTE in i for i in audit)  # retention: the table's TTL removes them
     assert "AUDIT#-" in {i["pk"]["S"] for i in audit}  # register and the tokenless refusal
+
+
+def test_the_operators_key_commands_are_on_the_deployments_trail(api_with_accounts):
+    """`bunko apikey create|revoke` run by the operator against the deployment (its table on
+    moto) are events of the trail the API reads: user `operator`, door `cli`, the key's id
+    and never its secret; a revoke of no key is refused."""
+    api, runner = api_with_accounts, CliRunner()
+    token = sign_in(api)  # ada, the deployment's first account and its admin
+    made = runner.invoke(cli, ["apikey", "create", "--scopes", "kb:read", "--json"])
+    assert made.exit_code == 0, made.output
+    key = json.loads(made.stdout.strip().splitlines()[-1])
+    assert runner.invoke(cli, ["apikey", "revoke", key["id"]]).exit_code == 0
+    assert runner.invoke(cli, ["apikey", "revoke", "no-such-key"]).exit_code == 1
+
+    status, trail = get(api, token, "/audit", {"limit": "10"})
+    assert status == 200, trail
+    cli_events = [e for e in trail if e["door"] == "cli"][::-1]  # oldest first
+    assert [(e["action"], e["outcome"], e["status"], e["objectId"]) for e in cli_events] == [
+        ("cli:apikey-create", "ok", 200, key["id"]),
+        ("cli:apikey-revoke", "ok", 200, key["id"]),
+        ("cli:apikey-revoke", "refused", 404, "no-such-key"),
+    ]
+    assert {e["userId"] for e in cli_events} == {"operator"}
+    assert cli_events[0]["libraryId"] == cli_events[1]["libraryId"] == key["workspace_id"]
+    assert key["key"] not in json.dumps(trail)

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from bunko.bootstrap import build_services
 from bunko.bootstrap.moving import moving_parts
+from bunko.config import Settings
 from bunko.domain.audit import AuditQuery
 from bunko.services.accounts import LOCAL_PRINCIPAL
 from bunko.services.moving import export_library, import_library
@@ -56,3 +58,25 @@ def test_embedded_to_aws_and_back_keeps_the_library_and_its_top_hits(aws_shape, 
         assert top_hits(target, landed) == hits
     finally:
         target.close()
+
+
+def test_the_archives_scratch_files_are_in_the_scratch_folder(aws_env, monkeypatch, tmp_path):
+    """An upload spooled by the API function and an archive read back from the bucket by the
+    ingest function land in BUNKO_SCRATCH_DIR (the function's /tmp), as every other scratch
+    file does, and are gone once discarded."""
+    scratch = tmp_path / "lambda-tmp"
+    monkeypatch.setenv("BUNKO_SCRATCH_DIR", str(scratch))
+    services = build_services(Settings(password_hash_cost="light"))
+    try:
+        moves = services.moves
+        upload = moves.spool_file()
+        assert upload.parent.parent == scratch
+        upload.write_bytes(b"an archive's bytes")
+        moves.archives.keep("scratch-check", upload)  # to the bucket; the copy here goes
+        assert list(scratch.iterdir()) == []
+        fetched = moves.archives.fetch("scratch-check")
+        assert fetched.parent.parent == scratch and fetched.read_bytes() == b"an archive's bytes"
+        moves.discard(fetched)
+        assert list(scratch.iterdir()) == []
+    finally:
+        services.close()

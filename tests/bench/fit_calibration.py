@@ -21,7 +21,9 @@ group holds its floor (`_required`: answerable kept ≥ 0.95 in small libraries,
 unrelated refused ≥ 0.95; cross-lingual sets no lower than the row before evidence). Last, the
 curve: the share of hits relevant at each score (isotonic), pinned at the default min_score,
 with its reliability table and expected calibration error. `--records F` saves (and `--load F`
-reuses) the candidates.
+reuses) the candidates; with `--texts` each question's window is saved too (its text and
+context), so tests/bench/resignal_records.py can read another evidence reading over them
+without embedding again.
 """
 
 from __future__ import annotations
@@ -76,9 +78,11 @@ def collect(
     *,
     same_topic: int = libraries.SAME_TOPIC_LIBRARIES,
     same_topic_only: bool = False,
+    keep_texts: bool = False,
 ) -> dict:
     data = load_beir(directory)
     records: list[dict] = []
+    window_texts: dict[str, list[str]] = {}  # --texts: chunk id -> [text, its context]
     with scratch_services(embedder=embedder) as (services, queue):
         generation = services.search.generation(DEFAULT_WORKSPACE_ID)
         if services.search.query_scales.applies(generation.embedder):
@@ -131,6 +135,12 @@ def collect(
                 record_["claim"] = True
             if own.scale != base.scale:
                 record_["scale"] = [own.scale.unrelated, own.scale.related]
+            if keep_texts:  # what the gate read, so another evidence reading can be recorded
+                record_["query"] = query
+                record_["window"] = [c.id for c in read]
+                record_["top"] = [h.chunk_id for h in fused[:TOP]]
+                for c in read:
+                    window_texts.setdefault(c.id, [c.content, context.get(c.id, "")])
             records.append(record_)
 
         by_title = len(set(libraries.topics(data).values())) <= len(data.corpus) / 2
@@ -181,7 +191,10 @@ def collect(
     meta = {"dataset": directory.name, "embedder": embedder, "documents": len(corpus)}
     if scale is not None:
         meta["scale"] = [scale.unrelated, scale.related]
-    return {"meta": meta, "records": records}
+    out = {"meta": meta, "records": records}
+    if keep_texts:
+        out["texts"] = window_texts
+    return out
 
 
 def _answerable(group: str) -> bool:
@@ -451,6 +464,11 @@ def main() -> None:
         "--same-topic-only", action="store_true", help="record the same-topic libraries only"
     )
     parser.add_argument("--records", type=Path, help="save the candidates here")
+    parser.add_argument(
+        "--texts",
+        action="store_true",
+        help="save each window's texts too (tests/bench/resignal_records.py)",
+    )
     parser.add_argument("--pair", action="store_true", help="evidence of two adjacent sentences")
     parser.add_argument(
         "--scifact-floors", action="store_true", help="SciFact kept ≥ 0.93 / 0.88 / 0.93"
@@ -490,6 +508,7 @@ def main() -> None:
                 args.max_queries,
                 same_topic=drawn,
                 same_topic_only=args.same_topic_only,
+                keep_texts=args.texts,
             )
         )
         print(f"collected {directory}", flush=True)

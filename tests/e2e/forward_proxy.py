@@ -9,20 +9,23 @@ from __future__ import annotations
 import http.client
 import select
 import socket
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from urllib.parse import urlsplit
+
+from tests.loopback_http import LoopbackHttp
 
 _NAMES = ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
 _HOP = {"connection", "keep-alive", "proxy-authorization", "proxy-connection", "te",
         "trailer", "transfer-encoding", "upgrade", "content-length"}  # fmt: skip
 
 
-class ForwardProxy:
-    def __init__(self) -> None:
+class ForwardProxy(LoopbackHttp):
+    def __init__(self, names: dict[str, str] | None = None) -> None:
+        """`names`: host names only this proxy resolves (its own DNS), to addresses."""
         self.log: list[tuple[str, str, str | None]] = []
+        known = names or {}
         proxy = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -37,7 +40,7 @@ class ForwardProxy:
             def do_CONNECT(self) -> None:
                 proxy.log.append(("CONNECT", self.path, self.headers.get("Proxy-Authorization")))
                 host, _, port = self.path.rpartition(":")
-                upstream = socket.create_connection((host, int(port)), timeout=60)
+                upstream = socket.create_connection((known.get(host, host), int(port)), timeout=60)
                 self.send_response(200, "Connection Established")
                 self.end_headers()
                 ends = [self.connection, upstream]
@@ -59,7 +62,8 @@ class ForwardProxy:
                 proxy.log.append((self.command, self.path, self.headers.get("Proxy-Authorization")))
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 target = urlsplit(self.path)
-                upstream = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
+                host = known.get(target.hostname or "", target.hostname)
+                upstream = http.client.HTTPConnection(host, target.port, timeout=60)
                 headers = {k: v for k, v in self.headers.items() if k.lower() not in _HOP}
                 path = target.path + (f"?{target.query}" if target.query else "")
                 upstream.request(self.command, path, body=body or None, headers=headers)
@@ -77,22 +81,16 @@ class ForwardProxy:
             def log_message(self, *args) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
 
 @contextmanager
-def forward_proxy(monkeypatch) -> Iterator[ForwardProxy]:
+def forward_proxy(monkeypatch, names: dict[str, str] | None = None) -> Iterator[ForwardProxy]:
     """A ForwardProxy, with no proxy named by the environment yet (the test names it)."""
     for name in _NAMES:
         monkeypatch.delenv(name, raising=False)
         monkeypatch.delenv(name.upper(), raising=False)
-    proxy = ForwardProxy()
+    proxy = ForwardProxy(names)
     try:
         yield proxy
     finally:

@@ -85,6 +85,7 @@ def _blank_pdf(pages: int) -> bytes:
 CASES = {
     "pdf-10000-blank-pages": ("blank.pdf", lambda: _blank_pdf(10_000), "no text"),
     "csv-one-10MB-line": ("wide.csv", lambda: b"cell," * (2 * MIB) + b"\n", None),
+    "csv-10MB-of-rows": ("tall.csv", lambda: b"cell,cell,cell,cell,cell\n" * (MIB * 2 // 5), None),
     "invalid-utf8": ("bad.txt", lambda: b"caf\xc3 \xff\xfe broken \xc0\xaf bytes " * 64, None),
     "utf16-no-bom": ("u16.txt", lambda: ("日本語の本文。" * 200).encode("utf-16-le"), None),
 }
@@ -107,7 +108,9 @@ def test_hard_files_end_completed_or_failed_with_a_reason(kept_file, case):
         assert done["status"] == "completed" and done["chunkCount"] >= 1
     rose = rss.growth // MIB
     print(f"{case}: memory rose {rose} MiB at its peak")
-    assert rose < 1024, f"memory rose {rose} MiB while one {len(data) // MIB} MiB file was read"
+    # 10 MB files: the CSVs rose 424 and 164 MiB before their rows were read in pieces, the
+    # chunker packed as it went and the keyword index counted postings in slices; 56 and 66 now.
+    assert rose < 128, f"memory rose {rose} MiB while one {len(data) // MIB} MiB file was read"
 
 
 def test_a_client_path_is_reduced_to_its_name(kept_file):

@@ -11,7 +11,9 @@ import threading
 import time
 import zlib
 from collections.abc import Iterable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+from tests.loopback_http import LoopbackHttp
 
 WIDE = 200_000  # the dimension of the attack's vectors
 HUGE_BYTES = 200 * 1024 * 1024  # a 200 MB answer
@@ -44,7 +46,7 @@ def _chunk(content: str) -> bytes:
     return b"data: " + json.dumps({"id": "x", "object": "chat.completion.chunk", **delta}).encode()
 
 
-class HostileModels:
+class HostileModels(LoopbackHttp):
     """`attack`: honest, wide, extra, ragged, nan, huge, gzip (honest, compressed), bomb
     (huge, compressed: 200 MB in about 200 KB) (embeddings); forever, silent, blob (chat);
     out_of_range, flood (rerank); redirect (every path, to `redirect_to`)."""
@@ -88,16 +90,8 @@ class HostileModels:
             def log_message(self, *args) -> None:
                 pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        super().__init__(Handler)
         self.base = self.url + "/v1"  # the OpenAI base URL, as a model config's baseUrl
-        # polled every 50 ms, so that closing it waits no half second (serve_forever's default)
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-
-    def close(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
 
     def __enter__(self) -> HostileModels:
         return self

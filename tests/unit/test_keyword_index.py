@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from bunko.adapters.local.engine.keyword_index import K1, B, KeywordIndex, best_slots
+from bunko.adapters.local.engine.keyword_postings import ADD_TERMS
 from bunko.domain.keyword_analysis import QueryTerm
 
 
@@ -61,6 +62,23 @@ def test_segments_merges_deletes_and_reload_score_like_bm25(tmp_path: Path, pend
         )
         weight = subject.query_weight([QueryTerm(t) for t in weighed], live)
         assert weight == pytest.approx(expected_weight, rel=1e-9)
+
+
+def test_one_call_larger_than_a_counting_slice_scores_like_bm25():
+    """add_many counts ADD_TERMS terms at a time (a 10 MB file's chunks come in one call)."""
+    rng = np.random.default_rng(5)
+    words = [f"w{i}" for i in range(300)]
+    sizes = rng.integers(50, 250, size=3_000)
+    docs = {s: list(rng.choice(words, size=int(size))) for s, size in enumerate(sizes)}
+    assert sum(map(len, docs.values())) > ADD_TERMS  # two slices at least
+    index = KeywordIndex(pending_postings=1_000_000)
+    assert index.add_many(0, list(docs.values())) == sum(map(len, docs.values()))
+    query = ["w1", "w2", "w299"]
+    expected = reference(docs, query)
+    hits = index.search([QueryTerm(t) for t in query], np.ones(len(docs), dtype=bool), 5_000)
+    assert {slot for slot, _ in hits} == set(expected)
+    for slot, score in hits:
+        assert score == pytest.approx(expected[slot], rel=1e-5)
 
 
 def test_allowed_mask_filters_results_but_not_statistics():

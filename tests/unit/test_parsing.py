@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import io
 import json
 import re
@@ -20,6 +21,7 @@ from bunko.parsing import (
     parse,
     resolve_mime,
 )
+from bunko.parsing.text import CSV_PIECE_CHARS, MAX_EMPTY_RUN
 from tests.fixtures_files import (
     BINARY_KINDS,
     SAMPLE_KINDS,
@@ -185,6 +187,32 @@ def test_csv_quoting_and_tsv():
         == 'name\tcomment\nAlice\tsays "hi", twice\nBob\ttwo lines'
     )
     assert parse(b"a\tb\n1\t2\n", filename="t.tsv").text == "a\tb\n1\t2"
+
+
+def test_csv_rows_longer_than_a_piece_read_as_written():
+    """A long line reaches the csv module in pieces (CSV_PIECE_CHARS); a cut inside a quoted
+    field, before a run of empty cells, or between \\r and \\n changes nothing."""
+    quoted = ", ".join(f'w{i} ""q""' for i in range(2_000))  # commas inside quotes
+    rows = [
+        ["a" * (CSV_PIECE_CHARS - 6), quoted, "tail"],  # the first cut lands inside `quoted`
+        ["b" * (CSV_PIECE_CHARS + 10), "", "", "", "", "c"],  # cut just before empty cells
+        [f"cell {i}" for i in range(40_000)],  # many cuts between unquoted cells
+        ["two\r\nlines" + ",x" * 40_000, "last"],  # a quoted line end before the cuts
+        ["short", "row", "", ""],
+    ]
+    out = io.StringIO()
+    csv.writer(out, lineterminator="\r\n").writerows(rows)
+    text = parse(out.getvalue().encode(), filename="long.csv").text
+    expected = ["\t".join(" ".join(cell.split()) for cell in row).rstrip("\t") for row in rows]
+    assert text.split("\n") == expected
+    assert len(text) > 8 * CSV_PIECE_CHARS
+
+
+def test_a_gap_of_empty_csv_cells_shrinks_as_in_a_workbook():
+    row = "left" + "," * 5_000 + "right\n" + "a,,b\n"
+    assert parse(row.encode(), filename="gap.csv").text == (
+        "left" + "\t" * (MAX_EMPTY_RUN + 1) + "right\na\t\tb"
+    )
 
 
 @pytest.mark.parametrize(

@@ -21,6 +21,7 @@ import bisect
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import islice
 
 import regex
 
@@ -119,21 +120,22 @@ class _Cuts:
         return left, right
 
 
-def _pieces(cuts: _Cuts, limit: int) -> list[tuple[int, int]]:
-    """Trimmed spans of at most ``limit`` characters (bar giant clusters), in text order."""
-    out: list[tuple[int, int]] = []
+def _pieces(cuts: _Cuts, limit: int) -> Iterator[tuple[int, int]]:
+    """Trimmed spans of at most ``limit`` characters (bar giant clusters), in text order.
 
-    def descend(start: int, end: int, level: int) -> None:  # depth <= len(_LEVELS)
-        for s, e in _split(cuts, start, end, _LEVELS[level]):
+    Yielded, not listed: a line of ten million characters and no sentence end is millions
+    of word pieces, and a list of them was 300 MiB; the packer holds one chunk's worth."""
+
+    def descend(start: int, end: int, level: int) -> Iterator[tuple[int, int]]:
+        for s, e in _split(cuts, start, end, _LEVELS[level]):  # depth <= len(_LEVELS)
             if e - s <= limit:
-                out.append((s, e))
+                yield s, e
             elif level + 1 < len(_LEVELS):
-                descend(s, e, level + 1)
+                yield from descend(s, e, level + 1)
             else:
-                out.extend(_runs(cuts, s, e, limit))
+                yield from _runs(cuts, s, e, limit)
 
-    descend(*cuts.trim(0, len(cuts.text)), 0)  # _split expects a trimmed span
-    return out
+    return descend(*cuts.trim(0, len(cuts.text)), 0)  # _split expects a trimmed span
 
 
 def _split(
@@ -191,40 +193,50 @@ def _cluster_runs(text: str, start: int, end: int, limit: int) -> Iterator[tuple
 
 
 def _pack(
-    cuts: _Cuts, pieces: list[tuple[int, int]], size: int, overlap: int
-) -> list[tuple[int, int]]:
-    spans: list[tuple[int, int]] = []
-    if not pieces:
-        return spans
-    starts = [s for s, _ in pieces]
-    ends = [e for _, e in pieces]
-    start, first = starts[0], 0  # chunk start offset; first piece it has not covered yet
+    cuts: _Cuts, pieces: Iterator[tuple[int, int]], size: int, overlap: int
+) -> Iterator[tuple[int, int]]:
+    # `window`: the pieces from the first one the current chunk has not covered yet, as far
+    # as read; a chunk and the overlap's look-back never reach before it.
+    window = list(islice(pieces, 1))
+    if not window:
+        return
+    start = window[0][0]  # the chunk's start offset
     while True:
-        last = first
-        while last + 1 < len(pieces) and ends[last + 1] - start <= size:
+        last = 0
+        while True:
+            if last + 1 == len(window):
+                following = next(pieces, None)
+                if following is None:
+                    break
+                window.append(following)
+            if window[last + 1][1] - start > size:
+                break
             last += 1
-        spans.append((start, ends[last]))
-        if last + 1 == len(pieces):
-            return spans
+        yield start, window[last][1]
+        if last + 1 == len(window):
+            return
         # The next chunk must start late enough for the next piece to fit in it.
-        lowest = max(ends[last + 1] - size, start + 1)
-        start, first = _next_start(cuts, starts, last, ends[last], lowest, overlap)
+        lowest = max(window[last + 1][1] - size, start + 1)
+        start, first = _next_start(cuts, window, last, lowest, overlap)
+        del window[:first]
 
 
 def _next_start(
-    cuts: _Cuts, starts: list[int], last: int, prev_end: int, lowest: int, overlap: int
+    cuts: _Cuts, window: list[tuple[int, int]], last: int, lowest: int, overlap: int
 ) -> tuple[int, int]:
-    """Start offset and first piece of the chunk after the one ending with piece ``last``."""
+    """Start offset and first piece (in `window`) of the chunk after the one ending with
+    piece ``last``."""
+    prev_end = window[last][1]
     if overlap:
         k = last
-        while k >= 0 and starts[k] >= lowest and prev_end - starts[k] <= overlap:
+        while k >= 0 and window[k][0] >= lowest and prev_end - window[k][0] <= overlap:
             k -= 1
         if k < last:  # whole trailing pieces fit in the overlap
-            return starts[k + 1], k + 1
+            return window[k + 1][0], k + 1
         at = _soft_start(cuts, max(prev_end - overlap, lowest), prev_end)
         if at is not None:
             return at, last + 1
-    return starts[last + 1], last + 1
+    return window[last + 1][0], last + 1
 
 
 def _soft_start(cuts: _Cuts, begin: int, end: int) -> int | None:

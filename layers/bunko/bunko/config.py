@@ -48,7 +48,8 @@ class Settings(BaseSettings):
     backend: Literal["local", "aws"] = "local"
     data_dir: Path = Path("data")
     # What a process may lose between runs (on AWS, the function's /tmp: the Git sources'
-    # copies); None: the system's temporary folder.
+    # copies, a move's archive on its way to or from the bucket); None: the system's
+    # temporary folder.
     scratch_dir: Path | None = None
 
     # servers

@@ -89,7 +89,7 @@ def build_aws_adapters(settings: Settings, *, sign_in: bool = True) -> Adapters:
         # function (the API only queues it)
         moves=MovePorts(
             jobs=DynamoDBMoveJobs(Table(dynamodb, aws.table_name)),
-            archives=S3Archives(s3, bucket=aws.bucket),
+            archives=S3Archives(s3, bucket=aws.bucket, scratch=settings.scratch),
             runner=SqsMoveRunner(boto_client("sqs", aws), queue_url=aws.ingest_queue_url)
             if aws.ingest_queue_url
             else None,

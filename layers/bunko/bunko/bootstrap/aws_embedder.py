@@ -35,6 +35,7 @@ def build_aws_embedder(aws, settings: Settings) -> Embedder | None:
 def openai_embedder(aws, settings: Settings) -> Embedder:
     from bunko.adapters.aws.clients import boto_client
     from bunko.adapters.aws.settings import TITAN_EMBED_V2
+    from bunko.adapters.bounded_http import proxy_for
     from bunko.adapters.openai_embedder import OpenAIEmbedder
     from bunko.services.embedding import check_public_endpoint
 
@@ -49,6 +50,8 @@ def openai_embedder(aws, settings: Settings) -> Embedder:
             setting="BUNKO_OPENAI_BASE_URL",
             allow_switch="BUNKO_OPENAI_ALLOW_PRIVATE_NETWORK",
             allow_private=aws.openai_allow_private_network,
+            # behind a proxy the proxy resolves the name (it need not resolve here)
+            proxied=proxy_for(aws.openai_base_url or "") is not None,
         )
     except ValidationError as exc:
         raise DeploymentError(str(exc)) from exc

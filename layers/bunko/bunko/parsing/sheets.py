@@ -24,10 +24,12 @@ def parse_xlsx(data: bytes) -> ParsedDocument:
         pages = []
         budget = _Budget()
         for number, sheet in enumerate(workbook.worksheets, 1):
-            # Dimensions written by some producers are wrong; read every row instead.
+            # Dimensions written by some producers are wrong; read every row instead. No
+            # max_col: openpyxl would pad every row to it (25,000 rows of two cells made
+            # 25 million); a row comes as wide as its own last cell and is cut here.
             sheet.reset_dimensions()
-            found = sheet.iter_rows(max_col=MAX_COLUMNS, values_only=True)
-            rows = "\n".join(_rows(budget.counted(found)))
+            found = sheet.iter_rows(values_only=True)
+            rows = "\n".join(budget.measured(_rows(budget.counted(found))))
             pages.append((number, f"{sheet.title}\n{rows}" if rows else ""))
     except ParseError:
         raise
@@ -41,16 +43,38 @@ def parse_xlsx(data: bytes) -> ParsedDocument:
 # Columns read: openpyxl pads every row to its last cell, so one cell in column XFD costs
 # 16,384 cells a row; 1,024 (AMJ) is far past what a sheet meant for people uses.
 MAX_COLUMNS = 1024
-# Cells read in a workbook, empty ones included: a couple of seconds of work at the most.
+# Cells read in a workbook, empty ones up to each row's last cell (or column AMJ) included:
+# a couple of seconds of work at the most.
 MAX_CELLS = 20_000_000
+
+
+# Characters of text read from a workbook: more than a text file the upload limit (50 MiB)
+# lets in. A shared string (up to 32,767 characters) is stored once and named by each cell
+# in 20 bytes of XML that compress to almost nothing, so a 2 KB workbook was 60 million
+# characters and 229 MiB of memory, and a slightly larger one would have been gigabytes.
+MAX_TEXT_CHARS = 64 * 1024 * 1024
 
 
 class _Budget:
     def __init__(self) -> None:
         self.cells = 0
+        self.chars = 0
+
+    def measured(self, lines: Iterator[str]) -> Iterator[str]:
+        for line in lines:
+            self.chars += len(line) + 1
+            if self.chars > MAX_TEXT_CHARS:
+                raise ParseError(
+                    f"the workbook's cells hold more than {MAX_TEXT_CHARS:,} characters of "
+                    "text (a cell's shared text counts each time a cell shows it): split it "
+                    "into smaller workbooks or save it as CSV"
+                )
+            yield line
 
     def counted(self, rows: Iterator[tuple[object, ...]]) -> Iterator[tuple[object, ...]]:
-        for row in rows:
+        """The rows cut at MAX_COLUMNS, counted against MAX_CELLS."""
+        for whole in rows:
+            row = whole[:MAX_COLUMNS]
             self.cells += len(row)
             if self.cells > MAX_CELLS:
                 raise ParseError(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import codecs
 import csv
-import io
 import json
+import re
 from collections.abc import Iterator
 
 import charset_normalizer
@@ -89,21 +89,80 @@ def parse_plain(data: bytes, charset: str | None) -> ParsedDocument:
 
 
 def parse_csv(data: bytes, charset: str | None, *, delimiter: str = ",") -> ParsedDocument:
-    """One line per row, cells separated by tabs (quoting and embedded newlines resolved)."""
+    """One line per row, cells separated by tabs (quoting and embedded newlines resolved); a
+    run of more than MAX_EMPTY_RUN empty cells becomes that many, as in a workbook."""
     text = decode(data, charset)
     try:
-        rows = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
-        lines = ["\t".join(_cells(row)) for row in rows]
+        rows = "\n".join(line for line in _rows(text, delimiter) if line)
     except csv.Error as exc:
         raise invalid("CSV", exc) from exc
-    return from_text("\n".join(line for line in lines if line), "CSV")
+    del text  # the decoded file is not needed while the rows are normalised
+    return from_text(rows, "CSV")
 
 
-def _cells(row: list[str]) -> list[str]:
-    cells = [" ".join(cell.split()) for cell in row]
-    while cells and not cells[-1]:
-        cells.pop()
-    return cells
+# The csv module builds a row's cells all at once, a str object (50 bytes and more) per
+# cell: a 10 MB row of "cell," was 2 million of them and 390 MiB. A physical line is given
+# to it in pieces of about this many characters, cut before a delimiter, so a row costs
+# memory in proportion to its text.
+CSV_PIECE_CHARS = 64 * 1024
+# Empty cells kept in a row (the workbook reader's rule: a gap of more tells search nothing).
+MAX_EMPTY_RUN = 8
+_LINE_ENDS = re.compile(r"\r\n|\r|\n")  # where a file opened with newline="" ends a line
+
+
+def _rows(text: str, delimiter: str) -> Iterator[str]:
+    """Each row's cells, tab-separated, a row read piece by piece (see CSV_PIECE_CHARS).
+
+    A record the reader ends at a piece's end that is not a line's end goes on in the next
+    piece, whose first cell is the empty one before its leading delimiter: concatenated,
+    the two records' joined cells are the row's. (Inside a quoted field the reader takes a
+    piece's end as nothing, so a cut there changes nothing.)"""
+    pieces = _Pieces(text, delimiter)
+    parts: list[str] = []
+    for record in csv.reader(pieces, delimiter=delimiter):
+        parts.append("\t".join(" ".join(cell.split()) for cell in record))
+        if pieces.row_ended:
+            yield _row(parts)
+    if parts:
+        yield _row(parts)
+
+
+_GAP = re.compile(f"\t{{{MAX_EMPTY_RUN + 2},}}")
+
+
+def _row(parts: list[str]) -> str:
+    """The row the parts make, its trailing empty cells dropped; `parts` is emptied."""
+    row = "".join(parts)
+    parts.clear()  # before the copies below: a row can be the whole file
+    return _GAP.sub("\t" * (MAX_EMPTY_RUN + 1), row.rstrip("\t"))
+
+
+class _Pieces:
+    """The text's lines, a long one in pieces cut before a delimiter; `row_ended`: whether
+    the piece given last ended a line (or the text)."""
+
+    def __init__(self, text: str, delimiter: str) -> None:
+        self.text, self.delimiter = text, delimiter
+        self.row_ended = True
+
+    def __iter__(self) -> Iterator[str]:
+        text, at = self.text, 0
+        for end in _LINE_ENDS.finditer(text):
+            yield from self._cut(at, end.end())
+            at = end.end()
+        if at < len(text):
+            yield from self._cut(at, len(text))
+
+    def _cut(self, start: int, end: int) -> Iterator[str]:
+        while end - start > CSV_PIECE_CHARS:
+            cut = self.text.find(self.delimiter, start + CSV_PIECE_CHARS, end)
+            if cut < 0:
+                break  # one long cell: the reader's field size limit answers for it
+            self.row_ended = False
+            yield self.text[start:cut]
+            start = cut
+        self.row_ended = True
+        yield self.text[start:end]
 
 
 def parse_json(data: bytes, charset: str | None) -> ParsedDocument:

@@ -6,6 +6,8 @@ hosts in the VPC); an endpoint URL that resolves inside the network would let th
 reach them and would send them the endpoint's API key. The URL's form is checked by the
 same rule as a model config's baseUrl; its host is then resolved and every address must be
 public. An operator who runs the model server in the private network says so with a switch.
+Behind a forward proxy (HTTPS_PROXY, ...) the proxy resolves the name: the guard checks what
+it can see here (docs/security.md, "Outbound calls to model endpoints").
 """
 
 from __future__ import annotations
@@ -62,9 +64,12 @@ def check_public_endpoint(
     allow_switch: str,
     allow_private: bool,
     resolver: Resolver = resolve,
+    proxied: bool = False,
 ) -> str:
     """The URL, or ValidationError naming `setting` (and `allow_switch` when the address is
-    inside the network)."""
+    inside the network). `proxied`: requests to it go through a forward proxy, which
+    resolves the name itself, so a name that does not resolve here is the proxy's to
+    resolve; a literal address, and a name that resolves here, are checked all the same."""
     try:
         checked = validate_base_url(url)
     except ValidationError as exc:
@@ -79,7 +84,11 @@ def check_public_endpoint(
         port = parts.port or (443 if parts.scheme == "https" else 80)
         addresses = resolver(host, port)
     except (OSError, UnicodeError, ValueError) as exc:
+        if proxied:
+            return checked
         raise ValidationError(f"{setting}: cannot resolve {host!r} ({exc})") from exc
+    if proxied and not addresses:
+        return checked
     inside = [a for a in addresses if is_inside_network(a)]
     if inside or not addresses:
         where = inside[0] if inside else "no address"
@@ -95,7 +104,10 @@ def check_public_endpoint(
 def check_model_endpoint(url: str, *, allow_private: bool, resolver: Resolver = resolve) -> str:
     """A model config's baseUrl, or ValidationError. Link-local addresses (cloud instance
     metadata at 169.254.169.254, fe80::) are always refused; loopback and private ones only
-    when `allow_private` is False."""
+    when `allow_private` is False. The host is resolved here even when the request goes
+    through a forward proxy (which resolves it again, itself): a literal address and a name
+    that resolves inside the network here are refused either way; a name that does not
+    resolve here passes, to the proxy (or to a connection that fails)."""
     checked = validate_base_url(url)
     if checked is None:
         raise ValidationError("baseUrl: must be an http:// or https:// URL with a host")

@@ -63,7 +63,6 @@ def export_library(
     except BaseException:
         parts.record(
             EXPORT_ACTION,
-            outcome="failed",
             status=500,
             library_id=workspace_id,
             archive_id=report.archive_id,
@@ -71,7 +70,6 @@ def export_library(
         raise
     parts.record(
         EXPORT_ACTION,
-        outcome="ok",
         status=200,
         library_id=workspace_id,
         archive_id=report.archive_id,

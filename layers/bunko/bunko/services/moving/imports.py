@@ -88,8 +88,8 @@ def import_library(
     wait_seconds: float = 3600.0,
 ) -> ImportReport:
     """Read the archive at `path` into `library` (a name; default: the archive's own
-    library). ArchiveError (recorded as refused) before anything is written when the archive
-    cannot be trusted."""
+    library). ArchiveError (recorded as failed, 400, as REST records its 400) before anything
+    is written when the archive cannot be trusted."""
     progress = progress or ImportProgress()
     report = ImportReport(archive_id=None)
     reader: ArchiveReader | None = None
@@ -103,7 +103,6 @@ def import_library(
             reader.close()
         parts.record(
             IMPORT_ACTION,
-            outcome="refused",
             status=400,
             library_id=None,
             archive_id=report.archive_id,
@@ -114,7 +113,6 @@ def import_library(
     except BaseException:
         parts.record(
             IMPORT_ACTION,
-            outcome="failed",
             status=500,
             library_id=report.library_id or workspace,  # the one made, when it was made
             archive_id=report.archive_id,
@@ -122,9 +120,7 @@ def import_library(
         raise
     finally:
         reader.close()
-    parts.record(
-        IMPORT_ACTION, outcome="ok", status=200, library_id=workspace, archive_id=report.archive_id
-    )
+    parts.record(IMPORT_ACTION, status=200, library_id=workspace, archive_id=report.archive_id)
     return report
 
 

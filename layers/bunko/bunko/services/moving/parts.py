@@ -11,7 +11,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from bunko.domain import DEFAULT_WORKSPACE_ID, utcnow
 from bunko.domain.accounts import OPERATOR
-from bunko.domain.audit import AuditEvent, Outcome
+from bunko.domain.audit import AuditEvent, outcome_of
 from bunko.ports import BlobStore, MetadataStore, UserStore
 from bunko.services.accounts import AuditTrail, LibraryService
 from bunko.services.chat import AnswerBook, ConversationService
@@ -54,18 +54,18 @@ class MovingParts:
         self,
         action: str,
         *,
-        outcome: Outcome,
         status: int,
         library_id: str | None,
         archive_id: str | None,
     ) -> None:
-        """The audit trail's event for an export or import the machine's operator ran."""
+        """The audit trail's event for an export or import the machine's operator ran; its
+        outcome is the one REST records for the same status (outcome_of)."""
         if self.audit is None:
             return
         self.audit.record(
             AuditEvent(
                 action=action,
-                outcome=outcome,
+                outcome=outcome_of(status),
                 status=status,
                 user_id=OPERATOR,
                 library_id=library_id,

@@ -35,6 +35,18 @@ words, MIN_WEIGHT) is answered by the passage: evidence 1. `pair` is the evidenc
 two adjacent sentences: the one before often holds what an answer's "it" or "the work" stands
 for.
 
+A Japanese question (it holds kana) is read for what it asks too. Its question words built
+on 何 (何年, 何人, 何か月) are bigrams no list holds, so they weighed as a rare name does
+(2.0) and asked the passage for the question word itself: they weigh nothing
+(`question_terms`). And a question that asks when (いつ, 何年, 何月) or how many (何人,
+いくつ, どのくらい) is answered by a number or a date: a passage no sentence of which holds
+one (a digit, a kanji numeral, or for "when" 年/月/日/世紀/年代) cannot answer it, and its
+evidence loses ANSWER_TYPE (`answer_type`; the classic no-answer check of extractive readers,
+on the types a passage's terms show without a tagger). In such a question the noun that names
+what it asks (経費の申請期限はいつ: 期限, "deadline", is what the answer "翌月10日まで" is, not
+a word it holds; TYPE_NOUNS) is not asked of the passage either. Where / who / what questions ask for
+a place, a person or a name, which bigrams cannot tell, and are read as before.
+
 A question's answer is a sentence; a claim is not. "Vitamin D deficiency is unrelated to birth
 weight." states what a paper says across its abstract's sentences and its title (SciFact's
 claims, or a request such as "Summarise the leave policy."), so a query that states
@@ -62,7 +74,12 @@ from bunko.domain.sentence_terms import (
     encode_sentence_terms,
 )
 from bunko.domain.sentences import is_heading
-from bunko.services.search.background_terms import MIN_WEIGHT, query_languages, tables_mark
+from bunko.services.search.background_terms import (
+    MIN_WEIGHT,
+    in_its_language,
+    query_languages,
+    tables_mark,
+)
 
 
 @dataclass(frozen=True)
@@ -230,6 +247,62 @@ def is_claim(query: str) -> bool:
     return len(words) >= CLAIM_WORDS and words[0].lower() not in _ASKING
 
 
+# Kana: a question that holds them is Japanese (Chinese has none); the language tables alone
+# read a question of kanji and particles (文部科学大臣の通称は？) as Chinese too.
+KANA = re.compile(r"[\u3041-\u30ff]")
+
+# What a Japanese question asks for, by its question word: when (a date) or how many (a
+# number). 何 before a counter asks a number (何人, 何回, 何か月), before 年/月/日/時/世紀 a
+# date; 何と, 何を, 何語, 何色 ask for a name, which no term shows.
+WHEN = "when"
+HOW_MANY = "how many"
+_ASKS_WHEN = re.compile(r"いつ(?!も)|何(?:年|月|日|時|世紀)")
+_ASKS_NUMBER = re.compile(
+    r"いくつ|いくら|ど(?:の|れ)(?:くらい|ぐらい|ほど)"
+    r"|何(?:[人個回本枚台頭匹冊杯件歳度倍位番点割円名社校種階号巻話曲羽隻軒両%％]"
+    r"|[かヵヶケカ箇](?:月|所|国|条)|キロ|メートル|パーセント|トン)"
+)
+# What shows a number or a date among a sentence's terms (digits, kanji numerals, 数 of
+# 数百/数十), and a date's words (年/月/日, 世紀, 年代).
+_NUMBER = re.compile(r"[0-9一二三四五六七八九十百千万億兆数]")
+_DATE = re.compile(r"[年月日紀代]")
+# What a sentence of a passage that holds no answer of the asked type costs its evidence.
+ANSWER_TYPE = 0.3
+
+
+def answer_type(query: str) -> str | None:
+    """WHEN or HOW_MANY for a Japanese question that asks for a date or a number, else None."""
+    if not KANA.search(query) or is_claim(query):
+        return None
+    if _ASKS_WHEN.search(query):
+        return WHEN
+    return HOW_MANY if _ASKS_NUMBER.search(query) else None
+
+
+def holds_type(terms: frozenset[str], wants: str) -> bool:
+    """Does a sentence (its terms) hold an answer of the type asked: a number, or a date?"""
+    return any(_NUMBER.search(t) or (wants == WHEN and _DATE.search(t)) for t in terms)
+
+
+# The nouns a question that asks when or how many names its answer by ("申請期限はいつ",
+# "the deadline is when": 期限 is what the answer's "10日まで" is, not a word it holds).
+TYPE_NOUNS = re.compile(
+    "期限|期日|時期|日程|日付|日時|時刻|年代|期間|日数|年数|人数|回数|件数|個数|総数|金額|価格"
+    "|値段|費用|割合|比率|人口|距離|面積"
+)
+
+
+def question_terms(query: str) -> list[tuple[QueryTerm, float]]:
+    """The query's terms as evidence reads them (background_terms.in_its_language), without a
+    Japanese question's words built on 何 (何年, 何人: they ask, and weighed as names) nor,
+    in one that asks when or how many, the nouns that name what it asks (TYPE_NOUNS)."""
+    if not KANA.search(query):
+        return in_its_language(query)
+    if answer_type(query) is not None:
+        query = TYPE_NOUNS.sub("、", query)  # a break: no bigram straddles where it was
+    return [(t, w) for t, w in in_its_language(query) if "何" not in t.text]
+
+
 def evidence(
     terms: Sequence[tuple[QueryTerm, float]],
     texts: Mapping[str, str],
@@ -237,11 +310,14 @@ def evidence(
     *,
     stored: Mapping[str, str | None] | None = None,
     claim: bool = False,
+    wants: str | None = None,
 ) -> dict[str, Evidence]:
     """Chunk id → its Evidence, for the window's passages `texts` (chunk id → text), each
     read with its document's `context` (chunk id → its document's name and title); `stored`:
     chunk id → the reading stored with it at ingest (Chunk.sentence_terms), where there is one.
-    A `claim` (is_claim) is read over each whole passage, not its best sentence."""
+    A `claim` (is_claim) is read over each whole passage, not its best sentence. `wants`
+    (answer_type): a passage with no sentence holding an answer of that type loses
+    ANSWER_TYPE of its evidence."""
     total = sum(w for _, w in terms)
     if not terms or total <= 0 or not texts:
         return {}
@@ -285,5 +361,7 @@ def evidence(
             (_share(terms, specific, weight, headings | a | b) for a, b in pairwise(sentences)),
             default=best,
         )
+        if wants is not None and not any(holds_type(s, wants) for s in units[cid].sentences):
+            best = max(0.0, best - ANSWER_TYPE)
         out[cid] = Evidence(best, reach, pair=max(best, pair), absent=absent)
     return out

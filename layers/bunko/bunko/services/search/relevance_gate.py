@@ -11,7 +11,6 @@ best few candidates, and the window holds several times a default page.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import astuple, dataclass
 from functools import lru_cache
@@ -20,13 +19,16 @@ from pathlib import PurePosixPath
 from bunko.domain import Chunk, Document, DocumentStatus, chunk_id_for
 from bunko.domain.sentences import is_heading
 from bunko.ports import MetadataStore
-from bunko.services.search.background_terms import (
-    in_its_language,
-    text_coverage,
-    weighted_terms,
-)
+from bunko.services.search.background_terms import text_coverage, weighted_terms
 from bunko.services.search.calibration import CALIBRATIONS, CLAIM_ROWS, Calibration, for_claims
-from bunko.services.search.evidence import Evidence, evidence, is_claim
+from bunko.services.search.evidence import (
+    KANA,
+    Evidence,
+    answer_type,
+    evidence,
+    is_claim,
+    question_terms,
+)
 from bunko.services.search.fusion import FusedHit
 from bunko.services.search.search_items import fetch_documents
 
@@ -71,7 +73,14 @@ def window_signals(
     background coverage."""
     terms = weighted_terms(query)
     found = (
-        evidence(in_its_language(query), texts, context, stored=stored, claim=is_claim(query))
+        evidence(
+            question_terms(query),
+            texts,
+            context,
+            stored=stored,
+            claim=is_claim(query),
+            wants=answer_type(query),
+        )
         if read_evidence
         else {}
     )
@@ -171,17 +180,12 @@ def read_window(
     return signals, TextSignals(0.0, reach=reach, absent=absent)
 
 
-# Kana: a question that holds them is Japanese (Chinese has none); the language tables alone
-# read a question of kanji and particles (文部科学大臣の通称は？) as Chinese too.
-_KANA = re.compile(r"[\u3041-\u30ff]")
-
-
 def for_question(calibration: Calibration, query: str, outside: TextSignals) -> Calibration:
     """The row that judges this question: the row's Japanese one for a question in Japanese
     whose candidates are in its language (the window holds some of its words: `reach`, 0
     across languages), else the row itself."""
     japanese = calibration.japanese is not None and not is_claim(query)
-    if japanese and outside.reach > 0 and _KANA.search(query):
+    if japanese and outside.reach > 0 and KANA.search(query):
         return calibration.japanese
     return calibration
 

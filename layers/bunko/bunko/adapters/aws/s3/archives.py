@@ -2,12 +2,12 @@
 functions' roles reach and the bucket's lifecycle rule empties after a day. An export's
 archive is downloaded by a presigned GET (the API never carries it: a Lambda response stops
 at 6 MB, API Gateway's at 10 MB); an import's upload is read from there by the function that
-runs the import. Scratch files live in the function's temporary storage."""
+runs the import. Scratch files live in the function's temporary storage (`scratch`: the
+settings' scratch folder, BUNKO_SCRATCH_DIR)."""
 
 from __future__ import annotations
 
 import contextlib
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,9 +29,11 @@ _MISSING = {"404", "NoSuchKey", "NotFound"}
 class S3Archives:
     served_here = False
 
-    def __init__(self, client: S3Client, *, bucket: str, prefix: str = MOVES_PREFIX) -> None:
+    def __init__(
+        self, client: S3Client, *, bucket: str, scratch: Path, prefix: str = MOVES_PREFIX
+    ) -> None:
         self.client, self.bucket, self.prefix = client, bucket, prefix
-        self.root = Path(tempfile.gettempdir())
+        self.root = scratch
 
     def object_key(self, key: str) -> str:
         if not key.replace("-", "").replace("_", "").isalnum():
@@ -40,7 +42,7 @@ class S3Archives:
 
     def scratch(self, name: str) -> Path:
         folder = self.root / f"bunko-move-{new_id()}"
-        folder.mkdir(mode=0o700)
+        folder.mkdir(mode=0o700, parents=True)
         return folder / name
 
     def keep(self, key: str, path: Path) -> None:
