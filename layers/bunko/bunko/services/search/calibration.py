@@ -136,30 +136,29 @@ USE_CURVE = (
     (9.16, 0.99),
 )
 
-# The same for e5's row (the refined generation), measured on e5's records of xquad-dev (en,
-# de, es: whole corpus, small and same-topic libraries), each question on its own scale
-# (services/search/query_scale.py).
+# The same for e5's row (the refined generation), measured on the same sets with e5 and each
+# question's own scale (services/search/query_scale.py).
 E5_CURVE = (
-    (-8.0, 0.007),
-    (-7.0, 0.008),
-    (-6.0, 0.009),
-    (-5.0, 0.014),
-    (-4.0, 0.026),
-    (-3.0, 0.056),
-    (-2.0, 0.11),
-    (-1.0, 0.159),
+    (-8.0, 0.004),
+    (-7.0, 0.005),
+    (-6.0, 0.006),
+    (-5.0, 0.007),
+    (-4.0, 0.008),
+    (-3.0, 0.014),
+    (-2.0, 0.063),
+    (-1.0, 0.137),
     (-0.8473, 0.3),
-    (-0.21, 0.301),
-    (0.37, 0.346),
-    (1.07, 0.347),
-    (1.93, 0.522),
-    (2.84, 0.523),
-    (4.02, 0.661),
-    (5.45, 0.792),
-    (7.09, 0.927),
-    (9.1, 0.935),
-    (12.06, 0.97),
-    (19.76, 0.99),
+    (-0.46, 0.301),
+    (0.02, 0.309),
+    (0.58, 0.317),
+    (1.22, 0.364),
+    (2.02, 0.429),
+    (3.12, 0.602),
+    (4.45, 0.687),
+    (6.18, 0.809),
+    (8.53, 0.94),
+    (11.7, 0.984),
+    (17.63, 0.99),
 )
 
 # USE's row for a Japanese question over Japanese passages (Calibration.japanese), fitted on
@@ -289,20 +288,16 @@ CALIBRATIONS: dict[str, Calibration] = {
         curve=USE_CURVE,
         japanese=USE_JAPANESE,
     ),
-    # Refitted on English (and German, Spanish) records alone once Japanese had its own row
-    # (E5_JAPANESE): the row fitted with Japanese weighed the words a passage shares with
-    # the question, topic words included, above the sentence that holds its specific ones,
-    # and answered what the library is merely about (docs/relevance.md).
     "multilingual-e5-small": Calibration(
-        cosine=10.50,
-        coverage=10.62,
-        background=6.59,
-        product=-1.28,
-        evidence=6.29,
-        reach=-10.74,
-        evidence_reach=4.26,
-        absent=-0.01,
-        bias=-9.5,
+        cosine=5.09,
+        coverage=11.47,
+        background=8.70,
+        product=-4.11,
+        evidence=4.73,
+        reach=-7.58,
+        evidence_reach=1.79,
+        absent=-3.26,
+        bias=-5.25,
         scale=E5_SCALE,
         curve=E5_CURVE,
         japanese=E5_JAPANESE,
