@@ -338,7 +338,11 @@ class Candidates:
 
 
 # The same-topic refusal maximised: the worst set's, or with --mean-objective their mean.
-OBJECTIVE = {"mean": False}
+# With --translation, a row whose cosine at the "same passage, another language" anchor
+# alone (no word in common) does not reach the cut by TRANSLATION_MARGIN is not taken: a
+# shared row judges questions in another language than the files, whose evidence is nil.
+OBJECTIVE = {"mean": False, "translation": False}
+TRANSLATION_MARGIN = 0.25
 BIASES = np.arange(-16, 0.01, 0.25)
 
 
@@ -350,6 +354,8 @@ def _value(candidates: Candidates, weights: np.ndarray) -> tuple[float, float, d
     same = [v for (d, g), v in s.items() if g == "same-topic-unanswered" and d not in CROSS_LINGUAL]
     pooled = np.mean if OBJECTIVE["mean"] else np.min
     value = (pooled(same, axis=0) if same else np.zeros(len(BIASES))) - 5 * short
+    if OBJECTIVE["translation"]:
+        value = np.where(weights[0] + BIASES > LOGIT + TRANSLATION_MARGIN, value, -np.inf)
     i = int(np.argmax(value))
     return float(value[i]), float(BIASES[i]), {k: float(v[i]) for k, v in s.items()}
 
@@ -485,11 +491,15 @@ def main() -> None:
         "--hold-out", action="store_true", help="fit on half the same-topic libraries"
     )
     parser.add_argument(
+        "--translation", action="store_true", help="a translation alone (cos' 1) must pass"
+    )
+    parser.add_argument(
         "--fixed", nargs="*", default=[], help="FEATURE=VALUE the search keeps, e.g. absent=0"
     )
     parser.add_argument("--load", type=Path, nargs="*", default=[], help="reuse saved ones")
     args = parser.parse_args()
     OBJECTIVE["mean"] = args.mean_objective
+    OBJECTIVE["translation"] = args.translation
     for item in args.fixed:
         name, value = item.split("=")
         FIXED[FEATURES.index(name)] = float(value)
