@@ -67,6 +67,8 @@ from tests.bench.fit_calibration import (
 ROWS = {"use": "use-multilingual-v3", "e5": "multilingual-e5-small"}
 REFUSE = 0.95
 CORPUS, CORPUS_IDS, QUESTIONS = "corpus", "corpus-ids", "questions"  # --corpus's records
+# draw or CORPUS → group → per claim, its hits' document ids (search shows a document once)
+DOCUMENTS = "documents"
 SIGNALS = ("cosine", "coverage", "background", "evidence")
 
 
@@ -96,7 +98,7 @@ def collect(
             vector_used=True, method="convex", embedder=generation.embedder
         ).scale
 
-        def hits(workspace_id: str, query: str, relevant, id_of) -> np.ndarray:
+        def hits(workspace_id: str, query: str, relevant, id_of) -> tuple[np.ndarray, list]:
             filters = SearchFilter(workspace_id=workspace_id)
             vector = services.search.query_vector(query, generation.embedder)
             keyword, semantic = generation.index.hybrid_search(query, vector, filters, 100)
@@ -117,7 +119,7 @@ def collect(
             read = services.metadata.get_chunks_by_ids(workspace_id, [h.chunk_id for h in window])
             context = window_context(services.metadata, workspace_id, read, {})
             signals = window_signals(query, {c.id: c.content for c in read}, context)
-            rows = []
+            rows, documents = [], []
             read_ids = {c.id for c in read}  # past the first TOP, the window's hits may pass
             for h in (h for i, h in enumerate(fused) if i < TOP or h.chunk_id in read_ids):
                 s = signals.get(h.chunk_id, TextSignals(0.0))
@@ -125,24 +127,30 @@ def collect(
                 features = [c, h.coverage, s.background, c * s.background, s.evidence]
                 features += [s.reach, s.evidence * s.reach, s.absent]
                 rows.append([*features, float(id_of.get(h.document_id) in relevant)])
-            return np.array(rows).reshape(-1, len(FEATURES) + 1)
+                documents.append(h.document_id)
+            return np.array(rows).reshape(-1, len(FEATURES) + 1), documents
+
+        out[DOCUMENTS] = {}
 
         for draw in draws:
             groups: dict[str, list] = {}
+            docs_of: dict[str, list] = {}
             for size, count in libraries.DRAWS.items():
                 for lib in libraries.draw_libraries(data, size, count, seed=draw):
                     docs = {d: data.corpus[d] for d in lib.documents}
                     id_of = _bulk(services, queue, lib.workspace_id, docs)
                     for q, rel in lib.answerable:
-                        found = hits(lib.workspace_id, q, rel, id_of)
+                        found, documents = hits(lib.workspace_id, q, rel, id_of)
                         # a claim whose relevant abstract retrieval missed: no row keeps it, so
                         # it is left out of kept/refused but its hits count for the curve
                         missed = "answerable" if found[:, -1].any() else "missed"
                         groups.setdefault(f"lib{size}-{missed}", []).append(found)
+                        docs_of.setdefault(f"lib{size}-{missed}", []).append(documents)
                     for q in lib.unanswerable:
-                        found = hits(lib.workspace_id, q, set(), id_of)
+                        found, documents = hits(lib.workspace_id, q, set(), id_of)
                         groups.setdefault(f"lib{size}-other", []).append(found)
-            out[draw] = groups
+                        docs_of.setdefault(f"lib{size}-other", []).append(documents)
+            out[draw], out[DOCUMENTS][draw] = groups, docs_of
             print(f"draw {draw}: " + ", ".join(f"{g} {len(v)}" for g, v in groups.items()))
             if save:
                 save.write_bytes(pickle.dumps(out))
@@ -151,14 +159,15 @@ def collect(
             if neighbours:
                 docs = {d: docs[d] for d in neighbourhood(data, neighbours)}
             id_of = _bulk(services, queue, DEFAULT_WORKSPACE_ID, docs)
-            groups, ids = {}, {}
+            groups, ids, docs_of = {}, {}, {}
             for qid in sorted(data.queries):  # as bunko eval asks them
                 rel = {d for d, g in data.qrels[qid].items() if g > 0}
-                found = hits(DEFAULT_WORKSPACE_ID, data.queries[qid], rel, id_of)
+                found, documents = hits(DEFAULT_WORKSPACE_ID, data.queries[qid], rel, id_of)
                 group = "corpus-answerable" if found[:, -1].any() else "corpus-missed"
                 groups.setdefault(group, []).append(found)
                 ids.setdefault(group, []).append(qid)
-            out[CORPUS], out[CORPUS_IDS] = groups, ids
+                docs_of.setdefault(group, []).append(documents)
+            out[CORPUS], out[CORPUS_IDS], out[DOCUMENTS][CORPUS] = groups, ids, docs_of
             options = SearchOptions(limit=libraries.RESULT_LIMIT, min_score=0.0)
             pairs = []
             for questions in abstention.unanswerable_queries(directory).values():
@@ -328,18 +337,47 @@ def _held(qid: str) -> bool:
     return zlib.crc32(qid.encode()) % 2 == 1
 
 
-def _shown(claims: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _shown(
+    claims: list[np.ndarray], w: np.ndarray, documents: list | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """Each claim's TOP hits as search shows them (sorted by the row's score, as by the
-    similarity: the curve rises): their scores and whether each is relevant."""
+    similarity: the curve rises; with `documents`, the claims' hits' document ids, each
+    document once, by its best chunk, as search groups them): their scores and whether each
+    is relevant."""
     scores, relevant = [], []
-    for h in claims:
+    for i, h in enumerate(claims):
         s = h[:, :-1] @ w[:-1] + w[-1]
-        top = np.argsort(-s, kind="stable")[:TOP]
+        order = np.argsort(-s, kind="stable")
+        if documents is not None:
+            first = {}
+            for j in order:
+                first.setdefault(documents[i][j], j)
+            order = np.array(list(first.values()), int)
+        top = order[:TOP]
         scores.append(s[top])
         relevant.append(h[top, -1] > 0)
     if not scores:
         return np.zeros(0), np.zeros(0, bool)
     return np.concatenate(scores), np.concatenate(relevant)
+
+
+def _claims(per: dict, key) -> list[tuple[str | None, np.ndarray, list | None]]:
+    """A draw's (or CORPUS's) claims: (query id or None, hits, their document ids or None
+    for records made before they were kept)."""
+    docs = per.get(DOCUMENTS, {}).get(key)
+    out = []
+    for g, claims in per[key].items():
+        ids = per[CORPUS_IDS][g] if key == CORPUS else [None] * len(claims)
+        of = docs[g] if docs is not None else [None] * len(claims)
+        out.extend(zip(ids, claims, of, strict=True))
+    return out
+
+
+def _shown_of(claims: list[tuple], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """_shown over _claims' claims, grouped by document where every claim kept its ids."""
+    hits = [h for _, h, _ in claims]
+    documents = [d for _, _, d in claims]
+    return _shown(hits, w, None if any(d is None for d in documents) else documents)
 
 
 def _figures(pairs: list[tuple[float, bool]]) -> str:
@@ -388,14 +426,10 @@ def pooled(
     claims, the whole corpus, and `bunko eval`'s mix (every claim over the corpus, the held-out
     draw's libraries, the other sets' questions and random strings over the corpus)."""
     w = np.array([getattr(row, f) for f in FEATURES] + [row.bias])
-    train_libs = [h for d in draws[1:] for claims in per[d].values() for h in claims]
-    corpus = [
-        (qid, h)
-        for g, claims in per[CORPUS].items()
-        for qid, h in zip(per[CORPUS_IDS][g], claims, strict=True)
-    ]
-    lib_s, lib_r = _shown(train_libs, w)
-    cor_s, cor_r = _shown([h for q, h in corpus if not _held(q)], w)
+    train_libs = [c for d in draws[1:] for c in _claims(per, d)]
+    corpus = _claims(per, CORPUS)
+    lib_s, lib_r = _shown_of(train_libs, w)
+    cor_s, cor_r = _shown_of([c for c in corpus if not _held(c[0])], w)
     weights = np.r_[
         np.full(len(lib_s), (1 - corpus_weight) / len(lib_s)),
         np.full(len(cor_s), corpus_weight / len(cor_s)),
@@ -406,15 +440,15 @@ def pooled(
     print(f"the pooled curve ({len(lib_s)} library hits, {len(cor_s)} corpus hits):")
     print(f"  {fitted}")
     parts = {
-        f"held-out draw {draws[0]}": [h for claims in per[draws[0]].values() for h in claims],
-        "corpus, held-out claims": [h for q, h in corpus if _held(q)],
-        "corpus, every claim": [h for _, h in corpus],
+        f"held-out draw {draws[0]}": _claims(per, draws[0]),
+        "corpus, held-out claims": [c for c in corpus if _held(c[0])],
+        "corpus, every claim": corpus,
     }
     for name, knots in {**curves, "pooled": tuple(fitted)}.items():
         print(f"{name}:")
         shown = {}
         for part, claims in parts.items():
-            scores, relevant = _shown(claims, w)
+            scores, relevant = _shown_of(claims, w)
             shown[part] = [
                 (on_curve(knots, float(z)), bool(r)) for z, r in zip(scores, relevant, strict=True)
             ]
@@ -460,7 +494,12 @@ def main() -> None:
     args = parser.parse_args()
     draws = [int(d) for d in args.draws.split(",") if d]
     if args.load:  # several: merged (the draws of one, the corpus of another)
-        per = {k: v for path in args.load for k, v in pickle.loads(path.read_bytes()).items()}
+        per, documents = {}, {}
+        for path in args.load:
+            records = pickle.loads(path.read_bytes())
+            documents.update(records.pop(DOCUMENTS, {}))
+            per.update(records)
+        per[DOCUMENTS] = documents
     else:
         per = collect(
             args.directory,
