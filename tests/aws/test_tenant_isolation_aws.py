@@ -30,7 +30,7 @@ from bunko.domain import DocumentStatus
 from bunko.ports import SearchFilter
 from bunko.server_app import create_app
 from tests.aws.conftest import FakeLambdaContext
-from tests.aws.handlers import api_event, call, load_event, load_function, sign_in
+from tests.aws.handlers import api_event, call, drain, load_function, sign_in
 from tests.aws.stand_ins import BUCKET, notify_queue
 from tests.conftest import make_services
 
@@ -41,29 +41,6 @@ MARKER = "zanzibarowlmarker"  # a word only the owner's data contains
 
 
 # --- the stand-in's plumbing: S3 notifications → SQS → the ingest function ---
-
-
-def deliver_queue(aws_env, ingest) -> int:
-    """Play the Lambda poller until the queue is empty; returns how many messages failed."""
-    template = load_event("sqs_s3_object_created.json")["Records"][0]
-    failures = 0
-    for _ in range(100):
-        batch = aws_env.sqs.receive_message(
-            QueueUrl=aws_env.queue_url, MaxNumberOfMessages=10, VisibilityTimeout=0
-        ).get("Messages", [])
-        if not batch:
-            return failures
-        records = [
-            {**template, "messageId": m["MessageId"], "receiptHandle": m["ReceiptHandle"],
-             "body": m["Body"]}
-            for m in batch
-        ]  # fmt: skip
-        result = ingest.handler({"Records": records}, FakeLambdaContext())
-        failed = {f["itemIdentifier"] for f in result["batchItemFailures"]}
-        failures += len(failed)
-        for m in batch:  # a failed message would come back: the test wants none
-            aws_env.sqs.delete_message(QueueUrl=aws_env.queue_url, ReceiptHandle=m["ReceiptHandle"])
-    raise AssertionError("the ingest queue never drained")
 
 
 def presign(api, token: str, body: Any, *, query: dict | None = None, headers: dict | None = None):
@@ -130,7 +107,7 @@ def world(api_with_accounts, aws_env):
     })  # fmt: skip
     assert status == 200, upload
     put(upload, OWNER_TEXT.encode())
-    assert deliver_queue(aws_env, ingest) == 0
+    assert drain(aws_env, ingest) == 0
     owner_ws = workspace_of("ada")
     doc = services().metadata.get_document_by_path(owner_ws, OWNER_PATH)
     assert doc is not None and doc.status is DocumentStatus.COMPLETED
@@ -227,7 +204,7 @@ def test_presign_never_signs_into_another_workspace(world):
     # Every URL signed is used: the files land in the intruder's workspace, where presign said.
     for n, (_what, upload) in enumerate(signed):
         put(upload, f"Intruder file {n} overwrites nothing of anyone's.".encode())
-    assert deliver_queue(world["aws"], world["ingest"]) == 0
+    assert drain(world["aws"], world["ingest"]) == 0
     landed = {d.path: d for d in services().metadata.iter_documents(intruder_ws)}
     assert set(landed) == {upload["path"] for _, upload in signed}
     assert all(d.status is DocumentStatus.COMPLETED for d in landed.values())
@@ -239,7 +216,7 @@ def test_presign_never_signs_into_another_workspace(world):
 
 def after_intruders_calls(world, before: str) -> str:
     """The owner's state once the queue is drained (presign itself must have queued nothing)."""
-    assert deliver_queue(world["aws"], world["ingest"]) == 0
+    assert drain(world["aws"], world["ingest"]) == 0
     return owner_state(world["api"], world["owner"], world["owner_ws"])
 
 
