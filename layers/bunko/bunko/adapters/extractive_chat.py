@@ -40,7 +40,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 import numpy as np
 
-from bunko.domain.answer_terms import terms
+from bunko.domain.answer_terms import asked_line, terms
 from bunko.domain.quotes import Quote, labelled, quotable
 from bunko.ports import Embedder
 from bunko.ports.chat import EXTRACTIVE_MODEL, ChatRequest
@@ -147,8 +147,7 @@ def holds_answer(kind: str, sentence: str, question: str) -> bool:
 def _scores(wanted: dict[str, float], found: Sequence[Quote], question: str) -> list[float]:
     """Each quote's score: its best sentence's weighted shared terms over log2 of its length,
     discounted by its source's rank, and by ANSWER_TYPE when it lacks what the question asks."""
-    lines = [line for line in question.split("\n") if line.strip()]
-    last = lines[-1] if lines else question
+    last = asked_line(question)
     kind = asks_for(last)
     held = [[terms(part) for part in q.parts] for q in found]
     pool = [set().union(*h) for h in held]

@@ -9,7 +9,7 @@ import unicodedata
 
 from bunko.domain.keyword_analysis import index_terms
 
-__all__ = ["terms"]
+__all__ = ["asked_line", "terms"]
 
 _CJK = "\u3005-\u3007\u3041-\u3096\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7a3"
 _CJK_RUN = re.compile(f"[{_CJK}]+")
@@ -33,3 +33,10 @@ def terms(text: str) -> set[str]:
     for run in _CJK_RUN.findall(text):
         found.update(run[i : i + 2] for i in range(max(1, len(run) - 1)))
     return found
+
+
+def asked_line(question: str) -> str:
+    """The question's own line: a follow-up is searched with the questions it continues
+    above it, one a line (services/chat/follow_up.retrieval_query)."""
+    lines = [line for line in question.split("\n") if line.strip()]
+    return lines[-1] if lines else question

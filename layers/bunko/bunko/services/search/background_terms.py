@@ -28,6 +28,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from pathlib import Path
 
+from bunko.domain.answer_terms import asked_line
 from bunko.domain.keyword_analysis import QueryTerm, index_terms, is_cjk_term, query_terms
 
 TABLE = Path(__file__).with_name("data") / "term_weights_by_language.tsv.gz"
@@ -145,8 +146,7 @@ def written_alike(question: str, passages: Sequence[str]) -> bool | None:
     in no language the tables know (Thai, a random string). The offline answerer asks it of a
     question that shares few words with its passages: a paraphrase in their language, or a
     question in another."""
-    lines = [line for line in question.split("\n") if line.strip()]
-    last = lines[-1] if lines else question
+    last = asked_line(question)
     asked = set(query_languages([t.text for t in query_terms(last, drop_stop_words=False)]))
     written = [set(query_languages(list(index_terms(p)))) for p in passages[:PASSAGE_SAMPLE]]
     if not asked or not any(written):
