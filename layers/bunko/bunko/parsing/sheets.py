@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import openpyxl
 
 from bunko.errors import ParseError
-from bunko.parsing.document import ParsedDocument, from_pages, invalid
+from bunko.parsing.document import MAX_EMPTY_RUN, ParsedDocument, from_pages, invalid
 from bunko.parsing.office import check_package
 
 
@@ -82,11 +82,6 @@ class _Budget:
                     "ones included): split it into smaller workbooks or save it as CSV"
                 )
             yield row
-
-
-# Empty cells kept in a row: a gap of more becomes this many. A cell in column XFD would
-# otherwise cost 16,383 tabs a row (a 12 KB file, 33 MB of text), and tells search nothing.
-MAX_EMPTY_RUN = 8
 
 
 def _rows(rows: Iterator[tuple[object, ...]]) -> Iterator[str]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import charset_normalizer
 
 from bunko.errors import ParseError
-from bunko.parsing.document import ParsedDocument, from_text, invalid
+from bunko.parsing.document import MAX_EMPTY_RUN, ParsedDocument, from_text, invalid
 
 _BOMS = (  # UTF-32 first: its little-endian BOM starts with UTF-16's
     (codecs.BOM_UTF8, "utf-8-sig"),
@@ -105,8 +105,6 @@ def parse_csv(data: bytes, charset: str | None, *, delimiter: str = ",") -> Pars
 # to it in pieces of about this many characters, cut before a delimiter, so a row costs
 # memory in proportion to its text.
 CSV_PIECE_CHARS = 64 * 1024
-# Empty cells kept in a row (the workbook reader's rule: a gap of more tells search nothing).
-MAX_EMPTY_RUN = 8
 _LINE_ENDS = re.compile(r"\r\n|\r|\n")  # where a file opened with newline="" ends a line
 
 
